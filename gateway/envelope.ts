@@ -1,0 +1,85 @@
+import type { FieldError } from "../lib/errors";
+
+export interface Pagination {
+  total: number;
+  page: number;
+  pageSize: number;
+  hasNext: boolean;
+}
+
+/** What list actions return; the gateway lifts `pagination` next to `data`. */
+export interface Page<T> {
+  items: T[];
+  pagination: Pagination;
+}
+
+export function page<T>(items: T[], total: number, pageNo: number, pageSize: number): Page<T> {
+  return { items, pagination: { total, page: pageNo, pageSize, hasNext: pageNo * pageSize < total } };
+}
+
+export function isPage(x: unknown): x is Page<unknown> {
+  const p = x as Page<unknown> | null;
+  return !!p && typeof p === "object" && Array.isArray(p.items) && !!p.pagination && typeof p.pagination.total === "number";
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; fields?: FieldError[] };
+  requestId: string;
+}
+
+interface ErrorLike {
+  name?: string;
+  message?: string;
+  code?: unknown;
+  type?: unknown;
+  status?: unknown;
+  data?: unknown;
+}
+
+/** fastest-validator's items: {type, field, message}; our own: {fields: [{field, rule}]}. */
+function fieldsOf(data: unknown): FieldError[] | undefined {
+  if (Array.isArray(data)) {
+    const out = data
+      .filter((d): d is { field: string; type: string } => !!d && typeof d.field === "string")
+      .map((d) => ({ field: d.field, rule: String(d.type) }));
+    return out.length ? out : undefined;
+  }
+  const f = (data as { fields?: FieldError[] } | null)?.fields;
+  return Array.isArray(f) && f.length ? f : undefined;
+}
+
+/**
+ * Every failure becomes the spec's envelope here, and only here. Client errors keep their code;
+ * anything unexpected is a plain 500 without internals.
+ */
+export function toErrorResponse(err: unknown, requestId: string): { status: number; body: ErrorBody } {
+  const e = (err ?? {}) as ErrorLike;
+  const status = typeof e.code === "number" ? e.code : typeof e.status === "number" ? e.status : 500;
+  const type = typeof e.type === "string" ? e.type : "";
+  const body = (code: string, message: string, fields?: FieldError[]): ErrorBody => ({
+    error: fields ? { code, message, fields } : { code, message },
+    requestId,
+  });
+
+  // body-parser errors (plain http-errors objects)
+  if (type === "entity.parse.failed") return { status: 400, body: body("VALIDATION_ERROR", "Malformed JSON body") };
+  if (type === "entity.too.large") return { status: 413, body: body("PAYLOAD_TOO_LARGE", "Request body too large") };
+  if (type === "encoding.unsupported" || type === "charset.unsupported" || type === "request.aborted" || type === "request.size.invalid")
+    return { status: 400, body: body("VALIDATION_ERROR", "Unreadable request body") };
+
+  if (e.name === "ValidationError" || type === "VALIDATION_ERROR") {
+    return { status: 400, body: body("VALIDATION_ERROR", status === 422 || !e.message ? "Parameters validation error" : e.message, fieldsOf(e.data)) };
+  }
+  if (e.name === "NotFoundError" || e.name === "ServiceNotFoundError" || type === "NOT_FOUND" || type === "SERVICE_NOT_FOUND")
+    return { status: 404, body: body("RESOURCE_NOT_FOUND", "Resource not found") };
+  if (e.name === "RateLimitExceeded" || type === "RATE_LIMIT_EXCEEDED")
+    return { status: 429, body: body("RATE_LIMIT_EXCEEDED", "Too many requests, please try again later") };
+  if (e.name === "UnAuthorizedError" || status === 401) return { status: 401, body: body("UNAUTHORIZED", e.message || "Unauthorized") };
+  if (e.name === "ServiceUnavailableError" || type === "SERVICE_NOT_AVAILABLE")
+    return { status: 503, body: body("SERVICE_UNAVAILABLE", "Service temporarily unavailable") };
+  if (e.name === "RequestTimeoutError") return { status: 504, body: body("TIMEOUT", "The request timed out") };
+
+  // Structured client errors from downstream services pass through unchanged.
+  if (status >= 400 && status < 500 && type) return { status, body: body(type, e.message || type, fieldsOf(e.data)) };
+  return { status: 500, body: body("INTERNAL_ERROR", "Internal server error") };
+}

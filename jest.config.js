@@ -1,0 +1,8 @@
+/** Jest: TypeScript through SWC (no type-check at test time; `npm run typecheck` does that). */
+module.exports = {
+  testEnvironment: "node",
+  roots: ["<rootDir>/test"],
+  testMatch: ["**/*.test.ts"],
+  transform: { "^.+\\.ts$": ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } }] },
+  testTimeout: 30000,
+};

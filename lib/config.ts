@@ -1,0 +1,140 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+/** Every service a node can run; `SERVICES` picks a subset (roles expand to several). */
+export const ALL_SERVICES = ["api", "auth", "catalog", "book", "amm", "router", "ledger", "chain", "notifier"] as const;
+export type ServiceName = (typeof ALL_SERVICES)[number];
+const ROLES: Record<string, ServiceName[]> = {
+  all: [...ALL_SERVICES],
+  engine: ["book", "amm", "router"],
+  gateway: ["api"],
+};
+
+export interface RateLimitConfig {
+  windowMs: number;
+  read: number;
+  trade: number;
+  faucet: number;
+}
+
+export interface AppConfig {
+  nodeId?: string;
+  dataDir: string;
+  host: string;
+  port: number;
+  transporter?: string;
+  mongoUri?: string;
+  redisUrl?: string;
+  appDomain: string;
+  jwtSecret: string;
+  adminKey?: string;
+  services: ServiceName[];
+  /** Remote addresses whose X-Forwarded-For is believed (reverse proxies we run). */
+  trustedProxies: string[];
+  rateLimit: RateLimitConfig;
+  telegramBotToken?: string;
+  telegramApiRoot: string;
+  /** Max age of Telegram init data accepted at login. */
+  telegramInitDataMaxAgeSec: number;
+  chain: "sandbox" | "ton";
+  /** Taker fee rate in basis points of quantity x p x (1-p); maker fee likewise. */
+  takerFeeBps: number;
+  makerFeeBps: number;
+  seedDemo: boolean;
+  logLevel: string | false;
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return n;
+}
+
+export function parseServices(raw: string | undefined): ServiceName[] {
+  if (!raw || raw.trim() === "") return [...ALL_SERVICES];
+  const out = new Set<ServiceName>();
+  for (const part of raw.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const role = ROLES[part];
+    if (role) role.forEach((s) => out.add(s));
+    else if ((ALL_SERVICES as readonly string[]).includes(part)) out.add(part as ServiceName);
+    else throw new Error(`SERVICES: unknown service or role "${part}"`);
+  }
+  return ALL_SERVICES.filter((s) => out.has(s));
+}
+
+/**
+ * A secret kept in the data dir: generated once on the first embedded start so a restart keeps
+ * sessions valid, and never hard-coded.
+ */
+export function persistentSecret(dataDir: string, name: string, bytes = 32): string {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, "secrets.json");
+  const secrets: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
+  if (!secrets[name]) {
+    secrets[name] = randomBytes(bytes).toString("hex");
+    writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  }
+  return secrets[name];
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const dataDir = resolve(env.DATA_DIR || "data");
+  const transporter = env.TRANSPORTER || undefined;
+  let jwtSecret = env.JWT_SECRET;
+  if (!jwtSecret) {
+    // Nodes of a cluster must share the secret; only the one-process default may invent it.
+    if (transporter) throw new Error("JWT_SECRET is required when TRANSPORTER is set");
+    jwtSecret = persistentSecret(dataDir, "jwtSecret");
+  }
+  const chain = (env.CHAIN || "sandbox") as AppConfig["chain"];
+  if (chain !== "sandbox" && chain !== "ton") throw new Error(`CHAIN must be sandbox or ton, got "${chain}"`);
+  return {
+    nodeId: env.NODE_ID || undefined,
+    dataDir,
+    host: env.HOST || "0.0.0.0",
+    port: int(env, "PORT", 3000),
+    transporter,
+    mongoUri: env.MONGO_URI || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    appDomain: env.APP_DOMAIN || "localhost:3000",
+    jwtSecret,
+    adminKey: env.ADMIN_KEY || undefined,
+    services: parseServices(env.SERVICES),
+    trustedProxies: (env.TRUSTED_PROXIES || "").split(",").map((s) => s.trim()).filter(Boolean),
+    rateLimit: {
+      windowMs: int(env, "RATE_WINDOW_MS", 60_000),
+      read: int(env, "RATE_LIMIT_READ", 100),
+      trade: int(env, "RATE_LIMIT_TRADE", 10),
+      faucet: int(env, "RATE_LIMIT_FAUCET", 5),
+    },
+    telegramBotToken: env.TELEGRAM_BOT_TOKEN || undefined,
+    telegramApiRoot: env.TELEGRAM_API_ROOT || "https://api.telegram.org",
+    telegramInitDataMaxAgeSec: int(env, "TELEGRAM_INIT_DATA_MAX_AGE", 86_400),
+    chain,
+    takerFeeBps: int(env, "TAKER_FEE_BPS", 200),
+    makerFeeBps: int(env, "MAKER_FEE_BPS", 0),
+    seedDemo: env.SEED_DEMO !== "false",
+    logLevel: env.LOG_LEVEL === "false" ? false : env.LOG_LEVEL || "info",
+  };
+}
+
+const bound = new WeakMap<object, AppConfig>();
+
+/** Attach a node's configuration to its broker so every service of that node reads the same one. */
+export function bindConfig(broker: object, cfg: AppConfig): void {
+  bound.set(broker, cfg);
+}
+
+export function configOf(broker: object): AppConfig {
+  let cfg = bound.get(broker);
+  if (!cfg) {
+    cfg = loadConfig();
+    bound.set(broker, cfg);
+  }
+  return cfg;
+}

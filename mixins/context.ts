@@ -1,0 +1,33 @@
+import type { Context } from "moleculer";
+import { unauthorized } from "../lib/errors";
+
+/** What the gateway attaches to a request's context; kept small since it travels between nodes. */
+export interface SessionUser {
+  id: string;
+  /** Raw form `0:hex` of the wallet bound to the session. */
+  wallet: string;
+  sid: string;
+  /** Seconds since epoch when the token stops being valid. */
+  exp: number;
+}
+
+export interface RequestMeta {
+  user?: SessionUser | null;
+  admin?: boolean;
+  /** Set by the entry points (REST gateway, socket); absent on internal and REPL calls. */
+  origin?: "gateway" | "socket";
+  requestId?: string;
+  $statusCode?: number;
+  $responseHeaders?: Record<string, string>;
+}
+
+export type AppContext<P = unknown> = Context<P, RequestMeta>;
+
+/** Access rule declared on an action (`auth: "user"` or `auth: "admin"`), enforced by AuthGuard. */
+export type ActionAuth = "user" | "admin";
+
+export function currentUser(ctx: AppContext<unknown>): SessionUser {
+  const user = ctx.meta.user;
+  if (!user) throw unauthorized();
+  return user;
+}

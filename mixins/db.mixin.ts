@@ -1,0 +1,206 @@
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import type { ServiceSchema, Service } from "moleculer";
+import DbService from "moleculer-db";
+import MongoAdapter from "moleculer-db-adapter-mongo";
+import Datastore from "@seald-io/nedb";
+import { configOf } from "../lib/config";
+import { defineService } from "../lib/service";
+
+export interface Doc {
+  _id: string;
+}
+
+export type Query = Record<string, unknown>;
+export type Update = Record<string, unknown>;
+
+export interface FindOptions {
+  sort?: Record<string, 1 | -1>;
+  skip?: number;
+  limit?: number;
+}
+
+/**
+ * The one storage interface the services use: the same calls on the embedded NeDB file store and
+ * on MongoDB, with Mongo-style queries and update operators that both understand.
+ */
+export interface Store<T extends Doc> {
+  insert(doc: T): Promise<T>;
+  /** Insert unless a document with this _id exists; true when this call inserted it (idempotency). */
+  insertOnce(doc: T): Promise<boolean>;
+  findOne(query: Query): Promise<T | null>;
+  find(query: Query, opts?: FindOptions): Promise<T[]>;
+  count(query: Query): Promise<number>;
+  /** Returns how many documents matched. */
+  update(query: Query, update: Update, opts?: { multi?: boolean; upsert?: boolean }): Promise<number>;
+  remove(query: Query, opts?: { multi?: boolean }): Promise<number>;
+}
+
+export interface IndexSpec {
+  fields: Record<string, 1 | -1>;
+  unique?: boolean;
+  sparse?: boolean;
+}
+
+interface MongoCollection {
+  insertOne(doc: unknown): Promise<unknown>;
+  findOne(q: Query): Promise<unknown>;
+  find(q: Query): { sort(s: unknown): { skip(n: number): { limit(n: number): { toArray(): Promise<unknown[]> } } } };
+  countDocuments(q: Query): Promise<number>;
+  updateOne(q: Query, u: Update, o: unknown): Promise<{ matchedCount: number; upsertedCount: number }>;
+  updateMany(q: Query, u: Update, o: unknown): Promise<{ matchedCount: number; upsertedCount: number }>;
+  deleteOne(q: Query): Promise<{ deletedCount?: number }>;
+  deleteMany(q: Query): Promise<{ deletedCount?: number }>;
+  createIndex(fields: unknown, opts: unknown): Promise<unknown>;
+}
+
+function isDuplicateKey(err: unknown): boolean {
+  const e = err as { code?: number | string; errorType?: string };
+  return e?.code === 11000 || e?.errorType === "uniqueViolated";
+}
+
+function nedbStore<T extends Doc>(db: Datastore): Store<T> {
+  return {
+    async insert(doc) {
+      return (await db.insertAsync(doc)) as unknown as T;
+    },
+    async insertOnce(doc) {
+      try {
+        await db.insertAsync(doc);
+        return true;
+      } catch (err) {
+        if (isDuplicateKey(err)) return false;
+        throw err;
+      }
+    },
+    async findOne(query) {
+      return (await db.findOneAsync(query)) as T | null;
+    },
+    async find(query, opts = {}) {
+      let cursor = db.findAsync(query);
+      if (opts.sort) cursor = cursor.sort(opts.sort);
+      if (opts.skip) cursor = cursor.skip(opts.skip);
+      if (opts.limit) cursor = cursor.limit(opts.limit);
+      return (await cursor) as unknown as T[];
+    },
+    count(query) {
+      return db.countAsync(query);
+    },
+    async update(query, update, opts = {}) {
+      const res = await db.updateAsync(query, update, { multi: !!opts.multi, upsert: !!opts.upsert });
+      return res.numAffected;
+    },
+    remove(query, opts = {}) {
+      return db.removeAsync(query, { multi: !!opts.multi });
+    },
+  };
+}
+
+function mongoStore<T extends Doc>(col: MongoCollection): Store<T> {
+  return {
+    async insert(doc) {
+      await col.insertOne(doc);
+      return doc;
+    },
+    async insertOnce(doc) {
+      try {
+        await col.insertOne(doc);
+        return true;
+      } catch (err) {
+        if (isDuplicateKey(err)) return false;
+        throw err;
+      }
+    },
+    async findOne(query) {
+      return (await col.findOne(query)) as T | null;
+    },
+    async find(query, opts = {}) {
+      return (await col
+        .find(query)
+        .sort(opts.sort ?? {})
+        .skip(opts.skip ?? 0)
+        .limit(opts.limit ?? 0)
+        .toArray()) as T[];
+    },
+    count(query) {
+      return col.countDocuments(query);
+    },
+    async update(query, update, opts = {}) {
+      const o = { upsert: !!opts.upsert };
+      const res = opts.multi ? await col.updateMany(query, update, o) : await col.updateOne(query, update, o);
+      return res.matchedCount + res.upsertedCount;
+    },
+    async remove(query, opts = {}) {
+      const res = opts.multi ? await col.deleteMany(query) : await col.deleteOne(query);
+      return res.deletedCount ?? 0;
+    },
+  };
+}
+
+interface Adapter {
+  init(broker: unknown, service: unknown): void;
+  connect(): Promise<unknown>;
+  disconnect(): Promise<unknown>;
+  collection?: MongoCollection;
+  db?: Datastore;
+}
+
+/** One collection through a moleculer-db adapter: NeDB file, NeDB memory, or MongoDB. */
+async function openStore<T extends Doc>(service: Service, collection: string, indexes: IndexSpec[]): Promise<{ store: Store<T>; adapter: Adapter }> {
+  const cfg = configOf(service.broker);
+  let adapter: Adapter;
+  if (cfg.mongoUri) {
+    adapter = new MongoAdapter(cfg.mongoUri, { useUnifiedTopology: true }) as unknown as Adapter;
+  } else if (cfg.dataDir === ":memory:") {
+    adapter = new DbService.MemoryAdapter(new Datastore({ inMemoryOnly: true })) as unknown as Adapter;
+  } else {
+    mkdirSync(cfg.dataDir, { recursive: true });
+    // A torn last line after a crash was never acknowledged: tolerate it instead of refusing to start.
+    const db = new Datastore({ filename: join(cfg.dataDir, `${collection}.db`), corruptAlertThreshold: 1 });
+    adapter = new DbService.MemoryAdapter(db) as unknown as Adapter;
+  }
+  adapter.init(service.broker, { schema: { collection }, logger: service.logger, broker: service.broker });
+  await adapter.connect();
+  if (adapter.collection) {
+    for (const ix of indexes) await adapter.collection.createIndex(ix.fields, { unique: !!ix.unique, sparse: !!ix.sparse });
+    return { store: mongoStore<T>(adapter.collection), adapter };
+  }
+  const db = adapter.db as Datastore;
+  // NeDB indexes one field; compound keys are expressed as one composite field by the services.
+  for (const ix of indexes) for (const fieldName of Object.keys(ix.fields)) await db.ensureIndexAsync({ fieldName, unique: !!ix.unique, sparse: !!ix.sparse });
+  return { store: nedbStore<T>(db), adapter };
+}
+
+/** Document type per collection name. */
+export type Collections = Record<string, Doc>;
+
+export type Stores<M extends Collections> = { [K in keyof M]: Store<M[K]> };
+
+export interface DbState<M extends Collections> {
+  stores: Stores<M>;
+  dbAdapters: Adapter[];
+}
+
+/**
+ * Storage for a service: one Store per named collection, through moleculer-db's adapters (the
+ * embedded NeDB file store under DATA_DIR by default, MongoDB when MONGO_URI is set, memory when
+ * DATA_DIR is ":memory:"). Opened before the service's own `started` runs.
+ */
+export function createDbMixin<M extends Collections>(collections: { [K in keyof M]: IndexSpec[] }): ServiceSchema {
+  return defineService<Service & DbState<M>>({
+    name: "db",
+    async started(this: Service & DbState<M>) {
+      const stores = {} as Stores<M>;
+      this.dbAdapters = [];
+      for (const name of Object.keys(collections) as (keyof M & string)[]) {
+        const { store, adapter } = await openStore<M[typeof name]>(this, name, collections[name]);
+        stores[name] = store;
+        this.dbAdapters.push(adapter);
+      }
+      this.stores = stores;
+    },
+    async stopped(this: Service & DbState<M>) {
+      for (const a of this.dbAdapters ?? []) await a.disconnect().catch(() => undefined);
+    },
+  });
+}

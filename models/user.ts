@@ -1,0 +1,34 @@
+/** A trader, keyed by the wallet that proved control at login. */
+export interface UserDoc {
+  _id: string;
+  /** Raw `0:hex` form: raw and friendly logins name the same user. */
+  walletAddress: string;
+  createdAt: string;
+  /** Attached only from verified Telegram init data; its chat id is where bot pushes go. */
+  telegram?: {
+    id: number;
+    username?: string;
+    firstName?: string;
+    lastName?: string;
+    languageCode?: string;
+    isPremium?: boolean;
+    verifiedAt: string;
+  };
+}
+
+export interface SessionDoc {
+  _id: string;
+  userId: string;
+  walletAddress: string;
+  /** Unix seconds. */
+  expiresAt: number;
+  createdAt: string;
+  revokedAt?: string;
+}
+
+/** A ton_proof that was accepted; kept past the freshness window so it cannot log in twice. */
+export interface UsedProofDoc {
+  _id: string;
+  /** Unix seconds after which the proof is stale anyway. */
+  staleAt: number;
+}

@@ -1,0 +1,27 @@
+import type { BrokerOptions } from "moleculer";
+import type { AppConfig } from "./lib/config";
+import { AuthGuard } from "./mixins/guard.middleware";
+
+/**
+ * Broker options for one node, all read from the environment through AppConfig:
+ * - no TRANSPORTER: every service in this process, no network between them;
+ * - TRANSPORTER=nats://...: this node joins the cluster and runs only SERVICES;
+ * - REDIS_URL: the cacher is shared by every node (memory otherwise).
+ */
+export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
+  return {
+    namespace: "pmx",
+    nodeID: cfg.nodeId,
+    transporter: cfg.transporter ?? null,
+    logger: cfg.logLevel === false ? false : { type: "Console", options: { level: cfg.logLevel, formatter: "short" } },
+    cacher: cfg.redisUrl ? { type: "Redis", options: { redis: cfg.redisUrl, prefix: "pmx-cache" } } : "Memory",
+    serializer: "JSON",
+    requestTimeout: 15_000,
+    // Calls are retried by the callers that own an idempotency key, never blindly here.
+    retryPolicy: { enabled: false },
+    registry: { strategy: "RoundRobin", preferLocal: true },
+    circuitBreaker: { enabled: false },
+    validator: true,
+    middlewares: [AuthGuard],
+  };
+}

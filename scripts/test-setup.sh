@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the real servers the test suite starts on loopback (redis-server, nats-server) when the
+# machine lacks them. Debian packages; needs root or sudo, as on the CI and developer machines.
+set -euo pipefail
+need=()
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+command -v nats-server >/dev/null 2>&1 || need+=(nats-server)
+if [ ${#need[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "test-setup: installing ${need[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+redis-server --version
+nats-server --version

@@ -1,0 +1,242 @@
+import { randomUUID, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context, Service } from "moleculer";
+import { defineService } from "../lib/service";
+import ApiGateway from "moleculer-web";
+import IORedis, { type Redis } from "ioredis";
+import { configOf, type AppConfig } from "../lib/config";
+import { verifyToken } from "../auth/tokens";
+import { isPage, toErrorResponse } from "../gateway/envelope";
+import { storeFactory, type RateLimitStore } from "../gateway/rate-limit";
+import { forbidden, notFound, unauthorized } from "../lib/errors";
+import type { RequestMeta, SessionUser } from "../mixins/context";
+
+/** The REST contract's routes by rate category; every other path is a 404. */
+export const TRADE_ALIASES: Record<string, string> = {
+  "POST /orders": "book.place",
+  "POST /trade/amm": "amm.trade",
+  "POST /trade/market": "router.trade",
+  "POST /withdraw": "chain.withdraw",
+  "POST /redeem/:marketId": "chain.redeem",
+};
+
+export const READ_ALIASES: Record<string, string> = {
+  "POST /auth/connect": "auth.connect",
+  "POST /auth/refresh": "auth.refresh",
+  "POST /auth/logout": "auth.logout",
+  "GET /events": "catalog.listEvents",
+  "GET /events/search": "catalog.searchEvents",
+  "GET /events/:id": "catalog.getEvent",
+  "GET /markets/:id": "catalog.getMarket",
+  "GET /markets/:marketId/orderbook": "book.orderbook",
+  "GET /markets/:marketId/price-history": "catalog.priceHistory",
+  "POST /markets/:marketId/quote": "router.quote",
+  "DELETE /orders/:orderId": "book.cancelOrder",
+  "GET /orders": "book.listOrders",
+  "GET /deposit-address": "chain.depositAddress",
+  "GET /balance": "ledger.balance",
+  "GET /positions": "ledger.positions",
+  "GET /trades": "ledger.listTrades",
+  "GET /trades/:id": "ledger.getTrade",
+  "GET /notifications": "notifier.list",
+  "POST /notifications/read": "notifier.markRead",
+};
+
+export const ADMIN_ALIASES: Record<string, string> = {
+  "POST /events": "catalog.createEvent",
+  "PATCH /events/:id": "catalog.updateEvent",
+  "POST /markets/:id/close": "catalog.closeMarket",
+  "POST /markets/:id/cancel": "catalog.cancelMarket",
+  "POST /markets/:id/resolve": "catalog.resolveMarket",
+};
+
+export const SANDBOX_ALIASES: Record<string, string> = {
+  "POST /faucet": "chain.faucet",
+};
+
+type Req = IncomingMessage & {
+  $ctx: Context<unknown, RequestMeta>;
+  $rateKey?: string;
+  $rateStore?: RateLimitStore;
+  socket: { remoteAddress?: string };
+};
+
+interface ApiThis extends Service {
+  addRoute(route: object, toBottom: boolean): void;
+  cfg: AppConfig;
+  redis?: Redis;
+  clientIp(req: Req): string;
+  rateKey(req: Req, store: RateLimitStore): string;
+  writeRateHeaders(req: Req, res: ServerResponse): void;
+  bearer(req: Req): string | undefined;
+  resolveUser(ctx: Context<unknown, RequestMeta>, token: string | undefined): Promise<SessionUser | null>;
+}
+
+const BODY_LIMIT = "64kb";
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const ApiService = defineService<ApiThis>({
+  name: "api",
+  mixins: [ApiGateway],
+
+  settings: {
+    port: 3000,
+    ip: "0.0.0.0",
+    // Our own id for every request; a client-sent X-Request-ID is not unique, so it is not reused.
+    rootCallOptions(options: { requestID?: string }) {
+      options.requestID = `req_${randomUUID()}`;
+    },
+    routes: [],
+    onError(this: ApiThis, req: Req, res: ServerResponse, err: unknown) {
+      this.writeRateHeaders(req, res);
+      const requestId = req.$ctx?.requestID ?? `req_${randomUUID()}`;
+      const { status, body } = toErrorResponse(err, requestId);
+      if (status >= 500) this.logger.error("Request failed", req.method, req.url, err);
+      if (status === 429 && req.$rateKey && !res.getHeader("Retry-After")) res.setHeader("Retry-After", "1");
+      if (!res.headersSent) {
+        res.setHeader("Content-Type", "application/json; charset=utf-8");
+        res.setHeader("X-Request-ID", requestId);
+        res.writeHead(status);
+      }
+      res.end(JSON.stringify(body));
+    },
+  },
+
+  actions: {
+    health: {
+      handler(this: ApiThis) {
+        return { status: "ok", nodeID: this.broker.nodeID, uptime: Math.round(process.uptime()) };
+      },
+    },
+  },
+
+  methods: {
+    clientIp(this: ApiThis, req: Req): string {
+      const remote = req.socket.remoteAddress ?? "unknown";
+      // X-Forwarded-For is client-controlled unless the hop that sent it is a proxy we run.
+      if (!this.cfg.trustedProxies.includes(remote)) return remote;
+      const chain = String(req.headers["x-forwarded-for"] ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+      for (let i = chain.length - 1; i >= 0; i--) if (!this.cfg.trustedProxies.includes(chain[i])) return chain[i];
+      return remote;
+    },
+
+    bearer(req: Req): string | undefined {
+      const h = req.headers.authorization;
+      if (typeof h !== "string") return undefined;
+      const m = /^Bearer\s+(\S+)$/i.exec(h.trim());
+      return m ? m[1] : undefined;
+    },
+
+    /** Per verified user, else per client address; the `#id` suffix lets the store hand back this request's verdict. */
+    rateKey(this: ApiThis, req: Req, store: RateLimitStore): string {
+      const token = this.bearer(req);
+      const claims = token ? verifyToken(this.cfg.jwtSecret, token) : null;
+      const who = claims ? `u:${claims.sub}` : `ip:${this.clientIp(req)}`;
+      req.$rateKey = `${who}#${req.$ctx.requestID}`;
+      req.$rateStore = store;
+      return req.$rateKey;
+    },
+
+    writeRateHeaders(req: Req, res: ServerResponse): void {
+      if (!req.$rateKey || !req.$rateStore || res.headersSent) return;
+      const v = req.$rateStore.take(req.$rateKey);
+      if (!v) return;
+      res.setHeader("X-RateLimit-Limit", String(v.limit));
+      res.setHeader("X-RateLimit-Remaining", String(v.remaining));
+      if (!v.allowed) res.setHeader("Retry-After", String(v.retryAfterSec));
+    },
+
+    async resolveUser(this: ApiThis, ctx: Context<unknown, RequestMeta>, token: string | undefined): Promise<SessionUser | null> {
+      if (!token) return null;
+      const claims = verifyToken(this.cfg.jwtSecret, token);
+      if (!claims) return null;
+      // The session record makes logout immediate on every gateway.
+      const live = (await ctx.call("auth.checkSession", { sid: claims.sid, userId: claims.sub })) as boolean;
+      return live ? { id: claims.sub, wallet: claims.wal, sid: claims.sid, exp: claims.exp } : null;
+    },
+
+    /** Called by moleculer-web on routes with `authentication: true`; AuthGuard decides who may call what. */
+    authenticate(this: ApiThis, ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req): Promise<SessionUser | null> {
+      return this.resolveUser(ctx, this.bearer(req));
+    },
+  },
+
+  created(this: ApiThis) {
+    const cfg = configOf(this.broker);
+    this.cfg = cfg;
+    this.settings.port = cfg.port;
+    this.settings.ip = cfg.host;
+    if (cfg.redisUrl) this.redis = new IORedis(cfg.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
+    const svc = this;
+
+    const rateLimit = (category: "read" | "trade" | "faucet") => {
+      const StoreFactory = storeFactory(category, this.redis);
+      return {
+        window: cfg.rateLimit.windowMs,
+        limit: cfg.rateLimit[category],
+        headers: false,
+        StoreFactory,
+        // moleculer-web calls key() on its copy of these options, which holds the store it built.
+        key(this: { store: RateLimitStore }, req: Req) {
+          return svc.rateKey(req, this.store);
+        },
+      };
+    };
+    const rateLimitOpts = { read: rateLimit("read"), trade: rateLimit("trade"), faucet: rateLimit("faucet") };
+
+    const common = {
+      mappingPolicy: "restrict",
+      mergeParams: true,
+      bodyParsers: { json: { strict: true, limit: BODY_LIMIT } },
+      authentication: true,
+      onError: this.settings.onError,
+      onBeforeCall(this: ApiThis, ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req, res: ServerResponse) {
+        ctx.meta.origin = "gateway";
+        this.writeRateHeaders(req, res);
+      },
+      onAfterCall(ctx: Context<unknown, RequestMeta>, _route: unknown, _req: Req, _res: ServerResponse, data: unknown) {
+        if (ctx.meta.$statusCode === 204) return null;
+        if (isPage(data)) return { data: data.items, pagination: data.pagination, requestId: ctx.requestID };
+        return { data, requestId: ctx.requestID };
+      },
+    };
+
+    const routes = [
+      { name: "health", path: "", mappingPolicy: "restrict", bodyParsers: false, aliases: { "GET /health": "api.health" }, onError: this.settings.onError },
+      { ...common, name: "trade", path: "/api/v1", aliases: TRADE_ALIASES, rateLimit: rateLimitOpts.trade },
+      { ...common, name: "read", path: "/api/v1", aliases: READ_ALIASES, rateLimit: rateLimitOpts.read },
+      { ...common, name: "sandbox", path: "/api/v1/sandbox", aliases: SANDBOX_ALIASES, rateLimit: rateLimitOpts.faucet },
+      {
+        ...common,
+        name: "admin",
+        path: "/api/v1/admin",
+        aliases: ADMIN_ALIASES,
+        authentication: false,
+        onBeforeCall(this: ApiThis, ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req) {
+          ctx.meta.origin = "gateway";
+          if (!this.cfg.adminKey) throw notFound("Operator API");
+          const given = req.headers["x-admin-key"];
+          if (typeof given !== "string" || !given) throw unauthorized("X-Admin-Key header required");
+          if (!sameSecret(given, this.cfg.adminKey)) throw forbidden("Invalid operator key");
+          ctx.meta.admin = true;
+        },
+      },
+    ];
+    // Routes depend on this node's configuration, so they are added here rather than in settings.
+    for (const route of routes) this.addRoute(route, true);
+  },
+
+  async stopped(this: ApiThis) {
+    this.redis?.disconnect();
+  },
+});
+
+export default ApiService;

@@ -1,0 +1,10 @@
+import type { ServiceSchema } from "moleculer";
+import type { ServiceName } from "../lib/config";
+import ApiService from "./api.service";
+import AuthService from "./auth.service";
+
+/** Every service schema by name; a node starts the ones its SERVICES selects. */
+export const SERVICE_SCHEMAS: Partial<Record<ServiceName, ServiceSchema>> = {
+  api: ApiService,
+  auth: AuthService,
+};
