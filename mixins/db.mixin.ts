@@ -34,6 +34,8 @@ export interface Store<T extends Doc> {
   /** Returns how many documents matched. */
   update(query: Query, update: Update, opts?: { multi?: boolean; upsert?: boolean }): Promise<number>;
   remove(query: Query, opts?: { multi?: boolean }): Promise<number>;
+  /** Replace the whole document with this _id, inserting it when absent. */
+  put(doc: T): Promise<void>;
 }
 
 export interface IndexSpec {
@@ -50,6 +52,7 @@ interface MongoCollection {
   updateOne(q: Query, u: Update, o: unknown): Promise<{ matchedCount: number; upsertedCount: number }>;
   updateMany(q: Query, u: Update, o: unknown): Promise<{ matchedCount: number; upsertedCount: number }>;
   deleteOne(q: Query): Promise<{ deletedCount?: number }>;
+  replaceOne(q: Query, doc: unknown, o: unknown): Promise<unknown>;
   deleteMany(q: Query): Promise<{ deletedCount?: number }>;
   createIndex(fields: unknown, opts: unknown): Promise<unknown>;
 }
@@ -93,6 +96,9 @@ function nedbStore<T extends Doc>(db: Datastore): Store<T> {
     remove(query, opts = {}) {
       return db.removeAsync(query, { multi: !!opts.multi });
     },
+    async put(doc) {
+      await db.updateAsync({ _id: doc._id }, doc, { upsert: true });
+    },
   };
 }
 
@@ -133,6 +139,9 @@ function mongoStore<T extends Doc>(col: MongoCollection): Store<T> {
     async remove(query, opts = {}) {
       const res = opts.multi ? await col.deleteMany(query) : await col.deleteOne(query);
       return res.deletedCount ?? 0;
+    },
+    async put(doc) {
+      await col.replaceOne({ _id: doc._id }, doc, { upsert: true });
     },
   };
 }

@@ -1,0 +1,335 @@
+import type { Service } from "moleculer";
+import { defineService } from "../lib/service";
+import { configOf } from "../lib/config";
+import { newId } from "../lib/ids";
+import { DomainError, notFound, validationError } from "../lib/errors";
+import { createDbMixin, type DbState } from "../mixins/db.mixin";
+import { currentUser, type AppContext } from "../mixins/context";
+import { MarketActor, TradingError, type MarketPorts, type PlaceResult } from "../trading/market-actor";
+import { formatAvgPrice, formatTick, isLotQuantity, LOT, priceToTick } from "../engine/money";
+import type { Depth, OrderType, Outcome, Side } from "../engine/types";
+import type { BookJournalDoc, BookSnapshotDoc, OrderDoc } from "../models/trading";
+
+type BookCollections = { bookJournal: BookJournalDoc; bookSnapshots: BookSnapshotDoc; orders: OrderDoc };
+
+export interface PlaceOrderParams {
+  marketId: string;
+  side: Side;
+  outcome: Outcome;
+  orderType: OrderType;
+  price: number;
+  quantity: number;
+}
+
+type BookThis = Service &
+  DbState<BookCollections> & {
+    actors: Map<string, Promise<MarketActor>>;
+    ports: MarketPorts;
+    actor(marketId: string): Promise<MarketActor>;
+    existingActor(marketId: string): Promise<MarketActor | null>;
+    run<T>(fn: () => Promise<T>): Promise<T>;
+  };
+
+const ID = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_:-]+$/ } as const;
+
+export function levelView(d: Depth) {
+  const v = (l: { price: number; quantity: number; numOrders: number }) => ({ price: formatTick(l.price), quantity: String(l.quantity), numOrders: l.numOrders });
+  return { bids: d.bids.map(v), asks: d.asks.map(v) };
+}
+
+export function orderView(o: OrderDoc) {
+  return {
+    id: o._id,
+    orderId: o._id,
+    marketId: o.marketId,
+    side: o.side,
+    outcome: o.outcome,
+    orderType: o.orderType,
+    price: formatTick(o.price),
+    quantity: String(o.quantity),
+    filledQuantity: String(o.filledQuantity),
+    remainingQuantity: String(o.remaining),
+    status: o.status,
+    createdAt: o.createdAt,
+    updatedAt: o.updatedAt,
+  };
+}
+
+const BookService = defineService<BookThis>({
+  name: "book",
+  mixins: [
+    createDbMixin<BookCollections>({
+      bookJournal: [{ fields: { marketId: 1 } }],
+      bookSnapshots: [],
+      orders: [{ fields: { userId: 1 } }],
+    }),
+  ],
+
+  actions: {
+    /** POST /orders: a limit order, GTC or FOK. */
+    place: {
+      auth: "user",
+      params: {
+        marketId: ID,
+        side: { type: "enum", values: ["BUY", "SELL"] },
+        outcome: { type: "enum", values: ["YES", "NO"] },
+        orderType: { type: "enum", values: ["GTC", "FOK"] },
+        price: { type: "number", min: 0.01, max: 0.99 },
+        quantity: { type: "number", integer: true, positive: true },
+        $$strict: "remove",
+      },
+      async handler(this: BookThis, ctx: AppContext<PlaceOrderParams>) {
+        const user = currentUser(ctx);
+        const p = ctx.params;
+        const tick = priceToTick(p.price);
+        if (tick === null) throw validationError("price must be on the 0.01 grid between 0.01 and 0.99", [{ field: "price", rule: "tick" }]);
+        if (!isLotQuantity(p.quantity)) throw validationError(`quantity must be a positive multiple of ${LOT} micro-units`, [{ field: "quantity", rule: "lot" }]);
+        const actor = await this.existingActor(p.marketId);
+        if (!actor) throw notFound("Market");
+        const r: PlaceResult = await this.run(() => actor.place({ userId: user.id, side: p.side, outcome: p.outcome, orderType: p.orderType, price: tick, quantity: p.quantity }));
+        return {
+          orderId: r.orderId,
+          marketId: p.marketId,
+          side: p.side,
+          outcome: p.outcome,
+          orderType: p.orderType,
+          price: formatTick(tick),
+          quantity: String(p.quantity),
+          status: r.status,
+          filledQuantity: String(r.filledQuantity),
+          remainingQuantity: String(r.remainingQuantity),
+          avgPrice: r.filledQuantity ? formatAvgPrice(r.totalCost, r.filledQuantity) : null,
+          totalCost: String(r.totalCost),
+          fee: String(r.fee),
+          tradeId: r.tradeId,
+          fills: r.fills,
+          createdAt: r.createdAt,
+        };
+      },
+    },
+
+    /** DELETE /orders/:orderId */
+    cancelOrder: {
+      auth: "user",
+      params: { orderId: { type: "string", min: 1, max: 64 }, $$strict: "remove" },
+      async handler(this: BookThis, ctx: AppContext<{ orderId: string }>) {
+        const user = currentUser(ctx);
+        const o = await this.stores.orders.findOne({ _id: ctx.params.orderId });
+        if (!o || o.userId !== user.id || (o.status !== "open" && o.status !== "partially_filled")) throw notFound("Order", "ORDER_NOT_FOUND");
+        // The owner of the market's book does the cancel (sharded by marketId in a cluster).
+        return ctx.call("book.cancel", { marketId: o.marketId, orderId: o._id, userId: user.id });
+      },
+    },
+
+    /** Internal: cancel inside the market's actor. */
+    cancel: {
+      visibility: "public",
+      params: { marketId: ID, orderId: "string", userId: "string" },
+      async handler(this: BookThis, ctx: AppContext<{ marketId: string; orderId: string; userId: string }>) {
+        const actor = await this.actor(ctx.params.marketId);
+        return this.run(() => actor.cancel(ctx.params.orderId, ctx.params.userId));
+      },
+    },
+
+    /** GET /orders: the caller's open orders, newest first. */
+    listOrders: {
+      auth: "user",
+      params: { marketId: { ...ID, optional: true }, $$strict: "remove" },
+      async handler(this: BookThis, ctx: AppContext<{ marketId?: string }>) {
+        const q: Record<string, unknown> = { userId: currentUser(ctx).id, status: { $in: ["open", "partially_filled"] } };
+        if (ctx.params.marketId) q.marketId = ctx.params.marketId;
+        const docs = await this.stores.orders.find(q, { sort: { createdAt: -1 } });
+        return docs.map(orderView);
+      },
+    },
+
+    /** GET /markets/:marketId/orderbook: top 10 aggregated levels of the YES or NO view. */
+    orderbook: {
+      params: { marketId: ID, outcome: { type: "enum", values: ["YES", "NO"], optional: true, default: "YES" }, $$strict: "remove" },
+      async handler(this: BookThis, ctx: AppContext<{ marketId: string; outcome: Outcome }>) {
+        const actor = await this.existingActor(ctx.params.marketId);
+        if (!actor) throw notFound("Market");
+        return levelView(actor.book.depth(ctx.params.outcome, 10));
+      },
+    },
+
+    /** Internal: depth of both views with the book's sequence (socket snapshots). */
+    depth: {
+      visibility: "public",
+      params: { marketId: ID, levels: { type: "number", optional: true, default: 10 } },
+      async handler(this: BookThis, ctx: AppContext<{ marketId: string; levels: number }>) {
+        const actor = await this.existingActor(ctx.params.marketId);
+        if (!actor) throw notFound("Market");
+        return { seq: actor.book.seq, yes: levelView(actor.book.depth("YES", ctx.params.levels)), no: levelView(actor.book.depth("NO", ctx.params.levels)) };
+      },
+    },
+
+    /** Internal: best prices per market for live prices (null where the book is empty). */
+    topOfBook: {
+      visibility: "public",
+      params: { marketIds: { type: "array", items: "string", max: 200 } },
+      async handler(this: BookThis, ctx: AppContext<{ marketIds: string[] }>) {
+        const out: Record<string, { yesBid: number | null; yesAsk: number | null }> = {};
+        for (const id of ctx.params.marketIds) {
+          const actor = await this.existingActor(id).catch(() => null);
+          const b = actor?.book.best("YES");
+          out[id] = { yesBid: b?.bid ?? null, yesAsk: b?.ask ?? null };
+        }
+        return out;
+      },
+    },
+
+    /** Internal: what an immediate order of `quantity` would get from the book (mark prices, quotes). */
+    exitQuote: {
+      visibility: "public",
+      params: { marketId: ID, outcome: { type: "enum", values: ["YES", "NO"] }, quantity: { type: "number", integer: true, min: 0 }, side: { type: "enum", values: ["BUY", "SELL"], optional: true, default: "SELL" }, userId: { type: "string", optional: true } },
+      async handler(this: BookThis, ctx: AppContext<{ marketId: string; outcome: Outcome; quantity: number; side: Side; userId?: string }>) {
+        const actor = await this.existingActor(ctx.params.marketId);
+        if (!actor) return { filled: 0, proceeds: 0 };
+        return actor.exitQuote(ctx.params.outcome, ctx.params.quantity, ctx.params.side, ctx.params.userId);
+      },
+    },
+  },
+
+  events: {
+    "market.closed": {
+      handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
+        return this.existingActor(ctx.params.marketId).then((a) => a?.halt("closed", "MARKET_CLOSED"));
+      },
+    },
+    "market.cancelled": {
+      handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
+        return this.existingActor(ctx.params.marketId).then((a) => a?.halt("cancelled", "MARKET_CLOSED"));
+      },
+    },
+    "market.resolved": {
+      handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
+        return this.existingActor(ctx.params.marketId).then((a) => a?.halt("resolved", "MARKET_CLOSED"));
+      },
+    },
+    "market.resolutionFailed": {
+      handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
+        return this.existingActor(ctx.params.marketId).then((a) => a?.setStatus("resolution_failed"));
+      },
+    },
+  },
+
+  methods: {
+    /** The market's actor, loaded from storage on first use (also after a move between nodes). */
+    actor(this: BookThis, marketId: string): Promise<MarketActor> {
+      let p = this.actors.get(marketId);
+      if (!p) {
+        p = MarketActor.load(marketId, this.ports);
+        this.actors.set(marketId, p);
+        p.catch(() => this.actors.delete(marketId));
+      }
+      return p.then((a) => {
+        if (a.fenced) {
+          // A failed commit left memory ahead of storage: rebuild from what was persisted.
+          this.actors.delete(marketId);
+          return this.actor(marketId);
+        }
+        return a;
+      });
+    },
+
+    /** Like actor(), but only for markets the catalog knows. */
+    async existingActor(this: BookThis, marketId: string): Promise<MarketActor | null> {
+      const actor = await this.actor(marketId);
+      if (actor.status === null) {
+        this.actors.delete(marketId);
+        return null;
+      }
+      return actor;
+    },
+
+    /** Trading errors of the pure actor become domain errors with the spec's envelope. */
+    async run<T>(fn: () => Promise<T>): Promise<T> {
+      try {
+        return await fn();
+      } catch (err) {
+        if (err instanceof TradingError) throw new DomainError(err.message, err.status, err.code);
+        throw err;
+      }
+    },
+  },
+
+  created() {
+    this.actors = new Map();
+  },
+
+  started() {
+    const cfg = configOf(this.broker);
+    const broker = this.broker;
+    const stores = this.stores;
+    this.ports = {
+      fees: { takerBps: cfg.takerFeeBps, makerBps: cfg.makerFeeBps },
+      newId,
+      async marketStatus(marketId) {
+        const m = await broker.call<{ status: string } | null, { marketId: string }>("catalog.getMarketInternal", { marketId }).catch(() => null);
+        return m?.status ?? null;
+      },
+      journal: {
+        append: async (doc) => {
+          await stores.bookJournal.insert(doc);
+        },
+        after: (marketId, seq) => stores.bookJournal.find({ marketId, seq: { $gt: seq } }, { sort: { seq: 1 } }),
+      },
+      snapshots: {
+        load: (marketId) => stores.bookSnapshots.findOne({ _id: marketId }),
+        save: (doc) => stores.bookSnapshots.put(doc),
+      },
+      ledger: {
+        post: (entry) => broker.call("ledger.post", entry),
+        pendingLocks: (marketId) => broker.call<string[], { marketId: string }>("ledger.pendingLocks", { marketId }),
+        releaseLock: (orderId) => broker.call("ledger.releaseLock", { orderId }),
+      },
+      async project(doc) {
+        const now = doc.at;
+        if (doc.command.type === "place") {
+          const o = doc.command.order;
+          const mine = doc.orders.find((c) => c.orderId === o.orderId);
+          await stores.orders.insertOnce({
+            _id: o.orderId,
+            userId: o.userId,
+            marketId: doc.marketId,
+            side: o.side,
+            outcome: o.outcome,
+            orderType: o.orderType,
+            price: o.price,
+            quantity: o.quantity,
+            filledQuantity: mine?.filledDelta ?? 0,
+            remaining: mine?.remaining ?? 0,
+            status: mine?.status ?? "open",
+            seq: doc.seq,
+            createdAt: o.createdAt,
+            updatedAt: now,
+          });
+        }
+        for (const c of doc.orders) {
+          // Guarded by seq so a replay never adds a fill twice.
+          await stores.orders.update({ _id: c.orderId, seq: { $lt: doc.seq } }, { $inc: { filledQuantity: c.filledDelta }, $set: { remaining: c.remaining, status: c.status, seq: doc.seq, updatedAt: now } });
+        }
+      },
+      publish(doc, actor) {
+        const best = actor.book.best("YES");
+        broker.emit("book.changed", { marketId: doc.marketId, seq: actor.book.seq, yes: levelView(actor.book.depth("YES", 10)) });
+        broker.emit("market.pricesChanged", { marketId: doc.marketId, yesBid: best.bid, yesAsk: best.ask });
+        for (const f of doc.fills) {
+          const notional = Math.round((f.quantity / LOT) * f.yesPrice);
+          broker.emit("market.trade", { marketId: doc.marketId, tradeId: f.fillId, outcome: "YES", yesPrice: f.yesPrice, quantity: f.quantity, notional, at: doc.at });
+        }
+        for (const c of doc.orders) {
+          broker.emit("order.updated", { orderId: c.orderId, userId: c.userId, marketId: doc.marketId, status: c.status, remainingQuantity: String(c.remaining), filledDelta: String(c.filledDelta) });
+        }
+      },
+    };
+  },
+
+  async stopped() {
+    // Let every actor finish the command it is running (graceful drain).
+    await Promise.all([...this.actors.values()].map((p) => p.then((a) => a.drain()).catch(() => undefined)));
+  },
+});
+
+export default BookService;

@@ -1,0 +1,333 @@
+import type { Service } from "moleculer";
+import { defineService } from "../lib/service";
+import { SerialQueue } from "../lib/serial";
+import { createDbMixin, type DbState } from "../mixins/db.mixin";
+import { currentUser, type AppContext } from "../mixins/context";
+import { DomainError, notFound } from "../lib/errors";
+import { Accounts, LedgerRejection, type ConservationReport, type Posting, type PositionState, type PreparedChange } from "../engine/accounts";
+import { formatAvgPrice, formatMicro } from "../engine/money";
+import type { TradeRecord } from "../engine/settlement";
+import type { LedgerEntryDoc, LedgerSnapshotDoc, TradeDoc } from "../models/trading";
+import { page, type Page } from "../gateway/envelope";
+
+type LedgerCollections = { ledgerJournal: LedgerEntryDoc; ledgerSnapshots: LedgerSnapshotDoc; trades: TradeDoc };
+
+export interface PostParams {
+  key: string;
+  postings: Posting[];
+  lockRef?: { orderId: string; marketId: string };
+  closesLocks?: string[];
+  trades?: TradeRecord[];
+}
+
+export interface PostResult {
+  applied: boolean;
+  seq: number;
+}
+
+/** Entries between snapshots of the whole state (bounds replay time after a restart). */
+const SNAPSHOT_EVERY = 500;
+
+export const TRADES_DEFAULT_PAGE_SIZE = 20;
+export const TRADES_MAX_PAGE_SIZE = 100;
+
+type LedgerThis = Service &
+  DbState<LedgerCollections> & {
+    accounts: Accounts;
+    queue: SerialQueue;
+    seq: number;
+    snapshotSeq: number;
+    pendingLocks: Map<string, string>;
+    applyEntry(doc: LedgerEntryDoc, change?: PreparedChange): void;
+    project(doc: LedgerEntryDoc): Promise<void>;
+    snapshot(): Promise<void>;
+    notifyChanges(postings: Posting[], trades: TradeRecord[]): void;
+  };
+
+const isUser = (account: string) => account.startsWith("usr_");
+
+export function tradeView(t: TradeDoc) {
+  return {
+    id: t._id,
+    tradeId: t._id,
+    marketId: t.marketId,
+    orderId: t.orderId,
+    side: t.side,
+    outcome: t.outcome,
+    venue: t.venue,
+    role: t.role,
+    filledQuantity: String(t.filledQuantity),
+    avgPrice: formatAvgPrice(t.totalCost, t.filledQuantity),
+    totalCost: String(t.totalCost),
+    fee: String(t.fee),
+    settlementStatus: t.settlementStatus,
+    settlementTxHash: t.settlementTxHash,
+    createdAt: t.createdAt,
+  };
+}
+
+const LedgerService = defineService<LedgerThis>({
+  name: "ledger",
+  mixins: [
+    createDbMixin<LedgerCollections>({
+      ledgerJournal: [{ fields: { seq: 1 }, unique: true }],
+      ledgerSnapshots: [],
+      trades: [{ fields: { userId: 1 } }],
+    }),
+  ],
+
+  actions: {
+    /**
+     * Internal: apply one entry exactly once. A repeated key answers `applied: false` and changes
+     * nothing; a rejected entry (insufficient funds or shares) changes nothing and is not journaled.
+     */
+    post: {
+      visibility: "public",
+      params: {
+        key: { type: "string", min: 1, max: 200 },
+        postings: { type: "array", items: "object", max: 10000 },
+        lockRef: { type: "object", optional: true, props: { orderId: "string", marketId: "string" } },
+        closesLocks: { type: "array", items: "string", optional: true },
+        trades: { type: "array", items: "object", optional: true },
+      },
+      handler(this: LedgerThis, ctx: AppContext<PostParams>): Promise<PostResult> {
+        const p = ctx.params;
+        return this.queue.run(async () => {
+          const existing = await this.stores.ledgerJournal.findOne({ _id: p.key });
+          if (existing) return { applied: false, seq: existing.seq };
+          const doc: LedgerEntryDoc = { _id: p.key, seq: this.seq + 1, postings: p.postings, at: new Date().toISOString() };
+          if (p.lockRef) doc.lockRef = p.lockRef;
+          if (p.closesLocks?.length) doc.closesLocks = p.closesLocks;
+          if (p.trades?.length) doc.trades = p.trades;
+          // Validate first: a rejected entry never reaches the journal.
+          let change: PreparedChange;
+          try {
+            change = this.accounts.prepare(doc.postings);
+          } catch (err) {
+            if (err instanceof LedgerRejection) throw new DomainError(err.code === "INSUFFICIENT_SHARES" ? "Insufficient shares" : "Insufficient balance", 400, err.code);
+            throw err;
+          }
+          // Journaled before it is acknowledged and before memory changes.
+          await this.stores.ledgerJournal.insert(doc);
+          this.applyEntry(doc, change);
+          await this.project(doc);
+          this.notifyChanges(doc.postings, doc.trades ?? []);
+          if (this.seq - this.snapshotSeq >= SNAPSHOT_EVERY) await this.snapshot();
+          return { applied: true, seq: doc.seq };
+        });
+      },
+    },
+
+    /** GET /balance */
+    balance: {
+      auth: "user",
+      params: { $$strict: "remove" },
+      handler(this: LedgerThis, ctx: AppContext) {
+        const b = this.accounts.balance(currentUser(ctx).id);
+        return { available: String(b.available), locked: String(b.locked), total: String(b.total) };
+      },
+    },
+
+    /** GET /positions: open positions with a depth-aware mark price from the book. */
+    positions: {
+      auth: "user",
+      params: { $$strict: "remove" },
+      async handler(this: LedgerThis, ctx: AppContext) {
+        const user = currentUser(ctx);
+        const open = this.accounts.positionsOf(user.id).filter((p) => p.quantity > 0 && !p.settled);
+        const titles = await ctx
+          .call<Record<string, { title: string }>, { marketIds: string[] }>("catalog.marketTitles", { marketIds: [...new Set(open.map((p) => p.marketId))] })
+          .catch(() => ({}) as Record<string, { title: string }>);
+        return Promise.all(
+          open.map(async (p: PositionState) => {
+            const exit = await ctx
+              .call<{ filled: number; proceeds: number }, object>("book.exitQuote", { marketId: p.marketId, outcome: p.outcome, quantity: p.quantity, userId: user.id })
+              .catch(() => ({ filled: 0, proceeds: 0 }));
+            const markPrice = exit.filled > 0 ? formatAvgPrice(exit.proceeds, exit.filled) : null;
+            // unrealizedPnl = (mark - avgEntry) x quantity = mark x q - totalCost, exact in micro-units.
+            const unrealized = exit.filled > 0 ? Number((BigInt(exit.proceeds) * BigInt(p.quantity)) / BigInt(exit.filled)) - p.totalCost : null;
+            return {
+              id: `${p.marketId}:${p.outcome}`,
+              marketId: p.marketId,
+              outcome: p.outcome,
+              quantity: String(p.quantity),
+              lockedQuantity: String(p.locked),
+              avgEntryPrice: formatAvgPrice(p.totalCost, p.quantity),
+              totalCost: String(p.totalCost),
+              realizedPnl: String(p.realizedPnl),
+              status: p.settled ? "settled" : "open",
+              market: { id: p.marketId, title: titles[p.marketId]?.title ?? null },
+              markPrice,
+              unrealizedPnl: unrealized === null ? null : String(unrealized),
+            };
+          }),
+        );
+      },
+    },
+
+    /** GET /trades: newest first. */
+    listTrades: {
+      auth: "user",
+      params: {
+        page: { type: "number", integer: true, min: 1, optional: true, convert: true, default: 1 },
+        pageSize: { type: "number", integer: true, min: 1, max: TRADES_MAX_PAGE_SIZE, optional: true, convert: true, default: TRADES_DEFAULT_PAGE_SIZE },
+        $$strict: "remove",
+      },
+      async handler(this: LedgerThis, ctx: AppContext<{ page: number; pageSize: number }>): Promise<Page<ReturnType<typeof tradeView>>> {
+        const user = currentUser(ctx);
+        const { page: pageNo, pageSize } = ctx.params;
+        const [items, total] = await Promise.all([
+          this.stores.trades.find({ userId: user.id }, { sort: { createdAt: -1, _id: -1 }, skip: (pageNo - 1) * pageSize, limit: pageSize }),
+          this.stores.trades.count({ userId: user.id }),
+        ]);
+        return page(items.map(tradeView), total, pageNo, pageSize);
+      },
+    },
+
+    /** GET /trades/:id: only the caller's own trades exist for the caller. */
+    getTrade: {
+      auth: "user",
+      params: { id: { type: "string", min: 1, max: 100 }, $$strict: "remove" },
+      async handler(this: LedgerThis, ctx: AppContext<{ id: string }>) {
+        const t = await this.stores.trades.findOne({ _id: ctx.params.id });
+        if (!t || t.userId !== currentUser(ctx).id) throw notFound("Trade");
+        return tradeView(t);
+      },
+    },
+
+    /** Internal: settlement progress of trades (the chain service). */
+    markSettlement: {
+      visibility: "public",
+      params: { tradeIds: { type: "array", items: "string" }, status: { type: "enum", values: ["pending", "confirmed", "failed"] }, txHash: { type: "string", optional: true } },
+      async handler(this: LedgerThis, ctx: AppContext<{ tradeIds: string[]; status: TradeDoc["settlementStatus"]; txHash?: string }>) {
+        const { tradeIds, status, txHash } = ctx.params;
+        const n = await this.stores.trades.update({ _id: { $in: tradeIds } }, { $set: { settlementStatus: status, settlementTxHash: txHash ?? null } }, { multi: true });
+        return { updated: n };
+      },
+    },
+
+    /** Internal: the conservation equation, checkable at any moment. */
+    conservation: {
+      visibility: "public",
+      handler(this: LedgerThis): Promise<ConservationReport> {
+        return this.queue.run(() => this.accounts.conservation());
+      },
+    },
+
+    /** Internal: raw state of an account (tests, operators, other services). */
+    account: {
+      visibility: "public",
+      params: { account: "string" },
+      handler(this: LedgerThis, ctx: AppContext<{ account: string }>) {
+        return { balance: this.accounts.balance(ctx.params.account), positions: this.accounts.positionsOf(ctx.params.account) };
+      },
+    },
+
+    /** Internal: placement locks of a market still waiting for their order's outcome (crash recovery). */
+    pendingLocks: {
+      visibility: "public",
+      params: { marketId: "string" },
+      handler(this: LedgerThis, ctx: AppContext<{ marketId: string }>) {
+        return this.queue.run(() => [...this.pendingLocks.entries()].filter(([, m]) => m === ctx.params.marketId).map(([orderId]) => orderId));
+      },
+    },
+
+    /** Internal: undo the placement lock of an order that never got committed by its book. */
+    releaseLock: {
+      visibility: "public",
+      params: { orderId: "string" },
+      async handler(this: LedgerThis, ctx: AppContext<{ orderId: string }>) {
+        const { orderId } = ctx.params;
+        if (!this.pendingLocks.has(orderId)) return { released: false };
+        const lock = await this.stores.ledgerJournal.findOne({ _id: `lock:${orderId}` });
+        if (!lock) return { released: false };
+        const postings = lock.postings.map((p) => (p.kind === "cash" ? { ...p, available: -(p.available ?? 0), locked: -(p.locked ?? 0) } : p.kind === "shares" ? { ...p, locked: -(p.locked ?? 0) } : p));
+        await ctx.call("ledger.post", { key: `unlock:${orderId}`, postings, closesLocks: [orderId] });
+        return { released: true };
+      },
+    },
+
+    /** Internal: holders of a market's positions (redemption, refunds, notices). */
+    holders: {
+      visibility: "public",
+      params: { marketId: "string" },
+      handler(this: LedgerThis, ctx: AppContext<{ marketId: string }>) {
+        return this.accounts.holders(ctx.params.marketId);
+      },
+    },
+  },
+
+  methods: {
+    applyEntry(this: LedgerThis, doc: LedgerEntryDoc, change?: PreparedChange) {
+      this.accounts.commit(change ?? this.accounts.prepare(doc.postings));
+      if (doc.lockRef) this.pendingLocks.set(doc.lockRef.orderId, doc.lockRef.marketId);
+      for (const id of doc.closesLocks ?? []) this.pendingLocks.delete(id);
+      this.seq = doc.seq;
+    },
+
+    /** Read models derived from an entry; idempotent so a replay after a crash can redo them. */
+    async project(this: LedgerThis, doc: LedgerEntryDoc) {
+      for (const t of doc.trades ?? []) {
+        await this.stores.trades.insertOnce({ ...t, _id: t.tradeId, settlementStatus: "pending", settlementTxHash: null, createdAt: doc.at });
+      }
+    },
+
+    async snapshot(this: LedgerThis) {
+      const doc: LedgerSnapshotDoc = { _id: "ledger", seq: this.seq, accounts: this.accounts.snapshot(), pendingLocks: [...this.pendingLocks.entries()] };
+      await this.stores.ledgerSnapshots.put(doc);
+      this.snapshotSeq = this.seq;
+    },
+
+    notifyChanges(this: LedgerThis, postings: Posting[], trades: TradeRecord[]) {
+      const users = new Set<string>();
+      const positions = new Map<string, { userId: string; marketId: string; outcome: "YES" | "NO" }>();
+      for (const p of postings) {
+        if (p.kind === "cash" && isUser(p.account)) users.add(p.account);
+        if (p.kind === "shares" && isUser(p.account)) positions.set(`${p.account}|${p.marketId}|${p.outcome}`, { userId: p.account, marketId: p.marketId, outcome: p.outcome });
+      }
+      for (const userId of users) {
+        const b = this.accounts.balance(userId);
+        this.broker.emit("ledger.balanceChanged", { userId, balance: { available: String(b.available), locked: String(b.locked), total: String(b.total) } });
+      }
+      for (const { userId, marketId, outcome } of positions.values()) {
+        const p = this.accounts.position(userId, marketId, outcome);
+        if (p) this.broker.emit("ledger.positionChanged", { userId, position: { marketId, outcome, quantity: String(p.quantity), avgEntryPrice: formatAvgPrice(p.totalCost, p.quantity), totalCost: String(p.totalCost), realizedPnl: String(p.realizedPnl) } });
+      }
+      for (const t of trades) if (isUser(t.userId)) this.broker.emit("ledger.tradeCreated", { userId: t.userId, trade: { ...t, totalCostDecimal: formatMicro(t.totalCost) } });
+    },
+  },
+
+  created() {
+    this.accounts = new Accounts();
+    this.queue = new SerialQueue();
+    this.seq = 0;
+    this.snapshotSeq = 0;
+    this.pendingLocks = new Map();
+  },
+
+  async started() {
+    // Rebuild: latest snapshot, then every journal entry after it, in order.
+    const snap = await this.stores.ledgerSnapshots.findOne({ _id: "ledger" });
+    if (snap) {
+      this.accounts = Accounts.restore(snap.accounts);
+      this.pendingLocks = new Map(snap.pendingLocks);
+      this.seq = snap.seq;
+      this.snapshotSeq = snap.seq;
+    }
+    const rest = await this.stores.ledgerJournal.find({ seq: { $gt: this.seq } }, { sort: { seq: 1 } });
+    for (const doc of rest) {
+      this.applyEntry(doc);
+      await this.project(doc);
+    }
+    if (rest.length) await this.snapshot();
+    const report = this.accounts.conservation();
+    if (!report.ok) this.logger.error("Conservation does not hold after replay", report);
+  },
+
+  async stopped() {
+    await this.queue.drain();
+    if (this.stores && this.seq > this.snapshotSeq) await this.snapshot();
+  },
+});
+
+export default LedgerService;

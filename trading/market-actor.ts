@@ -1,0 +1,257 @@
+import { OrderBook } from "../engine/book";
+import type { Order, OrderType, Outcome, RestingOrder, Side } from "../engine/types";
+import { cost, formatTick, type FeeSchedule } from "../engine/money";
+import type { Posting } from "../engine/accounts";
+import { placementLock, releasePlacement, releaseResting, settlePlacement, type Settlement } from "../engine/settlement";
+import { SerialQueue } from "../lib/serial";
+import type { BookJournalDoc, BookSnapshotDoc, OrderStatus } from "../models/trading";
+
+/** Everything an actor needs from the outside world; the book service wires it to storage and the broker. */
+export interface MarketPorts {
+  fees: FeeSchedule;
+  newId(prefix: string): string;
+  marketStatus(marketId: string): Promise<string | null>;
+  journal: {
+    /** Must fail when the _id exists: that is how a second writer is fenced off. */
+    append(doc: BookJournalDoc): Promise<void>;
+    after(marketId: string, seq: number): Promise<BookJournalDoc[]>;
+  };
+  snapshots: {
+    load(marketId: string): Promise<BookSnapshotDoc | null>;
+    save(doc: BookSnapshotDoc): Promise<void>;
+  };
+  ledger: {
+    post(entry: { key: string; postings: Posting[]; lockRef?: { orderId: string; marketId: string }; closesLocks?: string[]; trades?: Settlement["trades"] }): Promise<unknown>;
+    pendingLocks(marketId: string): Promise<string[]>;
+    releaseLock(orderId: string): Promise<unknown>;
+  };
+  /** Read models (orders) from a committed journal entry; idempotent. */
+  project(doc: BookJournalDoc): Promise<void>;
+  /** Broker events for real time, notifications and price history. */
+  publish(doc: BookJournalDoc, actor: MarketActor): void;
+}
+
+export class TradingError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface PlaceCommand {
+  userId: string;
+  side: Side;
+  outcome: Outcome;
+  orderType: OrderType;
+  price: number;
+  quantity: number;
+}
+
+export interface PlaceResult {
+  orderId: string;
+  status: OrderStatus;
+  filledQuantity: number;
+  remainingQuantity: number;
+  /** Cash paid (BUY) or received gross (SELL) for the filled part, and the fee. */
+  totalCost: number;
+  fee: number;
+  tradeId: string | null;
+  fills: Array<{ price: string; quantity: string }>;
+  createdAt: string;
+}
+
+const SNAPSHOT_EVERY = 200;
+
+/**
+ * One market's book and its sequencer: the only writer of that market. Commands run one at a
+ * time; each is committed as one journal entry (the fencing point) before it is acknowledged,
+ * then posted to the ledger under the entry's idempotency key.
+ */
+export class MarketActor {
+  readonly book: OrderBook;
+  private readonly queue = new SerialQueue();
+  private journalSeq = 0;
+  private snapshotSeq = 0;
+  status: string | null = null;
+  /** Set when this node must stop writing (lost ownership or a failed commit). */
+  fenced = false;
+
+  private constructor(
+    readonly marketId: string,
+    private readonly ports: MarketPorts,
+    book: OrderBook,
+  ) {
+    this.book = book;
+  }
+
+  /** Rebuild from the latest snapshot and the journal after it, then settle unfinished work. */
+  static async load(marketId: string, ports: MarketPorts): Promise<MarketActor> {
+    const snap = await ports.snapshots.load(marketId);
+    const open = new Map<string, RestingOrder>();
+    for (const o of snap?.orders ?? []) open.set(o.orderId, { ...o });
+    const entries = await ports.journal.after(marketId, snap?.seq ?? 0);
+    let bookSeq = snap?.bookSeq ?? 0;
+    for (const doc of entries) {
+      if (doc.command.type === "place") {
+        const o = doc.command.order;
+        open.set(o.orderId, { orderId: o.orderId, userId: o.userId, side: o.side, outcome: o.outcome, price: o.price, quantity: o.quantity, remaining: o.quantity, seq: doc.bookSeq });
+      }
+      for (const ch of doc.orders) {
+        const o = open.get(ch.orderId);
+        if (!o) continue;
+        if (ch.remaining > 0 && (ch.status === "open" || ch.status === "partially_filled")) o.remaining = ch.remaining;
+        else open.delete(ch.orderId);
+      }
+      bookSeq = doc.bookSeq;
+    }
+    const book = new OrderBook(marketId, { startSeq: bookSeq });
+    for (const o of [...open.values()].sort((a, b) => a.seq - b.seq)) book.restore(o);
+    const actor = new MarketActor(marketId, ports, book);
+    actor.journalSeq = entries.length ? entries[entries.length - 1].seq : (snap?.seq ?? 0);
+    actor.snapshotSeq = snap?.seq ?? 0;
+    actor.status = await ports.marketStatus(marketId);
+
+    // Entries committed before a crash may not have reached the ledger or the read models yet.
+    for (const doc of entries) {
+      await ports.ledger.post({ key: doc.ledgerKey, postings: doc.postings, closesLocks: doc.closesLocks, trades: doc.trades });
+      await ports.project(doc);
+    }
+    // Placement locks whose order never got committed: the order does not exist, give the money back.
+    for (const orderId of await ports.ledger.pendingLocks(marketId)) await ports.ledger.releaseLock(orderId);
+    if (entries.length) await actor.snapshot();
+    return actor;
+  }
+
+  get queueDepth(): number {
+    return this.queue.depth;
+  }
+
+  place(cmd: PlaceCommand): Promise<PlaceResult> {
+    return this.queue.run(async () => {
+      this.ensureWritable();
+      if (this.status !== "open") throw new TradingError(400, "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; orders are not accepted`);
+      const createdAt = new Date().toISOString();
+      const order: Order = { orderId: this.ports.newId("ord"), userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, price: cmd.price, quantity: cmd.quantity, orderType: cmd.orderType };
+      const lockRef = { orderId: order.orderId, marketId: this.marketId };
+      // Collateral first: an order the user cannot pay for never touches the book.
+      await this.ports.ledger.post({ key: `lock:${order.orderId}`, postings: placementLock(order, this.marketId, order.userId, this.ports.fees), lockRef });
+
+      const events = this.book.place(order);
+      const rejected = events.find((e) => e.type === "rejected");
+      if (rejected) {
+        await this.ports.ledger.post({ key: `unlock:${order.orderId}`, postings: releasePlacement(order, this.marketId, order.userId, this.ports.fees), closesLocks: [order.orderId] });
+        if (rejected.reason === "FOK_NOT_FILLED") throw new TradingError(400, "FOK_NOT_FILLED", "Not enough liquidity to fill the whole FOK order at this price; nothing was executed");
+        throw new TradingError(400, "ORDER_REJECTED", `Order rejected: ${rejected.reason}`);
+      }
+      const s = settlePlacement(this.marketId, order, events, this.ports.fees, this.ports.newId);
+      await this.commit({ type: "place", order: { ...order, createdAt } }, s, [order.orderId]);
+      const mine = s.orders.find((o) => o.orderId === order.orderId);
+      const takerTrade = s.trades.find((t) => t.role === "taker");
+      const fills = events.flatMap((e) => (e.type === "fill" ? [{ price: formatTick(e.takerPrice), quantity: String(e.quantity) }] : []));
+      return {
+        orderId: order.orderId,
+        status: mine?.status ?? "open",
+        filledQuantity: takerTrade?.filledQuantity ?? 0,
+        remainingQuantity: mine?.remaining ?? 0,
+        totalCost: takerTrade?.totalCost ?? 0,
+        fee: takerTrade?.fee ?? 0,
+        tradeId: takerTrade?.tradeId ?? null,
+        fills,
+        createdAt,
+      };
+    });
+  }
+
+  /** Cancel one resting order of `userId`; ORDER_NOT_FOUND for unknown or someone else's. */
+  cancel(orderId: string, userId: string): Promise<{ orderId: string; status: "cancelled"; cancelledQuantity: number; releasedAmount: number }> {
+    return this.queue.run(async () => {
+      this.ensureWritable();
+      const events = this.book.cancel(orderId, userId);
+      const c = events.find((e) => e.type === "cancelled");
+      if (!c || c.type !== "cancelled") throw new TradingError(404, "ORDER_NOT_FOUND", "Order not found");
+      const postings = releaseResting(c.side, c.outcome, c.price, c.remaining, this.marketId, c.userId, this.ports.fees);
+      await this.commit({ type: "cancel", orderId, userId }, { postings, trades: [], fills: [], orders: [{ orderId, userId, filledDelta: 0, remaining: 0, status: "cancelled" }] }, []);
+      const released = c.side === "BUY" ? (postings[0] as { available: number }).available : 0;
+      return { orderId, status: "cancelled", cancelledQuantity: c.remaining, releasedAmount: released };
+    });
+  }
+
+  /** Market closed or cancelled: stop matching and release every resting order. */
+  halt(status: string, reason: "MARKET_CLOSED"): Promise<number> {
+    return this.queue.run(async () => {
+      this.status = status;
+      if (this.fenced || this.book.size === 0) return 0;
+      const events = this.book.cancelAll(reason);
+      const postings: Posting[] = [];
+      const orders: BookJournalDoc["orders"] = [];
+      for (const e of events) {
+        if (e.type !== "cancelled") continue;
+        postings.push(...releaseResting(e.side, e.outcome, e.price, e.remaining, this.marketId, e.userId, this.ports.fees));
+        orders.push({ orderId: e.orderId, userId: e.userId, filledDelta: 0, remaining: 0, status: "cancelled" });
+      }
+      await this.commit({ type: "cancelAll", reason }, { postings, trades: [], fills: [], orders }, []);
+      return orders.length;
+    });
+  }
+
+  /** Resolves when the commands queued so far are done (graceful shutdown). */
+  drain(): Promise<void> {
+    return this.queue.drain();
+  }
+
+  setStatus(status: string): void {
+    this.status = status;
+  }
+
+  /** What selling (or buying) `quantity` right now would fetch from the book, without executing. */
+  exitQuote(outcome: Outcome, quantity: number, side: Side = "SELL", excludeUserId?: string): { filled: number; proceeds: number } {
+    const sw = this.book.sweep(side, outcome, quantity, { excludeUserId });
+    let proceeds = 0;
+    for (const l of sw.levels) proceeds += cost(l.quantity, l.price);
+    return { filled: sw.filled, proceeds };
+  }
+
+  private ensureWritable(): void {
+    if (this.fenced) throw new TradingError(503, "MARKET_MOVED", "This market is being served by another engine node; retry");
+  }
+
+  private async commit(command: BookJournalDoc["command"], s: Settlement, closesLocks: string[]): Promise<BookJournalDoc> {
+    const seq = this.journalSeq + 1;
+    const doc: BookJournalDoc = {
+      _id: `${this.marketId}:${seq}`,
+      marketId: this.marketId,
+      seq,
+      bookSeq: this.book.seq,
+      command,
+      ledgerKey: `book:${this.marketId}:${seq}`,
+      postings: s.postings,
+      trades: s.trades,
+      fills: s.fills,
+      orders: s.orders,
+      closesLocks,
+      at: new Date().toISOString(),
+    };
+    try {
+      await this.ports.journal.append(doc);
+    } catch (err) {
+      // The in-memory book is ahead of storage (or another node owns the market): never write again.
+      this.fenced = true;
+      throw err;
+    }
+    this.journalSeq = seq;
+    await this.ports.ledger.post({ key: doc.ledgerKey, postings: doc.postings, closesLocks: doc.closesLocks, trades: doc.trades });
+    await this.ports.project(doc);
+    this.ports.publish(doc, this);
+    if (this.journalSeq - this.snapshotSeq >= SNAPSHOT_EVERY) await this.snapshot();
+    return doc;
+  }
+
+  private async snapshot(): Promise<void> {
+    const orders = this.book.openOrders().map((o) => ({ ...o }));
+    await this.ports.snapshots.save({ _id: this.marketId, seq: this.journalSeq, bookSeq: this.book.seq, orders });
+    this.snapshotSeq = this.journalSeq;
+  }
+}
