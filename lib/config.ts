@@ -83,7 +83,8 @@ export function persistentSecret(dataDir: string, name: string, bytes = 32): str
 }
 
 export function loadConfig(env: Env = process.env): AppConfig {
-  const dataDir = resolve(env.DATA_DIR || "data");
+  // ":memory:" keeps everything in memory (tests); anything else is a directory.
+  const dataDir = env.DATA_DIR === ":memory:" ? ":memory:" : resolve(env.DATA_DIR || "data");
   const transporter = env.TRANSPORTER || undefined;
   let jwtSecret = env.JWT_SECRET;
   if (!jwtSecret) {
