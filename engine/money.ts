@@ -64,13 +64,24 @@ export function placementBuyLock(q: MicroUnits, t: Tick, fees: FeeSchedule): Mic
 }
 
 /** Decimal string of micro-units: 1500000 -> "1.5", 1 -> "0.000001". */
-export function formatMicro(v: MicroUnits | bigint): string {
+export function formatMicro(v: MicroUnits | bigint | string): string {
   const b = BigInt(v);
   const neg = b < 0n;
   const abs = neg ? -b : b;
   const whole = abs / 1_000_000n;
   const frac = (abs % 1_000_000n).toString().padStart(6, "0").replace(/0+$/, "");
   return `${neg ? "-" : ""}${whole}${frac ? "." + frac : ""}`;
+}
+
+/** Where the contract wants a JSON number of units (candle volumes): the exact decimal, parsed once. */
+export function microToUnits(micro: MicroUnits | bigint): number {
+  return Number(formatMicro(micro));
+}
+
+/** A digits-only amount string in canonical form ("0007" -> "7"); throws on anything else. */
+export function canonicalMicroString(digits: string): string {
+  if (!/^[0-9]+$/.test(digits)) throw new Error(`not a micro-unit amount: ${digits}`);
+  return BigInt(digits).toString();
 }
 
 /** Tick as the contract's 2-decimal price string: 55 -> "0.55". */

@@ -6,7 +6,7 @@ import { DomainError, notFound, validationError } from "../lib/errors";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import { MarketActor, TradingError, type MarketPorts, type PlaceResult } from "../trading/market-actor";
-import { formatAvgPrice, formatTick, isLotQuantity, LOT, priceToTick } from "../engine/money";
+import { cost, formatAvgPrice, formatTick, isLotQuantity, LOT, priceToTick } from "../engine/money";
 import type { Depth, OrderType, Outcome, Side } from "../engine/types";
 import type { BookJournalDoc, BookSnapshotDoc, OrderDoc } from "../models/trading";
 
@@ -316,7 +316,7 @@ const BookService = defineService<BookThis>({
         broker.emit("book.changed", { marketId: doc.marketId, seq: actor.book.seq, yes: levelView(actor.book.depth("YES", 10)) });
         broker.emit("market.pricesChanged", { marketId: doc.marketId, yesBid: best.bid, yesAsk: best.ask });
         for (const f of doc.fills) {
-          const notional = Math.round((f.quantity / LOT) * f.yesPrice);
+          const notional = cost(f.quantity, f.yesPrice);
           broker.emit("market.trade", { marketId: doc.marketId, tradeId: f.fillId, outcome: "YES", yesPrice: f.yesPrice, quantity: f.quantity, notional, at: doc.at });
         }
         for (const c of doc.orders) {

@@ -1,0 +1,63 @@
+import type { EventDoc, LivePrice, MarketDoc, MarketView, EventView, MarketInternal } from "../models/catalog";
+import { formatMicro } from "../engine/money";
+
+export const NO_PRICES: LivePrice = Object.freeze({ buyYesPrice: null, buyNoPrice: null, sellYesPrice: null, sellNoPrice: null });
+
+const PRICE_FIELDS = ["buyYesPrice", "buyNoPrice", "sellYesPrice", "sellNoPrice"] as const;
+
+/** A decimal price strictly between 0 and 1, e.g. "0.55"; anything else is not shown. */
+const PRICE_RE = /^0\.[0-9]{1,6}$/;
+
+/**
+ * The router's answer for one market, kept only where it is a well-formed price: a missing or
+ * malformed side shows null, never a guess.
+ */
+export function cleanLivePrice(raw: unknown): LivePrice {
+  if (!raw || typeof raw !== "object") return NO_PRICES;
+  const r = raw as Record<string, unknown>;
+  const out = { ...NO_PRICES };
+  for (const f of PRICE_FIELDS) {
+    const v = r[f];
+    if (typeof v === "string" && PRICE_RE.test(v) && Number(v) > 0) out[f] = v;
+  }
+  return out;
+}
+
+export function renderMarket(m: MarketDoc, live: LivePrice = NO_PRICES): MarketView {
+  return {
+    id: m._id,
+    eventId: m.eventId,
+    title: m.title,
+    status: m.status,
+    result: m.result,
+    outcomes: [...m.outcomes],
+    buyYesPrice: live.buyYesPrice,
+    buyNoPrice: live.buyNoPrice,
+    sellYesPrice: live.sellYesPrice,
+    sellNoPrice: live.sellNoPrice,
+    volume: formatMicro(m.volume),
+    conditionId: m.conditionId,
+  };
+}
+
+export function renderEvent(e: EventDoc, markets: MarketView[] = []): EventView {
+  return {
+    id: e._id,
+    externalEventId: e.externalEventId ?? "",
+    title: e.title,
+    subtitle: e.subtitle,
+    category: e.category,
+    subcategory: e.subcategory,
+    imageUrl: e.imageUrl,
+    volumeUsd: formatMicro(e.volumeUsd),
+    isActive: e.isActive,
+    isLive: e.isLive,
+    beginAt: e.beginAt,
+    tags: [...e.tags],
+    markets,
+  };
+}
+
+export function renderInternal(m: MarketDoc): MarketInternal {
+  return { id: m._id, eventId: m.eventId, title: m.title, status: m.status, result: m.result, conditionId: m.conditionId, ammLiquidity: m.ammLiquidity };
+}

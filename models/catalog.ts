@@ -1,0 +1,175 @@
+import type { MarketStatus } from "../catalog/lifecycle";
+import type { Outcome } from "../catalog/candles";
+
+export const CATEGORIES = ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export type MarketResult = Outcome;
+
+/** An event as stored. Money is integer micro-units; optional display fields render as "". */
+export interface EventDoc {
+  _id: string;
+  /** Absent when the operator gave none; unique when present (idempotent imports). */
+  externalEventId?: string;
+  title: string;
+  subtitle: string;
+  category: Category;
+  subcategory: string;
+  imageUrl: string;
+  /** Micro-USDT traded across the event's markets. */
+  volumeUsd: number;
+  isActive: boolean;
+  isLive: boolean;
+  /** ISO 8601 UTC, always `toISOString()` form so it sorts as text. */
+  beginAt: string;
+  tags: string[];
+  /** Denormalised for search. */
+  marketTitles: string[];
+  searchText: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A binary market as stored. */
+export interface MarketDoc {
+  _id: string;
+  eventId: string;
+  /** Display order inside the event. */
+  position: number;
+  title: string;
+  status: MarketStatus;
+  result: MarketResult | null;
+  outcomes: ["YES", "NO"];
+  /** Micro-USDT traded. */
+  volume: number;
+  conditionId: string;
+  /** Micro-USDT the AMM seeds its pool with ("0": no AMM pool). */
+  ammLiquidity: string;
+  createdAt: string;
+  updatedAt: string;
+  closedAt?: string;
+  resolvedAt?: string;
+  cancelledAt?: string;
+  resolutionFailedAt?: string;
+  resolutionFailureReason?: string;
+}
+
+/** One trade as the catalog saw it (`market.trade`), keyed by tradeId so a replay is a no-op. */
+export interface PrintDoc {
+  _id: string;
+  marketId: string;
+  outcome: Outcome;
+  yesPrice: number;
+  quantity: number;
+  notional: number;
+  at: string;
+  atMs: number;
+}
+
+/** Bookkeeping documents (the demo seed marker). */
+export interface CatalogMetaDoc {
+  _id: string;
+  done: boolean;
+  claimedBy: string;
+  at: string;
+}
+
+export type CatalogCollections = { events: EventDoc; markets: MarketDoc; prints: PrintDoc; catalogMeta: CatalogMetaDoc };
+
+/** Live prices as the router quotes them: decimal strings, null where there is no liquidity. */
+export interface LivePrice {
+  buyYesPrice: string | null;
+  buyNoPrice: string | null;
+  sellYesPrice: string | null;
+  sellNoPrice: string | null;
+}
+
+/** `router.livePrices` contract. */
+export interface LivePricesParams {
+  marketIds: string[];
+}
+export type LivePricesResult = Record<string, LivePrice>;
+
+/** MarketItem of the spec, plus the additive `eventId` and `conditionId`. */
+export interface MarketView extends LivePrice {
+  id: string;
+  eventId: string;
+  title: string;
+  status: MarketStatus;
+  result: MarketResult | null;
+  outcomes: string[];
+  volume: string;
+  conditionId: string;
+}
+
+/** Event of the spec. */
+export interface EventView {
+  id: string;
+  externalEventId: string;
+  title: string;
+  subtitle: string;
+  category: Category;
+  subcategory: string;
+  imageUrl: string;
+  volumeUsd: string;
+  isActive: boolean;
+  isLive: boolean;
+  beginAt: string;
+  tags: string[];
+  markets: MarketView[];
+}
+
+/** `catalog.getMarketInternal`: the raw facts other services act on. */
+export interface MarketInternal {
+  id: string;
+  eventId: string;
+  title: string;
+  status: MarketStatus;
+  result: MarketResult | null;
+  conditionId: string;
+  ammLiquidity: string;
+}
+
+/** `catalog.priceHistory` response data. */
+export interface PriceHistoryView {
+  marketId: string;
+  outcome: Outcome;
+  interval: string;
+  candles: Array<{ timestamp: string; open: number; high: number; low: number; close: number; volume: number }>;
+  currentPrice: number;
+  priceChange: number;
+  priceChangePercent: number;
+  volume24h: number;
+}
+
+/** Broker events this service emits. */
+export interface MarketOpenedEvent {
+  marketId: string;
+  eventId: string;
+  ammLiquidity: string;
+}
+export interface MarketClosedEvent {
+  marketId: string;
+}
+export interface MarketCancelledEvent {
+  marketId: string;
+}
+export interface MarketResolvedEvent {
+  marketId: string;
+  result: MarketResult;
+  conditionId: string;
+}
+export interface MarketResolutionFailedEvent {
+  marketId: string;
+}
+
+/** `market.trade`, consumed here (emitted by whoever executes trades). */
+export interface MarketTradeEvent {
+  marketId: string;
+  tradeId: string;
+  outcome: Outcome;
+  yesPrice: number;
+  quantity: number;
+  notional: number;
+  at: string;
+}

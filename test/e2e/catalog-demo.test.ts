@@ -1,0 +1,120 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Context } from "moleculer";
+import { startServer } from "../support/server";
+import { loadConfig } from "../../lib/config";
+import { createNode } from "../../server";
+import { DEMO_EVENTS } from "../../catalog/demo";
+
+const ENV = { SEED_DEMO: "true", SERVICES: "api,auth,catalog", RATE_LIMIT_READ: "1000000" };
+const CATEGORIES = ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"];
+
+describe("demo catalog", () => {
+  const dirs: string[] = [];
+  const freshDir = () => {
+    const d = mkdtempSync(join(tmpdir(), "pmx-demo-"));
+    dirs.push(d);
+    return d;
+  };
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  test("a fresh persisted start lists it; a second start on the same data does not duplicate it", async () => {
+    const dataDir = freshDir();
+    const first = await startServer(ENV, { dataDir });
+    let firstIds: string[];
+    let firstMarkets: Record<string, string[]> = {};
+    try {
+      const list = await first.http("GET", "/api/v1/events?pageSize=100");
+      expect(list.status).toBe(200);
+      const events = list.body.data as Array<Record<string, any>>;
+      expect(events.length).toBeGreaterThanOrEqual(12);
+      expect(list.body.pagination.total).toBe(DEMO_EVENTS.length);
+      expect(new Set(events.map((e) => e.category))).toEqual(new Set(CATEGORIES));
+      expect(events.some((e) => e.isLive)).toBe(true);
+      // Soonest first.
+      expect(events.map((e) => e.beginAt)).toEqual([...events.map((e) => e.beginAt)].sort());
+      for (const e of events) {
+        expect(e.externalEventId).not.toBe("");
+        expect(e.imageUrl).toMatch(/^https:\/\//);
+        expect(e.tags.length).toBeGreaterThan(0);
+        expect(e.subtitle).not.toBe("");
+        expect(e.beginAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00\.000Z$/);
+        const detail = (await first.http("GET", `/api/v1/events/${e.id}`)).body.data;
+        expect(detail.markets.length).toBeGreaterThanOrEqual(1);
+        expect(detail.markets.length).toBeLessThanOrEqual(4);
+        for (const m of detail.markets) expect(m).toMatchObject({ status: "open", result: null, volume: "0", eventId: e.id });
+        firstMarkets[e.id] = detail.markets.map((m: { id: string }) => m.id);
+      }
+      firstIds = events.map((e) => e.id).sort();
+      // Searchable like any other event.
+      const found = await first.http("GET", "/api/v1/events/search?q=bitcoin");
+      expect(found.body.data[0].title).toMatch(/bitcoin/i);
+      // Operable like any other market.
+      const someMarket = firstMarkets[firstIds[0]][0];
+      expect((await first.broker.call("catalog.closeMarket", { id: someMarket })) as { status: string }).toMatchObject({ status: "closed" });
+    } finally {
+      await first.stop();
+    }
+
+    const second = await startServer(ENV, { dataDir });
+    try {
+      const list = await second.http("GET", "/api/v1/events?pageSize=100");
+      expect(list.body.pagination.total).toBe(DEMO_EVENTS.length);
+      expect(list.body.data.map((e: { id: string }) => e.id).sort()).toEqual(firstIds);
+      for (const id of firstIds) {
+        const detail = (await second.http("GET", `/api/v1/events/${id}`)).body.data;
+        expect(detail.markets.map((m: { id: string }) => m.id)).toEqual(firstMarkets[id]);
+      }
+      // What an operator changed survives; the seed does not run again over it.
+      const closed = firstMarkets[firstIds[0]][0];
+      expect((await second.http("GET", `/api/v1/markets/${closed}`)).body.data.status).toBe("closed");
+    } finally {
+      await second.stop();
+    }
+  });
+
+  test("seeded markets are announced with market.opened once the node is up, and only on the seeding start", async () => {
+    const dataDir = freshDir();
+    const start = async () => {
+      const cfg = loadConfig({ DATA_DIR: dataDir, SEED_DEMO: "true", SERVICES: "catalog", LOG_LEVEL: "false", JWT_SECRET: "x".repeat(64) });
+      const broker = createNode(cfg);
+      const opened: Array<{ marketId: string; eventId: string; ammLiquidity: string }> = [];
+      // Stands in for the AMM: it must hear about every pool to seed, even though it starts alongside.
+      broker.createService({
+        name: "ammProbe",
+        // Slower to start than the catalog's seeding: events sent before it is up would be lost.
+        started: () => new Promise((r) => setTimeout(r, 150)),
+        events: {
+          "market.opened"(ctx: Context<{ marketId: string; eventId: string; ammLiquidity: string }>) {
+            opened.push(ctx.params);
+          },
+        },
+      });
+      await broker.start();
+      return { broker, opened };
+    };
+    const totalMarkets = DEMO_EVENTS.reduce((n, e) => n + e.markets.length, 0);
+
+    const a = await start();
+    for (let i = 0; i < 100 && a.opened.length < totalMarkets; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(a.opened).toHaveLength(totalMarkets);
+    expect(new Set(a.opened.map((o) => o.marketId)).size).toBe(totalMarkets);
+    for (const o of a.opened) expect(o.ammLiquidity).toMatch(/^[1-9][0-9]*$/);
+    await a.broker.stop();
+
+    const b = await start();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(b.opened).toHaveLength(0);
+    await b.broker.stop();
+  });
+
+  test("SEED_DEMO=false starts empty", async () => {
+    const srv = await startServer({ ...ENV, SEED_DEMO: "false" }, { dataDir: freshDir() });
+    try {
+      expect((await srv.http("GET", "/api/v1/events")).body.pagination.total).toBe(0);
+    } finally {
+      await srv.stop();
+    }
+  });
+});
