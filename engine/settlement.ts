@@ -177,3 +177,48 @@ export function settlePlacement(
   });
   return { postings, trades, fills, orders };
 }
+
+/** The ledger account holding a market's AMM pool: its YES/NO inventory and its LP fee income. */
+export const ammAccount = (marketId: string) => `amm:${marketId}`;
+/** Where AMM funding comes from (house funding enters the books as an external flow). */
+export const HOUSE_ACCOUNT = "house";
+
+/** The house funds a pool with L: L pairs minted into the pool, backed by L of collateral. */
+export function poolFunding(marketId: string, liquidity: MicroUnits): Posting[] {
+  const amm = ammAccount(marketId);
+  return [
+    { kind: "external", flow: "house", amount: liquidity },
+    { kind: "collateral", marketId, amount: liquidity },
+    { kind: "shares", account: amm, marketId, outcome: "YES", quantity: liquidity },
+    { kind: "shares", account: amm, marketId, outcome: "NO", quantity: liquidity },
+  ];
+}
+
+/**
+ * One AMM execution, paid from (BUY: cash, SELL: shares) the trader's lock. BUY: the trader's cash
+ * mints `cash` pairs into the pool, which hands out `quantity`; SELL: the pool takes the shares,
+ * merges `cash` pairs and pays them out. The LP fee goes to the pool's cash account.
+ */
+export function ammLegPostings(marketId: string, userId: string, side: Side, outcome: Outcome, leg: { quantity: MicroUnits; cash: MicroUnits; fee: MicroUnits }): Posting[] {
+  const amm = ammAccount(marketId);
+  const other: Outcome = outcome === "YES" ? "NO" : "YES";
+  const { quantity: q, cash: c, fee: f } = leg;
+  const out: Posting[] =
+    side === "BUY"
+      ? [
+          { kind: "cash", account: userId, locked: -(c + f) },
+          { kind: "shares", account: userId, marketId, outcome, quantity: q, cost: c + f },
+          { kind: "collateral", marketId, amount: c },
+          { kind: "shares", account: amm, marketId, outcome, quantity: c - q },
+          { kind: "shares", account: amm, marketId, outcome: other, quantity: c },
+        ]
+      : [
+          { kind: "shares", account: userId, marketId, outcome, quantity: -q, locked: -q, proceeds: c - f },
+          { kind: "cash", account: userId, available: c - f },
+          { kind: "collateral", marketId, amount: -c },
+          { kind: "shares", account: amm, marketId, outcome, quantity: q - c },
+          { kind: "shares", account: amm, marketId, outcome: other, quantity: -c },
+        ];
+  if (f) out.push({ kind: "cash", account: amm, available: f });
+  return out;
+}

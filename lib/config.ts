@@ -38,14 +38,88 @@ export interface AppConfig {
   /** Max age of Telegram init data accepted at login. */
   telegramInitDataMaxAgeSec: number;
   chain: "sandbox" | "ton";
+  /** TON chain settings (the `chain` service; see chain/ and the README). */
+  ton: ChainConfig;
   /** Taker fee rate in basis points of quantity x p x (1-p); maker fee likewise. */
   takerFeeBps: number;
   makerFeeBps: number;
+  /** The AMM's LP fee in basis points of the cash traded with the pool. */
+  ammFeeBps: number;
   seedDemo: boolean;
   logLevel: string | false;
 }
 
+/** Settings of the `chain` service: the adapter, keys, withdrawal bounds, settlement batching. */
+export interface ChainConfig {
+  /** Addresses carry the test-network flag (0Q…/kQ…); the sandbox is a test network by default. */
+  testnet: boolean;
+  /** toncenter v2 JSON-RPC endpoint of the `ton` adapter. */
+  endpoint: string;
+  apiKey?: string;
+  /** Canonical USDT jetton minter (the `ton` adapter; the sandbox deploys its own). */
+  usdtMinter?: string;
+  /** Hex master secret every chain key derives from; else generated once into DATA_DIR (memory with ":memory:"). */
+  masterSecret?: string;
+  /** Withdrawal bounds per request, micro-USDT, inclusive. */
+  withdrawMin: number;
+  withdrawMax: number;
+  /** An identical withdrawal (same user, same amount) within this window of an accepted one is a duplicate. */
+  withdrawDedupMs: number;
+  /** How often pending trades are committed on chain, and the batch size. */
+  settlementIntervalMs: number;
+  settlementBatchSize: number;
+  /** Trades younger than this wait for the next batch (bursts settle together). */
+  settlementMinAgeMs: number;
+  /** Failed settlement transactions per trade before it is marked `failed`. */
+  settlementMaxAttempts: number;
+  /** How often deposit addresses are polled (the sandbox also scans right after each of its own transactions). */
+  depositPollMs: number;
+  /** How long the `ton` adapter waits for a sent message's transaction before leaving it to reconciliation. */
+  confirmTimeoutMs: number;
+  /** Sandbox genesis: nanoTON given to the settlement operator wallet; "0" leaves it unfunded (settlement then fails in the TVM). */
+  sandboxOperatorNano: bigint;
+  /** Sandbox faucet ceilings per request: micro-USDT and nanoTON. */
+  faucetMaxUsdt: number;
+  faucetMaxNano: bigint;
+}
+
 type Env = Record<string, string | undefined>;
+
+function nano(env: Env, name: string, fallback: bigint): bigint {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^[0-9]{1,30}$/.test(raw)) throw new Error(`${name} must be a non-negative integer of nanoTON, got "${raw}"`);
+  return BigInt(raw);
+}
+
+/** The chain service's settings from the environment (additive to AppConfig). */
+export function loadChainConfig(env: Env = process.env): ChainConfig {
+  const testnet = env.TESTNET !== "false";
+  const masterSecret = env.MASTER_SECRET || undefined;
+  if (masterSecret !== undefined && !/^(?:[0-9a-fA-F]{2}){32,64}$/.test(masterSecret)) throw new Error("MASTER_SECRET must be 32 to 64 bytes of hex");
+  const cfg: ChainConfig = {
+    testnet,
+    endpoint: env.TON_ENDPOINT || (testnet ? "https://testnet.toncenter.com/api/v2/jsonRPC" : "https://toncenter.com/api/v2/jsonRPC"),
+    apiKey: env.TON_API_KEY || undefined,
+    usdtMinter: env.USDT_MINTER || undefined,
+    masterSecret,
+    withdrawMin: int(env, "WITHDRAW_MIN", 1_000_000),
+    withdrawMax: int(env, "WITHDRAW_MAX", 1_000_000_000_000),
+    withdrawDedupMs: int(env, "WITHDRAW_DEDUP_MS", 60_000),
+    settlementIntervalMs: int(env, "SETTLEMENT_INTERVAL_MS", 3_000),
+    settlementBatchSize: int(env, "SETTLEMENT_BATCH_SIZE", 100),
+    settlementMinAgeMs: int(env, "SETTLEMENT_MIN_AGE_MS", 2_000),
+    settlementMaxAttempts: int(env, "SETTLEMENT_MAX_ATTEMPTS", 3),
+    depositPollMs: int(env, "DEPOSIT_POLL_MS", 5_000),
+    confirmTimeoutMs: int(env, "TON_CONFIRM_TIMEOUT_MS", 30_000),
+    sandboxOperatorNano: nano(env, "SANDBOX_OPERATOR_NANO", 100_000_000_000n),
+    faucetMaxUsdt: int(env, "FAUCET_MAX_USDT", 10_000_000_000),
+    faucetMaxNano: nano(env, "FAUCET_MAX_NANO", 100_000_000_000n),
+  };
+  if (cfg.withdrawMin < 1 || cfg.withdrawMax < cfg.withdrawMin) throw new Error("WITHDRAW_MIN must be >= 1 and <= WITHDRAW_MAX");
+  if (cfg.settlementBatchSize < 1 || cfg.settlementMaxAttempts < 1) throw new Error("SETTLEMENT_BATCH_SIZE and SETTLEMENT_MAX_ATTEMPTS must be >= 1");
+  return cfg;
+}
 
 function int(env: Env, name: string, fallback: number): number {
   const raw = env[name];
@@ -117,8 +191,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     telegramApiRoot: env.TELEGRAM_API_ROOT || "https://api.telegram.org",
     telegramInitDataMaxAgeSec: int(env, "TELEGRAM_INIT_DATA_MAX_AGE", 86_400),
     chain,
+    ton: loadChainConfig(env),
     takerFeeBps: int(env, "TAKER_FEE_BPS", 200),
     makerFeeBps: int(env, "MAKER_FEE_BPS", 0),
+    ammFeeBps: int(env, "AMM_FEE_BPS", 100),
     seedDemo: env.SEED_DEMO !== "false",
     logLevel: env.LOG_LEVEL === "false" ? false : env.LOG_LEVEL || "info",
   };

@@ -58,7 +58,7 @@ export interface BookJournalDoc {
   seq: number;
   /** The book's event sequence after this command (its time priority clock). */
   bookSeq: number;
-  command: { type: "place"; order: { orderId: string; userId: string; side: Side; outcome: Outcome; price: number; quantity: number; orderType: OrderType; createdAt: string } } | { type: "cancel"; orderId: string; userId?: string } | { type: "cancelAll"; reason: string };
+  command: { type: "route"; orderId: string; userId: string; side: Side; outcome: Outcome; quantity: number; mode: "AMM" | "ROUTE" } | { type: "ammFund"; liquidity: number } | { type: "place"; order: { orderId: string; userId: string; side: Side; outcome: Outcome; price: number; quantity: number; orderType: OrderType; createdAt: string } } | { type: "cancel"; orderId: string; userId?: string } | { type: "cancelAll"; reason: string };
   /** The ledger entry this command produced (posted with key `ledgerKey`). */
   ledgerKey: string;
   postings: Posting[];
@@ -66,6 +66,8 @@ export interface BookJournalDoc {
   fills: FillRecord[];
   orders: Array<{ orderId: string; userId: string; filledDelta: number; remaining: number; status: OrderStatus }>;
   closesLocks: string[];
+  /** The market's AMM pool after this command, when the command changed it. */
+  pool?: { yes: number; no: number };
   at: string;
 }
 
@@ -73,5 +75,6 @@ export interface BookSnapshotDoc {
   _id: string;
   seq: number;
   bookSeq: number;
+  pool?: { yes: number; no: number } | null;
   orders: Array<{ orderId: string; userId: string; side: Side; outcome: Outcome; price: number; quantity: number; remaining: number; seq: number }>;
 }

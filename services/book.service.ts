@@ -8,9 +8,31 @@ import { currentUser, type AppContext } from "../mixins/context";
 import { MarketActor, TradingError, type MarketPorts, type PlaceResult } from "../trading/market-actor";
 import { cost, formatAvgPrice, formatTick, isLotQuantity, LOT, priceToTick } from "../engine/money";
 import type { Depth, OrderType, Outcome, Side } from "../engine/types";
+import { marginalPrice, type PoolState } from "../engine/amm";
 import type { BookJournalDoc, BookSnapshotDoc, OrderDoc } from "../models/trading";
 
 type BookCollections = { bookJournal: BookJournalDoc; bookSnapshots: BookSnapshotDoc; orders: OrderDoc };
+
+export interface RouteParams {
+  marketId: string;
+  userId: string;
+  side: Side;
+  outcome: Outcome;
+  quantity: number;
+  mode: "AMM" | "ROUTE";
+}
+
+/** Best book prices (YES view ticks) and the pool's marginal YES price as an exact fraction. */
+export interface TopOfBook {
+  yesBid: number | null;
+  yesAsk: number | null;
+  ammYes: { num: string; den: string } | null;
+}
+
+function poolYesPrice(pool: PoolState): { num: string; den: string } {
+  const f = marginalPrice(pool, "YES");
+  return { num: f.num.toString(), den: f.den.toString() };
+}
 
 export interface PlaceOrderParams {
   marketId: string;
@@ -153,6 +175,41 @@ const BookService = defineService<BookThis>({
       },
     },
 
+    /** Internal: a market order (AMM only or routed) inside the market's actor. */
+    route: {
+      visibility: "public",
+      params: { marketId: ID, userId: "string", side: { type: "enum", values: ["BUY", "SELL"] }, outcome: { type: "enum", values: ["YES", "NO"] }, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } },
+      async handler(this: BookThis, ctx: AppContext<RouteParams>) {
+        const actor = await this.existingActor(ctx.params.marketId);
+        if (!actor) throw notFound("Market");
+        const { userId, side, outcome, quantity, mode } = ctx.params;
+        return this.run(() => actor.route({ userId, side, outcome, quantity, mode }));
+      },
+    },
+
+    /** Internal: what `route` would do now, without doing it. */
+    quote: {
+      visibility: "public",
+      params: { marketId: ID, userId: "string", side: { type: "enum", values: ["BUY", "SELL"] }, outcome: { type: "enum", values: ["YES", "NO"] }, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } },
+      async handler(this: BookThis, ctx: AppContext<RouteParams>) {
+        const actor = await this.existingActor(ctx.params.marketId);
+        if (!actor) throw notFound("Market");
+        const { userId, side, outcome, quantity, mode } = ctx.params;
+        const plan = await this.run(() => actor.quote({ userId, side, outcome, quantity, mode }));
+        return { venue: plan.venue, filled: plan.filled, totalCost: plan.totalCost, fee: plan.fee, avgPrice: plan.avgPrice };
+      },
+    },
+
+    /** Internal: load a market's actor (funds its AMM pool on first sight of an open market). */
+    ensureMarket: {
+      visibility: "public",
+      params: { marketId: ID },
+      async handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
+        const actor = await this.existingActor(ctx.params.marketId);
+        return { loaded: !!actor, pool: actor?.pool ?? null };
+      },
+    },
+
     /** Internal: depth of both views with the book's sequence (socket snapshots). */
     depth: {
       visibility: "public",
@@ -169,11 +226,11 @@ const BookService = defineService<BookThis>({
       visibility: "public",
       params: { marketIds: { type: "array", items: "string", max: 200 } },
       async handler(this: BookThis, ctx: AppContext<{ marketIds: string[] }>) {
-        const out: Record<string, { yesBid: number | null; yesAsk: number | null }> = {};
+        const out: Record<string, TopOfBook> = {};
         for (const id of ctx.params.marketIds) {
           const actor = await this.existingActor(id).catch(() => null);
           const b = actor?.book.best("YES");
-          out[id] = { yesBid: b?.bid ?? null, yesAsk: b?.ask ?? null };
+          out[id] = { yesBid: b?.bid ?? null, yesAsk: b?.ask ?? null, ammYes: actor?.pool ? poolYesPrice(actor.pool) : null };
         }
         return out;
       },
@@ -192,6 +249,12 @@ const BookService = defineService<BookThis>({
   },
 
   events: {
+    "market.opened": {
+      handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
+        // Load the actor now so the AMM pool is funded before the first trade asks for it.
+        return this.existingActor(ctx.params.marketId).then(() => undefined, (err) => this.logger.warn("market.opened", err));
+      },
+    },
     "market.closed": {
       handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
         return this.existingActor(ctx.params.marketId).then((a) => a?.halt("closed", "MARKET_CLOSED"));
@@ -264,10 +327,14 @@ const BookService = defineService<BookThis>({
     const stores = this.stores;
     this.ports = {
       fees: { takerBps: cfg.takerFeeBps, makerBps: cfg.makerFeeBps },
+      ammFeeBps: cfg.ammFeeBps,
       newId,
-      async marketStatus(marketId) {
-        const m = await broker.call<{ status: string } | null, { marketId: string }>("catalog.getMarketInternal", { marketId }).catch(() => null);
-        return m?.status ?? null;
+      async market(marketId) {
+        const m = await broker.call<{ status: string; ammLiquidity?: string } | null, { marketId: string }>("catalog.getMarketInternal", { marketId }).catch(() => null);
+        if (!m) return null;
+        const L = Number(m.ammLiquidity ?? "0");
+        // Funding is whole lots like every quantity; a remainder below one lot is not used.
+        return { status: m.status, ammLiquidity: Number.isSafeInteger(L) ? L - (L % LOT) : 0 };
       },
       journal: {
         append: async (doc) => {
@@ -314,7 +381,7 @@ const BookService = defineService<BookThis>({
       publish(doc, actor) {
         const best = actor.book.best("YES");
         broker.emit("book.changed", { marketId: doc.marketId, seq: actor.book.seq, yes: levelView(actor.book.depth("YES", 10)) });
-        broker.emit("market.pricesChanged", { marketId: doc.marketId, yesBid: best.bid, yesAsk: best.ask });
+        broker.emit("market.pricesChanged", { marketId: doc.marketId, yesBid: best.bid, yesAsk: best.ask, ammYes: actor.pool ? poolYesPrice(actor.pool) : null });
         for (const f of doc.fills) {
           const notional = cost(f.quantity, f.yesPrice);
           broker.emit("market.trade", { marketId: doc.marketId, tradeId: f.fillId, outcome: "YES", yesPrice: f.yesPrice, quantity: f.quantity, notional, at: doc.at });

@@ -6,6 +6,7 @@ import CatalogService from "./catalog.service";
 import BookService from "./book.service";
 import LedgerService from "./ledger.service";
 import RouterService from "./router.service";
+import AmmService from "./amm.service";
 
 /** Every service schema by name; a node starts the ones its SERVICES selects. */
 export const SERVICE_SCHEMAS: Partial<Record<ServiceName, ServiceSchema>> = {
@@ -15,4 +16,5 @@ export const SERVICE_SCHEMAS: Partial<Record<ServiceName, ServiceSchema>> = {
   book: BookService,
   ledger: LedgerService,
   router: RouterService,
+  amm: AmmService,
 };

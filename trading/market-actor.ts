@@ -2,15 +2,20 @@ import { OrderBook } from "../engine/book";
 import type { Order, OrderType, Outcome, RestingOrder, Side } from "../engine/types";
 import { cost, formatTick, type FeeSchedule } from "../engine/money";
 import type { Posting } from "../engine/accounts";
-import { placementLock, releasePlacement, releaseResting, settlePlacement, type Settlement } from "../engine/settlement";
+import { ammLegPostings, placementLock, poolFunding, releasePlacement, releaseResting, settlePlacement, type Settlement, type TradeRecord } from "../engine/settlement";
+import { createPool, type PoolState } from "../engine/amm";
+import { planAmmOnly, planRoute, type RoutePlan } from "../engine/router";
 import { SerialQueue } from "../lib/serial";
 import type { BookJournalDoc, BookSnapshotDoc, OrderStatus } from "../models/trading";
 
 /** Everything an actor needs from the outside world; the book service wires it to storage and the broker. */
 export interface MarketPorts {
   fees: FeeSchedule;
+  /** The AMM's LP fee in basis points of the cash traded. */
+  ammFeeBps: number;
   newId(prefix: string): string;
-  marketStatus(marketId: string): Promise<string | null>;
+  /** Status and AMM funding of the market, or null when the catalog does not know it. */
+  market(marketId: string): Promise<{ status: string; ammLiquidity: number } | null>;
   journal: {
     /** Must fail when the _id exists: that is how a second writer is fenced off. */
     append(doc: BookJournalDoc): Promise<void>;
@@ -29,6 +34,12 @@ export interface MarketPorts {
   project(doc: BookJournalDoc): Promise<void>;
   /** Broker events for real time, notifications and price history. */
   publish(doc: BookJournalDoc, actor: MarketActor): void;
+}
+
+function negateLock(p: Posting): Posting {
+  if (p.kind === "cash") return { ...p, available: -(p.available ?? 0), locked: -(p.locked ?? 0) };
+  if (p.kind === "shares") return { ...p, locked: -(p.locked ?? 0) };
+  return p;
 }
 
 export class TradingError extends Error {
@@ -63,6 +74,24 @@ export interface PlaceResult {
   createdAt: string;
 }
 
+export interface RouteCommand {
+  userId: string;
+  side: Side;
+  outcome: Outcome;
+  quantity: number;
+  /** AMM: the pool only (POST /trade/amm); ROUTE: best of book and pool (POST /trade/market). */
+  mode: "AMM" | "ROUTE";
+}
+
+export interface RouteExecution {
+  tradeId: string;
+  venue: RoutePlan["venue"];
+  filledQuantity: number;
+  totalCost: number;
+  fee: number;
+  avgPrice: string;
+}
+
 const SNAPSHOT_EVERY = 200;
 
 /**
@@ -76,6 +105,8 @@ export class MarketActor {
   private journalSeq = 0;
   private snapshotSeq = 0;
   status: string | null = null;
+  /** The market's AMM pool; null when the market has none. */
+  pool: PoolState | null = null;
   /** Set when this node must stop writing (lost ownership or a failed commit). */
   fenced = false;
 
@@ -94,7 +125,9 @@ export class MarketActor {
     for (const o of snap?.orders ?? []) open.set(o.orderId, { ...o });
     const entries = await ports.journal.after(marketId, snap?.seq ?? 0);
     let bookSeq = snap?.bookSeq ?? 0;
+    let pool: PoolState | null = snap?.pool ?? null;
     for (const doc of entries) {
+      if (doc.pool) pool = doc.pool;
       if (doc.command.type === "place") {
         const o = doc.command.order;
         open.set(o.orderId, { orderId: o.orderId, userId: o.userId, side: o.side, outcome: o.outcome, price: o.price, quantity: o.quantity, remaining: o.quantity, seq: doc.bookSeq });
@@ -112,7 +145,9 @@ export class MarketActor {
     const actor = new MarketActor(marketId, ports, book);
     actor.journalSeq = entries.length ? entries[entries.length - 1].seq : (snap?.seq ?? 0);
     actor.snapshotSeq = snap?.seq ?? 0;
-    actor.status = await ports.marketStatus(marketId);
+    actor.pool = pool;
+    const market = await ports.market(marketId);
+    actor.status = market?.status ?? null;
 
     // Entries committed before a crash may not have reached the ledger or the read models yet.
     for (const doc of entries) {
@@ -121,6 +156,12 @@ export class MarketActor {
     }
     // Placement locks whose order never got committed: the order does not exist, give the money back.
     for (const orderId of await ports.ledger.pendingLocks(marketId)) await ports.ledger.releaseLock(orderId);
+    // The pool is funded by the first actor that sees an open market with AMM liquidity: the
+    // journal makes it happen once, whichever node or restart gets there first.
+    if (!actor.pool && market && market.status === "open" && market.ammLiquidity > 0) {
+      const L = market.ammLiquidity;
+      await actor.commit({ type: "ammFund", liquidity: L }, { postings: poolFunding(marketId, L), trades: [], fills: [], orders: [] }, [], createPool(L));
+    }
     if (entries.length) await actor.snapshot();
     return actor;
   }
@@ -165,6 +206,98 @@ export class MarketActor {
     });
   }
 
+  /** Plan a market order against the book (other users' orders) and/or the pool. */
+  private plan(cmd: RouteCommand): RoutePlan {
+    const order = { side: cmd.side, outcome: cmd.outcome, quantity: cmd.quantity };
+    const r =
+      cmd.mode === "AMM"
+        ? planAmmOnly(order, this.pool, this.ports.ammFeeBps)
+        : planRoute(order, { levels: this.book.sweep(cmd.side, cmd.outcome, cmd.quantity, { excludeUserId: cmd.userId }).levels, takerBps: this.ports.fees.takerBps, pool: this.pool, ammFeeBps: this.ports.ammFeeBps });
+    if (!r.ok) {
+      if (r.reason === "INSUFFICIENT_LIQUIDITY" && cmd.mode === "AMM" && !this.pool) throw new TradingError(400, "NO_AMM", "This market has no AMM pool");
+      throw new TradingError(400, r.reason === "INSUFFICIENT_LIQUIDITY" ? "INSUFFICIENT_LIQUIDITY" : r.reason, `Cannot fill the whole quantity: ${r.reason}`);
+    }
+    return r;
+  }
+
+  /** Price a market order exactly as `route` would execute it now, without executing. */
+  quote(cmd: RouteCommand): Promise<RoutePlan> {
+    return this.queue.run(async () => {
+      if (this.status !== "open") throw new TradingError(400, "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}`);
+      return this.plan(cmd);
+    });
+  }
+
+  /**
+   * A market order filled completely or not at all: the book leg runs as a FOK at the plan's
+   * worst book price, the AMM leg against the pool, both inside this one command, so either every
+   * leg is applied (one journal entry, one ledger entry) or none is.
+   */
+  route(cmd: RouteCommand): Promise<RouteExecution> {
+    return this.queue.run(async () => {
+      this.ensureWritable();
+      if (this.status !== "open") throw new TradingError(400, "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; trades are not accepted`);
+      const plan = this.plan(cmd);
+      const orderId = this.ports.newId("ord");
+      const bookQty = plan.legs.book.reduce((a, l) => a + l.quantity, 0);
+      const worst = plan.legs.book.length ? plan.legs.book[plan.legs.book.length - 1].price : 0;
+      const bookOrder: Order = { orderId, userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, price: worst, quantity: bookQty, orderType: "FOK" };
+      const amm = plan.legs.amm;
+
+      const lock: Posting[] = [];
+      if (cmd.side === "BUY") {
+        if (bookQty) lock.push(...placementLock(bookOrder, this.marketId, cmd.userId, this.ports.fees));
+        if (amm) lock.push({ kind: "cash", account: cmd.userId, available: -(amm.cash + amm.fee), locked: amm.cash + amm.fee });
+      } else {
+        lock.push({ kind: "shares", account: cmd.userId, marketId: this.marketId, outcome: cmd.outcome, locked: cmd.quantity });
+      }
+      await this.ports.ledger.post({ key: `lock:${orderId}`, postings: lock, lockRef: { orderId, marketId: this.marketId } });
+
+      const s: Settlement = { postings: [], trades: [], fills: [], orders: [] };
+      const fillIds: string[] = [];
+      let bookCash = 0;
+      let bookFee = 0;
+      if (bookQty) {
+        const events = this.book.place(bookOrder);
+        if (events.some((e) => e.type === "rejected")) {
+          // Cannot happen while the plan was made inside this command; refuse cleanly if it does.
+          await this.ports.ledger.post({ key: `unlock:${orderId}`, postings: lock.map(negateLock), closesLocks: [orderId] });
+          throw new TradingError(409, "BOOK_CHANGED", "The book changed; nothing was executed");
+        }
+        const bs = settlePlacement(this.marketId, bookOrder, events, this.ports.fees, this.ports.newId);
+        const taker = bs.trades.find((t) => t.role === "taker");
+        bookCash = taker?.totalCost ?? 0;
+        bookFee = taker?.fee ?? 0;
+        fillIds.push(...(taker?.fillIds ?? []));
+        s.postings.push(...bs.postings);
+        s.trades.push(...bs.trades.filter((t) => t.role !== "taker"));
+        s.fills.push(...bs.fills);
+        s.orders.push(...bs.orders.filter((o) => o.orderId !== orderId));
+      }
+      if (amm) {
+        s.postings.push(...ammLegPostings(this.marketId, cmd.userId, cmd.side, cmd.outcome, amm));
+        fillIds.push(this.ports.newId("fil"));
+      }
+      const trade: TradeRecord = {
+        tradeId: this.ports.newId("trd"),
+        userId: cmd.userId,
+        marketId: this.marketId,
+        orderId,
+        side: cmd.side,
+        outcome: cmd.outcome,
+        venue: plan.venue,
+        role: "taker",
+        filledQuantity: plan.filled,
+        totalCost: bookCash + (amm?.cash ?? 0),
+        fee: bookFee + (amm?.fee ?? 0),
+        fillIds,
+      };
+      s.trades.push(trade);
+      await this.commit({ type: "route", orderId, userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, quantity: cmd.quantity, mode: cmd.mode }, s, [orderId], amm ? amm.newState : undefined);
+      return { tradeId: trade.tradeId, venue: plan.venue, filledQuantity: trade.filledQuantity, totalCost: trade.totalCost, fee: trade.fee, avgPrice: plan.avgPrice };
+    });
+  }
+
   /** Cancel one resting order of `userId`; ORDER_NOT_FOUND for unknown or someone else's. */
   cancel(orderId: string, userId: string): Promise<{ orderId: string; status: "cancelled"; cancelledQuantity: number; releasedAmount: number }> {
     return this.queue.run(async () => {
@@ -206,8 +339,15 @@ export class MarketActor {
     this.status = status;
   }
 
-  /** What selling (or buying) `quantity` right now would fetch from the book, without executing. */
+  /**
+   * What selling `quantity` right now would fetch, without executing: through the router (book
+   * and pool) when it can take it all, else the part the book alone can absorb.
+   */
   exitQuote(outcome: Outcome, quantity: number, side: Side = "SELL", excludeUserId?: string): { filled: number; proceeds: number } {
+    if (this.pool && quantity > 0) {
+      const r = planRoute({ side, outcome, quantity }, { levels: this.book.sweep(side, outcome, quantity, { excludeUserId }).levels, takerBps: this.ports.fees.takerBps, pool: this.pool, ammFeeBps: this.ports.ammFeeBps });
+      if (r.ok) return { filled: r.filled, proceeds: r.totalCost };
+    }
     const sw = this.book.sweep(side, outcome, quantity, { excludeUserId });
     let proceeds = 0;
     for (const l of sw.levels) proceeds += cost(l.quantity, l.price);
@@ -218,7 +358,7 @@ export class MarketActor {
     if (this.fenced) throw new TradingError(503, "MARKET_MOVED", "This market is being served by another engine node; retry");
   }
 
-  private async commit(command: BookJournalDoc["command"], s: Settlement, closesLocks: string[]): Promise<BookJournalDoc> {
+  private async commit(command: BookJournalDoc["command"], s: Settlement, closesLocks: string[], pool?: PoolState): Promise<BookJournalDoc> {
     const seq = this.journalSeq + 1;
     const doc: BookJournalDoc = {
       _id: `${this.marketId}:${seq}`,
@@ -234,6 +374,7 @@ export class MarketActor {
       closesLocks,
       at: new Date().toISOString(),
     };
+    if (pool) doc.pool = { yes: pool.yes, no: pool.no };
     try {
       await this.ports.journal.append(doc);
     } catch (err) {
@@ -242,8 +383,16 @@ export class MarketActor {
       throw err;
     }
     this.journalSeq = seq;
-    await this.ports.ledger.post({ key: doc.ledgerKey, postings: doc.postings, closesLocks: doc.closesLocks, trades: doc.trades });
-    await this.ports.project(doc);
+    if (pool) this.pool = pool;
+    try {
+      await this.ports.ledger.post({ key: doc.ledgerKey, postings: doc.postings, closesLocks: doc.closesLocks, trades: doc.trades });
+      await this.ports.project(doc);
+    } catch (err) {
+      // Committed but not applied: only a rebuild replays the entry (it is newer than the last
+      // snapshot); writing on would let a later snapshot skip it and lose it for good.
+      this.fenced = true;
+      throw err;
+    }
     this.ports.publish(doc, this);
     if (this.journalSeq - this.snapshotSeq >= SNAPSHOT_EVERY) await this.snapshot();
     return doc;
@@ -251,7 +400,7 @@ export class MarketActor {
 
   private async snapshot(): Promise<void> {
     const orders = this.book.openOrders().map((o) => ({ ...o }));
-    await this.ports.snapshots.save({ _id: this.marketId, seq: this.journalSeq, bookSeq: this.book.seq, orders });
+    await this.ports.snapshots.save({ _id: this.marketId, seq: this.journalSeq, bookSeq: this.book.seq, orders, pool: this.pool });
     this.snapshotSeq = this.journalSeq;
   }
 }
