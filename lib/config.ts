@@ -121,6 +121,13 @@ export function loadChainConfig(env: Env = process.env): ChainConfig {
   return cfg;
 }
 
+/** Fee rates are basis points below 100%: above that a fee could exceed what its lock covers. */
+function bps(env: Env, name: string, fallback: number): number {
+  const v = int(env, name, fallback);
+  if (v >= 10_000) throw new Error(`${name} must be below 10000 basis points, got ${v}`);
+  return v;
+}
+
 function int(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -192,9 +199,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     telegramInitDataMaxAgeSec: int(env, "TELEGRAM_INIT_DATA_MAX_AGE", 86_400),
     chain,
     ton: loadChainConfig(env),
-    takerFeeBps: int(env, "TAKER_FEE_BPS", 200),
-    makerFeeBps: int(env, "MAKER_FEE_BPS", 0),
-    ammFeeBps: int(env, "AMM_FEE_BPS", 100),
+    takerFeeBps: bps(env, "TAKER_FEE_BPS", 200),
+    makerFeeBps: bps(env, "MAKER_FEE_BPS", 0),
+    ammFeeBps: bps(env, "AMM_FEE_BPS", 100),
     seedDemo: env.SEED_DEMO !== "false",
     logLevel: env.LOG_LEVEL === "false" ? false : env.LOG_LEVEL || "info",
   };

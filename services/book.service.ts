@@ -50,6 +50,8 @@ type BookThis = Service &
     actor(marketId: string): Promise<MarketActor>;
     existingActor(marketId: string): Promise<MarketActor | null>;
     run<T>(fn: () => Promise<T>): Promise<T>;
+    recover(): Promise<void>;
+    stopping?: boolean;
   };
 
 const ID = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_:-]+$/ } as const;
@@ -306,6 +308,19 @@ const BookService = defineService<BookThis>({
       return actor;
     },
 
+    /**
+     * After a restart, rebuild at once the markets a crash left work open in (a placement lock
+     * without its outcome) instead of waiting for their next command.
+     */
+    async recover(this: BookThis) {
+      await this.broker.waitForServices(["ledger", "catalog"], 30_000);
+      const markets = await this.broker.call<string[]>("ledger.pendingLockMarkets");
+      for (const id of markets) {
+        if (this.stopping) return;
+        await this.existingActor(id).catch((err) => this.logger.warn(`recovery of ${id} failed`, err));
+      }
+    },
+
     /** Trading errors of the pure actor become domain errors with the spec's envelope. */
     async run<T>(fn: () => Promise<T>): Promise<T> {
       try {
@@ -391,9 +406,11 @@ const BookService = defineService<BookThis>({
         }
       },
     };
+    this.recover().catch((err) => this.logger.warn("book recovery", err));
   },
 
   async stopped() {
+    this.stopping = true;
     // Let every actor finish the command it is running (graceful drain).
     await Promise.all([...this.actors.values()].map((p) => p.then((a) => a.drain()).catch(() => undefined)));
   },

@@ -232,6 +232,14 @@ const LedgerService = defineService<LedgerThis>({
       },
     },
 
+    /** Internal: markets with placement locks still open (books to recover first after a restart). */
+    pendingLockMarkets: {
+      visibility: "public",
+      handler(this: LedgerThis): Promise<string[]> {
+        return this.queue.run(() => [...new Set(this.pendingLocks.values())]);
+      },
+    },
+
     /** Internal: undo the placement lock of an order that never got committed by its book. */
     releaseLock: {
       visibility: "public",
@@ -253,6 +261,18 @@ const LedgerService = defineService<LedgerThis>({
       params: { marketId: "string" },
       handler(this: LedgerThis, ctx: AppContext<{ marketId: string }>) {
         return this.accounts.holders(ctx.params.marketId);
+      },
+    },
+
+    /**
+     * Internal: journal entries with seq > `seq`, in seq order (the notifier's durable cursor).
+     * Entries are inserted one at a time in seq order, so a read never sees a hole behind it.
+     */
+    entriesAfter: {
+      visibility: "public",
+      params: { seq: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 1000, optional: true, default: 200 } },
+      handler(this: LedgerThis, ctx: AppContext<{ seq: number; limit: number }>): Promise<LedgerEntryDoc[]> {
+        return this.stores.ledgerJournal.find({ seq: { $gt: ctx.params.seq } }, { sort: { seq: 1 }, limit: ctx.params.limit });
       },
     },
   },
