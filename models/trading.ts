@@ -11,6 +11,10 @@ export interface LedgerEntryDoc {
   lockRef?: { orderId: string; marketId: string };
   closesLocks?: string[];
   trades?: TradeRecord[];
+  /** A market's book command committed in the same write as its money (the book's journal). */
+  book?: BookJournalDoc;
+  /** Content hash: a repeated key with another digest is a second writer, not a retry. */
+  digest?: string;
   at: string;
 }
 
@@ -30,7 +34,7 @@ export interface TradeDoc extends TradeRecord {
 
 export type OrderStatus = "open" | "partially_filled" | "filled" | "cancelled" | "rejected";
 
-/** Read model of an order (GET /orders, DELETE /orders/:id); the book's journal is the truth. */
+/** Read model of an order (GET /orders, DELETE /orders/:id), projected by the ledger from book entries. */
 export interface OrderDoc {
   _id: string;
   userId: string;
@@ -49,7 +53,10 @@ export interface OrderDoc {
   updatedAt: string;
 }
 
-/** One command of a market's book as committed: the unit of replay and of single-writer fencing. */
+/**
+ * One command of a market's book as committed, inside the ledger entry that moves its money: the
+ * unit of replay and of single-writer fencing.
+ */
 export interface BookJournalDoc {
   /** `${marketId}:${seq}`: a second writer of the same market collides on it. */
   _id: string;

@@ -3,7 +3,6 @@ import { defineService } from "../lib/service";
 import { configOf } from "../lib/config";
 import { newId } from "../lib/ids";
 import { DomainError, notFound, validationError } from "../lib/errors";
-import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import { MarketActor, TradingError, type MarketPorts, type PlaceResult } from "../trading/market-actor";
 import { cost, formatAvgPrice, formatTick, isLotQuantity, LOT, priceToTick } from "../engine/money";
@@ -11,7 +10,6 @@ import type { Depth, OrderType, Outcome, Side } from "../engine/types";
 import { marginalPrice, type PoolState } from "../engine/amm";
 import type { BookJournalDoc, BookSnapshotDoc, OrderDoc } from "../models/trading";
 
-type BookCollections = { bookJournal: BookJournalDoc; bookSnapshots: BookSnapshotDoc; orders: OrderDoc };
 
 export interface RouteParams {
   marketId: string;
@@ -43,8 +41,7 @@ export interface PlaceOrderParams {
   quantity: number;
 }
 
-type BookThis = Service &
-  DbState<BookCollections> & {
+type BookThis = Service & {
     actors: Map<string, Promise<MarketActor>>;
     ports: MarketPorts;
     actor(marketId: string): Promise<MarketActor>;
@@ -81,13 +78,6 @@ export function orderView(o: OrderDoc) {
 
 const BookService = defineService<BookThis>({
   name: "book",
-  mixins: [
-    createDbMixin<BookCollections>({
-      bookJournal: [{ fields: { marketId: 1 } }],
-      bookSnapshots: [],
-      orders: [{ fields: { userId: 1 } }],
-    }),
-  ],
 
   actions: {
     /** POST /orders: a limit order, GTC or FOK. */
@@ -138,7 +128,7 @@ const BookService = defineService<BookThis>({
       params: { orderId: { type: "string", min: 1, max: 64 }, $$strict: "remove" },
       async handler(this: BookThis, ctx: AppContext<{ orderId: string }>) {
         const user = currentUser(ctx);
-        const o = await this.stores.orders.findOne({ _id: ctx.params.orderId });
+        const o = await ctx.call<OrderDoc | null, { orderId: string }>("ledger.getOrder", { orderId: ctx.params.orderId });
         if (!o || o.userId !== user.id || (o.status !== "open" && o.status !== "partially_filled")) throw notFound("Order", "ORDER_NOT_FOUND");
         // The owner of the market's book does the cancel (sharded by marketId in a cluster).
         return ctx.call("book.cancel", { marketId: o.marketId, orderId: o._id, userId: user.id });
@@ -160,9 +150,7 @@ const BookService = defineService<BookThis>({
       auth: "user",
       params: { marketId: { ...ID, optional: true }, $$strict: "remove" },
       async handler(this: BookThis, ctx: AppContext<{ marketId?: string }>) {
-        const q: Record<string, unknown> = { userId: currentUser(ctx).id, status: { $in: ["open", "partially_filled"] } };
-        if (ctx.params.marketId) q.marketId = ctx.params.marketId;
-        const docs = await this.stores.orders.find(q, { sort: { createdAt: -1 } });
+        const docs = await ctx.call<OrderDoc[], object>("ledger.openOrders", { userId: currentUser(ctx).id, ...(ctx.params.marketId ? { marketId: ctx.params.marketId } : {}) });
         return docs.map(orderView);
       },
     },
@@ -339,7 +327,6 @@ const BookService = defineService<BookThis>({
   started() {
     const cfg = configOf(this.broker);
     const broker = this.broker;
-    const stores = this.stores;
     this.ports = {
       fees: { takerBps: cfg.takerFeeBps, makerBps: cfg.makerFeeBps },
       ammFeeBps: cfg.ammFeeBps,
@@ -351,47 +338,15 @@ const BookService = defineService<BookThis>({
         // Funding is whole lots like every quantity; a remainder below one lot is not used.
         return { status: m.status, ammLiquidity: Number.isSafeInteger(L) ? L - (L % LOT) : 0 };
       },
-      journal: {
-        append: async (doc) => {
-          await stores.bookJournal.insert(doc);
-        },
-        after: (marketId, seq) => stores.bookJournal.find({ marketId, seq: { $gt: seq } }, { sort: { seq: 1 } }),
-      },
-      snapshots: {
-        load: (marketId) => stores.bookSnapshots.findOne({ _id: marketId }),
-        save: (doc) => stores.bookSnapshots.put(doc),
-      },
       ledger: {
         post: (entry) => broker.call("ledger.post", entry),
+        bookEntries: (marketId, afterSeq) => broker.call<BookJournalDoc[], object>("ledger.bookEntries", { marketId, afterSeq }),
         pendingLocks: (marketId) => broker.call<string[], { marketId: string }>("ledger.pendingLocks", { marketId }),
         releaseLock: (orderId) => broker.call("ledger.releaseLock", { orderId }),
-      },
-      async project(doc) {
-        const now = doc.at;
-        if (doc.command.type === "place") {
-          const o = doc.command.order;
-          const mine = doc.orders.find((c) => c.orderId === o.orderId);
-          await stores.orders.insertOnce({
-            _id: o.orderId,
-            userId: o.userId,
-            marketId: doc.marketId,
-            side: o.side,
-            outcome: o.outcome,
-            orderType: o.orderType,
-            price: o.price,
-            quantity: o.quantity,
-            filledQuantity: mine?.filledDelta ?? 0,
-            remaining: mine?.remaining ?? 0,
-            status: mine?.status ?? "open",
-            seq: doc.seq,
-            createdAt: o.createdAt,
-            updatedAt: now,
-          });
-        }
-        for (const c of doc.orders) {
-          // Guarded by seq so a replay never adds a fill twice.
-          await stores.orders.update({ _id: c.orderId, seq: { $lt: doc.seq } }, { $inc: { filledQuantity: c.filledDelta }, $set: { remaining: c.remaining, status: c.status, seq: doc.seq, updatedAt: now } });
-        }
+        loadSnapshot: (marketId) => broker.call<BookSnapshotDoc | null, object>("ledger.loadBookSnapshot", { marketId }),
+        saveSnapshot: async (snapshot) => {
+          await broker.call("ledger.saveBookSnapshot", { snapshot });
+        },
       },
       publish(doc, actor) {
         const best = actor.book.best("YES");

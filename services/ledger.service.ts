@@ -7,10 +7,10 @@ import { DomainError, notFound } from "../lib/errors";
 import { Accounts, LedgerRejection, type ConservationReport, type Posting, type PositionState, type PreparedChange } from "../engine/accounts";
 import { formatAvgPrice, formatMicro } from "../engine/money";
 import type { TradeRecord } from "../engine/settlement";
-import type { LedgerEntryDoc, LedgerSnapshotDoc, TradeDoc } from "../models/trading";
+import type { BookJournalDoc, BookSnapshotDoc, LedgerEntryDoc, LedgerSnapshotDoc, OrderDoc, TradeDoc } from "../models/trading";
 import { page, type Page } from "../gateway/envelope";
 
-type LedgerCollections = { ledgerJournal: LedgerEntryDoc; ledgerSnapshots: LedgerSnapshotDoc; trades: TradeDoc };
+type LedgerCollections = { ledgerJournal: LedgerEntryDoc; ledgerSnapshots: LedgerSnapshotDoc; trades: TradeDoc; orders: OrderDoc; bookSnapshots: BookSnapshotDoc };
 
 export interface PostParams {
   key: string;
@@ -18,6 +18,8 @@ export interface PostParams {
   lockRef?: { orderId: string; marketId: string };
   closesLocks?: string[];
   trades?: TradeRecord[];
+  book?: BookJournalDoc;
+  digest?: string;
 }
 
 export interface PostResult {
@@ -70,9 +72,11 @@ const LedgerService = defineService<LedgerThis>({
   name: "ledger",
   mixins: [
     createDbMixin<LedgerCollections>({
-      ledgerJournal: [{ fields: { seq: 1 }, unique: true }],
+      ledgerJournal: [{ fields: { seq: 1 }, unique: true }, { fields: { "book.marketId": 1 }, sparse: true }],
       ledgerSnapshots: [],
       trades: [{ fields: { userId: 1 } }],
+      orders: [{ fields: { userId: 1 } }],
+      bookSnapshots: [],
     }),
   ],
 
@@ -89,16 +93,24 @@ const LedgerService = defineService<LedgerThis>({
         lockRef: { type: "object", optional: true, props: { orderId: "string", marketId: "string" } },
         closesLocks: { type: "array", items: "string", optional: true },
         trades: { type: "array", items: "object", optional: true },
+        book: { type: "object", optional: true },
+        digest: { type: "string", optional: true, max: 128 },
       },
       handler(this: LedgerThis, ctx: AppContext<PostParams>): Promise<PostResult> {
         const p = ctx.params;
         return this.queue.run(async () => {
           const existing = await this.stores.ledgerJournal.findOne({ _id: p.key });
-          if (existing) return { applied: false, seq: existing.seq };
+          if (existing) {
+            // Same key, same content: a retry. Same key, other content: a second writer of that market.
+            if (existing.digest !== p.digest) throw new DomainError("This journal position is already taken by another writer", 409, "JOURNAL_CONFLICT");
+            return { applied: false, seq: existing.seq };
+          }
           const doc: LedgerEntryDoc = { _id: p.key, seq: this.seq + 1, postings: p.postings, at: new Date().toISOString() };
           if (p.lockRef) doc.lockRef = p.lockRef;
           if (p.closesLocks?.length) doc.closesLocks = p.closesLocks;
           if (p.trades?.length) doc.trades = p.trades;
+          if (p.book) doc.book = p.book;
+          if (p.digest) doc.digest = p.digest;
           // Validate first: a rejected entry never reaches the journal.
           let change: PreparedChange;
           try {
@@ -232,6 +244,57 @@ const LedgerService = defineService<LedgerThis>({
       },
     },
 
+    /** Internal: a market's book commands after `afterSeq`, in order (rebuilding a book). */
+    bookEntries: {
+      visibility: "public",
+      params: { marketId: "string", afterSeq: { type: "number", integer: true, min: 0 } },
+      async handler(this: LedgerThis, ctx: AppContext<{ marketId: string; afterSeq: number }>): Promise<BookJournalDoc[]> {
+        const docs = await this.stores.ledgerJournal.find({ "book.marketId": ctx.params.marketId, "book.seq": { $gt: ctx.params.afterSeq } }, { sort: { "book.seq": 1 } });
+        return docs.map((d) => d.book as BookJournalDoc);
+      },
+    },
+
+    /** Internal: the latest snapshot of a market's book (open orders at a journal seq). */
+    loadBookSnapshot: {
+      visibility: "public",
+      params: { marketId: "string" },
+      handler(this: LedgerThis, ctx: AppContext<{ marketId: string }>): Promise<BookSnapshotDoc | null> {
+        return this.stores.bookSnapshots.findOne({ _id: ctx.params.marketId });
+      },
+    },
+
+    saveBookSnapshot: {
+      visibility: "public",
+      params: { snapshot: "object" },
+      async handler(this: LedgerThis, ctx: AppContext<{ snapshot: BookSnapshotDoc }>) {
+        const snap = ctx.params.snapshot;
+        // A stale writer must not roll a snapshot back.
+        const cur = await this.stores.bookSnapshots.findOne({ _id: snap._id });
+        if (!cur || cur.seq < snap.seq) await this.stores.bookSnapshots.put(snap);
+        return { saved: !cur || cur.seq < snap.seq };
+      },
+    },
+
+    /** Internal: a user's open orders (GET /orders). */
+    openOrders: {
+      visibility: "public",
+      params: { userId: "string", marketId: { type: "string", optional: true } },
+      handler(this: LedgerThis, ctx: AppContext<{ userId: string; marketId?: string }>): Promise<OrderDoc[]> {
+        const q: Record<string, unknown> = { userId: ctx.params.userId, status: { $in: ["open", "partially_filled"] } };
+        if (ctx.params.marketId) q.marketId = ctx.params.marketId;
+        return this.stores.orders.find(q, { sort: { createdAt: -1 } });
+      },
+    },
+
+    /** Internal: one order's read model. */
+    getOrder: {
+      visibility: "public",
+      params: { orderId: "string" },
+      handler(this: LedgerThis, ctx: AppContext<{ orderId: string }>): Promise<OrderDoc | null> {
+        return this.stores.orders.findOne({ _id: ctx.params.orderId });
+      },
+    },
+
     /** Internal: markets with placement locks still open (books to recover first after a restart). */
     pendingLockMarkets: {
       visibility: "public",
@@ -289,6 +352,32 @@ const LedgerService = defineService<LedgerThis>({
     async project(this: LedgerThis, doc: LedgerEntryDoc) {
       for (const t of doc.trades ?? []) {
         await this.stores.trades.insertOnce({ ...t, _id: t.tradeId, settlementStatus: "pending", settlementTxHash: null, createdAt: doc.at });
+      }
+      const b = doc.book;
+      if (!b) return;
+      if (b.command.type === "place") {
+        const o = b.command.order;
+        const mine = b.orders.find((c) => c.orderId === o.orderId);
+        await this.stores.orders.insertOnce({
+          _id: o.orderId,
+          userId: o.userId,
+          marketId: b.marketId,
+          side: o.side,
+          outcome: o.outcome,
+          orderType: o.orderType,
+          price: o.price,
+          quantity: o.quantity,
+          filledQuantity: mine?.filledDelta ?? 0,
+          remaining: mine?.remaining ?? 0,
+          status: mine?.status ?? "open",
+          seq: b.seq,
+          createdAt: o.createdAt,
+          updatedAt: b.at,
+        });
+      }
+      for (const c of b.orders) {
+        // Guarded by the market's seq so a replay never adds a fill twice.
+        await this.stores.orders.update({ _id: c.orderId, seq: { $lt: b.seq } }, { $inc: { filledQuantity: c.filledDelta }, $set: { remaining: c.remaining, status: c.status, seq: b.seq, updatedAt: b.at } });
       }
     },
 

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { OrderBook } from "../engine/book";
 import type { Order, OrderType, Outcome, RestingOrder, Side } from "../engine/types";
 import { cost, formatTick, type FeeSchedule } from "../engine/money";
@@ -8,7 +9,22 @@ import { planAmmOnly, planRoute, type RoutePlan } from "../engine/router";
 import { SerialQueue } from "../lib/serial";
 import type { BookJournalDoc, BookSnapshotDoc, OrderStatus } from "../models/trading";
 
-/** Everything an actor needs from the outside world; the book service wires it to storage and the broker. */
+/** What the ledger takes from an actor: money postings, optionally with the book command they belong to. */
+export interface LedgerPost {
+  key: string;
+  postings: Posting[];
+  lockRef?: { orderId: string; marketId: string };
+  closesLocks?: string[];
+  trades?: Settlement["trades"];
+  book?: BookJournalDoc;
+  digest?: string;
+}
+
+/**
+ * Everything an actor needs from the outside world; the book service wires it to the broker. The
+ * actor keeps no storage of its own: its journal lives in the ledger's, so a command's book change
+ * and its money are one write, and any engine node can rebuild any market.
+ */
 export interface MarketPorts {
   fees: FeeSchedule;
   /** The AMM's LP fee in basis points of the cash traded. */
@@ -16,24 +32,22 @@ export interface MarketPorts {
   newId(prefix: string): string;
   /** Status and AMM funding of the market, or null when the catalog does not know it. */
   market(marketId: string): Promise<{ status: string; ammLiquidity: number } | null>;
-  journal: {
-    /** Must fail when the _id exists: that is how a second writer is fenced off. */
-    append(doc: BookJournalDoc): Promise<void>;
-    after(marketId: string, seq: number): Promise<BookJournalDoc[]>;
-  };
-  snapshots: {
-    load(marketId: string): Promise<BookSnapshotDoc | null>;
-    save(doc: BookSnapshotDoc): Promise<void>;
-  };
   ledger: {
-    post(entry: { key: string; postings: Posting[]; lockRef?: { orderId: string; marketId: string }; closesLocks?: string[]; trades?: Settlement["trades"] }): Promise<unknown>;
+    /** Applies the entry once; a repeated key with another digest fails (a second writer). */
+    post(entry: LedgerPost): Promise<unknown>;
+    bookEntries(marketId: string, afterSeq: number): Promise<BookJournalDoc[]>;
     pendingLocks(marketId: string): Promise<string[]>;
     releaseLock(orderId: string): Promise<unknown>;
+    loadSnapshot(marketId: string): Promise<BookSnapshotDoc | null>;
+    saveSnapshot(doc: BookSnapshotDoc): Promise<void>;
   };
-  /** Read models (orders) from a committed journal entry; idempotent. */
-  project(doc: BookJournalDoc): Promise<void>;
   /** Broker events for real time, notifications and price history. */
   publish(doc: BookJournalDoc, actor: MarketActor): void;
+}
+
+/** What makes two commits of the same seq the same commit (a retry) rather than two writers. */
+function digestOf(doc: BookJournalDoc): string {
+  return createHash("sha256").update(JSON.stringify([doc.command, doc.postings, doc.orders, doc.pool ?? null])).digest("hex");
 }
 
 function negateLock(p: Posting): Posting {
@@ -120,10 +134,10 @@ export class MarketActor {
 
   /** Rebuild from the latest snapshot and the journal after it, then settle unfinished work. */
   static async load(marketId: string, ports: MarketPorts): Promise<MarketActor> {
-    const snap = await ports.snapshots.load(marketId);
+    const snap = await ports.ledger.loadSnapshot(marketId);
     const open = new Map<string, RestingOrder>();
     for (const o of snap?.orders ?? []) open.set(o.orderId, { ...o });
-    const entries = await ports.journal.after(marketId, snap?.seq ?? 0);
+    const entries = await ports.ledger.bookEntries(marketId, snap?.seq ?? 0);
     let bookSeq = snap?.bookSeq ?? 0;
     let pool: PoolState | null = snap?.pool ?? null;
     for (const doc of entries) {
@@ -149,11 +163,6 @@ export class MarketActor {
     const market = await ports.market(marketId);
     actor.status = market?.status ?? null;
 
-    // Entries committed before a crash may not have reached the ledger or the read models yet.
-    for (const doc of entries) {
-      await ports.ledger.post({ key: doc.ledgerKey, postings: doc.postings, closesLocks: doc.closesLocks, trades: doc.trades });
-      await ports.project(doc);
-    }
     // Placement locks whose order never got committed: the order does not exist, give the money back.
     for (const orderId of await ports.ledger.pendingLocks(marketId)) await ports.ledger.releaseLock(orderId);
     // The pool is funded by the first actor that sees an open market with AMM liquidity: the
@@ -376,23 +385,18 @@ export class MarketActor {
     };
     if (pool) doc.pool = { yes: pool.yes, no: pool.no };
     try {
-      await this.ports.journal.append(doc);
+      await this.ports.ledger.post({ key: doc.ledgerKey, postings: doc.postings, closesLocks: doc.closesLocks, trades: doc.trades, book: doc, digest: digestOf(doc) });
     } catch (err) {
-      // The in-memory book is ahead of storage (or another node owns the market): never write again.
+      // Refused (another node wrote this seq) or unknown outcome: memory may be ahead of the
+      // journal, so this actor never writes again; the service rebuilds it from the ledger.
       this.fenced = true;
+      // The command's placement lock goes back unless the entry did land (then it is closed and
+      // this is a no-op; the ledger applies calls in arrival order).
+      for (const orderId of closesLocks) await this.ports.ledger.releaseLock(orderId).catch(() => undefined);
       throw err;
     }
     this.journalSeq = seq;
     if (pool) this.pool = pool;
-    try {
-      await this.ports.ledger.post({ key: doc.ledgerKey, postings: doc.postings, closesLocks: doc.closesLocks, trades: doc.trades });
-      await this.ports.project(doc);
-    } catch (err) {
-      // Committed but not applied: only a rebuild replays the entry (it is newer than the last
-      // snapshot); writing on would let a later snapshot skip it and lose it for good.
-      this.fenced = true;
-      throw err;
-    }
     this.ports.publish(doc, this);
     if (this.journalSeq - this.snapshotSeq >= SNAPSHOT_EVERY) await this.snapshot();
     return doc;
@@ -400,7 +404,7 @@ export class MarketActor {
 
   private async snapshot(): Promise<void> {
     const orders = this.book.openOrders().map((o) => ({ ...o }));
-    await this.ports.snapshots.save({ _id: this.marketId, seq: this.journalSeq, bookSeq: this.book.seq, orders, pool: this.pool });
+    await this.ports.ledger.saveSnapshot({ _id: this.marketId, seq: this.journalSeq, bookSeq: this.book.seq, orders, pool: this.pool });
     this.snapshotSeq = this.journalSeq;
   }
 }

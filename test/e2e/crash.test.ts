@@ -10,9 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { formatTick, LOT, priceToTick, restingBuyLock, type FeeSchedule } from "../../engine/money";
-import { Accounts, type ConservationReport, type Posting } from "../../engine/accounts";
-import type { BookJournalDoc, BookSnapshotDoc } from "../../models/trading";
-import { MarketActor, type MarketPorts } from "../../trading/market-actor";
+import type { ConservationReport } from "../../engine/accounts";
 import { TestWallet } from "../support/wallet";
 
 const ROOT = resolve(__dirname, "../..");
@@ -529,96 +527,4 @@ describe("SIGKILL in the middle of an order stream", () => {
     },
     60_000,
   );
-});
-
-/**
- * A command whose journal entry is written but whose ledger posting fails (the ledger unreachable
- * for a moment) must still reach the ledger: the entry is only replayed while it is newer than the
- * book's snapshot, so the actor has to stop and rebuild before any later snapshot can pass it.
- */
-describe("a commit that fails after its journal entry", () => {
-  function memoryWorld(fees: FeeSchedule) {
-    const accounts = new Accounts();
-    const applied = new Set<string>();
-    const locks = new Map<string, { marketId: string; postings: Posting[] }>();
-    const journal: BookJournalDoc[] = [];
-    let snapshot: BookSnapshotDoc | null = null;
-    let n = 0;
-    const world = { accounts, journal, failNextBookPost: false, snapshots: 0 };
-    const post = async (e: { key: string; postings: Posting[]; lockRef?: { orderId: string; marketId: string }; closesLocks?: string[] }) => {
-      if (applied.has(e.key)) return { applied: false };
-      if (world.failNextBookPost && e.key.startsWith("book:")) {
-        world.failNextBookPost = false;
-        throw new Error("ledger unreachable");
-      }
-      accounts.apply(e.postings);
-      applied.add(e.key);
-      if (e.lockRef) locks.set(e.lockRef.orderId, { marketId: e.lockRef.marketId, postings: e.postings });
-      for (const id of e.closesLocks ?? []) locks.delete(id);
-      return { applied: true };
-    };
-    const ports: MarketPorts = {
-      fees,
-      ammFeeBps: 0,
-      newId: (p) => `${p}_${++n}`,
-      market: async () => ({ status: "open", ammLiquidity: 0 }),
-      journal: {
-        append: async (doc) => {
-          if (journal.some((d) => d._id === doc._id)) throw new Error("duplicate journal entry");
-          journal.push(JSON.parse(JSON.stringify(doc)));
-        },
-        after: async (m, seq) => journal.filter((d) => d.marketId === m && d.seq > seq).sort((x, y) => x.seq - y.seq),
-      },
-      snapshots: {
-        load: async () => (snapshot ? JSON.parse(JSON.stringify(snapshot)) : null),
-        save: async (doc) => {
-          snapshot = JSON.parse(JSON.stringify(doc));
-          world.snapshots++;
-        },
-      },
-      ledger: {
-        post,
-        pendingLocks: async (m) => [...locks].filter(([, l]) => l.marketId === m).map(([id]) => id),
-        releaseLock: async (orderId) => {
-          const l = locks.get(orderId);
-          if (!l) return { released: false };
-          const back = l.postings.map((p) => (p.kind === "cash" ? { ...p, available: -(p.available ?? 0), locked: -(p.locked ?? 0) } : p.kind === "shares" ? { ...p, locked: -(p.locked ?? 0) } : p));
-          return post({ key: `unlock:${orderId}`, postings: back, closesLocks: [orderId] });
-        },
-      },
-      project: async () => undefined,
-      publish: () => undefined,
-    };
-    return { world, ports };
-  }
-
-  test("is finished by the rebuild, and no later snapshot skips it", async () => {
-    const fees = { takerBps: 200, makerBps: 50 };
-    const { world, ports } = memoryWorld(fees);
-    for (const u of ["alice", "bob", "carol"]) world.accounts.apply([{ kind: "cash", account: u, available: 1_000 * SHARE }, { kind: "external", flow: "deposit", amount: 1_000 * SHARE }]);
-    let actor = await MarketActor.load("m", ports);
-    // What the book service does: a fenced actor is rebuilt from storage before the next command.
-    const current = async () => (actor.fenced ? (actor = await MarketActor.load("m", ports)) : actor);
-
-    await (await current()).place({ userId: "alice", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: 10 * SHARE });
-    world.failNextBookPost = true;
-    await expect((await current()).place({ userId: "bob", side: "BUY", outcome: "NO", orderType: "GTC", price: 65, quantity: 4 * SHARE })).rejects.toThrow("ledger unreachable");
-    // Enough later commands for the book to snapshot past the failed entry.
-    for (let i = 0; i < 210; i++) {
-      const r = await (await current()).place({ userId: "carol", side: "BUY", outcome: "YES", orderType: "GTC", price: 10, quantity: SHARE });
-      await (await current()).cancel(r.orderId, "carol");
-    }
-    expect(world.snapshots).toBeGreaterThan(0);
-
-    // Restart: rebuild from snapshot + journal. Ledger and book must tell the same story.
-    actor = await MarketActor.load("m", ports);
-    const open = actor.book.openOrders();
-    expect(open.map((o) => [o.userId, o.remaining])).toEqual([["alice", 6 * SHARE]]);
-    expect(world.accounts.balance("alice").locked).toBe(restingBuyLock(6 * SHARE, 40, fees));
-    expect(world.accounts.position("bob", "m", "NO")?.quantity).toBe(4 * SHARE);
-    expect(world.accounts.position("alice", "m", "YES")?.quantity).toBe(4 * SHARE);
-    expect(world.accounts.balance("bob").locked).toBe(0);
-    expect(world.accounts.balance("carol").locked).toBe(0);
-    expect(world.accounts.conservation().ok).toBe(true);
-  });
 });
