@@ -19,7 +19,8 @@ export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
     requestTimeout: 15_000,
     // Calls are retried by the callers that own an idempotency key, never blindly here.
     retryPolicy: { enabled: false },
-    registry: { strategy: "RoundRobin", preferLocal: true },
+    // In a cluster a local endpoint must not bypass the book's Shard strategy (market ownership).
+    registry: { strategy: "RoundRobin", preferLocal: !cfg.transporter },
     circuitBreaker: { enabled: false },
     validator: true,
     middlewares: [AuthGuard],

@@ -110,7 +110,7 @@ const AuthService = defineService<AuthThis>({
         if (!session || session.revokedAt || !user) throw unauthorized("Session not found");
         const revoked = await this.stores.sessions.update({ _id: sid, revokedAt: { $exists: false } }, { $set: { revokedAt: new Date().toISOString() } });
         if (!revoked) throw unauthorized("Session not found");
-        ctx.emit("auth.sessionRevoked", { sid, userId: user._id });
+        ctx.broadcast("auth.sessionRevoked", { sid, userId: user._id });
         return this.openSession(user);
       },
     },
@@ -122,7 +122,7 @@ const AuthService = defineService<AuthThis>({
       async handler(this: AuthThis, ctx: AppContext<Record<string, never>>): Promise<null> {
         const user = currentUser(ctx);
         await this.stores.sessions.update({ _id: user.sid }, { $set: { revokedAt: new Date().toISOString() } });
-        ctx.emit("auth.sessionRevoked", { sid: user.sid, userId: user.id });
+        ctx.broadcast("auth.sessionRevoked", { sid: user.sid, userId: user.id });
         ctx.meta.$statusCode = 204;
         return null;
       },

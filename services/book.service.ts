@@ -11,6 +11,11 @@ import { marginalPrice, type PoolState } from "../engine/amm";
 import type { BookJournalDoc, BookSnapshotDoc, OrderDoc } from "../models/trading";
 
 
+interface EndpointListLike {
+  endpoints: Array<{ isAvailable: boolean; local: boolean }>;
+  select(list: Array<{ isAvailable: boolean; local: boolean }>, ctx: { params: { marketId: string } }): { local: boolean } | null;
+}
+
 export interface RouteParams {
   marketId: string;
   userId: string;
@@ -48,10 +53,15 @@ type BookThis = Service & {
     existingActor(marketId: string): Promise<MarketActor | null>;
     run<T>(fn: () => Promise<T>): Promise<T>;
     recover(): Promise<void>;
+    owns(marketId: string): boolean;
+    dropForeignMarkets(): void;
     stopping?: boolean;
   };
 
 const ID = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_:-]+$/ } as const;
+
+/** Calls about one market go to the engine node that owns it (consistent hashing on marketId). */
+const SHARDED = { strategy: "Shard", strategyOptions: { shardKey: "marketId" } } as const;
 
 export function levelView(d: Depth) {
   const v = (l: { price: number; quantity: number; numOrders: number }) => ({ price: formatTick(l.price), quantity: String(l.quantity), numOrders: l.numOrders });
@@ -82,6 +92,7 @@ const BookService = defineService<BookThis>({
   actions: {
     /** POST /orders: a limit order, GTC or FOK. */
     place: {
+      ...SHARDED,
       auth: "user",
       params: {
         marketId: ID,
@@ -137,6 +148,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: cancel inside the market's actor. */
     cancel: {
+      ...SHARDED,
       visibility: "public",
       params: { marketId: ID, orderId: "string", userId: "string" },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string; orderId: string; userId: string }>) {
@@ -157,6 +169,7 @@ const BookService = defineService<BookThis>({
 
     /** GET /markets/:marketId/orderbook: top 10 aggregated levels of the YES or NO view. */
     orderbook: {
+      ...SHARDED,
       params: { marketId: ID, outcome: { type: "enum", values: ["YES", "NO"], optional: true, default: "YES" }, $$strict: "remove" },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string; outcome: Outcome }>) {
         const actor = await this.existingActor(ctx.params.marketId);
@@ -167,6 +180,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: a market order (AMM only or routed) inside the market's actor. */
     route: {
+      ...SHARDED,
       visibility: "public",
       params: { marketId: ID, userId: "string", side: { type: "enum", values: ["BUY", "SELL"] }, outcome: { type: "enum", values: ["YES", "NO"] }, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } },
       async handler(this: BookThis, ctx: AppContext<RouteParams>) {
@@ -179,6 +193,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: what `route` would do now, without doing it. */
     quote: {
+      ...SHARDED,
       visibility: "public",
       params: { marketId: ID, userId: "string", side: { type: "enum", values: ["BUY", "SELL"] }, outcome: { type: "enum", values: ["YES", "NO"] }, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } },
       async handler(this: BookThis, ctx: AppContext<RouteParams>) {
@@ -192,6 +207,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: load a market's actor (funds its AMM pool on first sight of an open market). */
     ensureMarket: {
+      ...SHARDED,
       visibility: "public",
       params: { marketId: ID },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
@@ -202,6 +218,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: depth of both views with the book's sequence (socket snapshots). */
     depth: {
+      ...SHARDED,
       visibility: "public",
       params: { marketId: ID, levels: { type: "number", optional: true, default: 10 } },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string; levels: number }>) {
@@ -217,17 +234,43 @@ const BookService = defineService<BookThis>({
       params: { marketIds: { type: "array", items: "string", max: 200 } },
       async handler(this: BookThis, ctx: AppContext<{ marketIds: string[] }>) {
         const out: Record<string, TopOfBook> = {};
-        for (const id of ctx.params.marketIds) {
-          const actor = await this.existingActor(id).catch(() => null);
-          const b = actor?.book.best("YES");
-          out[id] = { yesBid: b?.bid ?? null, yesAsk: b?.ask ?? null, ammYes: actor?.pool ? poolYesPrice(actor.pool) : null };
-        }
+        const tops = await Promise.all(ctx.params.marketIds.map((marketId) => ctx.call<TopOfBook, { marketId: string }>("book.top", { marketId }).catch(() => null)));
+        ctx.params.marketIds.forEach((id, i) => (out[id] = tops[i] ?? { yesBid: null, yesAsk: null, ammYes: null }));
         return out;
+      },
+    },
+
+    /** Internal: one market's best prices, answered by its owner. */
+    top: {
+      ...SHARDED,
+      visibility: "public",
+      params: { marketId: ID },
+      async handler(this: BookThis, ctx: AppContext<{ marketId: string }>): Promise<TopOfBook> {
+        const actor = await this.existingActor(ctx.params.marketId).catch(() => null);
+        const b = actor?.book.best("YES");
+        return { yesBid: b?.bid ?? null, yesAsk: b?.ask ?? null, ammYes: actor?.pool ? poolYesPrice(actor.pool) : null };
+      },
+    },
+
+    /** Internal: a market stopped trading (closed, cancelled, resolved): its owner releases every resting order. */
+    halt: {
+      ...SHARDED,
+      visibility: "public",
+      params: { marketId: ID, status: "string" },
+      async handler(this: BookThis, ctx: AppContext<{ marketId: string; status: string }>) {
+        const actor = await this.existingActor(ctx.params.marketId);
+        if (!actor) return { released: 0 };
+        if (ctx.params.status === "resolution_failed") {
+          actor.setStatus("resolution_failed");
+          return { released: 0 };
+        }
+        return { released: await actor.halt(ctx.params.status, "MARKET_CLOSED") };
       },
     },
 
     /** Internal: what an immediate order of `quantity` would get from the book (mark prices, quotes). */
     exitQuote: {
+      ...SHARDED,
       visibility: "public",
       params: { marketId: ID, outcome: { type: "enum", values: ["YES", "NO"] }, quantity: { type: "number", integer: true, min: 0 }, side: { type: "enum", values: ["BUY", "SELL"], optional: true, default: "SELL" }, userId: { type: "string", optional: true } },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string; outcome: Outcome; quantity: number; side: Side; userId?: string }>) {
@@ -239,31 +282,28 @@ const BookService = defineService<BookThis>({
   },
 
   events: {
-    "market.opened": {
-      handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
-        // Load the actor now so the AMM pool is funded before the first trade asks for it.
-        return this.existingActor(ctx.params.marketId).then(() => undefined, (err) => this.logger.warn("market.opened", err));
-      },
+    // Lifecycle events reach one engine node (balanced); the owner of the market acts on them.
+    "market.opened"(this: BookThis, ctx: AppContext<{ marketId: string }>) {
+      return ctx.call("book.ensureMarket", { marketId: ctx.params.marketId }).then(() => undefined, (err) => this.logger.warn("market.opened", err));
     },
-    "market.closed": {
-      handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
-        return this.existingActor(ctx.params.marketId).then((a) => a?.halt("closed", "MARKET_CLOSED"));
-      },
+    "market.closed"(this: BookThis, ctx: AppContext<{ marketId: string }>) {
+      return ctx.call("book.halt", { marketId: ctx.params.marketId, status: "closed" });
     },
-    "market.cancelled": {
-      handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
-        return this.existingActor(ctx.params.marketId).then((a) => a?.halt("cancelled", "MARKET_CLOSED"));
-      },
+    "market.cancelled"(this: BookThis, ctx: AppContext<{ marketId: string }>) {
+      return ctx.call("book.halt", { marketId: ctx.params.marketId, status: "cancelled" });
     },
-    "market.resolved": {
-      handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
-        return this.existingActor(ctx.params.marketId).then((a) => a?.halt("resolved", "MARKET_CLOSED"));
-      },
+    "market.resolved"(this: BookThis, ctx: AppContext<{ marketId: string }>) {
+      return ctx.call("book.halt", { marketId: ctx.params.marketId, status: "resolved" });
     },
-    "market.resolutionFailed": {
-      handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
-        return this.existingActor(ctx.params.marketId).then((a) => a?.setStatus("resolution_failed"));
-      },
+    "market.resolutionFailed"(this: BookThis, ctx: AppContext<{ marketId: string }>) {
+      return ctx.call("book.halt", { marketId: ctx.params.marketId, status: "resolution_failed" });
+    },
+    // Membership changed: the shard ring moved, so drop the markets this node no longer owns.
+    "$node.connected"(this: BookThis) {
+      this.dropForeignMarkets();
+    },
+    "$node.disconnected"(this: BookThis) {
+      this.dropForeignMarkets();
     },
   },
 
@@ -286,6 +326,28 @@ const BookService = defineService<BookThis>({
       });
     },
 
+    /** Does the shard ring send this market's calls to this node? (Moleculer's own Shard strategy decides.) */
+    owns(this: BookThis, marketId: string): boolean {
+      const list = (this.broker.registry as unknown as { getActionEndpoints(name: string): EndpointListLike | undefined }).getActionEndpoints("book.route");
+      if (!list) return true;
+      const available = list.endpoints.filter((e) => e.isAvailable);
+      if (available.length <= 1) return true;
+      const ep = list.select(available, { params: { marketId } });
+      return !!ep && ep.local;
+    },
+
+    /** Stop writing at once to markets that moved to another node; their new owner rebuilds them. */
+    dropForeignMarkets(this: BookThis) {
+      for (const [marketId, p] of this.actors) {
+        if (this.owns(marketId)) continue;
+        this.actors.delete(marketId);
+        p.then((a) => {
+          a.fenced = true;
+        }).catch(() => undefined);
+        this.logger.info(`market ${marketId} moved to another engine node`);
+      }
+    },
+
     /** Like actor(), but only for markets the catalog knows. */
     async existingActor(this: BookThis, marketId: string): Promise<MarketActor | null> {
       const actor = await this.actor(marketId);
@@ -305,7 +367,8 @@ const BookService = defineService<BookThis>({
       const markets = await this.broker.call<string[]>("ledger.pendingLockMarkets");
       for (const id of markets) {
         if (this.stopping) return;
-        await this.existingActor(id).catch((err) => this.logger.warn(`recovery of ${id} failed`, err));
+        // Through the shard ring: the market's owner rebuilds it.
+        await this.broker.call("book.ensureMarket", { marketId: id }).catch((err) => this.logger.warn(`recovery of ${id} failed`, err));
       }
     },
 
@@ -350,14 +413,15 @@ const BookService = defineService<BookThis>({
       },
       publish(doc, actor) {
         const best = actor.book.best("YES");
-        broker.emit("book.changed", { marketId: doc.marketId, seq: actor.book.seq, yes: levelView(actor.book.depth("YES", 10)) });
-        broker.emit("market.pricesChanged", { marketId: doc.marketId, yesBid: best.bid, yesAsk: best.ask, ammYes: actor.pool ? poolYesPrice(actor.pool) : null });
+        // Real-time events go to every gateway (broadcast); the price print to one catalog (emit).
+        broker.broadcast("book.changed", { marketId: doc.marketId, seq: actor.book.seq, yes: levelView(actor.book.depth("YES", 10)) });
+        broker.broadcast("market.pricesChanged", { marketId: doc.marketId, yesBid: best.bid, yesAsk: best.ask, ammYes: actor.pool ? poolYesPrice(actor.pool) : null });
         for (const f of doc.fills) {
           const notional = cost(f.quantity, f.yesPrice);
           broker.emit("market.trade", { marketId: doc.marketId, tradeId: f.fillId, outcome: "YES", yesPrice: f.yesPrice, quantity: f.quantity, notional, at: doc.at });
         }
         for (const c of doc.orders) {
-          broker.emit("order.updated", { orderId: c.orderId, userId: c.userId, marketId: doc.marketId, status: c.status, remainingQuantity: String(c.remaining), filledDelta: String(c.filledDelta) });
+          broker.broadcast("order.updated", { orderId: c.orderId, userId: c.userId, marketId: doc.marketId, status: c.status, remainingQuantity: String(c.remaining), filledDelta: String(c.filledDelta) });
         }
       },
     };

@@ -387,6 +387,7 @@ const LedgerService = defineService<LedgerThis>({
       this.snapshotSeq = this.seq;
     },
 
+    /** Broadcast: every gateway pushes to its own sockets; consumers treat these as hints. */
     notifyChanges(this: LedgerThis, postings: Posting[], trades: TradeRecord[]) {
       const users = new Set<string>();
       const positions = new Map<string, { userId: string; marketId: string; outcome: "YES" | "NO" }>();
@@ -396,13 +397,13 @@ const LedgerService = defineService<LedgerThis>({
       }
       for (const userId of users) {
         const b = this.accounts.balance(userId);
-        this.broker.emit("ledger.balanceChanged", { userId, balance: { available: String(b.available), locked: String(b.locked), total: String(b.total) } });
+        this.broker.broadcast("ledger.balanceChanged", { userId, balance: { available: String(b.available), locked: String(b.locked), total: String(b.total) } });
       }
       for (const { userId, marketId, outcome } of positions.values()) {
         const p = this.accounts.position(userId, marketId, outcome);
-        if (p) this.broker.emit("ledger.positionChanged", { userId, position: { marketId, outcome, quantity: String(p.quantity), avgEntryPrice: formatAvgPrice(p.totalCost, p.quantity), totalCost: String(p.totalCost), realizedPnl: String(p.realizedPnl) } });
+        if (p) this.broker.broadcast("ledger.positionChanged", { userId, position: { marketId, outcome, quantity: String(p.quantity), avgEntryPrice: formatAvgPrice(p.totalCost, p.quantity), totalCost: String(p.totalCost), realizedPnl: String(p.realizedPnl) } });
       }
-      for (const t of trades) if (isUser(t.userId)) this.broker.emit("ledger.tradeCreated", { userId: t.userId, trade: { ...t, totalCostDecimal: formatMicro(t.totalCost) } });
+      for (const t of trades) if (isUser(t.userId)) this.broker.broadcast("ledger.tradeCreated", { userId: t.userId, trade: { ...t, totalCostDecimal: formatMicro(t.totalCost) } });
     },
   },
 
