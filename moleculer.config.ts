@@ -22,6 +22,9 @@ export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
     // In a cluster a local endpoint must not bypass the book's Shard strategy (market ownership).
     registry: { strategy: "RoundRobin", preferLocal: !cfg.transporter },
     circuitBreaker: { enabled: false },
+    // A dead node is noticed within seconds, so its markets move to a live engine quickly.
+    heartbeatInterval: 2,
+    heartbeatTimeout: 6,
     validator: true,
     middlewares: [AuthGuard],
   };

@@ -65,6 +65,8 @@ export interface BookJournalDoc {
   seq: number;
   /** The book's event sequence after this command (its time priority clock). */
   bookSeq: number;
+  /** The engine node that wrote it (ownership history, for operators and the cluster tests). */
+  node?: string;
   command: { type: "route"; orderId: string; userId: string; side: Side; outcome: Outcome; quantity: number; mode: "AMM" | "ROUTE" } | { type: "ammFund"; liquidity: number } | { type: "place"; order: { orderId: string; userId: string; side: Side; outcome: Outcome; price: number; quantity: number; orderType: OrderType; createdAt: string } } | { type: "cancel"; orderId: string; userId?: string } | { type: "cancelAll"; reason: string };
   /** The ledger entry this command produced (posted with key `ledgerKey`). */
   ledgerKey: string;

@@ -51,7 +51,7 @@ type BookThis = Service & {
     ports: MarketPorts;
     actor(marketId: string): Promise<MarketActor>;
     existingActor(marketId: string): Promise<MarketActor | null>;
-    run<T>(fn: () => Promise<T>): Promise<T>;
+    onMarket<T>(marketId: string, fn: (actor: MarketActor) => Promise<T>): Promise<T>;
     recover(): Promise<void>;
     owns(marketId: string): boolean;
     dropForeignMarkets(): void;
@@ -109,9 +109,7 @@ const BookService = defineService<BookThis>({
         const tick = priceToTick(p.price);
         if (tick === null) throw validationError("price must be on the 0.01 grid between 0.01 and 0.99", [{ field: "price", rule: "tick" }]);
         if (!isLotQuantity(p.quantity)) throw validationError(`quantity must be a positive multiple of ${LOT} micro-units`, [{ field: "quantity", rule: "lot" }]);
-        const actor = await this.existingActor(p.marketId);
-        if (!actor) throw notFound("Market");
-        const r: PlaceResult = await this.run(() => actor.place({ userId: user.id, side: p.side, outcome: p.outcome, orderType: p.orderType, price: tick, quantity: p.quantity }));
+        const r: PlaceResult = await this.onMarket(p.marketId, (actor) => actor.place({ userId: user.id, side: p.side, outcome: p.outcome, orderType: p.orderType, price: tick, quantity: p.quantity }));
         return {
           orderId: r.orderId,
           marketId: p.marketId,
@@ -152,8 +150,7 @@ const BookService = defineService<BookThis>({
       visibility: "public",
       params: { marketId: ID, orderId: "string", userId: "string" },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string; orderId: string; userId: string }>) {
-        const actor = await this.actor(ctx.params.marketId);
-        return this.run(() => actor.cancel(ctx.params.orderId, ctx.params.userId));
+        return this.onMarket(ctx.params.marketId, (actor) => actor.cancel(ctx.params.orderId, ctx.params.userId));
       },
     },
 
@@ -184,10 +181,8 @@ const BookService = defineService<BookThis>({
       visibility: "public",
       params: { marketId: ID, userId: "string", side: { type: "enum", values: ["BUY", "SELL"] }, outcome: { type: "enum", values: ["YES", "NO"] }, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } },
       async handler(this: BookThis, ctx: AppContext<RouteParams>) {
-        const actor = await this.existingActor(ctx.params.marketId);
-        if (!actor) throw notFound("Market");
         const { userId, side, outcome, quantity, mode } = ctx.params;
-        return this.run(() => actor.route({ userId, side, outcome, quantity, mode }));
+        return this.onMarket(ctx.params.marketId, (actor) => actor.route({ userId, side, outcome, quantity, mode }));
       },
     },
 
@@ -197,10 +192,8 @@ const BookService = defineService<BookThis>({
       visibility: "public",
       params: { marketId: ID, userId: "string", side: { type: "enum", values: ["BUY", "SELL"] }, outcome: { type: "enum", values: ["YES", "NO"] }, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } },
       async handler(this: BookThis, ctx: AppContext<RouteParams>) {
-        const actor = await this.existingActor(ctx.params.marketId);
-        if (!actor) throw notFound("Market");
         const { userId, side, outcome, quantity, mode } = ctx.params;
-        const plan = await this.run(() => actor.quote({ userId, side, outcome, quantity, mode }));
+        const plan = await this.onMarket(ctx.params.marketId, (actor) => actor.quote({ userId, side, outcome, quantity, mode }));
         return { venue: plan.venue, filled: plan.filled, totalCost: plan.totalCost, fee: plan.fee, avgPrice: plan.avgPrice };
       },
     },
@@ -212,7 +205,7 @@ const BookService = defineService<BookThis>({
       params: { marketId: ID },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
         const actor = await this.existingActor(ctx.params.marketId);
-        return { loaded: !!actor, pool: actor?.pool ?? null };
+        return { loaded: !!actor, pool: actor?.pool ?? null, nodeID: this.broker.nodeID };
       },
     },
 
@@ -372,13 +365,22 @@ const BookService = defineService<BookThis>({
       }
     },
 
-    /** Trading errors of the pure actor become domain errors with the spec's envelope. */
-    async run<T>(fn: () => Promise<T>): Promise<T> {
-      try {
-        return await fn();
-      } catch (err) {
-        if (err instanceof TradingError) throw new DomainError(err.message, err.status, err.code);
-        throw err;
+    /**
+     * Run a command on a market's actor. A command refused because another node had written that
+     * journal position (ownership moving) was applied nowhere, so it is retried on the rebuilt
+     * book. Trading errors of the pure actor become domain errors with the spec's envelope.
+     */
+    async onMarket<T>(this: BookThis, marketId: string, fn: (actor: MarketActor) => Promise<T>): Promise<T> {
+      for (let attempt = 0; ; attempt++) {
+        const actor = await this.existingActor(marketId);
+        if (!actor) throw notFound("Market");
+        try {
+          return await fn(actor);
+        } catch (err) {
+          if ((err as { type?: string }).type === "JOURNAL_CONFLICT" && attempt < 3) continue;
+          if (err instanceof TradingError) throw new DomainError(err.message, err.status, err.code);
+          throw err;
+        }
       }
     },
   },
@@ -394,6 +396,7 @@ const BookService = defineService<BookThis>({
       fees: { takerBps: cfg.takerFeeBps, makerBps: cfg.makerFeeBps },
       ammFeeBps: cfg.ammFeeBps,
       newId,
+      nodeID: broker.nodeID,
       async market(marketId) {
         const m = await broker.call<{ status: string; ammLiquidity?: string } | null, { marketId: string }>("catalog.getMarketInternal", { marketId }).catch(() => null);
         if (!m) return null;

@@ -30,6 +30,8 @@ export interface MarketPorts {
   /** The AMM's LP fee in basis points of the cash traded. */
   ammFeeBps: number;
   newId(prefix: string): string;
+  /** This node's id, recorded on every journal entry it writes. */
+  nodeID: string;
   /** Status and AMM funding of the market, or null when the catalog does not know it. */
   market(marketId: string): Promise<{ status: string; ammLiquidity: number } | null>;
   ledger: {
@@ -374,6 +376,7 @@ export class MarketActor {
       marketId: this.marketId,
       seq,
       bookSeq: this.book.seq,
+      node: this.ports.nodeID,
       command,
       ledgerKey: `book:${this.marketId}:${seq}`,
       postings: s.postings,

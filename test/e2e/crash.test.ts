@@ -13,9 +13,7 @@ import { formatTick, LOT, priceToTick, restingBuyLock, type FeeSchedule } from "
 import type { ConservationReport } from "../../engine/accounts";
 import { TestWallet } from "../support/wallet";
 
-const ROOT = resolve(__dirname, "../..");
-/** CRASH_NODE_JS points at another build, e.g. a deliberately broken copy to see the test fail. */
-const NODE_JS = process.env.CRASH_NODE_JS ?? join(ROOT, "dist/scripts/test-node.js");
+import { NodeProcess, NODE_JS, ROOT } from "../support/node-process";
 const APP_DOMAIN = "crash.exchange.test";
 const ADMIN_KEY = "crash-admin-key";
 const SHARE = 1_000_000;
@@ -38,80 +36,6 @@ function prng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-interface Reply {
-  id: number;
-  ok: boolean;
-  result?: unknown;
-  error?: { message?: string };
-}
-
-/** One forked server process and its IPC control channel. */
-class NodeProcess {
-  private nextId = 0;
-  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-  readonly exited: Promise<number | null>;
-  url = "";
-
-  private constructor(readonly child: ChildProcess) {
-    this.exited = new Promise((res) => child.once("exit", (code) => res(code)));
-    child.on("message", (m: Reply) => {
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      this.pending.delete(m.id);
-      if (m.ok) p.resolve(m.result);
-      else p.reject(new Error(m.error?.message ?? "IPC command failed"));
-    });
-    child.once("exit", () => {
-      for (const p of this.pending.values()) p.reject(new Error("node exited"));
-      this.pending.clear();
-    });
-  }
-
-  static async start(env: Record<string, string>): Promise<NodeProcess> {
-    const child = fork(NODE_JS, [], { env, stdio: ["ignore", "ignore", "pipe", "ipc"] });
-    let stderr = "";
-    child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
-    const node = new NodeProcess(child);
-    const port = await new Promise<number>((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`node not ready in 20 s: ${stderr}`)), 20_000);
-      child.on("message", (m: { ready?: boolean; port?: number }) => {
-        if (m.ready) {
-          clearTimeout(timer);
-          res(m.port as number);
-        }
-      });
-      child.once("exit", (code) => {
-        clearTimeout(timer);
-        rej(new Error(`node exited with ${code} before ready: ${stderr}`));
-      });
-    });
-    node.url = `http://127.0.0.1:${port}`;
-    return node;
-  }
-
-  ctl<T = unknown>(msg: Record<string, unknown>): Promise<T> {
-    const id = ++this.nextId;
-    return new Promise<T>((res, rej) => {
-      this.pending.set(id, { resolve: res as (v: unknown) => void, reject: rej });
-      this.child.send({ id, ...msg });
-    });
-  }
-
-  async http(method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    if (opts.body !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(this.url + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
-  }
-
-  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
-    await this.exited;
-  }
 }
 
 interface User {

@@ -29,6 +29,7 @@ describe("single writer per market, fenced by the journal", () => {
     fees: { takerBps: 0, makerBps: 0 },
     ammFeeBps: 0,
     newId,
+    nodeID: "test",
     market: async () => ({ status: "open", ammLiquidity: 0 }),
     ledger: {
       post: (entry) => broker.call("ledger.post", entry),
