@@ -7,6 +7,7 @@ import BookService from "./book.service";
 import LedgerService from "./ledger.service";
 import RouterService from "./router.service";
 import AmmService from "./amm.service";
+import ChainService from "./chain.service";
 
 /** Every service schema by name; a node starts the ones its SERVICES selects. */
 export const SERVICE_SCHEMAS: Partial<Record<ServiceName, ServiceSchema>> = {
@@ -17,4 +18,5 @@ export const SERVICE_SCHEMAS: Partial<Record<ServiceName, ServiceSchema>> = {
   ledger: LedgerService,
   router: RouterService,
   amm: AmmService,
+  chain: ChainService,
 };

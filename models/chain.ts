@@ -1,0 +1,140 @@
+/** Documents of the chain service (deposit addresses, deposits, incidents, withdrawals, settlement, redemption). */
+
+/** One user's deposit address: derivation index and address are unique. */
+export interface DepositAddressDoc {
+  /** userId */
+  _id: string;
+  index: number;
+  /** Raw `0:<hex>` of the v4r2 wallet derived at m/44'/607'/0'/<index>'. */
+  address: string;
+  /** Canonical USDT jetton wallet of `address`, as the minter's get_wallet_address answers (raw); computed on first scan. */
+  canonicalJettonWallet: string | null;
+  /** Set with the first credited deposit: what GET /deposit-address shows from then on. */
+  firstDepositAt: string | null;
+  /** Watcher cursor: transactions of `address` up to this logical time are processed. */
+  lastLt: string;
+  /** Credited USDT waits in the deposit wallet until swept to the hot wallet. */
+  needsSweep: boolean;
+  /** Epoch ms before which no new sweep is sent (one still in flight on a real network). */
+  sweepAfter?: number;
+  createdAt: string;
+}
+
+/** A credited deposit (one per on-chain transaction; the ledger entry is `deposit:<txHash>`). */
+export interface DepositDoc {
+  /** Hash of the deposit address's transaction that received the transfer_notification. */
+  _id: string;
+  userId: string;
+  amount: number;
+  address: string;
+  jettonWallet: string;
+  lt: string;
+  at: string;
+}
+
+export type IncidentKind = "native_ton" | "foreign_jetton" | "forged_notification" | "bounced" | "unknown_message" | "bad_amount";
+
+/** Something arrived at a deposit address and was not credited: kept for support. */
+export interface ChainIncidentDoc {
+  /** Transaction hash. */
+  _id: string;
+  userId: string;
+  address: string;
+  kind: IncidentKind;
+  /** Sender of the inbound message (raw). */
+  src: string | null;
+  /** Jetton units (notifications) or nanoTON (native TON), as a digit string. */
+  amount: string | null;
+  detail: string;
+  lt: string;
+  at: string;
+}
+
+export type WithdrawalStatus = "debiting" | "submitted" | "sent" | "failed";
+
+export interface WithdrawalDoc {
+  _id: string;
+  userId: string;
+  amount: number;
+  /** The session's wallet (raw): the only destination a withdrawal ever has. */
+  destination: string;
+  status: WithdrawalStatus;
+  queryId: string;
+  /** Normalized hash of the hot wallet's external message. */
+  msgHash: string | null;
+  txHash: string | null;
+  message: string | null;
+  /** The hot wallet refuses the message after this (unix seconds). */
+  validUntil: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** At most one live withdrawal per (user, amount): the dedup window. */
+export interface WithdrawalLockDoc {
+  /** `<userId>:<amount>` */
+  _id: string;
+  withdrawalId: string;
+  /** Epoch ms until which an identical request is a duplicate. */
+  until: number;
+}
+
+export type SettlementStatus = "pending" | "confirmed" | "failed";
+
+/** A trade waiting for (or done with) its on-chain commitment. */
+export interface SettlementItemDoc {
+  /** tradeId */
+  _id: string;
+  userId: string;
+  marketId: string;
+  status: SettlementStatus;
+  attempts: number;
+  batchId: string | null;
+  txHash: string | null;
+  createdAt: string;
+}
+
+export interface SettlementBatchDoc {
+  _id: string;
+  tradeIds: string[];
+  count: number;
+  /** sha256 of the sorted trade ids joined by "\n" (hex). */
+  root: string;
+  status: "sending" | "confirmed" | "failed";
+  /** Normalized hash of the operator's external message and its validity end (unix s), once submitted. */
+  msgHash: string | null;
+  validUntil: number | null;
+  txHash: string | null;
+  error: string | null;
+  at: string;
+}
+
+/** A user's redemption (resolved market) or refund acknowledgement (cancelled market). */
+export interface RedemptionDoc {
+  /** `<userId>:<marketId>` */
+  _id: string;
+  userId: string;
+  marketId: string;
+  kind: "redeem" | "refund";
+  /** micro-USDT paid into the available balance */
+  payout: number;
+  ledgerKey: string;
+  at: string;
+}
+
+/** Markets whose positions the chain service still has to refund (cancelled). */
+export interface MarketSettlementDoc {
+  /** marketId */
+  _id: string;
+  kind: "refund";
+  status: "pending" | "done";
+  /** Per account refunded amount (micro-USDT), once done. */
+  refunds: Array<{ account: string; amount: number }>;
+  at: string;
+}
+
+/** Counters and cursors: `nextIndex`, `ledgerCursor`. */
+export interface ChainMetaDoc {
+  _id: string;
+  value: number;
+}
