@@ -26,6 +26,7 @@ export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
     heartbeatInterval: 2,
     heartbeatTimeout: 6,
     validator: true,
+    metrics: cfg.metrics.enabled ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: cfg.metrics.port, path: "/metrics" } }] } : { enabled: false },
     middlewares: [AuthGuard],
   };
 }

@@ -2,11 +2,13 @@ import { ServiceBroker } from "moleculer";
 import { createBrokerOptions } from "./moleculer.config";
 import { bindConfig, loadConfig, type AppConfig } from "./lib/config";
 import { SERVICE_SCHEMAS } from "./services";
+import { registerExchangeMetrics } from "./lib/metrics";
 
 /** Build one node: its broker and the services its configuration selects (not started). */
 export function createNode(cfg: AppConfig): ServiceBroker {
   const broker = new ServiceBroker(createBrokerOptions(cfg));
   bindConfig(broker, cfg);
+  registerExchangeMetrics(broker);
   for (const name of cfg.services) {
     const schema = SERVICE_SCHEMAS[name];
     if (schema) broker.createService(schema);

@@ -47,6 +47,8 @@ export interface AppConfig {
   ammFeeBps: number;
   seedDemo: boolean;
   logLevel: string | false;
+  /** Prometheus metrics (Moleculer's reporter plus the exchange's own) on their own port. */
+  metrics: { enabled: boolean; port: number };
 }
 
 /** Settings of the `chain` service: the adapter, keys, withdrawal bounds, settlement batching. */
@@ -203,6 +205,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     makerFeeBps: bps(env, "MAKER_FEE_BPS", 0),
     ammFeeBps: bps(env, "AMM_FEE_BPS", 100),
     seedDemo: env.SEED_DEMO !== "false",
+    metrics: { enabled: env.METRICS === "true", port: int(env, "METRICS_PORT", 3030) },
     logLevel: env.LOG_LEVEL === "false" ? false : env.LOG_LEVEL || "info",
   };
 }

@@ -8,6 +8,7 @@ import { MarketActor, TradingError, type MarketPorts, type PlaceResult } from ".
 import { cost, formatAvgPrice, formatTick, isLotQuantity, LOT, priceToTick } from "../engine/money";
 import type { Depth, OrderType, Outcome, Side } from "../engine/types";
 import { marginalPrice, type PoolState } from "../engine/amm";
+import { METRIC } from "../lib/metrics";
 import type { BookJournalDoc, BookSnapshotDoc, OrderDoc } from "../models/trading";
 
 
@@ -374,12 +375,16 @@ const BookService = defineService<BookThis>({
       for (let attempt = 0; ; attempt++) {
         const actor = await this.existingActor(marketId);
         if (!actor) throw notFound("Market");
+        const t0 = process.hrtime.bigint();
         try {
           return await fn(actor);
         } catch (err) {
           if ((err as { type?: string }).type === "JOURNAL_CONFLICT" && attempt < 3) continue;
           if (err instanceof TradingError) throw new DomainError(err.message, err.status, err.code);
           throw err;
+        } finally {
+          this.broker.metrics.observe(METRIC.commandLatency, Number(process.hrtime.bigint() - t0) / 1e6, { command: "market" });
+          this.broker.metrics.set(METRIC.queueDepth, actor.queueDepth, { marketId });
         }
       }
     },
@@ -419,6 +424,10 @@ const BookService = defineService<BookThis>({
         // Real-time events go to every gateway (broadcast); the price print to one catalog (emit).
         broker.broadcast("book.changed", { marketId: doc.marketId, seq: actor.book.seq, yes: levelView(actor.book.depth("YES", 10)) });
         broker.broadcast("market.pricesChanged", { marketId: doc.marketId, yesBid: best.bid, yesAsk: best.ask, ammYes: actor.pool ? poolYesPrice(actor.pool) : null });
+        const kind = doc.command.type === "place" ? "limit" : doc.command.type === "route" ? doc.command.mode.toLowerCase() : null;
+        if (kind) broker.metrics.increment(METRIC.orders, { kind, result: "accepted" });
+        for (const f of doc.fills) broker.metrics.increment(METRIC.fills, { kind: f.kind });
+        if (doc.pool && doc.command.type === "route") broker.metrics.increment(METRIC.fills, { kind: "amm" });
         for (const f of doc.fills) {
           const notional = cost(f.quantity, f.yesPrice);
           broker.emit("market.trade", { marketId: doc.marketId, tradeId: f.fillId, outcome: "YES", yesPrice: f.yesPrice, quantity: f.quantity, notional, at: doc.at });

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { METRIC } from "../lib/metrics";
 import { join } from "node:path";
 import { Address, Cell, internal, toNano } from "@ton/core";
 import type { Service } from "moleculer";
@@ -426,6 +427,7 @@ const ChainService = defineService<ChainThis>({
           if (!doc.firstDepositAt) set.firstDepositAt = doc.firstDepositAt = at;
           doc.needsSweep = true;
           await this.stores.depositAddresses.update({ _id: doc._id }, { $set: set });
+          if (posted.applied) this.broker.metrics.increment(METRIC.deposits);
           if (posted.applied) this.broker.emit("chain.depositCredited", { userId: doc._id, amount: String(amount), txHash: tx.hash });
         } else if (verdict.kind === "incident") {
           const incident: ChainIncidentDoc = { _id: tx.hash, userId: doc._id, address: doc.address, kind: verdict.incident, src: verdict.src, amount: verdict.amount === null ? null : verdict.amount.toString(), detail: verdict.detail, lt: tx.lt, at };
@@ -670,6 +672,8 @@ const ChainService = defineService<ChainThis>({
         await this.stores.settlementBatches.update({ _id: batch._id }, { $set: { status: "confirmed", txHash: outcome.txHash } });
         await this.stores.settlementItems.update({ _id: { $in: batch.tradeIds } }, { $set: { status: "confirmed", txHash: outcome.txHash } }, { multi: true });
         await this.broker.call("ledger.markSettlement", { tradeIds: batch.tradeIds, status: "confirmed", txHash: outcome.txHash });
+        const settledItems = this.broker.metrics.isEnabled() ? await this.stores.settlementItems.find({ _id: { $in: batch.tradeIds } }) : [];
+        for (const it of settledItems) this.broker.metrics.observe(METRIC.settlementLag, (Date.now() - Date.parse(it.createdAt)) / 1000);
         this.broker.emit("trade.settled", { tradeIds: batch.tradeIds, status: "confirmed", txHash: outcome.txHash, batchId: batch._id });
         return;
       }
