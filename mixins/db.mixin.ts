@@ -159,7 +159,8 @@ async function openStore<T extends Doc>(service: Service, collection: string, in
   const cfg = configOf(service.broker);
   let adapter: Adapter;
   if (cfg.mongoUri) {
-    adapter = new MongoAdapter(cfg.mongoUri, { useUnifiedTopology: true }) as unknown as Adapter;
+    // Journal writes are acknowledged only once a majority has them on disk.
+    adapter = new MongoAdapter(cfg.mongoUri, { useUnifiedTopology: true, w: "majority", j: true }) as unknown as Adapter;
   } else if (cfg.dataDir === ":memory:") {
     adapter = new DbService.MemoryAdapter(new Datastore({ inMemoryOnly: true })) as unknown as Adapter;
   } else {

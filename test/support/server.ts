@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import type { ServiceBroker } from "moleculer";
@@ -32,8 +32,22 @@ export interface TestServer {
  * One node with the given services on a random port, with an isolated data dir (or memory);
  * the real gateway, real broker, real storage engine.
  */
+/**
+ * With MONGO_URI in the environment every storage-touching test runs against MongoDB instead of
+ * the embedded store, each server in a database of its own (same test files, other engine).
+ */
+export function testMongoUri(dbName = `pmx_test_${randomBytes(6).toString("hex")}`): string | undefined {
+  const base = process.env.MONGO_URI;
+  if (!base) return undefined;
+  const u = new URL(base);
+  u.pathname = `/${dbName}`;
+  return u.toString();
+}
+
 export async function startServer(env: Record<string, string> = {}, opts: { persist?: boolean; dataDir?: string } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? (opts.persist ? mkdtempSync(join(tmpdir(), "pmx-test-")) : ":memory:");
+  // A restart on the same data dir must find the same database.
+  const mongo = env.MONGO_URI ?? testMongoUri(dataDir === ":memory:" ? undefined : `pmx_${createHash("sha1").update(dataDir).digest("hex").slice(0, 12)}`);
   const cfg = loadConfig({
     DATA_DIR: dataDir,
     PORT: "0",
@@ -42,6 +56,7 @@ export async function startServer(env: Record<string, string> = {}, opts: { pers
     JWT_SECRET: randomBytes(32).toString("hex"),
     LOG_LEVEL: "false",
     SEED_DEMO: "false",
+    ...(mongo ? { MONGO_URI: mongo } : {}),
     ...env,
   });
   const broker = createNode(cfg);
