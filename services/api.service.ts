@@ -10,6 +10,8 @@ import { isPage, toErrorResponse } from "../gateway/envelope";
 import { storeFactory, type RateLimitStore } from "../gateway/rate-limit";
 import { forbidden, notFound, unauthorized } from "../lib/errors";
 import type { RequestMeta, SessionUser } from "../mixins/context";
+import SocketGateway from "../gateway/socket";
+import { OPENAPI_JSON } from "../gateway/openapi";
 
 /** The REST contract's routes by rate category; every other path is a 404. */
 export const TRADE_ALIASES: Record<string, string> = {
@@ -82,7 +84,9 @@ function sameSecret(a: string, b: string): boolean {
 
 const ApiService = defineService<ApiThis>({
   name: "api",
-  mixins: [ApiGateway],
+  // Socket.IO at /ws shares this HTTP server; listed first so its stopped hook closes the sockets
+  // before moleculer-web waits for the server's connections to end.
+  mixins: [SocketGateway, ApiGateway],
 
   settings: {
     port: 3000,
@@ -211,6 +215,21 @@ const ApiService = defineService<ApiThis>({
 
     const routes = [
       { name: "health", path: "", mappingPolicy: "restrict", bodyParsers: false, aliases: { "GET /health": "api.health" }, onError: this.settings.onError },
+      // The OpenAPI document: static, outside the rate categories like /health.
+      {
+        name: "openapi",
+        path: "/api/v1",
+        mappingPolicy: "restrict",
+        bodyParsers: false,
+        onError: this.settings.onError,
+        aliases: {
+          "GET /openapi.json"(_req: Req, res: ServerResponse) {
+            res.setHeader("Content-Type", "application/json; charset=utf-8");
+            res.setHeader("Cache-Control", "public, max-age=300");
+            res.end(OPENAPI_JSON);
+          },
+        },
+      },
       { ...common, name: "trade", path: "/api/v1", aliases: TRADE_ALIASES, rateLimit: rateLimitOpts.trade },
       { ...common, name: "read", path: "/api/v1", aliases: READ_ALIASES, rateLimit: rateLimitOpts.read },
       { ...common, name: "sandbox", path: "/api/v1/sandbox", aliases: SANDBOX_ALIASES, rateLimit: rateLimitOpts.faucet },

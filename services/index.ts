@@ -7,6 +7,7 @@ import BookService from "./book.service";
 import LedgerService from "./ledger.service";
 import RouterService from "./router.service";
 import AmmService from "./amm.service";
+import NotifierService from "./notifier.service";
 import ChainService from "./chain.service";
 
 /** Every service schema by name; a node starts the ones its SERVICES selects. */
@@ -18,5 +19,6 @@ export const SERVICE_SCHEMAS: Partial<Record<ServiceName, ServiceSchema>> = {
   ledger: LedgerService,
   router: RouterService,
   amm: AmmService,
+  notifier: NotifierService,
   chain: ChainService,
 };

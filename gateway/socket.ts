@@ -1,0 +1,484 @@
+/**
+ * Socket.IO at `/ws` on the gateway's own HTTP server (moleculer-io), mixed into the `api` service.
+ *
+ * - Only `ping`, `subscribe` and `unsubscribe` are handled; moleculer-io's generic `call` handler
+ *   (any published action from any socket) is replaced by a refusal and its actions are removed.
+ * - Pushes come from broker events (broadcast by their producers). Every gateway node also
+ *   subscribes under its own event group, so even a plain `emit` (one instance per group) reaches
+ *   every node, and each node serves its own sockets.
+ * - Book, price, balance and position pushes are coalesced per key (COALESCE_MS, latest state wins).
+ */
+import type { Context, Service, ServiceSchema } from "moleculer";
+import SocketIOMixin from "moleculer-io";
+import type { Server, Socket } from "socket.io";
+import { defineService } from "../lib/service";
+import { formatAvgPrice } from "../engine/money";
+import type { Outcome, Side } from "../engine/types";
+import type { SessionUser } from "../mixins/context";
+import type { NotificationItem } from "../models/notification";
+import { livePrices } from "../services/router.service";
+import { Coalescer } from "./socket-coalesce";
+import {
+  COALESCE_MS,
+  IDLE_TIMEOUT_ENV,
+  MAX_BOOK_SUBSCRIPTIONS,
+  MAX_MARKET_SUBSCRIPTIONS,
+  MAX_PACKET_BYTES,
+  SOCKET_PATH,
+  noView,
+  parseIdleTimeout,
+  parseSubscribe,
+  parseUnsubscribe,
+  rooms,
+  type BalanceView,
+  type BookLevels,
+  type ErrorMessage,
+  type MarketPrices,
+  type PositionUpdate,
+  type ServerMessage,
+  type Subscription,
+  type UserUpdate,
+} from "./socket-protocol";
+
+/** Broker event payloads the socket layer consumes (emitted by book, ledger, auth, notifier). */
+export interface BookChangedEvent {
+  marketId: string;
+  seq: number;
+  yes: BookLevels;
+}
+export interface PricesChangedEvent {
+  marketId: string;
+  yesBid: number | null;
+  yesAsk: number | null;
+  /** The pool's marginal YES price as an exact fraction (digits), when the market has an AMM. */
+  ammYes?: { num: string; den: string } | null;
+}
+export interface OrderUpdatedEvent {
+  orderId: string;
+  userId: string;
+  marketId: string;
+  status: string;
+  remainingQuantity: string;
+  filledDelta: string;
+}
+export interface TradeCreatedEvent {
+  userId: string;
+  trade: {
+    tradeId: string;
+    marketId: string;
+    orderId: string;
+    side: Side;
+    outcome: Outcome;
+    venue: string;
+    role: string;
+    filledQuantity: number;
+    totalCost: number;
+    fee: number;
+  };
+}
+
+interface SocketState {
+  markets: Set<string>;
+  /** `${marketId}:${outcome}` of book subscriptions in place. */
+  books: Set<string>;
+  /** Book subscriptions waiting for their snapshot; an unsubscribe meanwhile cancels them. */
+  pendingBooks: Map<string, number>;
+  user: { userId: string; sid: string; expiry: NodeJS.Timeout } | null;
+  /** Bumped by every user subscribe/unsubscribe so a slow token check cannot win over a newer one. */
+  userGen: number;
+  idle: NodeJS.Timeout;
+}
+
+type UserPush = { userId: string; data: UserUpdate };
+
+export type SocketGatewayThis = Service & {
+  io: Server;
+  socketStates: Map<string, SocketState>;
+  idleTimeoutMs: number;
+  seqGen: number;
+  lastBook: Map<string, BookChangedEvent>;
+  lastPrices: Map<string, string>;
+  bookPush: Coalescer<BookChangedEvent>;
+  pricePush: Coalescer<PricesChangedEvent>;
+  userPush: Coalescer<UserPush>;
+  socketConnected(socket: Socket): void;
+  stateOf(socket: Socket): SocketState | undefined;
+  send(socket: Socket, msg: ServerMessage): void;
+  toRoom(room: string, msg: ServerMessage): void;
+  hasMembers(room: string): boolean;
+  subscribe(socket: Socket, payload: unknown): Promise<void>;
+  subscribeBook(socket: Socket, state: SocketState, sub: Extract<Subscription, { channel: "book" }>): Promise<void>;
+  subscribeUser(socket: Socket, state: SocketState, token: string): Promise<void>;
+  unsubscribe(socket: Socket, payload: unknown): void;
+  endUser(socket: Socket, state: SocketState, error: ErrorMessage | null): string | null;
+  flushBook(ev: BookChangedEvent): void;
+  flushPrices(ev: PricesChangedEvent): void;
+  pushUser(userId: string, data: UserUpdate, coalesceKey?: string): void;
+};
+
+type IOSocket = Socket & { $service: SocketGatewayThis };
+
+/** Events handled on every gateway node (per-node event group, see `merged`). */
+const SOCKET_EVENTS = [
+  "book.changed",
+  "market.pricesChanged",
+  "ledger.balanceChanged",
+  "ledger.positionChanged",
+  "ledger.tradeCreated",
+  "order.updated",
+  "notifier.created",
+  "auth.sessionRevoked",
+] as const;
+
+const KNOWN_EVENTS = new Set(["ping", "subscribe", "unsubscribe", "call"]);
+
+const errorMsg = (code: ErrorMessage["code"], message: string, channel?: ErrorMessage["channel"]): ErrorMessage =>
+  channel ? { type: "error", code, message, channel } : { type: "error", code, message };
+
+function ackOf(args: unknown[]): ((x: unknown) => void) | undefined {
+  const last = args[args.length - 1];
+  return typeof last === "function" ? (last as (x: unknown) => void) : undefined;
+}
+
+/** The generic action call of moleculer-io, refused: sockets reach only the handlers below. */
+function refuseCall(this: IOSocket, ...args: unknown[]): void {
+  const err = errorMsg("UNSUPPORTED", 'Unsupported event "call"');
+  ackOf(args)?.(err);
+  this.$service.send(this, err);
+}
+
+function onPing(this: IOSocket): void {
+  const svc = this.$service;
+  svc.stateOf(this)?.idle.refresh();
+  svc.send(this, { type: "pong" });
+}
+
+function onSubscribe(this: IOSocket, payload: unknown): void {
+  const svc = this.$service;
+  svc.subscribe(this, payload).catch((err: unknown) => {
+    svc.logger.warn("socket subscribe failed", err);
+    svc.send(this, errorMsg("UNAVAILABLE", "Subscription failed, try again"));
+  });
+}
+
+function onUnsubscribe(this: IOSocket, payload: unknown): void {
+  this.$service.unsubscribe(this, payload);
+}
+
+const SocketGateway = defineService<SocketGatewayThis>({
+  name: "api",
+  mixins: [SocketIOMixin as unknown as ServiceSchema],
+
+  settings: {
+    io: {
+      options: {
+        path: SOCKET_PATH,
+        transports: ["websocket", "polling"],
+        // Transport-level CORS is open; private data is authorized per subscription (token).
+        cors: { origin: "*" },
+        serveClient: false,
+        maxHttpBufferSize: MAX_PACKET_BYTES,
+      },
+      namespaces: {
+        "/": {
+          events: { call: refuseCall, ping: onPing, subscribe: onSubscribe, unsubscribe: onUnsubscribe },
+        },
+      },
+    },
+  },
+
+  // moleculer-io's actions would let any node (or a socket through `call`) broadcast to clients.
+  actions: { call: false, broadcast: false, getClients: false },
+
+  merged(this: Service, schema: ServiceSchema) {
+    const group = `ws:${this.broker.nodeID}`;
+    for (const name of SOCKET_EVENTS) {
+      const ev = schema.events?.[name];
+      if (ev && typeof ev === "object") (ev as { group?: string }).group = group;
+    }
+  },
+
+  events: {
+    "book.changed": {
+      handler(this: SocketGatewayThis, ctx: Context<BookChangedEvent>) {
+        const ev = ctx.params;
+        const prev = this.lastBook.get(ev.marketId);
+        if (prev && prev.seq > ev.seq) return;
+        this.lastBook.set(ev.marketId, ev);
+        if (this.hasMembers(rooms.book(ev.marketId, "YES")) || this.hasMembers(rooms.book(ev.marketId, "NO"))) this.bookPush.push(ev.marketId, ev);
+      },
+    },
+    "market.pricesChanged": {
+      handler(this: SocketGatewayThis, ctx: Context<PricesChangedEvent>) {
+        if (this.hasMembers(rooms.market(ctx.params.marketId))) this.pricePush.push(ctx.params.marketId, ctx.params);
+        else this.lastPrices.delete(ctx.params.marketId);
+      },
+    },
+    "ledger.balanceChanged": {
+      handler(this: SocketGatewayThis, ctx: Context<{ userId: string; balance: BalanceView }>) {
+        const { userId, balance } = ctx.params;
+        this.pushUser(userId, { balance: { available: balance.available, locked: balance.locked, total: balance.total } }, `bal:${userId}`);
+      },
+    },
+    "ledger.positionChanged": {
+      handler(this: SocketGatewayThis, ctx: Context<{ userId: string; position: PositionUpdate }>) {
+        const { userId, position: p } = ctx.params;
+        const position: PositionUpdate = { marketId: p.marketId, outcome: p.outcome, quantity: p.quantity, avgEntryPrice: p.avgEntryPrice, totalCost: p.totalCost, realizedPnl: p.realizedPnl };
+        this.pushUser(userId, { position }, `pos:${userId}:${p.marketId}:${p.outcome}`);
+      },
+    },
+    "ledger.tradeCreated": {
+      handler(this: SocketGatewayThis, ctx: Context<TradeCreatedEvent>) {
+        const { userId, trade: t } = ctx.params;
+        this.pushUser(userId, {
+          trade: {
+            tradeId: t.tradeId,
+            marketId: t.marketId,
+            orderId: t.orderId,
+            side: t.side,
+            outcome: t.outcome,
+            venue: t.venue,
+            role: t.role,
+            filledQuantity: String(t.filledQuantity),
+            avgPrice: formatAvgPrice(t.totalCost, t.filledQuantity),
+            totalCost: String(t.totalCost),
+            fee: String(t.fee),
+          },
+        });
+      },
+    },
+    "order.updated": {
+      handler(this: SocketGatewayThis, ctx: Context<OrderUpdatedEvent>) {
+        const o = ctx.params;
+        this.pushUser(o.userId, { order: { orderId: o.orderId, marketId: o.marketId, status: o.status, remainingQuantity: o.remainingQuantity, filledDelta: o.filledDelta } });
+      },
+    },
+    "notifier.created": {
+      handler(this: SocketGatewayThis, ctx: Context<{ userId: string; notification: NotificationItem }>) {
+        this.pushUser(ctx.params.userId, { notification: ctx.params.notification });
+      },
+    },
+    "auth.sessionRevoked": {
+      handler(this: SocketGatewayThis, ctx: Context<{ sid: string; userId: string }>) {
+        const members = this.io?.of("/").adapter.rooms.get(rooms.user(ctx.params.userId));
+        for (const id of [...(members ?? [])]) {
+          const socket = this.io.of("/").sockets.get(id);
+          const state = this.socketStates.get(id);
+          if (socket && state?.user?.sid === ctx.params.sid) this.endUser(socket, state, errorMsg("SESSION_ENDED", "Session ended; subscribe again with a valid token", "user"));
+        }
+      },
+    },
+  },
+
+  methods: {
+    socketConnected(this: SocketGatewayThis, socket: Socket) {
+      const idle = setTimeout(() => {
+        this.send(socket, errorMsg("IDLE_TIMEOUT", `No ping for ${this.idleTimeoutMs / 1000} s`));
+        socket.disconnect(true);
+      }, this.idleTimeoutMs);
+      idle.unref();
+      const state: SocketState = { markets: new Set(), books: new Set(), pendingBooks: new Map(), user: null, userGen: 0, idle };
+      this.socketStates.set(socket.id, state);
+      socket.onAny((event: string, ...args: unknown[]) => {
+        if (KNOWN_EVENTS.has(event)) return;
+        const err = errorMsg("UNSUPPORTED", `Unsupported event "${String(event).slice(0, 50)}"`);
+        ackOf(args)?.(err);
+        this.send(socket, err);
+      });
+      socket.on("disconnect", () => {
+        clearTimeout(state.idle);
+        if (state.user) clearTimeout(state.user.expiry);
+        state.userGen++;
+        state.pendingBooks.clear();
+        this.socketStates.delete(socket.id);
+      });
+    },
+
+    stateOf(this: SocketGatewayThis, socket: Socket) {
+      return this.socketStates.get(socket.id);
+    },
+
+    send(socket: Socket, msg: ServerMessage) {
+      socket.emit("message", msg);
+    },
+
+    toRoom(this: SocketGatewayThis, room: string, msg: ServerMessage) {
+      this.io.to(room).emit("message", msg);
+    },
+
+    hasMembers(this: SocketGatewayThis, room: string): boolean {
+      return !!this.io && (this.io.of("/").adapter.rooms.get(room)?.size ?? 0) > 0;
+    },
+
+    async subscribe(this: SocketGatewayThis, socket: Socket, payload: unknown) {
+      const state = this.stateOf(socket);
+      if (!state) return;
+      const parsed = parseSubscribe(payload);
+      if (!parsed.ok) return this.send(socket, parsed.error);
+      const sub = parsed.value;
+      if (sub.channel === "market") {
+        const fresh = sub.marketIds.filter((id) => !state.markets.has(id));
+        if (state.markets.size + fresh.length > MAX_MARKET_SUBSCRIPTIONS) {
+          return this.send(socket, errorMsg("LIMIT_EXCEEDED", `At most ${MAX_MARKET_SUBSCRIPTIONS} markets per connection`, "market"));
+        }
+        for (const id of fresh) state.markets.add(id);
+        socket.join(sub.marketIds.map(rooms.market));
+        return this.send(socket, { type: "subscribed", channel: "market", marketIds: sub.marketIds });
+      }
+      if (sub.channel === "book") return this.subscribeBook(socket, state, sub);
+      return this.subscribeUser(socket, state, sub.token);
+    },
+
+    async subscribeBook(this: SocketGatewayThis, socket: Socket, state: SocketState, sub: Extract<Subscription, { channel: "book" }>) {
+      const key = `${sub.marketId}:${sub.outcome}`;
+      const taken = new Set([...state.books, ...state.pendingBooks.keys()]);
+      if (!taken.has(key) && taken.size >= MAX_BOOK_SUBSCRIPTIONS) {
+        return this.send(socket, errorMsg("LIMIT_EXCEEDED", `At most ${MAX_BOOK_SUBSCRIPTIONS} order books per connection`, "book"));
+      }
+      const gen = ++this.seqGen;
+      state.pendingBooks.set(key, gen);
+      let depth: { seq: number; yes: BookLevels; no: BookLevels };
+      try {
+        depth = await this.broker.call<{ seq: number; yes: BookLevels; no: BookLevels }, { marketId: string }>("book.depth", { marketId: sub.marketId });
+      } catch (err) {
+        if (state.pendingBooks.get(key) === gen) state.pendingBooks.delete(key);
+        const notFound = (err as { code?: number }).code === 404;
+        return this.send(socket, notFound ? errorMsg("NOT_FOUND", "Market not found", "book") : errorMsg("UNAVAILABLE", "Order book unavailable, try again", "book"));
+      }
+      // Unsubscribed, resubscribed or gone while the snapshot was on its way.
+      if (state.pendingBooks.get(key) !== gen || !socket.connected) return;
+      state.pendingBooks.delete(key);
+      // From here to the end nothing awaits: no update can slip in between snapshot and room.
+      state.books.add(key);
+      socket.join(rooms.book(sub.marketId, sub.outcome));
+      const data = sub.outcome === "YES" ? depth.yes : depth.no;
+      this.send(socket, { type: "snapshot", channel: "book", marketId: sub.marketId, outcome: sub.outcome, seq: depth.seq, data: { bids: data.bids, asks: data.asks } });
+      this.send(socket, { type: "subscribed", channel: "book", marketId: sub.marketId, outcome: sub.outcome });
+      // A change this node heard while the snapshot was fetched would otherwise be missed.
+      const last = this.lastBook.get(sub.marketId);
+      if (last && last.seq > depth.seq) {
+        const levels = sub.outcome === "YES" ? last.yes : noView(last.yes);
+        this.send(socket, { type: "update", channel: "book", marketId: sub.marketId, outcome: sub.outcome, seq: last.seq, data: { marketId: sub.marketId, bids: levels.bids, asks: levels.asks } });
+      }
+    },
+
+    async subscribeUser(this: SocketGatewayThis, socket: Socket, state: SocketState, token: string) {
+      const gen = ++state.userGen;
+      let user: SessionUser | null;
+      try {
+        user = await this.broker.call<SessionUser | null, { token: string }>("auth.resolveToken", { token });
+      } catch (err) {
+        this.logger.warn("auth.resolveToken failed", err);
+        if (gen === state.userGen) this.send(socket, errorMsg("UNAVAILABLE", "Authentication unavailable, try again", "user"));
+        return;
+      }
+      if (gen !== state.userGen || !socket.connected) return;
+      if (!user) return this.send(socket, errorMsg("UNAUTHORIZED", "Invalid or expired token", "user"));
+      const prev = state.user;
+      if (prev) {
+        clearTimeout(prev.expiry);
+        if (prev.userId !== user.id) socket.leave(rooms.user(prev.userId));
+      }
+      // The subscription ends with the token: past `exp` the session no longer authorizes anything.
+      const expiry = setTimeout(() => {
+        this.endUser(socket, state, errorMsg("SESSION_ENDED", "Token expired; subscribe again with a fresh token", "user"));
+      }, Math.max(0, user.exp * 1000 - Date.now()));
+      expiry.unref();
+      state.user = { userId: user.id, sid: user.sid, expiry };
+      socket.join(rooms.user(user.id));
+      this.send(socket, { type: "subscribed", channel: "user", userId: user.id });
+    },
+
+    unsubscribe(this: SocketGatewayThis, socket: Socket, payload: unknown) {
+      const state = this.stateOf(socket);
+      if (!state) return;
+      const parsed = parseUnsubscribe(payload);
+      if (!parsed.ok) return this.send(socket, parsed.error);
+      const u = parsed.value;
+      if (u.channel === "market") {
+        const ids = u.marketIds ?? [...state.markets];
+        for (const id of ids) {
+          state.markets.delete(id);
+          socket.leave(rooms.market(id));
+        }
+        return this.send(socket, { type: "unsubscribed", channel: "market", marketIds: ids });
+      }
+      if (u.channel === "book") {
+        const key = `${u.marketId}:${u.outcome}`;
+        state.pendingBooks.delete(key);
+        state.books.delete(key);
+        socket.leave(rooms.book(u.marketId, u.outcome));
+        return this.send(socket, { type: "unsubscribed", channel: "book", marketId: u.marketId, outcome: u.outcome });
+      }
+      const userId = this.endUser(socket, state, null);
+      this.send(socket, { type: "unsubscribed", channel: "user", userId });
+    },
+
+    /** Leave the user channel; with an error, tell the client why (logout, refresh, expiry). */
+    endUser(this: SocketGatewayThis, socket: Socket, state: SocketState, error: ErrorMessage | null): string | null {
+      state.userGen++;
+      const prev = state.user;
+      if (!prev) return null;
+      clearTimeout(prev.expiry);
+      state.user = null;
+      socket.leave(rooms.user(prev.userId));
+      if (error) this.send(socket, error);
+      return prev.userId;
+    },
+
+    flushBook(this: SocketGatewayThis, ev: BookChangedEvent) {
+      for (const outcome of ["YES", "NO"] as const) {
+        const room = rooms.book(ev.marketId, outcome);
+        if (!this.hasMembers(room)) continue;
+        const levels = outcome === "YES" ? ev.yes : noView(ev.yes);
+        this.toRoom(room, { type: "update", channel: "book", marketId: ev.marketId, outcome, seq: ev.seq, data: { marketId: ev.marketId, bids: levels.bids, asks: levels.asks } });
+      }
+    },
+
+    flushPrices(this: SocketGatewayThis, ev: PricesChangedEvent) {
+      // The same prices as REST (best of book and pool), so the socket and GET /markets/:id agree.
+      const data: MarketPrices = { marketId: ev.marketId, ...livePrices({ yesBid: ev.yesBid, yesAsk: ev.yesAsk, ammYes: ev.ammYes ?? null }) };
+      // Most book changes leave the best prices alone: push only real changes.
+      const sig = `${data.buyYesPrice}|${data.buyNoPrice}|${data.sellYesPrice}|${data.sellNoPrice}`;
+      if (this.lastPrices.get(ev.marketId) === sig) return;
+      this.lastPrices.set(ev.marketId, sig);
+      this.toRoom(rooms.market(ev.marketId), { type: "update", channel: "market", data });
+    },
+
+    pushUser(this: SocketGatewayThis, userId: string, data: UserUpdate, coalesceKey?: string) {
+      if (!this.hasMembers(rooms.user(userId))) return;
+      if (coalesceKey) this.userPush.push(coalesceKey, { userId, data });
+      else this.toRoom(rooms.user(userId), { type: "update", channel: "user", data });
+    },
+  },
+
+  created() {
+    this.idleTimeoutMs = parseIdleTimeout(process.env[IDLE_TIMEOUT_ENV]);
+    this.socketStates = new Map();
+    this.seqGen = 0;
+    this.lastBook = new Map();
+    this.lastPrices = new Map();
+    this.bookPush = new Coalescer(COALESCE_MS, (_k, ev) => this.flushBook(ev));
+    this.pricePush = new Coalescer(COALESCE_MS, (_k, ev) => this.flushPrices(ev));
+    this.userPush = new Coalescer(COALESCE_MS, (_k, p) => {
+      if (this.hasMembers(rooms.user(p.userId))) this.toRoom(rooms.user(p.userId), { type: "update", channel: "user", data: p.data });
+    });
+  },
+
+  started() {
+    // moleculer-io's own started hook (it is our mixin) has created `this.io` by now.
+    this.io.on("connection", (socket: Socket) => this.socketConnected(socket));
+  },
+
+  stopped() {
+    this.bookPush.clear();
+    this.pricePush.clear();
+    this.userPush.clear();
+    for (const s of this.socketStates.values()) {
+      clearTimeout(s.idle);
+      if (s.user) clearTimeout(s.user.expiry);
+    }
+  },
+});
+
+export default SocketGateway;

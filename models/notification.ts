@@ -1,0 +1,109 @@
+import type { Outcome, Side } from "../engine/types";
+
+export const NOTIFICATION_TYPES = [
+  "TRADE_FILLED",
+  "ORDER_CANCELLED",
+  "SETTLEMENT_CONFIRMED",
+  "SETTLEMENT_FAILED",
+  "MARKET_RESOLVED",
+  "MARKET_CANCELLED",
+  "DEPOSIT_CREDITED",
+  "WITHDRAWAL_SENT",
+  "WITHDRAWAL_FAILED",
+] as const;
+
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+/** Metadata per type; amounts and quantities are micro-unit digit strings, prices decimals. */
+export interface NotificationMetadata {
+  TRADE_FILLED: {
+    marketId: string;
+    tradeId: string;
+    orderId: string;
+    side: Side;
+    outcome: Outcome;
+    venue: string;
+    role: string;
+    filledQuantity: string;
+    avgPrice: string;
+    totalCost: string;
+    fee: string;
+  };
+  ORDER_CANCELLED: { marketId: string; orderId: string; reason: "MARKET_CLOSED" | "MARKET_CANCELLED" | "MARKET_RESOLVED" };
+  SETTLEMENT_CONFIRMED: { marketId: string; tradeId: string; txHash: string | null };
+  SETTLEMENT_FAILED: { marketId: string; tradeId: string; txHash: string | null };
+  MARKET_RESOLVED: { marketId: string; result: string; conditionId: string | null; positions: Array<{ outcome: Outcome; quantity: string }> };
+  MARKET_CANCELLED: { marketId: string; positions: Array<{ outcome: Outcome; quantity: string }> };
+  DEPOSIT_CREDITED: { amount: string; reference: string; txHash: string | null };
+  WITHDRAWAL_SENT: { withdrawalId: string; amount: string; txHash: string | null };
+  WITHDRAWAL_FAILED: { withdrawalId: string; amount: string; reason: string };
+}
+
+/** Telegram push state: `none` = no verified link or bot off; `failed` = gave up after max attempts or a permanent error. */
+export type DeliveryState = "none" | "pending" | "delivered" | "failed";
+
+export interface NotificationDoc<T extends NotificationType = NotificationType> {
+  /** `<TYPE>:<source id>` (trade id, order id, market:user, ledger entry key): the idempotency key. */
+  _id: string;
+  userId: string;
+  type: T;
+  title: string;
+  body: string;
+  metadata: NotificationMetadata[T];
+  read: boolean;
+  /** When the underlying fact happened (trade time for fills), ISO 8601. */
+  createdAt: string;
+  /** Ledger journal seq for journal-derived notifications (tie-break of the same millisecond). */
+  seq?: number;
+  delivered: boolean;
+  delivery: DeliveryState;
+  attempts: number;
+  /** Chat the push goes to, fixed when the notification is created. */
+  chatId?: number;
+  /** Epoch ms of the next push attempt (or end of a claim's lease); absent unless pending. */
+  deliverAt?: number;
+  lastError?: string;
+  deliveredAt?: string;
+}
+
+/** What GET /notifications answers per item. */
+export interface NotificationItem {
+  id: string;
+  type: NotificationType;
+  title: string;
+  body: string;
+  metadata: NotificationMetadata[NotificationType];
+  delivered: boolean;
+  read: boolean;
+  createdAt: string;
+}
+
+/** The notifier's durable position in the ledger journal. */
+export interface NotifierCursorDoc {
+  _id: string;
+  seq: number;
+}
+
+export interface HolderPositions {
+  userId: string;
+  positions: Array<{ outcome: Outcome; quantity: string }>;
+}
+
+/** A fan-out to a market's holders, stored before it runs so a crash mid-way resumes it. */
+export interface NotifierJobDoc {
+  _id: string;
+  kind: "marketResolved" | "marketCancelled";
+  marketId: string;
+  result?: string;
+  conditionId?: string | null;
+  /**
+   * Holders read as soon as the event arrived: resolution sweeps and refunds settle positions
+   * right after, and settled positions are no longer listed by the ledger.
+   */
+  holders?: HolderPositions[];
+  at: string;
+}
+
+export function notificationItem(d: NotificationDoc): NotificationItem {
+  return { id: d._id, type: d.type, title: d.title, body: d.body, metadata: d.metadata, delivered: d.delivered, read: d.read, createdAt: d.createdAt };
+}

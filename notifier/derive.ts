@@ -1,0 +1,75 @@
+/**
+ * Which notifications a ledger journal entry implies. Pure: the same entry always yields the same
+ * drafts with the same ids, so re-reading the journal (restart, second instance) creates nothing twice.
+ */
+import { formatAvgPrice } from "../engine/money";
+import type { NotificationMetadata, NotificationType } from "../models/notification";
+import type { LedgerEntryDoc } from "../models/trading";
+
+export interface Draft<T extends NotificationType = NotificationType> {
+  /** `<TYPE>:<source id>`: the notification's _id and idempotency key. */
+  id: string;
+  userId: string;
+  type: T;
+  metadata: NotificationMetadata[T];
+  createdAt: string;
+  /** Journal seq of the source entry: orders notifications of the same millisecond. */
+  seq?: number;
+}
+
+export type AnyDraft = { [T in NotificationType]: Draft<T> }[NotificationType];
+
+const isUser = (account: string) => account.startsWith("usr_");
+
+export function notificationId(type: NotificationType, ...source: string[]): string {
+  return [type, ...source].join(":");
+}
+
+export function draftsFromEntry(entry: LedgerEntryDoc): AnyDraft[] {
+  const out: AnyDraft[] = [];
+  for (const t of entry.trades ?? []) {
+    if (!isUser(t.userId) || t.filledQuantity <= 0) continue;
+    out.push({
+      id: notificationId("TRADE_FILLED", t.tradeId),
+      userId: t.userId,
+      type: "TRADE_FILLED",
+      createdAt: entry.at,
+      seq: entry.seq,
+      metadata: {
+        marketId: t.marketId,
+        tradeId: t.tradeId,
+        orderId: t.orderId,
+        side: t.side,
+        outcome: t.outcome,
+        venue: t.venue,
+        role: t.role,
+        filledQuantity: String(t.filledQuantity),
+        avgPrice: formatAvgPrice(t.totalCost, t.filledQuantity),
+        totalCost: String(t.totalCost),
+        fee: String(t.fee),
+      },
+    });
+  }
+
+  // Money entering: the external posting says it is a deposit, the user's cash posting whose.
+  // (Withdrawals are debited before they are sent, so SENT/FAILED come from the chain's events.)
+  let deposit = 0;
+  const credit = new Map<string, number>();
+  for (const p of entry.postings) {
+    if (p.kind === "external" && p.flow === "deposit") deposit += p.amount;
+    if (p.kind === "cash" && isUser(p.account)) credit.set(p.account, (credit.get(p.account) ?? 0) + (p.available ?? 0) + (p.locked ?? 0));
+  }
+  if (deposit > 0) {
+    const txHash = entry._id.startsWith("deposit:") ? entry._id.slice("deposit:".length) : null;
+    for (const [userId, delta] of credit) {
+      if (delta > 0) out.push({ id: notificationId("DEPOSIT_CREDITED", entry._id, userId), userId, type: "DEPOSIT_CREDITED", createdAt: entry.at, seq: entry.seq, metadata: { amount: String(delta), reference: entry._id, txHash } });
+    }
+  }
+  return out;
+}
+
+/** The market a draft is about, for its text (title lookup). */
+export function marketOf(d: AnyDraft): string | null {
+  const m = d.metadata as { marketId?: unknown };
+  return typeof m.marketId === "string" ? m.marketId : null;
+}

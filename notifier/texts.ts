@@ -1,0 +1,60 @@
+/** Notification titles and bodies (REST and the Telegram message). Pure, plain text, English. */
+import { formatMicro } from "../engine/money";
+import type { NotificationDoc } from "../models/notification";
+import type { AnyDraft } from "./derive";
+
+const usdt = (micro: string) => `${formatMicro(BigInt(micro))} USDT`;
+const shares = (micro: string) => formatMicro(BigInt(micro));
+const quoted = (title: string | null, marketId: string) => (title ? `“${title}”` : `market ${marketId}`);
+const shortHash = (h: string | null) => (h ? ` (tx ${h.length > 16 ? `${h.slice(0, 8)}…${h.slice(-6)}` : h})` : "");
+
+const CANCEL_REASON = {
+  MARKET_CLOSED: "the market closed",
+  MARKET_CANCELLED: "the market was cancelled",
+  MARKET_RESOLVED: "the market was resolved",
+} as const;
+
+export function render(d: AnyDraft, marketTitle: string | null): { title: string; body: string } {
+  switch (d.type) {
+    case "TRADE_FILLED": {
+      const m = d.metadata;
+      const verb = m.side === "BUY" ? "Bought" : "Sold";
+      const fee = m.fee !== "0" ? `, fee ${usdt(m.fee)}` : "";
+      return {
+        title: `${verb} ${m.outcome}`,
+        body: `${verb} ${shares(m.filledQuantity)} ${m.outcome} at ${m.avgPrice} in ${quoted(marketTitle, m.marketId)}: ${m.side === "BUY" ? "cost" : "proceeds"} ${usdt(m.totalCost)}${fee}.`,
+      };
+    }
+    case "ORDER_CANCELLED":
+      return {
+        title: "Order cancelled",
+        body: `Your open order in ${quoted(marketTitle, d.metadata.marketId)} was cancelled because ${CANCEL_REASON[d.metadata.reason]}; its reserved funds are available again.`,
+      };
+    case "SETTLEMENT_CONFIRMED":
+      return { title: "Trade settled", body: `Your trade in ${quoted(marketTitle, d.metadata.marketId)} is confirmed on-chain${shortHash(d.metadata.txHash)}.` };
+    case "SETTLEMENT_FAILED":
+      return { title: "Trade settlement failed", body: `On-chain settlement of your trade in ${quoted(marketTitle, d.metadata.marketId)} failed${shortHash(d.metadata.txHash)}; it will be retried or reviewed.` };
+    case "MARKET_RESOLVED": {
+      const m = d.metadata;
+      const won = m.positions.filter((p) => p.outcome === m.result);
+      const lost = m.positions.filter((p) => p.outcome !== m.result);
+      const parts: string[] = [];
+      for (const p of won) parts.push(`your ${shares(p.quantity)} ${p.outcome} shares pay ${usdt(p.quantity)}: redeem them from your portfolio`);
+      for (const p of lost) parts.push(`your ${shares(p.quantity)} ${p.outcome} shares did not win`);
+      return { title: `Market resolved: ${m.result}`, body: `${quoted(marketTitle, m.marketId)} resolved ${m.result}${parts.length ? `; ${parts.join("; ")}` : ""}.` };
+    }
+    case "MARKET_CANCELLED":
+      return { title: "Market cancelled", body: `${quoted(marketTitle, d.metadata.marketId)} was cancelled; your positions there will be refunded.` };
+    case "DEPOSIT_CREDITED":
+      return { title: "Deposit credited", body: `${usdt(d.metadata.amount)} is now available in your account.` };
+    case "WITHDRAWAL_SENT":
+      return { title: "Withdrawal sent", body: `${usdt(d.metadata.amount)} was sent to your wallet${shortHash(d.metadata.txHash)}.` };
+    case "WITHDRAWAL_FAILED":
+      return { title: "Withdrawal failed", body: `Your withdrawal of ${usdt(d.metadata.amount)} failed (${d.metadata.reason}); the amount is available in your account again.` };
+  }
+}
+
+/** The bot message: plain text (no parse mode), so titles never need escaping. */
+export function telegramText(n: Pick<NotificationDoc, "title" | "body">): string {
+  return `${n.title}\n${n.body}`;
+}
