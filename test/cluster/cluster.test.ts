@@ -28,6 +28,7 @@ describe("cluster over NATS", () => {
   let nats: NatsServer;
   let redis: RedisServer;
   const dirs: string[] = [];
+  const dataDirs = new Map<string, string>();
   const nodes = new Map<string, NodeProcess>();
   let env: Record<string, string>;
   let markets: string[] = [];
@@ -38,6 +39,7 @@ describe("cluster over NATS", () => {
   const start = async (nodeId: string, services: string, extra: Record<string, string> = {}) => {
     const dataDir = mkdtempSync(join(tmpdir(), `pmx-${nodeId}-`));
     dirs.push(dataDir);
+    dataDirs.set(nodeId, dataDir);
     const node = await NodeProcess.start({ ...env, NODE_ID: nodeId, SERVICES: services, DATA_DIR: dataDir, ...extra }, 40_000);
     nodes.set(nodeId, node);
     return node;
@@ -88,7 +90,7 @@ describe("cluster over NATS", () => {
       RATE_LIMIT_READ: "100000",
       RATE_LIMIT_TRADE: "100000",
     };
-    await Promise.all([start("core", "auth,catalog,ledger"), start("gw1", "api"), start("gw2", "api"), start("eng1", "engine"), start("eng2", "engine"), start("eng3", "engine")]);
+    await Promise.all([start("core", "auth,catalog,ledger"), start("notif", "notifier"), start("gw1", "api"), start("gw2", "api"), start("eng1", "engine"), start("eng2", "engine"), start("eng3", "engine")]);
     await discovered();
     for (const g of ["gw1", "gw2"]) await until(`${g} ready`, async () => ((await nodes.get(g)!.http("GET", "/api/v1/events")).status === 200 ? true : null));
   });
@@ -203,6 +205,27 @@ describe("cluster over NATS", () => {
       const writers = entries.map((e) => e.node);
       if (victimMarkets.includes(m)) expect(writers.some((w) => w !== victim)).toBe(true);
     }
+  });
+
+  test("the notifier stopped for a while loses no notification", async () => {
+    const notifEnv = { ...env, NODE_ID: "notif", SERVICES: "notifier", DATA_DIR: dataDirs.get("notif") as string };
+    await nodes.get("notif")!.stop("SIGKILL");
+    nodes.delete("notif");
+    // Fills while no notifier runs anywhere.
+    const m = markets[1];
+    const maker = await place(0, users[0], m, { side: "BUY", outcome: "YES", price: 0.45, quantity: SHARE });
+    const taker = await place(1, users[1], m, { side: "BUY", outcome: "NO", price: 0.55, quantity: SHARE });
+    expect(maker.status).toBe(200);
+    expect(taker.body.data.status).toBe("filled");
+    const tradeId = taker.body.data.tradeId as string;
+    await sleep(1000);
+    nodes.set("notif", await NodeProcess.start(notifEnv, 40_000));
+    const found = await until("TRADE_FILLED after restart", async () => {
+      const r = await gw(1).http("GET", "/api/v1/notifications?pageSize=100", { token: users[1].token });
+      const n = (r.body?.data ?? []).find((x: { type: string; metadata: { tradeId?: string } }) => x.type === "TRADE_FILLED" && x.metadata.tradeId === tradeId);
+      return n ?? null;
+    });
+    expect(found.value.metadata.marketId).toBe(m);
   });
 
   test("NATS restarts: the cluster recovers by itself", async () => {
