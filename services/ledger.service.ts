@@ -282,7 +282,8 @@ const LedgerService = defineService<LedgerThis>({
       handler(this: LedgerThis, ctx: AppContext<{ userId: string; marketId?: string }>): Promise<OrderDoc[]> {
         const q: Record<string, unknown> = { userId: ctx.params.userId, status: { $in: ["open", "partially_filled"] } };
         if (ctx.params.marketId) q.marketId = ctx.params.marketId;
-        return this.stores.orders.find(q, { sort: { createdAt: -1 } });
+        // Ties (same millisecond) broken by id so the list is stable across restarts.
+        return this.stores.orders.find(q, { sort: { createdAt: -1, _id: -1 } });
       },
     },
 
