@@ -141,7 +141,9 @@ const BookService = defineService<BookThis>({
         const o = await ctx.call<OrderDoc | null, { orderId: string }>("ledger.getOrder", { orderId: ctx.params.orderId });
         if (!o || o.userId !== user.id || (o.status !== "open" && o.status !== "partially_filled")) throw notFound("Order", "ORDER_NOT_FOUND");
         // The owner of the market's book does the cancel (sharded by marketId in a cluster).
-        return ctx.call("book.cancel", { marketId: o.marketId, orderId: o._id, userId: user.id });
+        const r = await ctx.call<{ orderId: string; status: string; cancelledQuantity: number; releasedAmount: number }, object>("book.cancel", { marketId: o.marketId, orderId: o._id, userId: user.id });
+        // Amounts as digit strings, like every quantity and money field of the contract.
+        return { orderId: r.orderId, status: r.status, cancelledQuantity: String(r.cancelledQuantity), releasedAmount: String(r.releasedAmount) };
       },
     },
 

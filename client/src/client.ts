@@ -1,0 +1,551 @@
+/**
+ * The REST client: one method per route, typed requests and answers, the envelope unwrapped,
+ * errors as ApiError subclasses, the session kept fresh, and (opt-in) 429 retries that wait
+ * exactly what Retry-After says.
+ */
+import { apiErrorFor, ApiError, NetworkError, NotLoggedInError, ProtocolError, RateLimitError, UnauthorizedError, type FieldError } from "./errors";
+import { collect, paginate } from "./pagination";
+import { buildConnectRequest, keyPairSigner, type BuildProofOptions, type KeyPair, type ProofSigner, type WalletOptions } from "./proof";
+import { PmxSocket, type SocketOptions } from "./socket";
+import type {
+  Balance,
+  CancelledOrder,
+  ConnectRequest,
+  CreateEventRequest,
+  DepositAddress,
+  Event,
+  FaucetRequest,
+  FaucetResult,
+  Health,
+  ListEventsParams,
+  ListOrdersParams,
+  MarketItem,
+  MarkReadRequest,
+  MarkReadResult,
+  Notification,
+  Order,
+  OrderBook,
+  Outcome,
+  Page,
+  PageParams,
+  Pagination,
+  PlacedOrder,
+  PlaceOrderRequest,
+  Position,
+  PriceHistory,
+  PriceHistoryParams,
+  Quote,
+  QuoteRequest,
+  RedeemRequest,
+  RedeemResult,
+  ResolveMarketRequest,
+  SearchEventsParams,
+  Session,
+  Trade,
+  TradeExecution,
+  TradeRequest,
+  UpdateEventRequest,
+  WithdrawRequest,
+  WithdrawResult,
+} from "./models";
+
+export const API_PREFIX = "/api/v1";
+/** The server refreshes only in the last hour; a minute of margin covers clock skew. */
+export const REFRESH_WINDOW_SEC = 3600;
+const REFRESH_MARGIN_SEC = 60;
+/** After a refused refresh, wait this long before trying again (the request itself goes on). */
+const REFRESH_BACKOFF_SEC = 60;
+
+export interface RetryOptions {
+  /** Retries of one request after 429 (default 3). */
+  maxRetries?: number;
+  /** Give up instead of waiting longer than this for one retry (default 120 s). */
+  maxWaitSeconds?: number;
+}
+
+/** What the client saw of one HTTP exchange (logging, metrics, contract tests). */
+export interface ResponseInfo {
+  method: string;
+  /** The route as the OpenAPI document names it, e.g. "/markets/{marketId}/orderbook" ("/health" outside the prefix). */
+  route: string;
+  url: string;
+  status: number;
+  headers: Headers;
+  body: unknown;
+  durationMs: number;
+}
+
+export interface ClientOptions {
+  /** The gateway, e.g. "http://localhost:3000" ("/api/v1" is added; a URL already ending in it is kept). */
+  baseUrl: string;
+  /** The login domain proofs are signed for (the server's APP_DOMAIN). Default: host:port of baseUrl. */
+  domain?: string;
+  session?: Session | null;
+  /** Refresh the token before a call when under an hour of validity remains (default true). */
+  autoRefresh?: boolean;
+  /** Opt-in: on 429 wait Retry-After and try again (true = defaults). Default off. */
+  retry?: boolean | RetryOptions;
+  /** Operator key for the admin routes (X-Admin-Key). */
+  adminKey?: string;
+  /** Per-request timeout (default 30 s). */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  /** Called whenever the session changes (login, refresh, logout), e.g. to persist it. */
+  onSessionChange?: (session: Session | null) => void;
+  onResponse?: (info: ResponseInfo) => void;
+  /** Clock in unix seconds (tests). */
+  now?: () => number;
+}
+
+type AuthMode = "none" | "user" | "admin" | "refresh";
+type Query = Record<string, string | number | boolean | undefined>;
+
+interface CallOptions {
+  params?: Record<string, string>;
+  query?: Query;
+  body?: unknown;
+  auth: AuthMode;
+  /** The answer is not in the envelope (/health, /openapi.json). */
+  raw?: boolean;
+  /** Outside /api/v1 (/health). */
+  root?: boolean;
+}
+
+interface Envelope<T> {
+  data: T;
+  pagination?: Pagination;
+  requestId: string;
+  status: number;
+}
+
+interface ErrorBody {
+  error?: { code?: unknown; message?: unknown; fields?: unknown };
+  requestId?: unknown;
+}
+
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+function fieldsOf(x: unknown): FieldError[] | undefined {
+  if (!Array.isArray(x)) return undefined;
+  return x.filter((f): f is FieldError => isRecord(f) && typeof f.field === "string" && typeof f.rule === "string");
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Claims of a JWT without verifying it (only the server can): enough to know when it expires. */
+export function sessionFromToken(token: string): Session {
+  const part = token.split(".")[1];
+  if (!part) throw new TypeError("not a JWT");
+  let claims: unknown;
+  try {
+    claims = JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
+  } catch {
+    throw new TypeError("not a JWT");
+  }
+  if (!isRecord(claims) || typeof claims.exp !== "number") throw new TypeError("token has no expiry");
+  return { accessToken: token, expiresAt: claims.exp, userId: typeof claims.sub === "string" ? claims.sub : "", walletAddress: typeof claims.wal === "string" ? claims.wal : "" };
+}
+
+export class PmxClient {
+  readonly origin: string;
+  readonly apiRoot: string;
+  readonly domain: string;
+  private currentSession: Session | null;
+  private readonly opts: ClientOptions;
+  private readonly retry: Required<RetryOptions> | null;
+  private readonly fetchImpl: typeof fetch;
+  private refreshing: Promise<Session> | null = null;
+  private refreshBlockedUntil = 0;
+  private readonly sessionListeners = new Set<(s: Session | null) => void>();
+
+  readonly auth: AuthApi;
+  readonly events: EventsApi;
+  readonly markets: MarketsApi;
+  readonly orders: OrdersApi;
+  readonly trade: TradeApi;
+  readonly portfolio: PortfolioApi;
+  readonly wallet: WalletApi;
+  readonly notifications: NotificationsApi;
+  readonly admin: AdminApi;
+
+  constructor(opts: ClientOptions) {
+    const url = new URL(opts.baseUrl);
+    const path = url.pathname.replace(/\/+$/, "");
+    const prefix = path.endsWith(API_PREFIX) ? path.slice(0, -API_PREFIX.length) : path;
+    this.origin = `${url.protocol}//${url.host}${prefix}`;
+    this.apiRoot = this.origin + API_PREFIX;
+    this.domain = opts.domain ?? url.host;
+    this.opts = opts;
+    this.currentSession = opts.session ?? null;
+    this.retry = opts.retry ? { maxRetries: 3, maxWaitSeconds: 120, ...(opts.retry === true ? {} : opts.retry) } : null;
+    this.fetchImpl = opts.fetch ?? fetch;
+    this.auth = new AuthApi(this);
+    this.events = new EventsApi(this);
+    this.markets = new MarketsApi(this);
+    this.orders = new OrdersApi(this);
+    this.trade = new TradeApi(this);
+    this.portfolio = new PortfolioApi(this);
+    this.wallet = new WalletApi(this);
+    this.notifications = new NotificationsApi(this);
+    this.admin = new AdminApi(this);
+  }
+
+  get session(): Session | null {
+    return this.currentSession;
+  }
+
+  setSession(session: Session | null): void {
+    this.currentSession = session;
+    this.opts.onSessionChange?.(session);
+    for (const l of this.sessionListeners) l(session);
+  }
+
+  /** Listen to session changes; returns the function that stops listening. */
+  onSession(listener: (s: Session | null) => void): () => void {
+    this.sessionListeners.add(listener);
+    return () => this.sessionListeners.delete(listener);
+  }
+
+  /**
+   * A socket client on the same gateway. Its user channel uses this client's session, and moves to
+   * the new token when the session is refreshed. Call connect() on it.
+   */
+  socket(opts: Omit<SocketOptions, "url"> = {}): PmxSocket {
+    const ws = new PmxSocket({ token: () => this.currentSession?.accessToken, ...opts, url: this.origin });
+    const off = this.onSession(() => ws.tokenChanged());
+    ws.once("close", off);
+    return ws;
+  }
+
+  now(): number {
+    return this.opts.now ? this.opts.now() : Math.floor(Date.now() / 1000);
+  }
+
+  get adminKey(): string | undefined {
+    return this.opts.adminKey;
+  }
+
+  /** GET /health (outside the prefix). */
+  async health(): Promise<Health> {
+    return (await this.call<Health>("GET", "/health", { auth: "none", raw: true, root: true })).data;
+  }
+
+  /** GET /api/v1/openapi.json: the server's own description of every route. */
+  async openapi(): Promise<Record<string, unknown>> {
+    return (await this.call<Record<string, unknown>>("GET", "/openapi.json", { auth: "none", raw: true })).data;
+  }
+
+  /** Refresh when the session is inside its last hour; a refused refresh leaves the session as it was. */
+  async ensureFresh(): Promise<void> {
+    const s = this.currentSession;
+    if (!s || this.opts.autoRefresh === false) return;
+    const now = this.now();
+    const left = s.expiresAt - now;
+    if (left <= 0 || left >= REFRESH_WINDOW_SEC - REFRESH_MARGIN_SEC || now < this.refreshBlockedUntil) return;
+    try {
+      await this.refreshSession();
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      this.refreshBlockedUntil = now + REFRESH_BACKOFF_SEC;
+    }
+  }
+
+  /** One refresh at a time: concurrent callers share it. */
+  refreshSession(): Promise<Session> {
+    this.refreshing ??= this.call<Session>("POST", "/auth/refresh", { auth: "refresh" })
+      .then((r) => {
+        this.setSession(r.data);
+        return r.data;
+      })
+      .finally(() => {
+        this.refreshing = null;
+      });
+    return this.refreshing;
+  }
+
+  /** Low-level access to any route; the typed methods are built on it. */
+  async call<T>(method: string, route: string, o: CallOptions): Promise<Envelope<T>> {
+    if (o.auth === "user") {
+      if (!this.currentSession) throw new NotLoggedInError(`${method} ${route} needs a session: log in first`);
+      if (this.refreshing) await this.refreshing.catch(() => undefined);
+      await this.ensureFresh();
+    }
+    if (o.auth === "admin" && !this.opts.adminKey) throw new NotLoggedInError(`${method} ${route} needs the operator key (adminKey)`);
+    if (o.auth === "refresh" && !this.currentSession) throw new NotLoggedInError("refresh needs a session");
+
+    let path = route;
+    for (const [k, v] of Object.entries(o.params ?? {})) path = path.replace(`{${k}}`, encodeURIComponent(v));
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) qs.set(k, String(v));
+    const url = (o.root ? this.origin : this.apiRoot) + path + (qs.size ? `?${qs}` : "");
+
+    for (let attempt = 0; ; attempt++) {
+      const headers: Record<string, string> = { accept: "application/json" };
+      const token = this.currentSession?.accessToken;
+      if ((o.auth === "user" || o.auth === "refresh") && token) headers.authorization = `Bearer ${token}`;
+      if (o.auth === "admin" && this.opts.adminKey) headers["x-admin-key"] = this.opts.adminKey;
+      let body: string | undefined;
+      if (o.body !== undefined) {
+        headers["content-type"] = "application/json";
+        body = JSON.stringify(o.body);
+      }
+      const started = Date.now();
+      let res: Response;
+      try {
+        res = await this.fetchImpl(url, { method, headers, body, signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000) });
+      } catch (err) {
+        throw new NetworkError(`${method} ${url}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+      }
+      const text = await res.text();
+      let parsed: unknown = null;
+      if (text) {
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = text;
+        }
+      }
+      this.opts.onResponse?.({ method, route, url, status: res.status, headers: res.headers, body: parsed, durationMs: Date.now() - started });
+
+      if (res.ok) {
+        if (o.raw) return { data: parsed as T, requestId: res.headers.get("x-request-id") ?? "", status: res.status };
+        if (res.status === 204) return { data: null as T, requestId: res.headers.get("x-request-id") ?? "", status: res.status };
+        if (!isRecord(parsed) || !("data" in parsed)) throw new ProtocolError(`${method} ${route}: answer is not the API envelope`, res.status);
+        const env: Envelope<T> = { data: parsed.data as T, requestId: typeof parsed.requestId === "string" ? parsed.requestId : "", status: res.status };
+        if (isRecord(parsed.pagination)) env.pagination = parsed.pagination as unknown as Pagination;
+        return env;
+      }
+
+      const err = this.errorOf(res, parsed, method, route);
+      if (err instanceof RateLimitError && this.retry && attempt < this.retry.maxRetries && err.retryAfter <= this.retry.maxWaitSeconds) {
+        // Sending earlier would only extend the cooldown: wait exactly what the server asked.
+        await sleep(err.retryAfter * 1000);
+        continue;
+      }
+      throw err;
+    }
+  }
+
+  private errorOf(res: Response, parsed: unknown, method: string, route: string): ApiError {
+    const b: ErrorBody = isRecord(parsed) ? (parsed as ErrorBody) : {};
+    const e = isRecord(b.error) ? b.error : {};
+    const retryAfter = Number(res.headers.get("retry-after"));
+    return apiErrorFor({
+      status: res.status,
+      code: typeof e.code === "string" ? e.code : `HTTP_${res.status}`,
+      message: typeof e.message === "string" ? e.message : typeof parsed === "string" && parsed ? parsed.slice(0, 200) : res.statusText || `HTTP ${res.status}`,
+      fields: fieldsOf(e.fields),
+      requestId: typeof b.requestId === "string" ? b.requestId : res.headers.get("x-request-id") ?? undefined,
+      retryAfter: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+      method,
+      path: route,
+    });
+  }
+
+  async page<T>(route: string, o: CallOptions): Promise<Page<T>> {
+    const env = await this.call<T[]>("GET", route, o);
+    const pagination = env.pagination ?? { total: env.data.length, page: 1, pageSize: env.data.length, hasNext: false };
+    return { items: env.data, pagination, requestId: env.requestId };
+  }
+}
+
+class Api {
+  constructor(protected readonly c: PmxClient) {}
+}
+
+export interface KeyPairLoginOptions {
+  wallet?: WalletOptions;
+  messengerInitData?: string;
+  /** Override the client's domain for this login. */
+  domain?: string;
+}
+
+class AuthApi extends Api {
+  /** POST /auth/connect with a ready body (e.g. a proof from TON Connect in a browser). */
+  async connect(body: ConnectRequest): Promise<Session> {
+    const env = await this.c.call<Session>("POST", "/auth/connect", { auth: "none", body });
+    this.c.setSession(env.data);
+    return env.data;
+  }
+
+  /** Log in with any signer of proof digests (hardware wallet, remote signer). */
+  async loginWithSigner(signer: ProofSigner, opts: Omit<BuildProofOptions, "domain"> & { domain?: string } = {}): Promise<Session> {
+    return this.connect(await buildConnectRequest(signer, { ...opts, domain: opts.domain ?? this.c.domain }));
+  }
+
+  /** Log in as the standard wallet (v4r2 by default) of a local key pair. */
+  async loginWithKeyPair(keyPair: KeyPair, opts: KeyPairLoginOptions = {}): Promise<Session> {
+    return this.loginWithSigner(keyPairSigner(keyPair, opts.wallet), { domain: opts.domain, messengerInitData: opts.messengerInitData });
+  }
+
+  /** POST /auth/refresh (only accepted in the token's last hour; the client does it by itself). */
+  refresh(): Promise<Session> {
+    return this.c.refreshSession();
+  }
+
+  /** POST /auth/refresh with a token given in the body instead of the header. */
+  async refreshToken(token: string): Promise<Session> {
+    const env = await this.c.call<Session>("POST", "/auth/refresh", { auth: "none", body: { token } });
+    this.c.setSession(env.data);
+    return env.data;
+  }
+
+  /** POST /auth/logout: the session ends server-side at once; the client forgets it. */
+  async logout(): Promise<void> {
+    try {
+      await this.c.call<null>("POST", "/auth/logout", { auth: "user" });
+    } catch (err) {
+      // An already dead session is logged out all the same.
+      if (!(err instanceof UnauthorizedError)) throw err;
+    }
+    this.c.setSession(null);
+  }
+}
+
+class EventsApi extends Api {
+  /** GET /events: one page. */
+  list(params: ListEventsParams = {}): Promise<Page<Event>> {
+    return this.c.page<Event>("/events", { auth: "none", query: { ...params } });
+  }
+  /** Every event of GET /events, page by page. */
+  iterate(params: ListEventsParams = {}): AsyncGenerator<Event, void, undefined> {
+    return paginate((p: ListEventsParams) => this.list(p), params);
+  }
+  /** GET /events/search: best match first. */
+  search(params: SearchEventsParams): Promise<Page<Event>> {
+    return this.c.page<Event>("/events/search", { auth: "none", query: { ...params } });
+  }
+  iterateSearch(params: SearchEventsParams): AsyncGenerator<Event, void, undefined> {
+    return paginate((p: SearchEventsParams) => this.search(p), params);
+  }
+  /** GET /events/:id with its markets' live prices. */
+  async get(id: string): Promise<Event> {
+    return (await this.c.call<Event>("GET", "/events/{id}", { auth: "none", params: { id } })).data;
+  }
+}
+
+class MarketsApi extends Api {
+  /** GET /markets/:id (cached 5 s by the server). */
+  async get(id: string): Promise<MarketItem> {
+    return (await this.c.call<MarketItem>("GET", "/markets/{id}", { auth: "none", params: { id } })).data;
+  }
+  /** GET /markets/:id/orderbook: top 10 levels of the YES (default) or NO view. */
+  async orderbook(id: string, outcome?: Outcome): Promise<OrderBook> {
+    return (await this.c.call<OrderBook>("GET", "/markets/{marketId}/orderbook", { auth: "none", params: { marketId: id }, query: { outcome } })).data;
+  }
+  /** GET /markets/:id/price-history */
+  async priceHistory(id: string, params: PriceHistoryParams = {}): Promise<PriceHistory> {
+    return (await this.c.call<PriceHistory>("GET", "/markets/{marketId}/price-history", { auth: "none", params: { marketId: id }, query: { ...params } })).data;
+  }
+  /** POST /markets/:id/quote: what a market order would cost now, without executing it. */
+  async quote(id: string, body: QuoteRequest): Promise<Quote> {
+    return (await this.c.call<Quote>("POST", "/markets/{marketId}/quote", { auth: "user", params: { marketId: id }, body })).data;
+  }
+}
+
+class OrdersApi extends Api {
+  /** POST /orders: a GTC or FOK limit order. */
+  async place(body: PlaceOrderRequest): Promise<PlacedOrder> {
+    return (await this.c.call<PlacedOrder>("POST", "/orders", { auth: "user", body })).data;
+  }
+  /** DELETE /orders/:id */
+  async cancel(id: string): Promise<CancelledOrder> {
+    return (await this.c.call<CancelledOrder>("DELETE", "/orders/{orderId}", { auth: "user", params: { orderId: id } })).data;
+  }
+  /** GET /orders: open and partially filled orders, newest first. */
+  async list(params: ListOrdersParams = {}): Promise<Order[]> {
+    return (await this.c.call<Order[]>("GET", "/orders", { auth: "user", query: { ...params } })).data;
+  }
+}
+
+class TradeApi extends Api {
+  /** POST /trade/amm: against the market's AMM only. */
+  async amm(body: TradeRequest): Promise<TradeExecution> {
+    return (await this.c.call<TradeExecution>("POST", "/trade/amm", { auth: "user", body })).data;
+  }
+  /** POST /trade/market: smart-routed between the book and the AMM. */
+  async market(body: TradeRequest): Promise<TradeExecution> {
+    return (await this.c.call<TradeExecution>("POST", "/trade/market", { auth: "user", body })).data;
+  }
+}
+
+class PortfolioApi extends Api {
+  /** GET /balance */
+  async balance(): Promise<Balance> {
+    return (await this.c.call<Balance>("GET", "/balance", { auth: "user" })).data;
+  }
+  /** GET /positions: open positions with mark price and unrealized PnL. */
+  async positions(): Promise<Position[]> {
+    return (await this.c.call<Position[]>("GET", "/positions", { auth: "user" })).data;
+  }
+  /** GET /trades: one page, newest first. */
+  trades(params: PageParams = {}): Promise<Page<Trade>> {
+    return this.c.page<Trade>("/trades", { auth: "user", query: { ...params } });
+  }
+  iterateTrades(params: PageParams = {}): AsyncGenerator<Trade, void, undefined> {
+    return paginate((p: PageParams) => this.trades(p), params);
+  }
+  /** GET /trades/:id (poll settlement). */
+  async trade(id: string): Promise<Trade> {
+    return (await this.c.call<Trade>("GET", "/trades/{id}", { auth: "user", params: { id } })).data;
+  }
+}
+
+class WalletApi extends Api {
+  /** GET /deposit-address (allocated on first call). */
+  async depositAddress(): Promise<DepositAddress> {
+    return (await this.c.call<DepositAddress>("GET", "/deposit-address", { auth: "user" })).data;
+  }
+  /** POST /withdraw to the session's wallet; `duplicate` and `failed` are answers, not errors. */
+  async withdraw(body: WithdrawRequest): Promise<WithdrawResult> {
+    return (await this.c.call<WithdrawResult>("POST", "/withdraw", { auth: "user", body })).data;
+  }
+  /** POST /redeem/:marketId */
+  async redeem(marketId: string, body: RedeemRequest): Promise<RedeemResult> {
+    return (await this.c.call<RedeemResult>("POST", "/redeem/{marketId}", { auth: "user", params: { marketId }, body })).data;
+  }
+  /** POST /sandbox/faucet (sandbox chain only). */
+  async faucet(body: FaucetRequest): Promise<FaucetResult> {
+    return (await this.c.call<FaucetResult>("POST", "/sandbox/faucet", { auth: "user", body })).data;
+  }
+}
+
+class NotificationsApi extends Api {
+  /** GET /notifications: one page, newest first. */
+  list(params: PageParams = {}): Promise<Page<Notification>> {
+    return this.c.page<Notification>("/notifications", { auth: "user", query: { ...params } });
+  }
+  iterate(params: PageParams = {}): AsyncGenerator<Notification, void, undefined> {
+    return paginate((p: PageParams) => this.list(p), params);
+  }
+  /** Every unread notification (walks all pages). */
+  async unread(): Promise<Notification[]> {
+    return (await collect(this.iterate({ pageSize: 100 }))).filter((n) => !n.read);
+  }
+  /** POST /notifications/read: {ids} or {all: true}. */
+  async markRead(body: MarkReadRequest): Promise<MarkReadResult> {
+    return (await this.c.call<MarkReadResult>("POST", "/notifications/read", { auth: "user", body })).data;
+  }
+}
+
+/** The operator API (X-Admin-Key; disabled on servers without ADMIN_KEY). */
+class AdminApi extends Api {
+  async createEvent(body: CreateEventRequest): Promise<Event> {
+    return (await this.c.call<Event>("POST", "/admin/events", { auth: "admin", body })).data;
+  }
+  async updateEvent(id: string, body: UpdateEventRequest): Promise<Event> {
+    return (await this.c.call<Event>("PATCH", "/admin/events/{id}", { auth: "admin", params: { id }, body })).data;
+  }
+  async closeMarket(id: string): Promise<MarketItem> {
+    return (await this.c.call<MarketItem>("POST", "/admin/markets/{id}/close", { auth: "admin", params: { id } })).data;
+  }
+  async cancelMarket(id: string): Promise<MarketItem> {
+    return (await this.c.call<MarketItem>("POST", "/admin/markets/{id}/cancel", { auth: "admin", params: { id } })).data;
+  }
+  async resolveMarket(id: string, body: ResolveMarketRequest): Promise<MarketItem> {
+    return (await this.c.call<MarketItem>("POST", "/admin/markets/{id}/resolve", { auth: "admin", params: { id }, body })).data;
+  }
+}
+

@@ -1,0 +1,34 @@
+/** Terminal output: aligned tables and human amounts (never floats: money.ts does the digits). */
+import { fromMicro } from "../money";
+
+export function usdt(micro: string | number | bigint): string {
+  return `${fromMicro(micro, { minDecimals: 2 })} USDT`;
+}
+
+export function shares(micro: string | number | bigint): string {
+  return fromMicro(micro);
+}
+
+export function orDash(v: string | null | undefined): string {
+  return v === null || v === undefined || v === "" ? "-" : v;
+}
+
+export function localTime(unixSec: number): string {
+  return new Date(unixSec * 1000).toISOString().replace(".000Z", "Z");
+}
+
+/** Columns padded to their widest cell; `right` lists the columns aligned right (numbers). */
+export function table(headers: string[], rows: string[][], right: ReadonlySet<number> = new Set()): string {
+  const width = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (right.has(i) ? c.padStart(width[i]) : c.padEnd(width[i])))
+      .join("  ")
+      .trimEnd();
+  return [line(headers), line(width.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+/** Shorten long ids and hashes for tables: "0123456789abcdef" -> "01234567…cdef". */
+export function short(s: string, keep = 8): string {
+  return s.length > keep * 2 + 1 ? `${s.slice(0, keep)}…${s.slice(-4)}` : s;
+}

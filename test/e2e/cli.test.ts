@@ -1,0 +1,245 @@
+/**
+ * The `trade` CLI against a started server, in-process: wallet files, login, every trading and
+ * portfolio command, confirmations, the live book, clear errors and exit codes, and no secret in
+ * any output.
+ */
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
+import { PmxClient, walletAddress } from "../../client/src";
+import { startChainServer } from "../support/chain";
+import { TEST_DOMAIN, type TestServer } from "../support/server";
+import { ADMIN_KEY, createMarket, SHARE } from "../support/trading";
+import { runCli, tempHome, type CliResult } from "../support/cli";
+
+describe("trade CLI", () => {
+  let srv: TestServer;
+  let market: string;
+  let home: ReturnType<typeof tempHome>;
+  let env: Record<string, string>;
+  const outputs: CliResult[] = [];
+
+  const trade = async (line: string | string[], o: { answers?: string[]; stdin?: string; env?: Record<string, string>; interruptAfterMs?: number } = {}) => {
+    const argv = Array.isArray(line) ? line : line.split(" ").filter(Boolean);
+    const r = await runCli(argv, { env: { ...env, ...(o.env ?? {}) }, answers: o.answers, stdin: o.stdin, interruptAfterMs: o.interruptAfterMs });
+    outputs.push(r);
+    return r;
+  };
+  const ok = async (line: string | string[], o: Parameters<typeof trade>[1] = {}) => {
+    const r = await trade(line, o);
+    if (r.code !== 0) throw new Error(`trade ${String(line)} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+    return r;
+  };
+  const json = async <T = Record<string, unknown>>(line: string): Promise<T> => JSON.parse((await ok(`${line} --json`)).stdout) as T;
+  const walletFile = () => JSON.parse(readFileSync(join(home.dir, "wallet.json"), "utf8")) as { secretKey: string; mnemonic?: string[]; address: string; publicKey: string };
+  const session = () => Object.values(JSON.parse(readFileSync(join(home.dir, "sessions.json"), "utf8")) as Record<string, { accessToken: string }>)[0];
+
+  beforeAll(async () => {
+    srv = await startChainServer({ ADMIN_KEY });
+    market = await createMarket(srv, "Will the CLI trade?", String(1000 * SHARE));
+    home = tempHome();
+    env = { PMX_URL: srv.url, PMX_DOMAIN: TEST_DOMAIN, PMX_HOME: home.dir };
+  });
+  afterAll(async () => {
+    await srv.stop();
+    home.remove();
+  });
+
+  test("help, unknown commands and bad arguments: usage errors with exit code 2", async () => {
+    const help = await ok("help");
+    expect(help.stdout).toMatch(/trade buy <marketId> <YES\|NO> <shares>/);
+    expect((await ok("buy --help")).stdout).toMatch(/^Usage: trade buy/);
+    const unknown = await trade("frobnicate");
+    expect([unknown.code, unknown.stderr]).toEqual([2, 'Usage error: unknown command "frobnicate"; see `trade help`']);
+    expect((await trade("book")).stderr).toBe("Usage error: missing market id");
+    expect((await trade(`book ${market} --outcome MAYBE`)).stderr).toMatch(/outcome must be YES or NO/);
+  });
+
+  test("before any wallet or login: clear messages", async () => {
+    const login = await trade("login");
+    expect([login.code, login.stderr]).toEqual([1, expect.stringMatching(/^no wallet key file at .*wallet\.json: run `trade wallet create`/)]);
+    const bal = await trade("balance");
+    expect([bal.code, bal.stderr]).toEqual([1, "Not logged in: run `trade login`."]);
+    const down = await trade("events", { env: { PMX_URL: "http://127.0.0.1:1" } });
+    expect([down.code, down.stderr]).toEqual([1, expect.stringMatching(/^Cannot reach the exchange at http:\/\/127\.0\.0\.1:1: /)]);
+  });
+
+  test("wallet create: an owner-only key file, refuses to overwrite; show prints the address only", async () => {
+    const created = await ok("wallet create");
+    const w = walletFile();
+    expect(created.stdout).toContain(`Created a v4r2 wallet ${w.address}`);
+    expect(w.mnemonic).toHaveLength(24);
+    expect(statSync(join(home.dir, "wallet.json")).mode & 0o777).toBe(0o600);
+    expect(statSync(home.dir).mode & 0o077).toBe(0);
+    const again = await trade("wallet create");
+    expect([again.code, again.stderr]).toEqual([1, expect.stringMatching(/already exists .* pass --force/)]);
+    expect((await ok("wallet show")).stdout).toContain(w.address);
+    expect(await json("wallet show")).toEqual({ address: w.address, publicKey: w.publicKey, walletVersion: "v4r2", file: join(home.dir, "wallet.json") });
+  });
+
+  test("wallet import: 24 words or a hex key from stdin or a file give the standard wallet of that key", async () => {
+    const other = tempHome();
+    try {
+      const words = await mnemonicNew(24);
+      const kp = await mnemonicToPrivateKey(words);
+      const r = await ok("wallet import --version v5r1", { stdin: words.join(" ") + "\n", env: { PMX_HOME: other.dir } });
+      expect(r.stdout).toContain(walletAddress(kp.publicKey, { version: "v5r1" }).toRawString());
+      const file = join(other.dir, "secret.txt");
+      writeFileSync(file, Buffer.from(kp.secretKey).toString("hex"));
+      const hex = await ok(["wallet", "import", "--file", file, "--force"], { env: { PMX_HOME: other.dir } });
+      expect(hex.stdout).toContain(walletAddress(kp.publicKey).toRawString());
+      const bad = await trade("wallet import", { stdin: "not a key", env: { PMX_HOME: other.dir } });
+      expect([bad.code, bad.stderr]).toEqual([2, "Usage error: expected 24 mnemonic words, or a 32/64-byte secret key in hex"]);
+      for (const o of [r, hex]) for (const w of words) expect(o.stdout).not.toContain(w);
+    } finally {
+      other.remove();
+    }
+  });
+
+  test("login: a wrong domain is a clear 401; then the session is stored owner-only and used", async () => {
+    const wrong = await trade("login --domain evil.example");
+    expect([wrong.code, wrong.stderr]).toEqual([1, expect.stringMatching(/^Error 401 UNAUTHORIZED: proof was made for another domain \(request req_/)]);
+    const login = await ok("login");
+    expect(login.stdout).toMatch(/^Logged in as 0:[0-9a-f]{64} \(user usr_\w+\); session valid until \d{4}-/);
+    expect(statSync(join(home.dir, "sessions.json")).mode & 0o777).toBe(0o600);
+    const status = await ok("status");
+    expect(status.stdout).toContain(`Exchange ${srv.url} (ok)`);
+    expect(status.stdout).toContain(`Wallet   ${walletFile().address}`);
+  });
+
+  test("faucet and deposit: tokens minted on the sandbox chain and credited; other assets are not credited", async () => {
+    const f = await ok("faucet 250");
+    expect(f.stdout).toMatch(/^Sent 250 USDT to 0Q\S+ \(tx [0-9a-f]{64}\)\nCredited: available 250\.00 USDT$/);
+    const ton = await ok("faucet 0.5 --asset TON");
+    expect(ton.stdout).toContain("TON is not credited to your balance");
+    expect((await ok("deposit")).stdout).toMatch(/^Deposit address 0Q\S+\nUSDT jetton wallet \S+/);
+    expect(await json("balance")).toEqual({ available: String(250 * SHARE), locked: "0", total: String(250 * SHARE) });
+    expect((await ok("balance")).stdout).toContain("available  250.00");
+  });
+
+  test("catalog commands: events, search, event, market, book, history", async () => {
+    const marketView = await json<{ eventId: string; conditionId: string }>(`market ${market}`);
+    const events = await ok("events --category Culture");
+    expect(events.stdout).toContain(marketView.eventId);
+    expect((await ok("search CLI trade")).stdout).toContain(marketView.eventId);
+    expect((await trade("search zzzqqq")).stdout).toBe('No event matches "zzzqqq".');
+    const event = await ok(`event ${marketView.eventId}`);
+    expect(event.stdout).toMatch(new RegExp(`${market}\\s+open\\s+0\\.50\\s+0\\.50`));
+    expect((await ok(`market ${market}`)).stdout).toContain(`condition ${marketView.conditionId}`);
+    expect((await ok(`book ${market}`)).stdout).toBe(`Order book ${market}, YES view\n(the book is empty)`);
+    expect((await ok(`history ${market} --interval 1w`)).stdout).toMatch(/^YES 0\.5 .*\n\(no trades in this interval\)$/);
+    const missing = await trade("event evt_nope");
+    expect([missing.code, missing.stderr]).toEqual([1, expect.stringMatching(/^Error 404 RESOURCE_NOT_FOUND: Event not found \(request req_/)]);
+  });
+
+  test("market buy: the quote first, then the question; no or no answer sends nothing; yes fills", async () => {
+    const no = await trade(`buy ${market} YES 10`, { answers: ["n"] });
+    expect(no.code).toBe(1);
+    expect(no.stdout).toMatch(/^Quote: BUY 10 YES at about 0\.50\d* each via AMM: cost \d+\.\d+ USDT \+ fee \d+\.\d+ USDT$/);
+    expect(no.prompts).toEqual(["Buy 10 YES at market? [y/N] "]);
+    expect(no.stderr).toBe("Cancelled; nothing was sent.");
+    const eof = await trade(`buy ${market} YES 10`);
+    expect([eof.code, eof.stderr]).toEqual([1, "Not confirmed (no input); pass --yes to skip the question."]);
+    expect((await json<unknown[]>("trades")).length).toBe(0);
+
+    const yes = await ok(`buy ${market} YES 10`, { answers: ["y"] });
+    expect(yes.stdout).toMatch(/\nFilled 10 YES at 0\.50\d* via AMM: cost \d+\.\d+ USDT, fee \d+\.\d+ USDT \(trade trd_\w+\)$/);
+    const amm = await ok(`sell ${market} YES 4 --amm --yes`);
+    expect(amm.stdout).toMatch(/^Quote: SELL 4 YES .* proceeds .*\nFilled 4 YES at .* via AMM: proceeds/);
+    const q = await json<{ source: string }>(`quote ${market} buy NO 2`);
+    expect(q.source).toBe("AMM");
+    const positions = await ok("positions");
+    expect(positions.stdout).toMatch(new RegExp(`${market}\\s+YES\\s+6\\s+0\\.5\\d*`));
+  });
+
+  test("limit orders: place, list, see in the book (both views), cancel one and all", async () => {
+    const a = await ok(`buy ${market} NO 5 --limit 0.30`);
+    expect(a.stdout).toMatch(/^Order ord_\w+ open: BUY 5 NO at 0\.30; 5 resting$/);
+    await ok(`buy ${market} NO 3 --limit 0.25`);
+    const orders = await json<Array<{ orderId: string }>>("orders");
+    expect(orders).toHaveLength(2);
+    expect((await ok(`book ${market} --outcome NO`)).stdout).toMatch(/\n\s+1\s+5\s+0\.30\s*\n\s+1\s+3\s+0\.25/);
+    expect((await ok(`book ${market}`)).stdout).toMatch(/0\.70\s+5\s+1\n.*0\.75\s+3\s+1/);
+    const one = await ok(`cancel ${orders[0].orderId}`);
+    expect(one.stdout).toMatch(/^Cancelled ord_\w+: 3 shares unfilled, 0\.75 USDT released$/);
+    const all = await ok(`cancel --all --market ${market}`);
+    expect(all.stdout).toMatch(/^Cancelled ord_\w+: 5 shares unfilled, 1\.50 USDT released$/);
+    expect((await ok("orders")).stdout).toBe("No open orders.");
+    const bad = await trade(`buy ${market} YES 1 --limit 0.555`);
+    expect([bad.code, bad.stderr]).toEqual([1, 'Invalid input: price "0.555" is not on the 0.01 grid']);
+    const fok = await trade(`buy ${market} YES 100 --limit 0.99 --fok`);
+    expect([fok.code, fok.stderr]).toEqual([1, expect.stringMatching(/^Error 400 FOK_NOT_FILLED: /)]);
+  });
+
+  test("watch: the live book redrawn on every change until the asked number of updates", async () => {
+    const c = new PmxClient({ baseUrl: srv.url, domain: TEST_DOMAIN, session: session() as never });
+    const watching = ok(`watch ${market} --updates 1`);
+    // Place the order once the watcher has its snapshot (its first render).
+    await new Promise((r) => setTimeout(r, 400));
+    const o = await c.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.12, quantity: SHARE });
+    const r = await watching;
+    const frames = r.stdout.split("\n\n").filter(Boolean);
+    expect(frames).toHaveLength(2);
+    expect(frames[0]).toMatch(/^Order book .*, YES view, seq \d+/);
+    expect(frames[1]).toMatch(/\n\s+1\s+1\s+0\.12\s*$/);
+    await c.orders.cancel(o.orderId);
+    const timed = await ok(`watch ${market} --seconds 1 --outcome NO`);
+    expect(timed.stdout).toMatch(/^Order book .*, NO view, seq \d+/);
+    const interrupted = await ok(`watch ${market}`, { interruptAfterMs: 500 });
+    expect(interrupted.stdout).toMatch(/^Order book/);
+    const missing = await trade("watch mkt_nope --seconds 2");
+    expect([missing.code, missing.stderr]).toEqual([1, "Error: Market not found"]);
+  });
+
+  test("trades, one trade, withdraw with confirmation, notifications", async () => {
+    const trades = await json<Array<{ id: string }>>("trades --all");
+    expect(trades.length).toBe(2);
+    expect((await ok(`trades ${trades[0].id}`)).stdout).toMatch(/^Trade trd_\w+: SELL 4 YES at .* via AMM \(taker\)\ncost .*\nsettlement (pending|confirmed)/);
+    const cancelled = await trade("withdraw 5", { answers: ["no"] });
+    expect([cancelled.code, cancelled.prompts[0]]).toEqual([1, expect.stringMatching(/^Withdraw 5\.00 USDT to your wallet 0:[0-9a-f]{64}\? \[y\/N\] $/)]);
+    const w = await ok("withdraw 5", { answers: ["yes"] });
+    expect(w.stdout).toMatch(/^accepted: Withdrawal of 5\.000000 USDT to 0Q\S+ sent \(tx [0-9a-f]{64}\)$/);
+    expect((await ok("withdraw 5 --yes")).stdout).toMatch(/^duplicate: /);
+    const tooSmall = await trade("withdraw 0.5 --yes");
+    expect([tooSmall.code, tooSmall.stderr]).toEqual([1, expect.stringMatching(/^Error 400 VALIDATION_ERROR: amount must be at least 1000000 .* \[amount: min\]/)]);
+    await srv.broker.call("notifier.catchUp");
+    const n = await ok("notifications");
+    expect(n.stdout).toMatch(/\*\s+\S+\s+TRADE_FILLED/);
+    expect((await ok("notifications read --all")).stdout).toMatch(/^Marked \d+ read; 0 unread left\.$/);
+    expect((await ok("notifications --unread")).stdout).toBe("No notifications.");
+  });
+
+  test("operator commands and redeem: needs the key; resolve then redeem pays the winning shares once", async () => {
+    const noKey = await trade(`admin resolve ${market} YES`);
+    expect([noKey.code, noKey.stderr]).toEqual([2, "Usage error: the operator commands need the operator key in ADMIN_KEY (or PMX_ADMIN_KEY)"]);
+    const wrongKey = await trade(`admin close ${market}`, { env: { ADMIN_KEY: "nope" } });
+    expect([wrongKey.code, wrongKey.stderr]).toEqual([1, expect.stringMatching(/^Error 403 FORBIDDEN: Invalid operator key/)]);
+    const created = await ok(["admin", "create-event", "--title", "CLI operator event", "--category", "Tech", "--market", "First?", "--liquidity", "50", "--market", "Second?"], { env: { ADMIN_KEY } });
+    expect(created.stdout).toMatch(/^Created event evt_\w+\nmarket\s+title\n-+\s+-+\nmkt_\w+\s+First\?\nmkt_\w+\s+Second\?$/);
+    const early = await trade(`redeem ${market}`);
+    expect([early.code, early.stderr]).toEqual([1, expect.stringMatching(/^Error 400 MARKET_NOT_RESOLVED: /)]);
+    expect((await ok(`admin resolve ${market} YES`, { env: { ADMIN_KEY } })).stdout).toBe(`Market ${market} is now resolved (YES)`);
+    const r = await ok(`redeem ${market}`);
+    expect(r.stdout).toMatch(/^accepted: Redeemed 6\.000000 YES shares for 6\.000000 USDT \(payout 6\.00 USDT\)$/);
+    expect((await ok(`redeem ${market}`)).stdout).toMatch(/^duplicate: /);
+  });
+
+  test("logout ends the session on the server; later commands ask for a login", async () => {
+    const token = session().accessToken;
+    expect((await ok("logout")).stdout).toBe("Logged out.");
+    expect((await trade("balance")).stderr).toBe("Not logged in: run `trade login`.");
+    const c = new PmxClient({ baseUrl: srv.url, session: { accessToken: token, expiresAt: Math.floor(Date.now() / 1000) + 86_000, userId: "", walletAddress: "" } });
+    await expect(c.portfolio.balance()).rejects.toMatchObject({ status: 401 });
+  });
+
+  test("no output ever contained the key, the words, a token or the operator key", () => {
+    const w = walletFile();
+    const text = outputs.map((o) => `${o.stdout}\n${o.stderr}\n${o.prompts.join("\n")}`).join("\n");
+    expect(text).not.toContain(w.secretKey);
+    expect(text).not.toContain(w.secretKey.slice(0, 64));
+    const words = w.mnemonic ?? [];
+    for (let i = 0; i + 1 < words.length; i++) expect(text).not.toContain(`${words[i]} ${words[i + 1]}`);
+    expect(text).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/);
+    expect(text).not.toContain(ADMIN_KEY);
+  });
+});

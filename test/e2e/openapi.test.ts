@@ -1,0 +1,365 @@
+/**
+ * The OpenAPI document stays true: it is served as is, its paths are exactly the gateway's routes,
+ * its security matches what the gateway enforces, every real response of a full scenario (driven
+ * through the SDK) validates against it, and (at compile time, `tsc`) the SDK's types are the
+ * types its schemas describe.
+ */
+import { openApiDocument, type OpenApiDocument } from "../../gateway/openapi";
+import { ADMIN_ALIASES, READ_ALIASES, SANDBOX_ALIASES, TRADE_ALIASES } from "../../services/api.service";
+import { PmxClient, INDEX_SET, randomKeyPair, toMicro, type ResponseInfo } from "../../client/src";
+import type * as M from "../../client/src/models";
+import { startChainServer, waitFor } from "../support/chain";
+import { TEST_DOMAIN, type TestServer } from "../support/server";
+import { ADMIN_KEY, SHARE } from "../support/trading";
+
+// ---------------------------------------------------------------------------------------------
+// Compile-time agreement: schema -> TypeScript type, compared with the SDK's models both ways.
+
+type Schemas = OpenApiDocument["components"]["schemas"];
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type FromSchema<S> = S extends { $ref: `#/components/schemas/${infer N}` } ? (N extends keyof Schemas ? FromSchema<Schemas[N]> : never) : S extends { nullable: true } ? Base<S> | null : Base<S>;
+type Base<S> = S extends { enum: readonly (infer E)[] }
+  ? E
+  : S extends { type: "string" }
+    ? string
+    : S extends { type: "integer" | "number" }
+      ? number
+      : S extends { type: "boolean" }
+        ? boolean
+        : S extends { type: "array"; items: infer I }
+          ? FromSchema<I>[]
+          : S extends { type: "object"; properties: infer P }
+            ? ObjectOf<P, S extends { required: readonly (infer R)[] } ? R : never>
+            : S extends { type: "object" }
+              ? Record<string, unknown>
+              : unknown;
+type ObjectOf<P, R> = Simplify<{ -readonly [K in keyof P as K extends R ? K : never]: FromSchema<P[K]> } & { -readonly [K in keyof P as K extends R ? never : K]?: FromSchema<P[K]> }>;
+/** Mutual assignability: same required and optional keys, same nullability, same literals. */
+type Agree<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Check<T extends true> = T;
+
+type SdkModels = {
+  Pagination: M.Pagination;
+  Health: M.Health;
+  ErrorEnvelope: M.ErrorEnvelope;
+  ConnectRequest: M.ConnectRequest;
+  RefreshRequest: M.RefreshRequest;
+  Session: M.Session;
+  MarketItem: M.MarketItem;
+  Event: M.Event;
+  BookLevel: M.BookLevel;
+  OrderBook: M.OrderBook;
+  Candle: M.Candle;
+  PriceHistory: M.PriceHistory;
+  QuoteRequest: M.QuoteRequest;
+  Quote: M.Quote;
+  PlaceOrderRequest: M.PlaceOrderRequest;
+  Fill: M.Fill;
+  PlacedOrder: M.PlacedOrder;
+  CancelledOrder: M.CancelledOrder;
+  Order: M.Order;
+  TradeRequest: M.TradeRequest;
+  TradeExecution: M.TradeExecution;
+  Balance: M.Balance;
+  Position: M.Position;
+  Trade: M.Trade;
+  DepositAddress: M.DepositAddress;
+  WithdrawRequest: M.WithdrawRequest;
+  WithdrawResult: M.WithdrawResult;
+  RedeemRequest: M.RedeemRequest;
+  RedeemResult: M.RedeemResult;
+  FaucetRequest: M.FaucetRequest;
+  FaucetResult: M.FaucetResult;
+  Notification: M.Notification;
+  MarkReadRequest: M.MarkReadRequest;
+  MarkReadResult: M.MarkReadResult;
+  CreateEventRequest: M.CreateEventRequest;
+  UpdateEventRequest: M.UpdateEventRequest;
+  ResolveMarketRequest: M.ResolveMarketRequest;
+};
+// Every schema has an SDK model and every model a schema...
+type _NamesAgree = Check<Agree<keyof Schemas, keyof SdkModels | "FieldError">>;
+// ...and they describe the same values (on a compile error, hover ModelAgreement to see which is false).
+type ModelAgreement = { [K in keyof SdkModels]: Agree<FromSchema<Schemas[K]>, SdkModels[K]> };
+type _ModelsAgree = Check<ModelAgreement[keyof SdkModels]>;
+
+// The data each route answers equals what the SDK method for it returns.
+type Paths = OpenApiDocument["paths"];
+type DataOf<P extends keyof Paths, Mt extends keyof Paths[P], St extends string> = Paths[P][Mt] extends { responses: infer R }
+  ? St extends keyof R
+    ? R[St] extends { content: { "application/json": { schema: { properties: { data: infer D } } } } }
+      ? FromSchema<D>
+      : never
+    : never
+  : never;
+type Ret<F> = F extends (...a: never[]) => Promise<infer T> ? T : F extends (...a: never[]) => AsyncGenerator<infer T> ? T[] : never;
+type Items<P> = P extends { items: infer I } ? I : never;
+type C = PmxClient;
+type RouteAgreement = {
+  connect: Agree<DataOf<"/auth/connect", "post", "200">, Ret<C["auth"]["connect"]>>;
+  refresh: Agree<DataOf<"/auth/refresh", "post", "200">, Ret<C["auth"]["refresh"]>>;
+  listEvents: Agree<DataOf<"/events", "get", "200">, Items<Ret<C["events"]["list"]>>>;
+  iterateEvents: Agree<DataOf<"/events", "get", "200">, Ret<C["events"]["iterate"]>>;
+  searchEvents: Agree<DataOf<"/events/search", "get", "200">, Items<Ret<C["events"]["search"]>>>;
+  getEvent: Agree<DataOf<"/events/{id}", "get", "200">, Ret<C["events"]["get"]>>;
+  getMarket: Agree<DataOf<"/markets/{id}", "get", "200">, Ret<C["markets"]["get"]>>;
+  orderbook: Agree<DataOf<"/markets/{marketId}/orderbook", "get", "200">, Ret<C["markets"]["orderbook"]>>;
+  history: Agree<DataOf<"/markets/{marketId}/price-history", "get", "200">, Ret<C["markets"]["priceHistory"]>>;
+  quote: Agree<DataOf<"/markets/{marketId}/quote", "post", "200">, Ret<C["markets"]["quote"]>>;
+  place: Agree<DataOf<"/orders", "post", "200">, Ret<C["orders"]["place"]>>;
+  listOrders: Agree<DataOf<"/orders", "get", "200">, Ret<C["orders"]["list"]>>;
+  cancel: Agree<DataOf<"/orders/{orderId}", "delete", "200">, Ret<C["orders"]["cancel"]>>;
+  amm: Agree<DataOf<"/trade/amm", "post", "200">, Ret<C["trade"]["amm"]>>;
+  market: Agree<DataOf<"/trade/market", "post", "200">, Ret<C["trade"]["market"]>>;
+  deposit: Agree<DataOf<"/deposit-address", "get", "200">, Ret<C["wallet"]["depositAddress"]>>;
+  withdraw: Agree<DataOf<"/withdraw", "post", "202">, Ret<C["wallet"]["withdraw"]>>;
+  redeem: Agree<DataOf<"/redeem/{marketId}", "post", "202">, Ret<C["wallet"]["redeem"]>>;
+  faucet: Agree<DataOf<"/sandbox/faucet", "post", "202">, Ret<C["wallet"]["faucet"]>>;
+  balance: Agree<DataOf<"/balance", "get", "200">, Ret<C["portfolio"]["balance"]>>;
+  positions: Agree<DataOf<"/positions", "get", "200">, Ret<C["portfolio"]["positions"]>>;
+  trades: Agree<DataOf<"/trades", "get", "200">, Items<Ret<C["portfolio"]["trades"]>>>;
+  trade: Agree<DataOf<"/trades/{id}", "get", "200">, Ret<C["portfolio"]["trade"]>>;
+  notifications: Agree<DataOf<"/notifications", "get", "200">, Items<Ret<C["notifications"]["list"]>>>;
+  markRead: Agree<DataOf<"/notifications/read", "post", "200">, Ret<C["notifications"]["markRead"]>>;
+  createEvent: Agree<DataOf<"/admin/events", "post", "201">, Ret<C["admin"]["createEvent"]>>;
+  updateEvent: Agree<DataOf<"/admin/events/{id}", "patch", "200">, Ret<C["admin"]["updateEvent"]>>;
+  close: Agree<DataOf<"/admin/markets/{id}/close", "post", "200">, Ret<C["admin"]["closeMarket"]>>;
+  cancelMarket: Agree<DataOf<"/admin/markets/{id}/cancel", "post", "200">, Ret<C["admin"]["cancelMarket"]>>;
+  resolve: Agree<DataOf<"/admin/markets/{id}/resolve", "post", "200">, Ret<C["admin"]["resolveMarket"]>>;
+};
+type _RoutesAgree = Check<RouteAgreement[keyof RouteAgreement]>;
+
+// ---------------------------------------------------------------------------------------------
+// A small validator for the JSON Schema subset the document uses (OpenAPI 3.0 flavour).
+
+type Json = unknown;
+type Schema = Record<string, unknown>;
+const doc = openApiDocument as unknown as { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, Schema>; responses: Record<string, Schema> } };
+
+function resolveRef(s: Schema): Schema {
+  const r = s.$ref;
+  if (typeof r !== "string") return s;
+  const m = /^#\/components\/(schemas|responses)\/(.+)$/.exec(r);
+  const target = m && doc.components[m[1] as "schemas" | "responses"][m[2]];
+  if (!target) throw new Error(`unresolved $ref ${r}`);
+  return resolveRef(target);
+}
+
+export function validate(schemaIn: Schema, value: Json, at = "$"): string[] {
+  const s = resolveRef(schemaIn);
+  if (value === null) return s.nullable === true ? [] : [`${at}: null is not allowed`];
+  const errs: string[] = [];
+  if (Array.isArray(s.enum) && !s.enum.includes(value)) errs.push(`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(s.enum)}`);
+  switch (s.type) {
+    case "string":
+      if (typeof value !== "string") return [`${at}: expected a string, got ${JSON.stringify(value)}`];
+      if (typeof s.pattern === "string" && !new RegExp(s.pattern).test(value)) errs.push(`${at}: "${value}" does not match ${s.pattern}`);
+      if (s.format === "date-time" && !(/^\d{4}-\d{2}-\d{2}T/.test(value) && Number.isFinite(Date.parse(value)))) errs.push(`${at}: "${value}" is not a date-time`);
+      break;
+    case "integer":
+    case "number":
+      if (typeof value !== "number" || !Number.isFinite(value)) return [`${at}: expected a number, got ${JSON.stringify(value)}`];
+      if (s.type === "integer" && !Number.isInteger(value)) errs.push(`${at}: ${value} is not an integer`);
+      if (typeof s.minimum === "number" && value < s.minimum) errs.push(`${at}: ${value} < ${s.minimum}`);
+      if (typeof s.maximum === "number" && value > s.maximum) errs.push(`${at}: ${value} > ${s.maximum}`);
+      break;
+    case "boolean":
+      if (typeof value !== "boolean") return [`${at}: expected a boolean`];
+      break;
+    case "array":
+      if (!Array.isArray(value)) return [`${at}: expected an array`];
+      value.forEach((v, i) => errs.push(...validate(s.items as Schema, v, `${at}[${i}]`)));
+      break;
+    case "object": {
+      if (typeof value !== "object" || Array.isArray(value)) return [`${at}: expected an object`];
+      const obj = value as Record<string, unknown>;
+      const props = (s.properties ?? {}) as Record<string, Schema>;
+      for (const k of (s.required ?? []) as string[]) if (!(k in obj)) errs.push(`${at}.${k}: required`);
+      for (const [k, v] of Object.entries(obj)) {
+        if (props[k]) errs.push(...validate(props[k], v, `${at}.${k}`));
+        else if (s.additionalProperties === false) errs.push(`${at}.${k}: not in the schema`);
+      }
+      break;
+    }
+    case undefined:
+      break;
+    default:
+      errs.push(`${at}: unknown schema type ${String(s.type)}`);
+  }
+  return errs;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const norm = (p: string) => p.replace(/:([A-Za-z]+)/g, "{$1}");
+const METHODS = ["get", "post", "put", "patch", "delete"];
+
+function documentedRoutes(): string[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).filter((k) => METHODS.includes(k)).map((m) => `${m.toUpperCase()} ${path}`));
+}
+
+function gatewayRoutes(): string[] {
+  const withPrefix = (table: Record<string, string>, prefix: string) =>
+    Object.keys(table).map((k) => {
+      const [m, p] = k.split(" ");
+      return `${m} ${prefix}${norm(p)}`;
+    });
+  return [...withPrefix(TRADE_ALIASES, ""), ...withPrefix(READ_ALIASES, ""), ...withPrefix(ADMIN_ALIASES, "/admin"), ...withPrefix(SANDBOX_ALIASES, "/sandbox"), "GET /health", "GET /openapi.json"];
+}
+
+function operation(method: string, route: string): { responses: Record<string, Schema>; security?: unknown[] } {
+  const op = doc.paths[route]?.[method.toLowerCase()] as { responses: Record<string, Schema>; security?: unknown[] } | undefined;
+  if (!op) throw new Error(`no operation ${method} ${route} in the document`);
+  return op;
+}
+
+describe("OpenAPI document", () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startChainServer({ ADMIN_KEY, SEED_DEMO: "false" });
+  });
+  afterAll(() => srv.stop());
+
+  test("served at /api/v1/openapi.json exactly as built, without the envelope", async () => {
+    const res = await fetch(`${srv.url}/api/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/application\/json/);
+    expect(await res.json()).toEqual(JSON.parse(JSON.stringify(openApiDocument)));
+  });
+
+  test("its paths are exactly the gateway's routes", () => {
+    expect(documentedRoutes().sort()).toEqual(gatewayRoutes().sort());
+    const ids = Object.values(doc.paths).flatMap((item) => METHODS.filter((m) => item[m]).map((m) => (item[m] as { operationId: string }).operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  test("every $ref resolves and every path parameter is declared", () => {
+    const refs = JSON.stringify(openApiDocument).match(/"\$ref":"[^"]+"/g) ?? [];
+    for (const r of refs) expect(() => resolveRef({ $ref: JSON.parse(`{${r}}`).$ref })).not.toThrow();
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      for (const m of METHODS.filter((k) => item[k])) {
+        const params = ((item[m] as { parameters?: Array<{ name: string; in: string }> }).parameters ?? []).filter((p) => p.in === "path").map((p) => p.name);
+        expect([path, m, params.sort()]).toEqual([path, m, [...names].sort()]);
+      }
+    }
+  });
+
+  test("security as the gateway enforces it: bearer routes answer 401 without a token, public ones do not, operator routes want the key", async () => {
+    // Well-formed bodies, so that parameter validation (which may run first) passes.
+    const trade = { marketId: "x_1", side: "BUY", outcome: "YES", quantity: "100" };
+    const bodies: Record<string, unknown> = {
+      "/markets/{marketId}/quote": { side: "BUY", outcome: "YES", quantity: "100" },
+      "/orders": { ...trade, orderType: "GTC", price: 0.5, quantity: 100 },
+      "/trade/amm": trade,
+      "/trade/market": trade,
+      "/withdraw": { amount: "1000000" },
+      "/redeem/{marketId}": { conditionId: "0x" + "0".repeat(64), indexSets: ["0x1"] },
+      "/sandbox/faucet": { amount: "1" },
+      "/notifications/read": { all: true },
+    };
+    const wrong: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const m of METHODS.filter((k) => item[k])) {
+        const op = item[m] as { security?: Array<Record<string, unknown>> };
+        const url = srv.url + (path === "/health" ? "" : "/api/v1") + path.replace(/\{\w+\}/g, "x_1");
+        const hasBody = m !== "get" && m !== "delete";
+        const res = await fetch(url, { method: m.toUpperCase(), headers: { "content-type": "application/json" }, body: hasBody ? JSON.stringify(bodies[path] ?? {}) : undefined });
+        const scheme = op.security?.[0] ? Object.keys(op.security[0])[0] : "none";
+        // Login and refresh are public routes whose refusals are 401 by contract.
+        const expect401 = scheme !== "none" || path.startsWith("/auth/");
+        if ((res.status === 401) !== expect401) wrong.push(`${m.toUpperCase()} ${path} (${scheme}): ${res.status}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  test("every real response of a full scenario validates against its operation's schema", async () => {
+    const seen: ResponseInfo[] = [];
+    const onResponse = (r: ResponseInfo) => seen.push(r);
+    const mk = (o: Partial<ConstructorParameters<typeof PmxClient>[0]> = {}) => new PmxClient({ baseUrl: srv.url, domain: TEST_DOMAIN, adminKey: ADMIN_KEY, onResponse, ...o });
+    const a = mk();
+    const b = mk();
+    const ignore = () => undefined;
+
+    await a.health();
+    await a.openapi();
+    await a.auth.loginWithKeyPair(randomKeyPair());
+    await b.auth.loginWithKeyPair(randomKeyPair());
+    const e = await a.admin.createEvent({ title: "Schema check", category: "Tech", markets: [{ title: "Valid?", ammLiquidity: toMicro(500) }, { title: "Also valid?" }] });
+    const market = e.markets[0].id;
+    await a.admin.updateEvent(e.id, { tags: ["schema"] });
+    await a.events.list({ category: "Tech" });
+    await a.events.search({ q: "schema" });
+    await a.events.get(e.id);
+    await a.markets.get(market);
+    await a.markets.priceHistory(market);
+    for (const c of [a, b]) {
+      await c.wallet.depositAddress();
+      await c.wallet.faucet({ amount: toMicro(100) });
+      await waitFor("credit", async () => (await c.portfolio.balance()).available === toMicro(100));
+    }
+    await a.markets.quote(market, { side: "BUY", outcome: "YES", quantity: toMicro(5) });
+    const resting = await a.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.4, quantity: 5 * SHARE });
+    await b.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.6, quantity: 2 * SHARE });
+    await a.orders.list();
+    await a.markets.orderbook(market);
+    await a.orders.cancel(resting.orderId);
+    await a.orders.cancel(resting.orderId).catch(ignore);
+    const t = await a.trade.amm({ marketId: market, side: "BUY", outcome: "YES", quantity: toMicro(3) });
+    await a.trade.market({ marketId: market, side: "SELL", outcome: "YES", quantity: toMicro(1) });
+    await a.portfolio.balance();
+    await a.portfolio.positions();
+    await a.portfolio.trades({ pageSize: 1 });
+    await waitFor("settled", async () => (await a.portfolio.trade(t.tradeId)).settlementStatus === "confirmed");
+    await a.wallet.withdraw({ amount: toMicro(2) });
+    await a.wallet.withdraw({ amount: toMicro(2) });
+    await a.admin.closeMarket(e.markets[1].id);
+    await a.admin.cancelMarket(e.markets[1].id);
+    await a.admin.resolveMarket(market, { result: "YES" });
+    const m = await a.markets.get(market);
+    await a.wallet.redeem(market, { conditionId: m.conditionId, indexSets: [INDEX_SET.YES] });
+    await srv.broker.call("notifier.catchUp");
+    await a.notifications.list();
+    await a.notifications.markRead({ all: true });
+    // Error answers are part of the contract too.
+    await a.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 2, quantity: 1 }).catch(ignore);
+    await a.events.get("evt_nope").catch(ignore);
+    await a.admin.closeMarket(e.markets[1].id).catch(ignore);
+    await mk({ adminKey: "wrong" }).admin.closeMarket(market).catch(ignore);
+    await a.auth.refresh().catch(ignore);
+    await a.auth.logout();
+
+    const problems: string[] = [];
+    const covered = new Set<string>();
+    for (const r of seen) {
+      const op = operation(r.method, r.route);
+      const spec = op.responses[String(r.status)];
+      if (!spec) {
+        problems.push(`${r.method} ${r.route}: status ${r.status} is not documented`);
+        continue;
+      }
+      covered.add(`${r.method} ${r.route}`);
+      const resolved = resolveRef(spec);
+      const schema = (resolved.content as Record<string, { schema: Schema }> | undefined)?.["application/json"]?.schema;
+      if (!schema) {
+        if (r.body !== null) problems.push(`${r.method} ${r.route} ${r.status}: a body where none is documented`);
+        continue;
+      }
+      for (const p of validate(schema, r.body)) problems.push(`${r.method} ${r.route} ${r.status}: ${p}`);
+    }
+    expect(problems).toEqual([]);
+    // The scenario reached every documented operation.
+    expect([...covered].sort()).toEqual(documentedRoutes().sort());
+    expect(seen.filter((r) => r.status >= 400).map((r) => r.status).sort()).toEqual([400, 401, 403, 404, 404, 409]);
+  });
+
+  test("the validator itself catches drift", () => {
+    const balance = (doc.components.schemas.Balance as Schema);
+    expect(validate(balance, { available: "1", locked: "0", total: "1" })).toEqual([]);
+    expect(validate(balance, { available: 1, locked: "0", total: "1" })).toEqual(["$.available: expected a string, got 1"]);
+    expect(validate(balance, { available: "1", locked: "0" })).toEqual(["$.total: required"]);
+    expect(validate(balance, { available: "1", locked: "0", total: "1", extra: true })).toEqual(["$.extra: not in the schema"]);
+    expect(validate({ $ref: "#/components/schemas/Trade" }, { settlementTxHash: null })).toContain("$.id: required");
+  });
+});
