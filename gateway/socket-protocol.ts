@@ -13,8 +13,6 @@ export const MAX_BOOK_SUBSCRIPTIONS = 20;
 /** At most one book / price / balance / position push per key in this window (latest state wins). */
 export const COALESCE_MS = 50;
 /** Spec: no `ping` for 10 s closes the connection. Overridable for tests only. */
-export const DEFAULT_IDLE_TIMEOUT_MS = 10_000;
-export const IDLE_TIMEOUT_ENV = "SOCKET_IDLE_TIMEOUT_MS";
 /** Largest client packet accepted (a full market subscription plus a token fits easily). */
 export const MAX_PACKET_BYTES = 64 * 1024;
 
@@ -202,13 +200,6 @@ function mirrorPrice(price: string): string {
 export function noView(yes: BookLevels): BookLevels {
   const m = (l: Level): Level => ({ price: mirrorPrice(l.price), quantity: l.quantity, numOrders: l.numOrders });
   return { bids: yes.asks.map(m), asks: yes.bids.map(m) };
-}
-
-export function parseIdleTimeout(raw: string | undefined): number {
-  if (raw === undefined || raw === "") return DEFAULT_IDLE_TIMEOUT_MS;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 100) throw new Error(`${IDLE_TIMEOUT_ENV} must be an integer number of milliseconds >= 100, got "${raw}"`);
-  return n;
 }
 
 export const rooms = {

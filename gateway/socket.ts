@@ -16,17 +16,16 @@ import { formatAvgPrice } from "../engine/money";
 import type { Outcome, Side } from "../engine/types";
 import type { SessionUser } from "../mixins/context";
 import type { NotificationItem } from "../models/notification";
+import { configOf } from "../lib/config";
 import { livePrices } from "../services/router.service";
 import { Coalescer } from "./socket-coalesce";
 import {
   COALESCE_MS,
-  IDLE_TIMEOUT_ENV,
   MAX_BOOK_SUBSCRIPTIONS,
   MAX_MARKET_SUBSCRIPTIONS,
   MAX_PACKET_BYTES,
   SOCKET_PATH,
   noView,
-  parseIdleTimeout,
   parseSubscribe,
   parseUnsubscribe,
   rooms,
@@ -453,7 +452,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
   },
 
   created() {
-    this.idleTimeoutMs = parseIdleTimeout(process.env[IDLE_TIMEOUT_ENV]);
+    this.idleTimeoutMs = configOf(this.broker).socketIdleTimeoutMs;
     this.socketStates = new Map();
     this.seqGen = 0;
     this.lastBook = new Map();

@@ -49,6 +49,10 @@ export interface AppConfig {
   logLevel: string | false;
   /** Prometheus metrics (Moleculer's reporter plus the exchange's own) on their own port. */
   metrics: { enabled: boolean; port: number };
+  /** A socket that sends no ping for this long is closed (10 s by the contract; tests shorten it). */
+  socketIdleTimeoutMs: number;
+  /** Telegram push retries: first delay (doubling) and attempts in all. */
+  notifierRetry: { baseMs: number; maxAttempts: number };
 }
 
 /** Settings of the `chain` service: the adapter, keys, withdrawal bounds, settlement batching. */
@@ -206,6 +210,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ammFeeBps: bps(env, "AMM_FEE_BPS", 100),
     seedDemo: env.SEED_DEMO !== "false",
     metrics: { enabled: env.METRICS === "true", port: int(env, "METRICS_PORT", 3030) },
+    socketIdleTimeoutMs: Math.max(100, int(env, "SOCKET_IDLE_TIMEOUT_MS", 10_000)),
+    notifierRetry: { baseMs: Math.max(1, int(env, "NOTIFIER_RETRY_BASE_MS", 2_000)), maxAttempts: Math.max(1, int(env, "NOTIFIER_MAX_ATTEMPTS", 8)) },
     logLevel: env.LOG_LEVEL === "false" ? false : env.LOG_LEVEL || "info",
   };
 }

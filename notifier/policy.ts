@@ -19,20 +19,9 @@ export const DELIVERY_LEASE_MS = 60_000;
 /** Facts older than this are stored but not pushed (e.g. a first catch-up over old history). */
 export const PUSH_MAX_AGE_MS = 24 * 3600_000;
 
-export const RETRY_ENV = { baseMs: "NOTIFIER_RETRY_BASE_MS", maxAttempts: "NOTIFIER_MAX_ATTEMPTS" } as const;
-
-function positiveInt(env: Record<string, string | undefined>, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return n;
-}
-
-/** The defaults, with base delay and attempt count overridable (tests and operators). */
-export function retryPolicyFromEnv(env: Record<string, string | undefined>): RetryPolicy {
-  const baseMs = positiveInt(env, RETRY_ENV.baseMs, DEFAULT_RETRY.baseMs);
-  return { ...DEFAULT_RETRY, baseMs, maxDelayMs: Math.max(baseMs, DEFAULT_RETRY.maxDelayMs), maxAttempts: positiveInt(env, RETRY_ENV.maxAttempts, DEFAULT_RETRY.maxAttempts) };
+/** The defaults with the configured first delay and attempt count (lib/config: NOTIFIER_*). */
+export function retryPolicy(o: { baseMs: number; maxAttempts: number }): RetryPolicy {
+  return { ...DEFAULT_RETRY, baseMs: o.baseMs, maxDelayMs: Math.max(o.baseMs, DEFAULT_RETRY.maxDelayMs), maxAttempts: o.maxAttempts };
 }
 
 export interface Failure {

@@ -12,7 +12,7 @@ import type { UserDoc } from "../models/user";
 import { notificationItem, type HolderPositions, type NotificationDoc, type NotificationItem, type NotifierCursorDoc, type NotifierJobDoc } from "../models/notification";
 import { draftsFromEntry, marketOf, notificationId, type AnyDraft } from "../notifier/derive";
 import { render, telegramText } from "../notifier/texts";
-import { classifyFailure, DELIVERY_LEASE_MS, nextRetryDelay, PUSH_MAX_AGE_MS, retryPolicyFromEnv, type RetryPolicy } from "../notifier/policy";
+import { classifyFailure, DELIVERY_LEASE_MS, nextRetryDelay, PUSH_MAX_AGE_MS, retryPolicy, type RetryPolicy } from "../notifier/policy";
 
 type NotifierCollections = { notifications: NotificationDoc; notifierCursor: NotifierCursorDoc; notifierJobs: NotifierJobDoc };
 
@@ -429,7 +429,7 @@ const NotifierService = defineService<NotifierThis>({
 
   created() {
     this.cfg = configOf(this.broker);
-    this.policy = retryPolicyFromEnv(process.env);
+    this.policy = retryPolicy(configOf(this.broker).notifierRetry);
     const token = this.cfg.telegramBotToken;
     this.bot = token ? grammyClient(token, this.cfg.telegramApiRoot) : null;
     this.cursor = 0;

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RETRY_ENV } from "../../notifier/policy";
 import { startBotApi, type BotApiStandIn } from "../support/bot-api";
 import { startServer, TEST_DOMAIN, type TestServer } from "../support/server";
 import { signInitData, TEST_BOT_TOKEN } from "../support/telegram";
@@ -38,7 +37,7 @@ async function eventually<T>(fn: () => Promise<T>, pred: (x: T) => boolean, time
   }
 }
 
-const serverEnv = (bot: BotApiStandIn) => ({ ADMIN_KEY, RATE_LIMIT_TRADE: "10000", RATE_LIMIT_READ: "10000", TELEGRAM_BOT_TOKEN: TEST_BOT_TOKEN, TELEGRAM_API_ROOT: bot.url });
+const serverEnv = (bot: BotApiStandIn, retryBaseMs = "100") => ({ ADMIN_KEY, RATE_LIMIT_TRADE: "10000", RATE_LIMIT_READ: "10000", TELEGRAM_BOT_TOKEN: TEST_BOT_TOKEN, TELEGRAM_API_ROOT: bot.url, NOTIFIER_RETRY_BASE_MS: retryBaseMs, NOTIFIER_MAX_ATTEMPTS: "3" });
 
 describe("Telegram push of notifications (Bot API stand-in on loopback)", () => {
   let bot: BotApiStandIn;
@@ -46,13 +45,9 @@ describe("Telegram push of notifications (Bot API stand-in on loopback)", () => 
 
   beforeAll(async () => {
     bot = await startBotApi(TEST_BOT_TOKEN);
-    process.env[RETRY_ENV.baseMs] = "100";
-    process.env[RETRY_ENV.maxAttempts] = "3";
     srv = await startServer(serverEnv(bot));
   });
   afterAll(async () => {
-    delete process.env[RETRY_ENV.baseMs];
-    delete process.env[RETRY_ENV.maxAttempts];
     await srv.stop();
     await bot.close();
   });
@@ -140,16 +135,13 @@ describe("pending pushes survive a restart", () => {
     bot = await startBotApi(TEST_BOT_TOKEN);
   });
   afterAll(async () => {
-    delete process.env[RETRY_ENV.baseMs];
-    delete process.env[RETRY_ENV.maxAttempts];
     await bot.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   test("a push that failed before the stop is found again in storage and delivered after the start", async () => {
     // First run: long backoff so the retry cannot happen before the stop.
-    process.env[RETRY_ENV.baseMs] = "1500";
-    let srv = await startServer(serverEnv(bot), { dataDir });
+    let srv = await startServer(serverEnv(bot, "1500"), { dataDir });
     const wallet = TestWallet.random();
     let u = await loginTelegram(srv, 7101, wallet);
     bot.failNext(7101, 1);
@@ -158,8 +150,6 @@ describe("pending pushes survive a restart", () => {
     await srv.stop();
     const stoppedAt = Date.now();
     expect(bot.sent(7101)).toHaveLength(0);
-
-    process.env[RETRY_ENV.baseMs] = "100";
     srv = await startServer(serverEnv(bot), { dataDir });
     try {
       await bot.waitFor(() => bot.sent(7101).length === 1, 5000);

@@ -5,7 +5,7 @@ import { startServer, type TestServer } from "../support/server";
 import { ADMIN_KEY, createMarket, fund, SHARE } from "../support/trading";
 import { connectSocket } from "../support/socket";
 import { TestWallet } from "../support/wallet";
-import { classifyFailure, nextRetryDelay, retryPolicyFromEnv, DEFAULT_RETRY } from "../../notifier/policy";
+import { classifyFailure, nextRetryDelay, retryPolicy, DEFAULT_RETRY } from "../../notifier/policy";
 import { draftsFromEntry } from "../../notifier/derive";
 import { render } from "../../notifier/texts";
 
@@ -309,8 +309,7 @@ describe("notifier pure parts", () => {
     const jittered = nextRetryDelay(DEFAULT_RETRY, 1, transient, () => 0.999) as number;
     expect(jittered).toBeGreaterThan(2000);
     expect(jittered).toBeLessThanOrEqual(2400);
-    expect(retryPolicyFromEnv({ NOTIFIER_RETRY_BASE_MS: "100", NOTIFIER_MAX_ATTEMPTS: "3" })).toMatchObject({ baseMs: 100, maxAttempts: 3 });
-    expect(() => retryPolicyFromEnv({ NOTIFIER_MAX_ATTEMPTS: "0" })).toThrow();
+    expect(retryPolicy({ baseMs: 100, maxAttempts: 3 })).toMatchObject({ baseMs: 100, maxAttempts: 3, maxDelayMs: 300_000 });
   });
 
   test("journal entries map to notifications deterministically", () => {

@@ -19,7 +19,6 @@ describe("socket client", () => {
   let alice: PmxClient;
   let bob: PmxClient;
   const sockets: PmxSocket[] = [];
-  const prevIdle = process.env.SOCKET_IDLE_TIMEOUT_MS;
 
   const login = async (): Promise<PmxClient> => {
     const c = new PmxClient({ baseUrl: srv.url, domain: TEST_DOMAIN });
@@ -41,8 +40,7 @@ describe("socket client", () => {
 
   beforeAll(async () => {
     // A short idle timeout shows the pings are what keeps a connection open.
-    process.env.SOCKET_IDLE_TIMEOUT_MS = String(IDLE_MS);
-    srv = await startServer({ ADMIN_KEY, RATE_LIMIT_TRADE: "1000", RATE_LIMIT_READ: "10000" });
+    srv = await startServer({ ADMIN_KEY, RATE_LIMIT_TRADE: "1000", RATE_LIMIT_READ: "10000", SOCKET_IDLE_TIMEOUT_MS: String(IDLE_MS) });
     market = await createMarket(srv, "Will the socket recover?");
     alice = await login();
     bob = await login();
@@ -51,8 +49,6 @@ describe("socket client", () => {
     for (const s of sockets.splice(0)) s.close();
   });
   afterAll(async () => {
-    if (prevIdle === undefined) delete process.env.SOCKET_IDLE_TIMEOUT_MS;
-    else process.env.SOCKET_IDLE_TIMEOUT_MS = prevIdle;
     await srv.stop();
   });
 

@@ -1,5 +1,4 @@
 import { issueToken } from "../../auth/tokens";
-import { IDLE_TIMEOUT_ENV } from "../../gateway/socket-protocol";
 import type { SessionDoc } from "../../models/user";
 import type { Store } from "../../mixins/db.mixin";
 import { startServer, type TestServer } from "../support/server";
@@ -19,7 +18,6 @@ describe("socket lifetime: idle disconnect and token expiry", () => {
   describe("with the default 10 s idle timeout", () => {
     let srv: TestServer;
     beforeAll(async () => {
-      delete process.env[IDLE_TIMEOUT_ENV];
       srv = await startServer();
     });
     afterAll(() => srv.stop());
@@ -53,16 +51,12 @@ describe("socket lifetime: idle disconnect and token expiry", () => {
     });
   });
 
-  describe(`with ${IDLE_TIMEOUT_ENV}=1000 (tests only)`, () => {
+  describe("with SOCKET_IDLE_TIMEOUT_MS=1000 (tests only)", () => {
     let srv: TestServer;
     beforeAll(async () => {
-      process.env[IDLE_TIMEOUT_ENV] = "1000";
-      srv = await startServer();
+      srv = await startServer({ SOCKET_IDLE_TIMEOUT_MS: "1000" });
     });
-    afterAll(async () => {
-      delete process.env[IDLE_TIMEOUT_ENV];
-      await srv.stop();
-    });
+    afterAll(() => srv.stop());
 
     test("the configured timeout applies; activity other than ping does not keep a socket alive", async () => {
       const s = await connect(srv);
