@@ -12,7 +12,6 @@ export const MAX_MARKET_SUBSCRIPTIONS = 200;
 export const MAX_BOOK_SUBSCRIPTIONS = 20;
 /** At most one book / price / balance / position push per key in this window (latest state wins). */
 export const COALESCE_MS = 50;
-/** Spec: no `ping` for 10 s closes the connection. Overridable for tests only. */
 /** Largest client packet accepted (a full market subscription plus a token fits easily). */
 export const MAX_PACKET_BYTES = 64 * 1024;
 
