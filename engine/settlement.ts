@@ -1,4 +1,4 @@
-import { cost, feeOn, feeWeight, placementBuyLock, restingBuyLock, type FeeSchedule, type MicroUnits } from "./money";
+import { cost, feeOn, feeWeight, formatAvgPrice, placementBuyLock, restingBuyLock, type FeeSchedule, type MicroUnits } from "./money";
 import type { Posting } from "./accounts";
 import type { BookEvent, FillEvent, FillKind, Order, Outcome, Side, Tick } from "./types";
 
@@ -17,6 +17,23 @@ export interface TradeRecord {
   totalCost: MicroUnits;
   fee: MicroUnits;
   fillIds: string[];
+}
+
+/** A trade record in the contract's wire shape: amounts as digit strings, avgPrice a decimal. */
+export function tradeRecordView(t: TradeRecord) {
+  return {
+    tradeId: t.tradeId,
+    marketId: t.marketId,
+    orderId: t.orderId,
+    side: t.side,
+    outcome: t.outcome,
+    venue: t.venue,
+    role: t.role,
+    filledQuantity: String(t.filledQuantity),
+    avgPrice: formatAvgPrice(t.totalCost, t.filledQuantity),
+    totalCost: String(t.totalCost),
+    fee: String(t.fee),
+  };
 }
 
 export interface FillRecord {

@@ -12,8 +12,7 @@ import type { Context, Service, ServiceSchema } from "moleculer";
 import SocketIOMixin from "moleculer-io";
 import type { Server, Socket } from "socket.io";
 import { defineService } from "../lib/service";
-import { formatAvgPrice } from "../engine/money";
-import type { Outcome, Side } from "../engine/types";
+import { tradeRecordView, type TradeRecord } from "../engine/settlement";
 import type { SessionUser } from "../mixins/context";
 import type { NotificationItem } from "../models/notification";
 import { configOf } from "../lib/config";
@@ -62,18 +61,7 @@ export interface OrderUpdatedEvent {
 }
 export interface TradeCreatedEvent {
   userId: string;
-  trade: {
-    tradeId: string;
-    marketId: string;
-    orderId: string;
-    side: Side;
-    outcome: Outcome;
-    venue: string;
-    role: string;
-    filledQuantity: number;
-    totalCost: number;
-    fee: number;
-  };
+  trade: TradeRecord;
 }
 
 interface SocketState {
@@ -229,21 +217,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
     "ledger.tradeCreated": {
       handler(this: SocketGatewayThis, ctx: Context<TradeCreatedEvent>) {
         const { userId, trade: t } = ctx.params;
-        this.pushUser(userId, {
-          trade: {
-            tradeId: t.tradeId,
-            marketId: t.marketId,
-            orderId: t.orderId,
-            side: t.side,
-            outcome: t.outcome,
-            venue: t.venue,
-            role: t.role,
-            filledQuantity: String(t.filledQuantity),
-            avgPrice: formatAvgPrice(t.totalCost, t.filledQuantity),
-            totalCost: String(t.totalCost),
-            fee: String(t.fee),
-          },
-        });
+        this.pushUser(userId, { trade: tradeRecordView(t) });
       },
     },
     "order.updated": {

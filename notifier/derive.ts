@@ -2,7 +2,7 @@
  * Which notifications a ledger journal entry implies. Pure: the same entry always yields the same
  * drafts with the same ids, so re-reading the journal (restart, second instance) creates nothing twice.
  */
-import { formatAvgPrice } from "../engine/money";
+import { tradeRecordView } from "../engine/settlement";
 import type { NotificationMetadata, NotificationType } from "../models/notification";
 import type { LedgerEntryDoc } from "../models/trading";
 
@@ -35,19 +35,7 @@ export function draftsFromEntry(entry: LedgerEntryDoc): AnyDraft[] {
       type: "TRADE_FILLED",
       createdAt: entry.at,
       seq: entry.seq,
-      metadata: {
-        marketId: t.marketId,
-        tradeId: t.tradeId,
-        orderId: t.orderId,
-        side: t.side,
-        outcome: t.outcome,
-        venue: t.venue,
-        role: t.role,
-        filledQuantity: String(t.filledQuantity),
-        avgPrice: formatAvgPrice(t.totalCost, t.filledQuantity),
-        totalCost: String(t.totalCost),
-        fee: String(t.fee),
-      },
+      metadata: tradeRecordView(t),
     });
   }
 

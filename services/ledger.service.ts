@@ -6,7 +6,7 @@ import { currentUser, type AppContext } from "../mixins/context";
 import { DomainError, notFound } from "../lib/errors";
 import { Accounts, LedgerRejection, type ConservationReport, type Posting, type PositionState, type PreparedChange } from "../engine/accounts";
 import { formatAvgPrice, formatMicro } from "../engine/money";
-import type { TradeRecord } from "../engine/settlement";
+import { tradeRecordView, type TradeRecord } from "../engine/settlement";
 import type { BookJournalDoc, BookSnapshotDoc, LedgerEntryDoc, LedgerSnapshotDoc, OrderDoc, TradeDoc } from "../models/trading";
 import { page, type Page } from "../gateway/envelope";
 
@@ -51,17 +51,7 @@ const isUser = (account: string) => account.startsWith("usr_");
 export function tradeView(t: TradeDoc) {
   return {
     id: t._id,
-    tradeId: t._id,
-    marketId: t.marketId,
-    orderId: t.orderId,
-    side: t.side,
-    outcome: t.outcome,
-    venue: t.venue,
-    role: t.role,
-    filledQuantity: String(t.filledQuantity),
-    avgPrice: formatAvgPrice(t.totalCost, t.filledQuantity),
-    totalCost: String(t.totalCost),
-    fee: String(t.fee),
+    ...tradeRecordView(t),
     settlementStatus: t.settlementStatus,
     settlementTxHash: t.settlementTxHash,
     createdAt: t.createdAt,
