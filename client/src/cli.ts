@@ -11,10 +11,10 @@ import { readFileSync } from "node:fs";
 import { PmxClient } from "./client";
 import { ApiError, NetworkError, NotLoggedInError, RateLimitError } from "./errors";
 import { fromMicro, parseUnits, priceToTick, tickToPriceNumber, toMicro, toMicroBigInt } from "./money";
-import { keyPairFromMnemonic, keyPairFromSecretKey, newMnemonic, randomKeyPair, WALLET_VERSIONS, type KeyPair, type WalletVersion } from "./proof";
+import { keyPairFromMnemonic, keyPairFromSecretKey, newMnemonic, WALLET_VERSIONS, type KeyPair, type WalletVersion } from "./proof";
 import { CATEGORIES, INDEX_SET, INTERVALS, type CancelledOrder, type Category, type FaucetAsset, type Interval, type OrderBook, type Outcome, type Side, type TradeRequest } from "./models";
 import { parseArgs, UsageError, type ParsedArgs } from "./terminal/args";
-import { localTime, orDash, shares, short, table, usdt } from "./terminal/format";
+import { localTime, orDash, shares, table, usdt } from "./terminal/format";
 import { loadSession, loadWallet, saveSession, saveWallet, StoreError, walletFileFor } from "./terminal/store";
 import type { BookState } from "./socket";
 

@@ -4,11 +4,11 @@
  * every acknowledged command survived exactly once and that the ledger, the read models and the
  * book agree with each other and with what the clients were told.
  */
-import { execSync, fork, type ChildProcess } from "node:child_process";
+import { execSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { formatTick, LOT, priceToTick, restingBuyLock, type FeeSchedule } from "../../engine/money";
 import type { ConservationReport } from "../../engine/accounts";
 import { TestWallet } from "../support/wallet";
