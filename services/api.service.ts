@@ -1,6 +1,6 @@
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Context, Service } from "moleculer";
+import { Errors, type Context, type Service } from "moleculer";
 import { defineService } from "../lib/service";
 import ApiGateway from "moleculer-web";
 import IORedis, { type Redis } from "ioredis";
@@ -114,6 +114,8 @@ const ApiService = defineService<ApiThis>({
   actions: {
     health: {
       handler(this: ApiThis) {
+        // Not healthy until every local service has started (readiness probes rely on it).
+        if (!this.broker.started) throw new Errors.MoleculerError("Starting", 503, "SERVICE_UNAVAILABLE");
         return { status: "ok", nodeID: this.broker.nodeID, uptime: Math.round(process.uptime()) };
       },
     },
