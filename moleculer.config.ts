@@ -22,6 +22,8 @@ export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
     // In a cluster a local endpoint must not bypass the book's Shard strategy (market ownership).
     registry: { strategy: "RoundRobin", preferLocal: !cfg.transporter },
     circuitBreaker: { enabled: false },
+    // On SIGTERM, stop() waits for requests in flight (graceful drain) before leaving.
+    tracking: { enabled: true, shutdownTimeout: 10_000 },
     // A dead node is noticed within seconds, so its markets move to a live engine quickly.
     heartbeatInterval: 2,
     heartbeatTimeout: 6,
