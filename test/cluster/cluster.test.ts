@@ -12,6 +12,7 @@ import { NodeProcess } from "../support/node-process";
 import { startNats, type NatsServer } from "../support/nats";
 import { startRedis, type RedisServer } from "../support/redis";
 import { TestWallet } from "../support/wallet";
+import { testMongoUri } from "../support/server";
 import type { BookJournalDoc } from "../../models/trading";
 
 jest.setTimeout(180_000);
@@ -76,8 +77,11 @@ describe("cluster over NATS", () => {
   beforeAll(async () => {
     nats = await startNats();
     redis = await startRedis();
+    // With MONGO_URI given, every node shares one MongoDB database (the scaled-out storage).
+    const mongo = testMongoUri();
     env = {
       PATH: process.env.PATH ?? "",
+      ...(mongo ? { MONGO_URI: mongo } : {}),
       TRANSPORTER: nats.url,
       JWT_SECRET: randomBytes(32).toString("hex"),
       ADMIN_KEY,

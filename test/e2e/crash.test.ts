@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { formatTick, LOT, priceToTick, restingBuyLock, type FeeSchedule } from "../../engine/money";
 import type { ConservationReport } from "../../engine/accounts";
 import { TestWallet } from "../support/wallet";
+import { testMongoUri } from "../support/server";
 
 import { NodeProcess, NODE_JS, ROOT } from "../support/node-process";
 const APP_DOMAIN = "crash.exchange.test";
@@ -107,8 +108,10 @@ describe("SIGKILL in the middle of an order stream", () => {
       if (!existsSync(NODE_JS)) throw new Error(`${NODE_JS} could not be built`);
     }
     dataDir = mkdtempSync(join(tmpdir(), "pmx-crash-"));
+    const mongo = testMongoUri();
     env = {
       PATH: process.env.PATH ?? "",
+      ...(mongo ? { MONGO_URI: mongo } : {}),
       DATA_DIR: dataDir,
       PORT: "0",
       HOST: "127.0.0.1",
