@@ -26,6 +26,8 @@ export interface FindOptions {
  */
 export interface Store<T extends Doc> {
   insert(doc: T): Promise<T>;
+  /** Insert several documents in one write (NeDB: one append; MongoDB: one ordered insertMany). */
+  insertMany(docs: T[]): Promise<void>;
   /** Insert unless a document with this _id exists; true when this call inserted it (idempotency). */
   insertOnce(doc: T): Promise<boolean>;
   findOne(query: Query): Promise<T | null>;
@@ -46,6 +48,7 @@ export interface IndexSpec {
 
 interface MongoCollection {
   insertOne(doc: unknown): Promise<unknown>;
+  insertMany(docs: unknown[], o: unknown): Promise<unknown>;
   findOne(q: Query): Promise<unknown>;
   find(q: Query): { sort(s: unknown): { skip(n: number): { limit(n: number): { toArray(): Promise<unknown[]> } } } };
   countDocuments(q: Query): Promise<number>;
@@ -66,6 +69,9 @@ function nedbStore<T extends Doc>(db: Datastore): Store<T> {
   return {
     async insert(doc) {
       return (await db.insertAsync(doc)) as unknown as T;
+    },
+    async insertMany(docs) {
+      if (docs.length) await db.insertAsync(docs);
     },
     async insertOnce(doc) {
       try {
@@ -107,6 +113,9 @@ function mongoStore<T extends Doc>(col: MongoCollection): Store<T> {
     async insert(doc) {
       await col.insertOne(doc);
       return doc;
+    },
+    async insertMany(docs) {
+      if (docs.length) await col.insertMany(docs, { ordered: true });
     },
     async insertOnce(doc) {
       try {

@@ -413,6 +413,9 @@ const BookService = defineService<BookThis>({
       },
       ledger: {
         post: (entry) => broker.call("ledger.post", entry),
+        sync: async (seq) => {
+          await broker.call("ledger.sync", { seq });
+        },
         bookEntries: (marketId, afterSeq) => broker.call<BookJournalDoc[], object>("ledger.bookEntries", { marketId, afterSeq }),
         pendingLocks: (marketId) => broker.call<string[], { marketId: string }>("ledger.pendingLocks", { marketId }),
         releaseLock: (orderId) => broker.call("ledger.releaseLock", { orderId }),

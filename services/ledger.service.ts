@@ -20,6 +20,8 @@ export interface PostParams {
   trades?: TradeRecord[];
   book?: BookJournalDoc;
   digest?: string;
+  /** false: answer once applied in memory, without waiting for the journal write. */
+  durable?: boolean;
 }
 
 export interface PostResult {
@@ -41,6 +43,16 @@ type LedgerThis = Service &
     snapshotSeq: number;
     pendingLocks: Map<string, string>;
     applyEntry(doc: LedgerEntryDoc, change?: PreparedChange): void;
+    /** Applied in memory, not yet written. */
+    pending: LedgerEntryDoc[];
+    pendingKeys: Map<string, LedgerEntryDoc>;
+    flushing: Promise<void> | null;
+    durableSeq: number;
+    waiters: Array<{ seq: number; resolve(): void; reject(err: Error): void }>;
+    /** Set when a journal write failed: memory is ahead of the journal, so nothing more is accepted. */
+    broken: Error | null;
+    flush(): Promise<void>;
+    waitDurable(seq: number): Promise<void>;
     project(doc: LedgerEntryDoc): Promise<void>;
     snapshot(): Promise<void>;
     notifyChanges(postings: Posting[], trades: TradeRecord[]): void;
@@ -85,11 +97,13 @@ const LedgerService = defineService<LedgerThis>({
         trades: { type: "array", items: "object", optional: true },
         book: { type: "object", optional: true },
         digest: { type: "string", optional: true, max: 128 },
+        durable: { type: "boolean", optional: true },
       },
       handler(this: LedgerThis, ctx: AppContext<PostParams>): Promise<PostResult> {
         const p = ctx.params;
-        return this.queue.run(async () => {
-          const existing = await this.stores.ledgerJournal.findOne({ _id: p.key });
+        const accepted = this.queue.run(async () => {
+          if (this.broken) throw new DomainError("The ledger stopped after a failed journal write; it recovers on restart", 503, "LEDGER_UNAVAILABLE");
+          const existing = this.pendingKeys.get(p.key) ?? (await this.stores.ledgerJournal.findOne({ _id: p.key }));
           if (existing) {
             // Same key, same content: a retry. Same key, other content: a second writer of that market.
             if (existing.digest !== p.digest) throw new DomainError("This journal position is already taken by another writer", 409, "JOURNAL_CONFLICT");
@@ -101,7 +115,7 @@ const LedgerService = defineService<LedgerThis>({
           if (p.trades?.length) doc.trades = p.trades;
           if (p.book) doc.book = p.book;
           if (p.digest) doc.digest = p.digest;
-          // Validate first: a rejected entry never reaches the journal.
+          // Validate first: a rejected entry never reaches the journal or memory.
           let change: PreparedChange;
           try {
             change = this.accounts.prepare(doc.postings);
@@ -109,14 +123,31 @@ const LedgerService = defineService<LedgerThis>({
             if (err instanceof LedgerRejection) throw new DomainError(err.code === "INSUFFICIENT_SHARES" ? "Insufficient shares" : "Insufficient balance", 400, err.code);
             throw err;
           }
-          // Journaled before it is acknowledged and before memory changes.
-          await this.stores.ledgerJournal.insert(doc);
+          // Applied in memory at once so the next entry validates against it; written with the
+          // entries around it in one journal write (group commit).
           this.applyEntry(doc, change);
-          await this.project(doc);
-          this.notifyChanges(doc.postings, doc.trades ?? []);
-          if (this.seq - this.snapshotSeq >= SNAPSHOT_EVERY) await this.snapshot();
+          this.pending.push(doc);
+          this.pendingKeys.set(doc._id, doc);
+          if (!this.flushing) this.flushing = this.flush();
           return { applied: true, seq: doc.seq };
         });
+        // Acknowledged only once durable, unless the caller only needs it applied (a placement
+        // lock: any later entry that depends on it is written after it, in order).
+        if (p.durable === false) return accepted;
+        return accepted.then(async (r) => {
+          await this.waitDurable(r.seq);
+          return r;
+        });
+      },
+    },
+
+    /** Internal: resolves once every entry up to `seq` is durable in the journal. */
+    sync: {
+      visibility: "public",
+      params: { seq: { type: "number", integer: true, min: 0 } },
+      async handler(this: LedgerThis, ctx: AppContext<{ seq: number }>) {
+        await this.waitDurable(ctx.params.seq);
+        return { durableSeq: this.durableSeq };
       },
     },
 
@@ -239,8 +270,12 @@ const LedgerService = defineService<LedgerThis>({
       visibility: "public",
       params: { marketId: "string", afterSeq: { type: "number", integer: true, min: 0 } },
       async handler(this: LedgerThis, ctx: AppContext<{ marketId: string; afterSeq: number }>): Promise<BookJournalDoc[]> {
-        const docs = await this.stores.ledgerJournal.find({ "book.marketId": ctx.params.marketId, "book.seq": { $gt: ctx.params.afterSeq } }, { sort: { "book.seq": 1 } });
-        return docs.map((d) => d.book as BookJournalDoc);
+        const { marketId, afterSeq } = ctx.params;
+        const docs = await this.stores.ledgerJournal.find({ "book.marketId": marketId, "book.seq": { $gt: afterSeq } }, { sort: { "book.seq": 1 } });
+        // Entries accepted but still being written belong to the market's history too.
+        const seen = new Set(docs.map((d) => d._id));
+        for (const d of this.pendingKeys.values()) if (d.book?.marketId === marketId && d.book.seq > afterSeq && !seen.has(d._id)) docs.push(d);
+        return docs.map((d) => d.book as BookJournalDoc).sort((a, b) => a.seq - b.seq);
       },
     },
 
@@ -301,7 +336,7 @@ const LedgerService = defineService<LedgerThis>({
       async handler(this: LedgerThis, ctx: AppContext<{ orderId: string }>) {
         const { orderId } = ctx.params;
         if (!this.pendingLocks.has(orderId)) return { released: false };
-        const lock = await this.stores.ledgerJournal.findOne({ _id: `lock:${orderId}` });
+        const lock = this.pendingKeys.get(`lock:${orderId}`) ?? (await this.stores.ledgerJournal.findOne({ _id: `lock:${orderId}` }));
         if (!lock) return { released: false };
         const postings = lock.postings.map((p) => (p.kind === "cash" ? { ...p, available: -(p.available ?? 0), locked: -(p.locked ?? 0) } : p.kind === "shares" ? { ...p, locked: -(p.locked ?? 0) } : p));
         await ctx.call("ledger.post", { key: `unlock:${orderId}`, postings, closesLocks: [orderId] });
@@ -372,10 +407,41 @@ const LedgerService = defineService<LedgerThis>({
       }
     },
 
+    /** Call only when memory equals the journal (nothing pending); the state is captured at once. */
     async snapshot(this: LedgerThis) {
       const doc: LedgerSnapshotDoc = { _id: "ledger", seq: this.seq, accounts: this.accounts.snapshot(), pendingLocks: [...this.pendingLocks.entries()] };
+      this.snapshotSeq = doc.seq;
       await this.stores.ledgerSnapshots.put(doc);
-      this.snapshotSeq = this.seq;
+    },
+
+    /** Write everything pending in as few journal writes as possible, then wake the waiters. */
+    async flush(this: LedgerThis) {
+      while (this.pending.length && !this.broken) {
+        const batch = this.pending.splice(0);
+        try {
+          await this.stores.ledgerJournal.insertMany(batch);
+          for (const d of batch) await this.project(d);
+        } catch (err) {
+          this.broken = err as Error;
+          this.logger.fatal("Journal write failed; the ledger refuses work until restarted", err);
+          for (const w of this.waiters.splice(0)) w.reject(new DomainError("Journal write failed", 503, "LEDGER_UNAVAILABLE"));
+          break;
+        }
+        for (const d of batch) this.pendingKeys.delete(d._id);
+        this.durableSeq = batch[batch.length - 1].seq;
+        const due = this.waiters.filter((w) => w.seq <= this.durableSeq);
+        this.waiters = this.waiters.filter((w) => w.seq > this.durableSeq);
+        for (const w of due) w.resolve();
+        for (const d of batch) this.notifyChanges(d.postings, d.trades ?? []);
+        if (!this.pending.length && this.seq - this.snapshotSeq >= SNAPSHOT_EVERY) await this.snapshot();
+      }
+      this.flushing = null;
+    },
+
+    waitDurable(this: LedgerThis, seq: number): Promise<void> {
+      if (seq <= this.durableSeq) return Promise.resolve();
+      if (this.broken) return Promise.reject(new DomainError("Journal write failed", 503, "LEDGER_UNAVAILABLE"));
+      return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
     },
 
     /** Broadcast: every gateway pushes to its own sockets; consumers treat these as hints. */
@@ -404,6 +470,12 @@ const LedgerService = defineService<LedgerThis>({
     this.seq = 0;
     this.snapshotSeq = 0;
     this.pendingLocks = new Map();
+    this.pending = [];
+    this.pendingKeys = new Map();
+    this.flushing = null;
+    this.durableSeq = 0;
+    this.waiters = [];
+    this.broken = null;
   },
 
   async started() {
@@ -421,13 +493,15 @@ const LedgerService = defineService<LedgerThis>({
       await this.project(doc);
     }
     if (rest.length) await this.snapshot();
+    this.durableSeq = this.seq;
     const report = this.accounts.conservation();
     if (!report.ok) this.logger.error("Conservation does not hold after replay", report);
   },
 
   async stopped() {
     await this.queue.drain();
-    if (this.stores && this.seq > this.snapshotSeq) await this.snapshot();
+    await this.flushing;
+    if (this.stores && !this.broken && this.seq > this.snapshotSeq) await this.snapshot();
   },
 });
 

@@ -18,6 +18,15 @@ export interface LedgerPost {
   trades?: Settlement["trades"];
   book?: BookJournalDoc;
   digest?: string;
+  /** false: answered once applied in the ledger's memory; `sync` waits for the journal write. */
+  durable?: boolean;
+}
+
+/** A committed command on its way to durability. */
+interface Committed {
+  doc: BookJournalDoc;
+  ledgerSeq: number;
+  snapshot?: BookSnapshotDoc;
 }
 
 /**
@@ -36,7 +45,9 @@ export interface MarketPorts {
   market(marketId: string): Promise<{ status: string; ammLiquidity: number } | null>;
   ledger: {
     /** Applies the entry once; a repeated key with another digest fails (a second writer). */
-    post(entry: LedgerPost): Promise<unknown>;
+    post(entry: LedgerPost): Promise<{ applied: boolean; seq: number }>;
+    /** Resolves once every ledger entry up to `seq` is durable. */
+    sync(seq: number): Promise<void>;
     bookEntries(marketId: string, afterSeq: number): Promise<BookJournalDoc[]>;
     pendingLocks(marketId: string): Promise<string[]>;
     releaseLock(orderId: string): Promise<unknown>;
@@ -171,7 +182,7 @@ export class MarketActor {
     // journal makes it happen once, whichever node or restart gets there first.
     if (!actor.pool && market && market.status === "open" && market.ammLiquidity > 0) {
       const L = market.ammLiquidity;
-      await actor.commit({ type: "ammFund", liquidity: L }, { postings: poolFunding(marketId, L), trades: [], fills: [], orders: [] }, [], createPool(L));
+      await actor.afterCommit(await actor.commit({ type: "ammFund", liquidity: L }, { postings: poolFunding(marketId, L), trades: [], fills: [], orders: [] }, [], createPool(L)));
     }
     if (entries.length) await actor.snapshot();
     return actor;
@@ -182,28 +193,29 @@ export class MarketActor {
   }
 
   place(cmd: PlaceCommand): Promise<PlaceResult> {
-    return this.queue.run(async () => {
+    return this.run(async () => {
       this.ensureWritable();
       if (this.status !== "open") throw new TradingError(400, "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; orders are not accepted`);
       const createdAt = new Date().toISOString();
       const order: Order = { orderId: this.ports.newId("ord"), userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, price: cmd.price, quantity: cmd.quantity, orderType: cmd.orderType };
       const lockRef = { orderId: order.orderId, marketId: this.marketId };
       // Collateral first: an order the user cannot pay for never touches the book.
-      await this.ports.ledger.post({ key: `lock:${order.orderId}`, postings: placementLock(order, this.marketId, order.userId, this.ports.fees), lockRef });
+      // Applied, not awaited to disk: the entry that uses it is written after it or not at all.
+      await this.ports.ledger.post({ key: `lock:${order.orderId}`, postings: placementLock(order, this.marketId, order.userId, this.ports.fees), lockRef, durable: false });
 
       const events = this.book.place(order);
       const rejected = events.find((e) => e.type === "rejected");
       if (rejected) {
-        await this.ports.ledger.post({ key: `unlock:${order.orderId}`, postings: releasePlacement(order, this.marketId, order.userId, this.ports.fees), closesLocks: [order.orderId] });
+        await this.ports.ledger.post({ key: `unlock:${order.orderId}`, postings: releasePlacement(order, this.marketId, order.userId, this.ports.fees), closesLocks: [order.orderId], durable: false });
         if (rejected.reason === "FOK_NOT_FILLED") throw new TradingError(400, "FOK_NOT_FILLED", "Not enough liquidity to fill the whole FOK order at this price; nothing was executed");
         throw new TradingError(400, "ORDER_REJECTED", `Order rejected: ${rejected.reason}`);
       }
       const s = settlePlacement(this.marketId, order, events, this.ports.fees, this.ports.newId);
-      await this.commit({ type: "place", order: { ...order, createdAt } }, s, [order.orderId]);
+      const committed = await this.commit({ type: "place", order: { ...order, createdAt } }, s, [order.orderId]);
       const mine = s.orders.find((o) => o.orderId === order.orderId);
       const takerTrade = s.trades.find((t) => t.role === "taker");
       const fills = events.flatMap((e) => (e.type === "fill" ? [{ price: formatTick(e.takerPrice), quantity: String(e.quantity) }] : []));
-      return {
+      const value: PlaceResult = {
         orderId: order.orderId,
         status: mine?.status ?? "open",
         filledQuantity: takerTrade?.filledQuantity ?? 0,
@@ -214,6 +226,7 @@ export class MarketActor {
         fills,
         createdAt,
       };
+      return { value, committed };
     });
   }
 
@@ -245,7 +258,7 @@ export class MarketActor {
    * leg is applied (one journal entry, one ledger entry) or none is.
    */
   route(cmd: RouteCommand): Promise<RouteExecution> {
-    return this.queue.run(async () => {
+    return this.run(async () => {
       this.ensureWritable();
       if (this.status !== "open") throw new TradingError(400, "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; trades are not accepted`);
       const plan = this.plan(cmd);
@@ -262,7 +275,7 @@ export class MarketActor {
       } else {
         lock.push({ kind: "shares", account: cmd.userId, marketId: this.marketId, outcome: cmd.outcome, locked: cmd.quantity });
       }
-      await this.ports.ledger.post({ key: `lock:${orderId}`, postings: lock, lockRef: { orderId, marketId: this.marketId } });
+      await this.ports.ledger.post({ key: `lock:${orderId}`, postings: lock, lockRef: { orderId, marketId: this.marketId }, durable: false });
 
       const s: Settlement = { postings: [], trades: [], fills: [], orders: [] };
       const fillIds: string[] = [];
@@ -272,7 +285,7 @@ export class MarketActor {
         const events = this.book.place(bookOrder);
         if (events.some((e) => e.type === "rejected")) {
           // Cannot happen while the plan was made inside this command; refuse cleanly if it does.
-          await this.ports.ledger.post({ key: `unlock:${orderId}`, postings: lock.map(negateLock), closesLocks: [orderId] });
+          await this.ports.ledger.post({ key: `unlock:${orderId}`, postings: lock.map(negateLock), closesLocks: [orderId], durable: false });
           throw new TradingError(409, "BOOK_CHANGED", "The book changed; nothing was executed");
         }
         const bs = settlePlacement(this.marketId, bookOrder, events, this.ports.fees, this.ports.newId);
@@ -304,30 +317,30 @@ export class MarketActor {
         fillIds,
       };
       s.trades.push(trade);
-      await this.commit({ type: "route", orderId, userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, quantity: cmd.quantity, mode: cmd.mode }, s, [orderId], amm ? amm.newState : undefined);
-      return { tradeId: trade.tradeId, venue: plan.venue, filledQuantity: trade.filledQuantity, totalCost: trade.totalCost, fee: trade.fee, avgPrice: plan.avgPrice };
+      const committed = await this.commit({ type: "route", orderId, userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, quantity: cmd.quantity, mode: cmd.mode }, s, [orderId], amm ? amm.newState : undefined);
+      return { value: { tradeId: trade.tradeId, venue: plan.venue, filledQuantity: trade.filledQuantity, totalCost: trade.totalCost, fee: trade.fee, avgPrice: plan.avgPrice }, committed };
     });
   }
 
   /** Cancel one resting order of `userId`; ORDER_NOT_FOUND for unknown or someone else's. */
   cancel(orderId: string, userId: string): Promise<{ orderId: string; status: "cancelled"; cancelledQuantity: number; releasedAmount: number }> {
-    return this.queue.run(async () => {
+    return this.run(async () => {
       this.ensureWritable();
       const events = this.book.cancel(orderId, userId);
       const c = events.find((e) => e.type === "cancelled");
       if (!c || c.type !== "cancelled") throw new TradingError(404, "ORDER_NOT_FOUND", "Order not found");
       const postings = releaseResting(c.side, c.outcome, c.price, c.remaining, this.marketId, c.userId, this.ports.fees);
-      await this.commit({ type: "cancel", orderId, userId }, { postings, trades: [], fills: [], orders: [{ orderId, userId, filledDelta: 0, remaining: 0, status: "cancelled" }] }, []);
+      const committed = await this.commit({ type: "cancel", orderId, userId }, { postings, trades: [], fills: [], orders: [{ orderId, userId, filledDelta: 0, remaining: 0, status: "cancelled" }] }, []);
       const released = c.side === "BUY" ? (postings[0] as { available: number }).available : 0;
-      return { orderId, status: "cancelled", cancelledQuantity: c.remaining, releasedAmount: released };
+      return { value: { orderId, status: "cancelled" as const, cancelledQuantity: c.remaining, releasedAmount: released }, committed };
     });
   }
 
   /** Market closed or cancelled: stop matching and release every resting order. */
   halt(status: string, reason: "MARKET_CLOSED"): Promise<number> {
-    return this.queue.run(async () => {
+    return this.run(async () => {
       this.status = status;
-      if (this.fenced || this.book.size === 0) return 0;
+      if (this.fenced || this.book.size === 0) return { value: 0 };
       const events = this.book.cancelAll(reason);
       const postings: Posting[] = [];
       const orders: BookJournalDoc["orders"] = [];
@@ -336,8 +349,8 @@ export class MarketActor {
         postings.push(...releaseResting(e.side, e.outcome, e.price, e.remaining, this.marketId, e.userId, this.ports.fees));
         orders.push({ orderId: e.orderId, userId: e.userId, filledDelta: 0, remaining: 0, status: "cancelled" });
       }
-      await this.commit({ type: "cancelAll", reason }, { postings, trades: [], fills: [], orders }, []);
-      return orders.length;
+      const committed = await this.commit({ type: "cancelAll", reason }, { postings, trades: [], fills: [], orders }, []);
+      return { value: orders.length, committed };
     });
   }
 
@@ -369,7 +382,12 @@ export class MarketActor {
     if (this.fenced) throw new TradingError(503, "MARKET_MOVED", "This market is being served by another engine node; retry");
   }
 
-  private async commit(command: BookJournalDoc["command"], s: Settlement, closesLocks: string[], pool?: PoolState): Promise<BookJournalDoc> {
+  /**
+   * Commit a command: applied in the ledger at once (so the next command can follow), durable a
+   * moment later with the ledger's next group write. The caller acknowledges only after
+   * `afterCommit` (outside this actor's queue, so commands pipeline while journal writes happen).
+   */
+  private async commit(command: BookJournalDoc["command"], s: Settlement, closesLocks: string[], pool?: PoolState): Promise<Committed> {
     const seq = this.journalSeq + 1;
     const doc: BookJournalDoc = {
       _id: `${this.marketId}:${seq}`,
@@ -387,8 +405,10 @@ export class MarketActor {
       at: new Date().toISOString(),
     };
     if (pool) doc.pool = { yes: pool.yes, no: pool.no };
+    let ledgerSeq: number;
     try {
-      await this.ports.ledger.post({ key: doc.ledgerKey, postings: doc.postings, closesLocks: doc.closesLocks, trades: doc.trades, book: doc, digest: digestOf(doc) });
+      const r = await this.ports.ledger.post({ key: doc.ledgerKey, postings: doc.postings, closesLocks: doc.closesLocks, trades: doc.trades, book: doc, digest: digestOf(doc), durable: false });
+      ledgerSeq = r.seq;
     } catch (err) {
       // Refused (another node wrote this seq) or unknown outcome: memory may be ahead of the
       // journal, so this actor never writes again; the service rebuilds it from the ledger.
@@ -400,14 +420,42 @@ export class MarketActor {
     }
     this.journalSeq = seq;
     if (pool) this.pool = pool;
-    this.ports.publish(doc, this);
-    if (this.journalSeq - this.snapshotSeq >= SNAPSHOT_EVERY) await this.snapshot();
-    return doc;
+    let snapshot: BookSnapshotDoc | undefined;
+    if (this.journalSeq - this.snapshotSeq >= SNAPSHOT_EVERY) {
+      // Captured now (exactly the state at this seq), saved once the entry is durable.
+      snapshot = this.snapshotDoc();
+      this.snapshotSeq = this.journalSeq;
+    }
+    return { doc, ledgerSeq, snapshot };
+  }
+
+  /** Wait until the commit is durable, then tell the world; a failed write fences this actor. */
+  private async afterCommit(c: Committed): Promise<void> {
+    try {
+      await this.ports.ledger.sync(c.ledgerSeq);
+    } catch (err) {
+      this.fenced = true;
+      throw err;
+    }
+    this.ports.publish(c.doc, this);
+    // A snapshot only shortens rebuilds: losing one costs replay time, never data.
+    if (c.snapshot) await this.ports.ledger.saveSnapshot(c.snapshot).catch(() => undefined);
+  }
+
+  /** Run a command in this actor's queue; its commit (if any) is acknowledged outside the queue. */
+  private run<T>(task: () => Promise<{ value: T; committed?: Committed }>): Promise<T> {
+    return this.queue.run(task).then(async ({ value, committed }) => {
+      if (committed) await this.afterCommit(committed);
+      return value;
+    });
+  }
+
+  private snapshotDoc(): BookSnapshotDoc {
+    return { _id: this.marketId, seq: this.journalSeq, bookSeq: this.book.seq, orders: this.book.openOrders().map((o) => ({ ...o })), pool: this.pool };
   }
 
   private async snapshot(): Promise<void> {
-    const orders = this.book.openOrders().map((o) => ({ ...o }));
-    await this.ports.ledger.saveSnapshot({ _id: this.marketId, seq: this.journalSeq, bookSeq: this.book.seq, orders, pool: this.pool });
+    await this.ports.ledger.saveSnapshot(this.snapshotDoc());
     this.snapshotSeq = this.journalSeq;
   }
 }

@@ -240,14 +240,26 @@ describe("SIGKILL in the middle of an order stream", () => {
     const unknown = new Map<string, { user: number; side: string; outcome: string; price?: string; quantity?: string }>();
     for (const t of allTrades) if (!ackedIds.has(t.orderId)) unknown.set(t.orderId, { user: t.user, side: t.side, outcome: t.outcome });
     for (const o of openAll) if (!ackedIds.has(o.orderId)) unknown.set(o.orderId, { user: o.user, side: o.side, outcome: o.outcome, price: o.price, quantity: o.quantity });
-    const unclaimed = [...lost];
-    for (const [id, u] of unknown) {
-      const i = unclaimed.findIndex(
-        (l) => l.user === u.user && l.body.side === u.side && l.body.outcome === u.outcome && (u.price === undefined || formatTick(priceToTick(l.body.price) as number) === u.price) && (u.quantity === undefined || String(l.body.quantity) === u.quantity) && (filledBy.get(id) ?? 0) <= l.body.quantity,
-      );
-      check(i >= 0, `order ${id} of user ${u.user} matches no request in flight at the crash`);
-      if (i >= 0) unclaimed.splice(i, 1);
-    }
+    // Each unknown order must come from a distinct lost request: a bipartite matching (augmenting
+    // paths), since a greedy pass can give a request to the wrong one of two similar orders.
+    const ids = [...unknown.keys()];
+    const fits = (id: string, l: (typeof lost)[number]) => {
+      const u = unknown.get(id) as { user: number; side: string; outcome: string; price?: string; quantity?: string };
+      return l.user === u.user && l.body.side === u.side && l.body.outcome === u.outcome && (u.price === undefined || formatTick(priceToTick(l.body.price) as number) === u.price) && (u.quantity === undefined || String(l.body.quantity) === u.quantity) && (filledBy.get(id) ?? 0) <= l.body.quantity;
+    };
+    const owner = new Array<number>(lost.length).fill(-1);
+    const assign = (i: number, seen: boolean[]): boolean => {
+      for (let j = 0; j < lost.length; j++) {
+        if (seen[j] || !fits(ids[i], lost[j])) continue;
+        seen[j] = true;
+        if (owner[j] < 0 || assign(owner[j], seen)) {
+          owner[j] = i;
+          return true;
+        }
+      }
+      return false;
+    };
+    ids.forEach((id, i) => check(assign(i, new Array<boolean>(lost.length).fill(false)), `order ${id} of user ${unknown.get(id)?.user} matches no request in flight at the crash`));
 
     let totalCash = 0;
     const outstanding = new Map<string, { YES: number; NO: number }>();

@@ -33,6 +33,9 @@ describe("single writer per market, fenced by the journal", () => {
     market: async () => ({ status: "open", ammLiquidity: 0 }),
     ledger: {
       post: (entry) => broker.call("ledger.post", entry),
+      sync: async (seq) => {
+        await broker.call("ledger.sync", { seq });
+      },
       bookEntries: (m, afterSeq) => broker.call<BookJournalDoc[], object>("ledger.bookEntries", { marketId: m, afterSeq }),
       pendingLocks: (m) => broker.call<string[], object>("ledger.pendingLocks", { marketId: m }),
       releaseLock: (orderId) => broker.call("ledger.releaseLock", { orderId }),
