@@ -249,6 +249,20 @@ describe("cluster over NATS", () => {
     expect(report.ok).toBe(true);
   });
 
+  test("a rate limit shared by two gateways through Redis", async () => {
+    // Two more gateways with a small read limit; a user's requests count once across both.
+    const [g3, g4] = await Promise.all([start("gw3", "api", { RATE_LIMIT_READ: "6" }), start("gw4", "api", { RATE_LIMIT_READ: "6" })]);
+    await discovered();
+    const w = TestWallet.random();
+    const login = await gw(0).http("POST", "/api/v1/auth/connect", { body: w.connectBody({ domain: DOMAIN }) });
+    const token = login.body.data.accessToken as string;
+    const seen: number[] = [];
+    for (let i = 0; i < 6; i++) seen.push((await (i % 2 ? g3 : g4).http("GET", "/api/v1/balance", { token })).status);
+    expect(seen).toEqual([200, 200, 200, 200, 200, 200]);
+    expect((await g3.http("GET", "/api/v1/balance", { token })).status).toBe(429);
+    expect((await g4.http("GET", "/api/v1/balance", { token })).status).toBe(429);
+  });
+
   test("logout on one gateway is refused at once on the other (sessions are checked on every request)", async () => {
     const w = TestWallet.random();
     const login = await gw(0).http("POST", "/api/v1/auth/connect", { body: w.connectBody({ domain: DOMAIN }) });
