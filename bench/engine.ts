@@ -1,11 +1,57 @@
 /**
- * Matching-core benchmark: seeded mixed workload (GTC around a moving mid with some crossing,
- * FOK, cancels of recently placed orders) on a shallow book and on a deep book (~200k resting
- * orders on 8 levels). Commands are generated up front so only the book is measured.
- * Plain TS: compile with tsc and run with node (no loader needed).
+ * Matching-core benchmark, side by side with nodejs-order-book on the SAME pre-generated commands.
+ *
+ * Workload (seeded, reproducible): GTC placements around a mid price that random-walks every 200
+ * commands, about 15% of them priced to cross; FOK orders priced 2 ticks through the mid; cancels
+ * of orders placed earlier (some already filled: the reject path). Two books:
+ *   shallow: starts empty, mid wanders over 35..65, about 2,000 orders rest on ~40 levels;
+ *   deep:    starts with --deep (200,000) resting orders on 8 levels (bids 46..49, asks 51..54,
+ *            ~25,000 orders per level), mid within 48..52, so every trade and most cancels hit
+ *            those long queues (what a 99-tick binary market produces).
+ *
+ * nodejs-order-book is a one-sided-pair book; commands are mapped the way the YES view does:
+ * BUY YES p -> buy p, SELL YES p -> sell p, BUY NO q -> sell 100-q, SELL NO q -> buy 100-q; FOK ->
+ * its FOK time in force; cancel -> cancel by id; self-trade prevention EXPIRE_MAKER with the user
+ * as account (our rule: the resting order of the same user is cancelled, the taker continues).
+ * Known differences: its FOK check counts the taker's own resting orders (ours does not), so a
+ * few FOKs differ; the end-of-run resting counts are printed for both as a sanity check.
+ *
+ * Per engine and book: warm-up on a separate seed, then
+ *   throughput: one timed loop over the commands (no per-command timer), commands/s;
+ *   service time: closed loop, each command timed alone (p50/p99/p99.9, HDR-style histogram);
+ *   response time: open loop at --rate commands/s (default 1,000,000/s), each command's latency
+ *     measured from its SCHEDULED start, so a stall delays every command queued behind it (no
+ *     coordinated omission). An engine slower than --rate is driven at half its own throughput
+ *     instead, and says so.
+ * Both clocks cost ~40 ns a read here and are included in the latencies ("timer floor" below).
+ * A slow engine stops a pass after --budget seconds and is measured on the prefix it got through.
+ *
+ *   node dist-bench/bench/engine.js [--n=1000000] [--deep=200000] [--rate=1000000] [--budget=8]
+ *                                   [--only=shallow|deep] [--no-baseline]
  */
 import { OrderBook } from "../engine/book";
 import type { Order, OrderType } from "../engine/types";
+import { OrderBook as NobBook, SelfTradePreventionMode, Side as NobSide, type LimitOrderOptions } from "nodejs-order-book";
+import { Histogram } from "./lib/histogram";
+import { flags, fmtRate, fmtRatio, machine, mark, nowNs, num } from "./lib/util";
+import { PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
+
+/** Every GC pause, to say how much of a pass (and of its latency tail) was the collector. */
+const gcPauses: PerformanceEntry[] = [];
+new PerformanceObserver((list) => gcPauses.push(...list.getEntries())).observe({ entryTypes: ["gc"] });
+const flushObservers = (): Promise<void> => new Promise((r) => setImmediate(() => setImmediate(r)));
+function gcBetween(fromMs: number, toMs: number): string {
+  let count = 0;
+  let total = 0;
+  let max = 0;
+  for (const e of gcPauses) {
+    if (e.startTime < fromMs || e.startTime > toMs) continue;
+    count++;
+    total += e.duration;
+    if (e.duration > max) max = e.duration;
+  }
+  return `GC ${count} pauses, ${total.toFixed(0)} ms (${((100 * total) / (toMs - fromMs)).toFixed(0)}% of the pass), longest ${max.toFixed(1)} ms`;
+}
 
 const SHARE = 1_000_000;
 
@@ -20,7 +66,14 @@ function rng(seed: number): () => number {
   };
 }
 
-type Cmd = { cancel: false; order: Order } | { cancel: true; orderId: string; userId: string };
+const enum Kind {
+  GTC = 0,
+  FOK = 1,
+  CANCEL = 2,
+}
+const KIND_NAMES = ["GTC", "FOK", "cancel"];
+
+type Cmd = { kind: Kind.GTC | Kind.FOK; order: Order } | { kind: Kind.CANCEL; orderId: string; userId: string };
 
 interface Scenario {
   name: string;
@@ -30,7 +83,7 @@ interface Scenario {
 
 const clampTick = (t: number): number => (t < 1 ? 1 : t > 99 ? 99 : t);
 
-/** A YES-view bid/ask at tick t, randomly expressed as either YES or NO order. */
+/** A YES-view bid/ask at tick t, randomly expressed as either a YES or a NO order. */
 function yesViewOrder(r: () => number, orderId: string, userId: string, bid: boolean, t: number, quantity: number, orderType: OrderType): Order {
   const asYes = r() < 0.5;
   const side = bid === asYes ? "BUY" : "SELL";
@@ -45,7 +98,6 @@ function workload(name: string, seed: number, n: number, deepOrders: number): Sc
   const preload: Order[] = [];
   // Cancel candidates: every GTC placed so far (some already filled, which exercises the reject path).
   const pool: Array<{ id: string; user: string }> = [];
-  // Deep book: bids on 46..49 and asks on 51..54, ~25k orders per level.
   for (let i = 0; i < deepOrders; i++) {
     const bid = (i & 1) === 0;
     const t = bid ? 49 - ((r() * 4) | 0) : 51 + ((r() * 4) | 0);
@@ -54,15 +106,18 @@ function workload(name: string, seed: number, n: number, deepOrders: number): Sc
     pool.push({ id: o.orderId, user: o.userId });
   }
   const cmds: Cmd[] = [];
+  const target = deepOrders > 0 ? Infinity : 2_000;
   let mid = 50;
   const [lo, hi] = deepOrders > 0 ? [48, 52] : [35, 65];
   for (let i = 0; i < n; i++) {
     if (i % 200 === 0) mid = Math.min(hi, Math.max(lo, mid + (r() < 0.5 ? -1 : 1)));
     const p = r();
-    // Cancels roughly balance passive adds so the book stays near its initial depth.
-    if (p < 0.4 && pool.length > 0) {
+    // Cancels roughly balance passive adds; above the target size they outnumber them, so the
+    // shallow book stays at about 2,000 orders (the deep one stays near its preload without).
+    const extraCancel = p >= 0.48 && pool.length > target && r() < 0.2;
+    if ((p < 0.4 || extraCancel) && pool.length > 0) {
       const k = (r() * pool.length) | 0;
-      cmds.push({ cancel: true, orderId: pool[k].id, userId: pool[k].user });
+      cmds.push({ kind: Kind.CANCEL, orderId: pool[k].id, userId: pool[k].user });
       pool[k] = pool[pool.length - 1];
       pool.pop();
       continue;
@@ -71,89 +126,239 @@ function workload(name: string, seed: number, n: number, deepOrders: number): Sc
     const u = user();
     const id = `c${next++}`;
     if (p < 0.48) {
-      cmds.push({ cancel: false, order: yesViewOrder(r, id, u, bid, clampTick(bid ? mid + 2 : mid - 2), qty(), "FOK") });
+      cmds.push({ kind: Kind.FOK, order: yesViewOrder(r, id, u, bid, clampTick(bid ? mid + 2 : mid - 2), qty(), "FOK") });
       continue;
     }
     const crossing = r() < 0.15;
     const off = 1 + ((r() * 5) | 0);
     const t = clampTick(crossing ? (bid ? mid + 1 : mid - 1) : bid ? mid - off : mid + off);
-    cmds.push({ cancel: false, order: yesViewOrder(r, id, u, bid, t, qty(), "GTC") });
+    cmds.push({ kind: Kind.GTC, order: yesViewOrder(r, id, u, bid, t, qty(), "GTC") });
     pool.push({ id, user: u });
   }
   return { name, preload, cmds };
 }
 
-/** 10ns buckets up to 1ms; beyond that only counted and max kept. */
-class Histogram {
-  private readonly buckets = new Uint32Array(100_000);
-  private over = 0;
-  private count = 0;
-  max = 0;
-  add(ns: number): void {
-    const b = (ns / 10) | 0;
-    if (b < this.buckets.length) this.buckets[b]++;
-    else this.over++;
-    if (ns > this.max) this.max = ns;
-    this.count++;
-  }
-  percentile(p: number): number {
-    const target = Math.ceil(this.count * p);
-    let seen = 0;
-    for (let i = 0; i < this.buckets.length; i++) {
-      seen += this.buckets[i];
-      if (seen >= target) return (i + 1) * 10;
+/** One engine under test: a fresh book with the preload, then commands by index. */
+interface Engine {
+  name: string;
+  fresh(s: Scenario): void;
+  exec(i: number): void;
+  resting(): number;
+}
+
+function ours(): Engine & { bind(s: Scenario): void } {
+  let book = new OrderBook("bench");
+  let cmds: Cmd[] = [];
+  return {
+    name: "this engine",
+    bind(s) {
+      cmds = s.cmds;
+    },
+    fresh(s) {
+      cmds = s.cmds;
+      book = new OrderBook("bench");
+      for (const o of s.preload) book.place(o);
+    },
+    exec(i) {
+      const c = cmds[i];
+      if (c.kind === Kind.CANCEL) book.cancel(c.orderId, c.userId);
+      else book.place(c.order);
+    },
+    resting: () => book.size,
+  };
+}
+
+type NobOp = { cancel: true; id: string } | { cancel: false; o: LimitOrderOptions };
+
+function nobOrder(o: Order): LimitOrderOptions {
+  const yesBid = (o.side === "BUY") === (o.outcome === "YES");
+  const price = o.outcome === "YES" ? o.price : 100 - o.price;
+  return {
+    id: o.orderId,
+    side: yesBid ? NobSide.BUY : NobSide.SELL,
+    size: o.quantity,
+    price,
+    timeInForce: o.orderType as LimitOrderOptions["timeInForce"],
+    accountId: o.userId,
+    stpMode: SelfTradePreventionMode.EXPIRE_MAKER,
+  } as LimitOrderOptions;
+}
+
+function baseline(): Engine {
+  let book = new NobBook();
+  let ops: NobOp[] = [];
+  const cache = new WeakMap<Scenario, NobOp[]>();
+  return {
+    name: "nodejs-order-book",
+    fresh(s) {
+      let o = cache.get(s);
+      if (!o) {
+        o = s.cmds.map((c): NobOp => (c.kind === Kind.CANCEL ? { cancel: true, id: c.orderId } : { cancel: false, o: nobOrder(c.order) }));
+        cache.set(s, o);
+      }
+      ops = o;
+      book = new NobBook();
+      for (const p of s.preload) book.limit(nobOrder(p));
+    },
+    exec(i) {
+      const op = ops[i];
+      if (op.cancel) book.cancel(op.id);
+      else book.limit(op.o);
+    },
+    resting: () => Object.keys((book as unknown as { orders: object }).orders).length,
+  };
+}
+
+interface PassResult {
+  done: number;
+  perSec: number;
+}
+
+function throughput(e: Engine, s: Scenario, budgetNs: number): PassResult {
+  e.fresh(s);
+  const n = s.cmds.length;
+  const t0 = nowNs();
+  let i = 0;
+  for (; i < n; i++) {
+    e.exec(i);
+    if ((i & 1023) === 1023 && nowNs() - t0 > budgetNs) {
+      i++;
+      break;
     }
-    return this.max;
   }
+  const ns = nowNs() - t0;
+  return { done: i, perSec: (i * 1e9) / ns };
 }
 
-function freshBook(s: Scenario): OrderBook {
-  const book = new OrderBook("bench");
-  for (const o of s.preload) book.place(o);
-  return book;
+/** Closed loop: each command timed on its own. */
+function serviceTime(e: Engine, s: Scenario, budgetNs: number): { all: Histogram; byKind: Histogram[]; done: number } {
+  e.fresh(s);
+  const all = new Histogram();
+  const byKind = [new Histogram(), new Histogram(), new Histogram()];
+  const t0 = nowNs();
+  let i = 0;
+  for (; i < s.cmds.length; i++) {
+    const a = nowNs();
+    e.exec(i);
+    const b = nowNs();
+    all.record(b - a);
+    byKind[s.cmds[i].kind].record(b - a);
+    if ((i & 1023) === 1023 && b - t0 > budgetNs) {
+      i++;
+      break;
+    }
+  }
+  return { all, byKind, done: i };
 }
 
-function exec(book: OrderBook, c: Cmd): number {
-  return c.cancel ? book.cancel(c.orderId, c.userId).length : book.place(c.order).length;
-}
-
-/** Throughput pass: no per-command timer overhead. Returns commands per second. */
-function throughput(s: Scenario): { perSec: number; events: number; resting: number } {
-  const book = freshBook(s);
-  let events = 0;
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < s.cmds.length; i++) events += exec(book, s.cmds[i]);
-  const ns = Number(process.hrtime.bigint() - t0);
-  return { perSec: (s.cmds.length * 1e9) / ns, events, resting: book.size };
-}
-
-function latency(s: Scenario): Histogram {
-  const book = freshBook(s);
+/** Open loop at `rate`/s: latency from each command's scheduled start to its completion. */
+function responseTime(e: Engine, s: Scenario, rate: number, budgetNs: number): { h: Histogram; done: number; lagNs: number } {
+  e.fresh(s);
   const h = new Histogram();
-  for (let i = 0; i < s.cmds.length; i++) {
-    const t0 = process.hrtime.bigint();
-    exec(book, s.cmds[i]);
-    h.add(Number(process.hrtime.bigint() - t0));
+  const interval = 1e9 / rate;
+  const t0 = nowNs();
+  let i = 0;
+  let end = t0;
+  for (; i < s.cmds.length; i++) {
+    const intended = t0 + i * interval;
+    let t = nowNs();
+    while (t < intended) t = nowNs();
+    e.exec(i);
+    end = nowNs();
+    h.record(end - intended);
+    if ((i & 1023) === 1023 && end - t0 > budgetNs) {
+      i++;
+      break;
+    }
   }
-  return h;
+  return { h, done: i, lagNs: end - (t0 + (i - 1) * interval) };
 }
 
-function main(): void {
-  const n = Number(process.argv[2] ?? 1_000_000);
-  const only = process.argv[3]; // optional scenario name filter
-  const scenarios = [workload("shallow", 42, n, 0), workload("deep", 7, n, 200_000)].filter((s) => !only || s.name === only);
-  // Warm the JIT on a separate run so both scenarios see optimized code.
-  throughput(workload("warmup", 1, 200_000, 20_000));
+const us = (ns: number): string => (ns / 1000).toFixed(2);
+const pcts = (h: Histogram): string => `p50 ${us(h.quantile(0.5))}  p99 ${us(h.quantile(0.99))}  p99.9 ${us(h.quantile(0.999))}  max ${us(h.max)} us`;
+
+interface Row {
+  engine: string;
+  book: string;
+  perSec: number;
+  done: number;
+  svc: Histogram;
+  resp: Histogram;
+  rate: number;
+  resting: number;
+}
+
+async function main(): Promise<void> {
+  const f = flags();
+  const n = num(f, "n", 1_000_000);
+  const deep = num(f, "deep", 200_000);
+  const rate = num(f, "rate", 1_000_000);
+  const budgetNs = num(f, "budget", 8) * 1e9;
+  const only = f.only;
+  const withBaseline = !f["no-baseline"];
+  console.log(`# bench/engine  ${machine()}`);
+  console.log(`# ${n} commands per book, deep preload ${deep}, open-loop rate ${fmtRate(rate)}, budget ${budgetNs / 1e9}s per pass`);
+
+  const scenarios = [workload("shallow", 42, n, 0), workload("deep", 7, n, deep)].filter((s) => !only || s.name === only);
   for (const s of scenarios) {
-    const t = throughput(s);
-    const h = latency(s);
-    const us = (ns: number): string => (ns / 1000).toFixed(2);
-    console.log(
-      `${s.name.padEnd(8)} ${s.cmds.length} cmds  ${(t.perSec / 1e6).toFixed(2)}M cmds/s  ` +
-        `p50 ${us(h.percentile(0.5))}us  p99 ${us(h.percentile(0.99))}us  p99.9 ${us(h.percentile(0.999))}us  ` +
-        `max ${us(h.max)}us  (events ${t.events}, resting at end ${t.resting}, preload ${s.preload.length})`,
-    );
+    const k = [0, 0, 0];
+    for (const c of s.cmds) k[c.kind]++;
+    console.log(`# ${s.name}: ${s.preload.length} preloaded; GTC ${k[0]}, FOK ${k[1]}, cancel ${k[2]}`);
   }
+  const warm = workload("warmup", 1, 300_000, 20_000);
+  const engines: Engine[] = [ours(), ...(withBaseline ? [baseline()] : [])];
+
+  // Timer floor: the same loops around an empty command.
+  const empty: Engine = { name: "empty", fresh() {}, exec() {}, resting: () => 0 };
+  serviceTime(empty, warm, budgetNs);
+  const floor = serviceTime(empty, warm, budgetNs).all;
+  console.log(`# timer floor (two clock reads around nothing): p50 ${us(floor.quantile(0.5))} us, p99 ${us(floor.quantile(0.99))} us`);
+
+  const rows: Row[] = [];
+  for (const e of engines) {
+    // Warm-up: JIT both the engine and the measuring loops on another seed.
+    throughput(e, warm, budgetNs / 4);
+    serviceTime(e, warm, budgetNs / 4);
+    for (const s of scenarios) {
+      const t0 = nowNs() / 1e6;
+      const t = throughput(e, s, budgetNs);
+      const t1 = nowNs() / 1e6;
+      const resting = e.resting();
+      const svc = serviceTime(e, s, budgetNs);
+      const driveAt = t.perSec >= rate ? rate : Math.max(1000, Math.floor(t.perSec / 2));
+      const r0 = nowNs() / 1e6;
+      const resp = responseTime(e, s, driveAt, budgetNs);
+      const r1 = nowNs() / 1e6;
+      await flushObservers();
+      rows.push({ engine: e.name, book: s.name, perSec: t.perSec, done: t.done, svc: svc.all, resp: resp.h, rate: driveAt, resting });
+      const partial = t.done < s.cmds.length ? ` (budget: first ${t.done} of ${s.cmds.length} commands)` : "";
+      console.log(`${e.name.padEnd(18)} ${s.name.padEnd(8)} ${fmtRate(t.perSec).padStart(9)} commands/s${partial}, resting at end ${resting}; ${gcBetween(t0, t1)}`);
+      console.log(`${"".padEnd(27)} service time   ${pcts(svc.all)}`);
+      console.log(`${"".padEnd(27)} by kind p99    ${svc.byKind.map((h, i) => `${KIND_NAMES[i]} ${us(h.quantile(0.99))}`).join("  ")} us`);
+      console.log(`${"".padEnd(27)} response @${fmtRate(driveAt).padEnd(8)} ${pcts(resp.h)}${resp.done < s.cmds.length ? ` (first ${resp.done} commands)` : ""}${driveAt !== rate ? "  [driven at half its throughput]" : ""}`);
+      console.log(`${"".padEnd(27)} during the open loop: ${gcBetween(r0, r1)}`);
+    }
+  }
+
+  console.log("\n## summary (ratios against nodejs-order-book on the same commands)");
+  const get = (engine: string, book: string) => rows.find((r) => r.engine === engine && r.book === book);
+  for (const s of scenarios) {
+    const a = get("this engine", s.name);
+    const b = get("nodejs-order-book", s.name);
+    if (!a) continue;
+    const p99 = a.resp.quantile(0.99);
+    const line =
+      `${s.name.padEnd(8)} this engine ${fmtRate(a.perSec)} (target >= 2.00M/s: ${mark(a.perSec >= 2e6)}), ` +
+      `p99 @${fmtRate(a.rate)} ${us(p99)} us (target < 5 us: ${mark(p99 < 5000)})` +
+      (b ? `; nodejs-order-book ${fmtRate(b.perSec)}, ratio ${fmtRatio(a.perSec / b.perSec)}${s.name === "deep" ? ` (target >= 10x: ${mark(a.perSec / b.perSec >= 10)})` : ""}` : "");
+    console.log(line);
+  }
+  const sh = get("this engine", "shallow");
+  const dp = get("this engine", "deep");
+  if (sh && dp) console.log(`flatness: deep/shallow throughput ${fmtRatio(dp.perSec / sh.perSec)}, p99 service time ${us(sh.svc.quantile(0.99))} -> ${us(dp.svc.quantile(0.99))} us`);
 }
 
-main();
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

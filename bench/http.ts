@@ -1,0 +1,329 @@
+/**
+ * End-to-end HTTP benchmark through the real gateway, with autocannon, side by side with a bare
+ * moleculer-web gateway measured in the same run on the same machine.
+ *
+ * Variants (--variant=embedded|cluster|both, default both):
+ *   embedded: one exchange process (every service, the embedded default: NeDB files in a temp
+ *             DATA_DIR, memory cacher) beside one bare process (ApiGateway + `GET /bare` action);
+ *   cluster:  nats-server + core node (auth, catalog, ledger, chain, notifier) + engine node (book,
+ *             amm, router) + gateway node (api), beside a bare gateway node + bare action node
+ *             over the same NATS.
+ * Setup: --events events of 2 markets through the operator API, --users real logins (a fresh
+ * TON wallet's ton_proof each, so every token is a valid JWT with a live session), each funded
+ * with 1,000,000 USDT through a ledger deposit entry over the node's IPC channel. Rate limits are
+ * raised ONLY for this bench through its environment (RATE_LIMIT_TRADE / RATE_LIMIT_READ).
+ *
+ * Measured per variant (each --duration s after --warmup s, --connections connections):
+ *   bare     GET /bare                     the baseline's requests/s
+ *   orders   POST /api/v1/orders           rotating over every user's token and every market: 80%
+ *            resting BUY YES / BUY NO at 0.45..0.49, 20% crossing at 0.55 (mint fills), 1 share
+ *   orders @ half: the same at overallRate = half the measured max (autocannon corrects its
+ *            latencies for coordinated omission at a fixed rate): p99 there
+ *   market   GET /api/v1/markets/:id       rotating over the markets (cached 5 s by the catalog)
+ *   events   GET /api/v1/events            first page (not cached)
+ * Each line also gives the CPU the server processes and this process (autocannon) used, in
+ * cores: on 2 cores a figure near 1.0 for autocannon means the client, not the server, set the pace.
+ * Targets: orders >= 50% of bare req/s and p99 < 20 ms at half of that rate; cached reads >= 80%.
+ * --profile: an extra profiled orders pass per variant (V8 CPU profiler inside the gateway or
+ * exchange process, and the engine and core nodes in the cluster), top self-time functions printed.
+ *
+ *   node dist-bench/bench/http.js [--variant=both] [--duration=10] [--warmup=3] [--connections=32]
+ *                                 [--users=200] [--events=10] [--profile]
+ * Loopback only; every child process is stopped at the end (hard limit 8 minutes).
+ */
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { BenchNode, cleanup, login, procCpuSec, runBench, startNats, tempDir, until, type BenchUser } from "./lib/proc";
+import { byPackage, topSelf } from "./lib/cpuprofile";
+import { flags, fmtRatio, machine, mark, num } from "./lib/util";
+
+// autocannon ships no types; the part used here.
+interface AcRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  setupRequest?: (req: AcRequest, context: object) => AcRequest;
+}
+interface AcStat {
+  average: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  p99_9: number;
+  max: number;
+}
+interface AcResult {
+  duration: number;
+  latency: AcStat;
+  requests: AcStat & { total: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  "2xx": number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require("autocannon") as (opts: Record<string, unknown>) => Promise<AcResult>;
+
+const SHARE = 1_000_000;
+const DOMAIN = "bench.local";
+const ADMIN_KEY = "bench-admin-key";
+
+interface Opts {
+  duration: number;
+  warmup: number;
+  connections: number;
+  users: number;
+  events: number;
+  profile: boolean;
+  outDir: string;
+}
+
+interface Measure {
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  p999: number;
+  failed: number;
+  codes: string;
+  /** CPU used during the measurement, in cores: the server processes, and this (autocannon) process. */
+  serverCpu?: number;
+  clientCpu?: number;
+}
+
+/** Servers whose CPU is sampled around each measurement. */
+let watched: BenchNode[] = [];
+
+async function cannon(url: string, requests: AcRequest[], o: { connections: number; duration: number; overallRate?: number }): Promise<Measure> {
+  const pids = watched.map((n) => n.pid);
+  const s0 = pids.map(procCpuSec);
+  const c0 = process.cpuUsage();
+  const w0 = Date.now();
+  const r = await autocannon({
+    url,
+    connections: o.connections,
+    duration: o.duration,
+    pipelining: 1,
+    timeout: 30,
+    requests,
+    ...(o.overallRate ? { overallRate: o.overallRate } : {}),
+  });
+  const ok = r["2xx"];
+  const codes = Object.entries(r.statusCodeStats ?? {})
+    .filter(([c]) => !c.startsWith("2"))
+    .map(([c, s]) => `${c}x${s.count}`)
+    .join(" ");
+  const wall = (Date.now() - w0) / 1000;
+  const serverCpu = pids.reduce((a, p, i) => a + procCpuSec(p) - s0[i], 0) / wall;
+  const c = process.cpuUsage(c0);
+  const clientCpu = (c.user + c.system) / 1e6 / wall;
+  return { reqPerSec: ok / r.duration, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, failed: r.non2xx + r.errors + r.timeouts, codes, serverCpu, clientCpu };
+}
+
+/** Request generators rotating over users and markets (a shared counter across connections). */
+function orderRequests(users: BenchUser[], markets: string[]): AcRequest[] {
+  let k = 0;
+  return [
+    {
+      method: "POST",
+      path: "/api/v1/orders",
+      setupRequest(req) {
+        const i = k++;
+        const u = users[i % users.length];
+        const marketId = markets[(i + Math.floor(i / users.length)) % markets.length];
+        const crossing = i % 5 === 0;
+        const outcome = (i >> 1) % 2 === 0 ? "YES" : "NO";
+        const price = crossing ? 0.55 : (45 + (i % 5)) / 100;
+        req.headers = { "content-type": "application/json", authorization: `Bearer ${u.token}` };
+        req.body = JSON.stringify({ marketId, side: "BUY", outcome, orderType: "GTC", price, quantity: SHARE });
+        return req;
+      },
+    },
+  ];
+}
+
+function marketRequests(markets: string[]): AcRequest[] {
+  let k = 0;
+  return [
+    {
+      method: "GET",
+      setupRequest(req) {
+        req.path = `/api/v1/markets/${markets[k++ % markets.length]}`;
+        return req;
+      },
+    },
+  ];
+}
+
+interface Row {
+  variant: string;
+  what: string;
+  m: Measure;
+  ratio?: number;
+  target?: string;
+}
+
+const fmtMs = (x: number): string => `${x < 10 ? x.toFixed(2) : x.toFixed(1)}`;
+
+function printRow(r: Row): void {
+  const ratio = r.ratio === undefined ? "" : fmtRatio(r.ratio);
+  console.log(
+    `${r.variant.padEnd(9)} ${r.what.padEnd(30)} ${r.m.reqPerSec.toFixed(0).padStart(7)} req/s  p50 ${fmtMs(r.m.p50).padStart(5)}  p99 ${fmtMs(r.m.p99).padStart(5)}  p99.9 ${fmtMs(r.m.p999).padStart(5)} ms` +
+      `  cpu srv ${(r.m.serverCpu ?? NaN).toFixed(2)} cli ${(r.m.clientCpu ?? NaN).toFixed(2)}` +
+      `${r.m.failed ? `  FAILED ${r.m.failed} (${r.m.codes})` : ""}${ratio ? `  ${ratio} of bare` : ""}${r.target ? `  ${r.target}` : ""}`,
+  );
+}
+
+async function profiled(nodes: BenchNode[], o: Opts, variant: string, run: () => Promise<unknown>): Promise<void> {
+  await Promise.all(nodes.map((n) => n.ctl({ cmd: "profileStart" })));
+  await run();
+  for (const n of nodes) {
+    const file = join(o.outDir, `http-${variant}-${n.name}.cpuprofile`);
+    await n.ctl({ cmd: "profileStop", file });
+    console.log(`\n# CPU profile of ${n.name} during POST /orders (${variant}), ${file}`);
+    console.log("# self time by package:");
+    for (const l of byPackage(file, 12)) console.log(`#   ${l}`);
+    console.log("# top self-time functions:");
+    for (const l of topSelf(file, 25)) console.log(`#   ${l}`);
+  }
+}
+
+async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row[]> {
+  const env: Record<string, string> = {
+    JWT_SECRET: randomBytes(32).toString("hex"),
+    ADMIN_KEY,
+    APP_DOMAIN: DOMAIN,
+    SEED_DEMO: "false",
+    LOG_LEVEL: "false",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    // The benchmark configuration: limits raised here only.
+    RATE_LIMIT_READ: "1000000000",
+    RATE_LIMIT_TRADE: "1000000000",
+    ...(o.profile ? { BENCH_PROFILE: "1" } : {}),
+  };
+  let gateway: BenchNode;
+  let ledgerNode: BenchNode;
+  let bare: BenchNode;
+  let profileNodes: BenchNode[];
+  let bareNodes: BenchNode[];
+  const t0 = Date.now();
+  if (variant === "embedded") {
+    const [ex, b] = await Promise.all([BenchNode.start("exchange", { ...env, DATA_DIR: tempDir("pmx-bench-") }), BenchNode.start("bare", { BENCH_KIND: "bare", PORT: "0", HOST: "127.0.0.1" })]);
+    gateway = ledgerNode = ex;
+    bare = b;
+    profileNodes = [ex];
+    bareNodes = [b];
+  } else {
+    const nats = await startNats();
+    const cenv = { ...env, TRANSPORTER: nats.url };
+    const [core, engine, gw, bareGw, bareAction] = await Promise.all([
+      BenchNode.start("core", { ...cenv, SERVICES: "auth,catalog,ledger,chain,notifier", DATA_DIR: tempDir("pmx-bench-core-") }),
+      BenchNode.start("engine", { ...cenv, SERVICES: "engine", DATA_DIR: tempDir("pmx-bench-eng-") }),
+      BenchNode.start("gateway", { ...cenv, SERVICES: "gateway", DATA_DIR: tempDir("pmx-bench-gw-") }),
+      BenchNode.start("bare-gateway", { BENCH_KIND: "bare-gateway", TRANSPORTER: nats.url, PORT: "0", HOST: "127.0.0.1" }),
+      BenchNode.start("bare-action", { BENCH_KIND: "bare-action", TRANSPORTER: nats.url }),
+    ]);
+    gateway = gw;
+    ledgerNode = core;
+    bare = bareGw;
+    profileNodes = [gw, engine, core];
+    bareNodes = [bareGw, bareAction];
+    await until("cluster discovery", async () => {
+      const list = await gw.call<Array<{ id: string }>>("$node.list", { onlyAvailable: true });
+      return list.length >= 3 ? true : null;
+    });
+    await until("bare cluster discovery", async () => ((await bare.http("GET", "/bare")).status === 200 ? true : null));
+  }
+  await until("gateway", async () => ((await gateway.http("GET", "/api/v1/events")).status === 200 ? true : null));
+
+  // Markets through the operator API.
+  const markets: string[] = [];
+  for (let e = 0; e < o.events; e++) {
+    const r = await gateway.http("POST", "/api/v1/admin/events", { headers: { "x-admin-key": ADMIN_KEY }, body: { title: `Bench event ${e}`, category: "Tech", markets: [{ title: `Bench market ${e} A?` }, { title: `Bench market ${e} B?` }] } });
+    if (r.status !== 201) throw new Error(`create event: ${r.status} ${JSON.stringify(r.body)}`);
+    for (const m of r.body.data.markets as Array<{ id: string }>) markets.push(m.id);
+  }
+  const users = await login(gateway, DOMAIN, o.users);
+  await ledgerNode.ctl({ cmd: "fundMany", userIds: users.map((u) => u.userId), amount: 1_000_000 * SHARE });
+  // Every market's actor loaded (its owner found in a cluster) before anything is timed.
+  for (const m of markets) {
+    await until(`first order on ${m}`, async () => {
+      const r = await gateway.http("POST", "/api/v1/orders", { token: users[0].token, body: { marketId: m, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.01, quantity: SHARE } });
+      return r.status === 200 ? true : null;
+    });
+  }
+  for (const path of [`/api/v1/markets/${markets[0]}`, "/api/v1/events"]) {
+    const r = await gateway.http("GET", path);
+    if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
+  }
+  console.log(`# ${variant}: started and seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s (${markets.length} markets, ${users.length} logged-in funded users)`);
+
+  const base = { connections: o.connections, duration: o.duration };
+  const warm = { connections: o.connections, duration: o.warmup };
+  const bareReq: AcRequest[] = [{ method: "GET", path: "/bare" }];
+  const ordersReq = orderRequests(users, markets);
+  const marketReq = marketRequests(markets);
+  const eventsReq: AcRequest[] = [{ method: "GET", path: "/api/v1/events" }];
+
+  const rows: Row[] = [];
+  const add = (r: Row) => {
+    rows.push(r);
+    printRow(r);
+  };
+  // Warm every path's JIT first, then measure the baseline and the exchange back to back.
+  for (const [url, req] of [[bare.url, bareReq], [gateway.url, ordersReq], [gateway.url, marketReq], [gateway.url, eventsReq]] as const) {
+    if (o.warmup > 0) await cannon(url, req as AcRequest[], warm);
+  }
+  const onBare = () => (watched = bareNodes);
+  const onExchange = () => (watched = profileNodes);
+  onBare();
+  const bareM = await cannon(bare.url, bareReq, base);
+  onExchange();
+  add({ variant, what: "bare GET /bare", m: bareM });
+  const orders = await cannon(gateway.url, ordersReq, base);
+  add({ variant, what: "POST /orders (max)", m: orders, ratio: orders.reqPerSec / bareM.reqPerSec, target: `target >= 0.50x: ${mark(orders.reqPerSec / bareM.reqPerSec >= 0.5)}` });
+  const half = Math.max(10, Math.floor(orders.reqPerSec / 2));
+  const ordersHalf = await cannon(gateway.url, ordersReq, { ...base, overallRate: half });
+  add({ variant, what: `POST /orders @ ${half}/s (half)`, m: ordersHalf, target: `p99 target < 20 ms: ${mark(ordersHalf.p99 < 20 && !ordersHalf.failed)}` });
+  const market = await cannon(gateway.url, marketReq, base);
+  add({ variant, what: "GET /markets/:id (cached)", m: market, ratio: market.reqPerSec / bareM.reqPerSec, target: `target >= 0.80x: ${mark(market.reqPerSec / bareM.reqPerSec >= 0.8)}` });
+  const events = await cannon(gateway.url, eventsReq, base);
+  add({ variant, what: "GET /events (not cached)", m: events, ratio: events.reqPerSec / bareM.reqPerSec, target: `(0.80x applies to cached reads: ${mark(events.reqPerSec / bareM.reqPerSec >= 0.8)})` });
+  onBare();
+  const bareHalf = await cannon(bare.url, bareReq, { ...base, overallRate: half });
+  onExchange();
+  add({ variant, what: `bare GET /bare @ ${half}/s`, m: bareHalf });
+
+  if (o.profile) await profiled(profileNodes, o, variant, () => cannon(gateway.url, ordersReq, base));
+  return rows;
+}
+
+async function main(): Promise<void> {
+  const f = flags();
+  const o: Opts = {
+    duration: num(f, "duration", 10),
+    warmup: num(f, "warmup", 3),
+    connections: num(f, "connections", 32),
+    users: num(f, "users", 200),
+    events: num(f, "events", 10),
+    profile: !!f.profile,
+    outDir: f.out ?? join(__dirname, "..", "profiles"),
+  };
+  mkdirSync(o.outDir, { recursive: true });
+  const variants = (f.variant ?? "both") === "both" ? (["embedded", "cluster"] as const) : ([f.variant] as Array<"embedded" | "cluster">);
+  console.log(`# bench/http  ${machine()}`);
+  console.log(`# autocannon in this process, ${o.connections} connections, ${o.duration} s per measurement after ${o.warmup} s warm-up; latencies in ms`);
+  const all: Row[] = [];
+  for (const v of variants) {
+    all.push(...(await runVariant(v, o)));
+    // Stop this variant's processes before the next one starts.
+    await cleanup();
+  }
+  console.log("\n## summary");
+  for (const r of all) printRow(r);
+}
+
+runBench(main, 8 * 60_000);

@@ -1,0 +1,197 @@
+/**
+ * A server process for the benches, forked with an IPC channel (no port or route is added: the
+ * channel is the fork() pipe only). Two kinds:
+ *  - BENCH_KIND=exchange (default): the real node exactly as `npm start` builds it (server.ts
+ *    createNode with the configuration from the environment);
+ *  - BENCH_KIND=bare-gateway / bare-action / bare: the baseline, a moleculer-web ApiGateway with one
+ *    trivial action (`GET /bare` -> `bare.hello`), same moleculer and moleculer-web, same process
+ *    kind; `bare` holds both, the other two split them over TRANSPORTER.
+ *
+ * Parent -> child: { id, cmd, ... } with cmd
+ *   fund {userId, amount} | fundMany {userIds, amount} | call {action, params?, meta?}
+ *   mem (runs the GC when exposed, answers process.memoryUsage()) | profileStart | profileStop {file}
+ *   placeMany {count, markets, users, seed, concurrency, offset?, maxMs?} (resting limit orders through book.place,
+ *     with the user on ctx.meta as the gateway puts it there; for the memory bench)
+ * Child -> parent: { ready: true, port } once listening, then { id, ok, result | error }.
+ * Without a parent it refuses to run; it stops when the parent goes away.
+ */
+import { randomUUID } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Session } from "node:inspector";
+import { getHeapStatistics } from "node:v8";
+import { ServiceBroker } from "moleculer";
+import ApiGateway from "moleculer-web";
+import { loadConfig } from "../../lib/config";
+import { createNode } from "../../server";
+
+type Msg = { id: number; cmd: string; [k: string]: unknown };
+
+function bareBroker(kind: string): ServiceBroker {
+  const broker = new ServiceBroker({
+    namespace: "bare",
+    nodeID: process.env.NODE_ID || undefined,
+    transporter: process.env.TRANSPORTER || null,
+    logger: false,
+    serializer: "JSON",
+    registry: { strategy: "RoundRobin", preferLocal: true },
+  });
+  if (kind === "bare" || kind === "bare-action") {
+    broker.createService({ name: "bare", actions: { hello: { handler: () => ({ ok: true }) } } });
+  }
+  if (kind === "bare" || kind === "bare-gateway") {
+    broker.createService({
+      name: "api",
+      mixins: [ApiGateway],
+      settings: {
+        port: Number(process.env.PORT ?? 0),
+        ip: process.env.HOST ?? "127.0.0.1",
+        routes: [{ path: "/", mappingPolicy: "restrict", aliases: { "GET /bare": "bare.hello" } }],
+      },
+    });
+  }
+  return broker;
+}
+
+/** mulberry32 */
+function rng(seed: number): () => number {
+  let s = seed | 0;
+  return () => {
+    s = (s + 0x6d2b79f5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function placeMany(broker: ServiceBroker, m: Msg): Promise<unknown> {
+  const count = m.count as number;
+  const markets = m.markets as string[];
+  const users = m.users as string[];
+  const r = rng((m.seed as number) ?? 1);
+  const concurrency = (m.concurrency as number) ?? 64;
+  const deadline = Date.now() + ((m.maxMs as number) ?? Infinity);
+  const offset = (m.offset as number) ?? 0;
+  let next = 0;
+  let ok = 0;
+  let failed = 0;
+  let lastError = "";
+  const exp = Math.floor(Date.now() / 1000) + 86_400;
+  const worker = async () => {
+    while (next < count && Date.now() < deadline) {
+      const k = offset + next++;
+      const userId = users[k % users.length];
+      const marketId = markets[Math.floor(k / users.length + k) % markets.length];
+      // Resting bids and asks that never cross: BUY YES 0.30..0.49 and BUY NO 0.30..0.49 (= YES asks 0.51..0.70).
+      const outcome = r() < 0.5 ? "YES" : "NO";
+      const price = (30 + Math.floor(r() * 20)) / 100;
+      try {
+        await broker.call(
+          "book.place",
+          { marketId, side: "BUY", outcome, orderType: "GTC", price, quantity: 1_000_000 },
+          { meta: { user: { id: userId, wallet: "0:" + "0".repeat(64), sid: "bench", exp } } },
+        );
+        ok++;
+      } catch (err) {
+        failed++;
+        lastError = (err as Error).message;
+      }
+    }
+  };
+  const t0 = Date.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { ok, failed, lastError, ms: Date.now() - t0 };
+}
+
+async function run(broker: ServiceBroker, session: Session | null, m: Msg): Promise<unknown> {
+  switch (m.cmd) {
+    case "fund":
+    case "fundMany": {
+      const ids = m.cmd === "fund" ? [m.userId as string] : (m.userIds as string[]);
+      const amount = m.amount as number;
+      // The same entry a confirmed deposit posts.
+      for (const userId of ids) {
+        await broker.call("ledger.post", {
+          key: `bench-deposit:${randomUUID()}`,
+          postings: [
+            { kind: "cash", account: userId, available: amount },
+            { kind: "external", flow: "deposit", amount },
+          ],
+        });
+      }
+      return ids.length;
+    }
+    case "call":
+      return broker.call(m.action as string, (m.params as object) ?? {}, m.meta ? { meta: m.meta as object } : undefined);
+    case "placeMany":
+      return placeMany(broker, m);
+    case "mem": {
+      const g = (globalThis as { gc?: () => void }).gc;
+      if (g) {
+        g();
+        g();
+      }
+      return { ...process.memoryUsage(), heapLimit: getHeapStatistics().heap_size_limit };
+    }
+    case "profileStart":
+      if (!session) throw new Error("no inspector session");
+      await new Promise<void>((res, rej) => session.post("Profiler.enable", (e) => (e ? rej(e) : res())));
+      await new Promise<void>((res, rej) => session.post("Profiler.setSamplingInterval", { interval: 200 }, (e) => (e ? rej(e) : res())));
+      await new Promise<void>((res, rej) => session.post("Profiler.start", (e) => (e ? rej(e) : res())));
+      return true;
+    case "profileStop": {
+      if (!session) throw new Error("no inspector session");
+      const profile = await new Promise<unknown>((res, rej) => session.post("Profiler.stop", (e, r) => (e ? rej(e) : res(r.profile))));
+      writeFileSync(m.file as string, JSON.stringify(profile));
+      return m.file;
+    }
+    default:
+      throw new Error(`unknown command ${m.cmd}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const send = process.send?.bind(process);
+  if (!send) {
+    console.error("bench node: fork it from a bench with an IPC channel");
+    process.exit(2);
+  }
+  const kind = process.env.BENCH_KIND ?? "exchange";
+  const cfg = kind === "exchange" ? loadConfig() : null;
+  const broker = cfg ? createNode(cfg) : bareBroker(kind);
+  let session: Session | null = null;
+  if (process.env.BENCH_PROFILE) {
+    session = new Session();
+    session.connect();
+  }
+  const stop = () => {
+    broker.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+  process.once("disconnect", stop);
+  process.on("message", (raw: unknown) => {
+    const m = raw as Msg;
+    if (!m || typeof m !== "object" || typeof m.id !== "number") return;
+    Promise.resolve()
+      .then(() => run(broker, session, m))
+      .then(
+        (result) => send({ id: m.id, ok: true, result: result ?? null }),
+        (err: { message?: string; code?: unknown; type?: string }) => send({ id: m.id, ok: false, error: { message: err?.message ?? String(err), code: err?.code, type: err?.type } }),
+      )
+      .catch(() => undefined);
+  });
+  await broker.start();
+  const api = broker.getLocalService("api") as unknown as { server?: Server } | undefined;
+  const address = api?.server?.address() as AddressInfo | null | undefined;
+  send({ ready: true, port: address?.port ?? 0 });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

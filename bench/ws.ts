@@ -1,0 +1,219 @@
+/**
+ * Socket.IO fan-out benchmark: the embedded exchange in its own process, --clients (10,000)
+ * Socket.IO connections subscribed to one market's `market` and `book` channels, spread over
+ * --procs client processes, then --orders resting orders placed over HTTP one at a time by a
+ * trader (this process), --gap ms apart (longer than the 50 ms coalescing window, so each order is
+ * its own push). Order k is BUY YES at (k+1) cents on an empty book, so it becomes the best bid:
+ * its book update is the one whose top bid is that price and its price update the one whose
+ * sellYesPrice is that price; every client records when each arrived.
+ * Reported: for every order and every client, the time from the order's HTTP acknowledgement (and
+ * from its send) to the client receiving the book update and the price update, p50/p99/max; how
+ * many never arrived; and the server's memory per connection (RSS and V8 heap after a full GC,
+ * before vs after connecting; the server runs with --expose-gc).
+ * Wall clock via performance.timeOrigin + now() (one host, so the processes share the clock).
+ *
+ *   node dist-bench/bench/ws.js [--clients=10000] [--orders=40] [--procs=4] [--gap=400]
+ * Loopback only; every process is stopped at the end (hard limit 5 minutes).
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { io, type Socket } from "socket.io-client";
+import { BenchNode, login, procCpuSec, runBench, tempDir } from "./lib/proc";
+import { Histogram } from "./lib/histogram";
+import { flags, machine, mark, mib, num, sleep, wallMs } from "./lib/util";
+
+const SHARE = 1_000_000;
+const DOMAIN = "bench.local";
+const ADMIN_KEY = "bench-admin-key";
+
+type ToParent = { kind: "ready"; failed: number } | { kind: "arrivals"; arrivals: Record<string, number[]>; disconnects: number; errors: string[] };
+type ToChild = { kind: "report" };
+
+/** Client process: `count` sockets on the market and book channels; arrival time per update key. */
+async function client(url: string, marketId: string, count: number): Promise<void> {
+  const arrivals: Record<string, number[]> = {};
+  const sockets: Socket[] = [];
+  const errors: string[] = [];
+  let disconnects = 0;
+  let failed = 0;
+  const connectOne = () =>
+    new Promise<void>((resolve) => {
+      const s = io(url, { path: "/ws", transports: ["websocket"], forceNew: true, reconnection: false, timeout: 30_000 });
+      sockets.push(s);
+      s.on("disconnect", () => disconnects++);
+      let done = false;
+      const finish = () => {
+        if (!done) {
+          done = true;
+          resolve();
+        }
+      };
+      s.once("connect_error", (e) => {
+        failed++;
+        if (errors.length < 5) errors.push(String(e.message));
+        finish();
+      });
+      s.on("message", (m: { type: string; channel?: string; data?: { bids?: Array<{ price: string }>; sellYesPrice?: string | null } }) => {
+        if (m.type === "update" && m.channel === "book") {
+          const top = m.data?.bids?.[0]?.price;
+          if (top) (arrivals[`b:${Number(top)}`] ??= []).push(wallMs());
+        } else if (m.type === "update" && m.channel === "market") {
+          const p = m.data?.sellYesPrice;
+          if (p) (arrivals[`m:${Number(p)}`] ??= []).push(wallMs());
+        } else if (m.type === "subscribed" && m.channel === "book") finish();
+        else if (m.type === "error" && errors.length < 5) errors.push(JSON.stringify(m));
+      });
+      s.once("connect", () => {
+        s.emit("subscribe", { channel: "market", marketIds: [marketId] });
+        s.emit("subscribe", { channel: "book", marketId });
+      });
+    });
+  // Connect in waves so the server is not hit by thousands of handshakes at once.
+  for (let i = 0; i < count; i += 100) await Promise.all(Array.from({ length: Math.min(100, count - i) }, connectOne));
+  // The contract closes a socket that sends no ping for 10 s.
+  const ping = setInterval(() => sockets.forEach((s) => s.connected && s.emit("ping")), 4_000);
+  process.on("message", (msg: ToChild) => {
+    if (msg.kind !== "report") return;
+    clearInterval(ping);
+    process.send?.({ kind: "arrivals", arrivals, disconnects, errors } satisfies ToParent, () => {
+      sockets.forEach((s) => s.close());
+      process.exit(0);
+    });
+  });
+  process.once("disconnect", () => process.exit(0));
+  process.send?.({ kind: "ready", failed } satisfies ToParent);
+}
+
+async function main(): Promise<void> {
+  const f = flags();
+  const clients = num(f, "clients", 10_000);
+  const orders = Math.min(98, num(f, "orders", 40));
+  const procs = num(f, "procs", 4);
+  const gap = num(f, "gap", 400);
+  console.log(`# bench/ws  ${machine()}`);
+  console.log(`# ${clients} Socket.IO subscribers (market + book channels of one market) in ${procs} client processes; ${orders} orders, ${gap} ms apart`);
+
+  const server = await BenchNode.start(
+    "exchange",
+    {
+      DATA_DIR: tempDir("pmx-bench-ws-"),
+      PORT: "0",
+      HOST: "127.0.0.1",
+      APP_DOMAIN: DOMAIN,
+      JWT_SECRET: randomBytes(32).toString("hex"),
+      LOG_LEVEL: "false",
+      SEED_DEMO: "false",
+      ADMIN_KEY,
+      RATE_LIMIT_TRADE: "1000000",
+      RATE_LIMIT_READ: "1000000",
+    },
+    { execArgv: ["--expose-gc"] },
+  );
+  const [trader] = await login(server, DOMAIN, 1);
+  await server.ctl({ cmd: "fund", userId: trader.userId, amount: 1_000_000 * SHARE });
+  const ev = await server.http("POST", "/api/v1/admin/events", { headers: { "x-admin-key": ADMIN_KEY }, body: { title: "Fan-out event", category: "Tech", markets: [{ title: "Fan-out market?" }] } });
+  if (ev.status !== 201) throw new Error(`create event: ${ev.status}`);
+  const marketId = ev.body.data.markets[0].id as string;
+  // Load the market's actor before the clients arrive.
+  await server.http("GET", `/api/v1/markets/${marketId}/orderbook`);
+
+  type Mem = { rss: number; heapUsed: number; external: number; arrayBuffers: number };
+  const mem0 = await server.ctl<Mem>({ cmd: "mem" });
+  const t0 = Date.now();
+  const children: ChildProcess[] = [];
+  const per = Math.ceil(clients / procs);
+  const readies = await Promise.all(
+    Array.from({ length: procs }, (_, i) => {
+      const n = Math.max(0, Math.min(per, clients - i * per));
+      const child = fork(__filename, ["client", server.url, marketId, String(n)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      children.push(child);
+      return new Promise<{ failed: number }>((resolve, reject) => {
+        child.once("message", (m: ToParent) => (m.kind === "ready" ? resolve(m) : reject(new Error("unexpected message"))));
+        child.once("exit", (code) => reject(new Error(`client process exited early (${code})`)));
+      });
+    }),
+  );
+  const failedConnects = readies.reduce((a, r) => a + r.failed, 0);
+  const connectMs = Date.now() - t0;
+  await sleep(1_000);
+  const mem1 = await server.ctl<Mem>({ cmd: "mem" });
+  const connected = clients - failedConnects;
+  console.log(`# ${connected} of ${clients} subscribed in ${(connectMs / 1000).toFixed(1)} s${failedConnects ? ` (${failedConnects} failed to connect)` : ""}`);
+
+  const cpu = () => ({ server: procCpuSec(server.pid), clients: children.reduce((a, c) => a + procCpuSec(c.pid as number), 0), at: Date.now() });
+  const cpu0 = cpu();
+  const placed: Array<{ price: number; sent: number; acked: number }> = [];
+  for (let k = 0; k < orders; k++) {
+    const price = (k + 1) / 100;
+    const sent = wallMs();
+    const r = await server.http("POST", "/api/v1/orders", { token: trader.token, body: { marketId, side: "BUY", outcome: "YES", orderType: "GTC", price, quantity: SHARE } });
+    const acked = wallMs();
+    if (r.status !== 200) throw new Error(`order failed: ${r.status} ${JSON.stringify(r.body)}`);
+    placed.push({ price, sent, acked });
+    await sleep(gap);
+  }
+  await sleep(1_000);
+  const cpu1 = cpu();
+
+  const reports = await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<Extract<ToParent, { kind: "arrivals" }>>((resolve) => {
+          child.removeAllListeners("exit");
+          child.once("message", (m: ToParent) => m.kind === "arrivals" && resolve(m));
+          child.send({ kind: "report" } satisfies ToChild);
+        }),
+    ),
+  );
+  const errors = reports.flatMap((r) => r.errors);
+  const hist = { b: { ack: new Histogram(), send: new Histogram() }, m: { ack: new Histogram(), send: new Histogram() } };
+  let early = 0;
+  const missing = { b: 0, m: 0 };
+  for (const o of placed) {
+    for (const ch of ["b", "m"] as const) {
+      let got = 0;
+      for (const r of reports) {
+        for (const t of r.arrivals[`${ch}:${o.price}`] ?? []) {
+          // Microseconds; an update can beat the HTTP answer to the trader (counted as 0 from ack).
+          if (t < o.acked) early++;
+          hist[ch].ack.record(Math.max(0, t - o.acked) * 1000);
+          hist[ch].send.record((t - o.sent) * 1000);
+          got++;
+        }
+      }
+      missing[ch] += connected - got;
+    }
+  }
+  const ms = (h: Histogram, q: number) => (h.quantile(q) / 1000).toFixed(1);
+  const line = (name: string, h: Histogram) => `${name} p50 ${ms(h, 0.5)} ms, p99 ${ms(h, 0.99)} ms, max ${(h.max / 1000).toFixed(1)} ms (${h.count} deliveries)`;
+  const ackRtt = new Histogram();
+  for (const o of placed) ackRtt.record((o.acked - o.sent) * 1000);
+  console.log(`order HTTP round trip (send -> ack): p50 ${ms(ackRtt, 0.5)} ms, p99 ${ms(ackRtt, 0.99)} ms`);
+  console.log(line("book channel,   ack -> subscriber: ", hist.b.ack));
+  console.log(line("market channel, ack -> subscriber: ", hist.m.ack));
+  console.log(line("book channel,  send -> subscriber: ", hist.b.send));
+  console.log(line("market channel, send -> subscriber:", hist.m.send));
+  console.log(`missing deliveries: book ${missing.b}, market ${missing.m}; disconnects ${reports.reduce((s, r) => s + r.disconnects, 0)}; updates before the ack ${early}${errors.length ? `; errors: ${errors.slice(0, 3).join(" | ")}` : ""}`);
+  const wallS = (cpu1.at - cpu0.at) / 1000;
+  console.log(
+    `CPU while orders fanned out: server ${((cpu1.server - cpu0.server) / wallS).toFixed(2)} cores (${((1000 * (cpu1.server - cpu0.server)) / orders).toFixed(0)} ms per order), ` +
+      `client processes ${((cpu1.clients - cpu0.clients) / wallS).toFixed(2)} cores, of 2`,
+  );
+  const perConn = (a: number, b: number) => (connected ? (b - a) / connected : NaN);
+  console.log(
+    `server memory: RSS ${mib(mem0.rss)} -> ${mib(mem1.rss)}, heap ${mib(mem0.heapUsed)} -> ${mib(mem1.heapUsed)}; ` +
+      `per connection: RSS ${(perConn(mem0.rss, mem1.rss) / 1024).toFixed(1)} KiB, heap ${(perConn(mem0.heapUsed, mem1.heapUsed) / 1024).toFixed(1)} KiB, external+buffers ${(perConn(mem0.external, mem1.external) / 1024).toFixed(1)} KiB`,
+  );
+  const p99 = Math.max(hist.b.ack.quantile(0.99), hist.m.ack.quantile(0.99)) / 1000;
+  const complete = missing.b === 0 && missing.m === 0 && connected === clients;
+  console.log(`\n## summary\nfan-out to ${connected} subscribers: p99 ack -> delivery ${p99.toFixed(1)} ms (target < 250 ms: ${mark(p99 < 250 && complete)}${complete ? "" : ", deliveries missing"})`);
+}
+
+if (process.argv[2] === "client") {
+  client(process.argv[3], process.argv[4], Number(process.argv[5])).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+} else {
+  runBench(main, 5 * 60_000);
+}
