@@ -30,7 +30,7 @@ export interface PostResult {
 }
 
 /** Entries between snapshots of the whole state (bounds replay time after a restart). */
-const SNAPSHOT_EVERY = 500;
+const SNAPSHOT_EVERY = 2000;
 
 export const TRADES_DEFAULT_PAGE_SIZE = 20;
 export const TRADES_MAX_PAGE_SIZE = 100;
@@ -51,6 +51,7 @@ type LedgerThis = Service &
     waiters: Array<{ seq: number; resolve(): void; reject(err: Error): void }>;
     /** Set when a journal write failed: memory is ahead of the journal, so nothing more is accepted. */
     broken: Error | null;
+    snapshotting: Promise<void> | null;
     flush(): Promise<void>;
     waitDurable(seq: number): Promise<void>;
     project(doc: LedgerEntryDoc): Promise<void>;
@@ -103,7 +104,8 @@ const LedgerService = defineService<LedgerThis>({
         const p = ctx.params;
         const accepted = this.queue.run(async () => {
           if (this.broken) throw new DomainError("The ledger stopped after a failed journal write; it recovers on restart", 503, "LEDGER_UNAVAILABLE");
-          const existing = this.pendingKeys.get(p.key) ?? (await this.stores.ledgerJournal.findOne({ _id: p.key }));
+          // A count does not copy documents; the rare duplicate is then read for its digest.
+          const existing = this.pendingKeys.get(p.key) ?? ((await this.stores.ledgerJournal.count({ _id: p.key })) ? await this.stores.ledgerJournal.findOne({ _id: p.key }) : null);
           if (existing) {
             // Same key, same content: a retry. Same key, other content: a second writer of that market.
             if (existing.digest !== p.digest) throw new DomainError("This journal position is already taken by another writer", 409, "JOURNAL_CONFLICT");
@@ -433,7 +435,12 @@ const LedgerService = defineService<LedgerThis>({
         this.waiters = this.waiters.filter((w) => w.seq > this.durableSeq);
         for (const w of due) w.resolve();
         for (const d of batch) this.notifyChanges(d.postings, d.trades ?? []);
-        if (!this.pending.length && this.seq - this.snapshotSeq >= SNAPSHOT_EVERY) await this.snapshot();
+        // Captured now (memory equals the journal here), written off the acknowledgement path.
+        if (!this.pending.length && !this.snapshotting && this.seq - this.snapshotSeq >= SNAPSHOT_EVERY) {
+          this.snapshotting = this.snapshot()
+            .catch((err) => this.logger.warn("ledger snapshot failed (replay will be longer)", err))
+            .finally(() => (this.snapshotting = null));
+        }
       }
       this.flushing = null;
     },
@@ -476,6 +483,7 @@ const LedgerService = defineService<LedgerThis>({
     this.durableSeq = 0;
     this.waiters = [];
     this.broken = null;
+    this.snapshotting = null;
   },
 
   async started() {
@@ -501,6 +509,7 @@ const LedgerService = defineService<LedgerThis>({
   async stopped() {
     await this.queue.drain();
     await this.flushing;
+    await this.snapshotting;
     if (this.stores && !this.broken && this.seq > this.snapshotSeq) await this.snapshot();
   },
 });
