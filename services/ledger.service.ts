@@ -55,11 +55,41 @@ type LedgerThis = Service &
     flush(): Promise<void>;
     waitDurable(seq: number): Promise<void>;
     project(doc: LedgerEntryDoc): Promise<void>;
+    projectBatch(docs: LedgerEntryDoc[]): Promise<void>;
+    applyOrderChanges(docs: LedgerEntryDoc[]): Promise<void>;
     snapshot(): Promise<void>;
     notifyChanges(postings: Posting[], trades: TradeRecord[]): void;
   };
 
 const isUser = (account: string) => account.startsWith("usr_");
+
+function tradeDocsOf(doc: LedgerEntryDoc): TradeDoc[] {
+  return (doc.trades ?? []).map((t) => ({ ...t, _id: t.tradeId, settlementStatus: "pending" as const, settlementTxHash: null, createdAt: doc.at }));
+}
+
+/** The read model of the order a `place` command created, as of that command. */
+function newOrderOf(doc: LedgerEntryDoc): OrderDoc | null {
+  const b = doc.book;
+  if (!b || b.command.type !== "place") return null;
+  const o = b.command.order;
+  const mine = b.orders.find((c) => c.orderId === o.orderId);
+  return {
+    _id: o.orderId,
+    userId: o.userId,
+    marketId: b.marketId,
+    side: o.side,
+    outcome: o.outcome,
+    orderType: o.orderType,
+    price: o.price,
+    quantity: o.quantity,
+    filledQuantity: mine?.filledDelta ?? 0,
+    remaining: mine?.remaining ?? 0,
+    status: mine?.status ?? "open",
+    seq: b.seq,
+    createdAt: o.createdAt,
+    updatedAt: b.at,
+  };
+}
 
 export function tradeView(t: TradeDoc) {
   return {
@@ -377,35 +407,29 @@ const LedgerService = defineService<LedgerThis>({
     },
 
     /** Read models derived from an entry; idempotent so a replay after a crash can redo them. */
+    /** Read models of one entry, idempotent so a replay after a crash can redo them. */
     async project(this: LedgerThis, doc: LedgerEntryDoc) {
-      for (const t of doc.trades ?? []) {
-        await this.stores.trades.insertOnce({ ...t, _id: t.tradeId, settlementStatus: "pending", settlementTxHash: null, createdAt: doc.at });
-      }
-      const b = doc.book;
-      if (!b) return;
-      if (b.command.type === "place") {
-        const o = b.command.order;
-        const mine = b.orders.find((c) => c.orderId === o.orderId);
-        await this.stores.orders.insertOnce({
-          _id: o.orderId,
-          userId: o.userId,
-          marketId: b.marketId,
-          side: o.side,
-          outcome: o.outcome,
-          orderType: o.orderType,
-          price: o.price,
-          quantity: o.quantity,
-          filledQuantity: mine?.filledDelta ?? 0,
-          remaining: mine?.remaining ?? 0,
-          status: mine?.status ?? "open",
-          seq: b.seq,
-          createdAt: o.createdAt,
-          updatedAt: b.at,
-        });
-      }
-      for (const c of b.orders) {
-        // Guarded by the market's seq so a replay never adds a fill twice.
-        await this.stores.orders.update({ _id: c.orderId, seq: { $lt: b.seq } }, { $inc: { filledQuantity: c.filledDelta }, $set: { remaining: c.remaining, status: c.status, seq: b.seq, updatedAt: b.at } });
+      for (const t of tradeDocsOf(doc)) await this.stores.trades.insertOnce(t);
+      const o = newOrderOf(doc);
+      if (o) await this.stores.orders.insertOnce(o);
+      await this.applyOrderChanges([doc]);
+    },
+
+    /** Read models of a batch of new entries: one write per collection for the new documents. */
+    async projectBatch(this: LedgerThis, docs: LedgerEntryDoc[]) {
+      await this.stores.trades.insertMany(docs.flatMap(tradeDocsOf));
+      await this.stores.orders.insertMany(docs.map(newOrderOf).filter((o): o is OrderDoc => o !== null));
+      await this.applyOrderChanges(docs);
+    },
+
+    async applyOrderChanges(this: LedgerThis, docs: LedgerEntryDoc[]) {
+      for (const doc of docs) {
+        const b = doc.book;
+        if (!b) continue;
+        for (const c of b.orders) {
+          // Guarded by the market's seq so a replay never adds a fill twice.
+          await this.stores.orders.update({ _id: c.orderId, seq: { $lt: b.seq } }, { $inc: { filledQuantity: c.filledDelta }, $set: { remaining: c.remaining, status: c.status, seq: b.seq, updatedAt: b.at } });
+        }
       }
     },
 
@@ -422,7 +446,7 @@ const LedgerService = defineService<LedgerThis>({
         const batch = this.pending.splice(0);
         try {
           await this.stores.ledgerJournal.insertMany(batch);
-          for (const d of batch) await this.project(d);
+          await this.projectBatch(batch);
         } catch (err) {
           this.broken = err as Error;
           this.logger.fatal("Journal write failed; the ledger refuses work until restarted", err);
