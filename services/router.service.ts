@@ -55,11 +55,6 @@ export function livePrices(top: TopOfBook | undefined): LivePrices {
   };
 }
 
-/** Live prices from the YES view's best bid/ask and the pool's marginal YES price (if any). */
-export function livePricesFromBook(yesBid: number | null, yesAsk: number | null, ammYes: TopOfBook["ammYes"] = null): LivePrices {
-  return livePrices({ yesBid, yesAsk, ammYes });
-}
-
 /** POST /trade/market and POST /markets/:id/quote: the smart router, planned and executed in the market's actor. */
 const RouterService = defineService<RouterThis>({
   name: "router",
