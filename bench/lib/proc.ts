@@ -3,16 +3,19 @@
  * a loopback nats-server, temp data dirs, logins, and cleanup that always runs (every child is
  * killed by id when the bench ends, fails or is interrupted).
  */
-import { fork, spawn, type ChildProcess } from "node:child_process";
+import { fork, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TestWallet } from "../../test/support/wallet";
+import { freePort } from "../../test/support/redis";
+import { startNats as startTestNats } from "../../test/support/nats";
 
 const NODE_JS = join(__dirname, "node.js");
 
 const cleanups: Array<() => Promise<void> | void> = [];
+
+export { freePort };
 
 /** Run (and forget) every cleanup registered so far, latest first: children, then their dirs. */
 export async function cleanup(): Promise<void> {
@@ -46,37 +49,6 @@ export function tempDir(prefix: string): string {
   return d;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.unref();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const attempt = () => {
-      const s = connect(port, "127.0.0.1");
-      s.once("connect", () => {
-        s.destroy();
-        resolve();
-      });
-      s.once("error", () => {
-        s.destroy();
-        if (Date.now() > deadline) reject(new Error(`nothing listens on ${port}`));
-        else setTimeout(attempt, 100);
-      });
-    };
-    attempt();
-  });
-}
-
 function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM", graceMs = 5_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
@@ -89,15 +61,11 @@ function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM", grac
   });
 }
 
-/** nats-server on a free loopback port (Debian package; `npm test`'s setup installs it). */
+/** nats-server on a free loopback port (the tests' helper; `npm test`'s setup installs it), stopped at cleanup. */
 export async function startNats(): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const proc = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
-  const failed = new Promise<never>((_, rej) => proc.once("error", (e) => rej(new Error(`nats-server: ${e.message} (install it with apt-get install nats-server)`))));
-  await Promise.race([waitForPort(port), failed]);
-  const stop = () => stopChild(proc);
-  cleanups.push(stop);
-  return { url: `nats://127.0.0.1:${port}`, stop };
+  const nats = await startTestNats();
+  cleanups.push(() => nats.stop());
+  return nats;
 }
 
 interface Reply {
