@@ -151,6 +151,23 @@ describe("order-book trading over HTTP", () => {
     expect(refused.body.error.code).toBe("MARKET_NOT_OPEN");
   });
 
+  test("positions: markPrice is the blended exit price through the bids, null when nothing can absorb them", async () => {
+    const m = await createMarket(srv, "Mark price?");
+    const place = (u: U, body: Record<string, unknown>) => srv.http("POST", "/api/v1/orders", { token: u.token, body: { marketId: m, orderType: "GTC", ...body } });
+    expect((await place(alice, { side: "BUY", outcome: "YES", price: 0.5, quantity: 2 * SHARE })).status).toBe(200);
+    expect((await place(bob, { side: "BUY", outcome: "NO", price: 0.5, quantity: 2 * SHARE })).body.data.status).toBe("filled");
+    const mine = async (u: U) => ((await srv.http("GET", "/api/v1/positions", { token: u.token })).body.data as Array<{ marketId: string; outcome: string; markPrice: string | null; unrealizedPnl: string | null; totalCost: string }>).find((p) => p.marketId === m);
+    // Nobody bids for NO (no YES asks): the position cannot be exited now.
+    expect(await mine(bob)).toMatchObject({ outcome: "NO", markPrice: null, unrealizedPnl: null });
+    // Bids for NO appear (carol buys NO: 1 share at 0.45, 1 at 0.35); selling both shares blends to 0.40.
+    expect((await place(carol, { side: "BUY", outcome: "NO", price: 0.45, quantity: SHARE })).status).toBe(200);
+    expect((await place(carol, { side: "BUY", outcome: "NO", price: 0.35, quantity: SHARE })).status).toBe(200);
+    const p = await mine(bob);
+    expect(p?.markPrice).toBe("0.40");
+    // mark x quantity - cost basis, exact in micro-units: 0.45 + 0.35 for the two shares
+    expect(p?.unrealizedPnl).toBe(String(0.8 * SHARE - Number(p?.totalCost)));
+  });
+
   test("orders need a token", async () => {
     const res = await srv.http("POST", "/api/v1/orders", { body: { marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: SHARE } });
     expect(res.status).toBe(401);
