@@ -219,36 +219,37 @@ export class SocketSubscriptionError extends Error {
   }
 }
 
-interface SubscriptionBase {
-  readonly channel: Channel;
-  /** Resolves when the server confirmed (for books: after the first snapshot). */
-  readonly ready: Promise<unknown>;
-  unsubscribe(): void;
-}
-
-export class MarketSubscription implements SubscriptionBase, AsyncIterable<MarketPrices> {
-  readonly channel = "market" as const;
-  private readonly feeds = new Set<Feed<MarketPrices>>();
-  readonly confirm = new Confirm<string[]>();
+/**
+ * What every channel subscription shares: a callback and any number of async iterators fed the
+ * same updates, a confirmation, and leaving (by the user) or ending (the socket closed).
+ */
+abstract class Subscription<T, R> implements AsyncIterable<T> {
+  abstract readonly channel: Channel;
+  readonly confirm = new Confirm<R>();
+  private readonly feeds = new Set<Feed<T>>();
   active = true;
 
   constructor(
-    private readonly owner: PmxSocket,
-    readonly marketIds: string[],
-    private readonly onUpdate?: (p: MarketPrices) => void,
+    protected readonly owner: PmxSocket,
+    private readonly onUpdate: ((v: T) => void) | undefined,
+    /** Iterators see only the newest value (book states) instead of every update. */
+    private readonly latestOnly: boolean,
+    /** Whether ending also fails a confirmation still pending. */
+    private readonly rejectOnEnd: boolean,
   ) {}
 
-  get ready(): Promise<string[]> {
+  /** Resolves when the server confirmed (for books: after the first snapshot). */
+  get ready(): Promise<R> {
     return this.confirm.promise;
   }
 
-  deliver(p: MarketPrices): void {
-    this.onUpdate?.(p);
-    for (const f of this.feeds) f.push(p);
+  deliver(v: T): void {
+    this.onUpdate?.(v);
+    for (const f of this.feeds) f.push(v);
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<MarketPrices> {
-    const feed: Feed<MarketPrices> = new Feed<MarketPrices>(false, () => this.feeds.delete(feed));
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    const feed: Feed<T> = new Feed<T>(this.latestOnly, () => this.feeds.delete(feed));
     this.feeds.add(feed);
     return feed[Symbol.asyncIterator]();
   }
@@ -256,13 +257,26 @@ export class MarketSubscription implements SubscriptionBase, AsyncIterable<Marke
   unsubscribe(): void {
     if (!this.active) return;
     this.active = false;
-    this.owner.drop(this);
+    this.owner.drop(this as Subscription<unknown, unknown>);
     for (const f of this.feeds) f.end();
   }
 
   end(err?: unknown): void {
     this.active = false;
+    if (this.rejectOnEnd) this.confirm.reject(err ?? new Error("closed"));
     for (const f of this.feeds) f.end(err);
+  }
+}
+
+export class MarketSubscription extends Subscription<MarketPrices, string[]> {
+  readonly channel = "market" as const;
+
+  constructor(
+    owner: PmxSocket,
+    readonly marketIds: string[],
+    onUpdate?: (p: MarketPrices) => void,
+  ) {
+    super(owner, onUpdate, false, false);
   }
 }
 
@@ -277,30 +291,24 @@ export interface BookStats {
   resyncs: number;
 }
 
-export class BookSubscription implements SubscriptionBase, AsyncIterable<BookState> {
+export class BookSubscription extends Subscription<BookState, BookState> {
   readonly channel = "book" as const;
-  readonly confirm = new Confirm<BookState>();
   readonly stats: BookStats = { snapshots: 0, updates: 0, stale: 0, gaps: 0, resyncs: 0 };
-  private readonly feeds = new Set<Feed<BookState>>();
   private state: BookState;
-  active = true;
 
   constructor(
-    private readonly owner: PmxSocket,
+    owner: PmxSocket,
     readonly marketId: string,
     readonly outcome: Outcome,
-    private readonly onUpdate?: (b: BookState) => void,
+    onUpdate?: (b: BookState) => void,
   ) {
+    // Book iterators see the newest state, never a backlog.
+    super(owner, onUpdate, true, true);
     this.state = { marketId, outcome, seq: -1, bids: [], asks: [], synced: false };
   }
 
   get key(): string {
     return `${this.marketId}:${this.outcome}`;
-  }
-
-  /** Resolves with the book once the first snapshot arrived. */
-  get ready(): Promise<BookState> {
-    return this.confirm.promise;
   }
 
   /** The current local book (a copy). */
@@ -343,74 +351,22 @@ export class BookSubscription implements SubscriptionBase, AsyncIterable<BookSta
   }
 
   private publish(): void {
-    const b = this.book;
-    this.onUpdate?.(b);
-    for (const f of this.feeds) f.push(b);
-  }
-
-  /** Book states after every change; a slow consumer sees the newest one, never a backlog. */
-  [Symbol.asyncIterator](): AsyncIterator<BookState> {
-    const feed: Feed<BookState> = new Feed<BookState>(true, () => this.feeds.delete(feed));
-    this.feeds.add(feed);
-    return feed[Symbol.asyncIterator]();
-  }
-
-  unsubscribe(): void {
-    if (!this.active) return;
-    this.active = false;
-    this.owner.drop(this);
-    for (const f of this.feeds) f.end();
-  }
-
-  end(err?: unknown): void {
-    this.active = false;
-    this.confirm.reject(err ?? new Error("closed"));
-    for (const f of this.feeds) f.end(err);
+    this.deliver(this.book);
   }
 }
 
-export class UserSubscription implements SubscriptionBase, AsyncIterable<UserUpdate> {
+export class UserSubscription extends Subscription<UserUpdate, string> {
   readonly channel = "user" as const;
-  readonly confirm = new Confirm<string>();
-  private readonly feeds = new Set<Feed<UserUpdate>>();
   userId: string | null = null;
   /** The token last sent, so a refreshed one can be told apart. */
   sentToken: string | null = null;
-  active = true;
 
   constructor(
-    private readonly owner: PmxSocket,
+    owner: PmxSocket,
     readonly fixedToken: string | undefined,
-    private readonly onUpdate?: (u: UserUpdate) => void,
-  ) {}
-
-  /** Resolves with the user id once the server accepted the token. */
-  get ready(): Promise<string> {
-    return this.confirm.promise;
-  }
-
-  deliver(u: UserUpdate): void {
-    this.onUpdate?.(u);
-    for (const f of this.feeds) f.push(u);
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<UserUpdate> {
-    const feed: Feed<UserUpdate> = new Feed<UserUpdate>(false, () => this.feeds.delete(feed));
-    this.feeds.add(feed);
-    return feed[Symbol.asyncIterator]();
-  }
-
-  unsubscribe(): void {
-    if (!this.active) return;
-    this.active = false;
-    this.owner.drop(this);
-    for (const f of this.feeds) f.end();
-  }
-
-  end(err?: unknown): void {
-    this.active = false;
-    this.confirm.reject(err ?? new Error("closed"));
-    for (const f of this.feeds) f.end(err);
+    onUpdate?: (u: UserUpdate) => void,
+  ) {
+    super(owner, onUpdate, false, true);
   }
 }
 
@@ -538,7 +494,7 @@ export class PmxSocket extends EventEmitter<PmxSocketEvents> {
     this.sendBook(sub);
   }
 
-  drop(sub: MarketSubscription | BookSubscription | UserSubscription): void {
+  drop(sub: Subscription<unknown, unknown>): void {
     if (sub instanceof MarketSubscription) {
       this.markets.delete(sub);
       // Leave only the markets no other subscription still follows.
@@ -548,7 +504,7 @@ export class PmxSocket extends EventEmitter<PmxSocketEvents> {
     } else if (sub instanceof BookSubscription) {
       this.books.delete(sub.key);
       if (this.socket.connected) this.socket.emit("unsubscribe", { channel: "book", marketId: sub.marketId, outcome: sub.outcome });
-    } else if (this.user === sub) {
+    } else if (sub instanceof UserSubscription && this.user === sub) {
       this.user = null;
       if (this.socket.connected) this.socket.emit("unsubscribe", { channel: "user" });
     }
