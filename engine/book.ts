@@ -22,10 +22,10 @@ import type {
   Tick,
 } from "./types";
 
+import { isTick, MAX_TICK, MIN_TICK } from "./money";
+
 export type * from "./types";
 
-const MIN_TICK = 1;
-const MAX_TICK = 99;
 /** Sentinels for "no bid" / "no ask" so the cross test needs no null check. */
 const NO_BID = 0;
 const NO_ASK = 100;
@@ -89,9 +89,6 @@ function isValidSide(s: unknown): s is Side {
 }
 function isValidOutcome(o: unknown): o is Outcome {
   return o === "YES" || o === "NO";
-}
-function isValidTick(p: unknown): p is Tick {
-  return typeof p === "number" && Number.isInteger(p) && p >= MIN_TICK && p <= MAX_TICK;
 }
 function isValidQuantity(q: unknown): q is number {
   return typeof q === "number" && Number.isSafeInteger(q) && q > 0;
@@ -209,7 +206,7 @@ export class OrderBook {
     if (!isNonEmptyString(orderId) || !isNonEmptyString(userId) || !isValidSide(side) || !isValidOutcome(outcome)) {
       throw new TypeError(`restore: malformed order ${String(orderId)}`);
     }
-    if (!isValidTick(price)) throw new RangeError(`restore: invalid price for ${orderId}`);
+    if (!isTick(price)) throw new RangeError(`restore: invalid price for ${orderId}`);
     if (!isValidQuantity(quantity) || !isValidQuantity(remaining) || remaining > quantity) {
       throw new RangeError(`restore: invalid quantity/remaining for ${orderId}`);
     }
@@ -330,7 +327,7 @@ export class OrderBook {
     if (!isValidSide(o.side) || !isValidOutcome(o.outcome) || (o.orderType !== "GTC" && o.orderType !== "FOK")) {
       return "INVALID_ORDER";
     }
-    if (!isValidTick(o.price)) return "INVALID_PRICE";
+    if (!isTick(o.price)) return "INVALID_PRICE";
     if (!isValidQuantity(o.quantity)) return "INVALID_QUANTITY";
     // Only live ids are known here; lifetime uniqueness of ids is the service's job.
     if (this.orders.has(o.orderId)) return "DUPLICATE_ORDER";
