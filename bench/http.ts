@@ -211,7 +211,7 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
   let bareNodes: BenchNode[];
   const t0 = Date.now();
   if (variant === "embedded") {
-    const [ex, b] = await Promise.all([BenchNode.start("exchange", { ...env, DATA_DIR: tempDir("pmx-bench-") }), BenchNode.start("bare", { BENCH_KIND: "bare", PORT: "0", HOST: "127.0.0.1" })]);
+    const [ex, b] = await Promise.all([BenchNode.launch("exchange", { ...env, DATA_DIR: tempDir("pmx-bench-") }), BenchNode.launch("bare", { BENCH_KIND: "bare", PORT: "0", HOST: "127.0.0.1" })]);
     gateway = ledgerNode = ex;
     bare = b;
     profileNodes = [ex];
@@ -220,11 +220,11 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     const nats = await startNats();
     const cenv = { ...env, TRANSPORTER: nats.url };
     const [core, engine, gw, bareGw, bareAction] = await Promise.all([
-      BenchNode.start("core", { ...cenv, SERVICES: "auth,catalog,ledger,chain,notifier", DATA_DIR: tempDir("pmx-bench-core-") }),
-      BenchNode.start("engine", { ...cenv, SERVICES: "engine", DATA_DIR: tempDir("pmx-bench-eng-") }),
-      BenchNode.start("gateway", { ...cenv, SERVICES: "gateway", DATA_DIR: tempDir("pmx-bench-gw-") }),
-      BenchNode.start("bare-gateway", { BENCH_KIND: "bare-gateway", TRANSPORTER: nats.url, PORT: "0", HOST: "127.0.0.1" }),
-      BenchNode.start("bare-action", { BENCH_KIND: "bare-action", TRANSPORTER: nats.url }),
+      BenchNode.launch("core", { ...cenv, SERVICES: "auth,catalog,ledger,chain,notifier", DATA_DIR: tempDir("pmx-bench-core-") }),
+      BenchNode.launch("engine", { ...cenv, SERVICES: "engine", DATA_DIR: tempDir("pmx-bench-eng-") }),
+      BenchNode.launch("gateway", { ...cenv, SERVICES: "gateway", DATA_DIR: tempDir("pmx-bench-gw-") }),
+      BenchNode.launch("bare-gateway", { BENCH_KIND: "bare-gateway", TRANSPORTER: nats.url, PORT: "0", HOST: "127.0.0.1" }),
+      BenchNode.launch("bare-action", { BENCH_KIND: "bare-action", TRANSPORTER: nats.url }),
     ]);
     gateway = gw;
     ledgerNode = core;

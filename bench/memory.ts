@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   console.log(`# bench/memory  ${machine()}`);
   console.log(`# target: ${nMarkets} markets, ${nUsers} users, ${nOrders} resting orders; order placement capped at ${seconds} s`);
 
-  const server = await BenchNode.start(
+  const server = await BenchNode.launch(
     "exchange",
     { DATA_DIR: tempDir("pmx-bench-mem-"), PORT: "0", HOST: "127.0.0.1", APP_DOMAIN: DOMAIN, JWT_SECRET: randomBytes(32).toString("hex"), LOG_LEVEL: "false", SEED_DEMO: "false" },
     { execArgv: ["--expose-gc"] },

@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   console.log(`# bench/ws  ${machine()}`);
   console.log(`# ${clients} Socket.IO subscribers (market + book channels of one market) in ${procs} client processes; ${orders} orders, ${gap} ms apart`);
 
-  const server = await BenchNode.start(
+  const server = await BenchNode.launch(
     "exchange",
     {
       DATA_DIR: tempDir("pmx-bench-ws-"),

@@ -3,13 +3,14 @@
  * a loopback nats-server, temp data dirs, logins, and cleanup that always runs (every child is
  * killed by id when the bench ends, fails or is interrupted).
  */
-import { fork, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TestWallet } from "../../test/support/wallet";
 import { freePort } from "../../test/support/redis";
 import { startNats as startTestNats } from "../../test/support/nats";
+import { NodeProcess } from "../../test/support/node-process";
 
 const NODE_JS = join(__dirname, "node.js");
 
@@ -68,90 +69,12 @@ export async function startNats(): Promise<{ url: string; stop(): Promise<void> 
   return nats;
 }
 
-interface Reply {
-  id: number;
-  ok: boolean;
-  result?: unknown;
-  error?: { message?: string };
-}
-
-/** One forked bench node and its IPC channel. */
-export class BenchNode {
-  private nextId = 0;
-  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-  url = "";
-  stderr = "";
-
-  private constructor(
-    readonly name: string,
-    readonly child: ChildProcess,
-  ) {
-    child.on("message", (m: Reply) => {
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      this.pending.delete(m.id);
-      if (m.ok) p.resolve(m.result);
-      else p.reject(new Error(`${name}: ${m.error?.message ?? "IPC command failed"}`));
-    });
-    child.once("exit", () => {
-      for (const p of this.pending.values()) p.reject(new Error(`${name} exited`));
-      this.pending.clear();
-    });
-  }
-
-  get pid(): number {
-    return this.child.pid as number;
-  }
-
-  static async start(name: string, env: Record<string, string>, opts: { execArgv?: string[]; readyTimeoutMs?: number } = {}): Promise<BenchNode> {
-    const child = fork(NODE_JS, [], {
-      env: { PATH: process.env.PATH ?? "", NODE_ID: name, ...env },
-      execArgv: opts.execArgv ?? [],
-      stdio: ["ignore", "ignore", "pipe", "ipc"],
-    });
-    const node = new BenchNode(name, child);
-    cleanups.push(() => stopChild(child));
-    child.stderr?.on("data", (d: Buffer) => {
-      node.stderr += d.toString();
-      if (node.stderr.length > 20_000) node.stderr = node.stderr.slice(-10_000);
-    });
-    const timeout = opts.readyTimeoutMs ?? 60_000;
-    const port = await new Promise<number>((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`${name} not ready in ${timeout} ms: ${node.stderr}`)), timeout);
-      child.on("message", (m: { ready?: boolean; port?: number }) => {
-        if (m.ready) {
-          clearTimeout(timer);
-          res(m.port as number);
-        }
-      });
-      child.once("exit", (code) => {
-        clearTimeout(timer);
-        rej(new Error(`${name} exited with ${code} before ready: ${node.stderr}`));
-      });
-    });
-    node.url = `http://127.0.0.1:${port}`;
+/** A forked bench node (bench/lib/node.ts): the tests' NodeProcess, stopped at cleanup. */
+export class BenchNode extends NodeProcess {
+  static async launch(name: string, env: Record<string, string>, opts: { execArgv?: string[]; readyTimeoutMs?: number } = {}): Promise<BenchNode> {
+    const node = await BenchNode.start({ PATH: process.env.PATH ?? "", NODE_ID: name, ...env }, { ...opts, name, script: NODE_JS, readyTimeoutMs: opts.readyTimeoutMs ?? 60_000 });
+    cleanups.push(() => stopChild(node.child));
     return node;
-  }
-
-  ctl<T = unknown>(msg: Record<string, unknown>): Promise<T> {
-    const id = ++this.nextId;
-    return new Promise<T>((res, rej) => {
-      this.pending.set(id, { resolve: res as (v: unknown) => void, reject: rej });
-      this.child.send({ id, ...msg });
-    });
-  }
-
-  call<T = unknown>(action: string, params: Record<string, unknown> = {}, meta?: Record<string, unknown>): Promise<T> {
-    return this.ctl<T>({ cmd: "call", action, params, meta });
-  }
-
-  async http(method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    if (opts.body !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(this.url + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
   }
 
   /** Resident set size of the process from /proc (what the OS holds for it). */
@@ -159,7 +82,7 @@ export class BenchNode {
     return procRss(this.pid);
   }
 
-  stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  override stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
     return stopChild(this.child, signal);
   }
 }

@@ -41,7 +41,7 @@ describe("cluster over NATS", () => {
     const dataDir = mkdtempSync(join(tmpdir(), `pmx-${nodeId}-`));
     dirs.push(dataDir);
     dataDirs.set(nodeId, dataDir);
-    const node = await NodeProcess.start({ ...env, NODE_ID: nodeId, SERVICES: services, DATA_DIR: dataDir, ...extra }, 40_000);
+    const node = await NodeProcess.start({ ...env, NODE_ID: nodeId, SERVICES: services, DATA_DIR: dataDir, ...extra }, { readyTimeoutMs: 40_000, name: nodeId });
     nodes.set(nodeId, node);
     return node;
   };
@@ -223,7 +223,7 @@ describe("cluster over NATS", () => {
     expect(taker.body.data.status).toBe("filled");
     const tradeId = taker.body.data.tradeId as string;
     await sleep(1000);
-    nodes.set("notif", await NodeProcess.start(notifEnv, 40_000));
+    nodes.set("notif", await NodeProcess.start(notifEnv, { readyTimeoutMs: 40_000, name: "notif" }));
     const found = await until("TRADE_FILLED after restart", async () => {
       const r = await gw(1).http("GET", "/api/v1/notifications?pageSize=100", { token: users[1].token });
       const n = (r.body?.data ?? []).find((x: { type: string; metadata: { tradeId?: string } }) => x.type === "TRADE_FILLED" && x.metadata.tradeId === tradeId);

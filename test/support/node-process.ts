@@ -12,35 +12,49 @@ interface Reply {
   error?: { message?: string };
 }
 
-/** One forked server process and its IPC control channel. */
+/** One forked server process and its IPC control channel (tests and benches). */
 export class NodeProcess {
   private nextId = 0;
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   readonly exited: Promise<number | null>;
   url = "";
+  /** The tail of what the process wrote to stderr (start failures quote it). */
+  stderr = "";
 
-  private constructor(readonly child: ChildProcess) {
+  constructor(
+    readonly child: ChildProcess,
+    readonly name: string,
+  ) {
     this.exited = new Promise((res) => child.once("exit", (code) => res(code)));
     child.on("message", (m: Reply) => {
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
       if (m.ok) p.resolve(m.result);
-      else p.reject(new Error(m.error?.message ?? "IPC command failed"));
+      else p.reject(new Error(`${name}: ${m.error?.message ?? "IPC command failed"}`));
     });
     child.once("exit", () => {
-      for (const p of this.pending.values()) p.reject(new Error("node exited"));
+      for (const p of this.pending.values()) p.reject(new Error(`${name} exited`));
       this.pending.clear();
+    });
+    child.stderr?.on("data", (d: Buffer) => {
+      this.stderr += d.toString();
+      if (this.stderr.length > 20_000) this.stderr = this.stderr.slice(-10_000);
     });
   }
 
-  static async start(env: Record<string, string>, readyTimeoutMs = 20_000): Promise<NodeProcess> {
-    const child = fork(NODE_JS, [], { env, stdio: ["ignore", "ignore", "pipe", "ipc"] });
-    let stderr = "";
-    child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
-    const node = new NodeProcess(child);
+  /** Fork `script` (the test node by default) and wait for its `{ready, port}` message. */
+  static async start<T extends NodeProcess>(
+    this: new (child: ChildProcess, name: string) => T,
+    env: Record<string, string>,
+    opts: { readyTimeoutMs?: number; script?: string; execArgv?: string[]; name?: string } = {},
+  ): Promise<T> {
+    const name = opts.name ?? "node";
+    const child = fork(opts.script ?? NODE_JS, [], { env, execArgv: opts.execArgv ?? [], stdio: ["ignore", "ignore", "pipe", "ipc"] });
+    const node = new this(child, name);
+    const timeout = opts.readyTimeoutMs ?? 20_000;
     const port = await new Promise<number>((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`node not ready in ${readyTimeoutMs} ms: ${stderr}`)), readyTimeoutMs);
+      const timer = setTimeout(() => rej(new Error(`${name} not ready in ${timeout} ms: ${node.stderr}`)), timeout);
       child.on("message", (m: { ready?: boolean; port?: number }) => {
         if (m.ready) {
           clearTimeout(timer);
@@ -49,11 +63,15 @@ export class NodeProcess {
       });
       child.once("exit", (code) => {
         clearTimeout(timer);
-        rej(new Error(`node exited with ${code} before ready: ${stderr}`));
+        rej(new Error(`${name} exited with ${code} before ready: ${node.stderr}`));
       });
     });
     node.url = `http://127.0.0.1:${port}`;
     return node;
+  }
+
+  get pid(): number {
+    return this.child.pid as number;
   }
 
   ctl<T = unknown>(msg: Record<string, unknown>): Promise<T> {
@@ -62,6 +80,10 @@ export class NodeProcess {
       this.pending.set(id, { resolve: res as (v: unknown) => void, reject: rej });
       this.child.send({ id, ...msg });
     });
+  }
+
+  call<T = unknown>(action: string, params: Record<string, unknown> = {}, meta?: Record<string, unknown>): Promise<T> {
+    return this.ctl<T>({ cmd: "call", action, params, meta });
   }
 
   async http(method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> {
@@ -78,4 +100,3 @@ export class NodeProcess {
     await this.exited;
   }
 }
-
