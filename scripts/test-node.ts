@@ -8,11 +8,10 @@
  * Child -> parent: { ready: true, port } once listening, then { id, ok: true, result } | { id, ok: false, error }.
  */
 import { randomUUID } from "node:crypto";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { ServiceBroker } from "moleculer";
 import { loadConfig } from "../lib/config";
 import { createNode } from "../server";
+import { serveOverIpc } from "./ipc-node";
 
 type Command =
   | { id: number; cmd: "fund"; userId: string; amount: number; key?: string }
@@ -42,41 +41,7 @@ function run(broker: ServiceBroker, m: Command): Promise<unknown> {
 }
 
 async function main(): Promise<void> {
-  const send = process.send?.bind(process);
-  if (!send) {
-    console.error("test-node is for tests only: fork it with an IPC channel");
-    process.exit(2);
-  }
-  const cfg = loadConfig();
-  const broker = createNode(cfg);
-  const stop = () => {
-    broker.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
-  // An orphan (parent gone) must not keep the data dir and port busy.
-  process.once("disconnect", stop);
-
-  process.on("message", (raw: unknown) => {
-    const m = raw as Command;
-    if (!m || typeof m !== "object" || typeof m.id !== "number") return;
-    Promise.resolve()
-      .then(() => run(broker, m))
-      .then(
-        (result) => send({ id: m.id, ok: true, result: result ?? null }),
-        (err: { name?: string; message?: string; code?: unknown; type?: string }) =>
-          send({ id: m.id, ok: false, error: { name: err?.name, message: err?.message ?? String(err), code: err?.code, type: err?.type } }),
-      )
-      .catch(() => undefined);
-  });
-
-  await broker.start();
-  const api = broker.getLocalService("api") as unknown as { server?: Server } | undefined;
-  const address = api?.server?.address() as AddressInfo | null | undefined;
-  send({ ready: true, port: address?.port ?? cfg.port });
+  await serveOverIpc<Command>("test-node is for tests only", () => createNode(loadConfig()), run);
 }
 
 main().catch((err) => {

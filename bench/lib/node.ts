@@ -17,14 +17,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Session } from "node:inspector";
 import { getHeapStatistics } from "node:v8";
 import { ServiceBroker } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { loadConfig } from "../../lib/config";
 import { createNode } from "../../server";
+import { serveOverIpc } from "../../scripts/ipc-node";
 
 type Msg = { id: number; cmd: string; [k: string]: unknown };
 
@@ -152,43 +151,13 @@ async function run(broker: ServiceBroker, session: Session | null, m: Msg): Prom
 }
 
 async function main(): Promise<void> {
-  const send = process.send?.bind(process);
-  if (!send) {
-    console.error("bench node: fork it from a bench with an IPC channel");
-    process.exit(2);
-  }
   const kind = process.env.BENCH_KIND ?? "exchange";
-  const cfg = kind === "exchange" ? loadConfig() : null;
-  const broker = cfg ? createNode(cfg) : bareBroker(kind);
   let session: Session | null = null;
   if (process.env.BENCH_PROFILE) {
     session = new Session();
     session.connect();
   }
-  const stop = () => {
-    broker.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
-  process.once("disconnect", stop);
-  process.on("message", (raw: unknown) => {
-    const m = raw as Msg;
-    if (!m || typeof m !== "object" || typeof m.id !== "number") return;
-    Promise.resolve()
-      .then(() => run(broker, session, m))
-      .then(
-        (result) => send({ id: m.id, ok: true, result: result ?? null }),
-        (err: { message?: string; code?: unknown; type?: string }) => send({ id: m.id, ok: false, error: { message: err?.message ?? String(err), code: err?.code, type: err?.type } }),
-      )
-      .catch(() => undefined);
-  });
-  await broker.start();
-  const api = broker.getLocalService("api") as unknown as { server?: Server } | undefined;
-  const address = api?.server?.address() as AddressInfo | null | undefined;
-  send({ ready: true, port: address?.port ?? 0 });
+  await serveOverIpc<Msg>("bench node: fork it from a bench", () => (kind === "exchange" ? createNode(loadConfig()) : bareBroker(kind)), (broker, m) => run(broker, session, m));
 }
 
 main().catch((err) => {
