@@ -5,6 +5,7 @@
  * Plain TS: compile with tsc and run with node (no loader needed), e.g.
  *   npx tsc --outDir /tmp/bench --module commonjs --target es2022 --strict --skipLibCheck bench/amm.ts && node /tmp/bench/bench/amm.js
  */
+import { rng } from "./lib/util";
 import { createPool, maxBuyUpToPrice, maxSellDownToPrice, quote, type PoolState } from "../engine/amm";
 import { OrderBook } from "../engine/book";
 import { LOT } from "../engine/money";
@@ -13,16 +14,6 @@ import type { Outcome, Side } from "../engine/types";
 
 const SHARE = 1_000_000;
 
-/** mulberry32: tiny, fast, good enough for workload generation. */
-function rng(seed: number): () => number {
-  let s = seed | 0;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Req {
   side: Side;

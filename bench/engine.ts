@@ -33,7 +33,7 @@ import { OrderBook } from "../engine/book";
 import type { Order, OrderType } from "../engine/types";
 import { OrderBook as NobBook, SelfTradePreventionMode, Side as NobSide, type LimitOrderOptions } from "nodejs-order-book";
 import { Histogram } from "./lib/histogram";
-import { flags, fmtRate, fmtRatio, machine, mark, nowNs, num } from "./lib/util";
+import { flags, fmtRate, fmtRatio, machine, mark, nowNs, num, rng } from "./lib/util";
 import { PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 
 /** Every GC pause, to say how much of a pass (and of its latency tail) was the collector. */
@@ -55,16 +55,6 @@ function gcBetween(fromMs: number, toMs: number): string {
 
 const SHARE = 1_000_000;
 
-/** mulberry32: tiny, fast, good enough for workload generation. */
-function rng(seed: number): () => number {
-  let s = seed | 0;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const enum Kind {
   GTC = 0,

@@ -15,6 +15,7 @@
  * Child -> parent: { ready: true, port } once listening, then { id, ok, result | error }.
  * Without a parent it refuses to run; it stops when the parent goes away.
  */
+import { rng } from "./util";
 import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
@@ -53,16 +54,6 @@ function bareBroker(kind: string): ServiceBroker {
   return broker;
 }
 
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let s = seed | 0;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function placeMany(broker: ServiceBroker, m: Msg): Promise<unknown> {
   const count = m.count as number;

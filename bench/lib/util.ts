@@ -52,3 +52,14 @@ export function machine(): string {
 }
 
 export const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+
+/** mulberry32: tiny, fast, seeded; good enough for workload generation. */
+export function rng(seed: number): () => number {
+  let s = seed | 0;
+  return () => {
+    s = (s + 0x6d2b79f5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
