@@ -25,6 +25,8 @@ export interface AppConfig {
   port: number;
   transporter?: string;
   mongoUri?: string;
+  /** fdatasync the embedded ledger journal after each group write (off: a crash of the machine, not of the process, may lose acknowledged entries). */
+  journalFsync: boolean;
   redisUrl?: string;
   appDomain: string;
   jwtSecret: string;
@@ -188,6 +190,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     port: int(env, "PORT", 3000),
     transporter,
     mongoUri: env.MONGO_URI || undefined,
+    journalFsync: env.JOURNAL_FSYNC !== "false",
     redisUrl: env.REDIS_URL || undefined,
     appDomain: env.APP_DOMAIN || "localhost:3000",
     jwtSecret,

@@ -155,7 +155,7 @@ function mongoStore<T extends Doc>(col: MongoCollection): Store<T> {
   };
 }
 
-interface Adapter {
+export interface Adapter {
   init(broker: unknown, service: unknown): void;
   connect(): Promise<unknown>;
   disconnect(): Promise<unknown>;
@@ -164,7 +164,7 @@ interface Adapter {
 }
 
 /** One collection through a moleculer-db adapter: NeDB file, NeDB memory, or MongoDB. */
-async function openStore<T extends Doc>(service: Service, collection: string, indexes: IndexSpec[]): Promise<{ store: Store<T>; adapter: Adapter }> {
+export async function openStore<T extends Doc>(service: Service, collection: string, indexes: IndexSpec[]): Promise<{ store: Store<T>; adapter: Adapter }> {
   const cfg = configOf(service.broker);
   let adapter: Adapter;
   if (cfg.mongoUri) {

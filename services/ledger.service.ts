@@ -1,7 +1,11 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
 import { SerialQueue } from "../lib/serial";
-import { createDbMixin, type DbState } from "../mixins/db.mixin";
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { createDbMixin, openStore, type DbState } from "../mixins/db.mixin";
+import { configOf } from "../lib/config";
+import { FileLog, IndexedJournal, MemoryLog, StoreJournal, type LedgerJournal } from "../ledger/journal";
 import { currentUser, type AppContext } from "../mixins/context";
 import { DomainError, notFound } from "../lib/errors";
 import { Accounts, LedgerRejection, type ConservationReport, type Posting, type PositionState, type PreparedChange } from "../engine/accounts";
@@ -10,7 +14,7 @@ import { tradeRecordView, type TradeRecord } from "../engine/settlement";
 import type { BookJournalDoc, BookSnapshotDoc, LedgerEntryDoc, LedgerSnapshotDoc, OrderDoc, TradeDoc } from "../models/trading";
 import { page, type Page } from "../gateway/envelope";
 
-type LedgerCollections = { ledgerJournal: LedgerEntryDoc; ledgerSnapshots: LedgerSnapshotDoc; trades: TradeDoc; orders: OrderDoc; bookSnapshots: BookSnapshotDoc };
+type LedgerCollections = { ledgerSnapshots: LedgerSnapshotDoc; trades: TradeDoc; orders: OrderDoc; bookSnapshots: BookSnapshotDoc };
 
 export interface PostParams {
   key: string;
@@ -38,6 +42,8 @@ export const TRADES_MAX_PAGE_SIZE = 100;
 type LedgerThis = Service &
   DbState<LedgerCollections> & {
     accounts: Accounts;
+    journal: LedgerJournal;
+    openJournal(): Promise<LedgerJournal>;
     queue: SerialQueue;
     seq: number;
     snapshotSeq: number;
@@ -105,7 +111,6 @@ const LedgerService = defineService<LedgerThis>({
   name: "ledger",
   mixins: [
     createDbMixin<LedgerCollections>({
-      ledgerJournal: [{ fields: { seq: 1 }, unique: true }, { fields: { "book.marketId": 1 }, sparse: true }],
       ledgerSnapshots: [],
       trades: [{ fields: { userId: 1 } }],
       orders: [{ fields: { userId: 1 } }],
@@ -134,8 +139,8 @@ const LedgerService = defineService<LedgerThis>({
         const p = ctx.params;
         const accepted = this.queue.run(async () => {
           if (this.broken) throw new DomainError("The ledger stopped after a failed journal write; it recovers on restart", 503, "LEDGER_UNAVAILABLE");
-          // A count does not copy documents; the rare duplicate is then read for its digest.
-          const existing = this.pendingKeys.get(p.key) ?? ((await this.stores.ledgerJournal.count({ _id: p.key })) ? await this.stores.ledgerJournal.findOne({ _id: p.key }) : null);
+          // The rare duplicate is read back for its digest.
+          const existing = this.pendingKeys.get(p.key) ?? ((await this.journal.has(p.key)) ? await this.journal.get(p.key) : null);
           if (existing) {
             // Same key, same content: a retry. Same key, other content: a second writer of that market.
             if (existing.digest !== p.digest) throw new DomainError("This journal position is already taken by another writer", 409, "JOURNAL_CONFLICT");
@@ -303,11 +308,11 @@ const LedgerService = defineService<LedgerThis>({
       params: { marketId: "string", afterSeq: { type: "number", integer: true, min: 0 } },
       async handler(this: LedgerThis, ctx: AppContext<{ marketId: string; afterSeq: number }>): Promise<BookJournalDoc[]> {
         const { marketId, afterSeq } = ctx.params;
-        const docs = await this.stores.ledgerJournal.find({ "book.marketId": marketId, "book.seq": { $gt: afterSeq } }, { sort: { "book.seq": 1 } });
+        const docs = await this.journal.bookEntries(marketId, afterSeq);
         // Entries accepted but still being written belong to the market's history too.
-        const seen = new Set(docs.map((d) => d._id));
-        for (const d of this.pendingKeys.values()) if (d.book?.marketId === marketId && d.book.seq > afterSeq && !seen.has(d._id)) docs.push(d);
-        return docs.map((d) => d.book as BookJournalDoc).sort((a, b) => a.seq - b.seq);
+        const seen = new Set(docs.map((d) => d.seq));
+        for (const d of this.pendingKeys.values()) if (d.book?.marketId === marketId && d.book.seq > afterSeq && !seen.has(d.book.seq)) docs.push(d.book);
+        return docs.sort((a, b) => a.seq - b.seq);
       },
     },
 
@@ -368,7 +373,7 @@ const LedgerService = defineService<LedgerThis>({
       async handler(this: LedgerThis, ctx: AppContext<{ orderId: string }>) {
         const { orderId } = ctx.params;
         if (!this.pendingLocks.has(orderId)) return { released: false };
-        const lock = this.pendingKeys.get(`lock:${orderId}`) ?? (await this.stores.ledgerJournal.findOne({ _id: `lock:${orderId}` }));
+        const lock = this.pendingKeys.get(`lock:${orderId}`) ?? (await this.journal.get(`lock:${orderId}`));
         if (!lock) return { released: false };
         const postings = lock.postings.map((p) => (p.kind === "cash" ? { ...p, available: -(p.available ?? 0), locked: -(p.locked ?? 0) } : p.kind === "shares" ? { ...p, locked: -(p.locked ?? 0) } : p));
         await ctx.call("ledger.post", { key: `unlock:${orderId}`, postings, closesLocks: [orderId] });
@@ -387,18 +392,30 @@ const LedgerService = defineService<LedgerThis>({
 
     /**
      * Internal: journal entries with seq > `seq`, in seq order (the notifier's durable cursor).
-     * Entries are inserted one at a time in seq order, so a read never sees a hole behind it.
+     * Only written entries are read, and they are written in seq order: no hole behind a read.
      */
     entriesAfter: {
       visibility: "public",
       params: { seq: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 1000, optional: true, default: 200 } },
       handler(this: LedgerThis, ctx: AppContext<{ seq: number; limit: number }>): Promise<LedgerEntryDoc[]> {
-        return this.stores.ledgerJournal.find({ seq: { $gt: ctx.params.seq } }, { sort: { seq: 1 }, limit: ctx.params.limit });
+        return this.journal.after(ctx.params.seq, ctx.params.limit);
       },
     },
   },
 
   methods: {
+    /** Embedded: an append-only file under DATA_DIR (memory with ":memory:"); scaled out: a MongoDB collection. */
+    async openJournal(this: LedgerThis): Promise<LedgerJournal> {
+      const cfg = configOf(this.broker);
+      if (cfg.mongoUri) {
+        const { store, adapter } = await openStore<LedgerEntryDoc>(this, "ledgerJournal", [{ fields: { seq: 1 }, unique: true }, { fields: { "book.marketId": 1 }, sparse: true }]);
+        return StoreJournal.open(store, () => adapter.disconnect());
+      }
+      if (cfg.dataDir === ":memory:") return IndexedJournal.open(async () => new MemoryLog());
+      mkdirSync(cfg.dataDir, { recursive: true });
+      return IndexedJournal.open((onRecord) => FileLog.open(join(cfg.dataDir, "ledger-journal.log"), { fsync: cfg.journalFsync }, onRecord));
+    },
+
     applyEntry(this: LedgerThis, doc: LedgerEntryDoc, change?: PreparedChange) {
       this.accounts.commit(change ?? this.accounts.prepare(doc.postings));
       if (doc.lockRef) this.pendingLocks.set(doc.lockRef.orderId, doc.lockRef.marketId);
@@ -445,7 +462,7 @@ const LedgerService = defineService<LedgerThis>({
       while (this.pending.length && !this.broken) {
         const batch = this.pending.splice(0);
         try {
-          await this.stores.ledgerJournal.insertMany(batch);
+          await this.journal.append(batch);
           await this.projectBatch(batch);
         } catch (err) {
           this.broken = err as Error;
@@ -511,20 +528,24 @@ const LedgerService = defineService<LedgerThis>({
   },
 
   async started() {
+    this.journal = await this.openJournal();
     // Rebuild: latest snapshot, then every journal entry after it, in order.
     const snap = await this.stores.ledgerSnapshots.findOne({ _id: "ledger" });
+    if (snap && snap.seq > this.journal.lastSeq) throw new Error(`Ledger snapshot at seq ${snap.seq} is ahead of the journal (${this.journal.lastSeq}): the journal is missing entries`);
     if (snap) {
       this.accounts = Accounts.restore(snap.accounts);
       this.pendingLocks = new Map(snap.pendingLocks);
       this.seq = snap.seq;
       this.snapshotSeq = snap.seq;
     }
-    const rest = await this.stores.ledgerJournal.find({ seq: { $gt: this.seq } }, { sort: { seq: 1 } });
-    for (const doc of rest) {
-      this.applyEntry(doc);
-      await this.project(doc);
+    const replayFrom = this.seq;
+    for (let rest = await this.journal.after(this.seq, 1000); rest.length; rest = await this.journal.after(this.seq, 1000)) {
+      for (const doc of rest) {
+        this.applyEntry(doc);
+        await this.project(doc);
+      }
     }
-    if (rest.length) await this.snapshot();
+    if (this.seq > replayFrom) await this.snapshot();
     this.durableSeq = this.seq;
     const report = this.accounts.conservation();
     if (!report.ok) this.logger.error("Conservation does not hold after replay", report);
@@ -535,6 +556,7 @@ const LedgerService = defineService<LedgerThis>({
     await this.flushing;
     await this.snapshotting;
     if (this.stores && !this.broken && this.seq > this.snapshotSeq) await this.snapshot();
+    await this.journal?.close();
   },
 });
 

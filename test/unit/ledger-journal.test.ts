@@ -1,0 +1,112 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FileLog, IndexedJournal, MemoryLog, type LedgerJournal } from "../../ledger/journal";
+import type { BookJournalDoc, LedgerEntryDoc } from "../../models/trading";
+
+function book(marketId: string, seq: number): BookJournalDoc {
+  return {
+    _id: `${marketId}:${seq}`,
+    marketId,
+    seq,
+    bookSeq: seq,
+    node: "n1",
+    command: { type: "cancel", orderId: `ord_${seq}`, userId: "usr_1" },
+    ledgerKey: `book:${marketId}:${seq}`,
+    postings: [],
+    trades: [],
+    fills: [],
+    orders: [],
+    closesLocks: [],
+    at: "2026-11-22T00:00:00.000Z",
+  };
+}
+
+/** Entries 1..n: every third a book command of market m1 or m2, the others deposits (with non-ASCII text). */
+function entries(from: number, to: number): LedgerEntryDoc[] {
+  const out: LedgerEntryDoc[] = [];
+  for (let seq = from; seq <= to; seq++) {
+    if (seq % 3 === 0) {
+      const m = seq % 2 ? "m1" : "m2";
+      const b = book(m, Math.ceil(seq / 6));
+      out.push({ _id: b.ledgerKey, seq, postings: [], book: b, digest: `d${seq}`, at: b.at });
+    } else {
+      out.push({ _id: `deposit:tx${seq}:ü€`, seq, postings: [{ kind: "cash", account: "usr_1", available: seq }], at: "2026-11-22T00:00:00.000Z" });
+    }
+  }
+  return out;
+}
+
+async function exercise(j: LedgerJournal): Promise<void> {
+  expect(j.lastSeq).toBe(12);
+  expect(await j.has("deposit:tx4:ü€")).toBe(true);
+  expect(await j.has("deposit:tx99")).toBe(false);
+  expect((await j.get("book:m1:2"))?.digest).toBe("d9");
+  expect(await j.get("nope")).toBeNull();
+  expect((await j.after(0, 100)).map((d) => d.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  expect((await j.after(4, 3)).map((d) => d.seq)).toEqual([5, 6, 7]);
+  expect(await j.after(12, 10)).toEqual([]);
+  expect((await j.bookEntries("m1", 0)).map((b) => b.seq)).toEqual([1, 2]);
+  expect((await j.bookEntries("m2", 0)).map((b) => b.seq)).toEqual([1, 2]);
+  expect((await j.bookEntries("m2", 1)).map((b) => b._id)).toEqual(["m2:2"]);
+  expect(await j.bookEntries("m3", 0)).toEqual([]);
+}
+
+describe("ledger journal", () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "pmx-journal-"))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const openFile = (path: string) => IndexedJournal.open((onRecord) => FileLog.open(path, { fsync: true }, onRecord));
+
+  it("in memory: appends in batches, finds by key, pages by seq, lists a market's book commands", async () => {
+    const j = await IndexedJournal.open(async () => new MemoryLog());
+    await j.append(entries(1, 5));
+    await j.append(entries(6, 12));
+    await exercise(j);
+  });
+
+  it("in a file: the same reads, and again after reopening (the index is rebuilt from the file)", async () => {
+    const path = join(dir, "journal.log");
+    const j = await openFile(path);
+    await j.append(entries(1, 1));
+    await j.append(entries(2, 12));
+    await exercise(j);
+    await j.close();
+    expect(readFileSync(path, "utf8").split("\n")).toHaveLength(13);
+    const again = await openFile(path);
+    await exercise(again);
+    await again.append(entries(13, 13));
+    expect((await again.after(11, 5)).map((d) => d.seq)).toEqual([12, 13]);
+    await again.close();
+  });
+
+  it("refuses an append that would leave a hole or repeat a seq", async () => {
+    const j = await IndexedJournal.open(async () => new MemoryLog());
+    await j.append(entries(1, 2));
+    await expect(j.append(entries(4, 4))).rejects.toThrow(/out of order/);
+    await expect(j.append(entries(2, 2))).rejects.toThrow(/out of order/);
+    expect(j.lastSeq).toBe(2);
+  });
+
+  it("cuts off a torn last record (a write the crash interrupted, never acknowledged)", async () => {
+    const path = join(dir, "journal.log");
+    const j = await openFile(path);
+    await j.append(entries(1, 12));
+    await j.close();
+    const whole = statSync(path).size;
+    appendFileSync(path, '{"_id":"deposit:torn","seq":13,"post');
+    const again = await openFile(path);
+    await exercise(again);
+    expect(statSync(path).size).toBe(whole);
+    await again.append(entries(13, 13));
+    expect((await again.get("deposit:tx13:ü€"))?.seq).toBe(13);
+    await again.close();
+  });
+
+  it("refuses to open a journal whose records are out of seq order (corruption is not papered over)", async () => {
+    const path = join(dir, "journal.log");
+    writeFileSync(path, entries(1, 3).map((d) => JSON.stringify(d)).join("\n") + "\n" + JSON.stringify(entries(5, 5)[0]) + "\n");
+    await expect(openFile(path)).rejects.toThrow(/record 4 holds seq 5/);
+  });
+});
