@@ -12,14 +12,19 @@
  * before vs after connecting; the server runs with --expose-gc).
  * Wall clock via performance.timeOrigin + now() (one host, so the processes share the clock).
  *
- *   node dist-bench/bench/ws.js [--clients=10000] [--orders=40] [--procs=4] [--gap=400]
+ *   node dist-bench/bench/ws.js [--clients=10000] [--orders=40] [--procs=4] [--gap=400] [--profile]
+ * --profile: V8 CPU profile of the server while the orders fan out (the profiler slows it, so the
+ * latencies of a profiled run are not comparable), written to dist-bench/profiles/, top printed.
  * Loopback only; every process is stopped at the end (hard limit 5 minutes).
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { io, type Socket } from "socket.io-client";
 import { BenchNode, login, procCpuSec, runBench, tempDir } from "./lib/proc";
 import { Histogram } from "./lib/histogram";
+import { byPackage, topSelf } from "./lib/cpuprofile";
 import { flags, machine, mark, mib, num, sleep, wallMs } from "./lib/util";
 
 const SHARE = 1_000_000;
@@ -68,10 +73,21 @@ async function client(url: string, marketId: string, count: number): Promise<voi
         s.emit("subscribe", { channel: "book", marketId });
       });
     });
+  // The contract closes a socket that sends no ping for 10 s. Each socket pings every 4 s, the
+  // sockets spread over those 4 s as independent clients' timers would be (not 10,000 in one
+  // burst), and from the start, since connecting every wave can take longer than 10 s.
+  const PING_MS = 4_000;
+  const PING_TICK_MS = 50;
+  let pingNext = 0;
+  const ping = setInterval(() => {
+    const n = Math.ceil((sockets.length * PING_TICK_MS) / PING_MS);
+    for (let i = 0; i < n && sockets.length; i++, pingNext++) {
+      const s = sockets[pingNext % sockets.length];
+      if (s.connected) s.emit("ping");
+    }
+  }, PING_TICK_MS);
   // Connect in waves so the server is not hit by thousands of handshakes at once.
   for (let i = 0; i < count; i += 100) await Promise.all(Array.from({ length: Math.min(100, count - i) }, connectOne));
-  // The contract closes a socket that sends no ping for 10 s.
-  const ping = setInterval(() => sockets.forEach((s) => s.connected && s.emit("ping")), 4_000);
   process.on("message", (msg: ToChild) => {
     if (msg.kind !== "report") return;
     clearInterval(ping);
@@ -90,6 +106,7 @@ async function main(): Promise<void> {
   const orders = Math.min(98, num(f, "orders", 40));
   const procs = num(f, "procs", 4);
   const gap = num(f, "gap", 400);
+  const profile = !!f.profile;
   console.log(`# bench/ws  ${machine()}`);
   console.log(`# ${clients} Socket.IO subscribers (market + book channels of one market) in ${procs} client processes; ${orders} orders, ${gap} ms apart`);
 
@@ -106,6 +123,7 @@ async function main(): Promise<void> {
       ADMIN_KEY,
       RATE_LIMIT_TRADE: "1000000",
       RATE_LIMIT_READ: "1000000",
+      ...(profile ? { BENCH_PROFILE: "1" } : {}),
     },
     { execArgv: ["--expose-gc"] },
   );
@@ -141,6 +159,7 @@ async function main(): Promise<void> {
   console.log(`# ${connected} of ${clients} subscribed in ${(connectMs / 1000).toFixed(1)} s${failedConnects ? ` (${failedConnects} failed to connect)` : ""}`);
 
   const cpu = () => ({ server: procCpuSec(server.pid), clients: children.reduce((a, c) => a + procCpuSec(c.pid as number), 0), at: Date.now() });
+  if (profile) await server.ctl({ cmd: "profileStart" });
   const cpu0 = cpu();
   const placed: Array<{ price: number; sent: number; acked: number }> = [];
   for (let k = 0; k < orders; k++) {
@@ -154,6 +173,15 @@ async function main(): Promise<void> {
   }
   await sleep(1_000);
   const cpu1 = cpu();
+  if (profile) {
+    const dir = join(__dirname, "..", "profiles");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "ws-server.cpuprofile");
+    await server.ctl({ cmd: "profileStop", file });
+    console.log(`# CPU profile of the server while orders fanned out (${file}); latencies below are slowed by the profiler`);
+    for (const l of byPackage(file)) console.log(l);
+    for (const l of topSelf(file, 30)) console.log(l);
+  }
 
   const reports = await Promise.all(
     children.map(
