@@ -3,6 +3,8 @@
  * of the event loop (so the request that caused it is answered first and the fan-out never delays
  * trading on this node), later values inside the window replace each other and only the latest
  * goes out when the window ends. A burst of N fills costs subscribers at most one push per window.
+ * With `merge`, a value pushed while another is pending is merged into it instead of replacing it
+ * (parts of one key's state that arrive as separate events).
  */
 export class Coalescer<T> {
   private readonly keys = new Map<string, { timer: NodeJS.Timeout | NodeJS.Immediate; pending: T | undefined; has: boolean }>();
@@ -10,12 +12,13 @@ export class Coalescer<T> {
   constructor(
     private readonly windowMs: number,
     private readonly flush: (key: string, value: T) => void,
+    private readonly merge?: (pending: T, next: T) => T,
   ) {}
 
   push(key: string, value: T): void {
     const state = this.keys.get(key);
     if (state) {
-      state.pending = value;
+      state.pending = state.has && this.merge ? this.merge(state.pending as T, value) : value;
       state.has = true;
       return;
     }

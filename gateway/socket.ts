@@ -7,6 +7,8 @@
  *   subscribes under its own event group, so even a plain `emit` (one instance per group) reaches
  *   every node, and each node serves its own sockets.
  * - Book, price, balance and position pushes are coalesced per key (COALESCE_MS, latest state wins).
+ * - A market's book and price updates go out together: one pass over its subscribers, each socket
+ *   getting the frames of all its rooms in one write (the syscall per socket is most of the cost).
  */
 import type { Context, Service, ServiceSchema } from "moleculer";
 import SocketIOMixin from "moleculer-io";
@@ -26,6 +28,7 @@ import {
   SOCKET_PATH,
   noView,
   parseSubscribe,
+  wsTextFrame,
   parseUnsubscribe,
   rooms,
   type BalanceView,
@@ -77,6 +80,23 @@ interface SocketState {
 }
 
 type UserPush = { userId: string; data: UserUpdate };
+/** A market's latest book and prices waiting to go out (each absent until its event arrives). */
+type MarketChange = { book: BookChangedEvent | null; prices: PricesChangedEvent | null };
+
+/** The parts of an engine.io connection the shared-frame write relies on (engine.io 6). */
+interface EngineConn {
+  readyState: string;
+  transport: { name: string; perMessageDeflate?: unknown; socket?: { _sender?: { sendFrame?: unknown } } };
+  write(data: string, options: { wsPreEncodedFrame?: Buffer[] }): void;
+}
+
+/**
+ * Whether the transport writes a packet's `wsPreEncodedFrame` bytes as they are (the path
+ * Socket.IO's own broadcasts take): websocket without compression.
+ */
+function takesPreEncodedFrames(t: EngineConn["transport"]): boolean {
+  return t.name === "websocket" && !t.perMessageDeflate && typeof t.socket?._sender?.sendFrame === "function";
+}
 
 export type SocketGatewayThis = Service & {
   io: Server;
@@ -85,8 +105,7 @@ export type SocketGatewayThis = Service & {
   seqGen: number;
   lastBook: Map<string, BookChangedEvent>;
   lastPrices: Map<string, string>;
-  bookPush: Coalescer<BookChangedEvent>;
-  pricePush: Coalescer<PricesChangedEvent>;
+  marketPush: Coalescer<MarketChange>;
   userPush: Coalescer<UserPush>;
   socketConnected(socket: Socket): void;
   stateOf(socket: Socket): SocketState | undefined;
@@ -98,8 +117,9 @@ export type SocketGatewayThis = Service & {
   subscribeUser(socket: Socket, state: SocketState, token: string): Promise<void>;
   unsubscribe(socket: Socket, payload: unknown): void;
   endUser(socket: Socket, state: SocketState, error: ErrorMessage | null): string | null;
-  flushBook(ev: BookChangedEvent): void;
-  flushPrices(ev: PricesChangedEvent): void;
+  flushMarket(marketId: string, change: MarketChange): void;
+  priceUpdate(ev: PricesChangedEvent): ServerMessage | null;
+  fanOut(roomNames: string[], msgs: ServerMessage[]): void;
   pushUser(userId: string, data: UserUpdate, coalesceKey?: string): void;
 };
 
@@ -192,12 +212,12 @@ const SocketGateway = defineService<SocketGatewayThis>({
         const prev = this.lastBook.get(ev.marketId);
         if (prev && prev.seq > ev.seq) return;
         this.lastBook.set(ev.marketId, ev);
-        if (this.hasMembers(rooms.book(ev.marketId, "YES")) || this.hasMembers(rooms.book(ev.marketId, "NO"))) this.bookPush.push(ev.marketId, ev);
+        if (this.hasMembers(rooms.book(ev.marketId, "YES")) || this.hasMembers(rooms.book(ev.marketId, "NO"))) this.marketPush.push(ev.marketId, { book: ev, prices: null });
       },
     },
     "market.pricesChanged": {
       handler(this: SocketGatewayThis, ctx: Context<PricesChangedEvent>) {
-        if (this.hasMembers(rooms.market(ctx.params.marketId))) this.pricePush.push(ctx.params.marketId, ctx.params);
+        if (this.hasMembers(rooms.market(ctx.params.marketId))) this.marketPush.push(ctx.params.marketId, { book: null, prices: ctx.params });
         else this.lastPrices.delete(ctx.params.marketId);
       },
     },
@@ -399,23 +419,78 @@ const SocketGateway = defineService<SocketGatewayThis>({
       return prev.userId;
     },
 
-    flushBook(this: SocketGatewayThis, ev: BookChangedEvent) {
-      for (const outcome of ["YES", "NO"] as const) {
-        const room = rooms.book(ev.marketId, outcome);
-        if (!this.hasMembers(room)) continue;
-        const levels = outcome === "YES" ? ev.yes : noView(ev.yes);
-        this.toRoom(room, { type: "update", channel: "book", marketId: ev.marketId, outcome, seq: ev.seq, data: { marketId: ev.marketId, bids: levels.bids, asks: levels.asks } });
+    flushMarket(this: SocketGatewayThis, marketId: string, change: MarketChange) {
+      const targets: string[] = [];
+      const msgs: ServerMessage[] = [];
+      const ev = change.book;
+      if (ev) {
+        for (const outcome of ["YES", "NO"] as const) {
+          const room = rooms.book(marketId, outcome);
+          if (!this.hasMembers(room)) continue;
+          const levels = outcome === "YES" ? ev.yes : noView(ev.yes);
+          targets.push(room);
+          msgs.push({ type: "update", channel: "book", marketId, outcome, seq: ev.seq, data: { marketId, bids: levels.bids, asks: levels.asks } });
+        }
       }
+      const price = change.prices && this.priceUpdate(change.prices);
+      if (price && this.hasMembers(rooms.market(marketId))) {
+        targets.push(rooms.market(marketId));
+        msgs.push(price);
+      }
+      if (msgs.length) this.fanOut(targets, msgs);
     },
 
-    flushPrices(this: SocketGatewayThis, ev: PricesChangedEvent) {
+    priceUpdate(this: SocketGatewayThis, ev: PricesChangedEvent): ServerMessage | null {
       // The same prices as REST (best of book and pool), so the socket and GET /markets/:id agree.
       const data: MarketPrices = { marketId: ev.marketId, ...livePrices({ yesBid: ev.yesBid, yesAsk: ev.yesAsk, ammYes: ev.ammYes ?? null }) };
       // Most book changes leave the best prices alone: push only real changes.
       const sig = `${data.buyYesPrice}|${data.buyNoPrice}|${data.sellYesPrice}|${data.sellNoPrice}`;
-      if (this.lastPrices.get(ev.marketId) === sig) return;
+      if (this.lastPrices.get(ev.marketId) === sig) return null;
       this.lastPrices.set(ev.marketId, sig);
-      this.toRoom(rooms.market(ev.marketId), { type: "update", channel: "market", data });
+      return { type: "update", channel: "market", data };
+    },
+
+    /**
+     * `msgs[i]` to every socket in room `roomNames[i]`; a socket in several of them gets its messages
+     * in that order in one write. Each message is encoded and framed once; websocket sockets get
+     * the frames of their room combination as one pre-encoded frame buffer (Socket.IO's own
+     * broadcast does the same for one message), other transports get the encoded packets.
+     */
+    fanOut(this: SocketGatewayThis, roomNames: string[], msgs: ServerMessage[]) {
+      const nsp = this.io.of("/");
+      const members = roomNames.map((r) => nsp.adapter.rooms.get(r) ?? new Set<string>());
+      const encoded = msgs.map((msg) => {
+        const [packet, ...more] = this.io.encoder.encode({ type: 2 /* EVENT */, nsp: "/", data: ["message", msg] }) as unknown[];
+        if (typeof packet !== "string" || more.length) throw new Error("socket message did not encode as one text packet");
+        return packet;
+      });
+      const frames = encoded.map((packet) => wsTextFrame(`4${packet}`)); // 4: engine.io "message"
+      const byMask = new Map<number, { first: string; opts: { wsPreEncodedFrame: Buffer[] } }>();
+      const shared = (mask: number) => {
+        let w = byMask.get(mask);
+        if (!w) {
+          const mine = frames.filter((_, k) => mask & (1 << k));
+          w = { first: encoded[Math.log2(mask & -mask)], opts: { wsPreEncodedFrame: [mine.length === 1 ? mine[0] : Buffer.concat(mine)] } };
+          byMask.set(mask, w);
+        }
+        return w;
+      };
+      const plain = {};
+      for (let i = 0; i < members.length; i++) {
+        next: for (const id of members[i]) {
+          for (let j = 0; j < i; j++) if (members[j].has(id)) continue next; // served with room j
+          let mask = 1 << i;
+          for (let j = i + 1; j < members.length; j++) if (members[j].has(id)) mask |= 1 << j;
+          const conn = nsp.sockets.get(id)?.conn as unknown as EngineConn | undefined;
+          if (!conn || conn.readyState !== "open") continue;
+          if (takesPreEncodedFrames(conn.transport)) {
+            const w = shared(mask);
+            conn.write(w.first, w.opts);
+          } else {
+            for (let k = 0; k < encoded.length; k++) if (mask & (1 << k)) conn.write(encoded[k], plain);
+          }
+        }
+      }
     },
 
     pushUser(this: SocketGatewayThis, userId: string, data: UserUpdate, coalesceKey?: string) {
@@ -431,8 +506,11 @@ const SocketGateway = defineService<SocketGatewayThis>({
     this.seqGen = 0;
     this.lastBook = new Map();
     this.lastPrices = new Map();
-    this.bookPush = new Coalescer(COALESCE_MS, (_k, ev) => this.flushBook(ev));
-    this.pricePush = new Coalescer(COALESCE_MS, (_k, ev) => this.flushPrices(ev));
+    this.marketPush = new Coalescer<MarketChange>(
+      COALESCE_MS,
+      (marketId, change) => this.flushMarket(marketId, change),
+      (pending, next) => ({ book: next.book ?? pending.book, prices: next.prices ?? pending.prices }),
+    );
     this.userPush = new Coalescer(COALESCE_MS, (_k, p) => {
       if (this.hasMembers(rooms.user(p.userId))) this.toRoom(rooms.user(p.userId), { type: "update", channel: "user", data: p.data });
     });
@@ -444,8 +522,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
   },
 
   stopped() {
-    this.bookPush.clear();
-    this.pricePush.clear();
+    this.marketPush.clear();
     this.userPush.clear();
     for (const s of this.socketStates.values()) {
       clearTimeout(s.idle);
