@@ -4,17 +4,27 @@
  * Everything is kept in the YES view: BUY YES t and SELL NO (100-t) are bids at YES tick t,
  * SELL YES t and BUY NO (100-t) are asks at YES tick t. With only 99 ticks, levels live in
  * fixed arrays indexed by tick; each level is an intrusive FIFO list so cancel is O(1).
+ *
+ * Resting orders are rows of one Float64Array (a slab with a free list) addressed by integer
+ * slot, and an open-addressing table maps orderId -> slot. A deep book is then a few flat arrays
+ * instead of 200,000 objects and a Map the GC must trace and rehash, and placeReusing /
+ * cancelReusing allocate nothing per command: their events live in objects the book reuses.
  */
 import type {
+  AcceptedEvent,
   BestPrices,
   BookEvent,
+  CancelledEvent,
   CancelReason,
   Depth,
+  FillEvent,
   Order,
   OrderBookOptions,
   Outcome,
   PriceLevel,
+  RejectedEvent,
   RejectReason,
+  RestedEvent,
   RestingOrder,
   Side,
   SweepOptions,
@@ -30,59 +40,28 @@ export type * from "./types";
 const NO_BID = 0;
 const NO_ASK = 100;
 
-class Node {
-  orderId: string;
-  userId: string;
-  side: Side;
-  outcome: Outcome;
-  price: Tick;
-  quantity: number;
-  remaining: number;
-  seq: number;
-  isBid: boolean;
-  tick: number;
-  prev: Node | null;
-  next: Node | null;
+/** Level index: bids at YES tick t are level t, asks level ASKS + t (0..100 each, sentinels included). */
+const ASKS = 101;
+const LEVELS = 2 * ASKS;
 
-  constructor(
-    orderId: string,
-    userId: string,
-    side: Side,
-    outcome: Outcome,
-    price: Tick,
-    quantity: number,
-    remaining: number,
-    seq: number,
-    isBid: boolean,
-    tick: number,
-  ) {
-    this.orderId = orderId;
-    this.userId = userId;
-    this.side = side;
-    this.outcome = outcome;
-    this.price = price;
-    this.quantity = quantity;
-    this.remaining = remaining;
-    this.seq = seq;
-    this.isBid = isBid;
-    this.tick = tick;
-    this.prev = null;
-    this.next = null;
-  }
-}
+/** One order = one row of ROW doubles (64 bytes, about one cache line). */
+const ROW = 8;
+const REMAINING = 0;
+const QUANTITY = 1;
+const SEQ = 2;
+const PREV = 3;
+/** Next in the level's FIFO; for a free slot, the next free slot. */
+const NEXT = 4;
+/** Level index | SELL_BIT | NO_BIT: side, outcome and price follow from it. */
+const META = 5;
+/** hashId(orderId), so the id table can be maintained without rehashing strings. */
+const HASH = 6;
+const SELL_BIT = 1 << 8;
+const NO_BIT = 1 << 9;
+const LEVEL_MASK = 0xff;
 
-class Level {
-  head: Node | null = null;
-  tail: Node | null = null;
-  quantity = 0;
-  count = 0;
-}
-
-function makeLevels(): Level[] {
-  const levels: Level[] = new Array(NO_ASK + 1);
-  for (let i = 0; i <= NO_ASK; i++) levels[i] = new Level();
-  return levels;
-}
+const NONE = -1;
+const MIN_SLOTS = 16;
 
 function isValidSide(s: unknown): s is Side {
   return s === "BUY" || s === "SELL";
@@ -102,28 +81,80 @@ function yesIsBid(side: Side, outcome: Outcome): boolean {
   return (side === "BUY") === (outcome === "YES");
 }
 
-function snapshot(n: Node): RestingOrder {
+/**
+ * FNV-1a with a murmur finaliser, for the orderId table. Ids are minted by the service, not
+ * chosen by users, so no flooding defence is needed.
+ */
+function hashId(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  return h ^ (h >>> 13);
+}
+
+// Event factories: every event of a type is created here, so pooled and fresh ones share one
+// shape and one key order (consumers and tests compare them serialised).
+function newFill(): FillEvent {
   return {
-    orderId: n.orderId,
-    userId: n.userId,
-    side: n.side,
-    outcome: n.outcome,
-    price: n.price,
-    quantity: n.quantity,
-    remaining: n.remaining,
-    seq: n.seq,
+    type: "fill",
+    seq: 0,
+    makerOrderId: "",
+    takerOrderId: "",
+    makerUserId: "",
+    takerUserId: "",
+    kind: "transfer",
+    quantity: 0,
+    makerSide: "BUY",
+    makerOutcome: "YES",
+    makerPrice: 0,
+    takerSide: "BUY",
+    takerOutcome: "YES",
+    takerPrice: 0,
+    makerRemaining: 0,
+    takerRemaining: 0,
   };
+}
+function newCancelled(): CancelledEvent {
+  return { type: "cancelled", seq: 0, orderId: "", userId: "", side: "BUY", outcome: "YES", price: 0, remaining: 0, reason: "USER" };
 }
 
 export class OrderBook {
   readonly marketId: string;
   private lastSeq: number;
-  /** Indexed by YES tick; 0 and 100 are unused sentinels. */
-  private readonly bids: Level[] = makeLevels();
-  private readonly asks: Level[] = makeLevels();
+
+  // --- levels, indexed by level (see ASKS); tick 0 and 100 are unused sentinels ---
+  private readonly levelHead = new Int32Array(LEVELS).fill(NONE);
+  private readonly levelTail = new Int32Array(LEVELS).fill(NONE);
+  private readonly levelQuantity = new Float64Array(LEVELS);
+  private readonly levelCount = new Int32Array(LEVELS);
   private bestBid = NO_BID;
   private bestAsk = NO_ASK;
-  private readonly orders = new Map<string, Node>();
+
+  // --- order slab ---
+  private rows = new Float64Array(MIN_SLOTS * ROW);
+  private orderIds: string[] = new Array<string>(MIN_SLOTS).fill("");
+  private userIds: string[] = new Array<string>(MIN_SLOTS).fill("");
+  private capacity = MIN_SLOTS;
+  /** Slots ever handed out; slots >= used have never held an order. */
+  private used = 0;
+  private freeHead = NONE;
+  private count = 0;
+
+  // --- orderId -> slot: linear probing, pairs [slot + 1 (0 = empty), hash], load <= 1/2 ---
+  private idTable = new Int32Array(4 * MIN_SLOTS);
+  private idMask = 2 * MIN_SLOTS - 1;
+
+  // --- events of the latest command, reused (see placeReusing) ---
+  private readonly events: BookEvent[] = [];
+  private eventCount = 0;
+  private readonly fillPool: FillEvent[] = [];
+  private fillsUsed = 0;
+  private readonly cancelPool: CancelledEvent[] = [];
+  private cancelsUsed = 0;
+  private readonly acceptedEvent: AcceptedEvent = { type: "accepted", seq: 0, orderId: "" };
+  private readonly restedEvent: RestedEvent = { type: "rested", seq: 0, orderId: "", remaining: 0 };
+  private readonly rejectedEvent: RejectedEvent = { type: "rejected", seq: 0, orderId: "", reason: "INVALID_ORDER" };
 
   constructor(marketId: string, opts: OrderBookOptions = {}) {
     const startSeq = opts.startSeq ?? 0;
@@ -138,60 +169,104 @@ export class OrderBook {
   }
 
   get size(): number {
-    return this.orders.size;
+    return this.count;
+  }
+
+  /**
+   * The events of the latest placeReusing / cancelReusing: the first n entries, n being what
+   * that call returned. Array and event objects are overwritten by the next command of any kind.
+   */
+  get lastEvents(): readonly BookEvent[] {
+    return this.events;
   }
 
   place(order: Order): BookEvent[] {
-    const events: BookEvent[] = [];
-    const reason = this.validate(order);
-    if (reason !== null) {
-      const orderId = order != null && typeof order.orderId === "string" ? order.orderId : "";
-      events.push({ type: "rejected", seq: ++this.lastSeq, orderId, reason });
-      return events;
-    }
-    const { orderId, userId, side, outcome, price, quantity } = order;
-    const isBid = yesIsBid(side, outcome);
-    const tick = outcome === "YES" ? price : 100 - price;
-
-    // FOK must be decided before anything mutates: a reject leaves even the taker's own orders alone.
-    if (order.orderType === "FOK" && this.available(isBid, tick, quantity, userId) < quantity) {
-      events.push({ type: "rejected", seq: ++this.lastSeq, orderId, reason: "FOK_NOT_FILLED" });
-      return events;
-    }
-
-    const acceptSeq = ++this.lastSeq;
-    events.push({ type: "accepted", seq: acceptSeq, orderId });
-    const remaining = this.match(events, order, isBid, tick);
-    if (remaining > 0) {
-      // Only GTC gets here: a FOK that passed the check always fills completely.
-      const node = new Node(orderId, userId, side, outcome, price, quantity, remaining, acceptSeq, isBid, tick);
-      this.append(node);
-      events.push({ type: "rested", seq: ++this.lastSeq, orderId, remaining });
-    }
-    return events;
+    return this.copyEvents(this.placeReusing(order));
   }
 
   cancel(orderId: string, userId?: string): BookEvent[] {
-    const node = this.orders.get(orderId);
-    // Another user's order answers exactly like an unknown one so ids cannot be probed.
-    if (node === undefined || (userId !== undefined && node.userId !== userId)) {
-      return [{ type: "rejected", seq: ++this.lastSeq, orderId, reason: "UNKNOWN_ORDER" }];
+    return this.copyEvents(this.cancelReusing(orderId, userId));
+  }
+
+  /** place() without allocating: returns the number of events, read from lastEvents before the next command. */
+  placeReusing(order: Order): number {
+    this.resetEvents();
+    const reason = this.validate(order);
+    if (reason !== null) {
+      const orderId = order != null && typeof order.orderId === "string" ? order.orderId : "";
+      this.emitRejected(orderId, reason);
+      return this.eventCount;
     }
-    this.remove(node);
-    return [this.cancelledEvent(node, "USER")];
+    const orderId = order.orderId;
+    const hash = hashId(orderId);
+    if (this.findSlot(orderId, hash) !== NONE) {
+      // Only live ids are known here; lifetime uniqueness of ids is the service's job.
+      this.emitRejected(orderId, "DUPLICATE_ORDER");
+      return this.eventCount;
+    }
+    const isBid = yesIsBid(order.side, order.outcome);
+    const tick = order.outcome === "YES" ? order.price : 100 - order.price;
+    const quantity = order.quantity;
+
+    // FOK must be decided before anything mutates: a reject leaves even the taker's own orders alone.
+    if (order.orderType === "FOK" && this.available(isBid, tick, quantity, order.userId) < quantity) {
+      this.emitRejected(orderId, "FOK_NOT_FILLED");
+      return this.eventCount;
+    }
+
+    const acceptSeq = ++this.lastSeq;
+    const accepted = this.acceptedEvent;
+    accepted.seq = acceptSeq;
+    accepted.orderId = orderId;
+    this.emit(accepted);
+    const remaining = this.match(order, isBid, tick);
+    if (remaining > 0) {
+      // Only GTC gets here: a FOK that passed the check always fills completely.
+      const slot = this.newSlot(order, isBid, tick, remaining, acceptSeq, hash);
+      this.linkAtTail(slot);
+      const rested = this.restedEvent;
+      rested.seq = ++this.lastSeq;
+      rested.orderId = orderId;
+      rested.remaining = remaining;
+      this.emit(rested);
+    }
+    return this.eventCount;
+  }
+
+  /** cancel() without allocating; same contract as placeReusing. */
+  cancelReusing(orderId: string, userId?: string): number {
+    this.resetEvents();
+    const slot = typeof orderId === "string" ? this.findSlot(orderId, hashId(orderId)) : NONE;
+    // Another user's order answers exactly like an unknown one so ids cannot be probed.
+    if (slot === NONE || (userId !== undefined && this.userIds[slot] !== userId)) {
+      this.emitRejected(orderId, "UNKNOWN_ORDER");
+      return this.eventCount;
+    }
+    this.emitCancelled(slot, "USER");
+    this.removeSlot(slot);
+    return this.eventCount;
   }
 
   /** Cancels every resting order in arrival (seq) order, e.g. at market close. */
   cancelAll(reason: CancelReason = "MARKET_CLOSED"): BookEvent[] {
-    const nodes = Array.from(this.orders.values()).sort((a, b) => a.seq - b.seq);
-    const events: BookEvent[] = new Array(nodes.length);
-    for (let i = 0; i < nodes.length; i++) events[i] = this.cancelledEvent(nodes[i], reason);
-    // Dropping the whole structure beats unlinking node by node.
-    for (let t = 0; t <= NO_ASK; t++) {
-      this.bids[t] = new Level();
-      this.asks[t] = new Level();
+    const slots = this.slotsBySeq();
+    const events: BookEvent[] = new Array(slots.length);
+    for (let i = 0; i < slots.length; i++) {
+      const e = newCancelled();
+      this.writeCancelled(e, slots[i], reason);
+      events[i] = e;
     }
-    this.orders.clear();
+    // Dropping the whole structure beats unlinking order by order; capacity is kept.
+    this.levelHead.fill(NONE);
+    this.levelTail.fill(NONE);
+    this.levelQuantity.fill(0);
+    this.levelCount.fill(0);
+    this.idTable.fill(0);
+    this.orderIds.fill("");
+    this.userIds.fill("");
+    this.used = 0;
+    this.freeHead = NONE;
+    this.count = 0;
     this.bestBid = NO_BID;
     this.bestAsk = NO_ASK;
     return events;
@@ -211,34 +286,37 @@ export class OrderBook {
       throw new RangeError(`restore: invalid quantity/remaining for ${orderId}`);
     }
     if (!Number.isSafeInteger(seq) || seq < 0) throw new RangeError(`restore: invalid seq for ${orderId}`);
-    if (this.orders.has(orderId)) throw new Error(`restore: duplicate order ${orderId}`);
+    const hash = hashId(orderId);
+    if (this.findSlot(orderId, hash) !== NONE) throw new Error(`restore: duplicate order ${orderId}`);
     const isBid = yesIsBid(side, outcome);
     const tick = outcome === "YES" ? price : 100 - price;
     if (isBid ? tick >= this.bestAsk : tick <= this.bestBid) throw new Error(`restore: ${orderId} would cross the book`);
 
-    const node = new Node(orderId, userId, side, outcome, price, quantity, remaining, seq, isBid, tick);
-    const level = (isBid ? this.bids : this.asks)[tick];
+    const slot = this.newSlot(order, isBid, tick, remaining, seq, hash);
+    const rows = this.rows;
+    const level = (isBid ? 0 : ASKS) + tick;
     // Walk back from the tail: restores normally arrive in seq order, making this O(1).
-    let after = level.tail;
-    while (after !== null && after.seq > seq) after = after.prev;
-    node.prev = after;
-    node.next = after === null ? level.head : after.next;
-    if (node.next === null) level.tail = node;
-    else node.next.prev = node;
-    if (after === null) level.head = node;
-    else after.next = node;
-    this.addToLevel(level, node);
+    let after = this.levelTail[level];
+    while (after !== NONE && rows[after * ROW + SEQ] > seq) after = rows[after * ROW + PREV] | 0;
+    const next = after === NONE ? this.levelHead[level] : rows[after * ROW + NEXT] | 0;
+    rows[slot * ROW + PREV] = after;
+    rows[slot * ROW + NEXT] = next;
+    if (next === NONE) this.levelTail[level] = slot;
+    else rows[next * ROW + PREV] = slot;
+    if (after === NONE) this.levelHead[level] = slot;
+    else rows[after * ROW + NEXT] = slot;
+    this.addToLevel(level, slot);
     // Later events must never reuse a restored seq.
     if (seq > this.lastSeq) this.lastSeq = seq;
   }
 
   depth(outcome: Outcome, levels = 10): Depth {
     const n = Math.floor(levels);
-    const yesBids = this.collect(this.bids, this.bestBid, -1, n, false);
-    const yesAsks = this.collect(this.asks, this.bestAsk, 1, n, false);
+    const yesBids = this.collect(0, this.bestBid, -1, n, false);
+    const yesAsks = this.collect(ASKS, this.bestAsk, 1, n, false);
     if (outcome === "YES") return { bids: yesBids, asks: yesAsks };
     // NO view mirrors: a YES ask at t is a NO bid at 100-t and vice versa.
-    return { bids: this.collect(this.asks, this.bestAsk, 1, n, true), asks: this.collect(this.bids, this.bestBid, -1, n, true) };
+    return { bids: this.collect(ASKS, this.bestAsk, 1, n, true), asks: this.collect(0, this.bestBid, -1, n, true) };
   }
 
   best(outcome: Outcome): BestPrices {
@@ -255,14 +333,14 @@ export class OrderBook {
     const isBid = yesIsBid(side, outcome);
     const limit = opts.limit === undefined ? (isBid ? MAX_TICK : MIN_TICK) : outcome === "YES" ? opts.limit : 100 - opts.limit;
     const exclude = opts.excludeUserId;
-    const levels = isBid ? this.asks : this.bids;
+    const base = isBid ? ASKS : 0;
     const step = isBid ? 1 : -1;
     let need = quantity;
     for (let t = isBid ? this.bestAsk : this.bestBid; need > 0 && t >= MIN_TICK && t <= MAX_TICK; t += step) {
       if (isBid ? t > limit : t < limit) break;
-      const level = levels[t];
-      if (level.count === 0) continue;
-      const take = exclude === undefined ? Math.min(level.quantity, need) : this.takeFromLevel(level, need, exclude);
+      const level = base + t;
+      if (this.levelCount[level] === 0) continue;
+      const take = exclude === undefined ? Math.min(this.levelQuantity[level], need) : this.takeFromLevel(level, need, exclude);
       if (take === 0) continue;
       result.levels.push({ price: outcome === "YES" ? t : 100 - t, quantity: take });
       result.filled += take;
@@ -272,48 +350,60 @@ export class OrderBook {
   }
 
   getOrder(orderId: string): RestingOrder | undefined {
-    const node = this.orders.get(orderId);
-    return node === undefined ? undefined : snapshot(node);
+    const slot = typeof orderId === "string" ? this.findSlot(orderId, hashId(orderId)) : NONE;
+    return slot === NONE ? undefined : this.snapshot(slot);
   }
 
   /** Snapshots of all resting orders, in arrival (seq) order. */
   openOrders(): RestingOrder[] {
-    return Array.from(this.orders.values(), snapshot).sort((a, b) => a.seq - b.seq);
+    return this.slotsBySeq().map((slot) => this.snapshot(slot));
   }
 
   /** Full structural self-check (O(n)); returns problems found, empty when consistent. For tests and debugging. */
   checkIntegrity(): string[] {
     const problems: string[] = [];
+    const rows = this.rows;
     let seen = 0;
     let bestBid = NO_BID;
     let bestAsk = NO_ASK;
-    for (const isBid of [true, false]) {
-      const levels = isBid ? this.bids : this.asks;
-      for (let t = 0; t <= NO_ASK; t++) {
-        const level = levels[t];
-        let qty = 0;
-        let count = 0;
-        let prev: Node | null = null;
-        for (let node = level.head; node !== null; node = node.next) {
-          const where = `${isBid ? "bid" : "ask"}@${t} ${node.orderId}`;
-          if (node.prev !== prev) problems.push(`${where}: broken prev link`);
-          if (prev !== null && prev.seq >= node.seq) problems.push(`${where}: seq not increasing`);
-          if (node.tick !== t || node.isBid !== isBid) problems.push(`${where}: on wrong level`);
-          if (this.orders.get(node.orderId) !== node) problems.push(`${where}: not indexed`);
-          if (!(node.remaining > 0 && node.remaining <= node.quantity)) problems.push(`${where}: bad remaining`);
-          qty += node.remaining;
-          count++;
-          prev = node;
+    for (let level = 0; level < LEVELS; level++) {
+      const isBid = level < ASKS;
+      const t = isBid ? level : level - ASKS;
+      const name = `${isBid ? "bid" : "ask"}@${t}`;
+      let qty = 0;
+      let count = 0;
+      let prev = NONE;
+      for (let slot = this.levelHead[level]; slot !== NONE; slot = rows[slot * ROW + NEXT] | 0) {
+        const r = slot * ROW;
+        const where = `${name} ${this.orderIds[slot]}`;
+        if (slot < 0 || slot >= this.used || count > this.count) {
+          problems.push(`${where}: bad slot ${slot}`);
+          break;
         }
-        if (level.tail !== prev) problems.push(`${isBid ? "bid" : "ask"}@${t}: bad tail`);
-        if (level.quantity !== qty || level.count !== count) problems.push(`${isBid ? "bid" : "ask"}@${t}: aggregate mismatch`);
-        seen += count;
-        if (count > 0 && (t < MIN_TICK || t > MAX_TICK)) problems.push(`order on sentinel level ${t}`);
-        if (count > 0 && isBid && t > bestBid) bestBid = t;
-        if (count > 0 && !isBid && t < bestAsk) bestAsk = t;
+        if ((rows[r + PREV] | 0) !== prev) problems.push(`${where}: broken prev link`);
+        if (prev !== NONE && rows[prev * ROW + SEQ] >= rows[r + SEQ]) problems.push(`${where}: seq not increasing`);
+        if ((rows[r + META] & LEVEL_MASK) !== level) problems.push(`${where}: on wrong level`);
+        if (this.findSlot(this.orderIds[slot], hashId(this.orderIds[slot])) !== slot) problems.push(`${where}: not indexed`);
+        if (rows[r + HASH] !== hashId(this.orderIds[slot])) problems.push(`${where}: stale hash`);
+        if (!(rows[r + REMAINING] > 0 && rows[r + REMAINING] <= rows[r + QUANTITY])) problems.push(`${where}: bad remaining`);
+        qty += rows[r + REMAINING];
+        count++;
+        prev = slot;
       }
+      if (this.levelTail[level] !== prev) problems.push(`${name}: bad tail`);
+      if (this.levelQuantity[level] !== qty || this.levelCount[level] !== count) problems.push(`${name}: aggregate mismatch`);
+      seen += count;
+      if (count > 0 && (t < MIN_TICK || t > MAX_TICK)) problems.push(`order on sentinel level ${t}`);
+      if (count > 0 && isBid && t > bestBid) bestBid = t;
+      if (count > 0 && !isBid && t < bestAsk) bestAsk = t;
     }
-    if (seen !== this.orders.size) problems.push(`index holds ${this.orders.size} orders, levels ${seen}`);
+    if (seen !== this.count) problems.push(`book counts ${this.count} orders, levels ${seen}`);
+    let indexed = 0;
+    for (let b = 0; b <= this.idMask; b++) if (this.idTable[2 * b] !== 0) indexed++;
+    if (indexed !== this.count) problems.push(`id table holds ${indexed} orders, book ${this.count}`);
+    let free = 0;
+    for (let slot = this.freeHead; slot !== NONE && free <= this.used; slot = rows[slot * ROW + NEXT] | 0) free++;
+    if (free + this.count !== this.used) problems.push(`slab leaks: ${free} free + ${this.count} live != ${this.used} used`);
     if (bestBid !== this.bestBid || bestAsk !== this.bestAsk) problems.push("best pointers stale");
     if (this.bestBid >= this.bestAsk) problems.push("book crossed");
     return problems;
@@ -329,58 +419,38 @@ export class OrderBook {
     }
     if (!isTick(o.price)) return "INVALID_PRICE";
     if (!isValidQuantity(o.quantity)) return "INVALID_QUANTITY";
-    // Only live ids are known here; lifetime uniqueness of ids is the service's job.
-    if (this.orders.has(o.orderId)) return "DUPLICATE_ORDER";
     return null;
   }
 
   /** Fills the taker against the opposite side; returns its unfilled remainder. */
-  private match(events: BookEvent[], taker: Order, isBid: boolean, tick: number): number {
-    const levels = isBid ? this.asks : this.bids;
-    const takerId = taker.orderId;
+  private match(taker: Order, isBid: boolean, tick: number): number {
+    // Matching only frees slots, never grows the slab, so `rows` stays valid throughout.
+    const rows = this.rows;
+    const base = isBid ? ASKS : 0;
     const takerUser = taker.userId;
-    const takerSide = taker.side;
-    const takerOutcome = taker.outcome;
     let remaining = taker.quantity;
     while (remaining > 0) {
       const best = isBid ? this.bestAsk : this.bestBid;
       // Sentinels make an empty side never cross (tick is 1..99).
       if (isBid ? best > tick : best < tick) break;
-      const level = levels[best];
-      let node = level.head;
-      while (node !== null && remaining > 0) {
-        const next: Node | null = node.next;
-        if (node.userId === takerUser) {
-          this.remove(node);
-          events.push(this.cancelledEvent(node, "SELF_TRADE"));
+      const level = base + best;
+      let slot = this.levelHead[level];
+      while (slot !== NONE && remaining > 0) {
+        const r = slot * ROW;
+        const next = rows[r + NEXT] | 0;
+        if (this.userIds[slot] === takerUser) {
+          this.emitCancelled(slot, "SELF_TRADE");
+          this.removeSlot(slot);
         } else {
-          const q = remaining < node.remaining ? remaining : node.remaining;
+          const makerRemaining = rows[r + REMAINING];
+          const q = remaining < makerRemaining ? remaining : makerRemaining;
           remaining -= q;
-          node.remaining -= q;
-          level.quantity -= q;
-          if (node.remaining === 0) this.remove(node);
-          const sameOutcome = node.outcome === takerOutcome;
-          events.push({
-            type: "fill",
-            seq: ++this.lastSeq,
-            makerOrderId: node.orderId,
-            takerOrderId: takerId,
-            makerUserId: node.userId,
-            takerUserId: takerUser,
-            // Opposite outcomes on opposite YES-view sides means both BUY (mint) or both SELL (merge).
-            kind: sameOutcome ? "transfer" : takerSide === "BUY" ? "mint" : "merge",
-            quantity: q,
-            makerSide: node.side,
-            makerOutcome: node.outcome,
-            makerPrice: node.price,
-            takerSide,
-            takerOutcome,
-            takerPrice: sameOutcome ? node.price : 100 - node.price,
-            makerRemaining: node.remaining,
-            takerRemaining: remaining,
-          });
+          rows[r + REMAINING] = makerRemaining - q;
+          this.levelQuantity[level] -= q;
+          this.emitFill(slot, taker, q, remaining);
+          if (makerRemaining === q) this.removeSlot(slot);
         }
-        node = next;
+        slot = next;
       }
     }
     return remaining;
@@ -388,96 +458,285 @@ export class OrderBook {
 
   /** Quantity an order could take up to its limit, ignoring excludeUser's orders; stops early at `want`. */
   private available(isBid: boolean, tick: number, want: number, excludeUser: string): number {
-    const levels = isBid ? this.asks : this.bids;
+    const base = isBid ? ASKS : 0;
     const step = isBid ? 1 : -1;
     const start = isBid ? this.bestAsk : this.bestBid;
     // Aggregates give an upper bound without touching orders: rejects most unfillable FOKs in O(levels).
     let upper = 0;
-    for (let t = start; upper < want && (isBid ? t <= tick : t >= tick); t += step) upper += levels[t].quantity;
+    for (let t = start; upper < want && (isBid ? t <= tick : t >= tick); t += step) upper += this.levelQuantity[base + t];
     if (upper < want) return upper;
     let sum = 0;
     for (let t = start; sum < want && (isBid ? t <= tick : t >= tick); t += step) {
-      const level = levels[t];
-      if (level.count !== 0) sum += this.takeFromLevel(level, want - sum, excludeUser);
+      if (this.levelCount[base + t] !== 0) sum += this.takeFromLevel(base + t, want - sum, excludeUser);
     }
     return sum;
   }
 
   /** Up to `need` from one level, skipping excludeUser's orders. */
-  private takeFromLevel(level: Level, need: number, excludeUser: string): number {
+  private takeFromLevel(level: number, need: number, excludeUser: string): number {
+    const rows = this.rows;
     let sum = 0;
-    for (let node = level.head; node !== null && sum < need; node = node.next) {
-      if (node.userId !== excludeUser) sum += node.remaining;
+    for (let slot = this.levelHead[level]; slot !== NONE && sum < need; slot = rows[slot * ROW + NEXT] | 0) {
+      if (this.userIds[slot] !== excludeUser) sum += rows[slot * ROW + REMAINING];
     }
     return sum < need ? sum : need;
   }
 
-  private append(node: Node): void {
-    const level = (node.isBid ? this.bids : this.asks)[node.tick];
-    node.prev = level.tail;
-    node.next = null;
-    if (level.tail === null) level.head = node;
-    else level.tail.next = node;
-    level.tail = node;
-    this.addToLevel(level, node);
+  /** Takes a slot (free list first, growing the slab if full), fills its row and indexes its id. */
+  private newSlot(order: Order | RestingOrder, isBid: boolean, tick: number, remaining: number, seq: number, hash: number): number {
+    let slot = this.freeHead;
+    if (slot !== NONE) this.freeHead = this.rows[slot * ROW + NEXT] | 0;
+    else {
+      if (this.used === this.capacity) this.grow();
+      slot = this.used++;
+    }
+    const rows = this.rows;
+    const r = slot * ROW;
+    rows[r + REMAINING] = remaining;
+    rows[r + QUANTITY] = order.quantity;
+    rows[r + SEQ] = seq;
+    rows[r + PREV] = NONE;
+    rows[r + NEXT] = NONE;
+    rows[r + META] = (isBid ? 0 : ASKS) + tick + (order.side === "SELL" ? SELL_BIT : 0) + (order.outcome === "NO" ? NO_BIT : 0);
+    rows[r + HASH] = hash;
+    this.orderIds[slot] = order.orderId;
+    this.userIds[slot] = order.userId;
+    this.count++;
+    if (2 * this.count > this.idMask) this.growIdTable();
+    this.indexSlot(slot, hash);
+    return slot;
   }
 
-  /** Bookkeeping shared by append and restore once the node is linked in. */
-  private addToLevel(level: Level, node: Node): void {
-    level.quantity += node.remaining;
-    level.count++;
-    this.orders.set(node.orderId, node);
-    if (node.isBid) {
-      if (node.tick > this.bestBid) this.bestBid = node.tick;
-    } else if (node.tick < this.bestAsk) this.bestAsk = node.tick;
+  private grow(): void {
+    const capacity = 2 * this.capacity;
+    const rows = new Float64Array(capacity * ROW);
+    rows.set(this.rows);
+    this.rows = rows;
+    for (let i = this.capacity; i < capacity; i++) {
+      this.orderIds.push("");
+      this.userIds.push("");
+    }
+    this.capacity = capacity;
   }
 
-  private remove(node: Node): void {
-    const level = (node.isBid ? this.bids : this.asks)[node.tick];
-    if (node.prev === null) level.head = node.next;
-    else node.prev.next = node.next;
-    if (node.next === null) level.tail = node.prev;
-    else node.next.prev = node.prev;
-    // Keep node.next intact: the match loop has already read it, and nothing else follows it.
-    node.prev = null;
-    level.quantity -= node.remaining;
-    level.count--;
-    this.orders.delete(node.orderId);
-    if (level.count !== 0) return;
+  private linkAtTail(slot: number): void {
+    const rows = this.rows;
+    const level = (rows[slot * ROW + META] | 0) & LEVEL_MASK;
+    const tail = this.levelTail[level];
+    rows[slot * ROW + PREV] = tail;
+    if (tail === NONE) this.levelHead[level] = slot;
+    else rows[tail * ROW + NEXT] = slot;
+    this.levelTail[level] = slot;
+    this.addToLevel(level, slot);
+  }
+
+  /** Bookkeeping shared by linkAtTail and restore once the slot is linked in. */
+  private addToLevel(level: number, slot: number): void {
+    this.levelQuantity[level] += this.rows[slot * ROW + REMAINING];
+    this.levelCount[level]++;
+    if (level < ASKS) {
+      if (level > this.bestBid) this.bestBid = level;
+    } else if (level - ASKS < this.bestAsk) this.bestAsk = level - ASKS;
+  }
+
+  /** Unlinks, unindexes and frees a slot. The match loop has already read its NEXT. */
+  private removeSlot(slot: number): void {
+    const rows = this.rows;
+    const r = slot * ROW;
+    const level = (rows[r + META] | 0) & LEVEL_MASK;
+    const prev = rows[r + PREV] | 0;
+    const next = rows[r + NEXT] | 0;
+    if (prev === NONE) this.levelHead[level] = next;
+    else rows[prev * ROW + NEXT] = next;
+    if (next === NONE) this.levelTail[level] = prev;
+    else rows[next * ROW + PREV] = prev;
+    this.levelQuantity[level] -= rows[r + REMAINING];
+    const left = --this.levelCount[level];
+
+    this.unindexSlot(slot, rows[r + HASH] | 0);
+    // Drop the id strings so a freed slot keeps nothing alive.
+    this.orderIds[slot] = "";
+    this.userIds[slot] = "";
+    rows[r + NEXT] = this.freeHead;
+    this.freeHead = slot;
+    this.count--;
+
+    if (left !== 0) return;
     // At most 98 cheap steps, and only when a best level empties.
-    if (node.isBid) {
-      if (node.tick === this.bestBid) {
-        let t = node.tick - 1;
-        while (t > NO_BID && this.bids[t].count === 0) t--;
+    if (level < ASKS) {
+      if (level === this.bestBid) {
+        let t = level - 1;
+        while (t > NO_BID && this.levelCount[t] === 0) t--;
         this.bestBid = t;
       }
-    } else if (node.tick === this.bestAsk) {
-      let t = node.tick + 1;
-      while (t < NO_ASK && this.asks[t].count === 0) t++;
+    } else if (level - ASKS === this.bestAsk) {
+      let t = level - ASKS + 1;
+      while (t < NO_ASK && this.levelCount[ASKS + t] === 0) t++;
       this.bestAsk = t;
     }
   }
 
-  private cancelledEvent(node: Node, reason: CancelReason): BookEvent {
+  private findSlot(orderId: string, hash: number): number {
+    const table = this.idTable;
+    const mask = this.idMask;
+    for (let b = hash & mask; ; b = (b + 1) & mask) {
+      const entry = table[2 * b];
+      if (entry === 0) return NONE;
+      if (table[2 * b + 1] === hash && this.orderIds[entry - 1] === orderId) return entry - 1;
+    }
+  }
+
+  private indexSlot(slot: number, hash: number): void {
+    const table = this.idTable;
+    const mask = this.idMask;
+    let b = hash & mask;
+    while (table[2 * b] !== 0) b = (b + 1) & mask;
+    table[2 * b] = slot + 1;
+    table[2 * b + 1] = hash;
+  }
+
+  /** Backward-shift delete: no tombstones, so lookups never slow down under churn. */
+  private unindexSlot(slot: number, hash: number): void {
+    const table = this.idTable;
+    const mask = this.idMask;
+    let hole = hash & mask;
+    while (table[2 * hole] !== slot + 1) hole = (hole + 1) & mask;
+    for (let b = (hole + 1) & mask; table[2 * b] !== 0; b = (b + 1) & mask) {
+      // An entry may fill the hole if the hole lies on its probe path from its home bucket.
+      const home = table[2 * b + 1] & mask;
+      if (((b - home) & mask) >= ((b - hole) & mask)) {
+        table[2 * hole] = table[2 * b];
+        table[2 * hole + 1] = table[2 * b + 1];
+        hole = b;
+      }
+    }
+    table[2 * hole] = 0;
+    table[2 * hole + 1] = 0;
+  }
+
+  private growIdTable(): void {
+    const old = this.idTable;
+    this.idTable = new Int32Array(2 * old.length);
+    this.idMask = old.length - 1;
+    for (let b = 0; b < old.length; b += 2) if (old[b] !== 0) this.indexSlot(old[b] - 1, old[b + 1]);
+  }
+
+  /** Live slots in arrival (seq) order. */
+  private slotsBySeq(): number[] {
+    const slots: number[] = [];
+    const rows = this.rows;
+    for (let level = 0; level < LEVELS; level++) {
+      for (let slot = this.levelHead[level]; slot !== NONE; slot = rows[slot * ROW + NEXT] | 0) slots.push(slot);
+    }
+    return slots.sort((a, b) => rows[a * ROW + SEQ] - rows[b * ROW + SEQ]);
+  }
+
+  private snapshot(slot: number): RestingOrder {
+    const r = slot * ROW;
+    const meta = this.rows[r + META] | 0;
     return {
-      type: "cancelled",
-      seq: ++this.lastSeq,
-      orderId: node.orderId,
-      userId: node.userId,
-      side: node.side,
-      outcome: node.outcome,
-      price: node.price,
-      remaining: node.remaining,
-      reason,
+      orderId: this.orderIds[slot],
+      userId: this.userIds[slot],
+      side: meta & SELL_BIT ? "SELL" : "BUY",
+      outcome: meta & NO_BIT ? "NO" : "YES",
+      price: priceOf(meta),
+      quantity: this.rows[r + QUANTITY],
+      remaining: this.rows[r + REMAINING],
+      seq: this.rows[r + SEQ],
     };
   }
 
-  private collect(levels: Level[], from: number, step: 1 | -1, n: number, mirror: boolean): PriceLevel[] {
+  private resetEvents(): void {
+    this.eventCount = 0;
+    this.fillsUsed = 0;
+    this.cancelsUsed = 0;
+  }
+
+  private emit(e: BookEvent): void {
+    const n = this.eventCount++;
+    if (n < this.events.length) this.events[n] = e;
+    else this.events.push(e);
+  }
+
+  private emitRejected(orderId: string, reason: RejectReason): void {
+    const e = this.rejectedEvent;
+    e.seq = ++this.lastSeq;
+    e.orderId = orderId;
+    e.reason = reason;
+    this.emit(e);
+  }
+
+  private emitCancelled(slot: number, reason: CancelReason): void {
+    const pool = this.cancelPool;
+    const i = this.cancelsUsed++;
+    if (i === pool.length) pool.push(newCancelled());
+    const e = pool[i];
+    this.writeCancelled(e, slot, reason);
+    this.emit(e);
+  }
+
+  private writeCancelled(e: CancelledEvent, slot: number, reason: CancelReason): void {
+    const r = slot * ROW;
+    const meta = this.rows[r + META] | 0;
+    e.seq = ++this.lastSeq;
+    e.orderId = this.orderIds[slot];
+    e.userId = this.userIds[slot];
+    e.side = meta & SELL_BIT ? "SELL" : "BUY";
+    e.outcome = meta & NO_BIT ? "NO" : "YES";
+    e.price = priceOf(meta);
+    e.remaining = this.rows[r + REMAINING];
+    e.reason = reason;
+  }
+
+  private emitFill(slot: number, taker: Order, quantity: number, takerRemaining: number): void {
+    const pool = this.fillPool;
+    const i = this.fillsUsed++;
+    if (i === pool.length) pool.push(newFill());
+    const e = pool[i];
+    const r = slot * ROW;
+    const meta = this.rows[r + META] | 0;
+    const makerOutcome: Outcome = meta & NO_BIT ? "NO" : "YES";
+    const makerPrice = priceOf(meta);
+    const sameOutcome = makerOutcome === taker.outcome;
+    e.seq = ++this.lastSeq;
+    e.makerOrderId = this.orderIds[slot];
+    e.takerOrderId = taker.orderId;
+    e.makerUserId = this.userIds[slot];
+    e.takerUserId = taker.userId;
+    // Opposite outcomes on opposite YES-view sides means both BUY (mint) or both SELL (merge).
+    e.kind = sameOutcome ? "transfer" : taker.side === "BUY" ? "mint" : "merge";
+    e.quantity = quantity;
+    e.makerSide = meta & SELL_BIT ? "SELL" : "BUY";
+    e.makerOutcome = makerOutcome;
+    e.makerPrice = makerPrice;
+    e.takerSide = taker.side;
+    e.takerOutcome = taker.outcome;
+    e.takerPrice = sameOutcome ? makerPrice : 100 - makerPrice;
+    e.makerRemaining = this.rows[r + REMAINING];
+    e.takerRemaining = takerRemaining;
+    this.emit(e);
+  }
+
+  /** Fresh copies of the latest command's events, for callers that keep them. */
+  private copyEvents(n: number): BookEvent[] {
+    const out: BookEvent[] = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = { ...this.events[i] };
+    return out;
+  }
+
+  private collect(base: number, from: number, step: 1 | -1, n: number, mirror: boolean): PriceLevel[] {
     const out: PriceLevel[] = [];
     for (let t = from; out.length < n && t >= MIN_TICK && t <= MAX_TICK; t += step) {
-      const level = levels[t];
-      if (level.count !== 0) out.push({ price: mirror ? 100 - t : t, quantity: level.quantity, numOrders: level.count });
+      const level = base + t;
+      if (this.levelCount[level] !== 0) out.push({ price: mirror ? 100 - t : t, quantity: this.levelQuantity[level], numOrders: this.levelCount[level] });
     }
     return out;
   }
+}
+
+/** The order's limit in its own outcome, from its row's META. */
+function priceOf(meta: number): Tick {
+  const level = meta & LEVEL_MASK;
+  const tick = level < ASKS ? level : level - ASKS;
+  return meta & NO_BIT ? 100 - tick : tick;
 }
