@@ -11,7 +11,7 @@ import { DomainError, notFound } from "../lib/errors";
 import { Accounts, LedgerRejection, type ConservationReport, type Posting, type PositionState, type PreparedChange } from "../engine/accounts";
 import { formatAvgPrice, formatMicro } from "../engine/money";
 import { tradeRecordView, type TradeRecord } from "../engine/settlement";
-import type { BookJournalDoc, BookSnapshotDoc, LedgerEntryDoc, LedgerSnapshotDoc, OrderDoc, TradeDoc } from "../models/trading";
+import type { BookJournalDoc, BookSnapshotDoc, LedgerEntryDoc, LedgerSnapshotDoc, OrderDoc, OrderStatus, TradeDoc } from "../models/trading";
 import { page, type Page } from "../gateway/envelope";
 
 type LedgerCollections = { ledgerSnapshots: LedgerSnapshotDoc; trades: TradeDoc; orders: OrderDoc; bookSnapshots: BookSnapshotDoc };
@@ -33,7 +33,10 @@ export interface PostResult {
   seq: number;
 }
 
-/** Entries between snapshots of the whole state (bounds replay time after a restart). */
+/**
+ * Entries between snapshots of the whole state (bounds replay time after a restart): at least this
+ * many, and at least as many as the snapshot holds, so snapshots cost O(1) per entry at any size.
+ */
 const SNAPSHOT_EVERY = 2000;
 
 export const TRADES_DEFAULT_PAGE_SIZE = 20;
@@ -55,6 +58,11 @@ type LedgerThis = Service &
     flushing: Promise<void> | null;
     durableSeq: number;
     waiters: Array<{ seq: number; resolve(): void; reject(err: Error): void }>;
+    /** Read models (orders, trades) are up to date to here; they follow the journal off the ack path. */
+    projectedSeq: number;
+    projectionWaiters: Array<{ seq: number; resolve(): void; reject(err: Error): void }>;
+    /** Resolves once the read models include every entry acknowledged so far (read your writes). */
+    readModels(): Promise<void>;
     /** Set when a journal write failed: memory is ahead of the journal, so nothing more is accepted. */
     broken: Error | null;
     snapshotting: Promise<void> | null;
@@ -246,6 +254,7 @@ const LedgerService = defineService<LedgerThis>({
       async handler(this: LedgerThis, ctx: AppContext<{ page: number; pageSize: number }>): Promise<Page<ReturnType<typeof tradeView>>> {
         const user = currentUser(ctx);
         const { page: pageNo, pageSize } = ctx.params;
+        await this.readModels();
         const [items, total] = await Promise.all([
           this.stores.trades.find({ userId: user.id }, { sort: { createdAt: -1, _id: -1 }, skip: (pageNo - 1) * pageSize, limit: pageSize }),
           this.stores.trades.count({ userId: user.id }),
@@ -259,6 +268,7 @@ const LedgerService = defineService<LedgerThis>({
       auth: "user",
       params: { id: { type: "string", min: 1, max: 100 }, $$strict: "remove" },
       async handler(this: LedgerThis, ctx: AppContext<{ id: string }>) {
+        await this.readModels();
         const t = await this.stores.trades.findOne({ _id: ctx.params.id });
         if (!t || t.userId !== currentUser(ctx).id) throw notFound("Trade");
         return tradeView(t);
@@ -271,6 +281,7 @@ const LedgerService = defineService<LedgerThis>({
       params: { tradeIds: { type: "array", items: "string" }, status: { type: "enum", values: ["pending", "confirmed", "failed"] }, txHash: { type: "string", optional: true } },
       async handler(this: LedgerThis, ctx: AppContext<{ tradeIds: string[]; status: TradeDoc["settlementStatus"]; txHash?: string }>) {
         const { tradeIds, status, txHash } = ctx.params;
+        await this.readModels();
         const n = await this.stores.trades.update({ _id: { $in: tradeIds } }, { $set: { settlementStatus: status, settlementTxHash: txHash ?? null } }, { multi: true });
         return { updated: n };
       },
@@ -341,7 +352,8 @@ const LedgerService = defineService<LedgerThis>({
     openOrders: {
       visibility: "public",
       params: { userId: "string", marketId: { type: "string", optional: true } },
-      handler(this: LedgerThis, ctx: AppContext<{ userId: string; marketId?: string }>): Promise<OrderDoc[]> {
+      async handler(this: LedgerThis, ctx: AppContext<{ userId: string; marketId?: string }>): Promise<OrderDoc[]> {
+        await this.readModels();
         const q: Record<string, unknown> = { userId: ctx.params.userId, status: { $in: ["open", "partially_filled"] } };
         if (ctx.params.marketId) q.marketId = ctx.params.marketId;
         // Ties (same millisecond) broken by id so the list is stable across restarts.
@@ -353,7 +365,8 @@ const LedgerService = defineService<LedgerThis>({
     getOrder: {
       visibility: "public",
       params: { orderId: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ orderId: string }>): Promise<OrderDoc | null> {
+      async handler(this: LedgerThis, ctx: AppContext<{ orderId: string }>): Promise<OrderDoc | null> {
+        await this.readModels();
         return this.stores.orders.findOne({ _id: ctx.params.orderId });
       },
     },
@@ -432,11 +445,36 @@ const LedgerService = defineService<LedgerThis>({
       await this.applyOrderChanges([doc]);
     },
 
-    /** Read models of a batch of new entries: one write per collection for the new documents. */
+    /**
+     * Read models of a batch of new entries: one insert per collection; orders created in the batch
+     * are inserted as they stand at its end, older orders get one update each.
+     */
     async projectBatch(this: LedgerThis, docs: LedgerEntryDoc[]) {
       await this.stores.trades.insertMany(docs.flatMap(tradeDocsOf));
-      await this.stores.orders.insertMany(docs.map(newOrderOf).filter((o): o is OrderDoc => o !== null));
-      await this.applyOrderChanges(docs);
+      const created = new Map<string, OrderDoc>();
+      const older = new Map<string, { filledDelta: number; remaining: number; status: OrderStatus; seq: number; firstSeq: number; at: string }>();
+      for (const doc of docs) {
+        const o = newOrderOf(doc);
+        if (o) created.set(o._id, o);
+        const b = doc.book;
+        if (!b) continue;
+        for (const c of b.orders) {
+          const fresh = created.get(c.orderId);
+          if (fresh) {
+            // Its own command is already in it (newOrderOf); later commands of the batch are folded in.
+            if (fresh.seq < b.seq) Object.assign(fresh, { filledQuantity: fresh.filledQuantity + c.filledDelta, remaining: c.remaining, status: c.status, seq: b.seq, updatedAt: b.at });
+            continue;
+          }
+          const prev = older.get(c.orderId);
+          if (prev) Object.assign(prev, { filledDelta: prev.filledDelta + c.filledDelta, remaining: c.remaining, status: c.status, seq: b.seq, at: b.at });
+          else older.set(c.orderId, { filledDelta: c.filledDelta, remaining: c.remaining, status: c.status, seq: b.seq, firstSeq: b.seq, at: b.at });
+        }
+      }
+      await this.stores.orders.insertMany([...created.values()]);
+      for (const [orderId, c] of older) {
+        // Guarded by the market's seq: an order already past this batch's first change is not changed twice.
+        await this.stores.orders.update({ _id: orderId, seq: { $lt: c.firstSeq } }, { $inc: { filledQuantity: c.filledDelta }, $set: { remaining: c.remaining, status: c.status, seq: c.seq, updatedAt: c.at } });
+      }
     },
 
     async applyOrderChanges(this: LedgerThis, docs: LedgerEntryDoc[]) {
@@ -461,23 +499,37 @@ const LedgerService = defineService<LedgerThis>({
     async flush(this: LedgerThis) {
       while (this.pending.length && !this.broken) {
         const batch = this.pending.splice(0);
+        const last = batch[batch.length - 1].seq;
+        const fail = (err: unknown, what: string) => {
+          this.broken = err as Error;
+          this.logger.fatal(`${what} failed; the ledger refuses work until restarted (the restart replays the journal)`, err);
+          for (const w of [...this.waiters.splice(0), ...this.projectionWaiters.splice(0)]) w.reject(new DomainError("Journal write failed", 503, "LEDGER_UNAVAILABLE"));
+        };
         try {
           await this.journal.append(batch);
-          await this.projectBatch(batch);
         } catch (err) {
-          this.broken = err as Error;
-          this.logger.fatal("Journal write failed; the ledger refuses work until restarted", err);
-          for (const w of this.waiters.splice(0)) w.reject(new DomainError("Journal write failed", 503, "LEDGER_UNAVAILABLE"));
+          fail(err, "Journal write");
           break;
         }
         for (const d of batch) this.pendingKeys.delete(d._id);
-        this.durableSeq = batch[batch.length - 1].seq;
-        const due = this.waiters.filter((w) => w.seq <= this.durableSeq);
-        this.waiters = this.waiters.filter((w) => w.seq > this.durableSeq);
+        this.durableSeq = last;
+        const due = this.waiters.filter((w) => w.seq <= last);
+        this.waiters = this.waiters.filter((w) => w.seq > last);
         for (const w of due) w.resolve();
         for (const d of batch) this.notifyChanges(d.postings, d.trades ?? []);
+        // Read models after the acknowledgements; reads of them wait for this (readModels).
+        try {
+          await this.projectBatch(batch);
+        } catch (err) {
+          fail(err, "Read model update");
+          break;
+        }
+        this.projectedSeq = last;
+        const read = this.projectionWaiters.filter((w) => w.seq <= last);
+        this.projectionWaiters = this.projectionWaiters.filter((w) => w.seq > last);
+        for (const w of read) w.resolve();
         // Captured now (memory equals the journal here), written off the acknowledgement path.
-        if (!this.pending.length && !this.snapshotting && this.seq - this.snapshotSeq >= SNAPSHOT_EVERY) {
+        if (!this.pending.length && !this.snapshotting && this.seq - this.snapshotSeq >= Math.max(SNAPSHOT_EVERY, this.accounts.size)) {
           this.snapshotting = this.snapshot()
             .catch((err) => this.logger.warn("ledger snapshot failed (replay will be longer)", err))
             .finally(() => (this.snapshotting = null));
@@ -490,6 +542,13 @@ const LedgerService = defineService<LedgerThis>({
       if (seq <= this.durableSeq) return Promise.resolve();
       if (this.broken) return Promise.reject(new DomainError("Journal write failed", 503, "LEDGER_UNAVAILABLE"));
       return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+    },
+
+    readModels(this: LedgerThis): Promise<void> {
+      const seq = this.durableSeq;
+      if (seq <= this.projectedSeq) return Promise.resolve();
+      if (this.broken) return Promise.reject(new DomainError("Journal write failed", 503, "LEDGER_UNAVAILABLE"));
+      return new Promise((resolve, reject) => this.projectionWaiters.push({ seq, resolve, reject }));
     },
 
     /** Broadcast: every gateway pushes to its own sockets; consumers treat these as hints. */
@@ -523,6 +582,8 @@ const LedgerService = defineService<LedgerThis>({
     this.flushing = null;
     this.durableSeq = 0;
     this.waiters = [];
+    this.projectedSeq = 0;
+    this.projectionWaiters = [];
     this.broken = null;
     this.snapshotting = null;
   },
@@ -547,6 +608,7 @@ const LedgerService = defineService<LedgerThis>({
     }
     if (this.seq > replayFrom) await this.snapshot();
     this.durableSeq = this.seq;
+    this.projectedSeq = this.seq;
     const report = this.accounts.conservation();
     if (!report.ok) this.logger.error("Conservation does not hold after replay", report);
   },
