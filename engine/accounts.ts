@@ -270,6 +270,11 @@ export class Accounts {
     };
   }
 
+  /** Cash accounts and positions held: the size of a snapshot. */
+  get size(): number {
+    return this.cash.size + this.positions.size;
+  }
+
   snapshot(): AccountsSnapshot {
     return {
       cash: [...this.cash.entries()].map(([k, v]) => [k, { ...v }]),

@@ -119,6 +119,10 @@ export interface RouteExecution {
   avgPrice: string;
 }
 
+/**
+ * Commands between book snapshots: at least this many, and at least as many as the book holds,
+ * so a deep book is not copied every few commands (snapshot cost stays O(1) per command).
+ */
 const SNAPSHOT_EVERY = 200;
 
 /**
@@ -421,7 +425,7 @@ export class MarketActor {
     this.journalSeq = seq;
     if (pool) this.pool = pool;
     let snapshot: BookSnapshotDoc | undefined;
-    if (this.journalSeq - this.snapshotSeq >= SNAPSHOT_EVERY) {
+    if (this.journalSeq - this.snapshotSeq >= Math.max(SNAPSHOT_EVERY, this.book.size)) {
       // Captured now (exactly the state at this seq), saved once the entry is durable.
       snapshot = this.snapshotDoc();
       this.snapshotSeq = this.journalSeq;
