@@ -159,9 +159,14 @@ export class FileLog implements RecordLog {
   }
 }
 
+/** Entries kept decoded after their write: readers tailing the journal (the notifier) never touch the log. */
+const RECENT = 4096;
+
 /** Journal over a record log with its indexes in memory: keys (idempotency) and each market's book entries. */
 export class IndexedJournal implements LedgerJournal {
   private readonly keys = new Map<string, number>();
+  /** The last entries written, oldest first, ending at lastSeq; shared, never to be mutated. */
+  private recent: LedgerEntryDoc[] = [];
   /** marketId -> ledger seqs of its book commands; the i-th is book seq i + 1 (contiguous per market). */
   private readonly books = new Map<string, number[]>();
   private log!: RecordLog;
@@ -195,6 +200,7 @@ export class IndexedJournal implements LedgerJournal {
     });
     await this.log.append(docs.map((d) => JSON.stringify(d)));
     for (const d of docs) this.index(d);
+    this.recent = this.recent.length + docs.length > 2 * RECENT ? [...this.recent.slice(-RECENT), ...docs] : this.recent.concat(docs);
   }
 
   async has(key: string): Promise<boolean> {
@@ -209,6 +215,8 @@ export class IndexedJournal implements LedgerJournal {
   }
 
   async after(seq: number, limit: number): Promise<LedgerEntryDoc[]> {
+    const firstRecent = this.lastSeq - this.recent.length + 1;
+    if (seq + 1 >= firstRecent) return this.recent.slice(seq + 1 - firstRecent, seq + 1 - firstRecent + limit);
     const records = await this.log.read(seq, Math.min(this.log.count, seq + limit));
     return records.map((r) => JSON.parse(r) as LedgerEntryDoc);
   }
