@@ -13,8 +13,9 @@
  * Wall clock via performance.timeOrigin + now() (one host, so the processes share the clock).
  *
  *   node dist-bench/bench/ws.js [--clients=10000] [--orders=40] [--procs=4] [--gap=400] [--profile]
- * --profile: V8 CPU profile of the server while the orders fan out (the profiler slows it, so the
- * latencies of a profiled run are not comparable), written to dist-bench/profiles/, top printed.
+ * --profile: V8 CPU profile of the server while the orders fan out, and of the first client
+ * process over its whole life (the profilers slow both, so the latencies of a profiled run are not
+ * comparable), written to dist-bench/profiles/, tops printed.
  * Loopback only; every process is stopped at the end (hard limit 5 minutes).
  */
 import { fork, type ChildProcess } from "node:child_process";
@@ -143,7 +144,8 @@ async function main(): Promise<void> {
   const readies = await Promise.all(
     Array.from({ length: procs }, (_, i) => {
       const n = Math.max(0, Math.min(per, clients - i * per));
-      const child = fork(__filename, ["client", server.url, marketId, String(n)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      const execArgv = profile && i === 0 ? ["--cpu-prof", `--cpu-prof-dir=${join(__dirname, "..", "profiles")}`, "--cpu-prof-name=ws-client-0.cpuprofile"] : [];
+      const child = fork(__filename, ["client", server.url, marketId, String(n)], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv });
       children.push(child);
       return new Promise<{ failed: number }>((resolve, reject) => {
         child.once("message", (m: ToParent) => (m.kind === "ready" ? resolve(m) : reject(new Error("unexpected message"))));
@@ -193,6 +195,15 @@ async function main(): Promise<void> {
         }),
     ),
   );
+  if (profile) {
+    // --cpu-prof writes the client's profile as it exits (right after its report).
+    const first = children[0];
+    if (first.exitCode === null) await new Promise((resolve) => first.once("exit", resolve));
+    const file = join(__dirname, "..", "profiles", "ws-client-0.cpuprofile");
+    console.log(`# CPU profile of client process 0 (${file}); kernel time of its reads shows as idle`);
+    for (const l of byPackage(file, 10)) console.log(l);
+    for (const l of topSelf(file, 15)) console.log(l);
+  }
   const errors = reports.flatMap((r) => r.errors);
   const hist = { b: { ack: new Histogram(), send: new Histogram() }, m: { ack: new Histogram(), send: new Histogram() } };
   let early = 0;
