@@ -72,7 +72,7 @@ type LedgerThis = Service &
     projectBatch(docs: LedgerEntryDoc[]): Promise<void>;
     applyOrderChanges(docs: LedgerEntryDoc[]): Promise<void>;
     snapshot(): Promise<void>;
-    notifyChanges(postings: Posting[], trades: TradeRecord[]): void;
+    notifyChanges(batch: LedgerEntryDoc[]): void;
   };
 
 const isUser = (account: string) => account.startsWith("usr_");
@@ -516,7 +516,7 @@ const LedgerService = defineService<LedgerThis>({
         const due = this.waiters.filter((w) => w.seq <= last);
         this.waiters = this.waiters.filter((w) => w.seq > last);
         for (const w of due) w.resolve();
-        for (const d of batch) this.notifyChanges(d.postings, d.trades ?? []);
+        this.notifyChanges(batch);
         // Read models after the acknowledgements; reads of them wait for this (readModels).
         try {
           await this.projectBatch(batch);
@@ -551,13 +551,20 @@ const LedgerService = defineService<LedgerThis>({
       return new Promise((resolve, reject) => this.projectionWaiters.push({ seq, resolve, reject }));
     },
 
-    /** Broadcast: every gateway pushes to its own sockets; consumers treat these as hints. */
-    notifyChanges(this: LedgerThis, postings: Posting[], trades: TradeRecord[]) {
+    /**
+     * Broadcast: every gateway pushes to its own sockets; consumers treat these as hints. One
+     * balance and one position update per user per written batch, with the state after it.
+     */
+    notifyChanges(this: LedgerThis, batch: LedgerEntryDoc[]) {
       const users = new Set<string>();
       const positions = new Map<string, { userId: string; marketId: string; outcome: "YES" | "NO" }>();
-      for (const p of postings) {
-        if (p.kind === "cash" && isUser(p.account)) users.add(p.account);
-        if (p.kind === "shares" && isUser(p.account)) positions.set(`${p.account}|${p.marketId}|${p.outcome}`, { userId: p.account, marketId: p.marketId, outcome: p.outcome });
+      const trades: TradeRecord[] = [];
+      for (const d of batch) {
+        for (const p of d.postings) {
+          if (p.kind === "cash" && isUser(p.account)) users.add(p.account);
+          if (p.kind === "shares" && isUser(p.account)) positions.set(`${p.account}|${p.marketId}|${p.outcome}`, { userId: p.account, marketId: p.marketId, outcome: p.outcome });
+        }
+        if (d.trades) trades.push(...d.trades);
       }
       for (const userId of users) {
         const b = this.accounts.balance(userId);
