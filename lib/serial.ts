@@ -26,3 +26,40 @@ export class SerialQueue {
     return this.tail.then(() => undefined);
   }
 }
+
+/**
+ * Group writes: items added while a write is running are written together by the next one, so a
+ * burst costs a few writes instead of one per item. `add` resolves once its item's write is done
+ * (and rejects with that write's error).
+ */
+export class WriteBatcher<T> {
+  private queued: Array<{ item: T; resolve(): void; reject(err: unknown): void }> = [];
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly write: (items: T[]) => Promise<void>) {}
+
+  add(item: T): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queued.push({ item, resolve, reject });
+      if (!this.running) this.running = this.loop();
+    });
+  }
+
+  /** Resolves when everything added so far is written. */
+  async drain(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.queued.length) {
+      const batch = this.queued.splice(0);
+      try {
+        await this.write(batch.map((b) => b.item));
+        for (const b of batch) b.resolve();
+      } catch (err) {
+        for (const b of batch) b.reject(err);
+      }
+    }
+    this.running = null;
+  }
+}

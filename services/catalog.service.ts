@@ -1,6 +1,7 @@
 import { Errors, type Service } from "moleculer";
 import { defineService } from "../lib/service";
 import { configOf, type AppConfig } from "../lib/config";
+import { WriteBatcher } from "../lib/serial";
 import { conflict, notFound, validationError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { createDbMixin, type DbState, type Query } from "../mixins/db.mixin";
@@ -127,7 +128,9 @@ type CatalogThis = Service &
     storeEvent(input: CreateEventParams, ids: { eventId: string; marketIds: string[] }, nowIso: string): Promise<{ event: EventDoc; markets: MarketDoc[]; opened: MarketDoc[] }>;
     transition(ctx: AppContext<unknown>, id: string, command: MarketCommand, result?: MarketResult, reason?: string): Promise<MarketView>;
     dropMarketCache(marketId: string): Promise<void>;
-    recordTrade(t: MarketTradeEvent): Promise<boolean>;
+    /** Trade prints are written in batches: one insert and one volume update per market and event. */
+    prints: WriteBatcher<MarketTradeEvent>;
+    recordTrades(trades: MarketTradeEvent[]): Promise<void>;
     seedDemo(): Promise<void>;
   };
 
@@ -388,7 +391,7 @@ const CatalogService = defineService<CatalogThis>({
         at: { type: "string", max: 40, pattern: ISO_DATE },
       },
       async handler(this: CatalogThis, ctx: AppContext<MarketTradeEvent>): Promise<void> {
-        await this.recordTrade(ctx.params);
+        await this.prints.add(ctx.params);
       },
     },
 
@@ -546,20 +549,33 @@ const CatalogService = defineService<CatalogThis>({
       await this.broker.cacher?.del([`catalog.getMarket:${marketId}`, `catalog.getMarketInternal:${marketId}`]);
     },
 
-    async recordTrade(this: CatalogThis, t: MarketTradeEvent): Promise<boolean> {
-      const atMs = Date.parse(t.at);
-      if (!Number.isFinite(atMs)) return false;
-      const market = await this.stores.markets.findOne({ _id: t.marketId });
-      if (!market) {
-        this.logger.warn(`market.trade for unknown market ${t.marketId} ignored`);
-        return false;
+    async recordTrades(this: CatalogThis, trades: MarketTradeEvent[]): Promise<void> {
+      const markets = new Map<string, MarketDoc | null>();
+      const prints: PrintDoc[] = [];
+      for (const t of trades) {
+        const atMs = Date.parse(t.at);
+        if (!Number.isFinite(atMs)) continue;
+        if (!markets.has(t.marketId)) markets.set(t.marketId, await this.stores.markets.findOne({ _id: t.marketId }));
+        if (!markets.get(t.marketId)) {
+          this.logger.warn(`market.trade for unknown market ${t.marketId} ignored`);
+          continue;
+        }
+        prints.push({ _id: t.tradeId, marketId: t.marketId, outcome: t.outcome, yesPrice: t.yesPrice, quantity: t.quantity, notional: t.notional, at: new Date(atMs).toISOString(), atMs });
       }
-      const print: PrintDoc = { _id: t.tradeId, marketId: t.marketId, outcome: t.outcome, yesPrice: t.yesPrice, quantity: t.quantity, notional: t.notional, at: new Date(atMs).toISOString(), atMs };
-      if (!(await this.stores.prints.insertOnce(print))) return false;
-      // Volumes follow the print; events are at-most-once anyway, so no transaction is pretended here.
-      await this.stores.markets.update({ _id: t.marketId }, { $inc: { volume: t.notional } });
-      await this.stores.events.update({ _id: market.eventId }, { $inc: { volumeUsd: t.notional } });
-      return true;
+      // A replayed tradeId changes nothing (events reach one catalog node each, so no race here).
+      const known = new Set((await this.stores.prints.find({ _id: { $in: prints.map((p) => p._id) } })).map((p) => p._id));
+      const stored = prints.filter((p) => !known.has(p._id) && (known.add(p._id), true));
+      await this.stores.prints.insertMany(stored);
+      // Volumes follow the prints; events are at-most-once anyway, so no transaction is pretended here.
+      const byMarket = new Map<string, number>();
+      const byEvent = new Map<string, number>();
+      for (const p of stored) {
+        byMarket.set(p.marketId, (byMarket.get(p.marketId) ?? 0) + p.notional);
+        const eventId = (markets.get(p.marketId) as MarketDoc).eventId;
+        byEvent.set(eventId, (byEvent.get(eventId) ?? 0) + p.notional);
+      }
+      for (const [id, v] of byMarket) await this.stores.markets.update({ _id: id }, { $inc: { volume: v } });
+      for (const [id, v] of byEvent) await this.stores.events.update({ _id: id }, { $inc: { volumeUsd: v } });
     },
 
     /**
@@ -607,6 +623,7 @@ const CatalogService = defineService<CatalogThis>({
   created() {
     this.cfg = configOf(this.broker);
     this.pendingOpened = [];
+    this.prints = new WriteBatcher((trades) => this.recordTrades(trades));
   },
 
   async started() {
