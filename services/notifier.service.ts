@@ -20,6 +20,8 @@ export const NOTIFICATIONS_DEFAULT_PAGE_SIZE = 20;
 export const NOTIFICATIONS_MAX_PAGE_SIZE = 100;
 /** Journal entries read per call while catching up. */
 const JOURNAL_BATCH = 200;
+/** Entries read between cursor writes when none of them notified anybody. */
+const CURSOR_EVERY = 1000;
 /** Fallback pull and job retry period; broker events only make pulls happen sooner. */
 const POLL_MS = 2_000;
 /** Scan for due deliveries (restart, expired leases, other instances' retries). */
@@ -59,6 +61,8 @@ type NotifierThis = Service &
     policy: RetryPolicy;
     bot: BotClient | null;
     cursor: number;
+    /** The cursor as last written. */
+    storedCursor: number;
     stopping: boolean;
     pulling: Promise<void> | null;
     pullAgain: boolean;
@@ -241,10 +245,14 @@ const NotifierService = defineService<NotifierThis>({
       while (!this.stopping) {
         const entries = await this.broker.call<LedgerEntryDoc[], { seq: number; limit: number }>("ledger.entriesAfter", { seq: this.cursor, limit: JOURNAL_BATCH });
         if (!entries.length) return;
-        await this.create(entries.flatMap(draftsFromEntry));
+        const created = await this.create(entries.flatMap(draftsFromEntry));
         // Advance only after the batch's notifications are stored; a crash in between re-reads it.
+        // Entries that notify nobody need no durable cursor each time (re-reading them is harmless).
         const last = entries[entries.length - 1].seq;
-        await this.stores.notifierCursor.update({ _id: CURSOR_ID, seq: { $lt: last } }, { $set: { seq: last } });
+        if (created > 0 || last - this.storedCursor >= CURSOR_EVERY) {
+          await this.stores.notifierCursor.update({ _id: CURSOR_ID, seq: { $lt: last } }, { $set: { seq: last } });
+          this.storedCursor = last;
+        }
         this.cursor = Math.max(this.cursor, last);
         if (entries.length < JOURNAL_BATCH) return;
       }
@@ -252,10 +260,12 @@ const NotifierService = defineService<NotifierThis>({
 
     /** Store drafts once each (by id); tell sockets; queue the Telegram push when the user has a link. */
     async create(this: NotifierThis, drafts: AnyDraft[]): Promise<number> {
-      let created = 0;
       let pending = false;
+      const known = new Set((await this.stores.notifications.find({ _id: { $in: drafts.map((d) => d.id) } })).map((n) => n._id));
+      const docs: NotificationDoc[] = [];
       for (const d of drafts) {
-        if (await this.stores.notifications.findOne({ _id: d.id })) continue;
+        if (known.has(d.id)) continue;
+        known.add(d.id);
         const { title, body } = render(d, await this.marketTitle(marketOf(d)));
         const fresh = Date.now() - Date.parse(d.createdAt) < PUSH_MAX_AGE_MS;
         const chatId = this.bot && fresh ? await this.chatIdOf(d.userId) : null;
@@ -266,11 +276,21 @@ const NotifierService = defineService<NotifierThis>({
           doc.chatId = chatId;
           doc.deliverAt = Date.now();
         }
-        if (!(await this.stores.notifications.insertOnce(doc))) continue;
-        created++;
-        pending ||= chatId !== null;
+        docs.push(doc);
+      }
+      let stored = docs;
+      try {
+        await this.stores.notifications.insertMany(docs);
+      } catch {
+        // Another caller stored one of them meanwhile: one at a time, each at most once.
+        stored = [];
+        for (const doc of docs) if (await this.stores.notifications.insertOnce(doc)) stored.push(doc);
+      }
+      for (const doc of stored) {
+        pending ||= doc.chatId !== undefined;
         this.broker.emit("notifier.created", { userId: doc.userId, notification: notificationItem(doc) });
       }
+      const created = stored.length;
       if (pending) void this.deliver();
       return created;
     },
@@ -433,6 +453,7 @@ const NotifierService = defineService<NotifierThis>({
     const token = this.cfg.telegramBotToken;
     this.bot = token ? grammyClient(token, this.cfg.telegramApiRoot) : null;
     this.cursor = 0;
+    this.storedCursor = 0;
     this.stopping = false;
     this.pulling = null;
     this.pullAgain = false;
@@ -447,6 +468,7 @@ const NotifierService = defineService<NotifierThis>({
   async started() {
     await this.stores.notifierCursor.insertOnce({ _id: CURSOR_ID, seq: 0 });
     this.cursor = (await this.stores.notifierCursor.findOne({ _id: CURSOR_ID }))?.seq ?? 0;
+    this.storedCursor = this.cursor;
     // Catch up, resume fan-outs and pending pushes in the background: starting never waits on
     // the ledger (it may be another node still starting).
     const poll = setInterval(() => {
@@ -472,6 +494,7 @@ const NotifierService = defineService<NotifierThis>({
     await Promise.all([this.pulling, this.delivering]);
     for (const abort of this.sending.keys()) abort.abort();
     await Promise.all(this.sending.values());
+    if (this.cursor > this.storedCursor) await this.stores.notifierCursor.update({ _id: CURSOR_ID, seq: { $lt: this.cursor } }, { $set: { seq: this.cursor } }).catch(() => undefined);
   },
 });
 
