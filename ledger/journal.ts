@@ -159,8 +159,31 @@ export class FileLog implements RecordLog {
   }
 }
 
+/**
+ * One record per entry. A book command carries the same postings and trades as its entry (the
+ * market actor hands over one set of arrays): written once, with `$shared` on the book.
+ */
+function encode(doc: LedgerEntryDoc): string {
+  const b = doc.book;
+  if (b && b.postings === doc.postings && (b.trades === doc.trades || (!doc.trades && b.trades.length === 0))) {
+    return JSON.stringify({ ...doc, book: { ...b, postings: undefined, trades: undefined, $shared: true } });
+  }
+  return JSON.stringify(doc);
+}
+
+function decode(record: string): LedgerEntryDoc {
+  const doc = JSON.parse(record) as LedgerEntryDoc;
+  const b = doc.book as (BookJournalDoc & { $shared?: boolean }) | undefined;
+  if (b?.$shared) {
+    delete b.$shared;
+    b.postings = doc.postings;
+    b.trades = doc.trades ?? [];
+  }
+  return doc;
+}
+
 /** Entries kept decoded after their write: readers tailing the journal (the notifier) never touch the log. */
-const RECENT = 4096;
+const RECENT = 16384;
 
 /** Journal over a record log with its indexes in memory: keys (idempotency) and each market's book entries. */
 export class IndexedJournal implements LedgerJournal {
@@ -175,7 +198,7 @@ export class IndexedJournal implements LedgerJournal {
   static async open(openLog: (onRecord: (record: string, index: number) => void) => Promise<RecordLog>): Promise<IndexedJournal> {
     const j = new IndexedJournal();
     j.log = await openLog((record, index) => {
-      const doc = JSON.parse(record) as LedgerEntryDoc;
+      const doc = decode(record);
       if (doc.seq !== index + 1) throw new Error(`ledger journal record ${index + 1} holds seq ${doc.seq}`);
       j.index(doc);
     });
@@ -198,7 +221,7 @@ export class IndexedJournal implements LedgerJournal {
     docs.forEach((d, i) => {
       if (d.seq !== this.lastSeq + 1 + i) throw new Error(`ledger journal append out of order: seq ${d.seq} after ${this.lastSeq + i}`);
     });
-    await this.log.append(docs.map((d) => JSON.stringify(d)));
+    await this.log.append(docs.map(encode));
     for (const d of docs) this.index(d);
     this.recent = this.recent.length + docs.length > 2 * RECENT ? [...this.recent.slice(-RECENT), ...docs] : this.recent.concat(docs);
   }
@@ -211,14 +234,14 @@ export class IndexedJournal implements LedgerJournal {
     const seq = this.keys.get(key);
     if (seq === undefined) return null;
     const [record] = await this.log.read(seq - 1, seq);
-    return JSON.parse(record) as LedgerEntryDoc;
+    return decode(record);
   }
 
   async after(seq: number, limit: number): Promise<LedgerEntryDoc[]> {
     const firstRecent = this.lastSeq - this.recent.length + 1;
     if (seq + 1 >= firstRecent) return this.recent.slice(seq + 1 - firstRecent, seq + 1 - firstRecent + limit);
     const records = await this.log.read(seq, Math.min(this.log.count, seq + limit));
-    return records.map((r) => JSON.parse(r) as LedgerEntryDoc);
+    return records.map(decode);
   }
 
   async bookEntries(marketId: string, afterSeq: number): Promise<BookJournalDoc[]> {
@@ -226,7 +249,7 @@ export class IndexedJournal implements LedgerJournal {
     const out: BookJournalDoc[] = [];
     for (const seq of seqs) {
       const [record] = await this.log.read(seq - 1, seq);
-      const book = (JSON.parse(record) as LedgerEntryDoc).book;
+      const book = decode(record).book;
       if (book && book.seq > afterSeq) out.push(book);
     }
     return out;

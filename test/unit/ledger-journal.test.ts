@@ -81,6 +81,27 @@ describe("ledger journal", () => {
     await again.close();
   });
 
+  it("writes a book command's postings and trades once when they are its entry's, and reads them back in both places", async () => {
+    const path = join(dir, "journal.log");
+    const j = await openFile(path);
+    const b = book("m1", 1);
+    b.postings = [{ kind: "cash", account: "usr_shared", available: -5, locked: 5 }];
+    const shared: LedgerEntryDoc = { _id: b.ledgerKey, seq: 1, postings: b.postings, book: b, at: b.at };
+    const b2 = book("m1", 2);
+    b2.postings = [{ kind: "cash", account: "usr_own", available: 7 }];
+    const own: LedgerEntryDoc = { _id: b2.ledgerKey, seq: 2, postings: [{ kind: "cash", account: "usr_own", available: 7 }], book: b2, at: b2.at };
+    await j.append([shared, own]);
+    await j.close();
+    const [line1, line2] = readFileSync(path, "utf8").split("\n");
+    expect(line1.match(/usr_shared/g)).toHaveLength(1);
+    expect(line2.match(/usr_own/g)).toHaveLength(2);
+    const again = await openFile(path);
+    expect(await again.get("book:m1:1")).toEqual({ ...shared, book: { ...b, trades: [] } });
+    expect(await again.get("book:m1:2")).toEqual(own);
+    expect((await again.bookEntries("m1", 0)).map((x) => x.postings)).toEqual([b.postings, b2.postings]);
+    await again.close();
+  });
+
   it("refuses an append that would leave a hole or repeat a seq", async () => {
     const j = await IndexedJournal.open(async () => new MemoryLog());
     await j.append(entries(1, 2));
