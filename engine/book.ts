@@ -155,6 +155,8 @@ export class OrderBook {
   private readonly acceptedEvent: AcceptedEvent = { type: "accepted", seq: 0, orderId: "" };
   private readonly restedEvent: RestedEvent = { type: "rested", seq: 0, orderId: "", remaining: 0 };
   private readonly rejectedEvent: RejectedEvent = { type: "rejected", seq: 0, orderId: "", reason: "INVALID_ORDER" };
+  /** Set by place/cancel: events are new objects the caller may keep, not the reused ones. */
+  private freshEvents = false;
 
   constructor(marketId: string, opts: OrderBookOptions = {}) {
     const startSeq = opts.startSeq ?? 0;
@@ -181,11 +183,21 @@ export class OrderBook {
   }
 
   place(order: Order): BookEvent[] {
-    return this.copyEvents(this.placeReusing(order));
+    this.freshEvents = true;
+    try {
+      return this.events.slice(0, this.placeReusing(order));
+    } finally {
+      this.freshEvents = false;
+    }
   }
 
   cancel(orderId: string, userId?: string): BookEvent[] {
-    return this.copyEvents(this.cancelReusing(orderId, userId));
+    this.freshEvents = true;
+    try {
+      return this.events.slice(0, this.cancelReusing(orderId, userId));
+    } finally {
+      this.freshEvents = false;
+    }
   }
 
   /** place() without allocating: returns the number of events, read from lastEvents before the next command. */
@@ -215,20 +227,26 @@ export class OrderBook {
     }
 
     const acceptSeq = ++this.lastSeq;
-    const accepted = this.acceptedEvent;
-    accepted.seq = acceptSeq;
-    accepted.orderId = orderId;
-    this.emit(accepted);
+    if (this.freshEvents) this.emit({ type: "accepted", seq: acceptSeq, orderId });
+    else {
+      const accepted = this.acceptedEvent;
+      accepted.seq = acceptSeq;
+      accepted.orderId = orderId;
+      this.emit(accepted);
+    }
     const remaining = this.match(order, isBid, tick);
     if (remaining > 0) {
       // Only GTC gets here: a FOK that passed the check always fills completely.
       const slot = this.newSlot(order, isBid, tick, remaining, acceptSeq, hash);
       this.linkAtTail(slot);
-      const rested = this.restedEvent;
-      rested.seq = ++this.lastSeq;
-      rested.orderId = orderId;
-      rested.remaining = remaining;
-      this.emit(rested);
+      if (this.freshEvents) this.emit({ type: "rested", seq: ++this.lastSeq, orderId, remaining });
+      else {
+        const rested = this.restedEvent;
+        rested.seq = ++this.lastSeq;
+        rested.orderId = orderId;
+        rested.remaining = remaining;
+        this.emit(rested);
+      }
     }
     return this.eventCount;
   }
@@ -659,6 +677,10 @@ export class OrderBook {
   }
 
   private emitRejected(orderId: string, reason: RejectReason): void {
+    if (this.freshEvents) {
+      this.emit({ type: "rejected", seq: ++this.lastSeq, orderId, reason });
+      return;
+    }
     const e = this.rejectedEvent;
     e.seq = ++this.lastSeq;
     e.orderId = orderId;
@@ -667,10 +689,13 @@ export class OrderBook {
   }
 
   private emitCancelled(slot: number, reason: CancelReason): void {
-    const pool = this.cancelPool;
-    const i = this.cancelsUsed++;
-    if (i === pool.length) pool.push(newCancelled());
-    const e = pool[i];
+    let e: CancelledEvent;
+    if (this.freshEvents) e = newCancelled();
+    else {
+      const i = this.cancelsUsed++;
+      if (i === this.cancelPool.length) this.cancelPool.push(newCancelled());
+      e = this.cancelPool[i];
+    }
     this.writeCancelled(e, slot, reason);
     this.emit(e);
   }
@@ -689,10 +714,13 @@ export class OrderBook {
   }
 
   private emitFill(slot: number, taker: Order, quantity: number, takerRemaining: number): void {
-    const pool = this.fillPool;
-    const i = this.fillsUsed++;
-    if (i === pool.length) pool.push(newFill());
-    const e = pool[i];
+    let e: FillEvent;
+    if (this.freshEvents) e = newFill();
+    else {
+      const i = this.fillsUsed++;
+      if (i === this.fillPool.length) this.fillPool.push(newFill());
+      e = this.fillPool[i];
+    }
     const r = slot * ROW;
     const meta = this.rows[r + META] | 0;
     const makerOutcome: Outcome = meta & NO_BIT ? "NO" : "YES";
@@ -715,13 +743,6 @@ export class OrderBook {
     e.makerRemaining = this.rows[r + REMAINING];
     e.takerRemaining = takerRemaining;
     this.emit(e);
-  }
-
-  /** Fresh copies of the latest command's events, for callers that keep them. */
-  private copyEvents(n: number): BookEvent[] {
-    const out: BookEvent[] = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = { ...this.events[i] };
-    return out;
   }
 
   private collect(base: number, from: number, step: 1 | -1, n: number, mirror: boolean): PriceLevel[] {
