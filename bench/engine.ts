@@ -16,25 +16,41 @@
  * Known differences: its FOK check counts the taker's own resting orders (ours does not), so a
  * few FOKs differ; the end-of-run resting counts are printed for both as a sanity check.
  *
- * Per engine and book: warm-up on a separate seed, then
+ * This engine runs twice: "this engine" through placeReusing / cancelReusing (events left in the
+ * book's reused buffer, read before the next command), "this, place()" through place / cancel,
+ * which return fresh event objects as the market actor uses them today (--no-place skips it).
+ *
+ * Per engine and book: warm-up on a separate seed, then a full GC (the workload's garbage is not
+ * the engine's), then
  *   throughput: one timed loop over the commands (no per-command timer), commands/s;
  *   service time: closed loop, each command timed alone (p50/p99/p99.9, HDR-style histogram);
  *   response time: open loop at --rate commands/s (default 1,000,000/s), each command's latency
  *     measured from its SCHEDULED start, so a stall delays every command queued behind it (no
- *     coordinated omission). An engine slower than --rate is driven at half its own throughput
- *     instead, and says so.
- * Both clocks cost ~40 ns a read here and are included in the latencies ("timer floor" below).
+ *     coordinated omission). The wait before a command is a calibrated busy loop, not clock
+ *     polling (see spin). An engine slower than --rate is driven at half its own throughput
+ *     instead, and says so. GC pauses inside each pass are printed.
+ * A clock read costs ~40 ns here and is included in the latencies ("timer floor" below).
  * A slow engine stops a pass after --budget seconds and is measured on the prefix it got through.
  *
  *   node dist-bench/bench/engine.js [--n=1000000] [--deep=200000] [--rate=1000000] [--budget=8]
- *                                   [--only=shallow|deep] [--no-baseline]
+ *                                   [--only=shallow|deep] [--no-baseline] [--no-place]
  */
 import { OrderBook } from "../engine/book";
 import type { Order, OrderType } from "../engine/types";
 import { OrderBook as NobBook, SelfTradePreventionMode, Side as NobSide, type LimitOrderOptions } from "nodejs-order-book";
 import { Histogram } from "./lib/histogram";
-import { flags, fmtRate, fmtRatio, machine, mark, nowNs, num, rng } from "./lib/util";
-import { PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
+import { flags, fmtRate, fmtRatio, machine, mark, num, rng } from "./lib/util";
+import { performance, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+/**
+ * A full collection before each timed pass, so the garbage left by building the workloads (and by
+ * the previous pass) is not collected inside the next one; whatever the engine allocates itself is
+ * still collected, and counted, within its pass.
+ */
+setFlagsFromString("--expose-gc");
+const fullGc = runInNewContext("gc") as () => void;
 
 /** Every GC pause, to say how much of a pass (and of its latency tail) was the collector. */
 const gcPauses: PerformanceEntry[] = [];
@@ -54,6 +70,16 @@ function gcBetween(fromMs: number, toMs: number): string {
 }
 
 const SHARE = 1_000_000;
+
+/**
+ * Nanoseconds from an arbitrary origin. process.hrtime() inlines and its array is optimised away;
+ * performance.now() boxes every reading, and at ~20 readings per command the open loop's spin
+ * would then fill the young generation every ~50 ms and stall on scavenges the engine never caused.
+ */
+function nowNs(): number {
+  const t = process.hrtime();
+  return t[0] * 1e9 + t[1];
+}
 
 
 const enum Kind {
@@ -136,24 +162,32 @@ interface Engine {
   resting(): number;
 }
 
-function ours(): Engine & { bind(s: Scenario): void } {
+/**
+ * This book through placeReusing / cancelReusing (events left in the book's reused buffer, read
+ * before the next command: what a caller on the hot path uses), or through place / cancel, which
+ * return fresh event objects (what the market actor uses today).
+ */
+function ours(fresh: boolean): Engine {
   let book = new OrderBook("bench");
   let cmds: Cmd[] = [];
   return {
-    name: "this engine",
-    bind(s) {
-      cmds = s.cmds;
-    },
+    name: fresh ? "this, place()" : "this engine",
     fresh(s) {
       cmds = s.cmds;
       book = new OrderBook("bench");
-      for (const o of s.preload) book.place(o);
+      for (const o of s.preload) book.placeReusing(o);
     },
-    exec(i) {
-      const c = cmds[i];
-      if (c.kind === Kind.CANCEL) book.cancel(c.orderId, c.userId);
-      else book.place(c.order);
-    },
+    exec: fresh
+      ? (i) => {
+          const c = cmds[i];
+          if (c.kind === Kind.CANCEL) book.cancel(c.orderId, c.userId);
+          else book.place(c.order);
+        }
+      : (i) => {
+          const c = cmds[i];
+          if (c.kind === Kind.CANCEL) book.cancelReusing(c.orderId, c.userId);
+          else book.placeReusing(c.order);
+        },
     resting: () => book.size,
   };
 }
@@ -202,11 +236,16 @@ function baseline(): Engine {
 interface PassResult {
   done: number;
   perSec: number;
+  /** The timed part, in performance.now() ms, to attribute GC pauses. */
+  fromMs: number;
+  toMs: number;
 }
 
 function throughput(e: Engine, s: Scenario, budgetNs: number): PassResult {
   e.fresh(s);
+  fullGc();
   const n = s.cmds.length;
+  const fromMs = performance.now();
   const t0 = nowNs();
   let i = 0;
   for (; i < n; i++) {
@@ -217,12 +256,13 @@ function throughput(e: Engine, s: Scenario, budgetNs: number): PassResult {
     }
   }
   const ns = nowNs() - t0;
-  return { done: i, perSec: (i * 1e9) / ns };
+  return { done: i, perSec: (i * 1e9) / ns, fromMs, toMs: performance.now() };
 }
 
 /** Closed loop: each command timed on its own. */
 function serviceTime(e: Engine, s: Scenario, budgetNs: number): { all: Histogram; byKind: Histogram[]; done: number } {
   e.fresh(s);
+  fullGc();
   const all = new Histogram();
   const byKind = [new Histogram(), new Histogram(), new Histogram()];
   const t0 = nowNs();
@@ -241,18 +281,46 @@ function serviceTime(e: Engine, s: Scenario, budgetNs: number): { all: Histogram
   return { all, byKind, done: i };
 }
 
+/**
+ * Busy-wait that reads no clock. Polling the clock while waiting allocates (a boxed double or
+ * hrtime's array per reading wherever V8 does not inline it), ~20 readings per command at 1 M/s,
+ * and those scavenges would land in the engine's latencies. `spinNs` is calibrated per pass and
+ * rounded so waits run long, never short: a late start only adds to the measured latency.
+ */
+let spinSink = 0;
+function spin(iterations: number): void {
+  let x = spinSink;
+  for (let k = 0; k < iterations; k++) x = (Math.imul(x, 1664525) + 1013904223) | 0;
+  spinSink = x;
+}
+
+/** Fastest observed ns per spin iteration (so computed waits err long). */
+function calibrateSpin(): number {
+  let best = Infinity;
+  for (let k = 0; k < 20; k++) {
+    const a = nowNs();
+    spin(100_000);
+    const ns = (nowNs() - a) / 100_000;
+    if (ns < best) best = ns;
+  }
+  return best;
+}
+
 /** Open loop at `rate`/s: latency from each command's scheduled start to its completion. */
-function responseTime(e: Engine, s: Scenario, rate: number, budgetNs: number): { h: Histogram; done: number; lagNs: number } {
+function responseTime(e: Engine, s: Scenario, rate: number, budgetNs: number): { h: Histogram; done: number; fromMs: number; toMs: number } {
   e.fresh(s);
+  const spinNs = calibrateSpin();
+  fullGc();
   const h = new Histogram();
   const interval = 1e9 / rate;
+  const fromMs = performance.now();
   const t0 = nowNs();
-  let i = 0;
   let end = t0;
+  let i = 0;
   for (; i < s.cmds.length; i++) {
     const intended = t0 + i * interval;
-    let t = nowNs();
-    while (t < intended) t = nowNs();
+    // One clock reading per command: the wait is counted from the previous completion.
+    if (end < intended) spin(Math.ceil((intended - end) / spinNs));
     e.exec(i);
     end = nowNs();
     h.record(end - intended);
@@ -261,7 +329,7 @@ function responseTime(e: Engine, s: Scenario, rate: number, budgetNs: number): {
       break;
     }
   }
-  return { h, done: i, lagNs: end - (t0 + (i - 1) * interval) };
+  return { h, done: i, fromMs, toMs: performance.now() };
 }
 
 const us = (ns: number): string => (ns / 1000).toFixed(2);
@@ -289,14 +357,19 @@ async function main(): Promise<void> {
   console.log(`# bench/engine  ${machine()}`);
   console.log(`# ${n} commands per book, deep preload ${deep}, open-loop rate ${fmtRate(rate)}, budget ${budgetNs / 1e9}s per pass`);
 
-  const scenarios = [workload("shallow", 42, n, 0), workload("deep", 7, n, deep)].filter((s) => !only || s.name === only);
+  // Only the books asked for: every generated command stays on the heap, and a bigger heap makes
+  // every scavenge inside a timed pass slower.
+  const scenarios = [
+    ...(!only || only === "shallow" ? [workload("shallow", 42, n, 0)] : []),
+    ...(!only || only === "deep" ? [workload("deep", 7, n, deep)] : []),
+  ];
   for (const s of scenarios) {
     const k = [0, 0, 0];
     for (const c of s.cmds) k[c.kind]++;
     console.log(`# ${s.name}: ${s.preload.length} preloaded; GTC ${k[0]}, FOK ${k[1]}, cancel ${k[2]}`);
   }
   const warm = workload("warmup", 1, 300_000, 20_000);
-  const engines: Engine[] = [ours(), ...(withBaseline ? [baseline()] : [])];
+  const engines: Engine[] = [ours(false), ...(f["no-place"] ? [] : [ours(true)]), ...(withBaseline ? [baseline()] : [])];
 
   // Timer floor: the same loops around an empty command.
   const empty: Engine = { name: "empty", fresh() {}, exec() {}, resting: () => 0 };
@@ -310,23 +383,19 @@ async function main(): Promise<void> {
     throughput(e, warm, budgetNs / 4);
     serviceTime(e, warm, budgetNs / 4);
     for (const s of scenarios) {
-      const t0 = nowNs() / 1e6;
       const t = throughput(e, s, budgetNs);
-      const t1 = nowNs() / 1e6;
       const resting = e.resting();
       const svc = serviceTime(e, s, budgetNs);
       const driveAt = t.perSec >= rate ? rate : Math.max(1000, Math.floor(t.perSec / 2));
-      const r0 = nowNs() / 1e6;
       const resp = responseTime(e, s, driveAt, budgetNs);
-      const r1 = nowNs() / 1e6;
       await flushObservers();
       rows.push({ engine: e.name, book: s.name, perSec: t.perSec, done: t.done, svc: svc.all, resp: resp.h, rate: driveAt, resting });
       const partial = t.done < s.cmds.length ? ` (budget: first ${t.done} of ${s.cmds.length} commands)` : "";
-      console.log(`${e.name.padEnd(18)} ${s.name.padEnd(8)} ${fmtRate(t.perSec).padStart(9)} commands/s${partial}, resting at end ${resting}; ${gcBetween(t0, t1)}`);
+      console.log(`${e.name.padEnd(18)} ${s.name.padEnd(8)} ${fmtRate(t.perSec).padStart(9)} commands/s${partial}, resting at end ${resting}; ${gcBetween(t.fromMs, t.toMs)}`);
       console.log(`${"".padEnd(27)} service time   ${pcts(svc.all)}`);
       console.log(`${"".padEnd(27)} by kind p99    ${svc.byKind.map((h, i) => `${KIND_NAMES[i]} ${us(h.quantile(0.99))}`).join("  ")} us`);
       console.log(`${"".padEnd(27)} response @${fmtRate(driveAt).padEnd(8)} ${pcts(resp.h)}${resp.done < s.cmds.length ? ` (first ${resp.done} commands)` : ""}${driveAt !== rate ? "  [driven at half its throughput]" : ""}`);
-      console.log(`${"".padEnd(27)} during the open loop: ${gcBetween(r0, r1)}`);
+      console.log(`${"".padEnd(27)} during the open loop: ${gcBetween(resp.fromMs, resp.toMs)}`);
     }
   }
 
@@ -342,6 +411,8 @@ async function main(): Promise<void> {
       `p99 @${fmtRate(a.rate)} ${us(p99)} us (target < 5 us: ${mark(p99 < 5000)})` +
       (b ? `; nodejs-order-book ${fmtRate(b.perSec)}, ratio ${fmtRatio(a.perSec / b.perSec)}${s.name === "deep" ? ` (target >= 10x: ${mark(a.perSec / b.perSec >= 10)})` : ""}` : "");
     console.log(line);
+    const c = get("this, place()", s.name);
+    if (c) console.log(`${"".padEnd(8)} with fresh event objects (place/cancel): ${fmtRate(c.perSec)}, p99 @${fmtRate(c.rate)} ${us(c.resp.quantile(0.99))} us`);
   }
   const sh = get("this engine", "shallow");
   const dp = get("this engine", "deep");
