@@ -24,7 +24,7 @@
  * Each line also gives the CPU the server processes and this process (autocannon) used, in
  * cores: on 2 cores a figure near 1.0 for autocannon means the client, not the server, set the pace.
  * Targets: orders >= 50% of bare req/s and p99 < 20 ms at half of that rate; cached reads >= 80%.
- * --profile: an extra profiled orders pass per variant (V8 CPU profiler inside the gateway or
+ * --profile: extra profiled passes (orders, cached market reads) per variant (V8 CPU profiler inside the gateway or
  * exchange process, and the engine and core nodes in the cluster), top self-time functions printed.
  *
  *   node dist-bench/bench/http.js [--variant=both] [--duration=10] [--warmup=3] [--connections=32]
@@ -176,13 +176,13 @@ function printRow(r: Row): void {
   );
 }
 
-async function profiled(nodes: BenchNode[], o: Opts, variant: string, run: () => Promise<unknown>): Promise<void> {
+async function profiled(nodes: BenchNode[], o: Opts, variant: string, what: string, run: () => Promise<unknown>): Promise<void> {
   await Promise.all(nodes.map((n) => n.ctl({ cmd: "profileStart" })));
   await run();
   for (const n of nodes) {
-    const file = join(o.outDir, `http-${variant}-${n.name}.cpuprofile`);
+    const file = join(o.outDir, `http-${variant}-${what.replace(/\W+/g, "-")}-${n.name}.cpuprofile`);
     await n.ctl({ cmd: "profileStop", file });
-    console.log(`\n# CPU profile of ${n.name} during POST /orders (${variant}), ${file}`);
+    console.log(`\n# CPU profile of ${n.name} during ${what} (${variant}), ${file}`);
     console.log("# self time by package:");
     for (const l of byPackage(file, 12)) console.log(`#   ${l}`);
     console.log("# top self-time functions:");
@@ -297,7 +297,10 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
   onExchange();
   add({ variant, what: `bare GET /bare @ ${half}/s`, m: bareHalf });
 
-  if (o.profile) await profiled(profileNodes, o, variant, () => cannon(gateway.url, ordersReq, base));
+  if (o.profile) {
+    await profiled(profileNodes, o, variant, "POST /orders", () => cannon(gateway.url, ordersReq, base));
+    await profiled(profileNodes, o, variant, "GET /markets/:id", () => cannon(gateway.url, marketReq, base));
+  }
   return rows;
 }
 
