@@ -21,6 +21,16 @@ export interface LedgerJournal {
   close(): Promise<void>;
 }
 
+/**
+ * Two writes of one journal position are the same commit (a retry) when they carry the same book
+ * command with the same effects; anything else is a second writer. Compared only on a repeated key.
+ */
+export function sameBookCommand(a: BookJournalDoc | undefined, b: BookJournalDoc | undefined): boolean {
+  if (!a || !b) return a === b;
+  const content = (d: BookJournalDoc) => JSON.stringify([d.marketId, d.seq, d.command, d.postings, d.orders, d.pool ?? null]);
+  return content(a) === content(b);
+}
+
 /** Where an indexed journal keeps its records: one text line per entry, record i = seq i + 1. */
 export interface RecordLog {
   readonly count: number;

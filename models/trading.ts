@@ -13,8 +13,6 @@ export interface LedgerEntryDoc {
   trades?: TradeRecord[];
   /** A market's book command committed in the same write as its money (the book's journal). */
   book?: BookJournalDoc;
-  /** Content hash: a repeated key with another digest is a second writer, not a retry. */
-  digest?: string;
   at: string;
 }
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { mkdirSync } from "node:fs";
 import { createDbMixin, openStore, type DbState } from "../mixins/db.mixin";
 import { configOf } from "../lib/config";
-import { FileLog, IndexedJournal, MemoryLog, StoreJournal, type LedgerJournal } from "../ledger/journal";
+import { FileLog, IndexedJournal, MemoryLog, StoreJournal, sameBookCommand, type LedgerJournal } from "../ledger/journal";
 import { currentUser, type AppContext } from "../mixins/context";
 import { DomainError, notFound } from "../lib/errors";
 import { Accounts, LedgerRejection, type ConservationReport, type Posting, type PositionState, type PreparedChange } from "../engine/accounts";
@@ -23,7 +23,6 @@ export interface PostParams {
   closesLocks?: string[];
   trades?: TradeRecord[];
   book?: BookJournalDoc;
-  digest?: string;
   /** false: answer once applied in memory, without waiting for the journal write. */
   durable?: boolean;
 }
@@ -140,18 +139,17 @@ const LedgerService = defineService<LedgerThis>({
         closesLocks: { type: "array", items: "string", optional: true },
         trades: { type: "array", items: "object", optional: true },
         book: { type: "object", optional: true },
-        digest: { type: "string", optional: true, max: 128 },
         durable: { type: "boolean", optional: true },
       },
       handler(this: LedgerThis, ctx: AppContext<PostParams>): Promise<PostResult> {
         const p = ctx.params;
         const accepted = this.queue.run(async () => {
           if (this.broken) throw new DomainError("The ledger stopped after a failed journal write; it recovers on restart", 503, "LEDGER_UNAVAILABLE");
-          // The rare duplicate is read back for its digest.
+          // The rare duplicate is read back to compare its content.
           const existing = this.pendingKeys.get(p.key) ?? ((await this.journal.has(p.key)) ? await this.journal.get(p.key) : null);
           if (existing) {
             // Same key, same content: a retry. Same key, other content: a second writer of that market.
-            if (existing.digest !== p.digest) throw new DomainError("This journal position is already taken by another writer", 409, "JOURNAL_CONFLICT");
+            if (!sameBookCommand(existing.book, p.book)) throw new DomainError("This journal position is already taken by another writer", 409, "JOURNAL_CONFLICT");
             return { applied: false, seq: existing.seq };
           }
           const doc: LedgerEntryDoc = { _id: p.key, seq: this.seq + 1, postings: p.postings, at: new Date().toISOString() };
@@ -159,7 +157,6 @@ const LedgerService = defineService<LedgerThis>({
           if (p.closesLocks?.length) doc.closesLocks = p.closesLocks;
           if (p.trades?.length) doc.trades = p.trades;
           if (p.book) doc.book = p.book;
-          if (p.digest) doc.digest = p.digest;
           // Validate first: a rejected entry never reaches the journal or memory.
           let change: PreparedChange;
           try {

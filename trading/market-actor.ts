@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { OrderBook } from "../engine/book";
 import type { Order, OrderType, Outcome, RestingOrder, Side } from "../engine/types";
 import { cost, formatTick, type FeeSchedule } from "../engine/money";
@@ -17,7 +16,6 @@ export interface LedgerPost {
   closesLocks?: string[];
   trades?: Settlement["trades"];
   book?: BookJournalDoc;
-  digest?: string;
   /** false: answered once applied in the ledger's memory; `sync` waits for the journal write. */
   durable?: boolean;
 }
@@ -44,7 +42,7 @@ export interface MarketPorts {
   /** Status and AMM funding of the market, or null when the catalog does not know it. */
   market(marketId: string): Promise<{ status: string; ammLiquidity: number } | null>;
   ledger: {
-    /** Applies the entry once; a repeated key with another digest fails (a second writer). */
+    /** Applies the entry once; a repeated key with another book command fails (a second writer). */
     post(entry: LedgerPost): Promise<{ applied: boolean; seq: number }>;
     /** Resolves once every ledger entry up to `seq` is durable. */
     sync(seq: number): Promise<void>;
@@ -56,11 +54,6 @@ export interface MarketPorts {
   };
   /** Broker events for real time, notifications and price history. */
   publish(doc: BookJournalDoc, actor: MarketActor): void;
-}
-
-/** What makes two commits of the same seq the same commit (a retry) rather than two writers. */
-function digestOf(doc: BookJournalDoc): string {
-  return createHash("sha256").update(JSON.stringify([doc.command, doc.postings, doc.orders, doc.pool ?? null])).digest("hex");
 }
 
 function negateLock(p: Posting): Posting {
@@ -411,7 +404,7 @@ export class MarketActor {
     if (pool) doc.pool = { yes: pool.yes, no: pool.no };
     let ledgerSeq: number;
     try {
-      const r = await this.ports.ledger.post({ key: doc.ledgerKey, postings: doc.postings, closesLocks: doc.closesLocks, trades: doc.trades, book: doc, digest: digestOf(doc), durable: false });
+      const r = await this.ports.ledger.post({ key: doc.ledgerKey, postings: doc.postings, closesLocks: doc.closesLocks, trades: doc.trades, book: doc, durable: false });
       ledgerSeq = r.seq;
     } catch (err) {
       // Refused (another node wrote this seq) or unknown outcome: memory may be ahead of the

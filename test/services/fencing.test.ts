@@ -76,10 +76,10 @@ describe("single writer per market, fenced by the journal", () => {
   test("a retry of the same commit is idempotent, not a conflict", async () => {
     const entries = await broker.call<BookJournalDoc[], object>("ledger.bookEntries", { marketId, afterSeq: 0 });
     const first = entries[0];
-    const docs = (await broker.call("ledger.entriesAfter", { seq: 0, limit: 1000 })) as Array<{ _id: string; digest?: string; postings: unknown[]; closesLocks?: string[] }>;
+    const docs = (await broker.call("ledger.entriesAfter", { seq: 0, limit: 1000 })) as Array<{ _id: string; postings: unknown[]; closesLocks?: string[] }>;
     const entry = docs.find((d) => d._id === first.ledgerKey);
     expect(entry).toBeDefined();
-    const again = await broker.call<{ applied: boolean }, object>("ledger.post", { key: first.ledgerKey, postings: entry!.postings, book: first, digest: entry!.digest, closesLocks: entry!.closesLocks });
+    const again = await broker.call<{ applied: boolean }, object>("ledger.post", { key: first.ledgerKey, postings: entry!.postings, book: first, closesLocks: entry!.closesLocks });
     expect(again.applied).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FileLog, IndexedJournal, MemoryLog, type LedgerJournal } from "../../ledger/journal";
+import { FileLog, IndexedJournal, MemoryLog, sameBookCommand, type LedgerJournal } from "../../ledger/journal";
 import type { BookJournalDoc, LedgerEntryDoc } from "../../models/trading";
 
 function book(marketId: string, seq: number): BookJournalDoc {
@@ -29,7 +29,7 @@ function entries(from: number, to: number): LedgerEntryDoc[] {
     if (seq % 3 === 0) {
       const m = seq % 2 ? "m1" : "m2";
       const b = book(m, Math.ceil(seq / 6));
-      out.push({ _id: b.ledgerKey, seq, postings: [], book: b, digest: `d${seq}`, at: b.at });
+      out.push({ _id: b.ledgerKey, seq, postings: [], book: b, at: b.at });
     } else {
       out.push({ _id: `deposit:tx${seq}:ü€`, seq, postings: [{ kind: "cash", account: "usr_1", available: seq }], at: "2026-11-22T00:00:00.000Z" });
     }
@@ -41,7 +41,7 @@ async function exercise(j: LedgerJournal): Promise<void> {
   expect(j.lastSeq).toBe(12);
   expect(await j.has("deposit:tx4:ü€")).toBe(true);
   expect(await j.has("deposit:tx99")).toBe(false);
-  expect((await j.get("book:m1:2"))?.digest).toBe("d9");
+  expect((await j.get("book:m1:2"))?.seq).toBe(9);
   expect(await j.get("nope")).toBeNull();
   expect((await j.after(0, 100)).map((d) => d.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   expect((await j.after(4, 3)).map((d) => d.seq)).toEqual([5, 6, 7]);
@@ -129,5 +129,19 @@ describe("ledger journal", () => {
     const path = join(dir, "journal.log");
     writeFileSync(path, entries(1, 3).map((d) => JSON.stringify(d)).join("\n") + "\n" + JSON.stringify(entries(5, 5)[0]) + "\n");
     await expect(openFile(path)).rejects.toThrow(/record 4 holds seq 5/);
+  });
+
+  it("tells a retry of a commit (same command and effects) from a second writer of the same position", () => {
+    const a = book("m1", 3);
+    const retry = JSON.parse(JSON.stringify(a)) as BookJournalDoc;
+    retry.node = "n2";
+    retry.at = "2026-11-22T00:00:01.000Z";
+    expect(sameBookCommand(a, retry)).toBe(true);
+    expect(sameBookCommand(a, { ...a, command: { type: "cancel", orderId: "ord_other", userId: "usr_1" } })).toBe(false);
+    expect(sameBookCommand(a, { ...a, postings: [{ kind: "cash", account: "usr_1", available: 1 }] })).toBe(false);
+    expect(sameBookCommand(a, { ...a, orders: [{ orderId: "ord_3", userId: "usr_1", filledDelta: 0, remaining: 0, status: "cancelled" }] })).toBe(false);
+    expect(sameBookCommand(a, { ...a, pool: { yes: 1, no: 1 } })).toBe(false);
+    expect(sameBookCommand(a, undefined)).toBe(false);
+    expect(sameBookCommand(undefined, undefined)).toBe(true);
   });
 });
