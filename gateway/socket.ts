@@ -139,10 +139,16 @@ export type SocketGatewayThis = Service & {
   flushMarket(marketId: string, change: MarketChange): void;
   priceUpdate(ev: PricesChangedEvent): ServerMessage | null;
   fanOut(roomNames: string[], msgs: ServerMessage[]): void;
+  encode(msg: ServerMessage): Encoded;
+  writeEncoded(socket: Socket, e: Encoded): void;
+  pong: Encoded | null;
   pushUser(userId: string, data: UserUpdate, coalesceKey?: string): void;
 };
 
 type IOSocket = Socket & { $service: SocketGatewayThis };
+
+/** A message encoded once: its Socket.IO packet and its websocket frame (for any number of sockets). */
+type Encoded = { packet: string; opts: { wsPreEncodedFrame: Buffer[] } };
 
 /** Events handled on every gateway node (per-node event group, see `merged`). */
 const SOCKET_EVENTS = [
@@ -176,7 +182,8 @@ function refuseCall(this: IOSocket, ...args: unknown[]): void {
 function onPing(this: IOSocket): void {
   const svc = this.$service;
   svc.stateOf(this)?.idle.refresh();
-  svc.send(this, { type: "pong" });
+  // Every client pings every few seconds: the same bytes each time, encoded once.
+  svc.writeEncoded(this, (svc.pong ??= svc.encode({ type: "pong" })));
 }
 
 function onSubscribe(this: IOSocket, payload: unknown): void {
@@ -478,18 +485,16 @@ const SocketGateway = defineService<SocketGatewayThis>({
     fanOut(this: SocketGatewayThis, roomNames: string[], msgs: ServerMessage[]) {
       const nsp = this.io.of("/");
       const members = roomNames.map((r) => nsp.adapter.rooms.get(r) ?? new Set<string>());
-      const encoded = msgs.map((msg) => {
-        const [packet, ...more] = this.io.encoder.encode({ type: 2 /* EVENT */, nsp: "/", data: ["message", msg] }) as unknown[];
-        if (typeof packet !== "string" || more.length) throw new Error("socket message did not encode as one text packet");
-        return packet;
-      });
-      const frames = encoded.map((packet) => wsTextFrame(`4${packet}`)); // 4: engine.io "message"
-      const byMask = new Map<number, { first: string; opts: { wsPreEncodedFrame: Buffer[] } }>();
+      const one = msgs.map((msg) => this.encode(msg));
+      const encoded = one.map((e) => e.packet);
+      const frames = one.map((e) => e.opts.wsPreEncodedFrame[0]);
+      // By room combination: the frames of all its messages in one buffer (packet: the first's).
+      const byMask = new Map<number, Encoded>();
       const shared = (mask: number) => {
         let w = byMask.get(mask);
         if (!w) {
           const mine = frames.filter((_, k) => mask & (1 << k));
-          w = { first: encoded[Math.log2(mask & -mask)], opts: { wsPreEncodedFrame: [mine.length === 1 ? mine[0] : Buffer.concat(mine)] } };
+          w = { packet: encoded[Math.log2(mask & -mask)], opts: { wsPreEncodedFrame: [mine.length === 1 ? mine[0] : Buffer.concat(mine)] } };
           byMask.set(mask, w);
         }
         return w;
@@ -504,12 +509,25 @@ const SocketGateway = defineService<SocketGatewayThis>({
           if (!conn || conn.readyState !== "open") continue;
           if (takesPreEncodedFrames(conn.transport)) {
             const w = shared(mask);
-            if (!writeDirect(conn, w.opts.wsPreEncodedFrame)) conn.write(w.first, w.opts);
+            if (!writeDirect(conn, w.opts.wsPreEncodedFrame)) conn.write(w.packet, w.opts);
           } else {
             for (let k = 0; k < encoded.length; k++) if (mask & (1 << k)) conn.write(encoded[k], plain);
           }
         }
       }
+    },
+
+    encode(this: SocketGatewayThis, msg: ServerMessage): Encoded {
+      const [packet, ...more] = this.io.encoder.encode({ type: 2 /* EVENT */, nsp: "/", data: ["message", msg] }) as unknown[];
+      if (typeof packet !== "string" || more.length) throw new Error("socket message did not encode as one text packet");
+      return { packet, opts: { wsPreEncodedFrame: [wsTextFrame(`4${packet}`)] } }; // 4: engine.io "message"
+    },
+
+    /** One encoded message to one socket (any transport; engine.io ignores the frame off websocket). */
+    writeEncoded(this: SocketGatewayThis, socket: Socket, e: Encoded) {
+      const conn = socket.conn as unknown as EngineConn;
+      if (conn.readyState !== "open") return;
+      if (!takesPreEncodedFrames(conn.transport) || !writeDirect(conn, e.opts.wsPreEncodedFrame)) conn.write(e.packet, e.opts);
     },
 
     pushUser(this: SocketGatewayThis, userId: string, data: UserUpdate, coalesceKey?: string) {
@@ -523,6 +541,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
     this.idleTimeoutMs = configOf(this.broker).socketIdleTimeoutMs;
     this.socketStates = new Map();
     this.seqGen = 0;
+    this.pong = null;
     this.lastBook = new Map();
     this.lastPrices = new Map();
     this.marketPush = new Coalescer<MarketChange>(
