@@ -3,7 +3,7 @@ import { defineService } from "../lib/service";
 import { SerialQueue } from "../lib/serial";
 import { join } from "node:path";
 import { mkdirSync } from "node:fs";
-import { createDbMixin, openStore, type DbState } from "../mixins/db.mixin";
+import { createDbMixin, openStore, type DbState, type Store } from "../mixins/db.mixin";
 import { configOf } from "../lib/config";
 import { FileLog, IndexedJournal, MemoryLog, StoreJournal, sameBookCommand, type LedgerJournal } from "../ledger/journal";
 import { currentUser, type AppContext } from "../mixins/context";
@@ -67,9 +67,7 @@ type LedgerThis = Service &
     snapshotting: Promise<void> | null;
     flush(): Promise<void>;
     waitDurable(seq: number): Promise<void>;
-    project(doc: LedgerEntryDoc): Promise<void>;
-    projectBatch(docs: LedgerEntryDoc[]): Promise<void>;
-    applyOrderChanges(docs: LedgerEntryDoc[]): Promise<void>;
+    projectBatch(docs: LedgerEntryDoc[], replay?: boolean): Promise<void>;
     snapshot(): Promise<void>;
     notifyChanges(batch: LedgerEntryDoc[]): void;
   };
@@ -433,21 +431,17 @@ const LedgerService = defineService<LedgerThis>({
       this.seq = doc.seq;
     },
 
-    /** Read models derived from an entry; idempotent so a replay after a crash can redo them. */
-    /** Read models of one entry, idempotent so a replay after a crash can redo them. */
-    async project(this: LedgerThis, doc: LedgerEntryDoc) {
-      for (const t of tradeDocsOf(doc)) await this.stores.trades.insertOnce(t);
-      const o = newOrderOf(doc);
-      if (o) await this.stores.orders.insertOnce(o);
-      await this.applyOrderChanges([doc]);
-    },
-
     /**
      * Read models of a batch of new entries: one insert per collection; orders created in the batch
-     * are inserted as they stand at its end, older orders get one update each.
+     * are inserted as they stand at its end, older orders get one update each. `replay` (after a
+     * restart, one entry at a time): documents already there are left alone, so it can be redone.
      */
-    async projectBatch(this: LedgerThis, docs: LedgerEntryDoc[]) {
-      await this.stores.trades.insertMany(docs.flatMap(tradeDocsOf));
+    async projectBatch(this: LedgerThis, docs: LedgerEntryDoc[], replay = false) {
+      const insert = async <T extends { _id: string }>(store: Store<T>, items: T[]) => {
+        if (!replay) return store.insertMany(items);
+        for (const item of items) await store.insertOnce(item);
+      };
+      await insert(this.stores.trades, docs.flatMap(tradeDocsOf));
       const created = new Map<string, OrderDoc>();
       const older = new Map<string, { filledDelta: number; remaining: number; status: OrderStatus; seq: number; firstSeq: number; at: string }>();
       for (const doc of docs) {
@@ -467,21 +461,10 @@ const LedgerService = defineService<LedgerThis>({
           else older.set(c.orderId, { filledDelta: c.filledDelta, remaining: c.remaining, status: c.status, seq: b.seq, firstSeq: b.seq, at: b.at });
         }
       }
-      await this.stores.orders.insertMany([...created.values()]);
+      await insert(this.stores.orders, [...created.values()]);
       for (const [orderId, c] of older) {
         // Guarded by the market's seq: an order already past this batch's first change is not changed twice.
         await this.stores.orders.update({ _id: orderId, seq: { $lt: c.firstSeq } }, { $inc: { filledQuantity: c.filledDelta }, $set: { remaining: c.remaining, status: c.status, seq: c.seq, updatedAt: c.at } });
-      }
-    },
-
-    async applyOrderChanges(this: LedgerThis, docs: LedgerEntryDoc[]) {
-      for (const doc of docs) {
-        const b = doc.book;
-        if (!b) continue;
-        for (const c of b.orders) {
-          // Guarded by the market's seq so a replay never adds a fill twice.
-          await this.stores.orders.update({ _id: c.orderId, seq: { $lt: b.seq } }, { $inc: { filledQuantity: c.filledDelta }, $set: { remaining: c.remaining, status: c.status, seq: b.seq, updatedAt: b.at } });
-        }
       }
     },
 
@@ -607,7 +590,7 @@ const LedgerService = defineService<LedgerThis>({
     for (let rest = await this.journal.after(this.seq, 1000); rest.length; rest = await this.journal.after(this.seq, 1000)) {
       for (const doc of rest) {
         this.applyEntry(doc);
-        await this.project(doc);
+        await this.projectBatch([doc], true);
       }
     }
     if (this.seq > replayFrom) await this.snapshot();
