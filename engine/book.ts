@@ -274,14 +274,18 @@ export class OrderBook {
       this.writeCancelled(e, slots[i], reason);
       events[i] = e;
     }
-    // Dropping the whole structure beats unlinking order by order; capacity is kept.
+    // Dropping the whole structure beats unlinking order by order; a closed market's book also
+    // gives back the slab it grew to.
     this.levelHead.fill(NONE);
     this.levelTail.fill(NONE);
     this.levelQuantity.fill(0);
     this.levelCount.fill(0);
-    this.idTable.fill(0);
-    this.orderIds.fill("");
-    this.userIds.fill("");
+    this.rows = new Float64Array(MIN_SLOTS * ROW);
+    this.orderIds = new Array<string>(MIN_SLOTS).fill("");
+    this.userIds = new Array<string>(MIN_SLOTS).fill("");
+    this.capacity = MIN_SLOTS;
+    this.idTable = new Int32Array(4 * MIN_SLOTS);
+    this.idMask = 2 * MIN_SLOTS - 1;
     this.used = 0;
     this.freeHead = NONE;
     this.count = 0;
