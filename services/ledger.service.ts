@@ -1,8 +1,8 @@
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
 import { SerialQueue } from "../lib/serial";
-import { join } from "node:path";
-import { mkdirSync } from "node:fs";
 import { createDbMixin, openStore, type DbState, type Store } from "../mixins/db.mixin";
 import { configOf } from "../lib/config";
 import { FileLog, IndexedJournal, MemoryLog, StoreJournal, sameBookCommand, type LedgerJournal } from "../ledger/journal";
