@@ -24,8 +24,17 @@ export interface TestSocket {
  * A socket.io-client connection to the gateway's `/ws`. With `autoPingMs` it sends `ping` on that
  * period, as a real client must to stay connected past the idle timeout.
  */
-export async function connectSocket(url: string, opts: { transports?: ("websocket" | "polling")[]; autoPingMs?: number } = {}): Promise<TestSocket> {
+export async function connectSocket(
+  url: string,
+  opts: {
+    transports?: ("websocket" | "polling")[];
+    autoPingMs?: number;
+    /** Called with the new client before it has connected (its engine.io socket exists): e.g. to watch the transport upgrade from its start. */
+    beforeConnect?: (socket: Socket) => void;
+  } = {},
+): Promise<TestSocket> {
   const socket = io(url, { path: "/ws", transports: opts.transports ?? ["websocket"], forceNew: true, reconnection: false, timeout: 5000 });
+  opts.beforeConnect?.(socket);
   const messages: Msg[] = [];
   const waiters: Array<{ pred: (m: Msg) => boolean; from: number; resolve: (m: Msg) => void }> = [];
   socket.on("message", (m: Msg) => {
