@@ -123,6 +123,12 @@ export type SocketGatewayThis = Service & {
   idleTimeoutMs: number;
   seqGen: number;
   lastBook: Map<string, BookChangedEvent>;
+  /**
+   * Book room -> socket -> seq of the snapshot (or catch-up) it was sent on subscribing: updates
+   * up to that seq still on their way (the coalescing window, a slower event) are not sent to it.
+   * An entry lives until the socket's first newer update.
+   */
+  bookFloors: Map<string, Map<string, number>>;
   lastPrices: Map<string, string>;
   marketPush: Coalescer<MarketChange>;
   userPush: Coalescer<UserPush>;
@@ -309,6 +315,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
         if (state.user) clearTimeout(state.user.expiry);
         state.userGen++;
         state.pendingBooks.clear();
+        for (const [room, floors] of this.bookFloors) if (floors.delete(socket.id) && !floors.size) this.bookFloors.delete(room);
         this.socketStates.delete(socket.id);
       });
     },
@@ -369,16 +376,22 @@ const SocketGateway = defineService<SocketGatewayThis>({
       state.pendingBooks.delete(key);
       // From here to the end nothing awaits: no update can slip in between snapshot and room.
       state.books.add(key);
-      socket.join(rooms.book(sub.marketId, sub.outcome));
+      const room = rooms.book(sub.marketId, sub.outcome);
+      socket.join(room);
       const data = sub.outcome === "YES" ? depth.yes : depth.no;
       this.send(socket, { type: "snapshot", channel: "book", marketId: sub.marketId, outcome: sub.outcome, seq: depth.seq, data: { bids: data.bids, asks: data.asks } });
       this.send(socket, { type: "subscribed", channel: "book", marketId: sub.marketId, outcome: sub.outcome });
       // A change this node heard while the snapshot was fetched would otherwise be missed.
       const last = this.lastBook.get(sub.marketId);
+      let floor = depth.seq;
       if (last && last.seq > depth.seq) {
         const levels = sub.outcome === "YES" ? last.yes : noView(last.yes);
         this.send(socket, { type: "update", channel: "book", marketId: sub.marketId, outcome: sub.outcome, seq: last.seq, data: { marketId: sub.marketId, bids: levels.bids, asks: levels.asks } });
+        floor = last.seq;
       }
+      let floors = this.bookFloors.get(room);
+      if (!floors) this.bookFloors.set(room, (floors = new Map()));
+      floors.set(socket.id, floor);
     },
 
     async subscribeUser(this: SocketGatewayThis, socket: Socket, state: SocketState, token: string) {
@@ -427,6 +440,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
         state.pendingBooks.delete(key);
         state.books.delete(key);
         socket.leave(rooms.book(u.marketId, u.outcome));
+        this.bookFloors.get(rooms.book(u.marketId, u.outcome))?.delete(socket.id);
         return this.send(socket, { type: "unsubscribed", channel: "book", marketId: u.marketId, outcome: u.outcome });
       }
       const userId = this.endUser(socket, state, null);
@@ -500,11 +514,20 @@ const SocketGateway = defineService<SocketGatewayThis>({
         return w;
       };
       const plain = {};
+      const floors = roomNames.map((r) => this.bookFloors.get(r));
       for (let i = 0; i < members.length; i++) {
         next: for (const id of members[i]) {
           for (let j = 0; j < i; j++) if (members[j].has(id)) continue next; // served with room j
           let mask = 1 << i;
           for (let j = i + 1; j < members.length; j++) if (members[j].has(id)) mask |= 1 << j;
+          for (let k = 0; k < floors.length; k++) {
+            const floor = mask & (1 << k) ? floors[k]?.get(id) : undefined;
+            if (floor === undefined) continue;
+            const seq = (msgs[k] as { seq?: number }).seq;
+            if (seq !== undefined && seq <= floor) mask &= ~(1 << k); // already in its snapshot
+            else floors[k]?.delete(id);
+          }
+          if (!mask) continue;
           const conn = nsp.sockets.get(id)?.conn as unknown as EngineConn | undefined;
           if (!conn || conn.readyState !== "open") continue;
           if (takesPreEncodedFrames(conn.transport)) {
@@ -515,6 +538,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
           }
         }
       }
+      roomNames.forEach((r, k) => floors[k]?.size === 0 && this.bookFloors.delete(r));
     },
 
     encode(this: SocketGatewayThis, msg: ServerMessage): Encoded {
@@ -543,6 +567,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
     this.seqGen = 0;
     this.pong = null;
     this.lastBook = new Map();
+    this.bookFloors = new Map();
     this.lastPrices = new Map();
     this.marketPush = new Coalescer<MarketChange>(
       COALESCE_MS,

@@ -318,4 +318,39 @@ describe("Socket.IO at /ws", () => {
     // Market prices only move when the best bid does: far fewer pushes still.
     expect(s.since(0, isUpdate("market")).length).toBeLessThanOrEqual(updates.length);
   });
+
+  test("a book subscribed while an update is still being coalesced gets the snapshot, then only newer updates", async () => {
+    const market = await createMarket(srv, "Snapshot floor market");
+    const watcher = await connect();
+    watcher.subscribe({ channel: "book", marketId: market });
+    await watcher.waitFor((m) => m.type === "subscribed" && m.channel === "book");
+    const late: TestSocket[] = [];
+    for (let i = 0; i < 4; i++) late.push(await connect());
+    for (let round = 0; round < 5; round++) {
+      const from = late.map((s) => s.messages.length);
+      // Acknowledged, so its update is in the 50 ms coalescing window when the subscriptions land.
+      expect((await order(alice, market, { side: "BUY", outcome: "YES", price: 0.1 + round / 100, quantity: SHARE })).status).toBe(200);
+      for (const s of late) s.subscribe({ channel: "book", marketId: market });
+      const rest = (await srv.http("GET", `/api/v1/markets/${market}/orderbook`)).body.data;
+      await watcher.waitFor((m) => m.type === "update" && m.channel === "book" && JSON.stringify(m.data.bids) === JSON.stringify(rest.bids));
+      await Promise.all(late.map((s) => s.sync()));
+      for (const [k, s] of late.entries()) {
+        const snap = (await s.waitFor((m) => m.type === "snapshot", { from: from[k] })) as { seq: number };
+        const seqs = (s.since(from[k], (m) => m.type === "update" && m.channel === "book") as Array<{ seq: number }>).map((u) => u.seq);
+        for (const seq of seqs) expect(seq).toBeGreaterThan(snap.seq);
+        expect([...new Set(seqs)]).toEqual(seqs);
+      }
+      for (const s of late) s.unsubscribe({ channel: "book", marketId: market });
+      await Promise.all(late.map((s) => s.waitFor((m) => m.type === "unsubscribed", { from: s.messages.length - 1 }).catch(() => undefined)));
+    }
+    // Subscribed on a quiet book, each gets the next change.
+    const from = late.map((s) => s.messages.length);
+    for (const s of late) s.subscribe({ channel: "book", marketId: market });
+    await Promise.all(late.map((s, k) => s.waitFor((m) => m.type === "subscribed" && m.channel === "book", { from: from[k] })));
+    expect((await order(alice, market, { side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE })).status).toBe(200);
+    for (const [k, s] of late.entries()) {
+      const snap = (await s.waitFor((m) => m.type === "snapshot", { from: from[k] })) as { seq: number };
+      expect(((await s.waitFor((m) => m.type === "update" && m.channel === "book", { from: from[k] })) as { seq: number }).seq).toBeGreaterThan(snap.seq);
+    }
+  });
 });
