@@ -37,14 +37,51 @@ function splitKey(key: string): string {
   return i < 0 ? key : key.slice(0, i);
 }
 
-/** Decide one request against the newest `limit` timestamps of its key (ascending, mutated in place). */
-export function slide(stamps: number[], now: number, windowMs: number, limit: number): RateVerdict {
-  while (stamps.length && stamps[0] <= now - windowMs) stamps.shift();
+/**
+ * Request times of one key, oldest first. Dropping from the front moves a head index (an array's
+ * `shift` copies the whole array once it is large, which made a high limit cost O(limit) a request).
+ */
+export class Stamps {
+  private items: number[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  get oldest(): number {
+    return this.items[this.head];
+  }
+
+  get newest(): number {
+    return this.items[this.items.length - 1];
+  }
+
+  push(t: number): void {
+    this.items.push(t);
+  }
+
+  dropOldest(): void {
+    this.head++;
+    // Compacted once half of the array is dropped: O(1) amortized.
+    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    } else if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+    }
+  }
+}
+
+/** Decide one request against the newest `limit` timestamps of its key (mutated in place). */
+export function slide(stamps: Stamps, now: number, windowMs: number, limit: number): RateVerdict {
+  while (stamps.length && stamps.oldest <= now - windowMs) stamps.dropOldest();
   const allowed = stamps.length < limit;
   stamps.push(now);
-  if (stamps.length > limit) stamps.shift();
+  if (stamps.length > limit) stamps.dropOldest();
   const count = allowed ? stamps.length : limit + 1;
-  const retryAfterSec = allowed ? 0 : Math.max(1, Math.ceil((stamps[0] + windowMs - now) / 1000));
+  const retryAfterSec = allowed ? 0 : Math.max(1, Math.ceil((stamps.oldest + windowMs - now) / 1000));
   return { limit, count, remaining: Math.max(0, limit - count), allowed, retryAfterSec };
 }
 
@@ -71,7 +108,7 @@ abstract class VerdictStore implements RateLimitStore {
 }
 
 export class MemorySlidingStore extends VerdictStore {
-  private readonly buckets = new Map<string, number[]>();
+  private readonly buckets = new Map<string, Stamps>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(windowMs: number, opts: StoreOpts, private readonly clock: () => number = Date.now) {
@@ -82,13 +119,13 @@ export class MemorySlidingStore extends VerdictStore {
 
   protected async decide(bucket: string): Promise<RateVerdict> {
     let stamps = this.buckets.get(bucket);
-    if (!stamps) this.buckets.set(bucket, (stamps = []));
+    if (!stamps) this.buckets.set(bucket, (stamps = new Stamps()));
     return slide(stamps, this.clock(), this.windowMs, this.limit);
   }
 
   private sweep(): void {
     const cutoff = this.clock() - this.windowMs;
-    for (const [k, stamps] of this.buckets) if (!stamps.length || stamps[stamps.length - 1] <= cutoff) this.buckets.delete(k);
+    for (const [k, stamps] of this.buckets) if (!stamps.length || stamps.newest <= cutoff) this.buckets.delete(k);
     // A verdict nobody took (the connection died) must not pile up.
     if (this.verdicts.size > 10_000) this.verdicts.clear();
   }

@@ -1,8 +1,8 @@
-import { MemorySlidingStore, slide } from "../../gateway/rate-limit";
+import { MemorySlidingStore, slide, Stamps } from "../../gateway/rate-limit";
 
 describe("sliding window decision", () => {
   test("allows up to the limit inside the window, then refuses with Retry-After", () => {
-    const stamps: number[] = [];
+    const stamps = new Stamps();
     const v = [0, 10, 20].map((t) => slide(stamps, t, 1000, 3));
     expect(v.map((x) => x.allowed)).toEqual([true, true, true]);
     expect(v.map((x) => x.remaining)).toEqual([2, 1, 0]);
@@ -13,7 +13,7 @@ describe("sliding window decision", () => {
   });
 
   test("the window slides: the oldest request leaving frees one slot, not the whole window", () => {
-    const stamps: number[] = [];
+    const stamps = new Stamps();
     slide(stamps, 0, 1000, 2);
     slide(stamps, 600, 1000, 2);
     expect(slide(stamps, 900, 1000, 2).allowed).toBe(false);
@@ -24,8 +24,8 @@ describe("sliding window decision", () => {
   });
 
   test("requests during the cooldown extend it", () => {
-    const quiet: number[] = [];
-    const busy: number[] = [];
+    const quiet = new Stamps();
+    const busy = new Stamps();
     for (const s of [quiet, busy]) {
       slide(s, 0, 1000, 2);
       slide(s, 1, 1000, 2);
@@ -40,7 +40,7 @@ describe("sliding window decision", () => {
   });
 
   test("memory is bounded by the limit whatever the flood", () => {
-    const stamps: number[] = [];
+    const stamps = new Stamps();
     for (let i = 0; i < 10_000; i++) slide(stamps, i, 1_000_000, 5);
     expect(stamps.length).toBe(5);
   });
@@ -60,5 +60,34 @@ describe("MemorySlidingStore (moleculer-web store interface)", () => {
     now = 5000;
     expect(await store.inc("ip:a#r5")).toBe(1);
     store.close();
+  });
+});
+
+describe("Stamps (the per-key request times)", () => {
+  /** The plain-array version the queue replaced: the reference for the same decisions. */
+  function naive(stamps: number[], now: number, windowMs: number, limit: number) {
+    while (stamps.length && stamps[0] <= now - windowMs) stamps.shift();
+    const allowed = stamps.length < limit;
+    stamps.push(now);
+    if (stamps.length > limit) stamps.shift();
+    return { allowed, count: allowed ? stamps.length : limit + 1, retryAfterSec: allowed ? 0 : Math.max(1, Math.ceil((stamps[0] + windowMs - now) / 1000)) };
+  }
+
+  test("decides exactly like a plain array across compactions, with small and large limits", () => {
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (const limit of [1, 3, 100, 5000]) {
+      const fast = new Stamps();
+      const ref: number[] = [];
+      let now = 0;
+      for (let i = 0; i < 30_000; i++) {
+        now += rnd() < 0.999 ? Math.floor(rnd() * 3) : 2000; // bursts, and now and then a quiet gap
+        const a = slide(fast, now, 1000, limit);
+        const b = naive(ref, now, 1000, limit);
+        if (a.allowed !== b.allowed || a.count !== b.count || a.retryAfterSec !== b.retryAfterSec || fast.length !== ref.length) {
+          throw new Error(`limit ${limit}, request ${i} at ${now}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+        }
+      }
+    }
   });
 });
