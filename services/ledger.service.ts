@@ -14,7 +14,21 @@ import { tradeRecordView, type TradeRecord } from "../engine/settlement";
 import type { BookJournalDoc, BookSnapshotDoc, LedgerEntryDoc, LedgerSnapshotDoc, OrderDoc, OrderStatus, TradeDoc } from "../models/trading";
 import { page, type Page } from "../gateway/envelope";
 
-type LedgerCollections = { ledgerSnapshots: LedgerSnapshotDoc; trades: TradeDoc; orders: OrderDoc; bookSnapshots: BookSnapshotDoc };
+/**
+ * A snapshot as stored: the whole document as one JSON string, which the document store copies and
+ * writes as a single value (deep-copying a deep book's thousands of orders stalled the event loop
+ * for tens of ms).
+ */
+interface StoredSnapshot {
+  _id: string;
+  seq: number;
+  body: string;
+}
+
+const packSnapshot = (doc: { _id: string; seq: number }): StoredSnapshot => ({ _id: doc._id, seq: doc.seq, body: JSON.stringify(doc) });
+const unpackSnapshot = <T>(stored: StoredSnapshot | null): T | null => (stored ? (JSON.parse(stored.body) as T) : null);
+
+type LedgerCollections = { ledgerSnapshots: StoredSnapshot; trades: TradeDoc; orders: OrderDoc; bookSnapshots: StoredSnapshot };
 
 export interface PostParams {
   key: string;
@@ -326,8 +340,8 @@ const LedgerService = defineService<LedgerThis>({
     loadBookSnapshot: {
       visibility: "public",
       params: { marketId: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ marketId: string }>): Promise<BookSnapshotDoc | null> {
-        return this.stores.bookSnapshots.findOne({ _id: ctx.params.marketId });
+      async handler(this: LedgerThis, ctx: AppContext<{ marketId: string }>): Promise<BookSnapshotDoc | null> {
+        return unpackSnapshot<BookSnapshotDoc>(await this.stores.bookSnapshots.findOne({ _id: ctx.params.marketId }));
       },
     },
 
@@ -338,7 +352,7 @@ const LedgerService = defineService<LedgerThis>({
         const snap = ctx.params.snapshot;
         // A stale writer must not roll a snapshot back.
         const cur = await this.stores.bookSnapshots.findOne({ _id: snap._id });
-        if (!cur || cur.seq < snap.seq) await this.stores.bookSnapshots.put(snap);
+        if (!cur || cur.seq < snap.seq) await this.stores.bookSnapshots.put(packSnapshot(snap));
         return { saved: !cur || cur.seq < snap.seq };
       },
     },
@@ -472,7 +486,7 @@ const LedgerService = defineService<LedgerThis>({
     async snapshot(this: LedgerThis) {
       const doc: LedgerSnapshotDoc = { _id: "ledger", seq: this.seq, accounts: this.accounts.snapshot(), pendingLocks: [...this.pendingLocks.entries()] };
       this.snapshotSeq = doc.seq;
-      await this.stores.ledgerSnapshots.put(doc);
+      await this.stores.ledgerSnapshots.put(packSnapshot(doc));
     },
 
     /** Write everything pending in as few journal writes as possible, then wake the waiters. */
@@ -578,7 +592,7 @@ const LedgerService = defineService<LedgerThis>({
   async started() {
     this.journal = await this.openJournal();
     // Rebuild: latest snapshot, then every journal entry after it, in order.
-    const snap = await this.stores.ledgerSnapshots.findOne({ _id: "ledger" });
+    const snap = unpackSnapshot<LedgerSnapshotDoc>(await this.stores.ledgerSnapshots.findOne({ _id: "ledger" }));
     if (snap && snap.seq > this.journal.lastSeq) throw new Error(`Ledger snapshot at seq ${snap.seq} is ahead of the journal (${this.journal.lastSeq}): the journal is missing entries`);
     if (snap) {
       this.accounts = Accounts.restore(snap.accounts);
