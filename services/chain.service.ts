@@ -619,12 +619,11 @@ const ChainService = defineService<ChainThis>({
       for (;;) {
         const entries = (await this.broker.call("ledger.entriesAfter", { seq: cursor, limit: 500 })) as LedgerEntryDoc[];
         if (!entries.length) return;
-        for (const e of entries) {
-          for (const t of e.trades ?? []) {
-            await this.stores.settlementItems.insertOnce({ _id: t.tradeId, userId: t.userId, marketId: t.marketId, status: "pending", attempts: 0, batchId: null, txHash: null, createdAt: e.at });
-          }
-          cursor = e.seq;
-        }
+        const items: SettlementItemDoc[] = entries.flatMap((e) => (e.trades ?? []).map((t) => ({ _id: t.tradeId, userId: t.userId, marketId: t.marketId, status: "pending" as const, attempts: 0, batchId: null, txHash: null, createdAt: e.at })));
+        // One insert for the page; items already taken in (a replay after a crash) are left as they are.
+        const known = new Set((await this.stores.settlementItems.find({ _id: { $in: items.map((i) => i._id) } })).map((i) => i._id));
+        await this.stores.settlementItems.insertMany(items.filter((i) => !known.has(i._id) && (known.add(i._id), true)));
+        cursor = entries[entries.length - 1].seq;
         await this.setMeta("ledgerCursor", cursor);
         if (entries.length < 500) return;
       }
