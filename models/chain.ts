@@ -92,6 +92,11 @@ export interface SettlementItemDoc {
   batchId: string | null;
   txHash: string | null;
   createdAt: string;
+  /**
+   * `<createdAt>|<tradeId>` while pending, absent after: the settlement queue's sparse index. One
+   * distinct key per item (a `status` index made each status change cost O(items in that status)).
+   */
+  queue?: string;
 }
 
 export interface SettlementBatchDoc {

@@ -96,6 +96,12 @@ type ChainThis = Service &
     failWithdrawal(wd: WithdrawalDoc, reason: string): Promise<void>;
     reconcileWithdrawals(): Promise<void>;
     intakeTrades(): Promise<void>;
+    /**
+     * Pending trades not in a batch, oldest first: the settlement queue in memory (the store holds
+     * the same items durably), loaded on first use. A store query sorted the whole backlog every round.
+     */
+    settleQueue: Array<{ id: string; at: string }> | null;
+    pendingQueue(): Promise<Array<{ id: string; at: string }>>;
     settleRound(): Promise<void>;
     finishBatch(batch: SettlementBatchDoc, outcome: { ok: true; txHash: string } | { ok: false; error: string }): Promise<void>;
     doRedeem(ctx: AppContext<RedeemParams>): Promise<SubmissionResult & { payout?: string }>;
@@ -132,7 +138,7 @@ const ChainService = defineService<ChainThis>({
       chainIncidents: [{ fields: { userId: 1 } }],
       withdrawals: [{ fields: { userId: 1 } }, { fields: { status: 1 } }],
       withdrawalLocks: [],
-      settlementItems: [{ fields: { status: 1 } }],
+      settlementItems: [{ fields: { queue: 1 }, sparse: true }],
       settlementBatches: [{ fields: { status: 1 } }, { fields: { txHash: 1 } }],
       redemptions: [{ fields: { userId: 1 } }],
       marketSettlements: [{ fields: { status: 1 } }],
@@ -619,10 +625,12 @@ const ChainService = defineService<ChainThis>({
       for (;;) {
         const entries = (await this.broker.call("ledger.entriesAfter", { seq: cursor, limit: 500 })) as LedgerEntryDoc[];
         if (!entries.length) return;
-        const items: SettlementItemDoc[] = entries.flatMap((e) => (e.trades ?? []).map((t) => ({ _id: t.tradeId, userId: t.userId, marketId: t.marketId, status: "pending" as const, attempts: 0, batchId: null, txHash: null, createdAt: e.at })));
+        const items: SettlementItemDoc[] = entries.flatMap((e) => (e.trades ?? []).map((t) => ({ _id: t.tradeId, userId: t.userId, marketId: t.marketId, status: "pending" as const, attempts: 0, batchId: null, txHash: null, createdAt: e.at, queue: `${e.at}|${t.tradeId}` })));
         // One insert for the page; items already taken in (a replay after a crash) are left as they are.
         const known = new Set((await this.stores.settlementItems.find({ _id: { $in: items.map((i) => i._id) } })).map((i) => i._id));
-        await this.stores.settlementItems.insertMany(items.filter((i) => !known.has(i._id) && (known.add(i._id), true)));
+        const fresh = items.filter((i) => !known.has(i._id) && (known.add(i._id), true));
+        await this.stores.settlementItems.insertMany(fresh);
+        for (const i of fresh) this.settleQueue?.push({ id: i._id, at: i.createdAt });
         cursor = entries[entries.length - 1].seq;
         await this.setMeta("ledgerCursor", cursor);
         if (entries.length < 500) return;
@@ -646,9 +654,11 @@ const ChainService = defineService<ChainThis>({
       }
       // Trades at least the minimum age: a burst of trades lands in one batch.
       const cutoff = new Date(Date.now() - this.ccfg.settlementMinAgeMs).toISOString();
-      const items = await this.stores.settlementItems.find({ status: "pending", createdAt: { $lte: cutoff } }, { sort: { createdAt: 1, _id: 1 }, limit: this.ccfg.settlementBatchSize });
-      if (!items.length) return;
-      const c = commitmentOf(items.map((i) => i._id));
+      const queue = await this.pendingQueue();
+      let n = 0;
+      while (n < queue.length && n < this.ccfg.settlementBatchSize && queue[n].at <= cutoff) n++;
+      if (!n) return;
+      const c = commitmentOf(queue.splice(0, n).map((i) => i.id));
       const batch: SettlementBatchDoc = { _id: newId("stl"), tradeIds: c.tradeIds, count: c.count, root: c.root, status: "sending", msgHash: null, validUntil: null, txHash: null, error: null, at: new Date().toISOString() };
       await this.stores.settlementBatches.insert(batch);
       await this.stores.settlementItems.update({ _id: { $in: c.tradeIds } }, { $set: { batchId: batch._id } }, { multi: true });
@@ -666,10 +676,18 @@ const ChainService = defineService<ChainThis>({
       if (walletTx) return this.finishBatch(batch, walletTx.success && walletTx.outs.length > 0 ? { ok: true, txHash: walletTx.hash } : { ok: false, error: `the commitment transaction failed (exit ${walletTx.exitCode}, action ${walletTx.actionResult})` });
     },
 
+    async pendingQueue(this: ChainThis) {
+      if (!this.settleQueue) {
+        const items = await this.stores.settlementItems.find({ queue: { $exists: true }, batchId: null }, { sort: { queue: 1 } });
+        this.settleQueue = items.map((i) => ({ id: i._id, at: i.createdAt }));
+      }
+      return this.settleQueue;
+    },
+
     async finishBatch(this: ChainThis, batch: SettlementBatchDoc, outcome: { ok: true; txHash: string } | { ok: false; error: string }) {
       if (outcome.ok) {
         await this.stores.settlementBatches.update({ _id: batch._id }, { $set: { status: "confirmed", txHash: outcome.txHash } });
-        await this.stores.settlementItems.update({ _id: { $in: batch.tradeIds } }, { $set: { status: "confirmed", txHash: outcome.txHash } }, { multi: true });
+        await this.stores.settlementItems.update({ _id: { $in: batch.tradeIds } }, { $set: { status: "confirmed", txHash: outcome.txHash }, $unset: { queue: true } }, { multi: true });
         await this.broker.call("ledger.markSettlement", { tradeIds: batch.tradeIds, status: "confirmed", txHash: outcome.txHash });
         const settledItems = this.broker.metrics.isEnabled() ? await this.stores.settlementItems.find({ _id: { $in: batch.tradeIds } }) : [];
         for (const it of settledItems) this.broker.metrics.observe(METRIC.settlementLag, (Date.now() - Date.parse(it.createdAt)) / 1000);
@@ -680,9 +698,12 @@ const ChainService = defineService<ChainThis>({
       await this.stores.settlementBatches.update({ _id: batch._id }, { $set: { status: "failed", error: outcome.error } });
       await this.stores.settlementItems.update({ _id: { $in: batch.tradeIds } }, { $inc: { attempts: 1 }, $set: { batchId: null } }, { multi: true });
       const exhausted = await this.stores.settlementItems.find({ _id: { $in: batch.tradeIds }, attempts: { $gte: this.ccfg.settlementMaxAttempts } });
+      // The others go back to the head of the queue, oldest first, for the next batch.
+      const retry = await this.stores.settlementItems.find({ _id: { $in: batch.tradeIds }, attempts: { $lt: this.ccfg.settlementMaxAttempts } }, { sort: { queue: 1 } });
+      this.settleQueue?.unshift(...retry.map((i) => ({ id: i._id, at: i.createdAt })));
       if (!exhausted.length) return;
       const ids = exhausted.map((i) => i._id);
-      await this.stores.settlementItems.update({ _id: { $in: ids } }, { $set: { status: "failed" } }, { multi: true });
+      await this.stores.settlementItems.update({ _id: { $in: ids } }, { $set: { status: "failed" }, $unset: { queue: true } }, { multi: true });
       await this.broker.call("ledger.markSettlement", { tradeIds: ids, status: "failed" });
       this.broker.emit("trade.settled", { tradeIds: ids, status: "failed", txHash: null, batchId: batch._id, error: outcome.error });
     },
@@ -806,6 +827,7 @@ const ChainService = defineService<ChainThis>({
     this.timers = [];
     this.busy = new Set();
     this.stopping = false;
+    this.settleQueue = null;
   },
 
   /**
