@@ -142,6 +142,14 @@ function parseMarketIds(x: unknown, channel: "market"): Parsed<string[]> {
   return { ok: true, value: ids };
 }
 
+/** A book channel (subscribe and unsubscribe name it the same way). */
+function parseBook(p: Record<string, unknown>): Parsed<{ channel: "book"; marketId: string; outcome: Outcome }> {
+  const outcome = parseOutcome(p.outcome);
+  if (typeof p.marketId !== "string" || !MARKET_ID_RE.test(p.marketId)) return invalid("marketId must be a market id", "book");
+  if (!outcome) return invalid('outcome must be "YES" or "NO"', "book");
+  return { ok: true, value: { channel: "book", marketId: p.marketId, outcome } };
+}
+
 export function parseSubscribe(payload: unknown): Parsed<Subscription> {
   const p = asRecord(payload);
   if (!p) return invalid("subscribe needs an object payload with a channel");
@@ -150,12 +158,8 @@ export function parseSubscribe(payload: unknown): Parsed<Subscription> {
       const ids = parseMarketIds(p.marketIds, "market");
       return ids.ok ? { ok: true, value: { channel: "market", marketIds: ids.value } } : ids;
     }
-    case "book": {
-      const outcome = parseOutcome(p.outcome);
-      if (typeof p.marketId !== "string" || !MARKET_ID_RE.test(p.marketId)) return invalid("marketId must be a market id", "book");
-      if (!outcome) return invalid('outcome must be "YES" or "NO"', "book");
-      return { ok: true, value: { channel: "book", marketId: p.marketId, outcome } };
-    }
+    case "book":
+      return parseBook(p);
     case "user":
       if (typeof p.token !== "string" || p.token.length === 0 || p.token.length > MAX_TOKEN_LENGTH) return { ok: false, error: { type: "error", code: "UNAUTHORIZED", message: "A valid access token is required", channel: "user" } };
       return { ok: true, value: { channel: "user", token: p.token } };
@@ -173,12 +177,8 @@ export function parseUnsubscribe(payload: unknown): Parsed<Unsubscription> {
       const ids = parseMarketIds(p.marketIds, "market");
       return ids.ok ? { ok: true, value: { channel: "market", marketIds: ids.value } } : ids;
     }
-    case "book": {
-      const outcome = parseOutcome(p.outcome);
-      if (typeof p.marketId !== "string" || !MARKET_ID_RE.test(p.marketId)) return invalid("marketId must be a market id", "book");
-      if (!outcome) return invalid('outcome must be "YES" or "NO"', "book");
-      return { ok: true, value: { channel: "book", marketId: p.marketId, outcome } };
-    }
+    case "book":
+      return parseBook(p);
     case "user":
       return { ok: true, value: { channel: "user" } };
     default:
