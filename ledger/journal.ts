@@ -198,8 +198,10 @@ const RECENT = 16384;
 /** Journal over a record log with its indexes in memory: keys (idempotency) and each market's book entries. */
 export class IndexedJournal implements LedgerJournal {
   private readonly keys = new Map<string, number>();
-  /** The last entries written, oldest first, ending at lastSeq; shared, never to be mutated. */
+  /** The last entries written, oldest first; the entries are shared with readers, never to be mutated. */
   private recent: LedgerEntryDoc[] = [];
+  /** Seq of recent[0]; kept apart from lastSeq, which moves a moment before `recent` does. */
+  private recentFirst = 1;
   /** marketId -> ledger seqs of its book commands; the i-th is book seq i + 1 (contiguous per market). */
   private readonly books = new Map<string, number[]>();
   private log!: RecordLog;
@@ -212,6 +214,7 @@ export class IndexedJournal implements LedgerJournal {
       if (doc.seq !== index + 1) throw new Error(`ledger journal record ${index + 1} holds seq ${doc.seq}`);
       j.index(doc);
     });
+    j.recentFirst = j.log.count + 1;
     return j;
   }
 
@@ -233,7 +236,13 @@ export class IndexedJournal implements LedgerJournal {
     });
     await this.log.append(docs.map(encode));
     for (const d of docs) this.index(d);
-    this.recent = this.recent.length + docs.length > 2 * RECENT ? [...this.recent.slice(-RECENT), ...docs] : this.recent.concat(docs);
+    for (const d of docs) this.recent.push(d);
+    // Trimmed once per RECENT entries: copying the window on every write was ~4% of an order's CPU.
+    if (this.recent.length > 2 * RECENT) {
+      const drop = this.recent.length - RECENT;
+      this.recent = this.recent.slice(drop);
+      this.recentFirst += drop;
+    }
   }
 
   async has(key: string): Promise<boolean> {
@@ -248,8 +257,7 @@ export class IndexedJournal implements LedgerJournal {
   }
 
   async after(seq: number, limit: number): Promise<LedgerEntryDoc[]> {
-    const firstRecent = this.lastSeq - this.recent.length + 1;
-    if (seq + 1 >= firstRecent) return this.recent.slice(seq + 1 - firstRecent, seq + 1 - firstRecent + limit);
+    if (seq + 1 >= this.recentFirst) return this.recent.slice(seq + 1 - this.recentFirst, seq + 1 - this.recentFirst + limit);
     const records = await this.log.read(seq, Math.min(this.log.count, seq + limit));
     return records.map(decode);
   }

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FileLog, IndexedJournal, MemoryLog, sameBookCommand, type LedgerJournal } from "../../ledger/journal";
+import { FileLog, IndexedJournal, MemoryLog, sameBookCommand, type LedgerJournal, type RecordLog } from "../../ledger/journal";
 import type { BookJournalDoc, LedgerEntryDoc } from "../../models/trading";
 
 function book(marketId: string, seq: number): BookJournalDoc {
@@ -64,6 +64,44 @@ describe("ledger journal", () => {
     await j.append(entries(1, 5));
     await j.append(entries(6, 12));
     await exercise(j);
+  });
+
+  it("pages by seq across the decoded window's trims and from the file behind it", async () => {
+    const path = join(dir, "journal.log");
+    const j = await openFile(path);
+    // 40,000 entries in batches of 7: the window of recent entries (16,384 to 32,768) is trimmed on the way.
+    for (let from = 1; from <= 40_000; from += 7) await j.append(entries(from, Math.min(from + 6, 40_000)));
+    for (const seq of [0, 1, 7_000, 7_615, 7_616, 7_617, 23_999, 24_000, 39_990, 39_999, 40_000]) {
+      const got = (await j.after(seq, 5)).map((d) => d.seq);
+      const want = Array.from({ length: Math.min(5, 40_000 - seq) }, (_, i) => seq + 1 + i);
+      expect(got).toEqual(want);
+    }
+    await j.close();
+  });
+
+  it("a reader in the moment between the log's write and the journal's bookkeeping gets no entry out of place", async () => {
+    const mem = new MemoryLog();
+    const seen: number[][] = [];
+    let j!: IndexedJournal;
+    // The log's count has moved, the journal's continuation has not run yet: read right there.
+    const log: RecordLog = {
+      get count() {
+        return mem.count;
+      },
+      append: async (records) => {
+        await mem.append(records);
+        if (mem.count > 12) seen.push((await j.after(5, 20)).map((d) => d.seq));
+      },
+      read: (from, to) => mem.read(from, to),
+      close: () => mem.close(),
+    };
+    j = await IndexedJournal.open(async () => log);
+    await j.append(entries(1, 12));
+    await j.append(entries(13, 15));
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toEqual(Array.from({ length: seen[0].length }, (_, i) => 6 + i));
+    expect((await j.after(5, 20)).map((d) => d.seq)).toEqual([6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+    await j.close();
   });
 
   it("in a file: the same reads, and again after reopening (the index is rebuilt from the file)", async () => {
