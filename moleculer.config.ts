@@ -1,6 +1,7 @@
 import type { BrokerOptions } from "moleculer";
 import type { AppConfig } from "./lib/config";
 import { AuthGuard } from "./mixins/guard.middleware";
+import { brokerUidGenerator } from "./lib/ids";
 
 /**
  * Broker options for one node, all read from the environment through AppConfig:
@@ -16,6 +17,8 @@ export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
     logger: cfg.logLevel === false ? false : { type: "Console", options: { level: cfg.logLevel, formatter: "short" } },
     cacher: cfg.redisUrl ? { type: "Redis", options: { redis: cfg.redisUrl, prefix: "pmx-cache" } } : "Memory",
     serializer: "JSON",
+    // A UUID per context was ~2.5% of an order's CPU; these ids only need to be unique.
+    uidGenerator: brokerUidGenerator(),
     requestTimeout: 15_000,
     // Calls are retried by the callers that own an idempotency key, never blindly here.
     retryPolicy: { enabled: false },
