@@ -255,11 +255,14 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
       return r.status === 200 ? true : null;
     });
   }
+  // Body sizes beside the bare action's 11 bytes: part of a read's cost is writing its bytes.
+  const bodyBytes: string[] = [];
   for (const path of [`/api/v1/markets/${markets[0]}`, "/api/v1/events"]) {
     const r = await gateway.http("GET", path);
     if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
+    bodyBytes.push(`${path.replace(markets[0], ":id")} ${Buffer.byteLength(JSON.stringify(r.body))} B`);
   }
-  console.log(`# ${variant}: started and seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s (${markets.length} markets, ${users.length} logged-in funded users)`);
+  console.log(`# ${variant}: started and seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s (${markets.length} markets, ${users.length} logged-in funded users); bodies: ${bodyBytes.join(", ")}, /bare 11 B`);
 
   const base = { connections: o.connections, duration: o.duration };
   const warm = { connections: o.connections, duration: o.warmup };
