@@ -1,4 +1,4 @@
-import type { Service } from "moleculer";
+import { Errors, type Service } from "moleculer";
 import { Api } from "grammy";
 import { defineService } from "../lib/service";
 import { configOf, type AppConfig } from "../lib/config";
@@ -233,7 +233,9 @@ const NotifierService = defineService<NotifierThis>({
             await this.pullJournal();
           } while (this.pullAgain && !this.stopping);
         } catch (err) {
-          this.logger.warn("journal pull failed; retrying on the next poll", err);
+          // At a start the ledger may not be registered yet: one line, not a stack trace.
+          if (err instanceof Errors.ServiceNotFoundError) this.logger.info(`journal pull waits for the ledger (${err.message}); retrying on the next poll`);
+          else this.logger.warn("journal pull failed; retrying on the next poll", err);
         } finally {
           this.pulling = null;
         }
