@@ -119,6 +119,26 @@ function newCancelled(): CancelledEvent {
   return { type: "cancelled", seq: 0, orderId: "", userId: "", side: "BUY", outcome: "YES", price: 0, remaining: 0, reason: "USER" };
 }
 
+/** Event objects of one type, reused from command to command (see placeReusing). */
+class EventPool<T> {
+  private readonly items: T[] = [];
+  private used = 0;
+
+  constructor(private readonly create: () => T) {}
+
+  /** A new object the caller may keep (`fresh`), else the next reused one. */
+  take(fresh: boolean): T {
+    if (fresh) return this.create();
+    const i = this.used++;
+    if (i === this.items.length) this.items.push(this.create());
+    return this.items[i];
+  }
+
+  reset(): void {
+    this.used = 0;
+  }
+}
+
 export class OrderBook {
   readonly marketId: string;
   private lastSeq: number;
@@ -148,10 +168,8 @@ export class OrderBook {
   // --- events of the latest command, reused (see placeReusing) ---
   private readonly events: BookEvent[] = [];
   private eventCount = 0;
-  private readonly fillPool: FillEvent[] = [];
-  private fillsUsed = 0;
-  private readonly cancelPool: CancelledEvent[] = [];
-  private cancelsUsed = 0;
+  private readonly fills = new EventPool(newFill);
+  private readonly cancels = new EventPool(newCancelled);
   private readonly acceptedEvent: AcceptedEvent = { type: "accepted", seq: 0, orderId: "" };
   private readonly restedEvent: RestedEvent = { type: "rested", seq: 0, orderId: "", remaining: 0 };
   private readonly rejectedEvent: RejectedEvent = { type: "rejected", seq: 0, orderId: "", reason: "INVALID_ORDER" };
@@ -670,8 +688,8 @@ export class OrderBook {
 
   private resetEvents(): void {
     this.eventCount = 0;
-    this.fillsUsed = 0;
-    this.cancelsUsed = 0;
+    this.fills.reset();
+    this.cancels.reset();
   }
 
   private emit(e: BookEvent): void {
@@ -693,13 +711,7 @@ export class OrderBook {
   }
 
   private emitCancelled(slot: number, reason: CancelReason): void {
-    let e: CancelledEvent;
-    if (this.freshEvents) e = newCancelled();
-    else {
-      const i = this.cancelsUsed++;
-      if (i === this.cancelPool.length) this.cancelPool.push(newCancelled());
-      e = this.cancelPool[i];
-    }
+    const e = this.cancels.take(this.freshEvents);
     this.writeCancelled(e, slot, reason);
     this.emit(e);
   }
@@ -718,13 +730,7 @@ export class OrderBook {
   }
 
   private emitFill(slot: number, taker: Order, quantity: number, takerRemaining: number): void {
-    let e: FillEvent;
-    if (this.freshEvents) e = newFill();
-    else {
-      const i = this.fillsUsed++;
-      if (i === this.fillPool.length) this.fillPool.push(newFill());
-      e = this.fillPool[i];
-    }
+    const e = this.fills.take(this.freshEvents);
     const r = slot * ROW;
     const meta = this.rows[r + META] | 0;
     const makerOutcome: Outcome = meta & NO_BIT ? "NO" : "YES";
