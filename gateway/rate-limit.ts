@@ -8,9 +8,10 @@ import type { Redis } from "ioredis";
  * the cooldown further out. Only the newest `limit` timestamps of a key matter for the decision,
  * so that is all a key ever keeps: memory stays bounded under a flood.
  *
- * moleculer-web only hands the store a key, so the gateway's key function appends `#<requestId>`;
- * the store counts by the part before `#` and keeps the verdict of each request until the gateway
- * `take`s it to write X-RateLimit-* and Retry-After.
+ * moleculer-web hands the store only a key, but the gateway needs each request's own verdict for
+ * X-RateLimit-* and Retry-After. moleculer-web calls `inc(key)` synchronously right after the
+ * route's `key(req)`, so the key function `expect`s its request and `inc` leaves the verdict on
+ * it (no per-request map or request-id key; a mismatch only leaves the headers out).
  */
 export interface RateVerdict {
   limit: number;
@@ -22,9 +23,15 @@ export interface RateVerdict {
   retryAfterSec: number;
 }
 
+/** What a request carries once the store decided on it. */
+export interface RateLimited {
+  $rateVerdict?: RateVerdict;
+}
+
 export interface RateLimitStore {
+  /** The next `inc(key)` decides for `req` (call from the route's key function). */
+  expect(key: string, req: RateLimited): void;
   inc(key: string): Promise<number>;
-  take(key: string): RateVerdict | undefined;
   close?(): void;
 }
 
@@ -32,43 +39,62 @@ interface StoreOpts {
   limit: number;
 }
 
-function splitKey(key: string): string {
-  const i = key.indexOf("#");
-  return i < 0 ? key : key.slice(0, i);
-}
-
 /**
- * Request times of one key, oldest first. Dropping from the front moves a head index (an array's
- * `shift` copies the whole array once it is large, which made a high limit cost O(limit) a request).
+ * Request times of one key, oldest first, as runs of equal times (milliseconds): a flood costs one
+ * entry per millisecond, not one per request. Dropping from the front moves a head index (an
+ * array's `shift` copies the whole array once it is large).
  */
 export class Stamps {
-  private items: number[] = [];
+  private times: number[] = [];
+  private counts: number[] = [];
   private head = 0;
+  private total = 0;
 
   get length(): number {
-    return this.items.length - this.head;
+    return this.total;
   }
 
   get oldest(): number {
-    return this.items[this.head];
+    return this.times[this.head];
   }
 
   get newest(): number {
-    return this.items[this.items.length - 1];
+    return this.times[this.times.length - 1];
   }
 
   push(t: number): void {
-    this.items.push(t);
+    const last = this.times.length - 1;
+    if (last >= this.head && this.times[last] === t) this.counts[last]++;
+    else {
+      this.times.push(t);
+      this.counts.push(1);
+    }
+    this.total++;
   }
 
   dropOldest(): void {
+    this.total--;
+    if (--this.counts[this.head] === 0) this.advance();
+  }
+
+  /** Drops every request at or before `cutoff` (whole runs at a time). */
+  dropUntil(cutoff: number): void {
+    while (this.total && this.times[this.head] <= cutoff) {
+      this.total -= this.counts[this.head];
+      this.advance();
+    }
+  }
+
+  private advance(): void {
     this.head++;
-    // Compacted once half of the array is dropped: O(1) amortized.
-    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
-      this.items = this.items.slice(this.head);
+    if (this.head === this.times.length) {
+      this.times = [];
+      this.counts = [];
       this.head = 0;
-    } else if (this.head === this.items.length) {
-      this.items = [];
+    } else if (this.head >= 1024 && this.head * 2 >= this.times.length) {
+      // Compacted once half of the array is dropped: O(1) amortized.
+      this.times = this.times.slice(this.head);
+      this.counts = this.counts.slice(this.head);
       this.head = 0;
     }
   }
@@ -76,7 +102,7 @@ export class Stamps {
 
 /** Decide one request against the newest `limit` timestamps of its key (mutated in place). */
 export function slide(stamps: Stamps, now: number, windowMs: number, limit: number): RateVerdict {
-  while (stamps.length && stamps.oldest <= now - windowMs) stamps.dropOldest();
+  stamps.dropUntil(now - windowMs);
   const allowed = stamps.length < limit;
   stamps.push(now);
   if (stamps.length > limit) stamps.dropOldest();
@@ -86,7 +112,7 @@ export function slide(stamps: Stamps, now: number, windowMs: number, limit: numb
 }
 
 abstract class VerdictStore implements RateLimitStore {
-  protected readonly verdicts = new Map<string, RateVerdict>();
+  private expected: { key: string; req: RateLimited } | null = null;
   constructor(
     protected readonly windowMs: number,
     protected readonly limit: number,
@@ -94,16 +120,16 @@ abstract class VerdictStore implements RateLimitStore {
 
   protected abstract decide(bucket: string): Promise<RateVerdict>;
 
-  async inc(key: string): Promise<number> {
-    const verdict = await this.decide(splitKey(key));
-    if (key.includes("#")) this.verdicts.set(key, verdict);
-    return verdict.count;
+  expect(key: string, req: RateLimited): void {
+    this.expected = { key, req };
   }
 
-  take(key: string): RateVerdict | undefined {
-    const v = this.verdicts.get(key);
-    this.verdicts.delete(key);
-    return v;
+  async inc(key: string): Promise<number> {
+    const e = this.expected;
+    this.expected = null;
+    const verdict = await this.decide(key);
+    if (e && e.key === key) e.req.$rateVerdict = verdict;
+    return verdict.count;
   }
 }
 
@@ -126,8 +152,6 @@ export class MemorySlidingStore extends VerdictStore {
   private sweep(): void {
     const cutoff = this.clock() - this.windowMs;
     for (const [k, stamps] of this.buckets) if (!stamps.length || stamps.newest <= cutoff) this.buckets.delete(k);
-    // A verdict nobody took (the connection died) must not pile up.
-    if (this.verdicts.size > 10_000) this.verdicts.clear();
   }
 
   close(): void {

@@ -7,7 +7,7 @@ import IORedis, { type Redis } from "ioredis";
 import { configOf, type AppConfig } from "../lib/config";
 import { verifyToken } from "../auth/tokens";
 import { isPage, toErrorResponse } from "../gateway/envelope";
-import { storeFactory, type RateLimitStore } from "../gateway/rate-limit";
+import { storeFactory, type RateLimited, type RateLimitStore } from "../gateway/rate-limit";
 import { forbidden, notFound, unauthorized } from "../lib/errors";
 import type { RequestMeta, SessionUser } from "../mixins/context";
 import SocketGateway from "../gateway/socket";
@@ -56,12 +56,11 @@ export const SANDBOX_ALIASES: Record<string, string> = {
   "POST /faucet": "chain.faucet",
 };
 
-type Req = IncomingMessage & {
-  $ctx: Context<unknown, RequestMeta>;
-  $rateKey?: string;
-  $rateStore?: RateLimitStore;
-  socket: { remoteAddress?: string };
-};
+type Req = IncomingMessage &
+  RateLimited & {
+    $ctx: Context<unknown, RequestMeta>;
+    socket: { remoteAddress?: string };
+  };
 
 interface ApiThis extends Service {
   addRoute(route: object, toBottom: boolean): void;
@@ -101,7 +100,7 @@ const ApiService = defineService<ApiThis>({
       const requestId = req.$ctx?.requestID ?? `req_${randomUUID()}`;
       const { status, body } = toErrorResponse(err, requestId);
       if (status >= 500) this.logger.error("Request failed", req.method, req.url, err);
-      if (status === 429 && req.$rateKey && !res.getHeader("Retry-After")) res.setHeader("Retry-After", "1");
+      if (status === 429 && req.$rateVerdict && !res.getHeader("Retry-After")) res.setHeader("Retry-After", "1");
       if (!res.headersSent) {
         res.setHeader("Content-Type", "application/json; charset=utf-8");
         res.setHeader("X-Request-ID", requestId);
@@ -141,20 +140,18 @@ const ApiService = defineService<ApiThis>({
       return m ? m[1] : undefined;
     },
 
-    /** Per verified user, else per client address; the `#id` suffix lets the store hand back this request's verdict. */
+    /** Per verified user, else per client address; the store leaves this request's verdict on it. */
     rateKey(this: ApiThis, req: Req, store: RateLimitStore): string {
       const token = this.bearer(req);
       const claims = token ? verifyToken(this.cfg.jwtSecret, token) : null;
-      const who = claims ? `u:${claims.sub}` : `ip:${this.clientIp(req)}`;
-      req.$rateKey = `${who}#${req.$ctx.requestID}`;
-      req.$rateStore = store;
-      return req.$rateKey;
+      const key = claims ? `u:${claims.sub}` : `ip:${this.clientIp(req)}`;
+      store.expect(key, req);
+      return key;
     },
 
     writeRateHeaders(req: Req, res: ServerResponse): void {
-      if (!req.$rateKey || !req.$rateStore || res.headersSent) return;
-      const v = req.$rateStore.take(req.$rateKey);
-      if (!v) return;
+      const v = req.$rateVerdict;
+      if (!v || res.headersSent) return;
       res.setHeader("X-RateLimit-Limit", String(v.limit));
       res.setHeader("X-RateLimit-Remaining", String(v.remaining));
       if (!v.allowed) res.setHeader("Retry-After", String(v.retryAfterSec));

@@ -1,4 +1,4 @@
-import { MemorySlidingStore, slide, Stamps } from "../../gateway/rate-limit";
+import { MemorySlidingStore, slide, Stamps, type RateLimited } from "../../gateway/rate-limit";
 
 describe("sliding window decision", () => {
   test("allows up to the limit inside the window, then refuses with Retry-After", () => {
@@ -47,18 +47,35 @@ describe("sliding window decision", () => {
 });
 
 describe("MemorySlidingStore (moleculer-web store interface)", () => {
-  test("inc counts per key before '#', and hands each request its own verdict once", async () => {
+  test("inc counts per key, and leaves each expected request its own verdict", async () => {
     let now = 0;
     const store = new MemorySlidingStore(1000, { limit: 2 }, () => now);
-    expect(await store.inc("ip:a#r1")).toBe(1);
-    expect(await store.inc("ip:a#r2")).toBe(2);
-    expect(await store.inc("ip:b#r3")).toBe(1);
-    expect(await store.inc("ip:a#r4")).toBe(3);
-    expect(store.take("ip:a#r1")).toMatchObject({ allowed: true, remaining: 1 });
-    expect(store.take("ip:a#r4")).toMatchObject({ allowed: false, remaining: 0, retryAfterSec: 1 });
-    expect(store.take("ip:a#r4")).toBeUndefined();
+    const reqs: RateLimited[] = [{}, {}, {}, {}];
+    const inc = (key: string, req: RateLimited) => {
+      store.expect(key, req);
+      return store.inc(key);
+    };
+    expect(await inc("ip:a", reqs[0])).toBe(1);
+    expect(await inc("ip:a", reqs[1])).toBe(2);
+    expect(await inc("ip:b", reqs[2])).toBe(1);
+    expect(await inc("ip:a", reqs[3])).toBe(3);
+    expect(reqs[0].$rateVerdict).toMatchObject({ allowed: true, remaining: 1 });
+    expect(reqs[2].$rateVerdict).toMatchObject({ allowed: true, remaining: 1 });
+    expect(reqs[3].$rateVerdict).toMatchObject({ allowed: false, remaining: 0, retryAfterSec: 1 });
     now = 5000;
-    expect(await store.inc("ip:a#r5")).toBe(1);
+    expect(await store.inc("ip:a")).toBe(1);
+    store.close();
+  });
+
+  test("a verdict goes only to the request expected for that very key", async () => {
+    const store = new MemorySlidingStore(1000, { limit: 5 }, () => 0);
+    const req: RateLimited = {};
+    store.expect("ip:a", req);
+    await store.inc("ip:b");
+    expect(req.$rateVerdict).toBeUndefined();
+    // The expectation is used up by the inc that followed it.
+    await store.inc("ip:a");
+    expect(req.$rateVerdict).toBeUndefined();
     store.close();
   });
 });
