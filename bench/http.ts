@@ -15,6 +15,8 @@
  *
  * Measured per variant (each --duration s after --warmup s, --connections connections):
  *   bare     GET /bare                     the baseline's requests/s
+ *   bare     POST /bare                    the baseline answering the orders' very requests (body, headers)
+ *            through moleculer-web's JSON body parser: what a POST costs before any exchange work
  *   orders   POST /api/v1/orders           rotating over every user's token and every market: 80%
  *            resting BUY YES / BUY NO at 0.45..0.49, 20% crossing at 0.55 (mint fills), 1 share
  *   orders @ half: the same at overallRate = half the measured max (autocannon corrects its
@@ -122,13 +124,13 @@ async function cannon(url: string, requests: AcRequest[], o: { connections: numb
   return { reqPerSec: ok / r.duration, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, failed: r.non2xx + r.errors + r.timeouts, codes, serverCpu, clientCpu };
 }
 
-/** Request generators rotating over users and markets (a shared counter across connections). */
-function orderRequests(users: BenchUser[], markets: string[]): AcRequest[] {
+/** Request generators rotating over users and markets (a shared counter across connections); `path` lets the bare gateway get the very same requests. */
+function orderRequests(users: BenchUser[], markets: string[], path = "/api/v1/orders"): AcRequest[] {
   let k = 0;
   return [
     {
       method: "POST",
-      path: "/api/v1/orders",
+      path,
       setupRequest(req) {
         const i = k++;
         const u = users[i % users.length];
@@ -162,6 +164,8 @@ interface Row {
   what: string;
   m: Measure;
   ratio?: number;
+  /** Orders only: the ratio to the bare gateway answering the same POST requests. */
+  ratioPost?: number;
   target?: string;
 }
 
@@ -172,7 +176,7 @@ function printRow(r: Row): void {
   console.log(
     `${r.variant.padEnd(9)} ${r.what.padEnd(30)} ${r.m.reqPerSec.toFixed(0).padStart(7)} req/s  p50 ${fmtMs(r.m.p50).padStart(5)}  p99 ${fmtMs(r.m.p99).padStart(5)}  p99.9 ${fmtMs(r.m.p999).padStart(5)} ms` +
       `  cpu srv ${(r.m.serverCpu ?? NaN).toFixed(2)} cli ${(r.m.clientCpu ?? NaN).toFixed(2)}` +
-      `${r.m.failed ? `  FAILED ${r.m.failed} (${r.m.codes})` : ""}${ratio ? `  ${ratio} of bare` : ""}${r.target ? `  ${r.target}` : ""}`,
+      `${r.m.failed ? `  FAILED ${r.m.failed} (${r.m.codes})` : ""}${ratio ? `  ${ratio} of bare` : ""}${r.ratioPost === undefined ? "" : ` (${fmtRatio(r.ratioPost)} of bare POST)`}${r.target ? `  ${r.target}` : ""}`,
   );
 }
 
@@ -267,6 +271,7 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
   const base = { connections: o.connections, duration: o.duration };
   const warm = { connections: o.connections, duration: o.warmup };
   const bareReq: AcRequest[] = [{ method: "GET", path: "/bare" }];
+  const barePostReq = orderRequests(users, markets, "/bare");
   const ordersReq = orderRequests(users, markets);
   const marketReq = marketRequests(markets);
   const eventsReq: AcRequest[] = [{ method: "GET", path: "/api/v1/events" }];
@@ -277,17 +282,19 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     printRow(r);
   };
   // Warm every path's JIT first, then measure the baseline and the exchange back to back.
-  for (const [url, req] of [[bare.url, bareReq], [gateway.url, ordersReq], [gateway.url, marketReq], [gateway.url, eventsReq]] as const) {
+  for (const [url, req] of [[bare.url, bareReq], [bare.url, barePostReq], [gateway.url, ordersReq], [gateway.url, marketReq], [gateway.url, eventsReq]] as const) {
     if (o.warmup > 0) await cannon(url, req as AcRequest[], warm);
   }
   const onBare = () => (watched = bareNodes);
   const onExchange = () => (watched = profileNodes);
   onBare();
   const bareM = await cannon(bare.url, bareReq, base);
+  const barePost = await cannon(bare.url, barePostReq, base);
   onExchange();
   add({ variant, what: "bare GET /bare", m: bareM });
+  add({ variant, what: "bare POST /bare (order body)", m: barePost, ratio: barePost.reqPerSec / bareM.reqPerSec });
   const orders = await cannon(gateway.url, ordersReq, base);
-  add({ variant, what: "POST /orders (max)", m: orders, ratio: orders.reqPerSec / bareM.reqPerSec, target: `target >= 0.50x: ${mark(orders.reqPerSec / bareM.reqPerSec >= 0.5)}` });
+  add({ variant, what: "POST /orders (max)", m: orders, ratio: orders.reqPerSec / bareM.reqPerSec, ratioPost: orders.reqPerSec / barePost.reqPerSec, target: `target >= 0.50x: ${mark(orders.reqPerSec / bareM.reqPerSec >= 0.5)}` });
   const half = Math.max(10, Math.floor(orders.reqPerSec / 2));
   const ordersHalf = await cannon(gateway.url, ordersReq, { ...base, overallRate: half });
   add({ variant, what: `POST /orders @ ${half}/s (half)`, m: ordersHalf, target: `p99 target < 20 ms: ${mark(ordersHalf.p99 < 20 && !ordersHalf.failed)}` });

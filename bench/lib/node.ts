@@ -4,8 +4,9 @@
  *  - BENCH_KIND=exchange (default): the real node exactly as `npm start` builds it (server.ts
  *    createNode with the configuration from the environment);
  *  - BENCH_KIND=bare-gateway / bare-action / bare: the baseline, a moleculer-web ApiGateway with one
- *    trivial action (`GET /bare` -> `bare.hello`), same moleculer and moleculer-web, same process
- *    kind; `bare` holds both, the other two split them over TRANSPORTER.
+ *    trivial action (`GET /bare` and, through the JSON body parser, `POST /bare` -> `bare.hello`),
+ *    same moleculer and moleculer-web, same process kind; `bare` holds both, the other two split
+ *    them over TRANSPORTER.
  *
  * Parent -> child: { id, cmd, ... } with cmd
  *   fund {userId, amount} | fundMany {userIds, amount} | call {action, params?, meta?}
@@ -47,7 +48,8 @@ function bareBroker(kind: string): ServiceBroker {
       settings: {
         port: Number(process.env.PORT ?? 0),
         ip: process.env.HOST ?? "127.0.0.1",
-        routes: [{ path: "/", mappingPolicy: "restrict", aliases: { "GET /bare": "bare.hello" } }],
+        // POST /bare: the same action behind moleculer-web's JSON body parser (an order-sized body's own cost).
+        routes: [{ path: "/", mappingPolicy: "restrict", bodyParsers: { json: { strict: true, limit: "64kb" } }, aliases: { "GET /bare": "bare.hello", "POST /bare": "bare.hello" } }],
       },
     });
   }
