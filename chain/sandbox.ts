@@ -8,7 +8,8 @@
  * executed transaction, appended before the state is written. At load, transactions beyond the
  * state's logical time (a crash between the two writes) are dropped, so the two always agree.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdir, open, rename } from "node:fs/promises";
 import { join } from "node:path";
 import { Address, beginCell, external, toNano, type MessageRelaxed, SendMode, type Cell } from "@ton/core";
 import { Blockchain, snapshotFromSerializable, snapshotToSerializable, type BlockchainTransaction, type SandboxContract, type SendMessageResult, type TreasuryContract } from "@ton/sandbox";
@@ -62,6 +63,8 @@ export class SandboxChain implements ChainPort {
   private readonly byAccount = new Map<string, ChainTx[]>();
   /** Executed but not yet written to disk. */
   private unsaved: BlockchainTransaction[] = [];
+  /** The file writes of earlier `persist` calls, in call order. */
+  private writing: Promise<void> = Promise.resolve();
   private queryCounter = BigInt(Date.now()) << 16n;
 
   constructor(private readonly opts: SandboxOptions) {
@@ -83,11 +86,11 @@ export class SandboxChain implements ChainPort {
     this.faucet = await this.bc.treasury(FAUCET_SEED);
     this.outsider = await this.bc.treasury(OUTSIDER_SEED);
     if (!loaded) await this.genesis();
-    this.persist();
+    await this.persist();
   }
 
   async stop(): Promise<void> {
-    this.persist();
+    await this.persist();
   }
 
   /** First start: both minters, the hot wallet's float and the operator's gas. */
@@ -139,33 +142,29 @@ export class SandboxChain implements ChainPort {
     return true;
   }
 
-  /** Write what changed: new transactions appended first, then the state atomically. */
-  persist(): void {
+  /**
+   * Write what changed: new transactions appended first, then the state atomically. The state is
+   * captured and encoded at the call; the writes and fsyncs run off the event loop (they stalled
+   * every settlement round), after those of earlier calls. Resolves once both are on disk.
+   */
+  persist(): Promise<void> {
     const fresh = this.unsaved;
     this.unsaved = [];
-    if (!this.opts.dir) return;
-    mkdirSync(this.opts.dir, { recursive: true });
+    const dir = this.opts.dir;
+    if (!dir) return this.writing;
     const snap = this.bc.snapshot();
-    if (fresh.length) {
-      const lines = snapshotToSerializable({ ...snap, contracts: [], transactions: fresh }).transactions.map((t, i) => json({ ...t, lt: fresh[i].lt.toString() }) + "\n");
-      const fd = openSync(this.txFile, "a");
-      try {
-        writeSync(fd, lines.join(""));
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-    }
-    const state = { meta: this.meta, snapshot: snapshotToSerializable({ ...snap, transactions: [] }) };
-    const tmp = `${this.stateFile}.tmp`;
-    const fd = openSync(tmp, "w");
-    try {
-      writeSync(fd, json(state));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, this.stateFile);
+    const lines = fresh.length ? snapshotToSerializable({ ...snap, contracts: [], transactions: fresh }).transactions.map((t, i) => json({ ...t, lt: fresh[i].lt.toString() }) + "\n").join("") : "";
+    const state = json({ meta: this.meta, snapshot: snapshotToSerializable({ ...snap, transactions: [] }) });
+    const write = async () => {
+      await mkdir(dir, { recursive: true });
+      if (lines) await writeDurably(this.txFile, "a", lines);
+      const tmp = `${this.stateFile}.tmp`;
+      await writeDurably(tmp, "w", state);
+      await rename(tmp, this.stateFile);
+    };
+    const done = this.writing.then(write);
+    this.writing = done.catch(() => undefined);
+    return done;
   }
 
   private index(tx: BlockchainTransaction): ChainTx {
@@ -310,6 +309,17 @@ export class SandboxChain implements ChainPort {
   /** How many transactions the emulator has executed (diagnostics). */
   transactionCount(): number {
     return this.byHash.size;
+  }
+}
+
+/** Write (or append) `data` and fsync it before resolving. */
+async function writeDurably(path: string, flags: "a" | "w", data: string): Promise<void> {
+  const fh = await open(path, flags);
+  try {
+    await fh.writeFile(data, "utf8");
+    await fh.sync();
+  } finally {
+    await fh.close();
   }
 }
 

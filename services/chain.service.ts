@@ -84,7 +84,7 @@ type ChainThis = Service &
     busy: Set<string>;
     stopping: boolean;
     hot(): Promise<DerivedWallet>;
-    persistChain(): void;
+    persistChain(): Promise<void>;
     background(name: string, task: () => Promise<unknown>): void;
     onChain<T>(task: () => Promise<T>): Promise<T>;
     allocate(userId: string): Promise<DepositAddressDoc>;
@@ -206,7 +206,7 @@ const ChainService = defineService<ChainThis>({
         const out = await this.onChain(async () => {
           const doc = await this.allocate(userId);
           const sent = await sandbox.faucetSend(asset, Address.parseRaw(doc.address), amount);
-          this.persistChain();
+          await this.persistChain();
           await this.scanAddress((await this.stores.depositAddresses.findOne({ _id: userId })) as DepositAddressDoc);
           return sent;
         });
@@ -302,7 +302,7 @@ const ChainService = defineService<ChainThis>({
         return this.onChain(async () => {
           const doc = await this.allocate(ctx.params.userId);
           const out = await sandbox.injectFromOutsider(Address.parseRaw(doc.address), BigInt(ctx.params.value), ctx.params.body ? Cell.fromBase64(ctx.params.body) : null);
-          this.persistChain();
+          await this.persistChain();
           await this.scanAddress((await this.stores.depositAddresses.findOne({ _id: doc._id })) as DepositAddressDoc);
           return { txHash: out.txHash, from: sandbox.outsiderAddress().toRawString() };
         });
@@ -332,8 +332,9 @@ const ChainService = defineService<ChainThis>({
       return this.keys.wallet("hot");
     },
 
-    persistChain(this: ChainThis) {
-      this.sandbox?.persist();
+    /** Resolves once the sandbox chain's state is on disk (nothing to write on a real network). */
+    async persistChain(this: ChainThis) {
+      await this.sandbox?.persist();
     },
 
     /** Run a task on the actor once the chain is up (every chain operation goes through here). */
@@ -468,7 +469,7 @@ const ChainService = defineService<ChainThis>({
       await this.sandbox?.topUpHot();
       if ((await this.port.tonBalance(address)) < SWEEP_MIN_TON) {
         await this.port.submit(hot, [internal({ to: address, value: SWEEP_TOPUP_TON, bounce: false })]);
-        this.persistChain();
+        await this.persistChain();
         // On a real network the top-up lands later: the sweep happens on a later scan.
         if ((await this.port.tonBalance(address)) < SWEEP_MIN_TON) return;
       }
@@ -476,7 +477,7 @@ const ChainService = defineService<ChainThis>({
       const from = Address.parseRaw(doc.canonicalJettonWallet as string);
       const hotJw = await this.port.jettonWalletAddress(hot.address);
       const sub = await this.port.submit(wallet, [jettonTransferMessage(from, { queryId: BigInt(Date.now()), amount: balance, destination: hot.address, responseTo: hot.address, notifyTon: 0n })]);
-      this.persistChain();
+      await this.persistChain();
       const outcome = await transferOutcome(this.port, wallet.address, sub, from, hotJw);
       if (outcome.status === "failed") throw new Error(outcome.reason);
       if (outcome.status === "delivered") {
@@ -540,7 +541,7 @@ const ChainService = defineService<ChainThis>({
         // Recorded before the chain's state is written: after a crash in between, reconciliation
         // looks the message up and, not finding it past its validity, reverses the debit.
         await this.stores.withdrawals.update({ _id: id }, { $set: { status: "submitted", msgHash: sub.msgHash, txHash: sub.txHash, validUntil: sub.validUntil, updatedAt: new Date().toISOString() } });
-        this.persistChain();
+        await this.persistChain();
         const outcome = await transferOutcome(this.port, hot.address, sub, hotJw, destJw);
         if (outcome.status === "failed") {
           await this.failWithdrawal({ ...wd, txHash: outcome.txHash }, outcome.reason);
@@ -671,7 +672,7 @@ const ChainService = defineService<ChainThis>({
         return this.finishBatch(batch, { ok: false, error: err instanceof ChainRejected ? err.message : `submission failed: ${(err as Error)?.message ?? err}` });
       }
       await this.stores.settlementBatches.update({ _id: batch._id }, { $set: { msgHash: sub.msgHash, validUntil: sub.validUntil } });
-      this.persistChain();
+      await this.persistChain();
       const walletTx = sub.trace?.[0] ?? null;
       if (walletTx) return this.finishBatch(batch, walletTx.success && walletTx.outs.length > 0 ? { ok: true, txHash: walletTx.hash } : { ok: false, error: `the commitment transaction failed (exit ${walletTx.exitCode}, action ${walletTx.actionResult})` });
     },
