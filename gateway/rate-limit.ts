@@ -112,7 +112,9 @@ export function slide(stamps: Stamps, now: number, windowMs: number, limit: numb
 }
 
 abstract class VerdictStore implements RateLimitStore {
-  private expected: { key: string; req: RateLimited } | null = null;
+  // The request the next inc(key) decides for: two fields, no object per request.
+  private expectedKey: string | null = null;
+  private expectedReq: RateLimited | null = null;
   constructor(
     protected readonly windowMs: number,
     protected readonly limit: number,
@@ -121,14 +123,15 @@ abstract class VerdictStore implements RateLimitStore {
   protected abstract decide(bucket: string): Promise<RateVerdict>;
 
   expect(key: string, req: RateLimited): void {
-    this.expected = { key, req };
+    this.expectedKey = key;
+    this.expectedReq = req;
   }
 
   async inc(key: string): Promise<number> {
-    const e = this.expected;
-    this.expected = null;
+    const req = this.expectedKey === key ? this.expectedReq : null;
+    this.expectedKey = this.expectedReq = null;
     const verdict = await this.decide(key);
-    if (e && e.key === key) e.req.$rateVerdict = verdict;
+    if (req) req.$rateVerdict = verdict;
     return verdict.count;
   }
 }
