@@ -218,6 +218,52 @@ export class OrderBook {
     }
   }
 
+  /**
+   * The events place(order) would return right now, without changing the book. A caller gets the
+   * taker's money approved on these (one ledger entry per command) before anything moves, then
+   * places for real: the book is deterministic, so place() then returns the same events.
+   */
+  preview(order: Order): BookEvent[] {
+    const out: BookEvent[] = [];
+    let seq = this.lastSeq;
+    const reason = this.validate(order);
+    const orderId = order != null && typeof order.orderId === "string" ? order.orderId : "";
+    if (reason !== null || this.findSlot(orderId, hashId(orderId)) !== NONE) {
+      out.push({ type: "rejected", seq: seq + 1, orderId, reason: reason ?? "DUPLICATE_ORDER" });
+      return out;
+    }
+    const isBid = yesIsBid(order.side, order.outcome);
+    const tick = order.outcome === "YES" ? order.price : 100 - order.price;
+    if (order.orderType === "FOK" && this.available(isBid, tick, order.quantity, order.userId) < order.quantity) {
+      out.push({ type: "rejected", seq: seq + 1, orderId, reason: "FOK_NOT_FILLED" });
+      return out;
+    }
+    out.push({ type: "accepted", seq: ++seq, orderId });
+    // The walk of match(), reading instead of writing: same levels, same FIFO, same self-trade rule.
+    const rows = this.rows;
+    const base = isBid ? ASKS : 0;
+    const step = isBid ? 1 : -1;
+    let remaining = order.quantity;
+    for (let t = isBid ? this.bestAsk : this.bestBid; remaining > 0 && (isBid ? t <= tick : t >= tick); t += step) {
+      for (let slot = this.levelHead[base + t]; slot !== NONE && remaining > 0; slot = rows[slot * ROW + NEXT] | 0) {
+        if (this.userIds[slot] === order.userId) {
+          const e = newCancelled();
+          this.writeCancelled(e, slot, "SELF_TRADE", ++seq);
+          out.push(e);
+          continue;
+        }
+        const makerRemaining = rows[slot * ROW + REMAINING];
+        const q = remaining < makerRemaining ? remaining : makerRemaining;
+        remaining -= q;
+        const e = newFill();
+        this.writeFill(e, slot, order, q, remaining, makerRemaining - q, ++seq);
+        out.push(e);
+      }
+    }
+    if (remaining > 0) out.push({ type: "rested", seq: ++seq, orderId, remaining });
+    return out;
+  }
+
   /** place() without allocating: returns the number of events, read from lastEvents before the next command. */
   placeReusing(order: Order): number {
     this.resetEvents();
@@ -289,7 +335,7 @@ export class OrderBook {
     const events: BookEvent[] = new Array(slots.length);
     for (let i = 0; i < slots.length; i++) {
       const e = newCancelled();
-      this.writeCancelled(e, slots[i], reason);
+      this.writeCancelled(e, slots[i], reason, ++this.lastSeq);
       events[i] = e;
     }
     // Dropping the whole structure beats unlinking order by order; a closed market's book also
@@ -712,14 +758,14 @@ export class OrderBook {
 
   private emitCancelled(slot: number, reason: CancelReason): void {
     const e = this.cancels.take(this.freshEvents);
-    this.writeCancelled(e, slot, reason);
+    this.writeCancelled(e, slot, reason, ++this.lastSeq);
     this.emit(e);
   }
 
-  private writeCancelled(e: CancelledEvent, slot: number, reason: CancelReason): void {
+  private writeCancelled(e: CancelledEvent, slot: number, reason: CancelReason, seq: number): void {
     const r = slot * ROW;
     const meta = this.rows[r + META] | 0;
-    e.seq = ++this.lastSeq;
+    e.seq = seq;
     e.orderId = this.orderIds[slot];
     e.userId = this.userIds[slot];
     e.side = meta & SELL_BIT ? "SELL" : "BUY";
@@ -731,12 +777,16 @@ export class OrderBook {
 
   private emitFill(slot: number, taker: Order, quantity: number, takerRemaining: number): void {
     const e = this.fills.take(this.freshEvents);
-    const r = slot * ROW;
-    const meta = this.rows[r + META] | 0;
+    this.writeFill(e, slot, taker, quantity, takerRemaining, this.rows[slot * ROW + REMAINING], ++this.lastSeq);
+    this.emit(e);
+  }
+
+  private writeFill(e: FillEvent, slot: number, taker: Order, quantity: number, takerRemaining: number, makerRemaining: number, seq: number): void {
+    const meta = this.rows[slot * ROW + META] | 0;
     const makerOutcome: Outcome = meta & NO_BIT ? "NO" : "YES";
     const makerPrice = priceOf(meta);
     const sameOutcome = makerOutcome === taker.outcome;
-    e.seq = ++this.lastSeq;
+    e.seq = seq;
     e.makerOrderId = this.orderIds[slot];
     e.takerOrderId = taker.orderId;
     e.makerUserId = this.userIds[slot];
@@ -750,9 +800,8 @@ export class OrderBook {
     e.takerSide = taker.side;
     e.takerOutcome = taker.outcome;
     e.takerPrice = sameOutcome ? makerPrice : 100 - makerPrice;
-    e.makerRemaining = this.rows[r + REMAINING];
+    e.makerRemaining = makerRemaining;
     e.takerRemaining = takerRemaining;
-    this.emit(e);
   }
 
   private collect(base: number, from: number, step: 1 | -1, n: number, mirror: boolean): PriceLevel[] {

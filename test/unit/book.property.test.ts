@@ -68,6 +68,8 @@ const probeArb: fc.Arbitrary<Probe> = fc.record(
 class Driver {
   private placed: Array<{ id: string; user: string }> = [];
   private next = 0;
+  /** The order of the latest place command (for preview). */
+  lastOrder: Order | null = null;
 
   command(c: Cmd): (b: OrderBook | ReferenceBook) => BookEvent[] {
     switch (c.kind) {
@@ -76,6 +78,7 @@ class Driver {
         const id = c.reuse !== null && this.placed.length > 0 ? this.placed[c.reuse % this.placed.length].id : `o${this.next++}`;
         this.placed.push({ id, user });
         const o: Order = { orderId: id, userId: user, side: c.side, outcome: c.outcome, price: c.price, quantity: c.qty, orderType: c.type };
+        this.lastOrder = o;
         return (b) => b.place({ ...o });
       }
       case "cancel": {
@@ -171,7 +174,14 @@ function run(cmds: Array<[Cmd, Probe]>, book: OrderBook, ref: ReferenceBook, dri
   for (const [c, probe] of cmds) {
     const exec = driver.command(c);
     const before = book.seq;
+    // preview() predicts place() exactly and changes nothing.
+    const preview = c.kind === "place" && driver.lastOrder ? book.preview({ ...driver.lastOrder }) : null;
+    if (preview) {
+      expect(book.seq).toBe(before);
+      same(book.checkIntegrity(), []);
+    }
     const got = exec(book);
+    if (preview) same(preview, got);
     const want = exec(ref);
     same(got, want);
     same(got.map((e) => e.seq), got.map((_, i) => before + 1 + i));
