@@ -1,6 +1,7 @@
 import type { BrokerOptions } from "moleculer";
 import type { AppConfig } from "./lib/config";
 import { AuthGuard } from "./mixins/guard.middleware";
+import { createMarketRouting } from "./mixins/market-routing.middleware";
 import { brokerUidGenerator } from "./lib/ids";
 
 /**
@@ -19,19 +20,21 @@ export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
     serializer: "JSON",
     // A UUID per context was ~2.5% of an order's CPU; these ids only need to be unique.
     uidGenerator: brokerUidGenerator(),
+    // Withdrawals wait on the chain; everything else answers in well under a second.
     requestTimeout: 15_000,
     // Calls are retried by the callers that own an idempotency key, never blindly here.
     retryPolicy: { enabled: false },
-    // In a cluster a local endpoint must not bypass the book's Shard strategy (market ownership).
-    registry: { strategy: "RoundRobin", preferLocal: !cfg.transporter },
+    // Market actions choose their node themselves (MarketRouting); the rest balance round-robin.
+    registry: { strategy: "RoundRobin", preferLocal: true },
     circuitBreaker: { enabled: false },
     // On SIGTERM, stop() waits for requests in flight (graceful drain) before leaving.
     tracking: { enabled: true, shutdownTimeout: 10_000 },
-    // A dead node is noticed within seconds, so its markets move to a live engine quickly.
-    heartbeatInterval: 2,
-    heartbeatTimeout: 6,
+    // A SIGKILLed node sends no goodbye: it is noticed when its heartbeats stop (within 3-4 s), its
+    // pending requests then fail at once (RequestRejectedError -> 503) and its markets move.
+    heartbeatInterval: 1,
+    heartbeatTimeout: 3,
     validator: true,
     metrics: cfg.metrics.enabled ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: cfg.metrics.port, path: "/metrics" } }] } : { enabled: false },
-    middlewares: [AuthGuard],
+    middlewares: [AuthGuard, createMarketRouting()],
   };
 }

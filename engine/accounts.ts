@@ -115,6 +115,18 @@ function checkInt(v: number | undefined, what: string): number {
   return v;
 }
 
+/** No negative balance, no negative or over-locked position, no negative collateral or fees. */
+function validate(cash: Map<string, CashAccount>, pos: Map<string, PositionState>, coll: Map<string, MicroUnits>, fees: MicroUnits): void {
+  for (const [account, c] of cash) {
+    if (c.available < 0 || c.locked < 0) throw new LedgerRejection("INSUFFICIENT_BALANCE", `insufficient balance on ${account}`);
+  }
+  for (const p of pos.values()) {
+    if (p.quantity < 0 || p.locked < 0 || p.locked > p.quantity) throw new LedgerRejection("INSUFFICIENT_SHARES", `insufficient ${p.outcome} shares on ${p.account}`);
+  }
+  for (const [m, v] of coll) if (v < 0) throw new LedgerRejection("NEGATIVE_COLLATERAL", `collateral of ${m} would go negative`);
+  if (fees < 0) throw new LedgerRejection("INSUFFICIENT_BALANCE", "fee account would go negative");
+}
+
 export class Accounts {
   private readonly cash = new Map<string, CashAccount>();
   private readonly positions = new Map<string, PositionState>();
@@ -152,6 +164,20 @@ export class Accounts {
     return this.fees;
   }
 
+  externalTotals(): { deposit: MicroUnits; withdrawal: MicroUnits; house: MicroUnits } {
+    return { ...this.external };
+  }
+
+  /** Cash accounts holding a locked balance. */
+  *lockedCash(): IterableIterator<[string, MicroUnits]> {
+    for (const [account, c] of this.cash) if (c.locked !== 0) yield [account, c.locked];
+  }
+
+  /** Positions with shares locked (offered by open SELL orders). */
+  *lockedPositions(): IterableIterator<PositionState> {
+    for (const p of this.positions.values()) if (p.locked !== 0) yield p;
+  }
+
   /** Apply an entry's postings atomically; throws LedgerRejection and changes nothing on failure. */
   apply(postings: readonly Posting[]): void {
     this.commit(this.prepare(postings));
@@ -160,15 +186,19 @@ export class Accounts {
   /**
    * Validate postings against the current state without changing it; the result commits them.
    * Lets a caller journal the entry between the two steps (nothing may run in between).
+   * `checkAfter`: the state after the first n postings must be valid too (an order's placement lock
+   * is its first postings: the trader must be able to hold it even where the fills cost less).
    */
-  prepare(postings: readonly Posting[]): PreparedChange {
+  prepare(postings: readonly Posting[], checkAfter = 0): PreparedChange {
     const cash = new Map<string, CashAccount>();
     const pos = new Map<string, PositionState>();
     const coll = new Map<string, MicroUnits>();
     let fees = this.fees;
     const ext = { ...this.external };
 
-    for (const p of postings) {
+    for (let i = 0; i < postings.length; i++) {
+      if (i === checkAfter && i > 0) validate(cash, pos, coll, fees);
+      const p = postings[i];
       switch (p.kind) {
         case "cash": {
           const cur = cash.get(p.account) ?? { ...(this.cash.get(p.account) ?? { available: 0, locked: 0 }) };
@@ -212,14 +242,7 @@ export class Accounts {
       }
     }
 
-    for (const [account, c] of cash) {
-      if (c.available < 0 || c.locked < 0) throw new LedgerRejection("INSUFFICIENT_BALANCE", `insufficient balance on ${account}`);
-    }
-    for (const p of pos.values()) {
-      if (p.quantity < 0 || p.locked < 0 || p.locked > p.quantity) throw new LedgerRejection("INSUFFICIENT_SHARES", `insufficient ${p.outcome} shares on ${p.account}`);
-    }
-    for (const [m, v] of coll) if (v < 0) throw new LedgerRejection("NEGATIVE_COLLATERAL", `collateral of ${m} would go negative`);
-    if (fees < 0) throw new LedgerRejection("INSUFFICIENT_BALANCE", "fee account would go negative");
+    validate(cash, pos, coll, fees);
     return { cash, pos, coll, fees, ext };
   }
 

@@ -50,13 +50,27 @@ export interface FillRecord {
   seq: number;
 }
 
+/** Why a resting order left the book without filling (the trader API's `cancelReason`). */
+export type CancelReasonCode = "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved";
+
 export interface OrderChange {
   orderId: string;
   userId: string;
   /** Quantity filled by this command (added to the order's filledQuantity). */
   filledDelta: MicroUnits;
   remaining: MicroUnits;
-  status: "open" | "partially_filled" | "filled" | "cancelled" | "rejected";
+  status: "open" | "partially_filled" | "filled" | "cancelled" | "expired" | "rejected";
+  /**
+   * What the order still holds after this command: micro-USDT for a BUY, shares for a SELL. Summed
+   * over a trader's open orders it is exactly their locked balance (the money check proves it).
+   */
+  holds: MicroUnits;
+  reason?: CancelReasonCode;
+}
+
+/** What a resting order holds: its price plus the maker fee it can still incur (BUY), or its shares (SELL). */
+export function restingHolds(side: Side, price: Tick, remaining: MicroUnits, fees: FeeSchedule): MicroUnits {
+  return side === "BUY" ? restingBuyLock(remaining, price, fees) : remaining;
 }
 
 export interface Settlement {
@@ -151,7 +165,14 @@ export function settlePlacement(
     takerWeight += feeWeight(q, f.takerPrice);
 
     const prev = makerFilled.get(f.makerOrderId);
-    makerFilled.set(f.makerOrderId, { orderId: f.makerOrderId, userId: f.makerUserId, filledDelta: (prev?.filledDelta ?? 0) + q, remaining: f.makerRemaining, status: f.makerRemaining === 0 ? "filled" : "partially_filled" });
+    makerFilled.set(f.makerOrderId, {
+      orderId: f.makerOrderId,
+      userId: f.makerUserId,
+      filledDelta: (prev?.filledDelta ?? 0) + q,
+      remaining: f.makerRemaining,
+      status: f.makerRemaining === 0 ? "filled" : "partially_filled",
+      holds: restingHolds(f.makerSide, f.makerPrice, f.makerRemaining, fees),
+    });
     trades.push({ tradeId: newId("trd"), userId: f.makerUserId, marketId, orderId: f.makerOrderId, side: f.makerSide, outcome: f.makerOutcome, venue: "CLOB", role: "maker", filledQuantity: q, totalCost: makerCost, fee: makerFee, fillIds: [fillId] });
   }
 
@@ -180,7 +201,7 @@ export function settlePlacement(
   for (const e of events) {
     if (e.type === "cancelled") {
       postings.push(...releaseResting(e.side, e.outcome, e.price, e.remaining, marketId, e.userId, fees));
-      orders.push({ orderId: e.orderId, userId: e.userId, filledDelta: 0, remaining: 0, status: "cancelled" });
+      orders.push({ orderId: e.orderId, userId: e.userId, filledDelta: 0, remaining: 0, status: "cancelled", holds: 0, reason: "self_trade" });
     }
   }
   orders.push(...makerFilled.values());
@@ -191,6 +212,7 @@ export function settlePlacement(
     filledDelta: takerQty,
     remaining: rested ? lastTakerRemaining : 0,
     status: takerQty === taker.quantity ? "filled" : rested ? (takerQty ? "partially_filled" : "open") : "cancelled",
+    holds: rested ? restingHolds(taker.side, taker.price, lastTakerRemaining, fees) : 0,
   });
   return { postings, trades, fills, orders };
 }

@@ -52,7 +52,7 @@ function fieldsOf(data: unknown): FieldError[] | undefined {
  * Every failure becomes the spec's envelope here, and only here. Client errors keep their code;
  * anything unexpected is a plain 500 without internals.
  */
-export function toErrorResponse(err: unknown, requestId: string): { status: number; body: ErrorBody } {
+export function toErrorResponse(err: unknown, requestId: string): { status: number; body: ErrorBody; retryAfter?: number } {
   const e = (err ?? {}) as ErrorLike;
   const status = typeof e.code === "number" ? e.code : typeof e.status === "number" ? e.status : 500;
   const type = typeof e.type === "string" ? e.type : "";
@@ -70,16 +70,24 @@ export function toErrorResponse(err: unknown, requestId: string): { status: numb
   if (e.name === "ValidationError" || type === "VALIDATION_ERROR") {
     return { status: 400, body: body("VALIDATION_ERROR", status === 422 || !e.message ? "Parameters validation error" : e.message, fieldsOf(e.data)) };
   }
-  if (e.name === "NotFoundError" || e.name === "ServiceNotFoundError" || type === "NOT_FOUND" || type === "SERVICE_NOT_FOUND")
-    return { status: 404, body: body("RESOURCE_NOT_FOUND", "Resource not found") };
+  // A service that is not there (yet, or any more) is a moment's outage, never "no such resource".
+  if (e.name === "ServiceNotFoundError" || e.name === "ServiceNotAvailableError" || e.name === "ServiceUnavailableError" || e.name === "RequestRejectedError" || type === "SERVICE_NOT_FOUND" || type === "SERVICE_NOT_AVAILABLE" || type === "REQUEST_REJECTED")
+    return { status: 503, body: body("SERVICE_UNAVAILABLE", "Service temporarily unavailable; retry shortly"), retryAfter: retryAfterOf(e.data, 2) };
+  if (e.name === "NotFoundError" || type === "NOT_FOUND") return { status: 404, body: body("RESOURCE_NOT_FOUND", "Resource not found") };
   if (e.name === "RateLimitExceeded" || type === "RATE_LIMIT_EXCEEDED")
     return { status: 429, body: body("RATE_LIMIT_EXCEEDED", "Too many requests, please try again later") };
   if (e.name === "UnAuthorizedError" || status === 401) return { status: 401, body: body("UNAUTHORIZED", e.message || "Unauthorized") };
-  if (e.name === "ServiceUnavailableError" || type === "SERVICE_NOT_AVAILABLE")
-    return { status: 503, body: body("SERVICE_UNAVAILABLE", "Service temporarily unavailable") };
   if (e.name === "RequestTimeoutError") return { status: 504, body: body("TIMEOUT", "The request timed out") };
 
-  // Structured client errors from downstream services pass through unchanged.
+  // Structured errors from downstream services pass through unchanged: client errors, and the
+  // honest 503s (MARKET_MOVED, SERVICE_UNAVAILABLE, LEDGER_UNAVAILABLE) with a retry hint.
   if (status >= 400 && status < 500 && type) return { status, body: body(type, e.message || type, fieldsOf(e.data)) };
+  if (status === 503 && type) return { status, body: body(type, e.message || type), retryAfter: retryAfterOf(e.data, 1) };
   return { status: 500, body: body("INTERNAL_ERROR", "Internal server error") };
+}
+
+/** Seconds a 503 asks the client to wait: the error's own hint, else a default. */
+function retryAfterOf(data: unknown, fallback: number): number {
+  const r = (data as { retryAfter?: unknown } | null)?.retryAfter;
+  return typeof r === "number" && r > 0 ? Math.ceil(r) : fallback;
 }

@@ -6,7 +6,6 @@ import MongoAdapter from "moleculer-db-adapter-mongo";
 import Datastore from "@seald-io/nedb";
 import { configOf } from "../lib/config";
 import { defineService } from "../lib/service";
-import { closeNedbFile, keepNedbFilesOpen } from "./nedb-files";
 
 export interface Doc {
   _id: string;
@@ -175,16 +174,10 @@ export async function openStore<T extends Doc>(service: Service, collection: str
     adapter = new DbService.MemoryAdapter(new Datastore({ inMemoryOnly: true })) as unknown as Adapter;
   } else {
     mkdirSync(cfg.dataDir, { recursive: true });
-    keepNedbFilesOpen();
     const filename = join(cfg.dataDir, `${collection}.db`);
     // A torn last line after a crash was never acknowledged: tolerate it instead of refusing to start.
     const db = new Datastore({ filename, corruptAlertThreshold: 1 });
     adapter = new DbService.MemoryAdapter(db) as unknown as Adapter;
-    const disconnect = adapter.disconnect.bind(adapter);
-    adapter.disconnect = async () => {
-      await disconnect();
-      await closeNedbFile(filename);
-    };
   }
   adapter.init(service.broker, { schema: { collection }, logger: service.logger, broker: service.broker });
   await adapter.connect();

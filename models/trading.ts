@@ -1,26 +1,46 @@
 import type { AccountsSnapshot, Posting } from "../engine/accounts";
-import type { FillRecord, TradeRecord } from "../engine/settlement";
+import type { FillRecord, OrderChange, TradeRecord } from "../engine/settlement";
 import type { OrderType, Outcome, Side } from "../engine/types";
 
-/** One ledger journal entry: applied exactly once, keyed by its idempotency key. */
+/** A market's writer lease: who may write its book, under which epoch (issued by the ledger). */
+export interface FenceRecord {
+  marketId: string;
+  epoch: number;
+  node: string;
+}
+
+/** Settlement progress of trades, journaled like every other fact of the money path. */
+export interface SettlementRecord {
+  tradeIds: string[];
+  status: "confirmed" | "failed";
+  txHash: string | null;
+}
+
+/**
+ * One ledger journal entry: applied exactly once, keyed by its idempotency key (`_id`), chained to
+ * the entry before it by `hash` (sha256 over the previous hash and this entry's stored body).
+ */
 export interface LedgerEntryDoc {
   _id: string;
   seq: number;
   postings: Posting[];
-  /** An order's placement lock: open until an entry naming it in `closesLocks` follows. */
-  lockRef?: { orderId: string; marketId: string };
-  closesLocks?: string[];
+  /** The first n postings are an order's placement lock: the state after them must be valid too. */
+  checkAfter?: number;
   trades?: TradeRecord[];
-  /** A market's book command committed in the same write as its money (the book's journal). */
+  /** A market's book command, committed in the same entry as its money. */
   book?: BookJournalDoc;
+  /** A market changed hands: from this entry on only `fence.node` under `fence.epoch` writes it. */
+  fence?: FenceRecord;
+  settlement?: SettlementRecord;
   at: string;
+  /** Present on entries read back from the journal. */
+  hash?: string;
 }
 
 export interface LedgerSnapshotDoc {
   _id: string;
   seq: number;
   accounts: AccountsSnapshot;
-  pendingLocks: Array<[string, string]>;
 }
 
 export interface TradeDoc extends TradeRecord {
@@ -30,9 +50,9 @@ export interface TradeDoc extends TradeRecord {
   createdAt: string;
 }
 
-export type OrderStatus = "open" | "partially_filled" | "filled" | "cancelled" | "rejected";
+export type OrderStatus = "open" | "partially_filled" | "filled" | "cancelled" | "expired" | "rejected";
 
-/** Read model of an order (GET /orders, DELETE /orders/:id), projected by the ledger from book entries. */
+/** Read model of an order (GET /orders, DELETE /orders/:id), projected from book entries. */
 export interface OrderDoc {
   _id: string;
   userId: string;
@@ -45,43 +65,58 @@ export interface OrderDoc {
   quantity: number;
   filledQuantity: number;
   remaining: number;
+  cancelledQuantity: number;
+  /** What the order holds now: micro-USDT (BUY) or shares (SELL). */
+  holds: number;
   status: OrderStatus;
+  cancelReason: string | null;
+  /** Time priority in its market's book (the book's seq of its acceptance). */
+  prio: number;
+  /** Ledger seq of the order's latest change. */
   seq: number;
   createdAt: string;
   updatedAt: string;
 }
+
+export type BookCommand =
+  | { type: "route"; orderId: string; userId: string; side: Side; outcome: Outcome; quantity: number; mode: "AMM" | "ROUTE" }
+  | { type: "ammFund"; liquidity: number }
+  | { type: "place"; order: { orderId: string; userId: string; side: Side; outcome: Outcome; price: number; quantity: number; orderType: OrderType; createdAt: string; prio: number } }
+  | { type: "cancel"; orderId: string; userId?: string }
+  | { type: "cancelAll"; reason: string };
 
 /**
  * One command of a market's book as committed, inside the ledger entry that moves its money: the
  * unit of replay and of single-writer fencing.
  */
 export interface BookJournalDoc {
-  /** `${marketId}:${seq}`: a second writer of the same market collides on it. */
-  _id: string;
   marketId: string;
-  /** Contiguous per market (1, 2, 3…), so two writers starting from the same state collide. */
+  /** The market's journal position: contiguous per market (1, 2, 3…). */
   seq: number;
+  /** The writer lease this command was written under; the ledger refuses any other. */
+  epoch: number;
   /** The book's event sequence after this command (its time priority clock). */
   bookSeq: number;
   /** The engine node that wrote it (ownership history, for operators and the cluster tests). */
-  node?: string;
-  command: { type: "route"; orderId: string; userId: string; side: Side; outcome: Outcome; quantity: number; mode: "AMM" | "ROUTE" } | { type: "ammFund"; liquidity: number } | { type: "place"; order: { orderId: string; userId: string; side: Side; outcome: Outcome; price: number; quantity: number; orderType: OrderType; createdAt: string } } | { type: "cancel"; orderId: string; userId?: string } | { type: "cancelAll"; reason: string };
-  /** The ledger entry this command produced (posted with key `ledgerKey`). */
-  ledgerKey: string;
-  postings: Posting[];
-  trades: TradeRecord[];
+  node: string;
+  command: BookCommand;
   fills: FillRecord[];
-  orders: Array<{ orderId: string; userId: string; filledDelta: number; remaining: number; status: OrderStatus }>;
-  closesLocks: string[];
+  orders: OrderChange[];
   /** The market's AMM pool after this command, when the command changed it. */
   pool?: { yes: number; no: number };
+  /** The AMM leg of a routed order (a trade print like every fill). */
+  amm?: { fillId: string; side: Side; outcome: Outcome; quantity: number; cash: number };
   at: string;
 }
 
-export interface BookSnapshotDoc {
-  _id: string;
+/** What the ledger knows of a market's book: its lease and where its journal stands. */
+export interface MarketLease {
+  marketId: string;
+  epoch: number;
+  owner: string | null;
+  /** Last journal position written. */
   seq: number;
+  /** The book's event clock after that position. */
   bookSeq: number;
-  pool?: { yes: number; no: number } | null;
-  orders: Array<{ orderId: string; userId: string; side: Side; outcome: Outcome; price: number; quantity: number; remaining: number; seq: number }>;
+  pool: { yes: number; no: number } | null;
 }

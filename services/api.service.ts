@@ -98,8 +98,9 @@ const ApiService = defineService<ApiThis>({
     onError(this: ApiThis, req: Req, res: ServerResponse, err: unknown) {
       this.writeRateHeaders(req, res);
       const requestId = req.$ctx?.requestID ?? `req_${randomUUID()}`;
-      const { status, body } = toErrorResponse(err, requestId);
-      if (status >= 500) this.logger.error("Request failed", req.method, req.url, err);
+      const { status, body, retryAfter } = toErrorResponse(err, requestId);
+      if (status >= 500 && status !== 503) this.logger.error("Request failed", req.method, req.url, err);
+      if (retryAfter && !res.headersSent) res.setHeader("Retry-After", String(retryAfter));
       if (status === 429 && req.$rateVerdict && !res.getHeader("Retry-After")) res.setHeader("Retry-After", "1");
       if (!res.headersSent) {
         res.setHeader("Content-Type", "application/json; charset=utf-8");

@@ -5,17 +5,13 @@ import { newId } from "../lib/ids";
 import { DomainError, notFound, validationError } from "../lib/errors";
 import { currentUser, type AppContext } from "../mixins/context";
 import { MarketActor, TradingError, type MarketPorts, type PlaceResult } from "../trading/market-actor";
+import { DurabilityWatch } from "../trading/durability";
+import { marketOwner } from "../mixins/market-routing.middleware";
 import { cost, formatAvgPrice, formatTick, isLotQuantity, LOT, priceToTick } from "../engine/money";
 import type { Depth, OrderType, Outcome, Side } from "../engine/types";
 import { marginalPrice, type PoolState } from "../engine/amm";
 import { METRIC } from "../lib/metrics";
-import type { BookJournalDoc, BookSnapshotDoc, OrderDoc } from "../models/trading";
-
-
-interface EndpointListLike {
-  endpoints: Array<{ isAvailable: boolean; local: boolean }>;
-  select(list: Array<{ isAvailable: boolean; local: boolean }>, ctx: { params: { marketId: string } }): { local: boolean } | null;
-}
+import type { MarketLease, OrderDoc } from "../models/trading";
 
 export interface RouteParams {
   marketId: string;
@@ -48,21 +44,20 @@ export interface PlaceOrderParams {
 }
 
 type BookThis = Service & {
-    actors: Map<string, Promise<MarketActor>>;
-    ports: MarketPorts;
-    actor(marketId: string): Promise<MarketActor>;
-    existingActor(marketId: string): Promise<MarketActor | null>;
-    onMarket<T>(marketId: string, fn: (actor: MarketActor) => Promise<T>): Promise<T>;
-    recover(): Promise<void>;
-    owns(marketId: string): boolean;
-    dropForeignMarkets(): void;
-    stopping?: boolean;
-  };
+  actors: Map<string, Promise<MarketActor>>;
+  ports: MarketPorts;
+  durability: DurabilityWatch;
+  actor(marketId: string): Promise<MarketActor>;
+  existingActor(marketId: string): Promise<MarketActor | null>;
+  onMarket<T>(marketId: string, fn: (actor: MarketActor) => Promise<T>): Promise<T>;
+  owns(marketId: string): boolean;
+  dropForeignMarkets(): void;
+  stopping?: boolean;
+};
 
 const ID = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_:-]+$/ } as const;
 
-/** Calls about one market go to the engine node that owns it (consistent hashing on marketId). */
-const SHARDED = { strategy: "Shard", strategyOptions: { shardKey: "marketId" } } as const;
+/** Market actions are routed to the market's owner by MarketRouting (mixins/market-routing.middleware.ts). */
 
 export function levelView(d: Depth) {
   const v = (l: { price: number; quantity: number; numOrders: number }) => ({ price: formatTick(l.price), quantity: String(l.quantity), numOrders: l.numOrders });
@@ -93,7 +88,6 @@ const BookService = defineService<BookThis>({
   actions: {
     /** POST /orders: a limit order, GTC or FOK. */
     place: {
-      ...SHARDED,
       auth: "user",
       params: {
         marketId: ID,
@@ -141,6 +135,7 @@ const BookService = defineService<BookThis>({
         const o = await ctx.call<OrderDoc | null, { orderId: string }>("ledger.getOrder", { orderId: ctx.params.orderId });
         if (!o || o.userId !== user.id || (o.status !== "open" && o.status !== "partially_filled")) throw notFound("Order", "ORDER_NOT_FOUND");
         // The owner of the market's book does the cancel (sharded by marketId in a cluster).
+        // Routed to the owner of the market's book.
         const r = await ctx.call<{ orderId: string; status: string; cancelledQuantity: number; releasedAmount: number }, object>("book.cancel", { marketId: o.marketId, orderId: o._id, userId: user.id });
         // Amounts as digit strings, like every quantity and money field of the contract.
         return { orderId: r.orderId, status: r.status, cancelledQuantity: String(r.cancelledQuantity), releasedAmount: String(r.releasedAmount) };
@@ -149,7 +144,6 @@ const BookService = defineService<BookThis>({
 
     /** Internal: cancel inside the market's actor. */
     cancel: {
-      ...SHARDED,
       visibility: "public",
       params: { marketId: ID, orderId: "string", userId: "string" },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string; orderId: string; userId: string }>) {
@@ -169,7 +163,6 @@ const BookService = defineService<BookThis>({
 
     /** GET /markets/:marketId/orderbook: top 10 aggregated levels of the YES or NO view. */
     orderbook: {
-      ...SHARDED,
       params: { marketId: ID, outcome: { type: "enum", values: ["YES", "NO"], optional: true, default: "YES" }, $$strict: "remove" },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string; outcome: Outcome }>) {
         const actor = await this.existingActor(ctx.params.marketId);
@@ -180,7 +173,6 @@ const BookService = defineService<BookThis>({
 
     /** Internal: a market order (AMM only or routed) inside the market's actor. */
     route: {
-      ...SHARDED,
       visibility: "public",
       params: { marketId: ID, userId: "string", side: { type: "enum", values: ["BUY", "SELL"] }, outcome: { type: "enum", values: ["YES", "NO"] }, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } },
       async handler(this: BookThis, ctx: AppContext<RouteParams>) {
@@ -191,7 +183,6 @@ const BookService = defineService<BookThis>({
 
     /** Internal: what `route` would do now, without doing it. */
     quote: {
-      ...SHARDED,
       visibility: "public",
       params: { marketId: ID, userId: "string", side: { type: "enum", values: ["BUY", "SELL"] }, outcome: { type: "enum", values: ["YES", "NO"] }, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } },
       async handler(this: BookThis, ctx: AppContext<RouteParams>) {
@@ -203,7 +194,6 @@ const BookService = defineService<BookThis>({
 
     /** Internal: load a market's actor (funds its AMM pool on first sight of an open market). */
     ensureMarket: {
-      ...SHARDED,
       visibility: "public",
       params: { marketId: ID },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
@@ -214,7 +204,6 @@ const BookService = defineService<BookThis>({
 
     /** Internal: depth of both views with the book's sequence (socket snapshots). */
     depth: {
-      ...SHARDED,
       visibility: "public",
       params: { marketId: ID, levels: { type: "number", optional: true, default: 10 } },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string; levels: number }>) {
@@ -238,7 +227,6 @@ const BookService = defineService<BookThis>({
 
     /** Internal: one market's best prices, answered by its owner. */
     top: {
-      ...SHARDED,
       visibility: "public",
       params: { marketId: ID },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string }>): Promise<TopOfBook> {
@@ -250,7 +238,6 @@ const BookService = defineService<BookThis>({
 
     /** Internal: a market stopped trading (closed, cancelled, resolved): its owner releases every resting order. */
     halt: {
-      ...SHARDED,
       visibility: "public",
       params: { marketId: ID, status: "string" },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string; status: string }>) {
@@ -260,13 +247,12 @@ const BookService = defineService<BookThis>({
           actor.setStatus("resolution_failed");
           return { released: 0 };
         }
-        return { released: await actor.halt(ctx.params.status, "MARKET_CLOSED") };
+        return { released: await actor.halt(ctx.params.status) };
       },
     },
 
     /** Internal: what an immediate order of `quantity` would get from the book (mark prices, quotes). */
     exitQuote: {
-      ...SHARDED,
       visibility: "public",
       params: { marketId: ID, outcome: { type: "enum", values: ["YES", "NO"] }, quantity: { type: "number", integer: true, min: 0 }, side: { type: "enum", values: ["BUY", "SELL"], optional: true, default: "SELL" }, userId: { type: "string", optional: true } },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string; outcome: Outcome; quantity: number; side: Side; userId?: string }>) {
@@ -294,45 +280,50 @@ const BookService = defineService<BookThis>({
     "market.resolutionFailed"(this: BookThis, ctx: AppContext<{ marketId: string }>) {
       return ctx.call("book.halt", { marketId: ctx.params.marketId, status: "resolution_failed" });
     },
-    // Membership changed: the shard ring moved, so drop the markets this node no longer owns.
+    // Engines joined or left: stop writing at once to the markets this node no longer owns.
     "$node.connected"(this: BookThis) {
       this.dropForeignMarkets();
     },
     "$node.disconnected"(this: BookThis) {
       this.dropForeignMarkets();
     },
+    "$services.changed"(this: BookThis) {
+      this.dropForeignMarkets();
+    },
+    /** The ledger's durability watermark: acknowledges this node's commands without a call each. */
+    "ledger.durable"(this: BookThis, ctx: AppContext<{ instance: string; seq: number }>) {
+      this.durability.observe(ctx.params.instance, ctx.params.seq);
+    },
   },
 
   methods: {
-    /** The market's actor, loaded from storage on first use (also after a move between nodes). */
+    /** The market's actor: its lease taken and its book rebuilt from the ledger on first use (also after a move). */
     actor(this: BookThis, marketId: string): Promise<MarketActor> {
       let p = this.actors.get(marketId);
       if (!p) {
+        // Only the owner in this node's view takes a market (the ledger arbitrates between views).
+        if (!this.owns(marketId)) return Promise.reject(new DomainError(`Market ${marketId} is served by another engine node; retry`, 503, "MARKET_MOVED"));
         p = MarketActor.load(marketId, this.ports);
         this.actors.set(marketId, p);
         p.catch(() => this.actors.delete(marketId));
       }
       return p.then((a) => {
         if (a.fenced) {
-          // A failed commit left memory ahead of storage: rebuild from what was persisted.
-          this.actors.delete(marketId);
+          // Lost the lease, or a commit's outcome is unknown: rebuild from what the ledger holds.
+          if (this.actors.get(marketId) === p) this.actors.delete(marketId);
           return this.actor(marketId);
         }
         return a;
       });
     },
 
-    /** Does the shard ring send this market's calls to this node? (Moleculer's own Shard strategy decides.) */
+    /** Is this node the market's owner among the engines it sees? */
     owns(this: BookThis, marketId: string): boolean {
-      const list = (this.broker.registry as unknown as { getActionEndpoints(name: string): EndpointListLike | undefined }).getActionEndpoints("book.route");
-      if (!list) return true;
-      const available = list.endpoints.filter((e) => e.isAvailable);
-      if (available.length <= 1) return true;
-      const ep = list.select(available, { params: { marketId } });
-      return !!ep && ep.local;
+      const owner = marketOwner(this.broker, marketId);
+      return owner === null || owner === this.broker.nodeID;
     },
 
-    /** Stop writing at once to markets that moved to another node; their new owner rebuilds them. */
+    /** Stop writing at once to markets that moved to another node; their new owner takes the lease. */
     dropForeignMarkets(this: BookThis) {
       for (const [marketId, p] of this.actors) {
         if (this.owns(marketId)) continue;
@@ -355,45 +346,31 @@ const BookService = defineService<BookThis>({
     },
 
     /**
-     * After a restart, rebuild at once the markets a crash left work open in (a placement lock
-     * without its outcome) instead of waiting for their next command.
-     */
-    async recover(this: BookThis) {
-      await this.broker.waitForServices(["ledger", "catalog"], 30_000);
-      const markets = await this.broker.call<string[]>("ledger.pendingLockMarkets");
-      for (const id of markets) {
-        if (this.stopping) return;
-        // Through the shard ring: the market's owner rebuilds it.
-        await this.broker.call("book.ensureMarket", { marketId: id }).catch((err) => this.logger.warn(`recovery of ${id} failed`, err));
-      }
-    },
-
-    /**
-     * Run a command on a market's actor. A command refused because another node had written that
-     * journal position (ownership moving) was applied nowhere, so it is retried on the rebuilt
-     * book. Trading errors of the pure actor become domain errors with the spec's envelope.
+     * Run a command on a market's actor. A command refused because the market moved ran nowhere:
+     * the caller (MarketRouting) retries it on the owner. Trading errors of the pure actor become
+     * domain errors with the spec's envelope.
      */
     async onMarket<T>(this: BookThis, marketId: string, fn: (actor: MarketActor) => Promise<T>): Promise<T> {
-      for (let attempt = 0; ; attempt++) {
-        const actor = await this.existingActor(marketId);
-        if (!actor) throw notFound("Market");
-        const t0 = process.hrtime.bigint();
-        try {
-          return await fn(actor);
-        } catch (err) {
-          if ((err as { type?: string }).type === "JOURNAL_CONFLICT" && attempt < 3) continue;
-          if (err instanceof TradingError) throw new DomainError(err.message, err.status, err.code);
-          throw err;
-        } finally {
-          this.broker.metrics.observe(METRIC.commandLatency, Number(process.hrtime.bigint() - t0) / 1e6, { command: "market" });
-          this.broker.metrics.set(METRIC.queueDepth, actor.queueDepth, { marketId });
-        }
+      const actor = await this.existingActor(marketId);
+      if (!actor) throw notFound("Market");
+      const t0 = process.hrtime.bigint();
+      try {
+        return await fn(actor);
+      } catch (err) {
+        if (err instanceof TradingError) throw new DomainError(err.message, err.status, err.code);
+        throw err;
+      } finally {
+        this.broker.metrics.observe(METRIC.commandLatency, Number(process.hrtime.bigint() - t0) / 1e6, { command: "market" });
+        this.broker.metrics.set(METRIC.queueDepth, actor.queueDepth, { marketId });
       }
     },
   },
 
   created() {
     this.actors = new Map();
+    this.durability = new DurabilityWatch(async (seq, instance) => {
+      await this.broker.call("ledger.sync", { seq, instance });
+    });
   },
 
   started() {
@@ -405,24 +382,18 @@ const BookService = defineService<BookThis>({
       newId,
       nodeID: broker.nodeID,
       async market(marketId) {
-        const m = await broker.call<{ status: string; ammLiquidity?: string } | null, { marketId: string }>("catalog.getMarketInternal", { marketId }).catch(() => null);
+        // A catalog that is down is not "no such market": that error goes up as 503.
+        const m = await broker.call<{ status: string; ammLiquidity?: string } | null, { marketId: string }>("catalog.getMarketInternal", { marketId });
         if (!m) return null;
         const L = Number(m.ammLiquidity ?? "0");
         // Funding is whole lots like every quantity; a remainder below one lot is not used.
         return { status: m.status, ammLiquidity: Number.isSafeInteger(L) ? L - (L % LOT) : 0 };
       },
       ledger: {
-        post: (entry) => broker.call("ledger.post", entry),
-        sync: async (seq) => {
-          await broker.call("ledger.sync", { seq });
-        },
-        bookEntries: (marketId, afterSeq) => broker.call<BookJournalDoc[], object>("ledger.bookEntries", { marketId, afterSeq }),
-        pendingLocks: (marketId) => broker.call<string[], { marketId: string }>("ledger.pendingLocks", { marketId }),
-        releaseLock: (orderId) => broker.call("ledger.releaseLock", { orderId }),
-        loadSnapshot: (marketId) => broker.call<BookSnapshotDoc | null, object>("ledger.loadBookSnapshot", { marketId }),
-        saveSnapshot: async (snapshot) => {
-          await broker.call("ledger.saveBookSnapshot", { snapshot });
-        },
+        acquire: (marketId) => broker.call<MarketLease & { instance: string }, object>("ledger.acquireMarket", { marketId, node: broker.nodeID }),
+        restingOrders: (marketId, afterPrio, limit) => broker.call("ledger.restingOrders", { marketId, afterPrio, limit }),
+        post: (entry) => broker.call("ledger.post", { ...entry, durable: false }),
+        durable: (seq, instance) => this.durability.wait(seq, instance),
       },
       publish(doc, actor) {
         const best = actor.book.best("YES");
@@ -437,12 +408,19 @@ const BookService = defineService<BookThis>({
           const notional = cost(f.quantity, f.yesPrice);
           broker.emit("market.trade", { marketId: doc.marketId, tradeId: f.fillId, outcome: "YES", yesPrice: f.yesPrice, quantity: f.quantity, notional, at: doc.at });
         }
+        if (doc.amm) {
+          // Every venue prints: the pool's execution at its average price to the cent (candles are
+          // in cents), its notional in YES terms like a book fill's.
+          const a = doc.amm;
+          const ticks = Math.min(99, Math.max(1, Math.round((a.cash * 100) / a.quantity)));
+          const yesPrice = a.outcome === "YES" ? ticks : 100 - ticks;
+          broker.emit("market.trade", { marketId: doc.marketId, tradeId: a.fillId, outcome: "YES", yesPrice, quantity: a.quantity, notional: a.outcome === "YES" ? a.cash : a.quantity - a.cash, at: doc.at });
+        }
         for (const c of doc.orders) {
           broker.broadcast("order.updated", { orderId: c.orderId, userId: c.userId, marketId: doc.marketId, status: c.status, remainingQuantity: String(c.remaining), filledDelta: String(c.filledDelta) });
         }
       },
     };
-    this.recover().catch((err) => this.logger.warn("book recovery", err));
   },
 
   async stopped() {

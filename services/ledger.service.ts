@@ -1,120 +1,45 @@
-import { join } from "node:path";
-import { mkdirSync } from "node:fs";
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { SerialQueue } from "../lib/serial";
-import { createDbMixin, openStore, type DbState, type Store } from "../mixins/db.mixin";
 import { configOf } from "../lib/config";
-import { FileLog, IndexedJournal, MemoryLog, StoreJournal, sameBookCommand, type LedgerJournal } from "../ledger/journal";
 import { currentUser, type AppContext } from "../mixins/context";
 import { DomainError, notFound } from "../lib/errors";
-import { Accounts, LedgerRejection, type ConservationReport, type Posting, type PositionState, type PreparedChange } from "../engine/accounts";
+import type { Posting, PositionState } from "../engine/accounts";
 import { formatAvgPrice, formatMicro } from "../engine/money";
 import { tradeRecordView, type TradeRecord } from "../engine/settlement";
-import type { BookJournalDoc, BookSnapshotDoc, LedgerEntryDoc, LedgerSnapshotDoc, OrderDoc, OrderStatus, TradeDoc } from "../models/trading";
+import type { RestingOrder } from "../engine/types";
+import type { BookJournalDoc, LedgerEntryDoc, MarketLease, OrderDoc, SettlementRecord, TradeDoc } from "../models/trading";
 import { page, type Page } from "../gateway/envelope";
-
-/**
- * A snapshot as stored: the whole document as one JSON string, which the document store copies and
- * writes as a single value (deep-copying a deep book's thousands of orders stalled the event loop
- * for tens of ms).
- */
-interface StoredSnapshot {
-  _id: string;
-  seq: number;
-  body: string;
-}
-
-const packSnapshot = (doc: { _id: string; seq: number }): StoredSnapshot => ({ _id: doc._id, seq: doc.seq, body: JSON.stringify(doc) });
-const unpackSnapshot = <T>(stored: StoredSnapshot | null): T | null => (stored ? (JSON.parse(stored.body) as T) : null);
-
-type LedgerCollections = { ledgerSnapshots: StoredSnapshot; trades: TradeDoc; orders: OrderDoc; bookSnapshots: StoredSnapshot };
+import { Ledger, LedgerFault, type MoneyCheck, type PostOutcome } from "../ledger/ledger";
+import { openMoneyStore } from "../ledger/money-store";
+import { StoreDamaged, type MoneyStore } from "../ledger/store";
+import { verifyAll, verifyChain, type VerifyReport } from "../ledger/verify";
 
 export interface PostParams {
   key: string;
   postings: Posting[];
-  lockRef?: { orderId: string; marketId: string };
-  closesLocks?: string[];
+  /** The first n postings are a placement lock that must hold on its own. */
+  checkAfter?: number;
   trades?: TradeRecord[];
   book?: BookJournalDoc;
-  /** false: answer once applied in memory, without waiting for the journal write. */
+  /** false: answer once applied in memory; the caller waits for durability itself (`sync` or `ledger.durable`). */
   durable?: boolean;
 }
 
-export interface PostResult {
-  applied: boolean;
-  seq: number;
-}
-
-/**
- * Entries between snapshots of the whole state (bounds replay time after a restart): at least this
- * many, and at least as many as the snapshot holds, so snapshots cost O(1) per entry at any size.
- */
-const SNAPSHOT_EVERY = 2000;
+export type PostResult = PostOutcome;
 
 export const TRADES_DEFAULT_PAGE_SIZE = 20;
 export const TRADES_MAX_PAGE_SIZE = 100;
 
-type LedgerThis = Service &
-  DbState<LedgerCollections> & {
-    accounts: Accounts;
-    journal: LedgerJournal;
-    openJournal(): Promise<LedgerJournal>;
-    queue: SerialQueue;
-    seq: number;
-    snapshotSeq: number;
-    pendingLocks: Map<string, string>;
-    applyEntry(doc: LedgerEntryDoc, change?: PreparedChange): void;
-    /** Applied in memory, not yet written. */
-    pending: LedgerEntryDoc[];
-    pendingKeys: Map<string, LedgerEntryDoc>;
-    flushing: Promise<void> | null;
-    durableSeq: number;
-    waiters: Array<{ seq: number; resolve(): void; reject(err: Error): void }>;
-    /** Read models (orders, trades) are up to date to here; they follow the journal off the ack path. */
-    projectedSeq: number;
-    projectionWaiters: Array<{ seq: number; resolve(): void; reject(err: Error): void }>;
-    /** Resolves once the read models include every entry acknowledged so far (read your writes). */
-    readModels(): Promise<void>;
-    /** Set when a journal write failed: memory is ahead of the journal, so nothing more is accepted. */
-    broken: Error | null;
-    snapshotting: Promise<void> | null;
-    flush(): Promise<void>;
-    waitDurable(seq: number): Promise<void>;
-    projectBatch(docs: LedgerEntryDoc[], replay?: boolean): Promise<void>;
-    snapshot(): Promise<void>;
-    notifyChanges(batch: LedgerEntryDoc[]): void;
-  };
+type LedgerThis = Service & {
+  store: MoneyStore;
+  ledger: Ledger;
+  /** The contract's status for each kind of ledger refusal. */
+  fault(err: unknown): never;
+  notifyChanges(batch: LedgerEntryDoc[]): void;
+};
 
+const STATUS: Record<LedgerFault["kind"], number> = { rejected: 400, moved: 503, unavailable: 503, restarted: 503 };
 const isUser = (account: string) => account.startsWith("usr_");
-
-function tradeDocsOf(doc: LedgerEntryDoc): TradeDoc[] {
-  return (doc.trades ?? []).map((t) => ({ ...t, _id: t.tradeId, settlementStatus: "pending" as const, settlementTxHash: null, createdAt: doc.at }));
-}
-
-/** The read model of the order a `place` command created, as of that command. */
-function newOrderOf(doc: LedgerEntryDoc): OrderDoc | null {
-  const b = doc.book;
-  if (!b || b.command.type !== "place") return null;
-  const o = b.command.order;
-  const mine = b.orders.find((c) => c.orderId === o.orderId);
-  return {
-    _id: o.orderId,
-    userId: o.userId,
-    marketId: b.marketId,
-    side: o.side,
-    outcome: o.outcome,
-    orderType: o.orderType,
-    price: o.price,
-    quantity: o.quantity,
-    filledQuantity: mine?.filledDelta ?? 0,
-    remaining: mine?.remaining ?? 0,
-    status: mine?.status ?? "open",
-    seq: b.seq,
-    createdAt: o.createdAt,
-    updatedAt: b.at,
-  };
-}
 
 export function tradeView(t: TradeDoc) {
   return {
@@ -128,80 +53,77 @@ export function tradeView(t: TradeDoc) {
 
 const LedgerService = defineService<LedgerThis>({
   name: "ledger",
-  mixins: [
-    createDbMixin<LedgerCollections>({
-      ledgerSnapshots: [],
-      trades: [{ fields: { userId: 1 } }],
-      orders: [{ fields: { userId: 1 } }],
-      bookSnapshots: [],
-    }),
-  ],
 
   actions: {
     /**
      * Internal: apply one entry exactly once. A repeated key answers `applied: false` and changes
-     * nothing; a rejected entry (insufficient funds or shares) changes nothing and is not journaled.
+     * nothing; a refused entry (insufficient funds, a stale market writer) changes nothing and is
+     * not journaled. Answered once durable unless `durable: false`.
      */
     post: {
       visibility: "public",
       params: {
         key: { type: "string", min: 1, max: 200 },
-        postings: { type: "array", items: "object", max: 10000 },
-        lockRef: { type: "object", optional: true, props: { orderId: "string", marketId: "string" } },
-        closesLocks: { type: "array", items: "string", optional: true },
+        postings: { type: "array", items: "object" },
+        checkAfter: { type: "number", integer: true, min: 0, optional: true },
         trades: { type: "array", items: "object", optional: true },
         book: { type: "object", optional: true },
         durable: { type: "boolean", optional: true },
       },
-      handler(this: LedgerThis, ctx: AppContext<PostParams>): Promise<PostResult> {
-        const p = ctx.params;
-        const accepted = this.queue.run(async () => {
-          if (this.broken) throw new DomainError("The ledger stopped after a failed journal write; it recovers on restart", 503, "LEDGER_UNAVAILABLE");
-          // The rare duplicate is read back to compare its content.
-          const existing = this.pendingKeys.get(p.key) ?? ((await this.journal.has(p.key)) ? await this.journal.get(p.key) : null);
-          if (existing) {
-            // Same key, same content: a retry. Same key, other content: a second writer of that market.
-            if (!sameBookCommand(existing.book, p.book)) throw new DomainError("This journal position is already taken by another writer", 409, "JOURNAL_CONFLICT");
-            return { applied: false, seq: existing.seq };
-          }
-          const doc: LedgerEntryDoc = { _id: p.key, seq: this.seq + 1, postings: p.postings, at: new Date().toISOString() };
-          if (p.lockRef) doc.lockRef = p.lockRef;
-          if (p.closesLocks?.length) doc.closesLocks = p.closesLocks;
-          if (p.trades?.length) doc.trades = p.trades;
-          if (p.book) doc.book = p.book;
-          // Validate first: a rejected entry never reaches the journal or memory.
-          let change: PreparedChange;
-          try {
-            change = this.accounts.prepare(doc.postings);
-          } catch (err) {
-            if (err instanceof LedgerRejection) throw new DomainError(err.code === "INSUFFICIENT_SHARES" ? "Insufficient shares" : "Insufficient balance", 400, err.code);
-            throw err;
-          }
-          // Applied in memory at once so the next entry validates against it; written with the
-          // entries around it in one journal write (group commit).
-          this.applyEntry(doc, change);
-          this.pending.push(doc);
-          this.pendingKeys.set(doc._id, doc);
-          if (!this.flushing) this.flushing = this.flush();
-          return { applied: true, seq: doc.seq };
-        });
-        // Acknowledged only once durable, unless the caller only needs it applied (a placement
-        // lock: any later entry that depends on it is written after it, in order).
-        if (p.durable === false) return accepted;
-        return accepted.then(async (r) => {
-          await this.waitDurable(r.seq);
-          return r;
-        });
+      async handler(this: LedgerThis, ctx: AppContext<PostParams>): Promise<PostResult> {
+        const { durable, ...entry } = ctx.params;
+        let r: PostOutcome;
+        try {
+          r = this.ledger.post(entry);
+        } catch (err) {
+          this.fault(err);
+        }
+        if (durable !== false) await this.ledger.waitDurable(r.seq).catch((err) => this.fault(err));
+        return r;
       },
     },
 
-    /** Internal: resolves once every entry up to `seq` is durable in the journal. */
+    /** Internal: resolves once every entry up to `seq` is durable (of this ledger process, when `instance` is given). */
     sync: {
       visibility: "public",
-      params: { seq: { type: "number", integer: true, min: 0 } },
-      async handler(this: LedgerThis, ctx: AppContext<{ seq: number }>) {
-        await this.waitDurable(ctx.params.seq);
-        return { durableSeq: this.durableSeq };
+      params: { seq: { type: "number", integer: true, min: 0 }, instance: { type: "string", optional: true } },
+      async handler(this: LedgerThis, ctx: AppContext<{ seq: number; instance?: string }>) {
+        await this.ledger.waitDurable(ctx.params.seq, ctx.params.instance).catch((err) => this.fault(err));
+        return { durableSeq: this.ledger.durableSeq, instance: this.ledger.instance };
+      },
+    },
+
+    /** Internal: a market's writer lease for `node` (fences every earlier writer); answered once durable. */
+    acquireMarket: {
+      visibility: "public",
+      params: { marketId: "string", node: "string" },
+      async handler(this: LedgerThis, ctx: AppContext<{ marketId: string; node: string }>): Promise<MarketLease & { instance: string }> {
+        let r: { lease: MarketLease; seq: number };
+        try {
+          r = this.ledger.acquire(ctx.params.marketId, ctx.params.node);
+        } catch (err) {
+          this.fault(err);
+        }
+        await this.ledger.waitDurable(r.seq).catch((err) => this.fault(err));
+        return { ...r.lease, instance: this.ledger.instance };
+      },
+    },
+
+    /** Internal: a market's lease and journal position as the ledger holds them. */
+    lease: {
+      visibility: "public",
+      params: { marketId: "string" },
+      handler(this: LedgerThis, ctx: AppContext<{ marketId: string }>): MarketLease {
+        return this.ledger.lease(ctx.params.marketId);
+      },
+    },
+
+    /** Internal: resting orders of a market in time priority, a page at a time (rebuilding its book). */
+    restingOrders: {
+      visibility: "public",
+      params: { marketId: "string", afterPrio: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 5000 } },
+      handler(this: LedgerThis, ctx: AppContext<{ marketId: string; afterPrio: number; limit: number }>): Promise<RestingOrder[]> {
+        return this.store.restingOrders(ctx.params.marketId, ctx.params.afterPrio, ctx.params.limit);
       },
     },
 
@@ -210,7 +132,7 @@ const LedgerService = defineService<LedgerThis>({
       auth: "user",
       params: { $$strict: "remove" },
       handler(this: LedgerThis, ctx: AppContext) {
-        const b = this.accounts.balance(currentUser(ctx).id);
+        const b = this.ledger.balance(currentUser(ctx).id);
         return { available: String(b.available), locked: String(b.locked), total: String(b.total) };
       },
     },
@@ -221,7 +143,7 @@ const LedgerService = defineService<LedgerThis>({
       params: { $$strict: "remove" },
       async handler(this: LedgerThis, ctx: AppContext) {
         const user = currentUser(ctx);
-        const open = this.accounts.positionsOf(user.id).filter((p) => p.quantity > 0 && !p.settled);
+        const open = this.ledger.positionsOf(user.id).filter((p) => p.quantity > 0 && !p.settled);
         const titles = await ctx
           .call<Record<string, { title: string }>, { marketIds: string[] }>("catalog.marketTitles", { marketIds: [...new Set(open.map((p) => p.marketId))] })
           .catch(() => ({}) as Record<string, { title: string }>);
@@ -261,13 +183,8 @@ const LedgerService = defineService<LedgerThis>({
         $$strict: "remove",
       },
       async handler(this: LedgerThis, ctx: AppContext<{ page: number; pageSize: number }>): Promise<Page<ReturnType<typeof tradeView>>> {
-        const user = currentUser(ctx);
         const { page: pageNo, pageSize } = ctx.params;
-        await this.readModels();
-        const [items, total] = await Promise.all([
-          this.stores.trades.find({ userId: user.id }, { sort: { createdAt: -1, _id: -1 }, skip: (pageNo - 1) * pageSize, limit: pageSize }),
-          this.stores.trades.count({ userId: user.id }),
-        ]);
+        const { items, total } = await this.store.trades(currentUser(ctx).id, pageNo, pageSize);
         return page(items.map(tradeView), total, pageNo, pageSize);
       },
     },
@@ -277,30 +194,49 @@ const LedgerService = defineService<LedgerThis>({
       auth: "user",
       params: { id: { type: "string", min: 1, max: 100 }, $$strict: "remove" },
       async handler(this: LedgerThis, ctx: AppContext<{ id: string }>) {
-        await this.readModels();
-        const t = await this.stores.trades.findOne({ _id: ctx.params.id });
+        const t = await this.store.trade(ctx.params.id);
         if (!t || t.userId !== currentUser(ctx).id) throw notFound("Trade");
         return tradeView(t);
       },
     },
 
-    /** Internal: settlement progress of trades (the chain service). */
+    /** Internal: settlement progress of trades (the chain service), journaled like every fact of the money path. */
     markSettlement: {
       visibility: "public",
-      params: { tradeIds: { type: "array", items: "string" }, status: { type: "enum", values: ["pending", "confirmed", "failed"] }, txHash: { type: "string", optional: true } },
-      async handler(this: LedgerThis, ctx: AppContext<{ tradeIds: string[]; status: TradeDoc["settlementStatus"]; txHash?: string }>) {
+      params: { tradeIds: { type: "array", items: "string" }, status: { type: "enum", values: ["confirmed", "failed"] }, txHash: { type: "string", optional: true } },
+      async handler(this: LedgerThis, ctx: AppContext<{ tradeIds: string[]; status: SettlementRecord["status"]; txHash?: string }>) {
         const { tradeIds, status, txHash } = ctx.params;
-        await this.readModels();
-        const n = await this.stores.trades.update({ _id: { $in: tradeIds } }, { $set: { settlementStatus: status, settlementTxHash: txHash ?? null } }, { multi: true });
-        return { updated: n };
+        if (!tradeIds.length) return { updated: 0 };
+        const ids = [...tradeIds].sort();
+        const key = `settlement:${status}:${txHash ?? "-"}:${ids[0]}:${ids.length}`;
+        try {
+          const r = this.ledger.post({ key, postings: [], settlement: { tradeIds: ids, status, txHash: txHash ?? null } });
+          await this.ledger.waitDurable(r.seq);
+        } catch (err) {
+          this.fault(err);
+        }
+        return { updated: ids.length };
       },
     },
 
-    /** Internal: the conservation equation, checkable at any moment. */
+    /**
+     * Internal (operator API, REPL): the money check. Conservation, and every order's filled + open +
+     * cancelled = quantity, every user's locked = what their open orders hold, every market's journal
+     * positions contiguous under writer epochs that never go back.
+     */
     conservation: {
       visibility: "public",
-      handler(this: LedgerThis): Promise<ConservationReport> {
-        return this.queue.run(() => this.accounts.conservation());
+      handler(this: LedgerThis): Promise<MoneyCheck> {
+        return this.ledger.check();
+      },
+    },
+
+    /** Internal (operator API, REPL): the whole journal's hash chain, replayed and compared with the books and read models. */
+    verify: {
+      visibility: "public",
+      async handler(this: LedgerThis): Promise<VerifyReport> {
+        await this.ledger.idle();
+        return verifyAll(this.store, { accounts: this.ledger.snapshotAccounts(), leases: this.ledger.leases() });
       },
     },
 
@@ -309,51 +245,17 @@ const LedgerService = defineService<LedgerThis>({
       visibility: "public",
       params: { account: "string" },
       handler(this: LedgerThis, ctx: AppContext<{ account: string }>) {
-        return { balance: this.accounts.balance(ctx.params.account), positions: this.accounts.positionsOf(ctx.params.account) };
+        return { balance: this.ledger.balance(ctx.params.account), positions: this.ledger.positionsOf(ctx.params.account) };
       },
     },
 
-    /** Internal: placement locks of a market still waiting for their order's outcome (crash recovery). */
-    pendingLocks: {
-      visibility: "public",
-      params: { marketId: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ marketId: string }>) {
-        return this.queue.run(() => [...this.pendingLocks.entries()].filter(([, m]) => m === ctx.params.marketId).map(([orderId]) => orderId));
-      },
-    },
-
-    /** Internal: a market's book commands after `afterSeq`, in order (rebuilding a book). */
+    /** Internal: a market's book commands after a journal position, in order (audits, tests). */
     bookEntries: {
       visibility: "public",
-      params: { marketId: "string", afterSeq: { type: "number", integer: true, min: 0 } },
-      async handler(this: LedgerThis, ctx: AppContext<{ marketId: string; afterSeq: number }>): Promise<BookJournalDoc[]> {
-        const { marketId, afterSeq } = ctx.params;
-        const docs = await this.journal.bookEntries(marketId, afterSeq);
-        // Entries accepted but still being written belong to the market's history too.
-        const seen = new Set(docs.map((d) => d.seq));
-        for (const d of this.pendingKeys.values()) if (d.book?.marketId === marketId && d.book.seq > afterSeq && !seen.has(d.book.seq)) docs.push(d.book);
-        return docs.sort((a, b) => a.seq - b.seq);
-      },
-    },
-
-    /** Internal: the latest snapshot of a market's book (open orders at a journal seq). */
-    loadBookSnapshot: {
-      visibility: "public",
-      params: { marketId: "string" },
-      async handler(this: LedgerThis, ctx: AppContext<{ marketId: string }>): Promise<BookSnapshotDoc | null> {
-        return unpackSnapshot<BookSnapshotDoc>(await this.stores.bookSnapshots.findOne({ _id: ctx.params.marketId }));
-      },
-    },
-
-    saveBookSnapshot: {
-      visibility: "public",
-      params: { snapshot: "object" },
-      async handler(this: LedgerThis, ctx: AppContext<{ snapshot: BookSnapshotDoc }>) {
-        const snap = ctx.params.snapshot;
-        // A stale writer must not roll a snapshot back.
-        const cur = await this.stores.bookSnapshots.findOne({ _id: snap._id });
-        if (!cur || cur.seq < snap.seq) await this.stores.bookSnapshots.put(packSnapshot(snap));
-        return { saved: !cur || cur.seq < snap.seq };
+      params: { marketId: "string", afterSeq: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 10000, optional: true, default: 10000 } },
+      async handler(this: LedgerThis, ctx: AppContext<{ marketId: string; afterSeq: number; limit: number }>): Promise<BookJournalDoc[]> {
+        await this.ledger.idle();
+        return this.store.bookEntries(ctx.params.marketId, ctx.params.afterSeq, ctx.params.limit);
       },
     },
 
@@ -362,11 +264,8 @@ const LedgerService = defineService<LedgerThis>({
       visibility: "public",
       params: { userId: "string", marketId: { type: "string", optional: true } },
       async handler(this: LedgerThis, ctx: AppContext<{ userId: string; marketId?: string }>): Promise<OrderDoc[]> {
-        await this.readModels();
-        const q: Record<string, unknown> = { userId: ctx.params.userId, status: { $in: ["open", "partially_filled"] } };
-        if (ctx.params.marketId) q.marketId = ctx.params.marketId;
-        // Ties (same millisecond) broken by id so the list is stable across restarts.
-        return this.stores.orders.find(q, { sort: { createdAt: -1, _id: -1 } });
+        const { items } = await this.store.orders({ userId: ctx.params.userId, marketId: ctx.params.marketId, status: "open", page: 1, pageSize: 1_000_000 });
+        return items;
       },
     },
 
@@ -374,32 +273,8 @@ const LedgerService = defineService<LedgerThis>({
     getOrder: {
       visibility: "public",
       params: { orderId: "string" },
-      async handler(this: LedgerThis, ctx: AppContext<{ orderId: string }>): Promise<OrderDoc | null> {
-        await this.readModels();
-        return this.stores.orders.findOne({ _id: ctx.params.orderId });
-      },
-    },
-
-    /** Internal: markets with placement locks still open (books to recover first after a restart). */
-    pendingLockMarkets: {
-      visibility: "public",
-      handler(this: LedgerThis): Promise<string[]> {
-        return this.queue.run(() => [...new Set(this.pendingLocks.values())]);
-      },
-    },
-
-    /** Internal: undo the placement lock of an order that never got committed by its book. */
-    releaseLock: {
-      visibility: "public",
-      params: { orderId: "string" },
-      async handler(this: LedgerThis, ctx: AppContext<{ orderId: string }>) {
-        const { orderId } = ctx.params;
-        if (!this.pendingLocks.has(orderId)) return { released: false };
-        const lock = this.pendingKeys.get(`lock:${orderId}`) ?? (await this.journal.get(`lock:${orderId}`));
-        if (!lock) return { released: false };
-        const postings = lock.postings.map((p) => (p.kind === "cash" ? { ...p, available: -(p.available ?? 0), locked: -(p.locked ?? 0) } : p.kind === "shares" ? { ...p, locked: -(p.locked ?? 0) } : p));
-        await ctx.call("ledger.post", { key: `unlock:${orderId}`, postings, closesLocks: [orderId] });
-        return { released: true };
+      handler(this: LedgerThis, ctx: AppContext<{ orderId: string }>): Promise<OrderDoc | null> {
+        return this.store.order(ctx.params.orderId);
       },
     },
 
@@ -408,148 +283,33 @@ const LedgerService = defineService<LedgerThis>({
       visibility: "public",
       params: { marketId: "string" },
       handler(this: LedgerThis, ctx: AppContext<{ marketId: string }>) {
-        return this.accounts.holders(ctx.params.marketId);
+        return this.ledger.holders(ctx.params.marketId);
       },
     },
 
-    /**
-     * Internal: journal entries with seq > `seq`, in seq order (the notifier's durable cursor).
-     * Only written entries are read, and they are written in seq order: no hole behind a read.
-     */
+    /** Internal: durable journal entries with seq > `seq`, in seq order (durable cursors of the notifier and the chain). */
     entriesAfter: {
       visibility: "public",
       params: { seq: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 1000, optional: true, default: 200 } },
       handler(this: LedgerThis, ctx: AppContext<{ seq: number; limit: number }>): Promise<LedgerEntryDoc[]> {
-        return this.journal.after(ctx.params.seq, ctx.params.limit);
+        return this.store.entriesAfter(ctx.params.seq, ctx.params.limit);
       },
     },
   },
 
   methods: {
-    /** Embedded: an append-only file under DATA_DIR (memory with ":memory:"); scaled out: a MongoDB collection. */
-    async openJournal(this: LedgerThis): Promise<LedgerJournal> {
-      const cfg = configOf(this.broker);
-      if (cfg.mongoUri) {
-        const { store, adapter } = await openStore<LedgerEntryDoc>(this, "ledgerJournal", [{ fields: { seq: 1 }, unique: true }, { fields: { "book.marketId": 1 }, sparse: true }]);
-        return StoreJournal.open(store, () => adapter.disconnect());
-      }
-      if (cfg.dataDir === ":memory:") return IndexedJournal.open(async () => new MemoryLog());
-      mkdirSync(cfg.dataDir, { recursive: true });
-      return IndexedJournal.open((onRecord) => FileLog.open(join(cfg.dataDir, "ledger-journal.log"), { fsync: cfg.journalFsync }, onRecord));
-    },
-
-    applyEntry(this: LedgerThis, doc: LedgerEntryDoc, change?: PreparedChange) {
-      this.accounts.commit(change ?? this.accounts.prepare(doc.postings));
-      if (doc.lockRef) this.pendingLocks.set(doc.lockRef.orderId, doc.lockRef.marketId);
-      for (const id of doc.closesLocks ?? []) this.pendingLocks.delete(id);
-      this.seq = doc.seq;
+    fault(err: unknown): never {
+      if (err instanceof LedgerFault) throw new DomainError(err.message, STATUS[err.kind], err.code);
+      throw err;
     },
 
     /**
-     * Read models of a batch of new entries: one insert per collection; orders created in the batch
-     * are inserted as they stand at its end, older orders get one update each. `replay` (after a
-     * restart, one entry at a time): documents already there are left alone, so it can be redone.
-     */
-    async projectBatch(this: LedgerThis, docs: LedgerEntryDoc[], replay = false) {
-      const insert = async <T extends { _id: string }>(store: Store<T>, items: T[]) => {
-        if (!replay) return store.insertMany(items);
-        for (const item of items) await store.insertOnce(item);
-      };
-      await insert(this.stores.trades, docs.flatMap(tradeDocsOf));
-      const created = new Map<string, OrderDoc>();
-      const older = new Map<string, { filledDelta: number; remaining: number; status: OrderStatus; seq: number; firstSeq: number; at: string }>();
-      for (const doc of docs) {
-        const o = newOrderOf(doc);
-        if (o) created.set(o._id, o);
-        const b = doc.book;
-        if (!b) continue;
-        for (const c of b.orders) {
-          const fresh = created.get(c.orderId);
-          if (fresh) {
-            // Its own command is already in it (newOrderOf); later commands of the batch are folded in.
-            if (fresh.seq < b.seq) Object.assign(fresh, { filledQuantity: fresh.filledQuantity + c.filledDelta, remaining: c.remaining, status: c.status, seq: b.seq, updatedAt: b.at });
-            continue;
-          }
-          const prev = older.get(c.orderId);
-          if (prev) Object.assign(prev, { filledDelta: prev.filledDelta + c.filledDelta, remaining: c.remaining, status: c.status, seq: b.seq, at: b.at });
-          else older.set(c.orderId, { filledDelta: c.filledDelta, remaining: c.remaining, status: c.status, seq: b.seq, firstSeq: b.seq, at: b.at });
-        }
-      }
-      await insert(this.stores.orders, [...created.values()]);
-      for (const [orderId, c] of older) {
-        // Guarded by the market's seq: an order already past this batch's first change is not changed twice.
-        await this.stores.orders.update({ _id: orderId, seq: { $lt: c.firstSeq } }, { $inc: { filledQuantity: c.filledDelta }, $set: { remaining: c.remaining, status: c.status, seq: c.seq, updatedAt: c.at } });
-      }
-    },
-
-    /** Call only when memory equals the journal (nothing pending); the state is captured at once. */
-    async snapshot(this: LedgerThis) {
-      const doc: LedgerSnapshotDoc = { _id: "ledger", seq: this.seq, accounts: this.accounts.snapshot(), pendingLocks: [...this.pendingLocks.entries()] };
-      this.snapshotSeq = doc.seq;
-      await this.stores.ledgerSnapshots.put(packSnapshot(doc));
-    },
-
-    /** Write everything pending in as few journal writes as possible, then wake the waiters. */
-    async flush(this: LedgerThis) {
-      while (this.pending.length && !this.broken) {
-        const batch = this.pending.splice(0);
-        const last = batch[batch.length - 1].seq;
-        const fail = (err: unknown, what: string) => {
-          this.broken = err as Error;
-          this.logger.fatal(`${what} failed; the ledger refuses work until restarted (the restart replays the journal)`, err);
-          for (const w of [...this.waiters.splice(0), ...this.projectionWaiters.splice(0)]) w.reject(new DomainError("Journal write failed", 503, "LEDGER_UNAVAILABLE"));
-        };
-        try {
-          await this.journal.append(batch);
-        } catch (err) {
-          fail(err, "Journal write");
-          break;
-        }
-        for (const d of batch) this.pendingKeys.delete(d._id);
-        this.durableSeq = last;
-        const due = this.waiters.filter((w) => w.seq <= last);
-        this.waiters = this.waiters.filter((w) => w.seq > last);
-        for (const w of due) w.resolve();
-        this.notifyChanges(batch);
-        // Read models after the acknowledgements; reads of them wait for this (readModels).
-        try {
-          await this.projectBatch(batch);
-        } catch (err) {
-          fail(err, "Read model update");
-          break;
-        }
-        this.projectedSeq = last;
-        const read = this.projectionWaiters.filter((w) => w.seq <= last);
-        this.projectionWaiters = this.projectionWaiters.filter((w) => w.seq > last);
-        for (const w of read) w.resolve();
-        // Captured now (memory equals the journal here), written off the acknowledgement path.
-        if (!this.pending.length && !this.snapshotting && this.seq - this.snapshotSeq >= Math.max(SNAPSHOT_EVERY, this.accounts.size)) {
-          this.snapshotting = this.snapshot()
-            .catch((err) => this.logger.warn("ledger snapshot failed (replay will be longer)", err))
-            .finally(() => (this.snapshotting = null));
-        }
-      }
-      this.flushing = null;
-    },
-
-    waitDurable(this: LedgerThis, seq: number): Promise<void> {
-      if (seq <= this.durableSeq) return Promise.resolve();
-      if (this.broken) return Promise.reject(new DomainError("Journal write failed", 503, "LEDGER_UNAVAILABLE"));
-      return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
-    },
-
-    readModels(this: LedgerThis): Promise<void> {
-      const seq = this.durableSeq;
-      if (seq <= this.projectedSeq) return Promise.resolve();
-      if (this.broken) return Promise.reject(new DomainError("Journal write failed", 503, "LEDGER_UNAVAILABLE"));
-      return new Promise((resolve, reject) => this.projectionWaiters.push({ seq, resolve, reject }));
-    },
-
-    /**
-     * Broadcast: every gateway pushes to its own sockets; consumers treat these as hints. One
-     * balance and one position update per user per written batch, with the state after it.
+     * Broadcast: every gateway pushes to its own sockets; consumers treat these as hints. The
+     * durability watermark first (engines acknowledge their orders on it), then one balance and
+     * one position update per user per written batch, with the state after it.
      */
     notifyChanges(this: LedgerThis, batch: LedgerEntryDoc[]) {
+      this.broker.broadcast("ledger.durable", { instance: this.ledger.instance, seq: batch[batch.length - 1].seq });
       const users = new Set<string>();
       const positions = new Map<string, { userId: string; marketId: string; outcome: "YES" | "NO" }>();
       const trades: TradeRecord[] = [];
@@ -561,65 +321,46 @@ const LedgerService = defineService<LedgerThis>({
         if (d.trades) trades.push(...d.trades);
       }
       for (const userId of users) {
-        const b = this.accounts.balance(userId);
+        const b = this.ledger.balance(userId);
         this.broker.broadcast("ledger.balanceChanged", { userId, balance: { available: String(b.available), locked: String(b.locked), total: String(b.total) } });
       }
       for (const { userId, marketId, outcome } of positions.values()) {
-        const p = this.accounts.position(userId, marketId, outcome);
+        const p = this.ledger.positionsOf(userId).find((x) => x.marketId === marketId && x.outcome === outcome);
         if (p) this.broker.broadcast("ledger.positionChanged", { userId, position: { marketId, outcome, quantity: String(p.quantity), avgEntryPrice: formatAvgPrice(p.totalCost, p.quantity), totalCost: String(p.totalCost), realizedPnl: String(p.realizedPnl) } });
       }
       for (const t of trades) if (isUser(t.userId)) this.broker.broadcast("ledger.tradeCreated", { userId: t.userId, trade: { ...t, totalCostDecimal: formatMicro(t.totalCost) } });
     },
   },
 
-  created() {
-    this.accounts = new Accounts();
-    this.queue = new SerialQueue();
-    this.seq = 0;
-    this.snapshotSeq = 0;
-    this.pendingLocks = new Map();
-    this.pending = [];
-    this.pendingKeys = new Map();
-    this.flushing = null;
-    this.durableSeq = 0;
-    this.waiters = [];
-    this.projectedSeq = 0;
-    this.projectionWaiters = [];
-    this.broken = null;
-    this.snapshotting = null;
-  },
-
   async started() {
-    this.journal = await this.openJournal();
-    // Rebuild: latest snapshot, then every journal entry after it, in order.
-    const snap = unpackSnapshot<LedgerSnapshotDoc>(await this.stores.ledgerSnapshots.findOne({ _id: "ledger" }));
-    if (snap && snap.seq > this.journal.lastSeq) throw new Error(`Ledger snapshot at seq ${snap.seq} is ahead of the journal (${this.journal.lastSeq}): the journal is missing entries`);
-    if (snap) {
-      this.accounts = Accounts.restore(snap.accounts);
-      this.pendingLocks = new Map(snap.pendingLocks);
-      this.seq = snap.seq;
-      this.snapshotSeq = snap.seq;
-    }
-    const replayFrom = this.seq;
-    for (let rest = await this.journal.after(this.seq, 1000); rest.length; rest = await this.journal.after(this.seq, 1000)) {
-      for (const doc of rest) {
-        this.applyEntry(doc);
-        await this.projectBatch([doc], true);
+    this.store = openMoneyStore(configOf(this.broker));
+    try {
+      this.ledger = Ledger.open(this.store, { committed: (docs) => this.notifyChanges(docs) });
+      // A changed, missing or reordered entry anywhere stops the start, naming it.
+      const chain = await verifyChain(this.store);
+      if (!chain.ok) throw new StoreDamaged(`ledger journal: ${chain.problems.slice(0, 5).join("; ")}`);
+      const check = await this.ledger.check();
+      if (!check.ok) {
+        const what = [
+          ...check.badOrders.slice(0, 3).map((o) => `order ${o.orderId} holds filled ${o.filled} + open ${o.remaining} + cancelled ${o.cancelled} of ${o.quantity}`),
+          ...check.badLocks.slice(0, 3).map((l) => `account ${l.account}${l.marketId ? ` ${l.marketId} ${l.outcome}` : ""} has ${l.locked} locked while its open orders hold ${l.heldByOrders}`),
+          ...check.badPositions.slice(0, 3).map((p) => `market ${p.marketId} position ${p.position} ${p.problem}`),
+          ...(check.unbalancedMarkets.length ? [`markets whose shares and collateral disagree: ${check.unbalancedMarkets.slice(0, 5).join(", ")}`] : []),
+        ];
+        if (!what.length) what.push(`conservation does not hold: cash ${check.cash} + collateral ${check.collateral} + fees ${check.fees} != deposits ${check.deposits} - withdrawals ${check.withdrawals} + house ${check.house}`);
+        throw new StoreDamaged(`the money store ${this.store.location} does not add up: ${what.join("; ")}`);
       }
+      this.logger.info(`ledger: ${this.ledger.lastSeq} journal entries verified in ${chain.ms} ms (${this.store.location})`);
+    } catch (err) {
+      this.store.close();
+      throw err;
     }
-    if (this.seq > replayFrom) await this.snapshot();
-    this.durableSeq = this.seq;
-    this.projectedSeq = this.seq;
-    const report = this.accounts.conservation();
-    if (!report.ok) this.logger.error("Conservation does not hold after replay", report);
   },
 
   async stopped() {
-    await this.queue.drain();
-    await this.flushing;
-    await this.snapshotting;
-    if (this.stores && !this.broken && this.seq > this.snapshotSeq) await this.snapshot();
-    await this.journal?.close();
+    if (!this.ledger) return;
+    await this.ledger.idle();
+    this.store.close();
   },
 });
 

@@ -1,36 +1,36 @@
 import { OrderBook } from "../engine/book";
-import type { Order, OrderType, Outcome, RestingOrder, Side } from "../engine/types";
+import type { BookEvent, Order, OrderType, Outcome, Side } from "../engine/types";
 import { cost, formatTick, type FeeSchedule } from "../engine/money";
 import type { Posting } from "../engine/accounts";
-import { ammLegPostings, placementLock, poolFunding, releasePlacement, releaseResting, settlePlacement, type Settlement, type TradeRecord } from "../engine/settlement";
+import { ammLegPostings, placementLock, poolFunding, releaseResting, settlePlacement, type CancelReasonCode, type Settlement, type TradeRecord } from "../engine/settlement";
 import { createPool, type PoolState } from "../engine/amm";
 import { planAmmOnly, planRoute, type RoutePlan } from "../engine/router";
 import { SerialQueue } from "../lib/serial";
-import type { BookJournalDoc, BookSnapshotDoc, OrderStatus } from "../models/trading";
+import type { BookCommand, BookJournalDoc, MarketLease, OrderStatus } from "../models/trading";
 
-/** What the ledger takes from an actor: money postings, optionally with the book command they belong to. */
+/** What the ledger takes from an actor: one entry per command, its money and its book command together. */
 export interface LedgerPost {
   key: string;
   postings: Posting[];
-  lockRef?: { orderId: string; marketId: string };
-  closesLocks?: string[];
-  trades?: Settlement["trades"];
-  book?: BookJournalDoc;
-  /** false: answered once applied in the ledger's memory; `sync` waits for the journal write. */
-  durable?: boolean;
+  /** The first n postings are the placement lock (it must hold on its own). */
+  checkAfter?: number;
+  trades?: TradeRecord[];
+  book: BookJournalDoc;
 }
 
-/** A committed command on its way to durability. */
-interface Committed {
-  doc: BookJournalDoc;
-  ledgerSeq: number;
-  snapshot?: BookSnapshotDoc;
+export interface LedgerAck {
+  applied: boolean;
+  seq: number;
+  instance: string;
 }
+
+/** Orders read back a page at a time when a book is rebuilt. */
+const REBUILD_PAGE = 5000;
 
 /**
  * Everything an actor needs from the outside world; the book service wires it to the broker. The
  * actor keeps no storage of its own: its journal lives in the ledger's, so a command's book change
- * and its money are one write, and any engine node can rebuild any market.
+ * and its money are one entry, and any engine node can rebuild any market.
  */
 export interface MarketPorts {
   fees: FeeSchedule;
@@ -42,26 +42,20 @@ export interface MarketPorts {
   /** Status and AMM funding of the market, or null when the catalog does not know it. */
   market(marketId: string): Promise<{ status: string; ammLiquidity: number } | null>;
   ledger: {
-    /** Applies the entry once; a repeated key with another book command fails (a second writer). */
-    post(entry: LedgerPost): Promise<{ applied: boolean; seq: number }>;
-    /** Resolves once every ledger entry up to `seq` is durable. */
-    sync(seq: number): Promise<void>;
-    bookEntries(marketId: string, afterSeq: number): Promise<BookJournalDoc[]>;
-    pendingLocks(marketId: string): Promise<string[]>;
-    releaseLock(orderId: string): Promise<unknown>;
-    loadSnapshot(marketId: string): Promise<BookSnapshotDoc | null>;
-    saveSnapshot(doc: BookSnapshotDoc): Promise<void>;
+    /** A writer lease for this node; every earlier writer of the market is refused from now on. */
+    acquire(marketId: string): Promise<MarketLease & { instance: string }>;
+    /** Resting orders in time priority after `afterPrio` (the book as committed). */
+    restingOrders(marketId: string, afterPrio: number, limit: number): Promise<Array<{ orderId: string; userId: string; side: Side; outcome: Outcome; price: number; quantity: number; remaining: number; seq: number }>>;
+    /** Applies the entry (answered once applied in the ledger's memory, not yet durable). */
+    post(entry: LedgerPost): Promise<LedgerAck>;
+    /** Resolves once the entry `seq` of ledger process `instance` is durable. */
+    durable(seq: number, instance: string): Promise<void>;
   };
   /** Broker events for real time, notifications and price history. */
   publish(doc: BookJournalDoc, actor: MarketActor): void;
 }
 
-function negateLock(p: Posting): Posting {
-  if (p.kind === "cash") return { ...p, available: -(p.available ?? 0), locked: -(p.locked ?? 0) };
-  if (p.kind === "shares") return { ...p, locked: -(p.locked ?? 0) };
-  return p;
-}
-
+/** A refusal of the actor, by code; the service maps it to the contract's envelope. */
 export class TradingError extends Error {
   constructor(
     readonly status: number,
@@ -112,77 +106,73 @@ export interface RouteExecution {
   avgPrice: string;
 }
 
-/**
- * Commands between book snapshots: at least this many, and at least as many as the book holds,
- * so a deep book is not copied every few commands (snapshot cost stays O(1) per command).
- */
-const SNAPSHOT_EVERY = 200;
+/** A command applied in the ledger, on its way to durability. */
+interface Committed {
+  doc: BookJournalDoc;
+  ack: LedgerAck;
+}
+
+/** The AMM leg of a route as printed (price history and volume count every venue). */
+export interface AmmPrint {
+  fillId: string;
+  side: Side;
+  outcome: Outcome;
+  quantity: number;
+  cash: number;
+}
 
 /**
- * One market's book and its sequencer: the only writer of that market. Commands run one at a
- * time; each is committed as one journal entry (the fencing point) before it is acknowledged,
- * then posted to the ledger under the entry's idempotency key.
+ * One market's book and its sequencer: the only writer of that market while it holds the
+ * market's lease. Commands run one at a time; each is checked on a preview of the book, committed
+ * as ONE ledger entry (the placement lock, the fills and the book command together, under the
+ * lease), and only then applied to the book. The next command runs while the entry is being
+ * written; a command is acknowledged once its entry is durable.
  */
 export class MarketActor {
   readonly book: OrderBook;
   private readonly queue = new SerialQueue();
-  private journalSeq = 0;
-  private snapshotSeq = 0;
+  private journalSeq: number;
   status: string | null = null;
   /** The market's AMM pool; null when the market has none. */
-  pool: PoolState | null = null;
-  /** Set when this node must stop writing (lost ownership or a failed commit). */
+  pool: PoolState | null;
+  /** Set when this node must stop writing (lost the lease, or a commit's outcome is unknown). */
   fenced = false;
 
   private constructor(
     readonly marketId: string,
     private readonly ports: MarketPorts,
+    private readonly lease: MarketLease & { instance: string },
     book: OrderBook,
   ) {
     this.book = book;
+    this.journalSeq = lease.seq;
+    this.pool = lease.pool ? { yes: lease.pool.yes, no: lease.pool.no } : null;
   }
 
-  /** Rebuild from the latest snapshot and the journal after it, then settle unfinished work. */
+  /** Take the market's lease (fencing any earlier writer), then rebuild the book as committed. */
   static async load(marketId: string, ports: MarketPorts): Promise<MarketActor> {
-    const snap = await ports.ledger.loadSnapshot(marketId);
-    const open = new Map<string, RestingOrder>();
-    for (const o of snap?.orders ?? []) open.set(o.orderId, { ...o });
-    const entries = await ports.ledger.bookEntries(marketId, snap?.seq ?? 0);
-    let bookSeq = snap?.bookSeq ?? 0;
-    let pool: PoolState | null = snap?.pool ?? null;
-    for (const doc of entries) {
-      if (doc.pool) pool = doc.pool;
-      if (doc.command.type === "place") {
-        const o = doc.command.order;
-        open.set(o.orderId, { orderId: o.orderId, userId: o.userId, side: o.side, outcome: o.outcome, price: o.price, quantity: o.quantity, remaining: o.quantity, seq: doc.bookSeq });
-      }
-      for (const ch of doc.orders) {
-        const o = open.get(ch.orderId);
-        if (!o) continue;
-        if (ch.remaining > 0 && (ch.status === "open" || ch.status === "partially_filled")) o.remaining = ch.remaining;
-        else open.delete(ch.orderId);
-      }
-      bookSeq = doc.bookSeq;
+    const lease = await ports.ledger.acquire(marketId);
+    const book = new OrderBook(marketId, { startSeq: lease.bookSeq });
+    for (let after = 0; ; ) {
+      const page = await ports.ledger.restingOrders(marketId, after, REBUILD_PAGE);
+      for (const o of page) book.restore(o);
+      if (page.length < REBUILD_PAGE) break;
+      after = page[page.length - 1].seq;
     }
-    const book = new OrderBook(marketId, { startSeq: bookSeq });
-    for (const o of [...open.values()].sort((a, b) => a.seq - b.seq)) book.restore(o);
-    const actor = new MarketActor(marketId, ports, book);
-    actor.journalSeq = entries.length ? entries[entries.length - 1].seq : (snap?.seq ?? 0);
-    actor.snapshotSeq = snap?.seq ?? 0;
-    actor.pool = pool;
+    const actor = new MarketActor(marketId, ports, lease, book);
     const market = await ports.market(marketId);
     actor.status = market?.status ?? null;
-
-    // Placement locks whose order never got committed: the order does not exist, give the money back.
-    for (const orderId of await ports.ledger.pendingLocks(marketId)) await ports.ledger.releaseLock(orderId);
     // The pool is funded by the first actor that sees an open market with AMM liquidity: the
     // journal makes it happen once, whichever node or restart gets there first.
     if (!actor.pool && market && market.status === "open" && market.ammLiquidity > 0) {
       const L = market.ammLiquidity;
-      await actor.afterCommit(await actor.commit({ type: "ammFund", liquidity: L }, { postings: poolFunding(marketId, L), trades: [], fills: [], orders: [] }, [], createPool(L)));
+      await actor.run(async () => ({ value: undefined, committed: await actor.commit({ type: "ammFund", liquidity: L }, { postings: poolFunding(marketId, L), trades: [], fills: [], orders: [] }, { bookSeq: book.seq, pool: createPool(L) }) }));
     }
-    if (entries.length) await actor.snapshot();
     return actor;
+  }
+
+  get epoch(): number {
+    return this.lease.epoch;
   }
 
   get queueDepth(): number {
@@ -195,20 +185,21 @@ export class MarketActor {
       if (this.status !== "open") throw new TradingError(400, "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; orders are not accepted`);
       const createdAt = new Date().toISOString();
       const order: Order = { orderId: this.ports.newId("ord"), userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, price: cmd.price, quantity: cmd.quantity, orderType: cmd.orderType };
-      const lockRef = { orderId: order.orderId, marketId: this.marketId };
-      // Collateral first: an order the user cannot pay for never touches the book.
-      // Applied, not awaited to disk: the entry that uses it is written after it or not at all.
-      await this.ports.ledger.post({ key: `lock:${order.orderId}`, postings: placementLock(order, this.marketId, order.userId, this.ports.fees), lockRef, durable: false });
-
-      const events = this.book.place(order);
+      // Matched on a preview first: the book changes only once the ledger took the money.
+      const events = this.book.preview(order);
       const rejected = events.find((e) => e.type === "rejected");
-      if (rejected) {
-        await this.ports.ledger.post({ key: `unlock:${order.orderId}`, postings: releasePlacement(order, this.marketId, order.userId, this.ports.fees), closesLocks: [order.orderId], durable: false });
+      if (rejected && rejected.type === "rejected") {
         if (rejected.reason === "FOK_NOT_FILLED") throw new TradingError(400, "FOK_NOT_FILLED", "Not enough liquidity to fill the whole FOK order at this price; nothing was executed");
         throw new TradingError(400, "ORDER_REJECTED", `Order rejected: ${rejected.reason}`);
       }
+      const lock = placementLock(order, this.marketId, order.userId, this.ports.fees);
       const s = settlePlacement(this.marketId, order, events, this.ports.fees, this.ports.newId);
-      const committed = await this.commit({ type: "place", order: { ...order, createdAt } }, s, [order.orderId]);
+      const prio = events[0].seq;
+      const committed = await this.commit({ type: "place", order: { ...order, createdAt, prio } }, { ...s, postings: [...lock, ...s.postings] }, {
+        bookSeq: events[events.length - 1].seq,
+        checkAfter: lock.length,
+        onApplied: () => this.book.place(order),
+      });
       const mine = s.orders.find((o) => o.orderId === order.orderId);
       const takerTrade = s.trades.find((t) => t.role === "taker");
       const fills = events.flatMap((e) => (e.type === "fill" ? [{ price: formatTick(e.takerPrice), quantity: String(e.quantity) }] : []));
@@ -272,19 +263,16 @@ export class MarketActor {
       } else {
         lock.push({ kind: "shares", account: cmd.userId, marketId: this.marketId, outcome: cmd.outcome, locked: cmd.quantity });
       }
-      await this.ports.ledger.post({ key: `lock:${orderId}`, postings: lock, lockRef: { orderId, marketId: this.marketId }, durable: false });
 
-      const s: Settlement = { postings: [], trades: [], fills: [], orders: [] };
+      const s: Settlement = { postings: [...lock], trades: [], fills: [], orders: [] };
       const fillIds: string[] = [];
       let bookCash = 0;
       let bookFee = 0;
+      let events: BookEvent[] = [];
       if (bookQty) {
-        const events = this.book.place(bookOrder);
-        if (events.some((e) => e.type === "rejected")) {
-          // Cannot happen while the plan was made inside this command; refuse cleanly if it does.
-          await this.ports.ledger.post({ key: `unlock:${orderId}`, postings: lock.map(negateLock), closesLocks: [orderId], durable: false });
-          throw new TradingError(409, "BOOK_CHANGED", "The book changed; nothing was executed");
-        }
+        events = this.book.preview(bookOrder);
+        // Cannot happen while the plan was made inside this command; refuse cleanly if it does.
+        if (events.some((e) => e.type === "rejected")) throw new TradingError(409, "BOOK_CHANGED", "The book changed; nothing was executed");
         const bs = settlePlacement(this.marketId, bookOrder, events, this.ports.fees, this.ports.newId);
         const taker = bs.trades.find((t) => t.role === "taker");
         bookCash = taker?.totalCost ?? 0;
@@ -295,9 +283,12 @@ export class MarketActor {
         s.fills.push(...bs.fills);
         s.orders.push(...bs.orders.filter((o) => o.orderId !== orderId));
       }
+      let ammPrint: AmmPrint | undefined;
       if (amm) {
         s.postings.push(...ammLegPostings(this.marketId, cmd.userId, cmd.side, cmd.outcome, amm));
-        fillIds.push(this.ports.newId("fil"));
+        const fillId = this.ports.newId("fil");
+        fillIds.push(fillId);
+        ammPrint = { fillId, side: cmd.side, outcome: cmd.outcome, quantity: amm.quantity, cash: amm.cash };
       }
       const trade: TradeRecord = {
         tradeId: this.ports.newId("trd"),
@@ -314,39 +305,51 @@ export class MarketActor {
         fillIds,
       };
       s.trades.push(trade);
-      const committed = await this.commit({ type: "route", orderId, userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, quantity: cmd.quantity, mode: cmd.mode }, s, [orderId], amm ? amm.newState : undefined);
+      const committed = await this.commit({ type: "route", orderId, userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, quantity: cmd.quantity, mode: cmd.mode }, s, {
+        bookSeq: events.length ? events[events.length - 1].seq : this.book.seq,
+        checkAfter: lock.length,
+        pool: amm ? amm.newState : undefined,
+        amm: ammPrint,
+        onApplied: () => {
+          if (bookQty) this.book.place(bookOrder);
+        },
+      });
       return { value: { tradeId: trade.tradeId, venue: plan.venue, filledQuantity: trade.filledQuantity, totalCost: trade.totalCost, fee: trade.fee, avgPrice: plan.avgPrice }, committed };
     });
   }
 
   /** Cancel one resting order of `userId`; ORDER_NOT_FOUND for unknown or someone else's. */
-  cancel(orderId: string, userId: string): Promise<{ orderId: string; status: "cancelled"; cancelledQuantity: number; releasedAmount: number }> {
+  cancel(orderId: string, userId: string, reason: CancelReasonCode = "user"): Promise<{ orderId: string; status: "cancelled"; cancelledQuantity: number; releasedAmount: number }> {
     return this.run(async () => {
       this.ensureWritable();
-      const events = this.book.cancel(orderId, userId);
-      const c = events.find((e) => e.type === "cancelled");
-      if (!c || c.type !== "cancelled") throw new TradingError(404, "ORDER_NOT_FOUND", "Order not found");
-      const postings = releaseResting(c.side, c.outcome, c.price, c.remaining, this.marketId, c.userId, this.ports.fees);
-      const committed = await this.commit({ type: "cancel", orderId, userId }, { postings, trades: [], fills: [], orders: [{ orderId, userId, filledDelta: 0, remaining: 0, status: "cancelled" }] }, []);
-      const released = c.side === "BUY" ? (postings[0] as { available: number }).available : 0;
-      return { value: { orderId, status: "cancelled" as const, cancelledQuantity: c.remaining, releasedAmount: released }, committed };
+      const o = this.book.getOrder(orderId);
+      if (!o || o.userId !== userId) throw new TradingError(404, "ORDER_NOT_FOUND", "Order not found");
+      const postings = releaseResting(o.side, o.outcome, o.price, o.remaining, this.marketId, o.userId, this.ports.fees);
+      const committed = await this.commit({ type: "cancel", orderId, userId }, { postings, trades: [], fills: [], orders: [{ orderId, userId, filledDelta: 0, remaining: 0, status: "cancelled", holds: 0, reason }] }, {
+        bookSeq: this.book.seq + 1,
+        onApplied: () => this.book.cancel(orderId, userId),
+      });
+      const released = o.side === "BUY" ? ((postings[0] as { available?: number }).available ?? 0) : 0;
+      return { value: { orderId, status: "cancelled" as const, cancelledQuantity: o.remaining, releasedAmount: released }, committed };
     });
   }
 
-  /** Market closed or cancelled: stop matching and release every resting order. */
-  halt(status: string, reason: "MARKET_CLOSED"): Promise<number> {
+  /** Market closed, cancelled or resolved: stop matching and release every resting order. */
+  halt(status: string): Promise<number> {
     return this.run(async () => {
       this.status = status;
       if (this.fenced || this.book.size === 0) return { value: 0 };
-      const events = this.book.cancelAll(reason);
+      const reason: CancelReasonCode = status === "cancelled" ? "market_cancelled" : status === "resolved" ? "market_resolved" : "market_closed";
       const postings: Posting[] = [];
       const orders: BookJournalDoc["orders"] = [];
-      for (const e of events) {
-        if (e.type !== "cancelled") continue;
-        postings.push(...releaseResting(e.side, e.outcome, e.price, e.remaining, this.marketId, e.userId, this.ports.fees));
-        orders.push({ orderId: e.orderId, userId: e.userId, filledDelta: 0, remaining: 0, status: "cancelled" });
+      for (const o of this.book.openOrders()) {
+        postings.push(...releaseResting(o.side, o.outcome, o.price, o.remaining, this.marketId, o.userId, this.ports.fees));
+        orders.push({ orderId: o.orderId, userId: o.userId, filledDelta: 0, remaining: 0, status: "cancelled", holds: 0, reason });
       }
-      const committed = await this.commit({ type: "cancelAll", reason }, { postings, trades: [], fills: [], orders }, []);
+      const committed = await this.commit({ type: "cancelAll", reason }, { postings, trades: [], fills: [], orders }, {
+        bookSeq: this.book.seq + orders.length,
+        onApplied: () => this.book.cancelAll("MARKET_CLOSED"),
+      });
       return { value: orders.length, committed };
     });
   }
@@ -380,63 +383,46 @@ export class MarketActor {
   }
 
   /**
-   * Commit a command: applied in the ledger at once (so the next command can follow), durable a
-   * moment later with the ledger's next group write. The caller acknowledges only after
-   * `afterCommit` (outside this actor's queue, so commands pipeline while journal writes happen).
+   * Commit a command: ONE ledger entry under this actor's lease at its next journal position,
+   * applied in the ledger's memory at once (so the next command can follow); `onApplied` then
+   * changes the book, which must arrive exactly at `bookSeq`. The caller acknowledges only after
+   * `afterCommit` (outside this actor's queue, so commands pipeline while the ledger writes).
    */
-  private async commit(command: BookJournalDoc["command"], s: Settlement, closesLocks: string[], pool?: PoolState): Promise<Committed> {
+  private async commit(command: BookCommand, s: Settlement, opts: { bookSeq: number; checkAfter?: number; pool?: PoolState; amm?: AmmPrint; onApplied?: () => void }): Promise<Committed> {
     const seq = this.journalSeq + 1;
-    const doc: BookJournalDoc = {
-      _id: `${this.marketId}:${seq}`,
-      marketId: this.marketId,
-      seq,
-      bookSeq: this.book.seq,
-      node: this.ports.nodeID,
-      command,
-      ledgerKey: `book:${this.marketId}:${seq}`,
-      postings: s.postings,
-      trades: s.trades,
-      fills: s.fills,
-      orders: s.orders,
-      closesLocks,
-      at: new Date().toISOString(),
-    };
-    if (pool) doc.pool = { yes: pool.yes, no: pool.no };
-    let ledgerSeq: number;
+    const doc: BookJournalDoc = { marketId: this.marketId, seq, epoch: this.lease.epoch, bookSeq: opts.bookSeq, node: this.ports.nodeID, command, fills: s.fills, orders: s.orders, at: new Date().toISOString() };
+    if (opts.pool) doc.pool = { yes: opts.pool.yes, no: opts.pool.no };
+    if (opts.amm) doc.amm = opts.amm;
+    let ack: LedgerAck;
     try {
-      const r = await this.ports.ledger.post({ key: doc.ledgerKey, postings: doc.postings, closesLocks: doc.closesLocks, trades: doc.trades, book: doc, durable: false });
-      ledgerSeq = r.seq;
+      ack = await this.ports.ledger.post({ key: `book:${this.marketId}:${seq}`, postings: s.postings, checkAfter: opts.checkAfter || undefined, trades: s.trades, book: doc });
     } catch (err) {
-      // Refused (another node wrote this seq) or unknown outcome: memory may be ahead of the
-      // journal, so this actor never writes again; the service rebuilds it from the ledger.
-      this.fenced = true;
-      // The command's placement lock goes back unless the entry did land (then it is closed and
-      // this is a no-op; the ledger applies calls in arrival order).
-      for (const orderId of closesLocks) await this.ports.ledger.releaseLock(orderId).catch(() => undefined);
+      // A refusal for money changed nothing here or there. Anything else (a stale lease, an
+      // unknown outcome): this actor never writes again; the service rebuilds it from the ledger.
+      const code = (err as { type?: string }).type;
+      if (code !== "INSUFFICIENT_BALANCE" && code !== "INSUFFICIENT_SHARES") this.fenced = true;
       throw err;
     }
     this.journalSeq = seq;
-    if (pool) this.pool = pool;
-    let snapshot: BookSnapshotDoc | undefined;
-    if (this.journalSeq - this.snapshotSeq >= Math.max(SNAPSHOT_EVERY, this.book.size)) {
-      // Captured now (exactly the state at this seq), saved once the entry is durable.
-      snapshot = this.snapshotDoc();
-      this.snapshotSeq = this.journalSeq;
+    if (opts.pool) this.pool = opts.pool;
+    opts.onApplied?.();
+    if (this.book.seq !== doc.bookSeq) {
+      // The ledger holds the truth: rebuild from it.
+      this.fenced = true;
+      throw new TradingError(500, "BOOK_DIVERGED", `The book of ${this.marketId} did not execute as previewed; it is rebuilt from the ledger`);
     }
-    return { doc, ledgerSeq, snapshot };
+    return { doc, ack };
   }
 
-  /** Wait until the commit is durable, then tell the world; a failed write fences this actor. */
+  /** Wait until the commit is durable, then tell the world; an unknown outcome fences this actor. */
   private async afterCommit(c: Committed): Promise<void> {
     try {
-      await this.ports.ledger.sync(c.ledgerSeq);
+      await this.ports.ledger.durable(c.ack.seq, c.ack.instance);
     } catch (err) {
       this.fenced = true;
       throw err;
     }
     this.ports.publish(c.doc, this);
-    // A snapshot only shortens rebuilds: losing one costs replay time, never data.
-    if (c.snapshot) await this.ports.ledger.saveSnapshot(c.snapshot).catch(() => undefined);
   }
 
   /** Run a command in this actor's queue; its commit (if any) is acknowledged outside the queue. */
@@ -445,14 +431,5 @@ export class MarketActor {
       if (committed) await this.afterCommit(committed);
       return value;
     });
-  }
-
-  private snapshotDoc(): BookSnapshotDoc {
-    return { _id: this.marketId, seq: this.journalSeq, bookSeq: this.book.seq, orders: this.book.openOrders().map((o) => ({ ...o })), pool: this.pool };
-  }
-
-  private async snapshot(): Promise<void> {
-    await this.ports.ledger.saveSnapshot(this.snapshotDoc());
-    this.snapshotSeq = this.journalSeq;
   }
 }

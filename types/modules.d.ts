@@ -9,12 +9,3 @@ declare module "moleculer-db" {
   export default DbService;
 }
 
-// NeDB's file layer; its append and rewrite entry points are replaced by mixins/nedb-files.ts.
-declare module "@seald-io/nedb/lib/storage.js" {
-  const storage: {
-    appendFileAsync(filename: string, data: string, options?: { encoding?: BufferEncoding; mode?: number }): Promise<void>;
-    crashSafeWriteFileLinesAsync(filename: string, lines: string[], modes?: unknown): Promise<void>;
-    unlinkAsync(filename: string): Promise<void>;
-  };
-  export = storage;
-}

@@ -49,10 +49,10 @@ const isKnownEnv = (name: string) => KNOWN_ENV.has(name) || PENDING_ENV.includes
 /** Variables holding secrets: never literal in compose, always from a Secret in k8s. */
 const SECRET_ENV = ["JWT_SECRET", "ADMIN_KEY", "MASTER_SECRET", "TELEGRAM_BOT_TOKEN", "TON_API_KEY"];
 
-/** Services that open storage (the db mixin): they need MONGO_URI in a cluster. */
+/** Services that open storage (the db mixin, or the ledger's money store): they need MONGO_URI in a cluster. */
 const STORAGE_SERVICES = ALL_SERVICES.filter((s) => {
   const file = join(ROOT, "services", `${s}.service.ts`);
-  return existsSync(file) && /from "\.\.\/mixins\/db\.mixin"/.test(readFileSync(file, "utf8"));
+  return existsSync(file) && /from "\.\.\/(mixins\/db\.mixin|ledger\/money-store)"/.test(readFileSync(file, "utf8"));
 });
 /** One writer at a time (README "Running as a cluster"): exactly one node runs each of these. */
 const SINGLE_WRITERS: ServiceName[] = ["ledger", "catalog", "auth", "chain"];

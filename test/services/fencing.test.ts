@@ -2,15 +2,18 @@ import { ServiceBroker } from "moleculer";
 import { bindConfig, loadConfig } from "../../lib/config";
 import LedgerService from "../../services/ledger.service";
 import { MarketActor, type MarketPorts } from "../../trading/market-actor";
+import { DurabilityWatch } from "../../trading/durability";
 import { newId } from "../../lib/ids";
-import type { BookJournalDoc, BookSnapshotDoc } from "../../models/trading";
+import type { BookJournalDoc, LedgerEntryDoc, MarketLease } from "../../models/trading";
+import type { MoneyCheck } from "../../ledger/ledger";
 import { SHARE } from "../support/trading";
 
 /**
- * One writer per market: two actors of the same market (an old owner that has not noticed it lost
- * the market, and the new one) can never both commit the same journal position.
+ * One writer per market: the ledger issues a market's writer lease (epoch) and refuses every book
+ * entry written under an older one, so an old owner that has not noticed it lost the market can
+ * never commit, and the new owner rebuilds from exactly what was committed.
  */
-describe("single writer per market, fenced by the journal", () => {
+describe("single writer per market, fenced by the ledger's lease", () => {
   let broker: ServiceBroker;
   const marketId = "mkt_fence";
 
@@ -25,61 +28,62 @@ describe("single writer per market, fenced by the journal", () => {
   });
   afterAll(() => broker.stop());
 
-  const ports = (): MarketPorts => ({
-    fees: { takerBps: 0, makerBps: 0 },
-    ammFeeBps: 0,
-    newId,
-    nodeID: "test",
-    market: async () => ({ status: "open", ammLiquidity: 0 }),
-    ledger: {
-      post: (entry) => broker.call("ledger.post", entry),
-      sync: async (seq) => {
-        await broker.call("ledger.sync", { seq });
+  const ports = (node: string): MarketPorts => {
+    const watch = new DurabilityWatch(async (seq, instance) => {
+      await broker.call("ledger.sync", { seq, instance });
+    }, 10);
+    return {
+      fees: { takerBps: 0, makerBps: 0 },
+      ammFeeBps: 0,
+      newId,
+      nodeID: node,
+      market: async () => ({ status: "open", ammLiquidity: 0 }),
+      ledger: {
+        acquire: (m) => broker.call<MarketLease & { instance: string }, object>("ledger.acquireMarket", { marketId: m, node }),
+        restingOrders: (m, afterPrio, limit) => broker.call("ledger.restingOrders", { marketId: m, afterPrio, limit }),
+        post: (entry) => broker.call("ledger.post", { ...entry, durable: false }),
+        durable: (seq, instance) => watch.wait(seq, instance),
       },
-      bookEntries: (m, afterSeq) => broker.call<BookJournalDoc[], object>("ledger.bookEntries", { marketId: m, afterSeq }),
-      pendingLocks: (m) => broker.call<string[], object>("ledger.pendingLocks", { marketId: m }),
-      releaseLock: (orderId) => broker.call("ledger.releaseLock", { orderId }),
-      loadSnapshot: (m) => broker.call<BookSnapshotDoc | null, object>("ledger.loadBookSnapshot", { marketId: m }),
-      saveSnapshot: async (snapshot) => {
-        await broker.call("ledger.saveBookSnapshot", { snapshot });
-      },
-    },
-    publish: () => undefined,
-  });
+      publish: () => undefined,
+    };
+  };
 
-  test("the stale writer's commit is refused, it stops writing, and nothing is applied twice", async () => {
-    const owner = await MarketActor.load(marketId, ports());
-    const stale = await MarketActor.load(marketId, ports());
-    await owner.place({ userId: "usr_a", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: SHARE });
-    // The stale actor still believes position 1 is free.
-    await expect(stale.place({ userId: "usr_b", side: "BUY", outcome: "NO", orderType: "GTC", price: 70, quantity: SHARE })).rejects.toMatchObject({ code: 409, type: "JOURNAL_CONFLICT" });
-    expect(stale.fenced).toBe(true);
-    await expect(stale.place({ userId: "usr_b", side: "BUY", outcome: "NO", orderType: "GTC", price: 70, quantity: SHARE })).rejects.toMatchObject({ code: "MARKET_MOVED" });
+  test("the old owner's commit is refused before any money moves; the new owner continues from the journal", async () => {
+    const old = await MarketActor.load(marketId, ports("eng-old"));
+    await old.place({ userId: "usr_a", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: SHARE });
+    // The market moves: the new owner's lease fences the old one.
+    const owner = await MarketActor.load(marketId, ports("eng-new"));
+    expect(owner.epoch).toBe(old.epoch + 1);
+    expect(owner.book.openOrders().map((o) => o.userId)).toEqual(["usr_a"]);
 
-    const entries = await broker.call<BookJournalDoc[], object>("ledger.bookEntries", { marketId, afterSeq: 0 });
-    expect(entries.map((e) => e.seq)).toEqual([1]);
-    // The refused command's placement lock went back: usr_b holds nothing locked.
-    const b = await broker.call<{ balance: { available: number; locked: number } }, object>("ledger.account", { account: "usr_b" });
-    expect(b.balance.locked).toBe(0);
-    const report = await broker.call<{ ok: boolean }>("ledger.conservation");
-    expect(report.ok).toBe(true);
+    const before = await broker.call<{ balance: { available: number; locked: number } }, object>("ledger.account", { account: "usr_b" });
+    // The old owner still believes it holds the market: its crossing order would fill usr_a's bid.
+    await expect(old.place({ userId: "usr_b", side: "BUY", outcome: "NO", orderType: "GTC", price: 60, quantity: SHARE })).rejects.toMatchObject({ code: 503, type: "MARKET_MOVED" });
+    expect(old.fenced).toBe(true);
+    await expect(old.place({ userId: "usr_b", side: "BUY", outcome: "NO", orderType: "GTC", price: 60, quantity: SHARE })).rejects.toMatchObject({ code: "MARKET_MOVED" });
+    const after = await broker.call<{ balance: { available: number; locked: number } }, object>("ledger.account", { account: "usr_b" });
+    expect(after.balance).toEqual(before.balance);
 
-    // A rebuilt actor sees exactly the owner's state and continues the sequence.
-    const rebuilt = await MarketActor.load(marketId, ports());
-    expect(rebuilt.book.openOrders().map((o) => o.userId)).toEqual(["usr_a"]);
-    const r = await rebuilt.place({ userId: "usr_b", side: "BUY", outcome: "NO", orderType: "GTC", price: 70, quantity: SHARE });
+    const r = await owner.place({ userId: "usr_b", side: "BUY", outcome: "NO", orderType: "GTC", price: 60, quantity: SHARE });
     expect(r.status).toBe("filled");
-    const after = await broker.call<BookJournalDoc[], object>("ledger.bookEntries", { marketId, afterSeq: 0 });
-    expect(after.map((e) => e.seq)).toEqual([1, 2]);
+    const entries = await broker.call<BookJournalDoc[], object>("ledger.bookEntries", { marketId, afterSeq: 0 });
+    expect(entries.map((e) => [e.seq, e.epoch, e.node])).toEqual([
+      [1, 1, "eng-old"],
+      [2, 2, "eng-new"],
+    ]);
+    const check = await broker.call<MoneyCheck>("ledger.conservation");
+    expect(check.ok).toBe(true);
+    expect(check.badPositions).toEqual([]);
   });
 
-  test("a retry of the same commit is idempotent, not a conflict", async () => {
-    const entries = await broker.call<BookJournalDoc[], object>("ledger.bookEntries", { marketId, afterSeq: 0 });
-    const first = entries[0];
-    const docs = (await broker.call("ledger.entriesAfter", { seq: 0, limit: 1000 })) as Array<{ _id: string; postings: unknown[]; closesLocks?: string[] }>;
-    const entry = docs.find((d) => d._id === first.ledgerKey);
-    expect(entry).toBeDefined();
-    const again = await broker.call<{ applied: boolean }, object>("ledger.post", { key: first.ledgerKey, postings: entry!.postings, book: first, closesLocks: entry!.closesLocks });
-    expect(again.applied).toBe(false);
+  test("a retry of the same commit is answered, not applied twice; another command at a taken position is refused", async () => {
+    const entries = await broker.call<LedgerEntryDoc[], object>("ledger.entriesAfter", { seq: 0, limit: 1000 });
+    const first = entries.find((d) => d.book?.marketId === marketId && d.book.seq === 2) as LedgerEntryDoc;
+    const again = await broker.call<{ applied: boolean; seq: number }, object>("ledger.post", { key: first._id, postings: first.postings, checkAfter: first.checkAfter, trades: first.trades, book: first.book });
+    expect(again).toMatchObject({ applied: false, seq: first.seq });
+    const other = { ...(first.book as BookJournalDoc), command: { type: "cancel" as const, orderId: "ord_x" } };
+    await expect(broker.call("ledger.post", { key: first._id, postings: [], book: other })).rejects.toMatchObject({ type: "MARKET_MOVED" });
+    const check = await broker.call<MoneyCheck>("ledger.conservation");
+    expect(check.ok).toBe(true);
   });
 });

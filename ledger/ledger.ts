@@ -1,0 +1,360 @@
+import { randomBytes } from "node:crypto";
+import { Accounts, LedgerRejection, type ConservationReport, type Posting, type PreparedChange } from "../engine/accounts";
+import type { TradeRecord } from "../engine/settlement";
+import type { BookJournalDoc, FenceRecord, LedgerEntryDoc, MarketLease, SettlementRecord } from "../models/trading";
+import { chainHash } from "./chain-hash";
+import type { CommitBatch, JournalRow, MarketRow, MoneyStore } from "./store";
+
+/** A refusal of the ledger, by kind; the service shell maps kinds to the contract's statuses. */
+export type LedgerFaultKind = "rejected" | "moved" | "unavailable" | "restarted";
+
+export class LedgerFault extends Error {
+  constructor(
+    readonly kind: LedgerFaultKind,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "LedgerFault";
+  }
+}
+
+export interface PostInput {
+  key: string;
+  postings: Posting[];
+  checkAfter?: number;
+  trades?: TradeRecord[];
+  book?: BookJournalDoc;
+  fence?: FenceRecord;
+  settlement?: SettlementRecord;
+}
+
+export interface PostOutcome {
+  applied: boolean;
+  seq: number;
+  /** This ledger process: a durability wait across a restart of it cannot be trusted. */
+  instance: string;
+}
+
+export interface LedgerHooks {
+  /** After each group commit, with its entries (real-time events, the durability watermark). */
+  committed?(docs: LedgerEntryDoc[]): void;
+  /** May `node` take `marketId`? The ledger's view of who owns a market (null: anyone may). */
+  mayOwn?(marketId: string, node: string): boolean;
+  now?(): Date;
+}
+
+/** The extended money check: conservation, every order's quantities, every lock, every market's journal. */
+export interface MoneyCheck extends ConservationReport {
+  /** Orders whose filled + open + cancelled is not their quantity (or that filled beyond it). */
+  badOrders: Array<{ orderId: string; quantity: number; filled: number; remaining: number; cancelled: number }>;
+  /** Accounts whose locked balance differs from what their open orders hold. */
+  badLocks: Array<{ account: string; marketId?: string; outcome?: string; locked: number; heldByOrders: number }>;
+  /** Markets whose journal positions are not contiguous, or were written under an older epoch after a newer one. */
+  badPositions: Array<{ marketId: string; position: number; problem: string }>;
+}
+
+/** Two writes of one journal position are the same commit (a retry) when they carry the same command and effects. */
+export function sameBookCommand(a: BookJournalDoc | undefined, b: BookJournalDoc | undefined): boolean {
+  if (!a || !b) return a === b;
+  const content = (d: BookJournalDoc) => JSON.stringify([d.marketId, d.seq, d.epoch, d.command, d.orders, d.pool ?? null]);
+  return content(a) === content(b);
+}
+
+const posKey = (account: string, marketId: string, outcome: string) => `${account}|${marketId}|${outcome}`;
+const USER = "usr_";
+
+interface Pending {
+  doc: LedgerEntryDoc;
+  body: string;
+}
+
+/**
+ * The ledger: the single writer of money. Entries are validated and applied in memory at once (so
+ * the next one validates against them, synchronously, without a lock) and reach the store in group
+ * commits, one transaction each; an entry is acknowledged only once its commit is durable. Book
+ * entries are also checked against the market's writer lease (epoch) and journal position, so a
+ * writer that lost its market is refused before any money moves.
+ */
+export class Ledger {
+  readonly instance = randomBytes(8).toString("hex");
+  private accounts: Accounts;
+  private readonly markets = new Map<string, MarketLease>();
+  private seq: number;
+  /** Hash of the last durable entry: the chain continues from it. */
+  private hash: string;
+  private pending: Pending[] = [];
+  private readonly pendingKeys = new Map<string, LedgerEntryDoc>();
+  private touchedCash = new Set<string>();
+  private touchedPos = new Set<string>();
+  private touchedMarkets = new Set<string>();
+  private durable: number;
+  private waiters: Array<{ seq: number; resolve(): void; reject(err: Error): void }> = [];
+  private flushing: Promise<void> | null = null;
+  private flushQueued = false;
+  private idleWaiters: Array<() => void> = [];
+  /** Set when a commit failed: memory is ahead of the store, so nothing more is accepted. */
+  broken: Error | null = null;
+
+  private constructor(
+    private readonly store: MoneyStore,
+    private readonly hooks: LedgerHooks,
+    state: ReturnType<MoneyStore["load"]>,
+  ) {
+    this.accounts = Accounts.restore(state.accounts);
+    for (const m of state.markets) this.markets.set(m.marketId, m);
+    this.seq = state.head.seq;
+    this.hash = state.head.hash;
+    this.durable = state.head.seq;
+  }
+
+  /** Opens the ledger over its store; the store refuses to load when it is damaged. */
+  static open(store: MoneyStore, hooks: LedgerHooks = {}): Ledger {
+    return new Ledger(store, hooks, store.load());
+  }
+
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  get durableSeq(): number {
+    return this.durable;
+  }
+
+  get headHash(): string {
+    return this.hash;
+  }
+
+  private now(): Date {
+    return this.hooks.now ? this.hooks.now() : new Date();
+  }
+
+  lease(marketId: string): MarketLease {
+    return this.markets.get(marketId) ?? { marketId, epoch: 0, owner: null, seq: 0, bookSeq: 0, pool: null };
+  }
+
+  /**
+   * Applies an entry exactly once. A repeated key answers `applied: false` and changes nothing (a
+   * retry); a book entry whose lease or position is stale is refused (`moved`); an entry that would
+   * overdraw an account is refused (`rejected`). Nothing of a refused entry is applied or journaled.
+   */
+  post(input: PostInput): PostOutcome {
+    if (this.broken) throw new LedgerFault("unavailable", "LEDGER_UNAVAILABLE", "The ledger stopped after a failed write; it recovers on restart");
+    const b = input.book;
+    let lease: MarketLease | null = null;
+    if (b) {
+      lease = this.lease(b.marketId);
+      if (b.epoch !== lease.epoch || b.seq !== lease.seq + 1) {
+        const prior = this.pendingKeys.get(input.key) ?? this.store.entryByKey(input.key);
+        // The same command again (a retry of a commit that landed): answered, not applied twice.
+        if (prior && sameBookCommand(prior.book, b)) return { applied: false, seq: prior.seq, instance: this.instance };
+        throw new LedgerFault(
+          "moved",
+          "MARKET_MOVED",
+          b.epoch !== lease.epoch
+            ? `market ${b.marketId} is written under lease ${lease.epoch} (${lease.owner ?? "nobody"}), not ${b.epoch} (${b.node}); nothing was executed`
+            : `journal position ${b.seq} of market ${b.marketId} is not the next one (${lease.seq + 1}); nothing was executed`,
+        );
+      }
+    } else {
+      const prior = this.pendingKeys.get(input.key) ?? this.store.entryByKey(input.key);
+      if (prior) return { applied: false, seq: prior.seq, instance: this.instance };
+    }
+    let change: PreparedChange;
+    try {
+      change = this.accounts.prepare(input.postings, input.checkAfter ?? 0);
+    } catch (err) {
+      if (err instanceof LedgerRejection) {
+        const code = err.code === "INSUFFICIENT_SHARES" ? "INSUFFICIENT_SHARES" : err.code === "INVALID_POSTING" ? "INVALID_POSTING" : "INSUFFICIENT_BALANCE";
+        throw new LedgerFault("rejected", code, code === "INSUFFICIENT_SHARES" ? "Insufficient shares" : code === "INVALID_POSTING" ? err.message : "Insufficient balance");
+      }
+      throw err;
+    }
+    const doc: LedgerEntryDoc = { _id: input.key, seq: this.seq + 1, postings: input.postings, at: this.now().toISOString() };
+    if (input.checkAfter) doc.checkAfter = input.checkAfter;
+    if (input.trades?.length) doc.trades = input.trades;
+    if (b) doc.book = b;
+    if (input.fence) doc.fence = input.fence;
+    if (input.settlement) doc.settlement = input.settlement;
+    const body = JSON.stringify(doc);
+
+    this.accounts.commit(change);
+    for (const account of change.cash.keys()) this.touchedCash.add(account);
+    for (const k of change.pos.keys()) this.touchedPos.add(k);
+    for (const m of change.coll.keys()) this.touchedMarkets.add(m);
+    if (b && lease) {
+      this.markets.set(b.marketId, { ...lease, seq: b.seq, bookSeq: b.bookSeq, pool: b.pool ?? lease.pool });
+      this.touchedMarkets.add(b.marketId);
+    }
+    if (input.fence) {
+      const cur = this.lease(input.fence.marketId);
+      this.markets.set(input.fence.marketId, { ...cur, epoch: input.fence.epoch, owner: input.fence.node });
+      this.touchedMarkets.add(input.fence.marketId);
+    }
+    this.seq = doc.seq;
+    this.pending.push({ doc, body });
+    this.pendingKeys.set(doc._id, doc);
+    this.scheduleFlush();
+    return { applied: true, seq: doc.seq, instance: this.instance };
+  }
+
+  /**
+   * A new writer lease for a market: from this entry on only `node`, under the returned epoch, may
+   * write it, and every entry of an earlier lease is refused. The caller rebuilds the book once the
+   * entry is durable (everything before it is then in the store).
+   */
+  acquire(marketId: string, node: string): { lease: MarketLease; seq: number } {
+    if (this.hooks.mayOwn && !this.hooks.mayOwn(marketId, node)) {
+      throw new LedgerFault("moved", "MARKET_MOVED", `market ${marketId} belongs to another engine node; retry`);
+    }
+    const epoch = this.lease(marketId).epoch + 1;
+    const r = this.post({ key: `fence:${marketId}:${epoch}`, postings: [], fence: { marketId, epoch, node } });
+    return { lease: this.lease(marketId), seq: r.seq };
+  }
+
+  /** Resolves once every entry up to `seq` is durable; rejects if this is another ledger process than `instance`'s. */
+  waitDurable(seq: number, instance?: string): Promise<void> {
+    if (instance && instance !== this.instance) return Promise.reject(new LedgerFault("restarted", "LEDGER_RESTARTED", "The ledger restarted; the outcome of that entry is unknown to this writer"));
+    if (seq <= this.durable) return Promise.resolve();
+    if (this.broken) return Promise.reject(this.unavailable());
+    return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+  }
+
+  private unavailable(): LedgerFault {
+    return new LedgerFault("unavailable", "LEDGER_UNAVAILABLE", "A ledger write failed; it recovers on restart");
+  }
+
+  /** Entries accepted during this turn of the event loop are committed together (group commit). */
+  private scheduleFlush(): void {
+    if (this.flushQueued || this.flushing) return;
+    this.flushQueued = true;
+    setImmediate(() => {
+      this.flushQueued = false;
+      this.flushing = this.flush().finally(() => {
+        this.flushing = null;
+        if (this.pending.length && !this.broken) this.scheduleFlush();
+        else for (const w of this.idleWaiters.splice(0)) w();
+      });
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.pending.length && !this.broken) {
+      const batch = this.pending.splice(0);
+      const rows: JournalRow[] = [];
+      let hash = this.hash;
+      for (const { doc, body } of batch) {
+        hash = chainHash(hash, body);
+        const b = doc.book;
+        const f = doc.fence;
+        rows.push({ seq: doc.seq, key: doc._id, body, hash, marketId: b?.marketId ?? f?.marketId ?? null, position: b ? b.seq : null, epoch: b ? b.epoch : f ? f.epoch : null });
+      }
+      const commit: CommitBatch = { rows, docs: batch.map((p) => p.doc), cash: [], positions: [], markets: [], totals: { fees: this.accounts.feeBalance(), ...this.accounts.externalTotals() } };
+      for (const a of this.touchedCash) {
+        const c = this.accounts.balance(a);
+        commit.cash.push([a, { available: c.available, locked: c.locked }]);
+      }
+      for (const k of this.touchedPos) {
+        const [account, marketId, outcome] = k.split("|");
+        const p = this.accounts.position(account, marketId, outcome as "YES" | "NO");
+        if (p) commit.positions.push({ ...p });
+      }
+      for (const m of this.touchedMarkets) commit.markets.push(this.marketRow(m));
+      this.touchedCash = new Set();
+      this.touchedPos = new Set();
+      this.touchedMarkets = new Set();
+      try {
+        await this.store.commit(commit);
+      } catch (err) {
+        this.broken = err as Error;
+        for (const w of this.waiters.splice(0)) w.reject(this.unavailable());
+        throw err;
+      }
+      this.hash = hash;
+      for (const { doc } of batch) this.pendingKeys.delete(doc._id);
+      const last = batch[batch.length - 1].doc.seq;
+      this.durable = last;
+      if (this.waiters.length) {
+        const due = this.waiters.filter((w) => w.seq <= last);
+        this.waiters = this.waiters.filter((w) => w.seq > last);
+        for (const w of due) w.resolve();
+      }
+      this.hooks.committed?.(commit.docs);
+    }
+  }
+
+  private marketRow(marketId: string): MarketRow {
+    return { ...this.lease(marketId), collateral: this.accounts.collateralOf(marketId) };
+  }
+
+  /** Resolves when nothing is waiting to be written. */
+  idle(): Promise<void> {
+    if (!this.pending.length && !this.flushing && !this.flushQueued) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  // --- reads of the books (memory) ---
+
+  balance(account: string) {
+    return this.accounts.balance(account);
+  }
+
+  positionsOf(account: string) {
+    return this.accounts.positionsOf(account);
+  }
+
+  holders(marketId: string) {
+    return this.accounts.holders(marketId);
+  }
+
+  conservation(): ConservationReport {
+    return this.accounts.conservation();
+  }
+
+  /**
+   * The money check: conservation, and against the read models committed with the journal: every
+   * order's filled + open + cancelled = quantity, every user's locked = what their open orders hold
+   * (withdrawals debit at once and lock nothing), every market's positions contiguous with writer
+   * epochs that never go back. Compared when nothing is pending, in one turn of the event loop.
+   */
+  async check(): Promise<MoneyCheck> {
+    for (;;) {
+      await this.idle();
+      if (this.pending.length) continue;
+      const report = this.accounts.conservation();
+      const facts = await this.store.readModelFacts();
+      const badLocks: MoneyCheck["badLocks"] = [];
+      const seen = new Set<string>();
+      for (const [account, held] of facts.cashHeld) {
+        seen.add(account);
+        const locked = this.accounts.balance(account).locked;
+        if (locked !== held) badLocks.push({ account, locked, heldByOrders: held });
+      }
+      for (const [account, locked] of this.accounts.lockedCash()) {
+        if (!seen.has(account) && account.startsWith(USER) && locked !== 0) badLocks.push({ account, locked, heldByOrders: 0 });
+      }
+      const seenPos = new Set<string>();
+      for (const [k, held] of facts.sharesHeld) {
+        seenPos.add(k);
+        const [account, marketId, outcome] = k.split("|");
+        const locked = this.accounts.position(account, marketId, outcome as "YES" | "NO")?.locked ?? 0;
+        if (locked !== held) badLocks.push({ account, marketId, outcome, locked, heldByOrders: held });
+      }
+      for (const p of this.accounts.lockedPositions()) {
+        if (!seenPos.has(posKey(p.account, p.marketId, p.outcome))) badLocks.push({ account: p.account, marketId: p.marketId, outcome: p.outcome, locked: p.locked, heldByOrders: 0 });
+      }
+      const ok = report.ok && !facts.badOrders.length && !badLocks.length && !facts.badPositions.length;
+      return { ...report, ok, badOrders: facts.badOrders, badLocks, badPositions: facts.badPositions };
+    }
+  }
+
+  /** A snapshot of the books (verification compares a replay with it). */
+  snapshotAccounts() {
+    return this.accounts.snapshot();
+  }
+
+  leases(): MarketLease[] {
+    return [...this.markets.values()];
+  }
+}
+

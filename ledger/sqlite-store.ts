@@ -1,0 +1,462 @@
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import type { CashAccount, PositionState } from "../engine/accounts";
+import type { RestingOrder } from "../engine/types";
+import type { BookJournalDoc, LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc } from "../models/trading";
+import { projectEntry } from "./projection";
+import { GENESIS_HASH } from "./chain-hash";
+import { StoreDamaged, type CommitBatch, type JournalRow, type MoneyStore, type OrderQuery, type ReadModelFacts, type StoredState } from "./store";
+
+/** Bumped when the schema changes; a store of another format is refused, never misread. */
+const FORMAT = "pmx-money/1";
+const FILE = "money.db";
+/** The last committed head, written after every commit: a store whose tail was cut no longer reaches it. */
+const HEAD_FILE = "money.head";
+const HEAD_BYTES = 128;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS journal (
+  seq INTEGER PRIMARY KEY, key TEXT NOT NULL, market_id TEXT, position INTEGER, epoch INTEGER,
+  body TEXT NOT NULL, hash TEXT NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS journal_key ON journal(key);
+CREATE UNIQUE INDEX IF NOT EXISTS journal_position ON journal(market_id, position) WHERE position IS NOT NULL;
+CREATE TABLE IF NOT EXISTS cash (account TEXT PRIMARY KEY, available INTEGER NOT NULL, locked INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS positions (
+  account TEXT NOT NULL, market_id TEXT NOT NULL, outcome TEXT NOT NULL, quantity INTEGER NOT NULL, locked INTEGER NOT NULL,
+  total_cost INTEGER NOT NULL, realized_pnl INTEGER NOT NULL, settled INTEGER NOT NULL,
+  PRIMARY KEY (account, market_id, outcome)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS markets (
+  market_id TEXT PRIMARY KEY, collateral INTEGER NOT NULL, epoch INTEGER NOT NULL, owner TEXT, position INTEGER NOT NULL,
+  book_seq INTEGER NOT NULL, pool_yes INTEGER, pool_no INTEGER) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS orders (
+  order_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, market_id TEXT NOT NULL, side TEXT NOT NULL, outcome TEXT NOT NULL,
+  order_type TEXT NOT NULL, price INTEGER NOT NULL, quantity INTEGER NOT NULL, filled INTEGER NOT NULL, remaining INTEGER NOT NULL,
+  cancelled INTEGER NOT NULL, holds INTEGER NOT NULL, status TEXT NOT NULL, cancel_reason TEXT, prio INTEGER NOT NULL,
+  seq INTEGER NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS orders_user ON orders(user_id, created_at DESC, order_id DESC);
+CREATE INDEX IF NOT EXISTS orders_resting_user ON orders(user_id, market_id) WHERE remaining > 0;
+CREATE INDEX IF NOT EXISTS orders_resting_market ON orders(market_id, prio) WHERE remaining > 0;
+CREATE TABLE IF NOT EXISTS trades (
+  trade_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, market_id TEXT NOT NULL, order_id TEXT NOT NULL, side TEXT NOT NULL,
+  outcome TEXT NOT NULL, venue TEXT NOT NULL, role TEXT NOT NULL, filled_quantity INTEGER NOT NULL, total_cost INTEGER NOT NULL,
+  fee INTEGER NOT NULL, fill_ids TEXT NOT NULL, settlement_status TEXT NOT NULL, settlement_tx TEXT, created_at TEXT NOT NULL,
+  seq INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS trades_user ON trades(user_id, created_at DESC, trade_id DESC);
+`;
+
+interface OrderRow {
+  order_id: string;
+  user_id: string;
+  market_id: string;
+  side: OrderDoc["side"];
+  outcome: OrderDoc["outcome"];
+  order_type: OrderDoc["orderType"];
+  price: number;
+  quantity: number;
+  filled: number;
+  remaining: number;
+  cancelled: number;
+  holds: number;
+  status: OrderDoc["status"];
+  cancel_reason: string | null;
+  prio: number;
+  seq: number;
+  created_at: string;
+  updated_at: string;
+}
+
+interface TradeRow {
+  trade_id: string;
+  user_id: string;
+  market_id: string;
+  order_id: string;
+  side: TradeDoc["side"];
+  outcome: TradeDoc["outcome"];
+  venue: TradeDoc["venue"];
+  role: TradeDoc["role"];
+  filled_quantity: number;
+  total_cost: number;
+  fee: number;
+  fill_ids: string;
+  settlement_status: TradeDoc["settlementStatus"];
+  settlement_tx: string | null;
+  created_at: string;
+  seq: number;
+}
+
+const orderOf = (r: OrderRow): OrderDoc => ({
+  _id: r.order_id,
+  userId: r.user_id,
+  marketId: r.market_id,
+  side: r.side,
+  outcome: r.outcome,
+  orderType: r.order_type,
+  price: r.price,
+  quantity: r.quantity,
+  filledQuantity: r.filled,
+  remaining: r.remaining,
+  cancelledQuantity: r.cancelled,
+  holds: r.holds,
+  status: r.status,
+  cancelReason: r.cancel_reason,
+  prio: r.prio,
+  seq: r.seq,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const tradeOf = (r: TradeRow): TradeDoc => ({
+  _id: r.trade_id,
+  tradeId: r.trade_id,
+  userId: r.user_id,
+  marketId: r.market_id,
+  orderId: r.order_id,
+  side: r.side,
+  outcome: r.outcome,
+  venue: r.venue,
+  role: r.role,
+  filledQuantity: r.filled_quantity,
+  totalCost: r.total_cost,
+  fee: r.fee,
+  fillIds: JSON.parse(r.fill_ids) as string[],
+  settlementStatus: r.settlement_status,
+  settlementTxHash: r.settlement_tx,
+  createdAt: r.created_at,
+});
+
+function parseEntry(body: string, hash: string): LedgerEntryDoc {
+  const doc = JSON.parse(body) as LedgerEntryDoc;
+  doc.hash = hash;
+  return doc;
+}
+
+/**
+ * The money path in one SQLite database (better-sqlite3, WAL, synchronous=FULL): a group commit is
+ * one transaction holding the journal rows, the balances, positions and markets they changed and
+ * the order and trade rows they project to. The connection holds SQLite's exclusive lock for its
+ * whole life, so no second process can open the store (the OS drops the lock when the process dies).
+ */
+export class SqliteMoneyStore implements MoneyStore {
+  private readonly db: Database.Database;
+  private headFd: number | null = null;
+  private readonly st: Record<string, Database.Statement>;
+  private readonly commitTx: (b: CommitBatch) => void;
+
+  private constructor(
+    readonly location: string,
+    private readonly dir: string | null,
+    fsync: boolean,
+  ) {
+    try {
+      this.db = new Database(location === ":memory:" ? ":memory:" : location, { timeout: 0 });
+      // Exclusive before WAL: no shared-memory index, and the lock is never given up.
+      this.db.pragma("locking_mode = EXCLUSIVE");
+      this.db.pragma("journal_mode = WAL");
+      this.db.pragma(`synchronous = ${fsync ? "FULL" : "NORMAL"}`);
+      // Take the lock now, not at the first write: a second process is refused at its start.
+      this.db.exec("BEGIN EXCLUSIVE; COMMIT");
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") throw new StoreDamaged(`the money store ${location} is in use by another process`);
+      if (code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB") throw new StoreDamaged(`the money store ${location} is damaged: ${(err as Error).message}`);
+      throw err;
+    }
+    this.db.exec(SCHEMA);
+    const q = (sql: string) => this.db.prepare(sql);
+    this.st = {
+      getMeta: q("SELECT v FROM meta WHERE k = ?"),
+      setMeta: q("INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v"),
+      insJournal: q("INSERT INTO journal (seq, key, market_id, position, epoch, body, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      byKey: q("SELECT body, hash FROM journal WHERE key = ?"),
+      after: q("SELECT body, hash FROM journal WHERE seq > ? ORDER BY seq LIMIT ?"),
+      scan: q("SELECT seq, key, market_id AS marketId, position, epoch, body, hash FROM journal WHERE seq >= ? ORDER BY seq"),
+      bookAfter: q("SELECT body, hash FROM journal WHERE market_id = ? AND position > ? ORDER BY position LIMIT ?"),
+      lastRow: q("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1"),
+      rowAt: q("SELECT hash FROM journal WHERE seq = ?"),
+      count: q("SELECT count(*) AS n, coalesce(min(seq), 0) AS lo, coalesce(max(seq), 0) AS hi FROM journal"),
+      firstHole: q("SELECT j.seq + 1 AS seq FROM journal j WHERE j.seq < ? AND NOT EXISTS (SELECT 1 FROM journal k WHERE k.seq = j.seq + 1) ORDER BY j.seq LIMIT 1"),
+      upCash: q("INSERT INTO cash (account, available, locked) VALUES (?, ?, ?) ON CONFLICT(account) DO UPDATE SET available = excluded.available, locked = excluded.locked"),
+      upPos: q(
+        "INSERT INTO positions (account, market_id, outcome, quantity, locked, total_cost, realized_pnl, settled) VALUES (?, ?, ?, ?, ?, ?, ?, ?) " +
+          "ON CONFLICT(account, market_id, outcome) DO UPDATE SET quantity = excluded.quantity, locked = excluded.locked, total_cost = excluded.total_cost, realized_pnl = excluded.realized_pnl, settled = excluded.settled",
+      ),
+      upMarket: q(
+        "INSERT INTO markets (market_id, collateral, epoch, owner, position, book_seq, pool_yes, pool_no) VALUES (?, ?, ?, ?, ?, ?, ?, ?) " +
+          "ON CONFLICT(market_id) DO UPDATE SET collateral = excluded.collateral, epoch = excluded.epoch, owner = excluded.owner, position = excluded.position, book_seq = excluded.book_seq, pool_yes = excluded.pool_yes, pool_no = excluded.pool_no",
+      ),
+      insOrder: q(
+        "INSERT INTO orders (order_id, user_id, market_id, side, outcome, order_type, price, quantity, filled, remaining, cancelled, holds, status, cancel_reason, prio, seq, created_at, updated_at) " +
+          "VALUES (@order_id, @user_id, @market_id, @side, @outcome, @order_type, @price, @quantity, @filled, @remaining, @cancelled, @holds, @status, @cancel_reason, @prio, @seq, @created_at, @updated_at)",
+      ),
+      changeOrder: q(
+        "UPDATE orders SET filled = filled + @delta, remaining = @remaining, cancelled = quantity - filled - @delta - @remaining, holds = @holds, status = @status, " +
+          "cancel_reason = coalesce(@reason, cancel_reason), seq = @seq, updated_at = @at WHERE order_id = @id",
+      ),
+      insTrade: q(
+        "INSERT INTO trades (trade_id, user_id, market_id, order_id, side, outcome, venue, role, filled_quantity, total_cost, fee, fill_ids, settlement_status, settlement_tx, created_at, seq) " +
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, ?, ?)",
+      ),
+      settleTrade: q("UPDATE trades SET settlement_status = ?, settlement_tx = ? WHERE trade_id = ?"),
+      cashAll: q("SELECT account, available, locked FROM cash"),
+      posAll: q("SELECT account, market_id AS marketId, outcome, quantity, locked, total_cost AS totalCost, realized_pnl AS realizedPnl, settled FROM positions"),
+      marketsAll: q("SELECT market_id AS marketId, collateral, epoch, owner, position, book_seq AS bookSeq, pool_yes AS poolYes, pool_no AS poolNo FROM markets"),
+      resting: q("SELECT order_id, user_id, side, outcome, price, quantity, remaining, prio FROM orders WHERE market_id = ? AND remaining > 0 AND prio > ? ORDER BY prio LIMIT ?"),
+      order: q("SELECT * FROM orders WHERE order_id = ?"),
+      trade: q("SELECT * FROM trades WHERE trade_id = ?"),
+      trades: q("SELECT * FROM trades WHERE user_id = ? ORDER BY created_at DESC, trade_id DESC LIMIT ? OFFSET ?"),
+      tradesCount: q("SELECT count(*) AS n FROM trades WHERE user_id = ?"),
+      ordersCount: q("SELECT count(*) AS n FROM orders"),
+      tradesCountAll: q("SELECT count(*) AS n FROM trades"),
+      allOrders: q("SELECT * FROM orders ORDER BY order_id"),
+      allTrades: q("SELECT * FROM trades ORDER BY trade_id"),
+      badOrders: q(
+        "SELECT order_id AS orderId, quantity, filled, remaining, cancelled FROM orders " +
+          "WHERE filled < 0 OR remaining < 0 OR cancelled < 0 OR filled > quantity OR filled + remaining + cancelled != quantity LIMIT 100",
+      ),
+      cashHeld: q("SELECT user_id AS userId, sum(holds) AS held FROM orders WHERE remaining > 0 AND side = 'BUY' GROUP BY user_id"),
+      sharesHeld: q("SELECT user_id AS userId, market_id AS marketId, outcome, sum(holds) AS held FROM orders WHERE remaining > 0 AND side = 'SELL' GROUP BY user_id, market_id, outcome"),
+      badPositions: q(
+        "SELECT market_id AS marketId, position, CASE WHEN prev_position IS NULL AND position != 1 THEN 'does not start at 1' WHEN prev_position IS NOT NULL AND position != prev_position + 1 THEN 'follows position ' || prev_position " +
+          "ELSE 'written under epoch ' || epoch || ' after epoch ' || prev_epoch END AS problem FROM (" +
+          "SELECT market_id, position, epoch, lag(position) OVER w AS prev_position, lag(epoch) OVER w AS prev_epoch FROM journal WHERE position IS NOT NULL " +
+          "WINDOW w AS (PARTITION BY market_id ORDER BY position)) " +
+          "WHERE (prev_position IS NULL AND position != 1) OR (prev_position IS NOT NULL AND (position != prev_position + 1 OR epoch < prev_epoch)) LIMIT 100",
+      ),
+    };
+    const counts = { orders: 0, trades: 0 };
+    this.commitTx = this.db.transaction((b: CommitBatch) => {
+      const st = this.st;
+      for (const r of b.rows) st.insJournal.run(r.seq, r.key, r.marketId, r.position, r.epoch, r.body, r.hash);
+      for (const [account, c] of b.cash) st.upCash.run(account, c.available, c.locked);
+      for (const p of b.positions) st.upPos.run(p.account, p.marketId, p.outcome, p.quantity, p.locked, p.totalCost, p.realizedPnl, p.settled ? 1 : 0);
+      for (const m of b.markets) st.upMarket.run(m.marketId, m.collateral, m.epoch, m.owner, m.seq, m.bookSeq, m.pool?.yes ?? null, m.pool?.no ?? null);
+      counts.orders = 0;
+      counts.trades = 0;
+      for (const doc of b.docs) {
+        for (const op of projectEntry(doc)) {
+          switch (op.op) {
+            case "insertOrder": {
+              const o = op.order;
+              st.insOrder.run({ order_id: o._id, user_id: o.userId, market_id: o.marketId, side: o.side, outcome: o.outcome, order_type: o.orderType, price: o.price, quantity: o.quantity, filled: o.filledQuantity, remaining: o.remaining, cancelled: o.cancelledQuantity, holds: o.holds, status: o.status, cancel_reason: o.cancelReason, prio: o.prio, seq: o.seq, created_at: o.createdAt, updated_at: o.updatedAt });
+              counts.orders++;
+              break;
+            }
+            case "changeOrder": {
+              const c = op.change;
+              st.changeOrder.run({ delta: c.filledDelta, remaining: c.remaining, holds: c.holds, status: c.status, reason: c.reason ?? null, seq: op.seq, at: op.at, id: c.orderId });
+              break;
+            }
+            case "insertTrade": {
+              const t = op.trade;
+              st.insTrade.run(t._id, t.userId, t.marketId, t.orderId, t.side, t.outcome, t.venue, t.role, t.filledQuantity, t.totalCost, t.fee, JSON.stringify(t.fillIds), t.createdAt, doc.seq);
+              counts.trades++;
+              break;
+            }
+            case "settleTrades":
+              for (const id of op.tradeIds) st.settleTrade.run(op.status, op.txHash, id);
+              break;
+          }
+        }
+      }
+      const last = b.rows[b.rows.length - 1];
+      const meta = (k: string, v: string | number) => st.setMeta.run(k, String(v));
+      meta("fees", b.totals.fees);
+      meta("deposit", b.totals.deposit);
+      meta("withdrawal", b.totals.withdrawal);
+      meta("house", b.totals.house);
+      if (counts.orders) meta("orders", this.metaNumber("orders") + counts.orders);
+      if (counts.trades) meta("trades", this.metaNumber("trades") + counts.trades);
+      meta("head_seq", last.seq);
+      meta("head_hash", last.hash);
+    });
+  }
+
+  /** The store under a data dir (":memory:" keeps it in memory, for tests). */
+  static open(dataDir: string, opts: { fsync: boolean }): SqliteMoneyStore {
+    if (dataDir === ":memory:") return new SqliteMoneyStore(":memory:", null, false);
+    const path = join(dataDir, FILE);
+    const legacy = join(dataDir, "ledger-journal.log");
+    if (!existsSync(path) && existsSync(legacy)) {
+      throw new StoreDamaged(
+        `${dataDir} holds a ledger in the earlier format (ledger-journal.log and NeDB read models) and no ${FILE}: this version keeps the money path in ${FILE} and does not migrate the earlier format. Start with an empty DATA_DIR (move this one away to keep it).`,
+      );
+    }
+    return new SqliteMoneyStore(path, dataDir, opts.fsync);
+  }
+
+  private metaNumber(k: string): number {
+    const r = this.st.getMeta.get(k) as { v: string } | undefined;
+    return r ? Number(r.v) : 0;
+  }
+
+  private metaString(k: string): string | null {
+    const r = this.st.getMeta.get(k) as { v: string } | undefined;
+    return r ? r.v : null;
+  }
+
+  load(): StoredState {
+    const format = this.metaString("format");
+    const { n, lo, hi } = this.st.count.get() as { n: number; lo: number; hi: number };
+    if (format === null) {
+      if (n > 0) throw new StoreDamaged(`the money store ${this.location} has journal entries but no format record`);
+      this.st.setMeta.run("format", FORMAT);
+    } else if (format !== FORMAT) {
+      throw new StoreDamaged(`the money store ${this.location} is in format "${format}"; this version reads "${FORMAT}" and does not migrate it`);
+    }
+    const headSeq = this.metaNumber("head_seq");
+    const headHash = this.metaString("head_hash") ?? GENESIS_HASH;
+    // The journal is seqs 1..head without a hole, and its last row is the recorded head.
+    if (n !== hi || (n > 0 && lo !== 1)) {
+      const hole = n && lo !== 1 ? 1 : (this.st.firstHole.get(hi) as { seq: number } | undefined)?.seq;
+      throw new StoreDamaged(`the ledger journal in ${this.location} is missing entry ${hole ?? "?"} (it holds ${n} entries up to seq ${hi})`);
+    }
+    if (hi !== headSeq) {
+      throw new StoreDamaged(
+        hi < headSeq
+          ? `the ledger journal in ${this.location} ends at entry ${hi}, but entries up to ${headSeq} were committed: entries ${hi + 1}..${headSeq} are missing`
+          : `the ledger journal in ${this.location} holds entries after its committed head ${headSeq} (up to ${hi})`,
+      );
+    }
+    if (hi > 0) {
+      const last = this.st.lastRow.get() as { seq: number; hash: string };
+      if (last.hash !== headHash) throw new StoreDamaged(`the last ledger journal entry ${last.seq} in ${this.location} does not hash to the committed head`);
+    }
+    this.checkWitness(headSeq);
+    const orders = (this.st.ordersCount.get() as { n: number }).n;
+    const trades = (this.st.tradesCountAll.get() as { n: number }).n;
+    if (orders !== this.metaNumber("orders")) throw new StoreDamaged(`the orders read model in ${this.location} holds ${orders} orders, the journal made ${this.metaNumber("orders")}`);
+    if (trades !== this.metaNumber("trades")) throw new StoreDamaged(`the trades read model in ${this.location} holds ${trades} trades, the journal made ${this.metaNumber("trades")}`);
+
+    const cash = (this.st.cashAll.all() as Array<{ account: string; available: number; locked: number }>).map((r): [string, CashAccount] => [r.account, { available: r.available, locked: r.locked }]);
+    const positions = (this.st.posAll.all() as Array<Omit<PositionState, "settled"> & { settled: number }>).map((p) => ({ ...p, settled: p.settled === 1 }));
+    const marketRows = this.st.marketsAll.all() as Array<{ marketId: string; collateral: number; epoch: number; owner: string | null; position: number; bookSeq: number; poolYes: number | null; poolNo: number | null }>;
+    const markets: MarketLease[] = marketRows.map((m) => ({ marketId: m.marketId, epoch: m.epoch, owner: m.owner, seq: m.position, bookSeq: m.bookSeq, pool: m.poolYes === null || m.poolNo === null ? null : { yes: m.poolYes, no: m.poolNo } }));
+    return {
+      head: { seq: headSeq, hash: headHash },
+      accounts: {
+        cash,
+        positions,
+        collateral: marketRows.filter((m) => m.collateral !== 0).map((m) => [m.marketId, m.collateral]),
+        fees: this.metaNumber("fees"),
+        external: { deposit: this.metaNumber("deposit"), withdrawal: this.metaNumber("withdrawal"), house: this.metaNumber("house") },
+      },
+      markets,
+    };
+  }
+
+  /** The head file names the last commit this data dir saw; the journal must still reach it. */
+  private checkWitness(headSeq: number): void {
+    if (!this.dir) return;
+    const path = join(this.dir, HEAD_FILE);
+    if (!existsSync(path)) return;
+    const text = readFileSync(path, "utf8").replace(/\0+$/, "").trim();
+    if (!text) return;
+    let w: { seq: number; hash: string };
+    try {
+      w = JSON.parse(text) as { seq: number; hash: string };
+    } catch {
+      throw new StoreDamaged(`${path} is unreadable`);
+    }
+    if (w.seq > headSeq) throw new StoreDamaged(`the ledger journal in ${this.location} ends at entry ${headSeq}, but entry ${w.seq} was committed (${HEAD_FILE}): entries ${headSeq + 1}..${w.seq} are missing`);
+    if (w.seq > 0) {
+      const row = this.st.rowAt.get(w.seq) as { hash: string } | undefined;
+      if (!row || row.hash !== w.hash) throw new StoreDamaged(`ledger journal entry ${w.seq} in ${this.location} is not the entry that was committed (${HEAD_FILE})`);
+    }
+  }
+
+  entryByKey(key: string): LedgerEntryDoc | null {
+    const r = this.st.byKey.get(key) as { body: string; hash: string } | undefined;
+    return r ? parseEntry(r.body, r.hash) : null;
+  }
+
+  commit(batch: CommitBatch): void {
+    if (!batch.rows.length) return;
+    this.commitTx(batch);
+    const last = batch.rows[batch.rows.length - 1];
+    this.writeWitness(last.seq, last.hash);
+  }
+
+  private writeWitness(seq: number, hash: string): void {
+    if (!this.dir) return;
+    // No fsync: it only ever lags the database, which is synced first.
+    if (this.headFd === null) this.headFd = openSync(join(this.dir, HEAD_FILE), "w");
+    const buf = Buffer.alloc(HEAD_BYTES);
+    buf.write(JSON.stringify({ seq, hash }));
+    writeSync(this.headFd, buf, 0, HEAD_BYTES, 0);
+  }
+
+  async entriesAfter(seq: number, limit: number): Promise<LedgerEntryDoc[]> {
+    return (this.st.after.all(seq, limit) as Array<{ body: string; hash: string }>).map((r) => parseEntry(r.body, r.hash));
+  }
+
+  async scanJournal(fromSeq: number, onRow: (row: JournalRow) => void): Promise<void> {
+    for (const r of this.st.scan.iterate(fromSeq) as IterableIterator<JournalRow>) onRow(r);
+  }
+
+  async bookEntries(marketId: string, afterPosition: number, limit: number): Promise<BookJournalDoc[]> {
+    return (this.st.bookAfter.all(marketId, afterPosition, limit) as Array<{ body: string; hash: string }>).map((r) => parseEntry(r.body, r.hash).book as BookJournalDoc);
+  }
+
+  async restingOrders(marketId: string, afterPrio: number, limit: number): Promise<RestingOrder[]> {
+    const rows = this.st.resting.all(marketId, afterPrio, limit) as Array<{ order_id: string; user_id: string; side: RestingOrder["side"]; outcome: RestingOrder["outcome"]; price: number; quantity: number; remaining: number; prio: number }>;
+    return rows.map((r) => ({ orderId: r.order_id, userId: r.user_id, side: r.side, outcome: r.outcome, price: r.price, quantity: r.quantity, remaining: r.remaining, seq: r.prio }));
+  }
+
+  async orders(q: OrderQuery): Promise<{ items: OrderDoc[]; total: number }> {
+    const where = ["user_id = @userId"];
+    if (q.marketId) where.push("market_id = @marketId");
+    if (q.status === "open") where.push("remaining > 0");
+    else if (q.status === "closed") where.push("remaining = 0");
+    const params = { userId: q.userId, marketId: q.marketId ?? null, limit: q.pageSize, offset: (q.page - 1) * q.pageSize };
+    const sql = `FROM orders WHERE ${where.join(" AND ")}`;
+    const items = (this.db.prepare(`SELECT * ${sql} ORDER BY created_at DESC, order_id DESC LIMIT @limit OFFSET @offset`).all(params) as OrderRow[]).map(orderOf);
+    const total = (this.db.prepare(`SELECT count(*) AS n ${sql}`).get(params) as { n: number }).n;
+    return { items, total };
+  }
+
+  async order(orderId: string): Promise<OrderDoc | null> {
+    const r = this.st.order.get(orderId) as OrderRow | undefined;
+    return r ? orderOf(r) : null;
+  }
+
+  async trades(userId: string, page: number, pageSize: number): Promise<{ items: TradeDoc[]; total: number }> {
+    const items = (this.st.trades.all(userId, pageSize, (page - 1) * pageSize) as TradeRow[]).map(tradeOf);
+    const total = (this.st.tradesCount.get(userId) as { n: number }).n;
+    return { items, total };
+  }
+
+  async trade(tradeId: string): Promise<TradeDoc | null> {
+    const r = this.st.trade.get(tradeId) as TradeRow | undefined;
+    return r ? tradeOf(r) : null;
+  }
+
+  async readModelFacts(): Promise<ReadModelFacts> {
+    const cashHeld = new Map<string, number>();
+    for (const r of this.st.cashHeld.all() as Array<{ userId: string; held: number }>) cashHeld.set(r.userId, r.held);
+    const sharesHeld = new Map<string, number>();
+    for (const r of this.st.sharesHeld.all() as Array<{ userId: string; marketId: string; outcome: string; held: number }>) sharesHeld.set(`${r.userId}|${r.marketId}|${r.outcome}`, r.held);
+    return {
+      badOrders: this.st.badOrders.all() as ReadModelFacts["badOrders"],
+      cashHeld,
+      sharesHeld,
+      badPositions: this.st.badPositions.all() as ReadModelFacts["badPositions"],
+      counts: { orders: (this.st.ordersCount.get() as { n: number }).n, trades: (this.st.tradesCountAll.get() as { n: number }).n },
+    };
+  }
+
+  async allOrders(onRow: (o: OrderDoc) => void): Promise<void> {
+    for (const r of this.st.allOrders.iterate() as IterableIterator<OrderRow>) onRow(orderOf(r));
+  }
+
+  async allTrades(onRow: (t: TradeDoc) => void): Promise<void> {
+    for (const r of this.st.allTrades.iterate() as IterableIterator<TradeRow>) onRow(tradeOf(r));
+  }
+
+  close(): void {
+    if (this.headFd !== null) closeSync(this.headFd);
+    this.headFd = null;
+    if (this.db.open) this.db.close();
+  }
+}

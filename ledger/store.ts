@@ -1,0 +1,109 @@
+import type { AccountsSnapshot, CashAccount, PositionState } from "../engine/accounts";
+import type { MicroUnits } from "../engine/money";
+import type { RestingOrder } from "../engine/types";
+import type { BookJournalDoc, LedgerEntryDoc, MarketLease, OrderDoc, OrderStatus, TradeDoc } from "../models/trading";
+
+/** One journal row as stored: the entry's body exactly as hashed, and its place in the chain. */
+export interface JournalRow {
+  seq: number;
+  key: string;
+  body: string;
+  hash: string;
+  /** Book entries and fences: the market they belong to. */
+  marketId: string | null;
+  /** Book entries: the market's journal position. */
+  position: number | null;
+  epoch: number | null;
+}
+
+export interface MarketRow extends MarketLease {
+  collateral: MicroUnits;
+}
+
+export interface Totals {
+  fees: MicroUnits;
+  deposit: MicroUnits;
+  withdrawal: MicroUnits;
+  house: MicroUnits;
+}
+
+/** Everything a group commit writes, in one transaction: the entries and what they changed. */
+export interface CommitBatch {
+  rows: JournalRow[];
+  docs: LedgerEntryDoc[];
+  /** Final state of every cash account, position and market the batch touched. */
+  cash: Array<[string, CashAccount]>;
+  positions: PositionState[];
+  markets: MarketRow[];
+  totals: Totals;
+}
+
+/** The ledger's state as committed: what the in-memory books start from. */
+export interface StoredState {
+  head: { seq: number; hash: string };
+  accounts: AccountsSnapshot;
+  markets: MarketLease[];
+}
+
+export interface OrderQuery {
+  userId: string;
+  marketId?: string;
+  /** open: resting orders; closed: finished ones; all. */
+  status: "open" | "closed" | "all";
+  clientOrderId?: string;
+  page: number;
+  pageSize: number;
+}
+
+/** Aggregates the money check compares with the books (see ledger/checks.ts). */
+export interface ReadModelFacts {
+  /** Orders whose filled + open + cancelled differs from their quantity, or that over-filled. */
+  badOrders: Array<{ orderId: string; quantity: number; filled: number; remaining: number; cancelled: number }>;
+  /** Per user: what their open BUY orders hold (micro-USDT). */
+  cashHeld: Map<string, MicroUnits>;
+  /** Per `user|market|outcome`: shares their open SELL orders hold. */
+  sharesHeld: Map<string, MicroUnits>;
+  /** Markets whose journal positions are not contiguous or whose writer epoch went back. */
+  badPositions: Array<{ marketId: string; position: number; problem: string }>;
+  counts: { orders: number; trades: number };
+}
+
+/**
+ * Where the money path lives: the journal, the balances and positions it changes and the order and
+ * trade read models, always written together (one transaction per group commit). Embedded: SQLite
+ * (ledger/sqlite-store.ts).
+ */
+export interface MoneyStore {
+  /** Where it is, for messages. */
+  readonly location: string;
+  /** The committed state; throws a StoreDamaged naming what it found when the store is inconsistent. */
+  load(): StoredState;
+  /** The written entry under this key (idempotency), or null. */
+  entryByKey(key: string): LedgerEntryDoc | null;
+  commit(batch: CommitBatch): void | Promise<void>;
+  entriesAfter(seq: number, limit: number): Promise<LedgerEntryDoc[]>;
+  /** Journal rows from `fromSeq` on, raw (chain verification). */
+  scanJournal(fromSeq: number, onRow: (row: JournalRow) => void): Promise<void>;
+  bookEntries(marketId: string, afterPosition: number, limit: number): Promise<BookJournalDoc[]>;
+  /** Resting orders of a market in time priority after `afterPrio` (rebuilding a book). */
+  restingOrders(marketId: string, afterPrio: number, limit: number): Promise<RestingOrder[]>;
+  orders(q: OrderQuery): Promise<{ items: OrderDoc[]; total: number }>;
+  order(orderId: string): Promise<OrderDoc | null>;
+  trades(userId: string, page: number, pageSize: number): Promise<{ items: TradeDoc[]; total: number }>;
+  trade(tradeId: string): Promise<TradeDoc | null>;
+  readModelFacts(): Promise<ReadModelFacts>;
+  /** Every order and trade row as stored (full verification compares them with a replay). */
+  allOrders(onRow: (o: OrderDoc) => void): Promise<void>;
+  allTrades(onRow: (t: TradeDoc) => void): Promise<void>;
+  close(): void;
+}
+
+/** The store is not what the journal says it should be: the start stops and names it. */
+export class StoreDamaged extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreDamaged";
+  }
+}
+
+export const OPEN_STATUSES: readonly OrderStatus[] = ["open", "partially_filled"];
