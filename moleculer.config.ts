@@ -2,6 +2,9 @@ import type { BrokerOptions } from "moleculer";
 import type { AppConfig } from "./lib/config";
 import { AuthGuard } from "./mixins/guard.middleware";
 import { createMarketRouting } from "./mixins/market-routing.middleware";
+import { createDataDirLock } from "./mixins/data-dir-lock.middleware";
+import { LocalSocketTransporter } from "./lib/local-transporter";
+import { socketPathFor } from "./lib/data-dir";
 import { brokerUidGenerator } from "./lib/ids";
 
 /**
@@ -11,10 +14,13 @@ import { brokerUidGenerator } from "./lib/ids";
  * - REDIS_URL: the cacher is shared by every node (memory otherwise).
  */
 export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
+  const onDisk = cfg.dataDir !== ":memory:";
   return {
     namespace: "pmx",
     nodeID: cfg.nodeId,
-    transporter: cfg.transporter ?? null,
+    // Embedded: no network transport, but a socket in the data dir (owner only) where operator tools
+    // such as `npm run repl` join the running exchange instead of starting a second one.
+    transporter: cfg.transporter ?? (onDisk ? new LocalSocketTransporter({ path: socketPathFor(cfg.dataDir), mode: "hub" }) : null),
     logger: cfg.logLevel === false ? false : { type: "Console", options: { level: cfg.logLevel, formatter: "short" } },
     cacher: cfg.redisUrl ? { type: "Redis", options: { redis: cfg.redisUrl, prefix: "pmx-cache" } } : "Memory",
     serializer: "JSON",
@@ -35,6 +41,6 @@ export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
     heartbeatTimeout: 3,
     validator: true,
     metrics: cfg.metrics.enabled ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: cfg.metrics.port, path: "/metrics" } }] } : { enabled: false },
-    middlewares: [AuthGuard, createMarketRouting()],
+    middlewares: [...(onDisk ? [createDataDirLock(cfg.dataDir)] : []), AuthGuard, createMarketRouting()],
   };
 }

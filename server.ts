@@ -34,8 +34,9 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  main().catch((err) => {
-    console.error(err);
+  main().catch((err: Error) => {
+    // A refusal that names its cause (a data dir in use, a damaged store) needs no stack trace.
+    console.error(err?.name === "DataDirInUse" || err?.name === "StoreDamaged" ? `Not started: ${err.message}` : err);
     process.exit(1);
   });
 }

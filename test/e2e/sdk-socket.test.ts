@@ -138,7 +138,8 @@ describe("socket client", () => {
   });
 
   test("a dropped connection: reconnects, resubscribes, rebuilds the book from a fresh snapshot equal to the server's", async () => {
-    const ws = await open(alice);
+    // Down long enough for the book to change while it is away, also on a busy machine.
+    const ws = await open(alice, { reconnectionDelayMs: 2000, reconnectionDelayMaxMs: 2000 });
     const book = ws.subscribeBook(market);
     const prices: MarketPrices[] = [];
     const m = ws.subscribeMarkets([market], (p) => prices.push(p));

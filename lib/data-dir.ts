@@ -1,0 +1,95 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import Database from "better-sqlite3";
+
+/** Who holds a data dir: written beside the lock once it is taken (the lock itself cannot be read). */
+export interface DataDirHolder {
+  pid: number;
+  nodeID: string;
+  startedAt: string;
+  /** Where operator tools join the running exchange (`npm run repl`). */
+  socket: string;
+}
+
+export class DataDirInUse extends Error {
+  constructor(
+    readonly dir: string,
+    readonly holder: DataDirHolder | null,
+  ) {
+    super(
+      `DATA_DIR ${dir} is in use by ${holder ? `process ${holder.pid} (node ${holder.nodeID}, since ${holder.startedAt})` : "another process"}: ` +
+        "one process owns a data dir. Stop that process first, or attach to it with `npm run repl`.",
+    );
+    this.name = "DataDirInUse";
+  }
+}
+
+const LOCK_FILE = "pmx.lock";
+const HOLDER_FILE = "pmx.pid";
+/** sun_path is 108 bytes on Linux. */
+const MAX_SOCKET_PATH = 100;
+
+/** The operator socket of a data dir: inside it when the path fits, else a fixed name in the temp dir. */
+export function socketPathFor(dir: string): string {
+  const inside = join(resolve(dir), "pmx.sock");
+  if (Buffer.byteLength(inside) <= MAX_SOCKET_PATH) return inside;
+  return join(tmpdir(), `pmx-${createHash("sha1").update(resolve(dir)).digest("hex").slice(0, 16)}.sock`);
+}
+
+export function readHolder(dir: string): DataDirHolder | null {
+  try {
+    return JSON.parse(readFileSync(join(dir, HOLDER_FILE), "utf8")) as DataDirHolder;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Exactly one process owns a data dir: an exclusive SQLite lock on DATA_DIR/pmx.lock (fcntl),
+ * held for the process's life and dropped by the OS when it dies, so a SIGKILL never leaves a
+ * stale lock behind. A second process is refused at once with the holder's pid.
+ */
+export class DataDirLock {
+  private db: Database.Database | null = null;
+
+  private constructor(readonly dir: string) {}
+
+  static acquire(dir: string, nodeID: string): DataDirLock {
+    mkdirSync(dir, { recursive: true });
+    const lock = new DataDirLock(dir);
+    const db = new Database(join(dir, LOCK_FILE), { timeout: 0 });
+    try {
+      db.pragma("locking_mode = EXCLUSIVE");
+      db.exec("BEGIN EXCLUSIVE; COMMIT");
+    } catch (err) {
+      db.close();
+      const code = (err as { code?: string }).code;
+      if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") throw new DataDirInUse(dir, readHolder(dir));
+      throw err;
+    }
+    lock.db = db;
+    const holder: DataDirHolder = { pid: process.pid, nodeID, startedAt: new Date().toISOString(), socket: socketPathFor(dir) };
+    writeFileSync(join(dir, HOLDER_FILE), JSON.stringify(holder) + "\n");
+    return lock;
+  }
+
+  /** Is a live process holding `dir` right now? */
+  static isHeld(dir: string): boolean {
+    try {
+      DataDirLock.acquire(dir, "probe").release();
+      return false;
+    } catch (err) {
+      if (err instanceof DataDirInUse) return true;
+      throw err;
+    }
+  }
+
+  release(): void {
+    if (!this.db) return;
+    rmSync(join(this.dir, HOLDER_FILE), { force: true });
+    this.db.close();
+    this.db = null;
+  }
+}
