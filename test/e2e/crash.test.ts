@@ -402,7 +402,7 @@ describe("SIGKILL in the middle of an order stream", () => {
       await expect(a.ctl({ cmd: "call", action: "no.such.action" })).rejects.toThrow();
 
       // Crash, restart on the same data dir (tokens stay valid: sessions and secret persist), verify;
-      // again on the recovered state. The first kill comes after the ledger's and the hot book's first snapshots.
+      // again on the recovered state. 
       const cycles: unknown[] = [];
       let b = a;
       for (let cycle = 0; cycle < CYCLES; cycle++) {
@@ -413,6 +413,9 @@ describe("SIGKILL in the middle of an order stream", () => {
         if (cold.problems.length) throw new Error(`cycle ${cycle}, right after restart (seed ${seed}):\n${cold.problems.join("\n")}`);
         const warm = verify(await observe(b), funded);
         if (warm.problems.length) throw new Error(`cycle ${cycle}, after restart (seed ${seed}):\n${warm.problems.join("\n")}`);
+        // The chain of hashes is whole and the journal replays to exactly the books and read models.
+        const audit = await b.ctl<{ ok: boolean; problems: string[]; entries: number }>({ cmd: "call", action: "ledger.verify" });
+        if (!audit.ok) throw new Error(`cycle ${cycle}, journal verification (seed ${seed}):\n${audit.problems.join("\n")}`);
         cycles.push({ ...s, trades: warm.trades, open: warm.open, unacknowledgedButCommitted: warm.unknown, lagBeforeMarketsReload: cold.lag.length });
       }
       for (const o of ops) if (o.status && o.status !== 200) expect([400, 404]).toContain(o.status);
