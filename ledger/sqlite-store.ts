@@ -1,10 +1,10 @@
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fdatasync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { CashAccount, PositionState } from "../engine/accounts";
 import type { RestingOrder } from "../engine/types";
 import type { BookJournalDoc, LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc } from "../models/trading";
-import { projectEntry } from "./projection";
+import { applyOrderChange, projectEntry } from "./projection";
 import { GENESIS_HASH } from "./chain-hash";
 import { StoreDamaged, type CommitBatch, type JournalRow, type MoneyStore, type OrderQuery, type ReadModelFacts, type StoredState } from "./store";
 
@@ -20,7 +20,8 @@ CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT RO
 CREATE TABLE IF NOT EXISTS journal (
   seq INTEGER PRIMARY KEY, key TEXT NOT NULL, market_id TEXT, position INTEGER, epoch INTEGER,
   body TEXT NOT NULL, hash TEXT NOT NULL);
-CREATE UNIQUE INDEX IF NOT EXISTS journal_key ON journal(key);
+-- Book entries are found by their position (their key is book:<market>:<position>): one index each.
+CREATE UNIQUE INDEX IF NOT EXISTS journal_key ON journal(key) WHERE position IS NULL;
 CREATE UNIQUE INDEX IF NOT EXISTS journal_position ON journal(market_id, position) WHERE position IS NOT NULL;
 CREATE TABLE IF NOT EXISTS cash (account TEXT PRIMARY KEY, available INTEGER NOT NULL, locked INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS positions (
@@ -133,28 +134,36 @@ function parseEntry(body: string, hash: string): LedgerEntryDoc {
 }
 
 /**
- * The money path in one SQLite database (better-sqlite3, WAL, synchronous=FULL): a group commit is
- * one transaction holding the journal rows, the balances, positions and markets they changed and
- * the order and trade rows they project to. The connection holds SQLite's exclusive lock for its
- * whole life, so no second process can open the store (the OS drops the lock when the process dies).
+ * The money path in one SQLite database (better-sqlite3, WAL): a group commit is one transaction
+ * holding the journal rows, the balances, positions and markets they changed and the order and
+ * trade rows they project to. The connection holds SQLite's exclusive lock for its whole life, so no
+ * second process can open the store (the OS drops the lock when the process dies).
+ *
+ * Durability: SQLite writes the transaction's WAL frames on the event loop, and the commit is
+ * acknowledged once an fdatasync of the WAL file, run in libuv's thread pool, returns; that is
+ * what synchronous=FULL does, without blocking the event loop for the disk (the next group is
+ * validated meanwhile). Checkpoints keep synchronous=NORMAL's own syncs.
  */
 export class SqliteMoneyStore implements MoneyStore {
   private readonly db: Database.Database;
   private headFd: number | null = null;
+  /** The WAL file, synced after each commit (null: in memory, or JOURNAL_FSYNC=false). */
+  private walFd: number | null = null;
   private readonly st: Record<string, Database.Statement>;
   private readonly commitTx: (b: CommitBatch) => void;
 
   private constructor(
     readonly location: string,
     private readonly dir: string | null,
-    fsync: boolean,
+    private readonly fsync: boolean,
   ) {
     try {
       this.db = new Database(location === ":memory:" ? ":memory:" : location, { timeout: 0 });
       // Exclusive before WAL: no shared-memory index, and the lock is never given up.
       this.db.pragma("locking_mode = EXCLUSIVE");
       this.db.pragma("journal_mode = WAL");
-      this.db.pragma(`synchronous = ${fsync ? "FULL" : "NORMAL"}`);
+      // Commits do not sync here: commit() syncs the WAL off the event loop (see above).
+      this.db.pragma("synchronous = NORMAL");
       // Take the lock now, not at the first write: a second process is refused at its start.
       this.db.exec("BEGIN EXCLUSIVE; COMMIT");
     } catch (err) {
@@ -169,7 +178,8 @@ export class SqliteMoneyStore implements MoneyStore {
       getMeta: q("SELECT v FROM meta WHERE k = ?"),
       setMeta: q("INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v"),
       insJournal: q("INSERT INTO journal (seq, key, market_id, position, epoch, body, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      byKey: q("SELECT body, hash FROM journal WHERE key = ?"),
+      byKey: q("SELECT body, hash FROM journal WHERE key = ? AND position IS NULL"),
+      byPosition: q("SELECT body, hash, key FROM journal WHERE market_id = ? AND position = ?"),
       after: q("SELECT body, hash FROM journal WHERE seq > ? ORDER BY seq LIMIT ?"),
       scan: q("SELECT seq, key, market_id AS marketId, position, epoch, body, hash FROM journal WHERE seq >= ? ORDER BY seq"),
       bookAfter: q("SELECT body, hash FROM journal WHERE market_id = ? AND position > ? ORDER BY position LIMIT ?"),
@@ -188,11 +198,11 @@ export class SqliteMoneyStore implements MoneyStore {
       ),
       insOrder: q(
         "INSERT INTO orders (order_id, user_id, market_id, side, outcome, order_type, price, quantity, filled, remaining, cancelled, holds, status, cancel_reason, prio, seq, created_at, updated_at) " +
-          "VALUES (@order_id, @user_id, @market_id, @side, @outcome, @order_type, @price, @quantity, @filled, @remaining, @cancelled, @holds, @status, @cancel_reason, @prio, @seq, @created_at, @updated_at)",
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       changeOrder: q(
-        "UPDATE orders SET filled = filled + @delta, remaining = @remaining, cancelled = quantity - filled - @delta - @remaining, holds = @holds, status = @status, " +
-          "cancel_reason = coalesce(@reason, cancel_reason), seq = @seq, updated_at = @at WHERE order_id = @id",
+        "UPDATE orders SET filled = filled + ?, remaining = ?, cancelled = quantity - filled - ? - ?, holds = ?, status = ?, " +
+          "cancel_reason = coalesce(?, cancel_reason), seq = ?, updated_at = ? WHERE order_id = ?",
       ),
       insTrade: q(
         "INSERT INTO trades (trade_id, user_id, market_id, order_id, side, outcome, venue, role, filled_quantity, total_cost, fee, fill_ids, settlement_status, settlement_tx, created_at, seq) " +
@@ -234,18 +244,19 @@ export class SqliteMoneyStore implements MoneyStore {
       for (const m of b.markets) st.upMarket.run(m.marketId, m.collateral, m.epoch, m.owner, m.seq, m.bookSeq, m.pool?.yes ?? null, m.pool?.no ?? null);
       counts.orders = 0;
       counts.trades = 0;
+      // Orders placed in this batch are written once, as the batch leaves them.
+      const fresh = new Map<string, OrderDoc>();
       for (const doc of b.docs) {
         for (const op of projectEntry(doc)) {
           switch (op.op) {
-            case "insertOrder": {
-              const o = op.order;
-              st.insOrder.run({ order_id: o._id, user_id: o.userId, market_id: o.marketId, side: o.side, outcome: o.outcome, order_type: o.orderType, price: o.price, quantity: o.quantity, filled: o.filledQuantity, remaining: o.remaining, cancelled: o.cancelledQuantity, holds: o.holds, status: o.status, cancel_reason: o.cancelReason, prio: o.prio, seq: o.seq, created_at: o.createdAt, updated_at: o.updatedAt });
-              counts.orders++;
+            case "insertOrder":
+              fresh.set(op.order._id, op.order);
               break;
-            }
             case "changeOrder": {
               const c = op.change;
-              st.changeOrder.run({ delta: c.filledDelta, remaining: c.remaining, holds: c.holds, status: c.status, reason: c.reason ?? null, seq: op.seq, at: op.at, id: c.orderId });
+              const o = fresh.get(c.orderId);
+              if (o) applyOrderChange(o, c, op.seq, op.at);
+              else st.changeOrder.run(c.filledDelta, c.remaining, c.filledDelta, c.remaining, c.holds, c.status, c.reason ?? null, op.seq, op.at, c.orderId);
               break;
             }
             case "insertTrade": {
@@ -259,6 +270,10 @@ export class SqliteMoneyStore implements MoneyStore {
               break;
           }
         }
+      }
+      for (const o of fresh.values()) {
+        st.insOrder.run(o._id, o.userId, o.marketId, o.side, o.outcome, o.orderType, o.price, o.quantity, o.filledQuantity, o.remaining, o.cancelledQuantity, o.holds, o.status, o.cancelReason, o.prio, o.seq, o.createdAt, o.updatedAt);
+        counts.orders++;
       }
       const last = b.rows[b.rows.length - 1];
       const meta = (k: string, v: string | number) => st.setMeta.run(k, String(v));
@@ -367,14 +382,25 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   entryByKey(key: string): LedgerEntryDoc | null {
+    if (key.startsWith("book:")) {
+      const at = key.lastIndexOf(":");
+      const r = this.st.byPosition.get(key.slice(5, at), Number(key.slice(at + 1))) as { body: string; hash: string; key: string } | undefined;
+      return r && r.key === key ? parseEntry(r.body, r.hash) : null;
+    }
     const r = this.st.byKey.get(key) as { body: string; hash: string } | undefined;
     return r ? parseEntry(r.body, r.hash) : null;
   }
 
-  commit(batch: CommitBatch): void {
+  async commit(batch: CommitBatch): Promise<void> {
     if (!batch.rows.length) return;
     this.commitTx(batch);
     const last = batch.rows[batch.rows.length - 1];
+    if (this.fsync && this.dir) {
+      // The WAL exists once something was written; the same file for the connection's life.
+      if (this.walFd === null) this.walFd = openSync(`${this.location}-wal`, "r+");
+      const fd = this.walFd;
+      await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+    }
     this.writeWitness(last.seq, last.hash);
   }
 
@@ -457,6 +483,8 @@ export class SqliteMoneyStore implements MoneyStore {
   close(): void {
     if (this.headFd !== null) closeSync(this.headFd);
     this.headFd = null;
+    if (this.walFd !== null) closeSync(this.walFd);
+    this.walFd = null;
     if (this.db.open) this.db.close();
   }
 }
