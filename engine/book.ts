@@ -223,20 +223,32 @@ export class OrderBook {
    * taker's money approved on these (one ledger entry per command) before anything moves, then
    * places for real: the book is deterministic, so place() then returns the same events.
    */
-  preview(order: Order): BookEvent[] {
+  preview(order: Order, opts: { replacing?: boolean } = {}): BookEvent[] {
     const out: BookEvent[] = [];
     let seq = this.lastSeq;
     const reason = this.validate(order);
     const orderId = order != null && typeof order.orderId === "string" ? order.orderId : "";
-    if (reason !== null || this.findSlot(orderId, hashId(orderId)) !== NONE) {
+    // Replacing: the resting order of that id is cancelled first (amend), then this one is placed.
+    const replaced = opts.replacing ? this.findSlot(orderId, hashId(orderId)) : NONE;
+    if (opts.replacing && (replaced === NONE || this.userIds[replaced] !== order.userId)) {
+      out.push({ type: "rejected", seq: seq + 1, orderId, reason: "UNKNOWN_ORDER" });
+      return out;
+    }
+    if (reason !== null || (!opts.replacing && this.findSlot(orderId, hashId(orderId)) !== NONE)) {
       out.push({ type: "rejected", seq: seq + 1, orderId, reason: reason ?? "DUPLICATE_ORDER" });
       return out;
     }
     const isBid = yesIsBid(order.side, order.outcome);
     const tick = order.outcome === "YES" ? order.price : 100 - order.price;
+    // The replaced order is the caller's own, so FOK's count of others' liquidity never includes it.
     if (order.orderType === "FOK" && this.available(isBid, tick, order.quantity, order.userId) < order.quantity) {
       out.push({ type: "rejected", seq: seq + 1, orderId, reason: "FOK_NOT_FILLED" });
       return out;
+    }
+    if (replaced !== NONE) {
+      const e = newCancelled();
+      this.writeCancelled(e, replaced, "USER", ++seq);
+      out.push(e);
     }
     out.push({ type: "accepted", seq: ++seq, orderId });
     // The walk of match(), reading instead of writing: same levels, same FIFO, same self-trade rule.
@@ -246,6 +258,7 @@ export class OrderBook {
     let remaining = order.quantity;
     for (let t = isBid ? this.bestAsk : this.bestBid; remaining > 0 && (isBid ? t <= tick : t >= tick); t += step) {
       for (let slot = this.levelHead[base + t]; slot !== NONE && remaining > 0; slot = rows[slot * ROW + NEXT] | 0) {
+        if (slot === replaced) continue;
         if (this.userIds[slot] === order.userId) {
           const e = newCancelled();
           this.writeCancelled(e, slot, "SELF_TRADE", ++seq);
@@ -260,8 +273,45 @@ export class OrderBook {
         out.push(e);
       }
     }
-    if (remaining > 0) out.push({ type: "rested", seq: ++seq, orderId, remaining });
+    if (remaining > 0 && order.orderType !== "FAK") out.push({ type: "rested", seq: ++seq, orderId, remaining });
     return out;
+  }
+
+  /**
+   * Would `order` meet any resting order at once (its own user's included)? A post-only order is
+   * refused then: it is meant to add liquidity only. `ignore` is an order being replaced.
+   */
+  crosses(order: Pick<Order, "side" | "outcome" | "price">, ignore?: string): boolean {
+    const isBid = yesIsBid(order.side, order.outcome);
+    const tick = order.outcome === "YES" ? order.price : 100 - order.price;
+    const best = isBid ? this.bestAsk : this.bestBid;
+    if (isBid ? best > tick : best < tick) return false;
+    if (ignore === undefined) return true;
+    // Only the replaced order in the way does not count.
+    const skip = this.findSlot(ignore, hashId(ignore));
+    const base = isBid ? ASKS : 0;
+    const step = isBid ? 1 : -1;
+    for (let t = best; isBid ? t <= tick : t >= tick; t += step) {
+      for (let slot = this.levelHead[base + t]; slot !== NONE; slot = this.rows[slot * ROW + NEXT] | 0) if (slot !== skip) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Lowers a resting order's open quantity in place, keeping its time priority (amend down).
+   * Returns false for an unknown order, another user's, or a quantity not below the current one.
+   */
+  reduce(orderId: string, userId: string, remaining: number): boolean {
+    const slot = typeof orderId === "string" ? this.findSlot(orderId, hashId(orderId)) : NONE;
+    if (slot === NONE || this.userIds[slot] !== userId || !isValidQuantity(remaining)) return false;
+    const r = slot * ROW;
+    const cur = this.rows[r + REMAINING];
+    if (remaining >= cur) return false;
+    this.rows[r + REMAINING] = remaining;
+    // The original quantity shrinks by the same amount, so filled = quantity - remaining holds.
+    this.rows[r + QUANTITY] -= cur - remaining;
+    this.levelQuantity[(this.rows[r + META] | 0) & LEVEL_MASK] -= cur - remaining;
+    return true;
   }
 
   /** place() without allocating: returns the number of events, read from lastEvents before the next command. */
@@ -299,8 +349,8 @@ export class OrderBook {
       this.emit(accepted);
     }
     const remaining = this.match(order, isBid, tick);
-    if (remaining > 0) {
-      // Only GTC gets here: a FOK that passed the check always fills completely.
+    if (remaining > 0 && order.orderType !== "FAK") {
+      // Only GTC/GTD get here: a FOK that passed the check always fills completely.
       const slot = this.newSlot(order, isBid, tick, remaining, acceptSeq, hash);
       this.linkAtTail(slot);
       if (this.freshEvents) this.emit({ type: "rested", seq: ++this.lastSeq, orderId, remaining });
@@ -500,7 +550,7 @@ export class OrderBook {
   private validate(o: Order): RejectReason | null {
     if (o == null || typeof o !== "object") return "INVALID_ORDER";
     if (!isNonEmptyString(o.orderId) || !isNonEmptyString(o.userId)) return "INVALID_ORDER";
-    if (!isValidSide(o.side) || !isValidOutcome(o.outcome) || (o.orderType !== "GTC" && o.orderType !== "FOK")) {
+    if (!isValidSide(o.side) || !isValidOutcome(o.outcome) || (o.orderType !== "GTC" && o.orderType !== "GTD" && o.orderType !== "FOK" && o.orderType !== "FAK")) {
       return "INVALID_ORDER";
     }
     if (!isTick(o.price)) return "INVALID_PRICE";

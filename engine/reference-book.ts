@@ -73,7 +73,7 @@ export class ReferenceBook {
       o.userId === "" ||
       !["BUY", "SELL"].includes(o.side) ||
       !["YES", "NO"].includes(o.outcome) ||
-      !["GTC", "FOK"].includes(o.orderType)
+      !["GTC", "GTD", "FOK", "FAK"].includes(o.orderType)
     ) {
       return reject("INVALID_ORDER");
     }
@@ -120,7 +120,7 @@ export class ReferenceBook {
         takerRemaining: remaining,
       });
     }
-    if (remaining > 0) {
+    if (remaining > 0 && o.orderType !== "FAK") {
       if (o.orderType === "FOK") throw new Error("reference: FOK left a remainder");
       this.orders.push({
         orderId: o.orderId,

@@ -66,6 +66,10 @@ export interface OrderChange {
    */
   holds: MicroUnits;
   reason?: CancelReasonCode;
+  /** An amend: the order's new total quantity, limit and time priority. */
+  quantity?: MicroUnits;
+  price?: Tick;
+  prio?: number;
 }
 
 /** What a resting order holds: its price plus the maker fee it can still incur (BUY), or its shares (SELL). */

@@ -4,7 +4,11 @@ export type Side = "BUY" | "SELL";
 export type Outcome = "YES" | "NO";
 /** Integer price tick 1..99 in the order's own outcome (cents: 55 = 0.55). */
 export type Tick = number;
-export type OrderType = "GTC" | "FOK";
+/**
+ * GTC and GTD rest until filled or cancelled (a GTD's expiry is kept outside the book); FOK fills
+ * completely at once or is rejected; FAK (fill-and-kill) takes what it can at once, never rests.
+ */
+export type OrderType = "GTC" | "GTD" | "FOK" | "FAK";
 
 /** Same outcome on both sides = transfer; BUY+BUY of opposite outcomes = mint; SELL+SELL = merge. */
 export type FillKind = "transfer" | "mint" | "merge";

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { Accounts, LedgerRejection, type ConservationReport, type Posting, type PreparedChange } from "../engine/accounts";
 import type { TradeRecord } from "../engine/settlement";
-import type { BookJournalDoc, FenceRecord, LedgerEntryDoc, MarketLease, SettlementRecord } from "../models/trading";
+import type { BookJournalDoc, FenceRecord, HeartbeatRecord, IdemRecord, LedgerEntryDoc, MarketLease, SettlementRecord } from "../models/trading";
 import { chainHash } from "./chain-hash";
 import type { CommitBatch, JournalRow, MarketRow, MoneyStore } from "./store";
 
 /** A refusal of the ledger, by kind; the service shell maps kinds to the contract's statuses. */
-export type LedgerFaultKind = "rejected" | "moved" | "unavailable" | "restarted";
+export type LedgerFaultKind = "rejected" | "conflict" | "moved" | "unavailable" | "restarted";
 
 export class LedgerFault extends Error {
   constructor(
@@ -27,7 +27,12 @@ export interface PostInput {
   book?: BookJournalDoc;
   fence?: FenceRecord;
   settlement?: SettlementRecord;
+  idem?: IdemRecord;
+  heartbeat?: HeartbeatRecord;
 }
+
+/** What a claim of an Idempotency-Key found: the stored answer, or the right to execute. */
+export type IdemClaim = { answered: true; status: number; response: unknown } | { answered: false };
 
 export interface PostOutcome {
   applied: boolean;
@@ -95,6 +100,8 @@ export class Ledger {
   private idleWaiters: Array<() => void> = [];
   /** Set when a commit failed: memory is ahead of the store, so nothing more is accepted. */
   broken: Error | null = null;
+  /** Idempotency-Keys being executed now, with the requests waiting for their answer. */
+  private readonly claims = new Map<string, { fingerprint: string; waiters: Array<(c: IdemClaim | null) => void> }>();
 
   private constructor(
     private readonly store: MoneyStore,
@@ -160,6 +167,13 @@ export class Ledger {
       const prior = this.pendingKeys.get(input.key) ?? this.store.entryByKey(input.key);
       if (prior) return { applied: false, seq: prior.seq, instance: this.instance };
     }
+    if (input.idem && (this.store.idempotent(input.idem.scope, input.idem.key) || this.pendingIdem(input.idem))) {
+      throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key already answered a request");
+    }
+    const placed = b?.command.type === "place" ? b.command.order : null;
+    if (placed?.clientOrderId && this.clientOrderIdTaken(placed.userId, placed.clientOrderId)) {
+      throw new LedgerFault("conflict", "DUPLICATE_CLIENT_ORDER_ID", `clientOrderId ${placed.clientOrderId} names another of your open orders`);
+    }
     let change: PreparedChange;
     try {
       change = this.accounts.prepare(input.postings, input.checkAfter ?? 0);
@@ -176,6 +190,8 @@ export class Ledger {
     if (b) doc.book = b;
     if (input.fence) doc.fence = input.fence;
     if (input.settlement) doc.settlement = input.settlement;
+    if (input.idem) doc.idem = input.idem;
+    if (input.heartbeat) doc.heartbeat = input.heartbeat;
     const body = JSON.stringify(doc);
 
     this.accounts.commit(change);
@@ -279,8 +295,82 @@ export class Ledger {
         this.waiters = this.waiters.filter((w) => w.seq > last);
         for (const w of due) w.resolve();
       }
+      for (const { doc } of batch) if (doc.idem) this.answerClaim(doc.idem);
       this.hooks.committed?.(commit.docs);
     }
+  }
+
+  // --- Idempotency-Key: one execution per key and caller, its answer journaled with the command ---
+
+  private pendingIdem(r: IdemRecord): boolean {
+    for (const p of this.pending) if (p.doc.idem && p.doc.idem.scope === r.scope && p.doc.idem.key === r.key) return true;
+    return false;
+  }
+
+  /**
+   * The stored answer; or the right to execute the request (the caller must end with an entry
+   * carrying `idem`, or `idemRelease`); or, while another request with the key executes, wait for
+   * its answer. A key that named another request is refused.
+   */
+  async idemClaim(scope: string, key: string, fingerprint: string): Promise<IdemClaim> {
+    for (;;) {
+      const stored = this.store.idempotent(scope, key) ?? this.pending.find((p) => p.doc.idem?.scope === scope && p.doc.idem.key === key)?.doc.idem ?? null;
+      if (stored) {
+        if (stored.fingerprint !== fingerprint) throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
+        // Answered once durable, like the first answer.
+        if (this.pendingIdem({ scope, key } as IdemRecord)) {
+          await new Promise<void>((resolve) => this.claimWait(scope, key, fingerprint, () => resolve()));
+          continue;
+        }
+        return { answered: true, status: stored.status, response: stored.response };
+      }
+      const c = this.claims.get(`${scope}\0${key}`);
+      if (!c) {
+        this.claims.set(`${scope}\0${key}`, { fingerprint, waiters: [] });
+        return { answered: false };
+      }
+      if (c.fingerprint !== fingerprint) throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key is in use by another request");
+      const answer = await new Promise<IdemClaim | null>((resolve) => c.waiters.push(resolve));
+      if (answer) return answer;
+      // The first one gave up without an answer: try again (perhaps to execute).
+    }
+  }
+
+  private claimWait(scope: string, key: string, fingerprint: string, wake: () => void): void {
+    const id = `${scope}\0${key}`;
+    let c = this.claims.get(id);
+    if (!c) this.claims.set(id, (c = { fingerprint, waiters: [] }));
+    c.waiters.push(() => wake());
+  }
+
+  /** The request ended without an answer to keep (refused, failed): the next one may execute. */
+  idemRelease(scope: string, key: string): void {
+    const id = `${scope}\0${key}`;
+    const c = this.claims.get(id);
+    if (!c) return;
+    this.claims.delete(id);
+    for (const w of c.waiters) w(null);
+  }
+
+  private answerClaim(r: IdemRecord): void {
+    const id = `${r.scope}\0${r.key}`;
+    const c = this.claims.get(id);
+    if (!c) return;
+    this.claims.delete(id);
+    for (const w of c.waiters) w({ answered: true, status: r.status, response: r.response });
+  }
+
+  /** Is this client order id on an open order of the user (committed, or placed by an entry not yet written)? */
+  private clientOrderIdTaken(userId: string, cid: string): boolean {
+    const open = this.store.openOrderByClientId(userId, cid);
+    const closedSince = (orderId: string) => this.pending.some((p) => p.doc.book?.orders.some((o) => o.orderId === orderId && o.remaining === 0));
+    if (open && !closedSince(open)) return true;
+    for (const p of this.pending) {
+      const c = p.doc.book?.command;
+      if (c?.type !== "place" || c.order.userId !== userId || c.order.clientOrderId !== cid) continue;
+      if (!closedSince(c.order.orderId)) return true;
+    }
+    return false;
   }
 
   private marketRow(marketId: string): MarketRow {

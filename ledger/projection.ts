@@ -33,6 +33,9 @@ export function projectEntry(doc: LedgerEntryDoc): ReadModelOp[] {
         holds: 0,
         status: "open",
         cancelReason: null,
+        clientOrderId: o.clientOrderId ?? null,
+        expiresAt: o.expiresAt ?? null,
+        postOnly: o.postOnly ?? false,
         prio: o.prio,
         seq: doc.seq,
         createdAt: o.createdAt,
@@ -48,6 +51,9 @@ export function projectEntry(doc: LedgerEntryDoc): ReadModelOp[] {
 
 /** An order row after a change (the same arithmetic the store does in SQL). */
 export function applyOrderChange(o: OrderDoc, c: OrderChange, seq: number, at: string): void {
+  if (c.quantity !== undefined) o.quantity = c.quantity;
+  if (c.price !== undefined) o.price = c.price;
+  if (c.prio !== undefined) o.prio = c.prio;
   o.filledQuantity += c.filledDelta;
   o.remaining = c.remaining;
   o.cancelledQuantity = o.quantity - o.filledQuantity - o.remaining;

@@ -34,11 +34,20 @@ CREATE TABLE IF NOT EXISTS markets (
 CREATE TABLE IF NOT EXISTS orders (
   order_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, market_id TEXT NOT NULL, side TEXT NOT NULL, outcome TEXT NOT NULL,
   order_type TEXT NOT NULL, price INTEGER NOT NULL, quantity INTEGER NOT NULL, filled INTEGER NOT NULL, remaining INTEGER NOT NULL,
-  cancelled INTEGER NOT NULL, holds INTEGER NOT NULL, status TEXT NOT NULL, cancel_reason TEXT, prio INTEGER NOT NULL,
-  seq INTEGER NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+  cancelled INTEGER NOT NULL, holds INTEGER NOT NULL, status TEXT NOT NULL, cancel_reason TEXT, client_order_id TEXT,
+  expires_at TEXT, post_only INTEGER NOT NULL, prio INTEGER NOT NULL, seq INTEGER NOT NULL, created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS orders_user ON orders(user_id, created_at DESC, order_id DESC);
 CREATE INDEX IF NOT EXISTS orders_resting_user ON orders(user_id, market_id) WHERE remaining > 0;
 CREATE INDEX IF NOT EXISTS orders_resting_market ON orders(market_id, prio) WHERE remaining > 0;
+-- A client order id names one of its user's open orders at a time.
+CREATE UNIQUE INDEX IF NOT EXISTS orders_client_id ON orders(user_id, client_order_id) WHERE remaining > 0 AND client_order_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS orders_client_id_all ON orders(user_id, client_order_id, created_at DESC) WHERE client_order_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS orders_expiry ON orders(expires_at) WHERE remaining > 0 AND expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS idempotency (
+  scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, response TEXT NOT NULL,
+  seq INTEGER NOT NULL, created_at TEXT NOT NULL, PRIMARY KEY (scope, key)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS heartbeats (user_id TEXT PRIMARY KEY, timeout_s INTEGER NOT NULL, deadline TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS trades (
   trade_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, market_id TEXT NOT NULL, order_id TEXT NOT NULL, side TEXT NOT NULL,
   outcome TEXT NOT NULL, venue TEXT NOT NULL, role TEXT NOT NULL, filled_quantity INTEGER NOT NULL, total_cost INTEGER NOT NULL,
@@ -62,6 +71,9 @@ interface OrderRow {
   holds: number;
   status: OrderDoc["status"];
   cancel_reason: string | null;
+  client_order_id: string | null;
+  expires_at: string | null;
+  post_only: number;
   prio: number;
   seq: number;
   created_at: string;
@@ -102,6 +114,9 @@ const orderOf = (r: OrderRow): OrderDoc => ({
   holds: r.holds,
   status: r.status,
   cancelReason: r.cancel_reason,
+  clientOrderId: r.client_order_id,
+  expiresAt: r.expires_at,
+  postOnly: r.post_only === 1,
   prio: r.prio,
   seq: r.seq,
   createdAt: r.created_at,
@@ -197,18 +212,27 @@ export class SqliteMoneyStore implements MoneyStore {
           "ON CONFLICT(market_id) DO UPDATE SET collateral = excluded.collateral, epoch = excluded.epoch, owner = excluded.owner, position = excluded.position, book_seq = excluded.book_seq, pool_yes = excluded.pool_yes, pool_no = excluded.pool_no",
       ),
       insOrder: q(
-        "INSERT INTO orders (order_id, user_id, market_id, side, outcome, order_type, price, quantity, filled, remaining, cancelled, holds, status, cancel_reason, prio, seq, created_at, updated_at) " +
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO orders (order_id, user_id, market_id, side, outcome, order_type, price, quantity, filled, remaining, cancelled, holds, status, cancel_reason, client_order_id, expires_at, post_only, prio, seq, created_at, updated_at) " +
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       changeOrder: q(
-        "UPDATE orders SET filled = filled + ?, remaining = ?, cancelled = quantity - filled - ? - ?, holds = ?, status = ?, " +
-          "cancel_reason = coalesce(?, cancel_reason), seq = ?, updated_at = ? WHERE order_id = ?",
+        "UPDATE orders SET quantity = coalesce(?, quantity), price = coalesce(?, price), prio = coalesce(?, prio), filled = filled + ?, remaining = ?, " +
+          "cancelled = coalesce(?, quantity) - filled - ? - ?, holds = ?, status = ?, cancel_reason = coalesce(?, cancel_reason), seq = ?, updated_at = ? WHERE order_id = ?",
       ),
       insTrade: q(
         "INSERT INTO trades (trade_id, user_id, market_id, order_id, side, outcome, venue, role, filled_quantity, total_cost, fee, fill_ids, settlement_status, settlement_tx, created_at, seq) " +
           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, ?, ?)",
       ),
       settleTrade: q("UPDATE trades SET settlement_status = ?, settlement_tx = ? WHERE trade_id = ?"),
+      insIdem: q("INSERT INTO idempotency (scope, key, fingerprint, status, response, seq, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      idem: q("SELECT fingerprint, status, response FROM idempotency WHERE scope = ? AND key = ?"),
+      upHeartbeat: q("INSERT INTO heartbeats (user_id, timeout_s, deadline) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET timeout_s = excluded.timeout_s, deadline = excluded.deadline"),
+      delHeartbeat: q("DELETE FROM heartbeats WHERE user_id = ?"),
+      heartbeats: q("SELECT user_id AS userId, timeout_s AS timeoutSeconds, deadline FROM heartbeats"),
+      openByClientId: q("SELECT order_id AS orderId FROM orders WHERE user_id = ? AND client_order_id = ? AND remaining > 0"),
+      dueExpiries: q("SELECT order_id AS orderId, market_id AS marketId, expires_at AS expiresAt FROM orders WHERE remaining > 0 AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?"),
+      nextExpiry: q("SELECT min(expires_at) AS at FROM orders WHERE remaining > 0 AND expires_at IS NOT NULL"),
+      openMarketsOf: q("SELECT DISTINCT market_id AS marketId FROM orders WHERE user_id = ? AND remaining > 0"),
       cashAll: q("SELECT account, available, locked FROM cash"),
       posAll: q("SELECT account, market_id AS marketId, outcome, quantity, locked, total_cost AS totalCost, realized_pnl AS realizedPnl, settled FROM positions"),
       marketsAll: q("SELECT market_id AS marketId, collateral, epoch, owner, position, book_seq AS bookSeq, pool_yes AS poolYes, pool_no AS poolNo FROM markets"),
@@ -256,7 +280,7 @@ export class SqliteMoneyStore implements MoneyStore {
               const c = op.change;
               const o = fresh.get(c.orderId);
               if (o) applyOrderChange(o, c, op.seq, op.at);
-              else st.changeOrder.run(c.filledDelta, c.remaining, c.filledDelta, c.remaining, c.holds, c.status, c.reason ?? null, op.seq, op.at, c.orderId);
+              else st.changeOrder.run(c.quantity ?? null, c.price ?? null, c.prio ?? null, c.filledDelta, c.remaining, c.quantity ?? null, c.filledDelta, c.remaining, c.holds, c.status, c.reason ?? null, op.seq, op.at, c.orderId);
               break;
             }
             case "insertTrade": {
@@ -271,8 +295,16 @@ export class SqliteMoneyStore implements MoneyStore {
           }
         }
       }
+      for (const doc of b.docs) {
+        if (doc.idem) st.insIdem.run(doc.idem.scope, doc.idem.key, doc.idem.fingerprint, doc.idem.status, JSON.stringify(doc.idem.response), doc.seq, doc.at);
+        const h = doc.heartbeat;
+        if (h) {
+          if (h.deadline) st.upHeartbeat.run(h.userId, h.timeoutSeconds, h.deadline);
+          else st.delHeartbeat.run(h.userId);
+        }
+      }
       for (const o of fresh.values()) {
-        st.insOrder.run(o._id, o.userId, o.marketId, o.side, o.outcome, o.orderType, o.price, o.quantity, o.filledQuantity, o.remaining, o.cancelledQuantity, o.holds, o.status, o.cancelReason, o.prio, o.seq, o.createdAt, o.updatedAt);
+        st.insOrder.run(o._id, o.userId, o.marketId, o.side, o.outcome, o.orderType, o.price, o.quantity, o.filledQuantity, o.remaining, o.cancelledQuantity, o.holds, o.status, o.cancelReason, o.clientOrderId, o.expiresAt, o.postOnly ? 1 : 0, o.prio, o.seq, o.createdAt, o.updatedAt);
         counts.orders++;
       }
       const last = b.rows[b.rows.length - 1];
@@ -430,15 +462,48 @@ export class SqliteMoneyStore implements MoneyStore {
     return rows.map((r) => ({ orderId: r.order_id, userId: r.user_id, side: r.side, outcome: r.outcome, price: r.price, quantity: r.quantity, remaining: r.remaining, seq: r.prio }));
   }
 
+  /** The answer stored for an Idempotency-Key, if any. */
+  idempotent(scope: string, key: string): { fingerprint: string; status: number; response: unknown } | null {
+    const r = this.st.idem.get(scope, key) as { fingerprint: string; status: number; response: string } | undefined;
+    return r ? { fingerprint: r.fingerprint, status: r.status, response: JSON.parse(r.response) as unknown } : null;
+  }
+
+  /** The user's open order carrying this client order id, if any. */
+  openOrderByClientId(userId: string, clientOrderId: string): string | null {
+    const r = this.st.openByClientId.get(userId, clientOrderId) as { orderId: string } | undefined;
+    return r ? r.orderId : null;
+  }
+
+  heartbeats(): Array<{ userId: string; timeoutSeconds: number; deadline: string }> {
+    return this.st.heartbeats.all() as Array<{ userId: string; timeoutSeconds: number; deadline: string }>;
+  }
+
+  dueExpiries(now: string, limit: number): Array<{ orderId: string; marketId: string; expiresAt: string }> {
+    return this.st.dueExpiries.all(now, limit) as Array<{ orderId: string; marketId: string; expiresAt: string }>;
+  }
+
+  nextExpiry(): string | null {
+    return (this.st.nextExpiry.get() as { at: string | null }).at;
+  }
+
+  openMarketsOf(userId: string): string[] {
+    return (this.st.openMarketsOf.all(userId) as Array<{ marketId: string }>).map((r) => r.marketId);
+  }
+
+  private readonly orderQueries = new Map<string, { items: Database.Statement; total: Database.Statement }>();
+
   async orders(q: OrderQuery): Promise<{ items: OrderDoc[]; total: number }> {
     const where = ["user_id = @userId"];
     if (q.marketId) where.push("market_id = @marketId");
+    if (q.clientOrderId) where.push("client_order_id = @clientOrderId");
     if (q.status === "open") where.push("remaining > 0");
     else if (q.status === "closed") where.push("remaining = 0");
-    const params = { userId: q.userId, marketId: q.marketId ?? null, limit: q.pageSize, offset: (q.page - 1) * q.pageSize };
+    const params = { userId: q.userId, marketId: q.marketId ?? null, clientOrderId: q.clientOrderId ?? null, limit: q.pageSize, offset: (q.page - 1) * q.pageSize };
     const sql = `FROM orders WHERE ${where.join(" AND ")}`;
-    const items = (this.db.prepare(`SELECT * ${sql} ORDER BY created_at DESC, order_id DESC LIMIT @limit OFFSET @offset`).all(params) as OrderRow[]).map(orderOf);
-    const total = (this.db.prepare(`SELECT count(*) AS n ${sql}`).get(params) as { n: number }).n;
+    let st = this.orderQueries.get(sql);
+    if (!st) this.orderQueries.set(sql, (st = { items: this.db.prepare(`SELECT * ${sql} ORDER BY created_at DESC, order_id DESC LIMIT @limit OFFSET @offset`), total: this.db.prepare(`SELECT count(*) AS n ${sql}`) }));
+    const items = (st.items.all(params) as OrderRow[]).map(orderOf);
+    const total = (st.total.get(params) as { n: number }).n;
     return { items, total };
   }
 

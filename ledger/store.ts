@@ -92,6 +92,17 @@ export interface MoneyStore {
   trades(userId: string, page: number, pageSize: number): Promise<{ items: TradeDoc[]; total: number }>;
   trade(tradeId: string): Promise<TradeDoc | null>;
   readModelFacts(): Promise<ReadModelFacts>;
+  /** The answer stored for an Idempotency-Key of `scope` (the caller), if any. */
+  idempotent(scope: string, key: string): { fingerprint: string; status: number; response: unknown } | null;
+  /** The user's open order carrying this client order id, if any. */
+  openOrderByClientId(userId: string, clientOrderId: string): string | null;
+  /** Armed dead man's switches. */
+  heartbeats(): Array<{ userId: string; timeoutSeconds: number; deadline: string }>;
+  /** Resting GTD orders whose time has come, oldest deadline first. */
+  dueExpiries(now: string, limit: number): Array<{ orderId: string; marketId: string; expiresAt: string }>;
+  nextExpiry(): string | null;
+  /** Markets where the user has open orders. */
+  openMarketsOf(userId: string): string[];
   /** Every order and trade row as stored (full verification compares them with a replay). */
   allOrders(onRow: (o: OrderDoc) => void): Promise<void>;
   allTrades(onRow: (t: TradeDoc) => void): Promise<void>;

@@ -32,9 +32,29 @@ export interface LedgerEntryDoc {
   /** A market changed hands: from this entry on only `fence.node` under `fence.epoch` writes it. */
   fence?: FenceRecord;
   settlement?: SettlementRecord;
+  /** The answer to an Idempotency-Key request, journaled with the command it answers. */
+  idem?: IdemRecord;
+  /** A dead man's switch armed (deadline) or disarmed (null). */
+  heartbeat?: HeartbeatRecord;
   at: string;
   /** Present on entries read back from the journal. */
   hash?: string;
+}
+
+/** `scope` is the caller (user id); the key is theirs; the fingerprint is of the request it named. */
+export interface IdemRecord {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  status: number;
+  response: unknown;
+}
+
+export interface HeartbeatRecord {
+  userId: string;
+  timeoutSeconds: number;
+  /** ISO time after which every open order of the user is cancelled; null when disarmed. */
+  deadline: string | null;
 }
 
 export interface LedgerSnapshotDoc {
@@ -70,6 +90,10 @@ export interface OrderDoc {
   holds: number;
   status: OrderStatus;
   cancelReason: string | null;
+  clientOrderId: string | null;
+  /** GTD: when the rest is cancelled with status `expired`. */
+  expiresAt: string | null;
+  postOnly: boolean;
   /** Time priority in its market's book (the book's seq of its acceptance). */
   prio: number;
   /** Ledger seq of the order's latest change. */
@@ -81,9 +105,26 @@ export interface OrderDoc {
 export type BookCommand =
   | { type: "route"; orderId: string; userId: string; side: Side; outcome: Outcome; quantity: number; mode: "AMM" | "ROUTE" }
   | { type: "ammFund"; liquidity: number }
-  | { type: "place"; order: { orderId: string; userId: string; side: Side; outcome: Outcome; price: number; quantity: number; orderType: OrderType; createdAt: string; prio: number } }
+  | { type: "place"; order: PlacedOrder }
   | { type: "cancel"; orderId: string; userId?: string }
+  | { type: "cancelMany"; userId: string; reason: string }
+  | { type: "amend"; orderId: string; userId: string; price: number; quantity: number; keepsPriority: boolean }
   | { type: "cancelAll"; reason: string };
+
+export interface PlacedOrder {
+  orderId: string;
+  userId: string;
+  side: Side;
+  outcome: Outcome;
+  price: number;
+  quantity: number;
+  orderType: OrderType;
+  createdAt: string;
+  prio: number;
+  clientOrderId?: string;
+  expiresAt?: string;
+  postOnly?: boolean;
+}
 
 /**
  * One command of a market's book as committed, inside the ledger entry that moves its money: the

@@ -38,7 +38,7 @@ type LedgerThis = Service & {
   notifyChanges(batch: LedgerEntryDoc[]): void;
 };
 
-const STATUS: Record<LedgerFault["kind"], number> = { rejected: 400, moved: 503, unavailable: 503, restarted: 503 };
+const STATUS: Record<LedgerFault["kind"], number> = { rejected: 400, conflict: 409, moved: 503, unavailable: 503, restarted: 503 };
 const isUser = (account: string) => account.startsWith("usr_");
 
 export function tradeView(t: TradeDoc) {

@@ -5,6 +5,7 @@ import type { BookEvent, Order, OrderType, Outcome, PriceLevel, RestingOrder, Si
 
 type Cmd =
   | { kind: "place"; user: number; side: Side; outcome: Outcome; price: number; qty: number; type: OrderType; reuse: number | null }
+  | { kind: "replace"; target: number; price: number; qty: number }
   | { kind: "cancel"; target: number; as: "none" | "owner" | "other" }
   | { kind: "cancelUnknown" }
   | { kind: "cancelAll" };
@@ -39,7 +40,7 @@ function cmdArb(users: number): fc.Arbitrary<Cmd> {
         outcome,
         price,
         qty,
-        type: fc.constantFrom<OrderType>("GTC", "GTC", "GTC", "FOK"),
+        type: fc.constantFrom<OrderType>("GTC", "GTC", "GTD", "FOK", "FAK"),
         // Mostly fresh ids; sometimes a previous one (live = DUPLICATE_ORDER, finished = legal reuse).
         reuse: fc.oneof({ weight: 15, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.nat() }),
       }),
@@ -48,6 +49,8 @@ function cmdArb(users: number): fc.Arbitrary<Cmd> {
       weight: 8,
       arbitrary: fc.record({ kind: fc.constant("cancel" as const), target: fc.nat(), as: fc.constantFrom("none" as const, "owner" as const, "other" as const) }),
     },
+    // An amend that loses priority: the resting order cancelled and placed again under its id.
+    { weight: 4, arbitrary: fc.record({ kind: fc.constant("replace" as const), target: fc.nat(), price: fc.integer({ min: 44, max: 56 }), qty: fc.integer({ min: 1, max: 30 }) }) },
     { weight: 1, arbitrary: fc.constant({ kind: "cancelUnknown" as const }) },
     { weight: 1, arbitrary: fc.constant({ kind: "cancelAll" as const }) },
   );
@@ -66,17 +69,19 @@ const probeArb: fc.Arbitrary<Probe> = fc.record(
 
 /** Shared driver state: turns abstract commands into concrete orders identically for both books. */
 class Driver {
-  private placed: Array<{ id: string; user: string }> = [];
+  private placed: Array<{ id: string; user: string; side: Side; outcome: Outcome }> = [];
   private next = 0;
   /** The order of the latest place command (for preview). */
   lastOrder: Order | null = null;
+  /** The new terms of the latest replace command. */
+  lastReplace: Order | null = null;
 
   command(c: Cmd): (b: OrderBook | ReferenceBook) => BookEvent[] {
     switch (c.kind) {
       case "place": {
         const user = `u${c.user}`;
         const id = c.reuse !== null && this.placed.length > 0 ? this.placed[c.reuse % this.placed.length].id : `o${this.next++}`;
-        this.placed.push({ id, user });
+        this.placed.push({ id, user, side: c.side, outcome: c.outcome });
         const o: Order = { orderId: id, userId: user, side: c.side, outcome: c.outcome, price: c.price, quantity: c.qty, orderType: c.type };
         this.lastOrder = o;
         return (b) => b.place({ ...o });
@@ -86,6 +91,15 @@ class Driver {
         const t = this.placed[c.target % this.placed.length];
         const as = c.as === "none" ? undefined : c.as === "owner" ? t.user : `${t.user}x`;
         return (b) => b.cancel(t.id, as);
+      }
+      case "replace": {
+        this.lastOrder = null;
+        this.lastReplace = null;
+        if (this.placed.length === 0) return () => [];
+        const t = this.placed[c.target % this.placed.length];
+        const o: Order = { orderId: t.id, userId: t.user, side: t.side, outcome: t.outcome, price: c.price, quantity: c.qty, orderType: "GTC" };
+        this.lastReplace = o;
+        return (b) => (b.openOrders().some((r) => r.orderId === t.id && r.userId === t.user) ? [...b.cancel(t.id, t.user), ...b.place({ ...o })] : []);
       }
       case "cancelUnknown":
         return (b) => b.cancel("unknown", "u0");
@@ -99,17 +113,24 @@ class Driver {
 class Ledger {
   private live = new Map<string, { original: number; filled: number; cancelled: number }>();
 
-  apply(placedQty: number | null, events: BookEvent[]): void {
+  apply(placedQty: number | null, events: BookEvent[], fak = false): void {
+    let taker: string | null = null;
     for (const e of events) {
       if (e.type === "accepted") {
         if (placedQty === null) throw new Error("accepted outside place");
         this.live.set(e.orderId, { original: placedQty, filled: 0, cancelled: 0 });
+        taker = e.orderId;
       } else if (e.type === "fill") {
         this.rec(e.makerOrderId).filled += e.quantity;
         this.rec(e.takerOrderId).filled += e.quantity;
       } else if (e.type === "cancelled") {
         this.rec(e.orderId).cancelled += e.remaining;
       }
+    }
+    // A fill-and-kill never rests: what it did not fill is cancelled.
+    if (fak && taker !== null && !events.some((e) => e.type === "rested")) {
+      const r = this.rec(taker);
+      r.cancelled = r.original - r.filled;
     }
   }
 
@@ -175,7 +196,13 @@ function run(cmds: Array<[Cmd, Probe]>, book: OrderBook, ref: ReferenceBook, dri
     const exec = driver.command(c);
     const before = book.seq;
     // preview() predicts place() exactly and changes nothing.
-    const preview = c.kind === "place" && driver.lastOrder ? book.preview({ ...driver.lastOrder }) : null;
+    const live = (id: string) => book.openOrders().some((r) => r.orderId === id);
+    const preview =
+      c.kind === "place" && driver.lastOrder
+        ? book.preview({ ...driver.lastOrder })
+        : c.kind === "replace" && driver.lastReplace && live(driver.lastReplace.orderId) && book.getOrder(driver.lastReplace.orderId)?.userId === driver.lastReplace.userId
+          ? book.preview({ ...driver.lastReplace }, { replacing: true })
+          : null;
     if (preview) {
       expect(book.seq).toBe(before);
       same(book.checkIntegrity(), []);
@@ -186,7 +213,7 @@ function run(cmds: Array<[Cmd, Probe]>, book: OrderBook, ref: ReferenceBook, dri
     same(got, want);
     same(got.map((e) => e.seq), got.map((_, i) => before + 1 + i));
     expect(book.seq).toBe(before + got.length);
-    ledger.apply(c.kind === "place" ? c.qty : null, got);
+    ledger.apply(c.kind === "place" || c.kind === "replace" ? c.qty : null, got, c.kind === "place" && c.type === "FAK");
     ledger.check(book.openOrders());
     checkInvariants(book, ref, probe);
   }
