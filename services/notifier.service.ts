@@ -64,15 +64,18 @@ type NotifierThis = Service &
     /** The cursor as last written. */
     storedCursor: number;
     stopping: boolean;
-    pulling: Promise<void> | null;
+    pulling: Promise<boolean> | null;
     pullAgain: boolean;
+    /** Whether the ledger answered: not yet since the start, reachable, or gone since (logged once). */
+    ledger: "starting" | "up" | "away";
     delivering: Promise<void> | null;
     deliverAgain: boolean;
     sending: Map<AbortController, Promise<void>>;
     timers: Set<NodeJS.Timeout>;
     chatIds: Map<string, { chatId: number | null; at: number }>;
     titles: Map<string, string>;
-    pull(): Promise<void>;
+    /** Read the journal up to its end; false when it could not (the ledger unreachable, a failure). */
+    pull(): Promise<boolean>;
     pullJournal(): Promise<void>;
     create(drafts: AnyDraft[]): Promise<number>;
     chatIdOf(userId: string): Promise<number | null>;
@@ -158,6 +161,10 @@ const NotifierService = defineService<NotifierThis>({
   },
 
   events: {
+    // A ledger (re)joining: catch up at once instead of at the next poll.
+    "$services.changed"(this: NotifierThis) {
+      if (this.ledger !== "up" && this.broker.registry.actions.isAvailable("ledger.entriesAfter")) void this.pull();
+    },
     // Hints only: the journal cursor is the source of truth for fills and money movements.
     "ledger.tradeCreated"(this: NotifierThis) {
       void this.pull();
@@ -221,7 +228,7 @@ const NotifierService = defineService<NotifierThis>({
 
   methods: {
     /** Single flight: concurrent callers share the running pull, which runs once more if asked meanwhile. */
-    pull(this: NotifierThis): Promise<void> {
+    pull(this: NotifierThis): Promise<boolean> {
       if (this.pulling) {
         this.pullAgain = true;
         return this.pulling;
@@ -230,12 +237,21 @@ const NotifierService = defineService<NotifierThis>({
         try {
           do {
             this.pullAgain = false;
+            // Not before the ledger is reachable (a start, another node restarting): no call that
+            // can only fail; `$services.changed` pulls as soon as it is.
+            if (!this.broker.registry.actions.isAvailable("ledger.entriesAfter")) {
+              if (this.ledger === "up") this.logger.warn("the ledger is unreachable; journal pulls wait for it");
+              if (this.ledger !== "starting") this.ledger = "away";
+              return false;
+            }
+            if (this.ledger === "away") this.logger.info("the ledger is reachable again; reading the journal");
+            this.ledger = "up";
             await this.pullJournal();
           } while (this.pullAgain && !this.stopping);
+          return true;
         } catch (err) {
-          // At a start the ledger may not be registered yet: one line, not a stack trace.
-          if (err instanceof Errors.ServiceNotFoundError) this.logger.info(`journal pull waits for the ledger (${err.message}); retrying on the next poll`);
-          else this.logger.warn("journal pull failed; retrying on the next poll", err);
+          this.logger.warn("journal pull failed; retrying on the next poll", err);
+          return false;
         } finally {
           this.pulling = null;
         }
@@ -459,6 +475,7 @@ const NotifierService = defineService<NotifierThis>({
     this.stopping = false;
     this.pulling = null;
     this.pullAgain = false;
+    this.ledger = "starting";
     this.delivering = null;
     this.deliverAgain = false;
     this.sending = new Map();
