@@ -205,6 +205,47 @@ describe("Dockerfile", () => {
   });
 });
 
+describe("package-lock.json (the image and CI install with `npm ci`)", () => {
+  const pkg = JSON.parse(read("package.json"));
+  const lock = JSON.parse(read("package-lock.json"));
+  const packages: Record<string, Any> = lock.packages;
+
+  /** Where Node finds `name` from the package at `from` (its own node_modules, then each parent's). */
+  function resolveIn(from: string, name: string): string | undefined {
+    let base = from;
+    for (;;) {
+      const candidate = `${base ? `${base}/` : ""}node_modules/${name}`;
+      if (packages[candidate]) return candidate;
+      if (!base) return undefined;
+      const cut = base.lastIndexOf("/node_modules/");
+      base = cut < 0 ? "" : base.slice(0, cut);
+    }
+  }
+
+  test("the root entry states package.json's dependencies exactly", () => {
+    expect(packages[""].dependencies).toEqual(pkg.dependencies);
+    expect(packages[""].devDependencies).toEqual(pkg.devDependencies);
+  });
+
+  test("every dependency, optional ones for other platforms included, has its entry (npm 11's `npm ci` refuses a lock without them)", () => {
+    const missing: string[] = [];
+    for (const [path, entry] of Object.entries(packages)) {
+      for (const field of ["dependencies", "optionalDependencies"]) {
+        for (const name of Object.keys(entry[field] ?? {})) if (!resolveIn(path, name)) missing.push(`${path || "(root)"} -> ${name}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  test("every dependency install script is reviewed in allowScripts (npm 11 skips unlisted ones silently)", () => {
+    const withScripts = Object.entries(packages)
+      .filter(([, e]) => e.hasInstallScript)
+      .map(([path]) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length));
+    const reviewed = new Set(Object.keys(pkg.allowScripts ?? {}).map((k) => k.replace(/(.)@[^@]*$/, "$1")));
+    expect(withScripts.filter((n) => !reviewed.has(n))).toEqual([]);
+  });
+});
+
 describe("docker-compose.yml", () => {
   test("backing services: NATS (no JetStream), MongoDB 4.4 single-node replica set with init, Redis", () => {
     const { nats, mongo, redis } = composeServices;
