@@ -233,12 +233,12 @@ const NotifierService = defineService<NotifierThis>({
         this.pullAgain = true;
         return this.pulling;
       }
-      this.pulling = (async () => {
+      const run = async (): Promise<boolean> => {
         try {
           do {
             this.pullAgain = false;
             // Not before the ledger is reachable (a start, another node restarting): no call that
-            // can only fail; `$services.changed` pulls as soon as it is.
+            // can only fail; `$services.changed` and the poll pull as soon as it is.
             if (!this.broker.registry.actions.isAvailable("ledger.entriesAfter")) {
               if (this.ledger === "up") this.logger.warn("the ledger is unreachable; journal pulls wait for it");
               if (this.ledger !== "starting") this.ledger = "away";
@@ -252,11 +252,14 @@ const NotifierService = defineService<NotifierThis>({
         } catch (err) {
           this.logger.warn("journal pull failed; retrying on the next poll", err);
           return false;
-        } finally {
-          this.pulling = null;
         }
-      })();
-      return this.pulling;
+      };
+      // Cleared once settled (run() may finish before this assignment when it never awaits).
+      const pulling: Promise<boolean> = run().finally(() => {
+        if (this.pulling === pulling) this.pulling = null;
+      });
+      this.pulling = pulling;
+      return pulling;
     },
 
     async pullJournal(this: NotifierThis) {
