@@ -39,7 +39,14 @@ export function stopOnSignals(broker: ServiceBroker, extra: string[] = []): void
 }
 
 async function main(): Promise<void> {
-  const cfg = loadConfig();
+  let cfg: AppConfig;
+  try {
+    cfg = loadConfig();
+  } catch (err) {
+    // A setting or the data dir refuses the start: the reason is the whole message.
+    console.error((err as Error).message);
+    process.exit(1);
+  }
   const broker = createNode(cfg);
   stopOnSignals(broker);
   await broker.start();

@@ -5,7 +5,7 @@ import { Address, Cell, internal, toNano } from "@ton/core";
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
 import { SerialQueue } from "../lib/serial";
-import { configOf, persistentSecret, type AppConfig, type ChainConfig } from "../lib/config";
+import { configOf, type AppConfig, type ChainConfig } from "../lib/config";
 import { badRequest, conflict, DomainError, notFound, validationError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
@@ -837,7 +837,9 @@ const ChainService = defineService<ChainThis>({
    */
   started(this: ChainThis) {
     const { dataDir } = this.cfg;
-    const secret = this.ccfg.masterSecret ?? (dataDir === ":memory:" ? randomBytes(32).toString("hex") : persistentSecret(dataDir, "chainMasterSecret"));
+    // loadConfig settles it for a node that runs the chain (MASTER_SECRET or the data dir's).
+    const secret = this.ccfg.masterSecret;
+    if (!secret) throw new Error("no chain master secret: set MASTER_SECRET (loadConfig gives one to every node whose SERVICES include chain)");
     this.keys = new KeyRing(secret);
     const log = (msg: string) => this.logger.info(msg);
     if (this.cfg.chain === "sandbox") {

@@ -252,12 +252,15 @@ describe("the notifier's journal cursor survives restarts", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "pmx-notifier-"));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   const WITHOUT_NOTIFIER = { SERVICES: "api,auth,catalog,book,router,ledger" };
+  // The data dir is first written by a node without the chain: the chain's secret comes from the
+  // environment (a data dir with data never gets a new one, lib/secrets.ts).
+  const KEPT = { ...ENV, MASTER_SECRET: "5a".repeat(32) };
 
   test("fills made while the notifier was down are notified when it starts, each once", async () => {
     const wa = TestWallet.random();
     const wb = TestWallet.random();
     // 1) No notifier at all: trade.
-    let srv = await startServer({ ...ENV, ...WITHOUT_NOTIFIER }, { dataDir });
+    let srv = await startServer({ ...KEPT, ...WITHOUT_NOTIFIER }, { dataDir });
     let a = await srv.login(wa);
     let b = await srv.login(wb);
     await fund(srv.broker, a.userId, 100 * SHARE);
@@ -269,7 +272,7 @@ describe("the notifier's journal cursor survives restarts", () => {
     await srv.stop();
 
     // 2) With the notifier: it catches up from the start of the journal.
-    srv = await startServer(ENV, { dataDir });
+    srv = await startServer(KEPT, { dataDir });
     a = await srv.login(wa);
     b = await srv.login(wb);
     let items = await eventually(srv, b, (i) => ofType(i, "TRADE_FILLED").length === 1);
@@ -279,14 +282,14 @@ describe("the notifier's journal cursor survives restarts", () => {
     await srv.stop();
 
     // 3) Down again while more trades happen; 4) back up: only the new ones are added.
-    srv = await startServer({ ...ENV, ...WITHOUT_NOTIFIER }, { dataDir });
+    srv = await startServer({ ...KEPT, ...WITHOUT_NOTIFIER }, { dataDir });
     a = await srv.login(wa);
     b = await srv.login(wb);
     await place(a, { side: "BUY", outcome: "YES", price: 0.55, quantity: 2 * SHARE });
     const t2 = (await place(b, { side: "BUY", outcome: "NO", price: 0.45, quantity: 2 * SHARE })).body.data.tradeId;
     await srv.stop();
 
-    srv = await startServer(ENV, { dataDir });
+    srv = await startServer(KEPT, { dataDir });
     b = await srv.login(wb);
     items = await eventually(srv, b, (i) => ofType(i, "TRADE_FILLED").length === 2);
     expect(ofType(items, "TRADE_FILLED").map((i) => i.id)).toEqual([`TRADE_FILLED:${t2}`, `TRADE_FILLED:${t1}`]);
