@@ -1,4 +1,4 @@
-import { Errors, type Service } from "moleculer";
+import type { Service } from "moleculer";
 import { Api } from "grammy";
 import { defineService } from "../lib/service";
 import { configOf, type AppConfig } from "../lib/config";
@@ -9,8 +9,9 @@ import { page, type Page } from "../gateway/envelope";
 import type { PositionState } from "../engine/accounts";
 import type { LedgerEntryDoc } from "../models/trading";
 import type { UserDoc } from "../models/user";
+import type { SettledTrade } from "../models/chain";
 import { notificationItem, type HolderPositions, type NotificationDoc, type NotificationItem, type NotifierCursorDoc, type NotifierJobDoc } from "../models/notification";
-import { draftsFromEntry, marketOf, notificationId, type AnyDraft } from "../notifier/derive";
+import { draftsFromEntry, marketOf, notificationId, settlementDrafts, type AnyDraft } from "../notifier/derive";
 import { render, telegramText } from "../notifier/texts";
 import { classifyFailure, DELIVERY_LEASE_MS, nextRetryDelay, PUSH_MAX_AGE_MS, retryPolicy, type RetryPolicy } from "../notifier/policy";
 
@@ -31,10 +32,12 @@ const MAX_SENDING = 8;
 const CHAT_CACHE_MS = 60_000;
 const CURSOR_ID = "ledger";
 
+/** A settlement batch's outcome for the trades in it (the chain service's settlement notices). */
 export interface TradeSettledParams {
-  tradeIds: string[];
-  status?: "confirmed" | "failed";
+  batchId: string;
+  status: "confirmed" | "failed";
   txHash?: string | null;
+  trades: SettledTrade[];
 }
 
 export interface MarkReadParams {
@@ -140,10 +143,18 @@ const NotifierService = defineService<NotifierThis>({
       },
     },
 
-    /** Internal: settlement outcome of trades (the chain service); callable so it can be retried. */
+    /**
+     * Internal: a settlement batch's outcome (the chain service, until this call succeeds): one
+     * notification per owner and market of the batch's trades, however often it is told.
+     */
     tradeSettled: {
       visibility: "public",
-      params: { tradeIds: { type: "array", items: "string", min: 1, max: 1000 }, status: { type: "enum", values: ["confirmed", "failed"], optional: true }, txHash: { type: "string", optional: true, nullable: true } },
+      params: {
+        batchId: { type: "string", min: 1, max: 100 },
+        status: { type: "enum", values: ["confirmed", "failed"] },
+        txHash: { type: "string", optional: true, nullable: true },
+        trades: { type: "array", min: 1, max: 100_000, items: { type: "object", strict: "remove", props: { tradeId: "string", userId: "string", marketId: "string" } } },
+      },
       async handler(this: NotifierThis, ctx: AppContext<TradeSettledParams>) {
         return { created: await this.settle(ctx.params) };
       },
@@ -211,12 +222,6 @@ const NotifierService = defineService<NotifierThis>({
         return this.create([
           { id: notificationId("WITHDRAWAL_FAILED", w.withdrawalId), userId: w.userId, type: "WITHDRAWAL_FAILED", createdAt: new Date().toISOString(), metadata: { withdrawalId: w.withdrawalId, amount: String(w.amount), reason: String(w.reason ?? "unknown reason").slice(0, 300) } },
         ]).catch((err) => this.logger.warn("WITHDRAWAL_FAILED notification failed", err));
-      },
-    },
-    "trade.settled": {
-      handler(this: NotifierThis, ctx: AppContext<TradeSettledParams>) {
-        if (!Array.isArray(ctx.params.tradeIds)) return;
-        return this.settle(ctx.params).catch((err) => this.logger.warn("settlement notifications failed", err));
       },
     },
     "auth.telegramLinked": {
@@ -373,15 +378,9 @@ const NotifierService = defineService<NotifierThis>({
       await this.stores.notifierJobs.remove({ _id: job._id });
     },
 
-    /** SETTLEMENT_CONFIRMED / _FAILED for trades the notifier has seen (their TRADE_FILLED names the owner). */
+    /** SETTLEMENT_CONFIRMED / _FAILED: one per user and market of a batch (its trades share the transaction). */
     async settle(this: NotifierThis, p: TradeSettledParams): Promise<number> {
-      await this.pull();
-      const type = p.status === "failed" ? "SETTLEMENT_FAILED" : "SETTLEMENT_CONFIRMED";
-      const fills = (await this.stores.notifications.find({ _id: { $in: p.tradeIds.map((id) => notificationId("TRADE_FILLED", id)) } })) as NotificationDoc<"TRADE_FILLED">[];
-      const at = new Date().toISOString();
-      return this.create(
-        fills.map((f) => ({ id: notificationId(type, f.metadata.tradeId), userId: f.userId, type, createdAt: at, metadata: { marketId: f.metadata.marketId, tradeId: f.metadata.tradeId, txHash: p.txHash ?? null } })),
-      );
+      return this.create(settlementDrafts(p.batchId, p.status, p.txHash ?? null, p.trades, new Date().toISOString()));
     },
 
     /** Single flight over due deliveries; never awaited by anything on the trading path. */
