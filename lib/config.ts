@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { dataDirSecrets, JWT_SECRET_SPEC, MASTER_SECRET_SPEC } from "./secrets";
+import { parseTrustedProxyList } from "../gateway/proxies";
 
 /** Every service a node can run; `SERVICES` picks a subset (roles expand to several). */
 export const ALL_SERVICES = ["api", "auth", "catalog", "book", "amm", "router", "ledger", "chain", "notifier"] as const;
@@ -32,7 +33,7 @@ export interface AppConfig {
   jwtSecret: string;
   adminKey?: string;
   services: ServiceName[];
-  /** Remote addresses whose X-Forwarded-For is believed (reverse proxies we run). */
+  /** Addresses and CIDR ranges whose X-Forwarded-For is believed (reverse proxies we run). */
   trustedProxies: string[];
   rateLimit: RateLimitConfig;
   telegramBotToken?: string;
@@ -188,7 +189,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     jwtSecret,
     adminKey: env.ADMIN_KEY || undefined,
     services,
-    trustedProxies: (env.TRUSTED_PROXIES || "").split(",").map((s) => s.trim()).filter(Boolean),
+    trustedProxies: parseTrustedProxyList(env.TRUSTED_PROXIES),
     rateLimit: {
       windowMs: int(env, "RATE_WINDOW_MS", 60_000),
       read: int(env, "RATE_LIMIT_READ", 100),

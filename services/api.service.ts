@@ -12,6 +12,7 @@ import { forbidden, notFound, unauthorized } from "../lib/errors";
 import type { RequestMeta, SessionUser } from "../mixins/context";
 import SocketGateway, { SOCKET_ACTIONS } from "../gateway/socket";
 import { readiness } from "../gateway/readiness";
+import { trustedProxies, type TrustedProxies } from "../gateway/proxies";
 import { OPENAPI_JSON } from "../gateway/openapi";
 
 /** The REST contract's routes by rate category; every other path is a 404. */
@@ -73,6 +74,7 @@ interface ApiThis extends Service {
   bearer(req: Req): string | undefined;
   resolveUser(ctx: Context<unknown, RequestMeta>, token: string | undefined): Promise<SessionUser | null>;
   health(res: ServerResponse, ready: boolean): void;
+  proxies: TrustedProxies;
   routedActions: string[];
 }
 
@@ -142,12 +144,12 @@ const ApiService = defineService<ApiThis>({
     clientIp(this: ApiThis, req: Req): string {
       const remote = req.socket.remoteAddress ?? "unknown";
       // X-Forwarded-For is client-controlled unless the hop that sent it is a proxy we run.
-      if (!this.cfg.trustedProxies.includes(remote)) return remote;
+      if (!this.proxies.has(remote)) return remote;
       const chain = String(req.headers["x-forwarded-for"] ?? "")
         .split(",")
         .map((s) => s.trim())
         .filter(Boolean);
-      for (let i = chain.length - 1; i >= 0; i--) if (!this.cfg.trustedProxies.includes(chain[i])) return chain[i];
+      for (let i = chain.length - 1; i >= 0; i--) if (!this.proxies.has(chain[i])) return chain[i];
       return remote;
     },
 
@@ -193,6 +195,7 @@ const ApiService = defineService<ApiThis>({
   created(this: ApiThis) {
     const cfg = configOf(this.broker);
     this.cfg = cfg;
+    this.proxies = trustedProxies(cfg.trustedProxies);
     this.settings.port = cfg.port;
     this.settings.ip = cfg.host;
     if (cfg.redisUrl) this.redis = new IORedis(cfg.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
