@@ -83,6 +83,18 @@ describe("embedded server process: secrets over existing data", () => {
     return srv.output;
   }
 
+  /** A start with these settings takes the data's keys: the first run's token and deposit address are valid. */
+  async function expectSameKeys(env: Record<string, string> = {}) {
+    const { srv, url } = await started(env);
+    try {
+      const dep = await fetch(`${url}/api/v1/deposit-address`, { headers: { authorization: `Bearer ${token}` } });
+      expect(dep.status).toBe(200);
+      expect((await json(dep)).address).toBe(depositAddress);
+    } finally {
+      expect(await srv.stop()).toBe(0);
+    }
+  }
+
   const listing = (d: string) => readdirSync(d).sort();
   const json = async (res: Response) => ((await res.json()) as { data: Record<string, string> }).data;
 
@@ -118,14 +130,7 @@ describe("embedded server process: secrets over existing data", () => {
   });
 
   test("started with JWT_SECRET and MASTER_SECRET set to the data's values: the old token and deposit address are valid", async () => {
-    const { srv, url } = await started({ JWT_SECRET: saved.jwtSecret, MASTER_SECRET: saved.chainMasterSecret });
-    try {
-      const dep = await fetch(`${url}/api/v1/deposit-address`, { headers: { authorization: `Bearer ${token}` } });
-      expect(dep.status).toBe(200);
-      expect((await json(dep)).address).toBe(depositAddress);
-    } finally {
-      expect(await srv.stop()).toBe(0);
-    }
+    await expectSameKeys({ JWT_SECRET: saved.jwtSecret, MASTER_SECRET: saved.chainMasterSecret });
     // Given by the environment, nothing was written.
     expect(existsSync(join(dataDir, "secrets.json"))).toBe(false);
   });
@@ -145,13 +150,6 @@ describe("embedded server process: secrets over existing data", () => {
 
   test("the file restored: the start takes the same keys (old token, same deposit address)", async () => {
     writeFileSync(join(dataDir, "secrets.json"), JSON.stringify(saved), { mode: 0o600 });
-    const { srv, url } = await started();
-    try {
-      const dep = await fetch(`${url}/api/v1/deposit-address`, { headers: { authorization: `Bearer ${token}` } });
-      expect(dep.status).toBe(200);
-      expect((await json(dep)).address).toBe(depositAddress);
-    } finally {
-      expect(await srv.stop()).toBe(0);
-    }
+    await expectSameKeys();
   });
 });
