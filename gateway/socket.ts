@@ -168,6 +168,9 @@ const SOCKET_EVENTS = [
   "auth.sessionRevoked",
 ] as const;
 
+/** Actions the socket layer calls (readiness checks them with the REST routes'). */
+export const SOCKET_ACTIONS = ["book.depth", "auth.resolveToken"] as const;
+
 const KNOWN_EVENTS = new Set(["ping", "subscribe", "unsubscribe", "call"]);
 
 const errorMsg = (code: ErrorMessage["code"], message: string, channel?: ErrorMessage["channel"]): ErrorMessage =>

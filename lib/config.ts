@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
+import { dataDirSecrets, JWT_SECRET_SPEC, MASTER_SECRET_SPEC } from "./secrets";
+import { parseTrustedProxyList } from "../gateway/proxies";
 
 /** Every service a node can run; `SERVICES` picks a subset (roles expand to several). */
 export const ALL_SERVICES = ["api", "auth", "catalog", "book", "amm", "router", "ledger", "chain", "notifier"] as const;
@@ -32,7 +33,7 @@ export interface AppConfig {
   jwtSecret: string;
   adminKey?: string;
   services: ServiceName[];
-  /** Remote addresses whose X-Forwarded-For is believed (reverse proxies we run). */
+  /** Addresses and CIDR ranges whose X-Forwarded-For is believed (reverse proxies we run). */
   trustedProxies: string[];
   rateLimit: RateLimitConfig;
   telegramBotToken?: string;
@@ -66,7 +67,7 @@ export interface ChainConfig {
   apiKey?: string;
   /** Canonical USDT jetton minter (the `ton` adapter; the sandbox deploys its own). */
   usdtMinter?: string;
-  /** Hex master secret every chain key derives from; else generated once into DATA_DIR (memory with ":memory:"). */
+  /** Hex master secret every chain key derives from: MASTER_SECRET, else the data dir's (lib/secrets.ts) on a node running the chain. */
   masterSecret?: string;
   /** Withdrawal bounds per request, micro-USDT, inclusive. */
   withdrawMin: number;
@@ -156,31 +157,23 @@ export function parseServices(raw: string | undefined): ServiceName[] {
   return ALL_SERVICES.filter((s) => out.has(s));
 }
 
-/**
- * A secret kept in the data dir: generated once on the first embedded start so a restart keeps
- * sessions valid, and never hard-coded.
- */
-export function persistentSecret(dataDir: string, name: string, bytes = 32): string {
-  mkdirSync(dataDir, { recursive: true });
-  const file = join(dataDir, "secrets.json");
-  const secrets: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
-  if (!secrets[name]) {
-    secrets[name] = randomBytes(bytes).toString("hex");
-    writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
-  }
-  return secrets[name];
-}
+// Secrets kept in the data dir live in lib/secrets.ts.
+export { persistentSecret } from "./secrets";
 
 export function loadConfig(env: Env = process.env): AppConfig {
   // ":memory:" keeps everything in memory (tests); anything else is a directory.
   const dataDir = env.DATA_DIR === ":memory:" ? ":memory:" : resolve(env.DATA_DIR || "data");
   const transporter = env.TRANSPORTER || undefined;
-  let jwtSecret = env.JWT_SECRET;
-  if (!jwtSecret) {
-    // Nodes of a cluster must share the secret; only the one-process default may invent it.
-    if (transporter) throw new Error("JWT_SECRET is required when TRANSPORTER is set");
-    jwtSecret = persistentSecret(dataDir, "jwtSecret");
-  }
+  // Nodes of a cluster must share the secret; only the one-process default may invent it.
+  if (!env.JWT_SECRET && transporter) throw new Error("JWT_SECRET is required when TRANSPORTER is set");
+  const services = parseServices(env.SERVICES);
+  const ton = loadChainConfig(env);
+  // Secrets the environment does not give come from the data dir, decided before any service
+  // writes there (lib/secrets.ts); in memory they live as long as the process.
+  const needed = [...(env.JWT_SECRET ? [] : [JWT_SECRET_SPEC]), ...(services.includes("chain") && !ton.masterSecret ? [MASTER_SECRET_SPEC] : [])];
+  const kept = !needed.length ? {} : dataDir === ":memory:" ? Object.fromEntries(needed.map((s) => [s.name, randomBytes(32).toString("hex")])) : dataDirSecrets(dataDir, needed);
+  const jwtSecret = env.JWT_SECRET || kept[JWT_SECRET_SPEC.name];
+  ton.masterSecret ??= kept[MASTER_SECRET_SPEC.name];
   const chain = (env.CHAIN || "sandbox") as AppConfig["chain"];
   if (chain !== "sandbox" && chain !== "ton") throw new Error(`CHAIN must be sandbox or ton, got "${chain}"`);
   return {
@@ -195,8 +188,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     appDomain: env.APP_DOMAIN || "localhost:3000",
     jwtSecret,
     adminKey: env.ADMIN_KEY || undefined,
-    services: parseServices(env.SERVICES),
-    trustedProxies: (env.TRUSTED_PROXIES || "").split(",").map((s) => s.trim()).filter(Boolean),
+    services,
+    trustedProxies: parseTrustedProxyList(env.TRUSTED_PROXIES),
     rateLimit: {
       windowMs: int(env, "RATE_WINDOW_MS", 60_000),
       read: int(env, "RATE_LIMIT_READ", 100),
@@ -207,7 +200,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     telegramApiRoot: env.TELEGRAM_API_ROOT || "https://api.telegram.org",
     telegramInitDataMaxAgeSec: int(env, "TELEGRAM_INIT_DATA_MAX_AGE", 86_400),
     chain,
-    ton: loadChainConfig(env),
+    ton,
     takerFeeBps: bps(env, "TAKER_FEE_BPS", 200),
     makerFeeBps: bps(env, "MAKER_FEE_BPS", 0),
     ammFeeBps: bps(env, "AMM_FEE_BPS", 100),

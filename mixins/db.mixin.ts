@@ -2,10 +2,10 @@ import { join } from "node:path";
 import { mkdirSync } from "node:fs";
 import type { ServiceSchema, Service } from "moleculer";
 import DbService from "moleculer-db";
-import MongoAdapter from "moleculer-db-adapter-mongo";
 import Datastore from "@seald-io/nedb";
 import { configOf } from "../lib/config";
 import { defineService } from "../lib/service";
+import { mongoStore, openMongoCollection } from "./mongo-store";
 
 export interface Doc {
   _id: string;
@@ -46,23 +46,8 @@ export interface IndexSpec {
   sparse?: boolean;
 }
 
-interface MongoCollection {
-  insertOne(doc: unknown): Promise<unknown>;
-  insertMany(docs: unknown[], o: unknown): Promise<unknown>;
-  findOne(q: Query): Promise<unknown>;
-  find(q: Query): { sort(s: unknown): { skip(n: number): { limit(n: number): { toArray(): Promise<unknown[]> } } } };
-  countDocuments(q: Query): Promise<number>;
-  updateOne(q: Query, u: Update, o: unknown): Promise<{ matchedCount: number; upsertedCount: number }>;
-  updateMany(q: Query, u: Update, o: unknown): Promise<{ matchedCount: number; upsertedCount: number }>;
-  deleteOne(q: Query): Promise<{ deletedCount?: number }>;
-  replaceOne(q: Query, doc: unknown, o: unknown): Promise<unknown>;
-  deleteMany(q: Query): Promise<{ deletedCount?: number }>;
-  createIndex(fields: unknown, opts: unknown): Promise<unknown>;
-}
-
-function isDuplicateKey(err: unknown): boolean {
-  const e = err as { code?: number | string; errorType?: string };
-  return e?.code === 11000 || e?.errorType === "uniqueViolated";
+function isNedbDuplicateKey(err: unknown): boolean {
+  return (err as { errorType?: string } | null)?.errorType === "uniqueViolated";
 }
 
 function nedbStore<T extends Doc>(db: Datastore): Store<T> {
@@ -78,7 +63,7 @@ function nedbStore<T extends Doc>(db: Datastore): Store<T> {
         await db.insertAsync(doc);
         return true;
       } catch (err) {
-        if (isDuplicateKey(err)) return false;
+        if (isNedbDuplicateKey(err)) return false;
         throw err;
       }
     },
@@ -108,87 +93,39 @@ function nedbStore<T extends Doc>(db: Datastore): Store<T> {
   };
 }
 
-function mongoStore<T extends Doc>(col: MongoCollection): Store<T> {
-  return {
-    async insert(doc) {
-      await col.insertOne(doc);
-      return doc;
-    },
-    async insertMany(docs) {
-      if (docs.length) await col.insertMany(docs, { ordered: true });
-    },
-    async insertOnce(doc) {
-      try {
-        await col.insertOne(doc);
-        return true;
-      } catch (err) {
-        if (isDuplicateKey(err)) return false;
-        throw err;
-      }
-    },
-    async findOne(query) {
-      return (await col.findOne(query)) as T | null;
-    },
-    async find(query, opts = {}) {
-      return (await col
-        .find(query)
-        .sort(opts.sort ?? {})
-        .skip(opts.skip ?? 0)
-        .limit(opts.limit ?? 0)
-        .toArray()) as T[];
-    },
-    count(query) {
-      return col.countDocuments(query);
-    },
-    async update(query, update, opts = {}) {
-      const o = { upsert: !!opts.upsert };
-      const res = opts.multi ? await col.updateMany(query, update, o) : await col.updateOne(query, update, o);
-      return res.matchedCount + res.upsertedCount;
-    },
-    async remove(query, opts = {}) {
-      const res = opts.multi ? await col.deleteMany(query) : await col.deleteOne(query);
-      return res.deletedCount ?? 0;
-    },
-    async put(doc) {
-      await col.replaceOne({ _id: doc._id }, doc, { upsert: true });
-    },
-  };
+/** What closes an open store (its collection's adapter, or this node's share of a MongoDB client). */
+export interface Adapter {
+  disconnect(): Promise<unknown>;
 }
 
-export interface Adapter {
+interface NedbAdapter extends Adapter {
   init(broker: unknown, service: unknown): void;
   connect(): Promise<unknown>;
-  disconnect(): Promise<unknown>;
-  collection?: MongoCollection;
-  db?: Datastore;
+  db: Datastore;
 }
 
-/** One collection through a moleculer-db adapter: NeDB file, NeDB memory, or MongoDB. */
+/** One collection: MongoDB through the official driver, else NeDB (file or memory) through moleculer-db's adapter. */
 export async function openStore<T extends Doc>(service: Service, collection: string, indexes: IndexSpec[]): Promise<{ store: Store<T>; adapter: Adapter }> {
   const cfg = configOf(service.broker);
-  let adapter: Adapter;
   if (cfg.mongoUri) {
-    // Journal writes are acknowledged only once a majority has them on disk.
-    adapter = new MongoAdapter(cfg.mongoUri, { useUnifiedTopology: true, w: "majority", j: true }) as unknown as Adapter;
-  } else if (cfg.dataDir === ":memory:") {
-    adapter = new DbService.MemoryAdapter(new Datastore({ inMemoryOnly: true })) as unknown as Adapter;
+    const { collection: col, release } = await openMongoCollection(service.broker, cfg.mongoUri, collection, indexes);
+    return { store: mongoStore<T>(col), adapter: { disconnect: release } };
+  }
+  let adapter: NedbAdapter;
+  if (cfg.dataDir === ":memory:") {
+    adapter = new DbService.MemoryAdapter(new Datastore({ inMemoryOnly: true })) as unknown as NedbAdapter;
   } else {
     mkdirSync(cfg.dataDir, { recursive: true });
     const filename = join(cfg.dataDir, `${collection}.db`);
     // A torn last line after a crash was never acknowledged: tolerate it instead of refusing to start.
     const db = new Datastore({ filename, corruptAlertThreshold: 1 });
-    adapter = new DbService.MemoryAdapter(db) as unknown as Adapter;
+    adapter = new DbService.MemoryAdapter(db) as unknown as NedbAdapter;
   }
   adapter.init(service.broker, { schema: { collection }, logger: service.logger, broker: service.broker });
   await adapter.connect();
-  if (adapter.collection) {
-    for (const ix of indexes) await adapter.collection.createIndex(ix.fields, { unique: !!ix.unique, sparse: !!ix.sparse });
-    return { store: mongoStore<T>(adapter.collection), adapter };
-  }
-  const db = adapter.db as Datastore;
   // NeDB indexes one field; compound keys are expressed as one composite field by the services.
-  for (const ix of indexes) for (const fieldName of Object.keys(ix.fields)) await db.ensureIndexAsync({ fieldName, unique: !!ix.unique, sparse: !!ix.sparse });
-  return { store: nedbStore<T>(db), adapter };
+  for (const ix of indexes) for (const fieldName of Object.keys(ix.fields)) await adapter.db.ensureIndexAsync({ fieldName, unique: !!ix.unique, sparse: !!ix.sparse });
+  return { store: nedbStore<T>(adapter.db), adapter };
 }
 
 /** Document type per collection name. */
@@ -202,9 +139,9 @@ export interface DbState<M extends Collections> {
 }
 
 /**
- * Storage for a service: one Store per named collection, through moleculer-db's adapters (the
- * embedded NeDB file store under DATA_DIR by default, MongoDB when MONGO_URI is set, memory when
- * DATA_DIR is ":memory:"). Opened before the service's own `started` runs.
+ * Storage for a service: one Store per named collection (the embedded NeDB file store under
+ * DATA_DIR by default, through moleculer-db's adapter; MongoDB through the official driver when
+ * MONGO_URI is set; memory when DATA_DIR is ":memory:"). Opened before the service's own `started` runs.
  */
 export function createDbMixin<M extends Collections>(collections: { [K in keyof M]: IndexSpec[] }): ServiceSchema {
   return defineService<Service & DbState<M>>({

@@ -114,6 +114,30 @@ export interface SettlementBatchDoc {
   at: string;
 }
 
+/** A trade of a settlement outcome, with whom it belongs to. */
+export interface SettledTrade {
+  tradeId: string;
+  userId: string;
+  marketId: string;
+}
+
+/**
+ * A settlement outcome still to be told to the ledger (trade read model) and the notifier; stored
+ * before the batch's own status changes and removed once both took it, so a crash, a restart or a
+ * notifier that is down delays it and never loses it. Both sides are idempotent.
+ */
+export interface SettlementNoticeDoc {
+  /** `<batchId>:<status>` */
+  _id: string;
+  batchId: string;
+  status: "confirmed" | "failed";
+  txHash: string | null;
+  trades: SettledTrade[];
+  /** The ledger's trades carry the outcome. */
+  ledgerDone: boolean;
+  at: string;
+}
+
 /** A user's redemption (resolved market) or refund acknowledgement (cancelled market). */
 export interface RedemptionDoc {
   /** `<userId>:<marketId>` */

@@ -30,8 +30,9 @@ export interface NotificationMetadata {
     fee: string;
   };
   ORDER_CANCELLED: { marketId: string; orderId: string; reason: "MARKET_CLOSED" | "MARKET_CANCELLED" | "MARKET_RESOLVED" };
-  SETTLEMENT_CONFIRMED: { marketId: string; tradeId: string; txHash: string | null };
-  SETTLEMENT_FAILED: { marketId: string; tradeId: string; txHash: string | null };
+  /** Every trade of the user in that market committed by one settlement transaction. */
+  SETTLEMENT_CONFIRMED: { marketId: string; tradeIds: string[]; txHash: string | null };
+  SETTLEMENT_FAILED: { marketId: string; tradeIds: string[]; txHash: string | null };
   MARKET_RESOLVED: { marketId: string; result: string; conditionId: string | null; positions: Array<{ outcome: Outcome; quantity: string }> };
   MARKET_CANCELLED: { marketId: string; positions: Array<{ outcome: Outcome; quantity: string }> };
   DEPOSIT_CREDITED: { amount: string; reference: string; txHash: string | null };
@@ -43,7 +44,7 @@ export interface NotificationMetadata {
 export type DeliveryState = "none" | "pending" | "delivered" | "failed";
 
 export interface NotificationDoc<T extends NotificationType = NotificationType> {
-  /** `<TYPE>:<source id>` (trade id, order id, market:user, ledger entry key): the idempotency key. */
+  /** `<TYPE>:<source id>` (trade id, order id, market:user, batch:user:market, ledger entry key): the idempotency key. */
   _id: string;
   userId: string;
   type: T;

@@ -5,6 +5,7 @@
 import { tradeRecordView } from "../engine/settlement";
 import type { NotificationMetadata, NotificationType } from "../models/notification";
 import type { LedgerEntryDoc } from "../models/trading";
+import type { SettledTrade } from "../models/chain";
 
 export interface Draft<T extends NotificationType = NotificationType> {
   /** `<TYPE>:<source id>`: the notification's _id and idempotency key. */
@@ -54,6 +55,24 @@ export function draftsFromEntry(entry: LedgerEntryDoc): AnyDraft[] {
     }
   }
   return out;
+}
+
+/**
+ * A settlement batch's outcome as notifications: one per user and market, naming every trade of
+ * theirs it covers (a maker order filled by three takers is three trades in one transaction: one
+ * message, not three identical ones). Keyed by batch, user and market, so telling it again adds nothing.
+ */
+export function settlementDrafts(batchId: string, status: "confirmed" | "failed", txHash: string | null, trades: SettledTrade[], at: string): AnyDraft[] {
+  const type = status === "failed" ? "SETTLEMENT_FAILED" : "SETTLEMENT_CONFIRMED";
+  const groups = new Map<string, { userId: string; marketId: string; tradeIds: Set<string> }>();
+  for (const t of trades) {
+    if (!isUser(t.userId)) continue;
+    const key = `${t.userId}\u0000${t.marketId}`;
+    const g = groups.get(key) ?? { userId: t.userId, marketId: t.marketId, tradeIds: new Set<string>() };
+    g.tradeIds.add(t.tradeId);
+    groups.set(key, g);
+  }
+  return [...groups.values()].map((g) => ({ id: notificationId(type, batchId, g.userId, g.marketId), userId: g.userId, type, createdAt: at, metadata: { marketId: g.marketId, tradeIds: [...g.tradeIds].sort(), txHash } }));
 }
 
 /** The market a draft is about, for its text (title lookup). */

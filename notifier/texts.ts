@@ -30,10 +30,20 @@ export function render(d: AnyDraft, marketTitle: string | null): { title: string
         title: "Order cancelled",
         body: `Your open order in ${quoted(marketTitle, d.metadata.marketId)} was cancelled because ${CANCEL_REASON[d.metadata.reason]}; its reserved funds are available again.`,
       };
-    case "SETTLEMENT_CONFIRMED":
-      return { title: "Trade settled", body: `Your trade in ${quoted(marketTitle, d.metadata.marketId)} is confirmed on-chain${shortHash(d.metadata.txHash)}.` };
-    case "SETTLEMENT_FAILED":
-      return { title: "Trade settlement failed", body: `On-chain settlement of your trade in ${quoted(marketTitle, d.metadata.marketId)} failed${shortHash(d.metadata.txHash)}; it will be retried or reviewed.` };
+    case "SETTLEMENT_CONFIRMED": {
+      const n = d.metadata.tradeIds.length;
+      return {
+        title: n === 1 ? "Trade settled" : "Trades settled",
+        body: `${n === 1 ? "Your trade" : `Your ${n} trades`} in ${quoted(marketTitle, d.metadata.marketId)} ${n === 1 ? "is" : "are"} confirmed on-chain${shortHash(d.metadata.txHash)}.`,
+      };
+    }
+    case "SETTLEMENT_FAILED": {
+      const n = d.metadata.tradeIds.length;
+      return {
+        title: n === 1 ? "Trade settlement failed" : "Trade settlements failed",
+        body: `On-chain settlement of ${n === 1 ? "your trade" : `your ${n} trades`} in ${quoted(marketTitle, d.metadata.marketId)} failed${shortHash(d.metadata.txHash)}; it will be reviewed.`,
+      };
+    }
     case "MARKET_RESOLVED": {
       const m = d.metadata;
       const won = m.positions.filter((p) => p.outcome === m.result);

@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ServiceBroker } from "moleculer";
+import { stopOnSignals } from "../server";
 
 /** A command from the parent process; `id` pairs it with its reply. */
 export interface IpcCommand {
@@ -21,15 +22,7 @@ export async function serveOverIpc<C extends IpcCommand>(who: string, makeBroker
     process.exit(2);
   }
   const broker = makeBroker();
-  const stop = () => {
-    broker.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
-  process.once("disconnect", stop);
+  stopOnSignals(broker, ["disconnect"]);
 
   process.on("message", (raw: unknown) => {
     const m = raw as C;

@@ -10,7 +10,7 @@ import { hostname } from "node:os";
 import { ServiceBroker } from "moleculer";
 import { bindConfig, loadConfig } from "../lib/config";
 import { createBrokerOptions } from "../moleculer.config";
-import { createNode } from "../server";
+import { createNode, stopOnSignals } from "../server";
 import type { Page } from "../gateway/envelope";
 import type { EventView, MarketView } from "../models/catalog";
 import type { CreateEventParams, ListEventsParams } from "../services/catalog.service";
@@ -111,6 +111,7 @@ async function main(): Promise<void> {
     bindConfig(broker, cfg);
   } else {
     broker = createNode(cfg);
+    stopOnSignals(broker);
   }
   broker.options.replCommands = CATALOG_REPL_COMMANDS;
   await broker.start();

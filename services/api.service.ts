@@ -1,6 +1,6 @@
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Errors, type Context, type Service } from "moleculer";
+import type { Context, Service } from "moleculer";
 import { defineService } from "../lib/service";
 import ApiGateway from "moleculer-web";
 import IORedis, { type Redis } from "ioredis";
@@ -10,7 +10,9 @@ import { isPage, toErrorResponse } from "../gateway/envelope";
 import { storeFactory, type RateLimited, type RateLimitStore } from "../gateway/rate-limit";
 import { forbidden, notFound, unauthorized } from "../lib/errors";
 import type { RequestMeta, SessionUser } from "../mixins/context";
-import SocketGateway from "../gateway/socket";
+import SocketGateway, { SOCKET_ACTIONS } from "../gateway/socket";
+import { readiness } from "../gateway/readiness";
+import { trustedProxies, type TrustedProxies } from "../gateway/proxies";
 import { OPENAPI_JSON } from "../gateway/openapi";
 
 /** The REST contract's routes by rate category; every other path is a 404. */
@@ -71,6 +73,9 @@ interface ApiThis extends Service {
   writeRateHeaders(req: Req, res: ServerResponse): void;
   bearer(req: Req): string | undefined;
   resolveUser(ctx: Context<unknown, RequestMeta>, token: string | undefined): Promise<SessionUser | null>;
+  health(res: ServerResponse, ready: boolean): void;
+  proxies: TrustedProxies;
+  routedActions: string[];
 }
 
 const BODY_LIMIT = "64kb";
@@ -111,26 +116,41 @@ const ApiService = defineService<ApiThis>({
     },
   },
 
-  actions: {
-    health: {
-      handler(this: ApiThis) {
-        // Not healthy until every local service has started (readiness probes rely on it).
-        if (!this.broker.started) throw new Errors.MoleculerError("Starting", 503, "SERVICE_UNAVAILABLE");
-        return { status: "ok", nodeID: this.broker.nodeID, uptime: Math.round(process.uptime()) };
-      },
-    },
-  },
-
   methods: {
+    /**
+     * `GET /health` (liveness, the contract's 200 {status: ok} once this node started) and
+     * `GET /health/ready` (readiness: the services behind the routes are reachable). Written
+     * directly: a 503 here is an answer, not a request error to log.
+     */
+    health(this: ApiThis, res: ServerResponse, ready: boolean) {
+      const base = { nodeID: this.broker.nodeID, uptime: Math.round(process.uptime()) };
+      let status = 200;
+      let body: Record<string, unknown>;
+      if (!this.broker.started) {
+        status = 503;
+        body = { status: "starting", ...base };
+      } else if (!ready) {
+        body = { status: "ok", ...base };
+      } else {
+        const r = readiness(this.routedActions, (a) => this.broker.registry.actions.isAvailable(a));
+        status = r.ready ? 200 : 503;
+        body = { status: r.status, ...base, missing: r.missing, degraded: r.degraded };
+      }
+      res.setHeader("Content-Type", "application/json; charset=utf-8");
+      res.setHeader("Cache-Control", "no-store");
+      res.writeHead(status);
+      res.end(JSON.stringify(body));
+    },
+
     clientIp(this: ApiThis, req: Req): string {
       const remote = req.socket.remoteAddress ?? "unknown";
       // X-Forwarded-For is client-controlled unless the hop that sent it is a proxy we run.
-      if (!this.cfg.trustedProxies.includes(remote)) return remote;
+      if (!this.proxies.has(remote)) return remote;
       const chain = String(req.headers["x-forwarded-for"] ?? "")
         .split(",")
         .map((s) => s.trim())
         .filter(Boolean);
-      for (let i = chain.length - 1; i >= 0; i--) if (!this.cfg.trustedProxies.includes(chain[i])) return chain[i];
+      for (let i = chain.length - 1; i >= 0; i--) if (!this.proxies.has(chain[i])) return chain[i];
       return remote;
     },
 
@@ -176,6 +196,7 @@ const ApiService = defineService<ApiThis>({
   created(this: ApiThis) {
     const cfg = configOf(this.broker);
     this.cfg = cfg;
+    this.proxies = trustedProxies(cfg.trustedProxies);
     this.settings.port = cfg.port;
     this.settings.ip = cfg.host;
     if (cfg.redisUrl) this.redis = new IORedis(cfg.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
@@ -214,7 +235,21 @@ const ApiService = defineService<ApiThis>({
     };
 
     const routes = [
-      { name: "health", path: "", mappingPolicy: "restrict", bodyParsers: false, aliases: { "GET /health": "api.health" }, onError: this.settings.onError },
+      {
+        name: "health",
+        path: "",
+        mappingPolicy: "restrict",
+        bodyParsers: false,
+        onError: this.settings.onError,
+        aliases: {
+          "GET /health"(_req: Req, res: ServerResponse) {
+            svc.health(res, false);
+          },
+          "GET /health/ready"(_req: Req, res: ServerResponse) {
+            svc.health(res, true);
+          },
+        },
+      },
       // The OpenAPI document: static, outside the rate categories like /health.
       {
         name: "openapi",
@@ -249,6 +284,8 @@ const ApiService = defineService<ApiThis>({
         },
       },
     ];
+    // What readiness checks: every action a route or the socket layer of this node calls.
+    this.routedActions = [TRADE_ALIASES, READ_ALIASES, ADMIN_ALIASES, SANDBOX_ALIASES].flatMap((t) => Object.values(t)).concat(SOCKET_ACTIONS);
     // Routes depend on this node's configuration, so they are added here rather than in settings.
     for (const route of routes) this.addRoute(route, true);
   },

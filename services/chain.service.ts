@@ -5,7 +5,7 @@ import { Address, Cell, internal, toNano } from "@ton/core";
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
 import { SerialQueue } from "../lib/serial";
-import { configOf, persistentSecret, type AppConfig, type ChainConfig } from "../lib/config";
+import { configOf, type AppConfig, type ChainConfig } from "../lib/config";
 import { badRequest, conflict, DomainError, notFound, validationError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
@@ -14,7 +14,7 @@ import type { ConservationReport, Posting, PositionState } from "../engine/accou
 import type { Outcome } from "../engine/types";
 import type { LedgerEntryDoc } from "../models/trading";
 import type { MarketInternal } from "../models/catalog";
-import type { ChainIncidentDoc, ChainMetaDoc, DepositAddressDoc, DepositDoc, MarketSettlementDoc, RedemptionDoc, SettlementBatchDoc, SettlementItemDoc, WithdrawalDoc, WithdrawalLockDoc } from "../models/chain";
+import type { ChainIncidentDoc, ChainMetaDoc, DepositAddressDoc, DepositDoc, MarketSettlementDoc, RedemptionDoc, SettlementBatchDoc, SettlementItemDoc, SettlementNoticeDoc, WithdrawalDoc, WithdrawalLockDoc } from "../models/chain";
 import { KeyRing, friendlyContract, friendlyWallet, type DerivedWallet } from "../chain/keys";
 import { ChainRejected, type ChainPort, type Submission } from "../chain/port";
 import { SandboxChain, type FaucetAsset } from "../chain/sandbox";
@@ -33,6 +33,7 @@ type ChainCollections = {
   withdrawalLocks: WithdrawalLockDoc;
   settlementItems: SettlementItemDoc;
   settlementBatches: SettlementBatchDoc;
+  settlementNotices: SettlementNoticeDoc;
   redemptions: RedemptionDoc;
   marketSettlements: MarketSettlementDoc;
   chainMeta: ChainMetaDoc;
@@ -104,6 +105,13 @@ type ChainThis = Service &
     pendingQueue(): Promise<Array<{ id: string; at: string }>>;
     settleRound(): Promise<void>;
     finishBatch(batch: SettlementBatchDoc, outcome: { ok: true; txHash: string } | { ok: false; error: string }): Promise<void>;
+    /** Store a settlement outcome for the ledger and the notifier (before anything else changes). */
+    noticeOf(batch: SettlementBatchDoc, status: SettlementNoticeDoc["status"], tradeIds: string[], txHash: string | null): Promise<SettlementNoticeDoc>;
+    /** Tell the ledger about one notice now (the trade read model, as before). */
+    markLedger(notice: SettlementNoticeDoc): Promise<void>;
+    /** Single flight: every stored notice to the ledger and the notifier, oldest first; kept until both took it. */
+    deliverNotices(): Promise<void>;
+    noticing: Promise<void> | null;
     doRedeem(ctx: AppContext<RedeemParams>): Promise<SubmissionResult & { payout?: string }>;
     sweepResolved(marketId: string, result: Outcome): Promise<void>;
     refundMarket(marketId: string): Promise<MarketSettlementDoc | null>;
@@ -140,6 +148,7 @@ const ChainService = defineService<ChainThis>({
       withdrawalLocks: [],
       settlementItems: [{ fields: { queue: 1 }, sparse: true }],
       settlementBatches: [{ fields: { status: 1 } }, { fields: { txHash: 1 } }],
+      settlementNotices: [],
       redemptions: [{ fields: { userId: 1 } }],
       marketSettlements: [{ fields: { status: 1 } }],
       chainMeta: [],
@@ -311,6 +320,10 @@ const ChainService = defineService<ChainThis>({
   },
 
   events: {
+    // A notifier or ledger (re)joining: hand over the settlement outcomes it missed at once.
+    "$services.changed"(this: ChainThis) {
+      void this.deliverNotices();
+    },
     "market.resolved": {
       handler(this: ChainThis, ctx: AppContext<{ marketId: string; result: Outcome | null }>) {
         const { marketId, result } = ctx.params;
@@ -643,6 +656,7 @@ const ChainService = defineService<ChainThis>({
      * operator-wallet transaction whose body carries sha256 of their sorted ids.
      */
     async settleRound(this: ChainThis) {
+      void this.deliverNotices();
       await this.intakeTrades();
       const operator = await this.keys.wallet("operator");
       const inFlight = await this.stores.settlementBatches.findOne({ status: "sending" });
@@ -687,26 +701,86 @@ const ChainService = defineService<ChainThis>({
 
     async finishBatch(this: ChainThis, batch: SettlementBatchDoc, outcome: { ok: true; txHash: string } | { ok: false; error: string }) {
       if (outcome.ok) {
+        const notice = await this.noticeOf(batch, "confirmed", batch.tradeIds, outcome.txHash);
         await this.stores.settlementBatches.update({ _id: batch._id }, { $set: { status: "confirmed", txHash: outcome.txHash } });
         await this.stores.settlementItems.update({ _id: { $in: batch.tradeIds } }, { $set: { status: "confirmed", txHash: outcome.txHash }, $unset: { queue: true } }, { multi: true });
-        await this.broker.call("ledger.markSettlement", { tradeIds: batch.tradeIds, status: "confirmed", txHash: outcome.txHash });
+        await this.markLedger(notice);
         const settledItems = this.broker.metrics.isEnabled() ? await this.stores.settlementItems.find({ _id: { $in: batch.tradeIds } }) : [];
         for (const it of settledItems) this.broker.metrics.observe(METRIC.settlementLag, (Date.now() - Date.parse(it.createdAt)) / 1000);
-        this.broker.emit("trade.settled", { tradeIds: batch.tradeIds, status: "confirmed", txHash: outcome.txHash, batchId: batch._id });
+        void this.deliverNotices();
         return;
       }
       this.logger.warn(`settlement batch ${batch._id} failed: ${outcome.error}`);
+      // Trades on their last attempt fail for good with this batch.
+      const exhausted = await this.stores.settlementItems.find({ _id: { $in: batch.tradeIds }, attempts: { $gte: this.ccfg.settlementMaxAttempts - 1 } });
+      const ids = exhausted.map((i) => i._id);
+      const notice = ids.length ? await this.noticeOf(batch, "failed", ids, null) : null;
       await this.stores.settlementBatches.update({ _id: batch._id }, { $set: { status: "failed", error: outcome.error } });
       await this.stores.settlementItems.update({ _id: { $in: batch.tradeIds } }, { $inc: { attempts: 1 }, $set: { batchId: null } }, { multi: true });
-      const exhausted = await this.stores.settlementItems.find({ _id: { $in: batch.tradeIds }, attempts: { $gte: this.ccfg.settlementMaxAttempts } });
       // The others go back to the head of the queue, oldest first, for the next batch.
       const retry = await this.stores.settlementItems.find({ _id: { $in: batch.tradeIds }, attempts: { $lt: this.ccfg.settlementMaxAttempts } }, { sort: { queue: 1 } });
       this.settleQueue?.unshift(...retry.map((i) => ({ id: i._id, at: i.createdAt })));
-      if (!exhausted.length) return;
-      const ids = exhausted.map((i) => i._id);
+      if (!notice) return;
       await this.stores.settlementItems.update({ _id: { $in: ids } }, { $set: { status: "failed" }, $unset: { queue: true } }, { multi: true });
-      await this.broker.call("ledger.markSettlement", { tradeIds: ids, status: "failed" });
-      this.broker.emit("trade.settled", { tradeIds: ids, status: "failed", txHash: null, batchId: batch._id, error: outcome.error });
+      await this.markLedger(notice);
+      void this.deliverNotices();
+    },
+
+    async noticeOf(this: ChainThis, batch: SettlementBatchDoc, status: SettlementNoticeDoc["status"], tradeIds: string[], txHash: string | null) {
+      const items = await this.stores.settlementItems.find({ _id: { $in: tradeIds } });
+      const notice: SettlementNoticeDoc = {
+        _id: `${batch._id}:${status}`,
+        batchId: batch._id,
+        status,
+        txHash,
+        trades: items.map((i) => ({ tradeId: i._id, userId: i.userId, marketId: i.marketId })),
+        ledgerDone: false,
+        at: new Date().toISOString(),
+      };
+      // The same batch finished again (a restart resolving it a second time): the stored one stands.
+      if (!(await this.stores.settlementNotices.insertOnce(notice))) return (await this.stores.settlementNotices.findOne({ _id: notice._id })) ?? notice;
+      return notice;
+    },
+
+    async markLedger(this: ChainThis, notice: SettlementNoticeDoc) {
+      if (notice.ledgerDone) return;
+      try {
+        const tradeIds = notice.trades.map((t) => t.tradeId);
+        await this.broker.call("ledger.markSettlement", notice.txHash ? { tradeIds, status: notice.status, txHash: notice.txHash } : { tradeIds, status: notice.status });
+      } catch (err) {
+        this.logger.info(`settlement ${notice._id}: the ledger did not take it yet (${(err as Error)?.message ?? err}); retrying`);
+        return;
+      }
+      notice.ledgerDone = true;
+      await this.stores.settlementNotices.update({ _id: notice._id }, { $set: { ledgerDone: true } });
+    },
+
+    deliverNotices(this: ChainThis): Promise<void> {
+      // Nothing before the stores are open (a start) or while stopping.
+      if (this.noticing || this.stopping || !this.stores) return this.noticing ?? Promise.resolve();
+      const run = async () => {
+        for (const notice of await this.stores.settlementNotices.find({}, { sort: { at: 1 }, limit: 50 })) {
+          if (this.stopping) return;
+          await this.markLedger(notice);
+          if (!notice.ledgerDone) return;
+          // Not before a notifier is reachable: no call that can only fail (and no warning per round).
+          if (!this.broker.registry.actions.isAvailable("notifier.tradeSettled")) return;
+          try {
+            await this.broker.call("notifier.tradeSettled", { batchId: notice.batchId, status: notice.status, txHash: notice.txHash, trades: notice.trades });
+          } catch (err) {
+            this.logger.info(`settlement ${notice._id}: the notifier did not take it yet (${(err as Error)?.message ?? err}); retrying`);
+            return;
+          }
+          await this.stores.settlementNotices.remove({ _id: notice._id });
+        }
+      };
+      const noticing: Promise<void> = run()
+        .catch((err) => this.logger.warn("settlement notices failed; retrying", err))
+        .finally(() => {
+          if (this.noticing === noticing) this.noticing = null;
+        });
+      this.noticing = noticing;
+      return noticing;
     },
 
     async doRedeem(this: ChainThis, ctx: AppContext<RedeemParams>) {
@@ -829,6 +903,7 @@ const ChainService = defineService<ChainThis>({
     this.busy = new Set();
     this.stopping = false;
     this.settleQueue = null;
+    this.noticing = null;
   },
 
   /**
@@ -837,7 +912,9 @@ const ChainService = defineService<ChainThis>({
    */
   started(this: ChainThis) {
     const { dataDir } = this.cfg;
-    const secret = this.ccfg.masterSecret ?? (dataDir === ":memory:" ? randomBytes(32).toString("hex") : persistentSecret(dataDir, "chainMasterSecret"));
+    // loadConfig settles it for a node that runs the chain (MASTER_SECRET or the data dir's).
+    const secret = this.ccfg.masterSecret;
+    if (!secret) throw new Error("no chain master secret: set MASTER_SECRET (loadConfig gives one to every node whose SERVICES include chain)");
     this.keys = new KeyRing(secret);
     const log = (msg: string) => this.logger.info(msg);
     if (this.cfg.chain === "sandbox") {
@@ -865,6 +942,8 @@ const ChainService = defineService<ChainThis>({
     };
     every(this.ccfg.depositPollMs, "scan", () => this.scanAll());
     every(this.ccfg.settlementIntervalMs, "settle", () => this.settleRound());
+    // Outside the chain's queue: a slow or absent notifier never holds up the chain's work.
+    if (this.ccfg.settlementIntervalMs > 0) this.timers.push(setInterval(() => void this.deliverNotices(), this.ccfg.settlementIntervalMs));
     every(Math.max(this.ccfg.settlementIntervalMs, 10_000), "refunds", async () => {
       for (const m of await this.stores.marketSettlements.find({ status: "pending" })) await this.refundMarket(m._id);
     });
@@ -873,6 +952,7 @@ const ChainService = defineService<ChainThis>({
   async stopped(this: ChainThis) {
     this.stopping = true;
     for (const t of this.timers) clearInterval(t);
+    await this.noticing;
     await this.ready?.catch(() => undefined);
     await this.queue.drain();
     await this.port?.stop();

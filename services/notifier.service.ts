@@ -1,4 +1,4 @@
-import { Errors, type Service } from "moleculer";
+import type { Service } from "moleculer";
 import { Api } from "grammy";
 import { defineService } from "../lib/service";
 import { configOf, type AppConfig } from "../lib/config";
@@ -9,8 +9,9 @@ import { page, type Page } from "../gateway/envelope";
 import type { PositionState } from "../engine/accounts";
 import type { LedgerEntryDoc } from "../models/trading";
 import type { UserDoc } from "../models/user";
+import type { SettledTrade } from "../models/chain";
 import { notificationItem, type HolderPositions, type NotificationDoc, type NotificationItem, type NotifierCursorDoc, type NotifierJobDoc } from "../models/notification";
-import { draftsFromEntry, marketOf, notificationId, type AnyDraft } from "../notifier/derive";
+import { draftsFromEntry, marketOf, notificationId, settlementDrafts, type AnyDraft } from "../notifier/derive";
 import { render, telegramText } from "../notifier/texts";
 import { classifyFailure, DELIVERY_LEASE_MS, nextRetryDelay, PUSH_MAX_AGE_MS, retryPolicy, type RetryPolicy } from "../notifier/policy";
 
@@ -31,10 +32,12 @@ const MAX_SENDING = 8;
 const CHAT_CACHE_MS = 60_000;
 const CURSOR_ID = "ledger";
 
+/** A settlement batch's outcome for the trades in it (the chain service's settlement notices). */
 export interface TradeSettledParams {
-  tradeIds: string[];
-  status?: "confirmed" | "failed";
+  batchId: string;
+  status: "confirmed" | "failed";
   txHash?: string | null;
+  trades: SettledTrade[];
 }
 
 export interface MarkReadParams {
@@ -64,15 +67,18 @@ type NotifierThis = Service &
     /** The cursor as last written. */
     storedCursor: number;
     stopping: boolean;
-    pulling: Promise<void> | null;
+    pulling: Promise<boolean> | null;
     pullAgain: boolean;
+    /** Whether the ledger answered: not yet since the start, reachable, or gone since (logged once). */
+    ledger: "starting" | "up" | "away";
     delivering: Promise<void> | null;
     deliverAgain: boolean;
     sending: Map<AbortController, Promise<void>>;
     timers: Set<NodeJS.Timeout>;
     chatIds: Map<string, { chatId: number | null; at: number }>;
     titles: Map<string, string>;
-    pull(): Promise<void>;
+    /** Read the journal up to its end; false when it could not (the ledger unreachable, a failure). */
+    pull(): Promise<boolean>;
     pullJournal(): Promise<void>;
     create(drafts: AnyDraft[]): Promise<number>;
     chatIdOf(userId: string): Promise<number | null>;
@@ -137,10 +143,18 @@ const NotifierService = defineService<NotifierThis>({
       },
     },
 
-    /** Internal: settlement outcome of trades (the chain service); callable so it can be retried. */
+    /**
+     * Internal: a settlement batch's outcome (the chain service, until this call succeeds): one
+     * notification per owner and market of the batch's trades, however often it is told.
+     */
     tradeSettled: {
       visibility: "public",
-      params: { tradeIds: { type: "array", items: "string", min: 1, max: 1000 }, status: { type: "enum", values: ["confirmed", "failed"], optional: true }, txHash: { type: "string", optional: true, nullable: true } },
+      params: {
+        batchId: { type: "string", min: 1, max: 100 },
+        status: { type: "enum", values: ["confirmed", "failed"] },
+        txHash: { type: "string", optional: true, nullable: true },
+        trades: { type: "array", min: 1, max: 100_000, items: { type: "object", strict: "remove", props: { tradeId: "string", userId: "string", marketId: "string" } } },
+      },
       async handler(this: NotifierThis, ctx: AppContext<TradeSettledParams>) {
         return { created: await this.settle(ctx.params) };
       },
@@ -158,6 +172,10 @@ const NotifierService = defineService<NotifierThis>({
   },
 
   events: {
+    // A ledger (re)joining: catch up at once instead of at the next poll.
+    "$services.changed"(this: NotifierThis) {
+      if (this.ledger !== "up" && this.broker.registry.actions.isAvailable("ledger.entriesAfter")) void this.pull();
+    },
     // Hints only: the journal cursor is the source of truth for fills and money movements.
     "ledger.tradeCreated"(this: NotifierThis) {
       void this.pull();
@@ -206,12 +224,6 @@ const NotifierService = defineService<NotifierThis>({
         ]).catch((err) => this.logger.warn("WITHDRAWAL_FAILED notification failed", err));
       },
     },
-    "trade.settled": {
-      handler(this: NotifierThis, ctx: AppContext<TradeSettledParams>) {
-        if (!Array.isArray(ctx.params.tradeIds)) return;
-        return this.settle(ctx.params).catch((err) => this.logger.warn("settlement notifications failed", err));
-      },
-    },
     "auth.telegramLinked": {
       handler(this: NotifierThis, ctx: AppContext<{ userId: string; chatId: number }>) {
         this.chatIds.set(ctx.params.userId, { chatId: ctx.params.chatId, at: Date.now() });
@@ -221,26 +233,38 @@ const NotifierService = defineService<NotifierThis>({
 
   methods: {
     /** Single flight: concurrent callers share the running pull, which runs once more if asked meanwhile. */
-    pull(this: NotifierThis): Promise<void> {
+    pull(this: NotifierThis): Promise<boolean> {
       if (this.pulling) {
         this.pullAgain = true;
         return this.pulling;
       }
-      this.pulling = (async () => {
+      const run = async (): Promise<boolean> => {
         try {
           do {
             this.pullAgain = false;
+            // Not before the ledger is reachable (a start, another node restarting): no call that
+            // can only fail; `$services.changed` and the poll pull as soon as it is.
+            if (!this.broker.registry.actions.isAvailable("ledger.entriesAfter")) {
+              if (this.ledger === "up") this.logger.warn("the ledger is unreachable; journal pulls wait for it");
+              if (this.ledger !== "starting") this.ledger = "away";
+              return false;
+            }
+            if (this.ledger === "away") this.logger.info("the ledger is reachable again; reading the journal");
+            this.ledger = "up";
             await this.pullJournal();
           } while (this.pullAgain && !this.stopping);
+          return true;
         } catch (err) {
-          // At a start the ledger may not be registered yet: one line, not a stack trace.
-          if (err instanceof Errors.ServiceNotFoundError) this.logger.info(`journal pull waits for the ledger (${err.message}); retrying on the next poll`);
-          else this.logger.warn("journal pull failed; retrying on the next poll", err);
-        } finally {
-          this.pulling = null;
+          this.logger.warn("journal pull failed; retrying on the next poll", err);
+          return false;
         }
-      })();
-      return this.pulling;
+      };
+      // Cleared once settled (run() may finish before this assignment when it never awaits).
+      const pulling: Promise<boolean> = run().finally(() => {
+        if (this.pulling === pulling) this.pulling = null;
+      });
+      this.pulling = pulling;
+      return pulling;
     },
 
     async pullJournal(this: NotifierThis) {
@@ -354,15 +378,9 @@ const NotifierService = defineService<NotifierThis>({
       await this.stores.notifierJobs.remove({ _id: job._id });
     },
 
-    /** SETTLEMENT_CONFIRMED / _FAILED for trades the notifier has seen (their TRADE_FILLED names the owner). */
+    /** SETTLEMENT_CONFIRMED / _FAILED: one per user and market of a batch (its trades share the transaction). */
     async settle(this: NotifierThis, p: TradeSettledParams): Promise<number> {
-      await this.pull();
-      const type = p.status === "failed" ? "SETTLEMENT_FAILED" : "SETTLEMENT_CONFIRMED";
-      const fills = (await this.stores.notifications.find({ _id: { $in: p.tradeIds.map((id) => notificationId("TRADE_FILLED", id)) } })) as NotificationDoc<"TRADE_FILLED">[];
-      const at = new Date().toISOString();
-      return this.create(
-        fills.map((f) => ({ id: notificationId(type, f.metadata.tradeId), userId: f.userId, type, createdAt: at, metadata: { marketId: f.metadata.marketId, tradeId: f.metadata.tradeId, txHash: p.txHash ?? null } })),
-      );
+      return this.create(settlementDrafts(p.batchId, p.status, p.txHash ?? null, p.trades, new Date().toISOString()));
     },
 
     /** Single flight over due deliveries; never awaited by anything on the trading path. */
@@ -459,6 +477,7 @@ const NotifierService = defineService<NotifierThis>({
     this.stopping = false;
     this.pulling = null;
     this.pullAgain = false;
+    this.ledger = "starting";
     this.delivering = null;
     this.deliverAgain = false;
     this.sending = new Map();

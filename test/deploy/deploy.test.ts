@@ -2,7 +2,8 @@
  * The deployment files against the code, without Docker or a Kubernetes cluster: Dockerfile,
  * .dockerignore, docker-compose.yml and every manifest under k8s/ are parsed and checked against
  * lib/config.ts (roles, the variables it reads, what cluster mode requires), the services that use
- * storage, the gateway's port and /health, the single-writer roles, and each other (HPA targets,
+ * storage, the gateway's port, liveness and readiness, the single-writer roles, the one entry point of
+ * compose, probes that never change state, and each other (HPA targets,
  * PDB selectors, one image). The probe scripts the files embed are also run for real.
  */
 import { spawn } from "node:child_process";
@@ -11,6 +12,7 @@ import { createServer as createHttpServer } from "node:http";
 import { connect, createServer, type AddressInfo, type Server } from "node:net";
 import { join, relative } from "node:path";
 import { ALL_SERVICES, parseServices, type ServiceName } from "../../lib/config";
+import { parseTrustedProxyList, trustedProxies } from "../../gateway/proxies";
 
 // js-yaml is already installed (through Jest); it ships no types, hence the narrow shape here.
 const jsYaml = require("js-yaml") as {
@@ -89,6 +91,9 @@ function composeDefault(v: string): string | undefined {
 }
 
 const hostOf = (url: string) => new URL(url).hostname;
+
+/** MongoDB shell calls that change state: a probe must never run one (it runs every few seconds). */
+const STATE_CHANGING = /\brs\.(initiate|reconfig|add|remove|stepDown)\b|\.(insert|update|delete|drop|createUser|createCollection)\w*\(/;
 const portOf = (url: string, dflt: number) => Number(new URL(url).port || dflt);
 
 // ---------------------------------------------------------------------------------------------
@@ -205,20 +210,74 @@ describe("Dockerfile", () => {
   });
 });
 
+describe("package-lock.json (the image and CI install with `npm ci`)", () => {
+  const pkg = JSON.parse(read("package.json"));
+  const lock = JSON.parse(read("package-lock.json"));
+  const packages: Record<string, Any> = lock.packages;
+
+  /** Where Node finds `name` from the package at `from` (its own node_modules, then each parent's). */
+  function resolveIn(from: string, name: string): string | undefined {
+    let base = from;
+    for (;;) {
+      const candidate = `${base ? `${base}/` : ""}node_modules/${name}`;
+      if (packages[candidate]) return candidate;
+      if (!base) return undefined;
+      const cut = base.lastIndexOf("/node_modules/");
+      base = cut < 0 ? "" : base.slice(0, cut);
+    }
+  }
+
+  test("the root entry states package.json's dependencies exactly", () => {
+    expect(packages[""].dependencies).toEqual(pkg.dependencies);
+    expect(packages[""].devDependencies).toEqual(pkg.devDependencies);
+  });
+
+  test("every dependency, optional ones for other platforms included, has its entry (npm 11's `npm ci` refuses a lock without them)", () => {
+    const missing: string[] = [];
+    for (const [path, entry] of Object.entries(packages)) {
+      for (const field of ["dependencies", "optionalDependencies"]) {
+        for (const name of Object.keys(entry[field] ?? {})) if (!resolveIn(path, name)) missing.push(`${path || "(root)"} -> ${name}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  test("every dependency install script is reviewed in allowScripts (npm 11 skips unlisted ones silently)", () => {
+    const withScripts = Object.entries(packages)
+      .filter(([, e]) => e.hasInstallScript)
+      .map(([path]) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length));
+    const reviewed = new Set(Object.keys(pkg.allowScripts ?? {}).map((k) => k.replace(/(.)@[^@]*$/, "$1")));
+    expect(withScripts.filter((n) => !reviewed.has(n))).toEqual([]);
+  });
+});
+
 describe("docker-compose.yml", () => {
-  test("backing services: NATS (no JetStream), MongoDB 4.4 single-node replica set with init, Redis", () => {
+  test("backing services: NATS (no JetStream), MongoDB 8 single-node replica set initiated by a one-off service, Redis", () => {
     const { nats, mongo, redis } = composeServices;
     expect(nats.image).toMatch(/^nats:2(\b|-)/);
     expect(JSON.stringify(nats.command ?? [])).not.toMatch(/"(-js|--jetstream)"/);
     expect(nats.healthcheck).toBeDefined();
-    expect(mongo.image).toBe("mongo:4.4");
+    expect(mongo.image).toMatch(/^mongo:8(\.|$)/);
     const replSet = mongo.command[mongo.command.indexOf("--replSet") + 1];
     expect(replSet).toBe("rs0");
-    const init = mongo.healthcheck.test.join(" ");
-    expect(init).toMatch(/rs\.initiate\(\{ _id: 'rs0', members: \[\{ _id: 0, host: 'mongo:27017' \}\] \}\)/);
-    expect(init).toMatch(/ismaster/);
+    // The healthcheck only reads; the replica set is initiated once by mongo-init, which exits.
+    const health = mongo.healthcheck.test.join(" ");
+    expect(health).not.toMatch(STATE_CHANGING);
+    expect(health).toMatch(/mongosh/);
+    expect(health).toMatch(/isWritablePrimary/);
+    const init = composeServices["mongo-init"];
+    expect(init.image).toBe(mongo.image);
+    expect(init.restart).toBe("no");
+    const script = init.command.join(" ");
+    expect(script).toMatch(/rs\.initiate\(\{ _id: 'rs0', members: \[\{ _id: 0, host: 'mongo:27017' \}\] \}\)/);
+    expect(script).toMatch(/try \{ ok = rs\.status\(\)\.ok \}/);
+    expect(script).not.toContain("$");
     expect(redis.image).toMatch(/^redis:/);
     expect(redis.healthcheck).toBeDefined();
+  });
+
+  test("no healthcheck of any service changes state", () => {
+    for (const [name, svc] of Object.entries(composeServices)) expect({ name, writes: STATE_CHANGING.test(JSON.stringify(svc.healthcheck ?? {})) }).toEqual({ name, writes: false });
   });
 
   test("every SERVICES value names real services or roles, and every service runs somewhere", () => {
@@ -288,6 +347,7 @@ describe("docker-compose.yml", () => {
   test("depends_on healthy backing services, restart policy, graceful stop", () => {
     for (const [name, svc] of appServices) {
       for (const dep of ["nats", "mongo", "redis"]) expect({ name, dep, cond: svc.depends_on?.[dep]?.condition }).toEqual({ name, dep, cond: "service_healthy" });
+      expect({ name, cond: svc.depends_on?.["mongo-init"]?.condition }).toEqual({ name, cond: "service_completed_successfully" });
       expect(svc.restart).toMatch(/^(unless-stopped|always|on-failure)/);
       expect(svc.stop_grace_period).toMatch(/^[0-9]+s$/);
       expect(parseInt(svc.stop_grace_period, 10)).toBeGreaterThan(requestTimeoutSec);
@@ -304,26 +364,52 @@ describe("docker-compose.yml", () => {
     expect(JSON.parse([...builds][0]).context).toBe(".");
   });
 
-  test("gateways publish their PORT and are probed on /health there; other roles by the NATS probe", () => {
+  test("gateways are probed for readiness (/health/ready on PORT) and not published; other roles by the NATS probe", () => {
     for (const [name, svc] of appServices) {
       const env = composeEnv(svc);
       const hc = svc.healthcheck.test as string[];
       expect(hc.slice(0, 3)).toEqual(["CMD", "node", "-e"]);
       // No `$` in probe scripts: compose would try to interpolate it.
       expect(hc[3]).not.toContain("$");
+      expect({ name, ports: svc.ports }).toEqual({ name, ports: undefined });
       if (isGateway(rolesOf(env))) {
-        const port = composeDefault(env.PORT ?? "3000");
-        expect(svc.ports.map((p: string) => String(p).split(":").pop())).toEqual(svc.ports.map(() => port));
         expect(hc[3]).toBe(gatewayProbeScript);
         expect(hc[3]).toMatch(/process\.env\.PORT/);
-        expect(hc[3]).toMatch(/'\/health'/);
+        expect(hc[3]).toMatch(/'\/health\/ready'/);
       } else {
-        expect(svc.ports).toBeUndefined();
         expect(hc[3]).toBe(natsProbeScript);
       }
     }
-    const published = appServices.flatMap(([, s]) => (s.ports ?? []).map((p: string) => String(p).split(":")[0]));
-    expect(published.sort()).toEqual(["3001", "3002"]);
+  });
+
+  test("one entry point: the proxy publishes one port, APP_DOMAIN is that address, every gateway is behind it and trusts it", () => {
+    const proxy = composeServices.proxy;
+    const published = Object.entries(composeServices).flatMap(([name, s]) => (s.ports ?? []).map((p: string) => ({ name, p: String(p) })));
+    expect(published.map((x) => x.name)).toEqual(["proxy"]);
+    const [hostPort, containerPort] = published[0].p.split(":");
+    const conf = read("compose/nginx.conf");
+    expect(proxy.volumes).toContain("./compose/nginx.conf:/etc/nginx/nginx.conf:ro");
+    expect(conf).toMatch(new RegExp(`listen ${containerPort};`));
+    // ton_proof is checked against APP_DOMAIN: the address users reach, the same on every gateway.
+    const domains = new Set(appServices.map(([, svc]) => composeDefault(composeEnv(svc).APP_DOMAIN)));
+    expect([...domains]).toEqual([`localhost:${hostPort}`]);
+    // The upstream is exactly the gateways, at their PORT; websockets upgrade; the client is forwarded.
+    const upstream = [...conf.matchAll(/^\s*server ([\w-]+):(\d+)/gm)].map((m) => `${m[1]}:${m[2]}`).sort();
+    const gateways = appServices.filter(([, svc]) => isGateway(rolesOf(composeEnv(svc))));
+    expect(upstream).toEqual(gateways.map(([n, svc]) => `${n}:${composeDefault(composeEnv(svc).PORT ?? "3000")}`).sort());
+    for (const [n] of gateways) expect(proxy.depends_on?.[n]).toBeDefined();
+    expect(conf).toMatch(/ip_hash;/);
+    expect(conf).toMatch(/proxy_set_header Upgrade \$http_upgrade;/);
+    expect(conf).toMatch(/proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/);
+    expect(conf).toMatch(/proxy_set_header Host \$http_host;/);
+    // The gateways believe X-Forwarded-For from the compose network, whose range is fixed.
+    const subnet: string = compose.networks.default.ipam.config[0].subnet;
+    const inside = subnet.replace(/\.0\/\d+$/, ".10");
+    for (const [n, svc] of gateways) {
+      const trusted = trustedProxies(parseTrustedProxyList(composeEnv(svc).TRUSTED_PROXIES));
+      expect({ n, trusts: trusted.has(inside), outside: trusted.has("203.0.113.1") }).toEqual({ n, trusts: true, outside: false });
+    }
+    expect(proxy.healthcheck.test.join(" ")).toMatch(/\/health\/ready/);
   });
 
   test("the chain node keeps DATA_DIR on a volume (sandbox chain state, generated master secret)", () => {
@@ -392,11 +478,25 @@ describe("k8s manifests", () => {
       expect(env.get("NODE_ID")?.from).toBe("ref");
       for (const k of SECRET_ENV) if (env.has(k)) expect({ name, k, from: env.get(k).from }).toEqual({ name, k, from: "secret" });
       for (const [k, v] of Object.entries(configMaps.get("pmx-config") ?? {})) expect({ k, secret: SECRET_ENV.includes(k), v }).toEqual({ k, secret: false, v });
-      expect(env.get("SEED_DEMO")?.value).toBe(roles.includes("catalog") ? "true" : "false");
+      // A real deployment has no demo catalog: nothing overrides the ConfigMap's "false".
+      expect({ name, seed: env.get("SEED_DEMO")?.value }).toEqual({ name, seed: "false" });
+      if (roles.includes("chain")) {
+        const master = env.get("MASTER_SECRET");
+        expect({ name, from: master?.from, optional: master?.secretKeyRef?.optional ?? false }).toEqual({ name, from: "secret", optional: false });
+      }
     }
     // Placeholders in the example Secret: every secret an app container references.
     const example = secrets.get("pmx-secrets")!;
     for (const k of ["JWT_SECRET", "ADMIN_KEY", "MASTER_SECRET", "TELEGRAM_BOT_TOKEN"]) expect(k in example).toBe(true);
+  });
+
+  test("TRUSTED_PROXIES in the ConfigMap: a range the gateways parse, so anonymous clients behind the Ingress get their own rate-limit keys", () => {
+    const cfg = configMaps.get("pmx-config")!;
+    const entries = parseTrustedProxyList(cfg.TRUSTED_PROXIES);
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.some((e) => e.includes("/"))).toBe(true);
+    // Public addresses are never trusted by it.
+    expect(trustedProxies(entries).has("203.0.113.1")).toBe(false);
   });
 
   test("exactly one chain replica; every single writer in one Recreate Deployment of one replica, never autoscaled", () => {
@@ -414,7 +514,7 @@ describe("k8s manifests", () => {
     expect(ofKind("StatefulSet").filter((s) => s.spec.template.spec.containers.some((c: Any) => containerEnv(c).has("SERVICES")))).toEqual([]);
   });
 
-  test("gateway: container port = PORT, probes on /health at that port, Service and Ingress reach it", () => {
+  test("gateway: container port = PORT, liveness /health and readiness /health/ready at that port, Service and Ingress reach it", () => {
     const gws = appDeployments.filter((d) => isGateway(k8sRolesOf(d)));
     expect(gws.length).toBe(1);
     const gw = gws[0];
@@ -423,8 +523,9 @@ describe("k8s manifests", () => {
     const http = c.ports.find((p: Any) => p.name === "http");
     expect(http.containerPort).toBe(port);
     const resolve = (p: string | number) => (typeof p === "number" ? p : c.ports.find((q: Any) => q.name === p)?.containerPort);
-    for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"]) {
-      expect({ probe, path: c[probe]?.httpGet?.path }).toEqual({ probe, path: "/health" });
+    // Liveness and startup on the cheap /health; readiness on /health/ready (services reachable).
+    for (const [probe, path] of [["startupProbe", "/health"], ["livenessProbe", "/health"], ["readinessProbe", "/health/ready"]]) {
+      expect({ probe, path: c[probe]?.httpGet?.path }).toEqual({ probe, path });
       expect({ probe, port: resolve(c[probe].httpGet.port) }).toEqual({ probe, port });
     }
     const svc = ofKind("Service").find((s) => s.metadata.name === gw.metadata.name);
@@ -509,6 +610,14 @@ describe("k8s manifests", () => {
     expect(new Set(appDeployments.map((d) => appContainer(d).image)).size).toBe(1);
   });
 
+  test("no probe of any workload changes state", () => {
+    for (const w of workloads) {
+      for (const c of podSpecOf(w).containers) {
+        for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"]) expect({ w: w.metadata.name, probe, writes: STATE_CHANGING.test(JSON.stringify(c[probe] ?? {})) }).toEqual({ w: w.metadata.name, probe, writes: false });
+      }
+    }
+  });
+
   test("resource requests and limits on every container of every workload", () => {
     for (const w of workloads) {
       const spec = podSpecOf(w);
@@ -546,8 +655,15 @@ describe("k8s manifests", () => {
     const mongoHost = hostOf(cfg.MONGO_URI); // mongo-0.mongo.pmx.svc.cluster.local: pod of the StatefulSet
     expect(svcNames).toContain(mongoHost.split(".").slice(1).join("."));
     const mongoSts = ofKind("StatefulSet").find((s) => s.metadata.name === "mongo");
-    expect(mongoSts.spec.template.spec.containers[0].image).toBe("mongo:4.4");
-    expect(JSON.stringify(mongoSts)).toContain(`host: '${mongoHost}:27017'`);
+    const image = mongoSts.spec.template.spec.containers[0].image;
+    expect(image).toMatch(/^mongo:8(\.|$)/);
+    // rs0 is initiated by a one-off Job with the same image and the ConfigMap's host, not by a probe.
+    const job = ofKind("Job").find((j) => j.metadata.name === "mongo-rs-init");
+    const init = job.spec.template.spec.containers[0];
+    expect(init.image).toBe(image);
+    expect(init.command.join(" ")).toContain(`rs.initiate({ _id: 'rs0', members: [{ _id: 0, host: '${mongoHost}:27017' }] })`);
+    expect(init.command).toContain(`${mongoHost}:27017`);
+    expect(JSON.stringify(mongoSts)).not.toContain("rs.initiate");
     expect(new URL(cfg.MONGO_URI).searchParams.get("replicaSet")).toBe("rs0");
   });
 });
@@ -582,7 +698,7 @@ describe("probe scripts", () => {
     expect(await runNode(natsProbeScript, env)).toBe(1);
   });
 
-  test("gateway probe: GET /health on PORT, healthy on 2xx only", async () => {
+  test("gateway probe: GET /health/ready on PORT, healthy on 2xx only", async () => {
     let status = 200;
     const paths: string[] = [];
     const server = createHttpServer((req, res) => {
@@ -595,6 +711,6 @@ describe("probe scripts", () => {
     expect(await runNode(gatewayProbeScript, { PORT: String(port) })).toBe(1);
     await close(server);
     expect(await runNode(gatewayProbeScript, { PORT: String(port) })).toBe(1);
-    expect(paths).toEqual(["/health", "/health"]);
+    expect(paths).toEqual(["/health/ready", "/health/ready"]);
   });
 });

@@ -190,12 +190,13 @@ describe("TON chain on the sandbox", () => {
     const [batch] = (await srv.broker.call("chain.batches", { txHash: trade.settlementTxHash })) as Array<{ _id: string; tradeIds: string[]; root: string }>;
     expect(batch.tradeIds).toContain(tradeId);
     expect(body).toMatchObject({ batchId: batch._id, count: batch.tradeIds.length, root: commitmentOf(batch.tradeIds).root });
-    // trade.settled reaches the notifier: SETTLEMENT_CONFIRMED with the hash.
+    // The settlement reaches the notifier: SETTLEMENT_CONFIRMED with the hash, keyed by the batch.
     const note = await waitFor("SETTLEMENT_CONFIRMED", async () => {
-      const list = (await srv.http("GET", "/api/v1/notifications", { token: bob.token })).body.data as Array<{ type: string; metadata: { tradeId: string; txHash: string } }>;
-      return list.find((n) => n.type === "SETTLEMENT_CONFIRMED" && n.metadata.tradeId === tradeId);
+      const list = (await srv.http("GET", "/api/v1/notifications", { token: bob.token })).body.data as Array<{ id: string; type: string; metadata: { tradeIds: string[]; txHash: string } }>;
+      return list.find((n) => n.type === "SETTLEMENT_CONFIRMED" && n.metadata.tradeIds.includes(tradeId));
     });
     expect(note.metadata.txHash).toBe(trade.settlementTxHash);
+    expect(note.id).toBe(`SETTLEMENT_CONFIRMED:${batch._id}:${bob.userId}:${market}`);
   });
 
   test("redemption: only resolved markets, conditionId and index sets checked, pays 1.000000 per winning share exactly once; losing and empty positions get clear answers", async () => {

@@ -15,6 +15,25 @@ describe("gateway envelope and errors", () => {
     expect((await srv.http("GET", "/api/v1/health")).status).toBe(404);
   });
 
+  test("GET /health/ready: ready when every service the routes call is reachable (here, all in this process)", async () => {
+    const res = await srv.http("GET", "/health/ready");
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: "ready", missing: [], degraded: [] });
+    expect(res.headers.get("x-ratelimit-limit")).toBeNull();
+  });
+
+  test("GET /health/ready on a gateway whose node lacks required services: 503 naming them; /health stays 200 (liveness)", async () => {
+    const partial = await startServer({ SERVICES: "api,auth,notifier" });
+    try {
+      const res = await partial.http("GET", "/health/ready");
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ status: "unavailable", missing: ["amm", "book", "catalog", "ledger", "router"], degraded: ["chain"] });
+      expect((await partial.http("GET", "/health")).body.status).toBe("ok");
+    } finally {
+      await partial.stop();
+    }
+  });
+
   test("requestId is unique per response and echoed in X-Request-Id, ignoring a client-sent one", async () => {
     const ids = new Set<string>();
     for (let i = 0; i < 5; i++) {
@@ -127,6 +146,17 @@ describe("rate limits with the spec's numbers", () => {
       for (let i = 0; i < 2; i++) await fresh.http("GET", "/api/v1/events", { headers: { "x-forwarded-for": `10.0.0.${i}` } });
       const r = await fresh.http("GET", "/api/v1/events", { headers: { "x-forwarded-for": "10.9.9.9" } });
       expect(r.status).toBe(429);
+    } finally {
+      await fresh.stop();
+    }
+  });
+
+  test("a trusted CIDR range (an ingress controller's pod range) names the client too", async () => {
+    const fresh = await startServer({ RATE_LIMIT_READ: "2", TRUSTED_PROXIES: "127.0.0.0/8" });
+    try {
+      for (let i = 0; i < 2; i++) await fresh.http("GET", "/api/v1/events", { headers: { "x-forwarded-for": "203.0.113.7, 127.0.0.9" } });
+      expect((await fresh.http("GET", "/api/v1/events", { headers: { "x-forwarded-for": "203.0.113.7" } })).status).toBe(429);
+      expect((await fresh.http("GET", "/api/v1/events", { headers: { "x-forwarded-for": "203.0.113.8" } })).status).not.toBe(429);
     } finally {
       await fresh.stop();
     }

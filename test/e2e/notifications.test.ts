@@ -226,25 +226,47 @@ describe("notifications", () => {
     }
   });
 
-  test("settlement: `trade.settled` (event or call) notifies each trade's owner once", async () => {
+  test("settlement: one notification per owner and market of a batch, naming how many trades; told again, nothing more", async () => {
     const market = await createMarket(srv, "Settlement market");
-    await order(alice, market, { side: "BUY", outcome: "YES", price: 0.45, quantity: 2 * SHARE });
-    const take = await order(bob, market, { side: "BUY", outcome: "NO", price: 0.55, quantity: 2 * SHARE });
-    const tradeId = take.body.data.tradeId as string;
-    srv.broker.emit("trade.settled", { tradeIds: [tradeId, "trd_unknown"], status: "confirmed", txHash: "ab".repeat(32) });
-    srv.broker.emit("trade.settled", { tradeIds: [tradeId], status: "confirmed", txHash: "ab".repeat(32) });
-    const items = await eventually(srv, bob, (i) => ofType(i, "SETTLEMENT_CONFIRMED").length === 1);
-    expect(ofType(items, "SETTLEMENT_CONFIRMED")[0]).toMatchObject({
-      id: `SETTLEMENT_CONFIRMED:${tradeId}`,
-      title: "Trade settled",
-      body: "Your trade in “Settlement market” is confirmed on-chain (tx abababab…ababab).",
-      metadata: { marketId: market, tradeId, txHash: "ab".repeat(32) },
-    });
-    const alicesFill = ofType(await eventually(srv, alice, (i) => i.some((n) => n.type === "TRADE_FILLED" && n.metadata.marketId === market)), "TRADE_FILLED").find((n) => n.metadata.marketId === market) as Item;
-    expect(await srv.broker.call("notifier.tradeSettled", { tradeIds: [alicesFill.metadata.tradeId], status: "failed" })).toEqual({ created: 1 });
-    expect(ofType(await list(srv, alice, "?pageSize=100"), "SETTLEMENT_FAILED")).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(ofType(await list(srv, bob, "?pageSize=100"), "SETTLEMENT_CONFIRMED")).toHaveLength(1);
+    const other = await createMarket(srv, "Other settlement market");
+    const batchId = "stl_test_confirmed";
+    const txHash = "ab".repeat(32);
+    // Alice's maker order filled by three takers: three trades, one transaction.
+    const trades = [
+      { tradeId: "trd_t1", userId: alice.userId, marketId: market },
+      { tradeId: "trd_t2", userId: alice.userId, marketId: market },
+      { tradeId: "trd_t3", userId: alice.userId, marketId: market },
+      { tradeId: "trd_t4", userId: bob.userId, marketId: market },
+      { tradeId: "trd_t5", userId: bob.userId, marketId: other },
+      // The AMM pool and other system accounts are nobody to notify.
+      { tradeId: "trd_t6", userId: `amm:${market}`, marketId: market },
+    ];
+    const told = { batchId, status: "confirmed", txHash, trades };
+    expect(await srv.broker.call("notifier.tradeSettled", told)).toEqual({ created: 3 });
+    expect(await srv.broker.call("notifier.tradeSettled", told)).toEqual({ created: 0 });
+    expect(await srv.broker.call("notifier.tradeSettled", { ...told, trades: [...trades].reverse() })).toEqual({ created: 0 });
+    const mine = (items: Item[]) => items.filter((n) => n.id.startsWith(`SETTLEMENT_CONFIRMED:${batchId}:`));
+    expect(mine(await list(srv, alice, "?pageSize=100"))).toEqual([
+      expect.objectContaining({
+        id: `SETTLEMENT_CONFIRMED:${batchId}:${alice.userId}:${market}`,
+        title: "Trades settled",
+        body: "Your 3 trades in “Settlement market” are confirmed on-chain (tx abababab…ababab).",
+        metadata: { marketId: market, tradeIds: ["trd_t1", "trd_t2", "trd_t3"], txHash },
+      }),
+    ]);
+    const bobs = mine(await list(srv, bob, "?pageSize=100"));
+    expect(bobs.map((n) => n.body).sort()).toEqual([
+      "Your trade in “Other settlement market” is confirmed on-chain (tx abababab…ababab).",
+      "Your trade in “Settlement market” is confirmed on-chain (tx abababab…ababab).",
+    ]);
+    expect(bobs.every((n) => n.title === "Trade settled")).toBe(true);
+
+    expect(await srv.broker.call("notifier.tradeSettled", { batchId: "stl_test_failed", status: "failed", txHash: null, trades: [{ tradeId: "trd_t7", userId: alice.userId, marketId: market }] })).toEqual({ created: 1 });
+    expect((await list(srv, alice, "?pageSize=100")).filter((n) => n.id.startsWith("SETTLEMENT_FAILED:stl_test_failed:"))).toEqual([
+      expect.objectContaining({ title: "Trade settlement failed", metadata: { marketId: market, tradeIds: ["trd_t7"], txHash: null } }),
+    ]);
+    // Malformed outcomes are refused, nothing is stored.
+    await expect(srv.broker.call("notifier.tradeSettled", { batchId, status: "confirmed", trades: [] })).rejects.toMatchObject({ type: "VALIDATION_ERROR" });
   });
 });
 
@@ -252,12 +274,15 @@ describe("the notifier's journal cursor survives restarts", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "pmx-notifier-"));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   const WITHOUT_NOTIFIER = { SERVICES: "api,auth,catalog,book,router,ledger" };
+  // The data dir is first written by a node without the chain: the chain's secret comes from the
+  // environment (a data dir with data never gets a new one, lib/secrets.ts).
+  const KEPT = { ...ENV, MASTER_SECRET: "5a".repeat(32) };
 
   test("fills made while the notifier was down are notified when it starts, each once", async () => {
     const wa = TestWallet.random();
     const wb = TestWallet.random();
     // 1) No notifier at all: trade.
-    let srv = await startServer({ ...ENV, ...WITHOUT_NOTIFIER }, { dataDir });
+    let srv = await startServer({ ...KEPT, ...WITHOUT_NOTIFIER }, { dataDir });
     let a = await srv.login(wa);
     let b = await srv.login(wb);
     await fund(srv.broker, a.userId, 100 * SHARE);
@@ -269,7 +294,7 @@ describe("the notifier's journal cursor survives restarts", () => {
     await srv.stop();
 
     // 2) With the notifier: it catches up from the start of the journal.
-    srv = await startServer(ENV, { dataDir });
+    srv = await startServer(KEPT, { dataDir });
     a = await srv.login(wa);
     b = await srv.login(wb);
     let items = await eventually(srv, b, (i) => ofType(i, "TRADE_FILLED").length === 1);
@@ -279,14 +304,14 @@ describe("the notifier's journal cursor survives restarts", () => {
     await srv.stop();
 
     // 3) Down again while more trades happen; 4) back up: only the new ones are added.
-    srv = await startServer({ ...ENV, ...WITHOUT_NOTIFIER }, { dataDir });
+    srv = await startServer({ ...KEPT, ...WITHOUT_NOTIFIER }, { dataDir });
     a = await srv.login(wa);
     b = await srv.login(wb);
     await place(a, { side: "BUY", outcome: "YES", price: 0.55, quantity: 2 * SHARE });
     const t2 = (await place(b, { side: "BUY", outcome: "NO", price: 0.45, quantity: 2 * SHARE })).body.data.tradeId;
     await srv.stop();
 
-    srv = await startServer(ENV, { dataDir });
+    srv = await startServer(KEPT, { dataDir });
     b = await srv.login(wb);
     items = await eventually(srv, b, (i) => ofType(i, "TRADE_FILLED").length === 2);
     expect(ofType(items, "TRADE_FILLED").map((i) => i.id)).toEqual([`TRADE_FILLED:${t2}`, `TRADE_FILLED:${t1}`]);
