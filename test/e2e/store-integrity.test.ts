@@ -138,7 +138,8 @@ describe("the data dir and its money store", () => {
     const legacy = mkdtempSync(join(tmpdir(), "pmx-legacy-"));
     copies.push(legacy);
     writeFileSync(join(legacy, "ledger-journal.log"), '{"_id":"deposit:x","seq":1,"postings":[],"at":"2026-01-01T00:00:00.000Z"}\n');
-    const err = (await NodeProcess.start({ ...env, DATA_DIR: legacy }, { name: "legacy" }).catch((e: Error) => e)) as Error;
+    // Its keys given (the secrets check passes), the money store is what refuses.
+    const err = (await NodeProcess.start({ ...env, DATA_DIR: legacy, MASTER_SECRET: randomBytes(32).toString("hex") }, { name: "legacy" }).catch((e: Error) => e)) as Error;
     expect(err.message).toMatch(/holds a ledger in the earlier format \(ledger-journal.log and NeDB read models\).*does not migrate/);
   });
 });
