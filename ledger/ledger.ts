@@ -3,7 +3,7 @@ import { Accounts, LedgerRejection, type ConservationReport, type Posting, type 
 import type { TradeRecord } from "../engine/settlement";
 import type { BookJournalDoc, FenceRecord, HeartbeatRecord, IdemRecord, LedgerEntryDoc, MarketLease, SettlementRecord } from "../models/trading";
 import { chainHash } from "./chain-hash";
-import type { CommitBatch, JournalRow, MarketRow, MoneyStore } from "./store";
+import type { CommitBatch, JournalRow, MarketRow, MoneyStore, StoredState } from "./store";
 
 /** A refusal of the ledger, by kind; the service shell maps kinds to the contract's statuses. */
 export type LedgerFaultKind = "rejected" | "conflict" | "moved" | "unavailable" | "restarted";
@@ -90,6 +90,8 @@ export class Ledger {
   private hash: string;
   private pending: Pending[] = [];
   private readonly pendingKeys = new Map<string, LedgerEntryDoc>();
+  /** Each market's latest book entry: a retry of it is answered, not refused. */
+  private readonly lastBook = new Map<string, LedgerEntryDoc>();
   private touchedCash = new Set<string>();
   private touchedPos = new Set<string>();
   private touchedMarkets = new Set<string>();
@@ -106,7 +108,7 @@ export class Ledger {
   private constructor(
     private readonly store: MoneyStore,
     private readonly hooks: LedgerHooks,
-    state: ReturnType<MoneyStore["load"]>,
+    state: StoredState,
   ) {
     this.accounts = Accounts.restore(state.accounts);
     for (const m of state.markets) this.markets.set(m.marketId, m);
@@ -116,8 +118,8 @@ export class Ledger {
   }
 
   /** Opens the ledger over its store; the store refuses to load when it is damaged. */
-  static open(store: MoneyStore, hooks: LedgerHooks = {}): Ledger {
-    return new Ledger(store, hooks, store.load());
+  static async open(store: MoneyStore, hooks: LedgerHooks = {}): Promise<Ledger> {
+    return new Ledger(store, hooks, await store.load());
   }
 
   get lastSeq(): number {
@@ -152,7 +154,8 @@ export class Ledger {
     if (b) {
       lease = this.lease(b.marketId);
       if (b.epoch !== lease.epoch || b.seq !== lease.seq + 1) {
-        const prior = this.pendingKeys.get(input.key) ?? this.store.entryByKey(input.key);
+        const last = this.lastBook.get(b.marketId);
+        const prior = last?._id === input.key ? last : null;
         // The same command again (a retry of a commit that landed): answered, not applied twice.
         if (prior && sameBookCommand(prior.book, b)) return { applied: false, seq: prior.seq, instance: this.instance };
         throw new LedgerFault(
@@ -164,10 +167,11 @@ export class Ledger {
         );
       }
     } else {
-      const prior = this.pendingKeys.get(input.key) ?? this.store.entryByKey(input.key);
-      if (prior) return { applied: false, seq: prior.seq, instance: this.instance };
+      const seq = this.pendingKeys.get(input.key)?.seq ?? this.store.keySeq(input.key);
+      if (seq !== null) return { applied: false, seq, instance: this.instance };
     }
-    if (input.idem && (this.store.idempotent(input.idem.scope, input.idem.key) || this.pendingIdem(input.idem))) {
+    // Keys are claimed before their command runs (idemClaim); this only guards against a second writer.
+    if (input.idem && this.pendingIdem(input.idem)) {
       throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key already answered a request");
     }
     const placed = b?.command.type === "place" ? b.command.order : null;
@@ -200,6 +204,7 @@ export class Ledger {
     for (const m of change.coll.keys()) this.touchedMarkets.add(m);
     if (b && lease) {
       this.markets.set(b.marketId, { ...lease, seq: b.seq, bookSeq: b.bookSeq, pool: b.pool ?? lease.pool });
+      this.lastBook.set(b.marketId, doc);
       this.touchedMarkets.add(b.marketId);
     }
     if (input.fence) {
@@ -314,7 +319,7 @@ export class Ledger {
    */
   async idemClaim(scope: string, key: string, fingerprint: string): Promise<IdemClaim> {
     for (;;) {
-      const stored = this.store.idempotent(scope, key) ?? this.pending.find((p) => p.doc.idem?.scope === scope && p.doc.idem.key === key)?.doc.idem ?? null;
+      const stored = this.pending.find((p) => p.doc.idem?.scope === scope && p.doc.idem.key === key)?.doc.idem ?? (await this.store.idempotent(scope, key));
       if (stored) {
         if (stored.fingerprint !== fingerprint) throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
         // Answered once durable, like the first answer.

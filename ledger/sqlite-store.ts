@@ -193,8 +193,7 @@ export class SqliteMoneyStore implements MoneyStore {
       getMeta: q("SELECT v FROM meta WHERE k = ?"),
       setMeta: q("INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v"),
       insJournal: q("INSERT INTO journal (seq, key, market_id, position, epoch, body, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      byKey: q("SELECT body, hash FROM journal WHERE key = ? AND position IS NULL"),
-      byPosition: q("SELECT body, hash, key FROM journal WHERE market_id = ? AND position = ?"),
+      byKey: q("SELECT seq FROM journal WHERE key = ? AND position IS NULL"),
       after: q("SELECT body, hash FROM journal WHERE seq > ? ORDER BY seq LIMIT ?"),
       scan: q("SELECT seq, key, market_id AS marketId, position, epoch, body, hash FROM journal WHERE seq >= ? ORDER BY seq"),
       bookAfter: q("SELECT body, hash FROM journal WHERE market_id = ? AND position > ? ORDER BY position LIMIT ?"),
@@ -343,7 +342,7 @@ export class SqliteMoneyStore implements MoneyStore {
     return r ? r.v : null;
   }
 
-  load(): StoredState {
+  async load(): Promise<StoredState> {
     const format = this.metaString("format");
     const { n, lo, hi } = this.st.count.get() as { n: number; lo: number; hi: number };
     if (format === null) {
@@ -413,14 +412,9 @@ export class SqliteMoneyStore implements MoneyStore {
     }
   }
 
-  entryByKey(key: string): LedgerEntryDoc | null {
-    if (key.startsWith("book:")) {
-      const at = key.lastIndexOf(":");
-      const r = this.st.byPosition.get(key.slice(5, at), Number(key.slice(at + 1))) as { body: string; hash: string; key: string } | undefined;
-      return r && r.key === key ? parseEntry(r.body, r.hash) : null;
-    }
-    const r = this.st.byKey.get(key) as { body: string; hash: string } | undefined;
-    return r ? parseEntry(r.body, r.hash) : null;
+  keySeq(key: string): number | null {
+    const r = this.st.byKey.get(key) as { seq: number } | undefined;
+    return r ? r.seq : null;
   }
 
   async commit(batch: CommitBatch): Promise<void> {
@@ -463,7 +457,7 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   /** The answer stored for an Idempotency-Key, if any. */
-  idempotent(scope: string, key: string): { fingerprint: string; status: number; response: unknown } | null {
+  async idempotent(scope: string, key: string): Promise<{ fingerprint: string; status: number; response: unknown } | null> {
     const r = this.st.idem.get(scope, key) as { fingerprint: string; status: number; response: string } | undefined;
     return r ? { fingerprint: r.fingerprint, status: r.status, response: JSON.parse(r.response) as unknown } : null;
   }
@@ -474,19 +468,19 @@ export class SqliteMoneyStore implements MoneyStore {
     return r ? r.orderId : null;
   }
 
-  heartbeats(): Array<{ userId: string; timeoutSeconds: number; deadline: string }> {
+  async heartbeats(): Promise<Array<{ userId: string; timeoutSeconds: number; deadline: string }>> {
     return this.st.heartbeats.all() as Array<{ userId: string; timeoutSeconds: number; deadline: string }>;
   }
 
-  dueExpiries(now: string, limit: number): Array<{ orderId: string; marketId: string; expiresAt: string }> {
+  async dueExpiries(now: string, limit: number): Promise<Array<{ orderId: string; marketId: string; expiresAt: string }>> {
     return this.st.dueExpiries.all(now, limit) as Array<{ orderId: string; marketId: string; expiresAt: string }>;
   }
 
-  nextExpiry(): string | null {
+  async nextExpiry(): Promise<string | null> {
     return (this.st.nextExpiry.get() as { at: string | null }).at;
   }
 
-  openMarketsOf(userId: string): string[] {
+  async openMarketsOf(userId: string): Promise<string[]> {
     return (this.st.openMarketsOf.all(userId) as Array<{ marketId: string }>).map((r) => r.marketId);
   }
 

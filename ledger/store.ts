@@ -77,9 +77,13 @@ export interface MoneyStore {
   /** Where it is, for messages. */
   readonly location: string;
   /** The committed state; throws a StoreDamaged naming what it found when the store is inconsistent. */
-  load(): StoredState;
-  /** The written entry under this key (idempotency), or null. */
-  entryByKey(key: string): LedgerEntryDoc | null;
+  load(): Promise<StoredState>;
+  /**
+   * The seq of the written entry under this key (idempotency of deposits, withdrawals, ...), or
+   * null. Synchronous: the ledger validates an entry in one step. Book entries are not looked up
+   * here (their journal position decides).
+   */
+  keySeq(key: string): number | null;
   commit(batch: CommitBatch): void | Promise<void>;
   entriesAfter(seq: number, limit: number): Promise<LedgerEntryDoc[]>;
   /** Journal rows from `fromSeq` on, raw (chain verification). */
@@ -93,16 +97,16 @@ export interface MoneyStore {
   trade(tradeId: string): Promise<TradeDoc | null>;
   readModelFacts(): Promise<ReadModelFacts>;
   /** The answer stored for an Idempotency-Key of `scope` (the caller), if any. */
-  idempotent(scope: string, key: string): { fingerprint: string; status: number; response: unknown } | null;
-  /** The user's open order carrying this client order id, if any. */
+  idempotent(scope: string, key: string): Promise<{ fingerprint: string; status: number; response: unknown } | null>;
+  /** The user's open order carrying this client order id, if any (synchronous, like keySeq). */
   openOrderByClientId(userId: string, clientOrderId: string): string | null;
   /** Armed dead man's switches. */
-  heartbeats(): Array<{ userId: string; timeoutSeconds: number; deadline: string }>;
+  heartbeats(): Promise<Array<{ userId: string; timeoutSeconds: number; deadline: string }>>;
   /** Resting GTD orders whose time has come, oldest deadline first. */
-  dueExpiries(now: string, limit: number): Array<{ orderId: string; marketId: string; expiresAt: string }>;
-  nextExpiry(): string | null;
+  dueExpiries(now: string, limit: number): Promise<Array<{ orderId: string; marketId: string; expiresAt: string }>>;
+  nextExpiry(): Promise<string | null>;
   /** Markets where the user has open orders. */
-  openMarketsOf(userId: string): string[];
+  openMarketsOf(userId: string): Promise<string[]>;
   /** Every order and trade row as stored (full verification compares them with a replay). */
   allOrders(onRow: (o: OrderDoc) => void): Promise<void>;
   allTrades(onRow: (t: TradeDoc) => void): Promise<void>;

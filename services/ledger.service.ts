@@ -333,9 +333,9 @@ const LedgerService = defineService<LedgerThis>({
   },
 
   async started() {
-    this.store = openMoneyStore(configOf(this.broker));
+    this.store = await openMoneyStore(configOf(this.broker));
     try {
-      this.ledger = Ledger.open(this.store, { committed: (docs) => this.notifyChanges(docs) });
+      this.ledger = await Ledger.open(this.store, { committed: (docs) => this.notifyChanges(docs) });
       // A changed, missing or reordered entry anywhere stops the start, naming it.
       const chain = await verifyChain(this.store);
       if (!chain.ok) throw new StoreDamaged(`ledger journal: ${chain.problems.slice(0, 5).join("; ")}`);

@@ -48,7 +48,7 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
 
 async function runScenario(s: fc.Scheduler, cmds: Cmd[]): Promise<void> {
   const store = SqliteMoneyStore.open(":memory:", { fsync: false });
-  const ledger = Ledger.open(store);
+  const ledger = await Ledger.open(store);
   for (const u of USERS) {
     ledger.post({ key: `dep:${u}`, postings: [{ kind: "cash", account: u, available: 100 * SHARE }, { kind: "external", flow: "deposit", amount: 100 * SHARE }] });
     // Everyone starts with shares too, so SELL orders have something to offer.
