@@ -98,7 +98,7 @@ describe("trade CLI", () => {
 
   test("login: a wrong domain is a clear 401; then the session is stored owner-only and used", async () => {
     const wrong = await trade("login --domain evil.example");
-    expect([wrong.code, wrong.stderr]).toEqual([1, expect.stringMatching(/^Error 401 UNAUTHORIZED: proof was made for another domain \(request req_/)]);
+    expect([wrong.code, wrong.stderr]).toEqual([1, expect.stringMatching(/^Error 401 UNAUTHORIZED: proof was made for another domain; expected exchange\.test \(request req_/)]);
     const login = await ok("login");
     expect(login.stdout).toMatch(/^Logged in as 0:[0-9a-f]{64} \(user usr_\w+\); session valid until \d{4}-/);
     expect(statSync(join(home.dir, "sessions.json")).mode & 0o777).toBe(0o600);
