@@ -62,6 +62,8 @@ export interface RetryOptions {
   maxRetries?: number;
   /** Give up instead of waiting longer than this for one retry (default 120 s). */
   maxWaitSeconds?: number;
+  /** Told before each wait (e.g. to say so on a terminal). */
+  onWait?: (seconds: number, err: RateLimitError) => void;
 }
 
 /** What the client saw of one HTTP exchange (logging, metrics, contract tests). */
@@ -156,7 +158,7 @@ export class PmxClient {
   readonly domain: string | undefined;
   private currentSession: Session | null;
   private readonly opts: ClientOptions;
-  private readonly retry: Required<RetryOptions> | null;
+  private readonly retry: (Required<Omit<RetryOptions, "onWait">> & Pick<RetryOptions, "onWait">) | null;
   private readonly fetchImpl: typeof fetch;
   private refreshing: Promise<Session> | null = null;
   private refreshBlockedUntil = 0;
@@ -323,6 +325,7 @@ export class PmxClient {
       const err = this.errorOf(res, parsed, method, route);
       if (err instanceof RateLimitError && this.retry && attempt < this.retry.maxRetries && err.retryAfter <= this.retry.maxWaitSeconds) {
         // Sending earlier would only extend the cooldown: wait exactly what the server asked.
+        this.retry.onWait?.(err.retryAfter, err);
         await sleep(err.retryAfter * 1000);
         continue;
       }
