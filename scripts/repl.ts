@@ -149,26 +149,23 @@ export function reconciliationText(r: ChainReconciliation): string[] {
   ];
 }
 
+/** A command that calls one action and prints its report as text. */
+function reportCommand<R>(command: string, action: string, description: string, text: (r: R) => string[]): ReplCommand {
+  return {
+    command,
+    description,
+    async action(broker) {
+      const report = await broker.call<R, Record<string, never>>(action, {});
+      for (const line of text(report)) console.log(line);
+      return report;
+    },
+  };
+}
+
 /** Checks of the books. */
 export const CHECK_REPL_COMMANDS: ReplCommand[] = [
-  {
-    command: "conservation",
-    description: "Check the ledger: cash + collateral + fees = deposits - withdrawals + house funding, and every market balanced",
-    async action(broker) {
-      const report = await broker.call<ConservationReport, Record<string, never>>("ledger.conservation", {});
-      for (const line of conservationText(report)) console.log(line);
-      return report;
-    },
-  },
-  {
-    command: "reconcile",
-    description: "Check the ledger against the chain: deposits - withdrawals = USDT in the deposit and hot wallets - pending withdrawals",
-    async action(broker) {
-      const report = await broker.call<ChainReconciliation, Record<string, never>>("chain.reconcile", {});
-      for (const line of reconciliationText(report)) console.log(line);
-      return report;
-    },
-  },
+  reportCommand("conservation", "ledger.conservation", "Check the ledger: cash + collateral + fees = deposits - withdrawals + house funding, and every market balanced", conservationText),
+  reportCommand("reconcile", "chain.reconcile", "Check the ledger against the chain: deposits - withdrawals = USDT in the deposit and hot wallets - pending withdrawals", reconciliationText),
 ];
 
 /** Every command of the console, in one list (add new ones here). */
