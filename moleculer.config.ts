@@ -6,6 +6,7 @@ import { createDataDirLock } from "./mixins/data-dir-lock.middleware";
 import { LocalSocketTransporter } from "./lib/local-transporter";
 import { socketPathFor } from "./lib/data-dir";
 import { brokerUidGenerator } from "./lib/ids";
+import { VALIDATOR_OPTIONS } from "./lib/params";
 
 /**
  * Broker options for one node, all read from the environment through AppConfig:
@@ -39,7 +40,8 @@ export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
     // pending requests then fail at once (RequestRejectedError -> 503) and its markets move.
     heartbeatInterval: 1,
     heartbeatTimeout: 3,
-    validator: true,
+    // Custom checkers that convert (lib/params.ts: one canonical form for numeric parameters).
+    validator: { type: "Fastest", options: VALIDATOR_OPTIONS },
     metrics: cfg.metrics.enabled ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: cfg.metrics.port, path: "/metrics" } }] } : { enabled: false },
     middlewares: [...(onDisk ? [createDataDirLock(cfg.dataDir)] : []), AuthGuard, createMarketRouting()],
   };

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { dataDirSecrets, JWT_SECRET_SPEC, MASTER_SECRET_SPEC } from "./secrets";
 import { parseTrustedProxyList } from "../gateway/proxies";
 
@@ -29,9 +30,15 @@ export interface AppConfig {
   /** fdatasync the embedded ledger journal after each group write (off: a crash of the machine, not of the process, may lose acknowledged entries). */
   journalFsync: boolean;
   redisUrl?: string;
-  appDomain: string;
+  /** APP_DOMAIN: the ton_proof domain; unset = the address the gateway listens on (see auth/domain.ts). */
+  appDomain?: string;
   jwtSecret: string;
+  /** X-Admin-Key of the operator API: ADMIN_KEY, else on the embedded default generated once into DATA_DIR/secrets.json; unset = off. */
   adminKey?: string;
+  /** Where adminKey came from; "generated" only on the start that created it (the banner shows the key that once). */
+  adminKeyFrom?: "env" | "secrets" | "generated";
+  /** HTTP server timeouts (slow or silent clients); see services/api.service.ts. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   services: ServiceName[];
   /** Addresses and CIDR ranges whose X-Forwarded-For is believed (reverse proxies we run). */
   trustedProxies: string[];
@@ -158,11 +165,33 @@ export function parseServices(raw: string | undefined): ServiceName[] {
 }
 
 // Secrets kept in the data dir live in lib/secrets.ts.
-export { persistentSecret } from "./secrets";
+import { persistentSecret } from "./secrets";
+export { persistentSecret };
+
+/** A secret already kept in DATA_DIR/secrets.json, or undefined; never creates one (`npm run admin-key`). */
+export function storedSecret(dataDir: string, name: string): string | undefined {
+  const file = join(dataDir, "secrets.json");
+  const secrets = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {};
+  return typeof secrets[name] === "string" ? secrets[name] : undefined;
+}
+
+/** The operator key: ADMIN_KEY ("off": none), else on the embedded default (no TRANSPORTER, a data dir) one generated once. */
+function operatorKey(env: Env, dataDir: string, transporter: string | undefined): Pick<AppConfig, "adminKey" | "adminKeyFrom"> {
+  if (env.ADMIN_KEY === "off") return {};
+  if (env.ADMIN_KEY) return { adminKey: env.ADMIN_KEY, adminKeyFrom: "env" };
+  if (transporter || dataDir === ":memory:") return {};
+  let created = false;
+  const adminKey = persistentSecret(dataDir, "adminKey", 16, () => (created = true));
+  return { adminKey, adminKeyFrom: created ? "generated" : "secrets" };
+}
+
+/** DATA_DIR: ":memory:" keeps everything in memory (tests); anything else is a directory. */
+export function dataDirOf(env: Env): string {
+  return env.DATA_DIR === ":memory:" ? ":memory:" : resolve(env.DATA_DIR || "data");
+}
 
 export function loadConfig(env: Env = process.env): AppConfig {
-  // ":memory:" keeps everything in memory (tests); anything else is a directory.
-  const dataDir = env.DATA_DIR === ":memory:" ? ":memory:" : resolve(env.DATA_DIR || "data");
+  const dataDir = dataDirOf(env);
   const transporter = env.TRANSPORTER || undefined;
   // Nodes of a cluster must share the secret; only the one-process default may invent it.
   if (!env.JWT_SECRET && transporter) throw new Error("JWT_SECRET is required when TRANSPORTER is set");
@@ -185,9 +214,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mongoUri: env.MONGO_URI || undefined,
     journalFsync: env.JOURNAL_FSYNC !== "false",
     redisUrl: env.REDIS_URL || undefined,
-    appDomain: env.APP_DOMAIN || "localhost:3000",
+    appDomain: env.APP_DOMAIN || undefined,
     jwtSecret,
-    adminKey: env.ADMIN_KEY || undefined,
+    ...operatorKey(env, dataDir, transporter),
+    http: {
+      headersTimeoutMs: Math.max(100, int(env, "HTTP_HEADERS_TIMEOUT_MS", 10_000)),
+      requestTimeoutMs: Math.max(100, int(env, "HTTP_REQUEST_TIMEOUT_MS", 30_000)),
+      keepAliveTimeoutMs: Math.max(100, int(env, "HTTP_KEEPALIVE_TIMEOUT_MS", 5_000)),
+    },
     services,
     trustedProxies: parseTrustedProxyList(env.TRUSTED_PROXIES),
     rateLimit: {

@@ -97,11 +97,12 @@ export function dataDirSecrets(dataDir: string, needed: SecretSpec[]): Record<st
  * A secret that protects no stored data (a new one is harmless, e.g. an operator key): read from
  * the secrets file, generated into it when absent, whatever else the data dir holds.
  */
-export function persistentSecret(dataDir: string, name: string, bytes = 32): string {
+export function persistentSecret(dataDir: string, name: string, bytes = 32, onCreate?: () => void): string {
   const secrets = readSecrets(join(dataDir, SECRETS_FILE));
   if (!secrets[name]) {
     secrets[name] = randomBytes(bytes).toString("hex");
     writeSecrets(dataDir, secrets);
+    onCreate?.();
   }
   return secrets[name];
 }

@@ -11,6 +11,7 @@ import { cost, formatAvgPrice, formatTick, isLotQuantity, LOT, priceToTick } fro
 import type { Depth, OrderType, Outcome, Side } from "../engine/types";
 import { marginalPrice, type PoolState } from "../engine/amm";
 import { METRIC } from "../lib/metrics";
+import { POSITIVE_SAFE_INTEGER } from "../lib/params";
 import type { MarketLease, OrderDoc } from "../models/trading";
 
 export interface RouteParams {
@@ -95,7 +96,7 @@ const BookService = defineService<BookThis>({
         outcome: { type: "enum", values: ["YES", "NO"] },
         orderType: { type: "enum", values: ["GTC", "FOK"] },
         price: { type: "number", min: 0.01, max: 0.99 },
-        quantity: { type: "number", integer: true, positive: true },
+        quantity: POSITIVE_SAFE_INTEGER,
         $$strict: "remove",
       },
       async handler(this: BookThis, ctx: AppContext<PlaceOrderParams>) {

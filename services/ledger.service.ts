@@ -9,6 +9,7 @@ import { tradeRecordView, type TradeRecord } from "../engine/settlement";
 import type { RestingOrder } from "../engine/types";
 import type { BookJournalDoc, LedgerEntryDoc, MarketLease, OrderDoc, SettlementRecord, TradeDoc } from "../models/trading";
 import { page, type Page } from "../gateway/envelope";
+import { PAGE, pageSizeParam } from "../lib/params";
 import { Ledger, LedgerFault, type MoneyCheck, type PostOutcome } from "../ledger/ledger";
 import { openMoneyStore } from "../ledger/money-store";
 import { StoreDamaged, type MoneyStore } from "../ledger/store";
@@ -178,8 +179,8 @@ const LedgerService = defineService<LedgerThis>({
     listTrades: {
       auth: "user",
       params: {
-        page: { type: "number", integer: true, min: 1, optional: true, convert: true, default: 1 },
-        pageSize: { type: "number", integer: true, min: 1, max: TRADES_MAX_PAGE_SIZE, optional: true, convert: true, default: TRADES_DEFAULT_PAGE_SIZE },
+        page: PAGE,
+        pageSize: pageSizeParam(TRADES_DEFAULT_PAGE_SIZE, TRADES_MAX_PAGE_SIZE),
         $$strict: "remove",
       },
       async handler(this: LedgerThis, ctx: AppContext<{ page: number; pageSize: number }>): Promise<Page<ReturnType<typeof tradeView>>> {

@@ -1,6 +1,7 @@
 import { ServiceBroker } from "moleculer";
 import { bindConfig, loadConfig } from "../../lib/config";
 import LedgerService from "../../services/ledger.service";
+import { VALIDATOR_OPTIONS } from "../../lib/params";
 import { MarketActor, type MarketPorts } from "../../trading/market-actor";
 import { DurabilityWatch } from "../../trading/durability";
 import { newId } from "../../lib/ids";
@@ -18,7 +19,7 @@ describe("single writer per market, fenced by the ledger's lease", () => {
   const marketId = "mkt_fence";
 
   beforeAll(async () => {
-    broker = new ServiceBroker({ logger: false });
+    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS } });
     bindConfig(broker, loadConfig({ DATA_DIR: ":memory:", JWT_SECRET: "x", LOG_LEVEL: "false" }));
     broker.createService(LedgerService);
     await broker.start();

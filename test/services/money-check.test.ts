@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { ServiceBroker } from "moleculer";
 import { bindConfig, loadConfig } from "../../lib/config";
 import LedgerService from "../../services/ledger.service";
+import { VALIDATOR_OPTIONS } from "../../lib/params";
 import { MarketActor, type MarketPorts } from "../../trading/market-actor";
 import { DurabilityWatch } from "../../trading/durability";
 import { newId } from "../../lib/ids";
@@ -26,7 +27,7 @@ describe("the money check on a journal holding a double fill", () => {
   const marketId = "mkt_doctored";
 
   const start = async () => {
-    broker = new ServiceBroker({ logger: false });
+    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS } });
     bindConfig(broker, loadConfig({ DATA_DIR: dir, JWT_SECRET: "x", LOG_LEVEL: "false" }));
     broker.createService(LedgerService);
     await broker.start();
@@ -111,7 +112,7 @@ describe("a journal edited while the exchange is stopped", () => {
   let dir: string;
 
   const start = async () => {
-    broker = new ServiceBroker({ logger: false });
+    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS } });
     bindConfig(broker, loadConfig({ DATA_DIR: dir, JWT_SECRET: "x", LOG_LEVEL: "false" }));
     broker.createService(LedgerService);
     await broker.start();

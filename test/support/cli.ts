@@ -73,27 +73,35 @@ require.extensions[".ts"] = function (m, filename) {
 };
 require(${JSON.stringify(CLI_TS)}).main(process.argv.slice(1)).then((code) => { process.exitCode = code; });
 `;
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ["-e", hook, "--", ...argv], {
-      cwd: ROOT,
-      // Only what a user's shell would hand over: no test runner variables leak into the CLI.
-      env: { PATH: process.env.PATH ?? "", ...o.env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+  // Only what a user's shell would hand over: no test runner variables leak into the CLI.
+  return runProcess(process.execPath, ["-e", hook, "--", ...argv], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...o.env }, stdin: o.stdin ?? "", timeoutMs: o.timeoutMs ?? 60_000, what: `trade ${argv.join(" ")}` }).then(
+    (r) => ({ ...r, prompts: [] }),
+  );
+}
+
+/** A child process to its end: exit code and trimmed output; killed and refused after `timeoutMs`. */
+export function runProcess(
+  cmd: string,
+  args: string[],
+  o: { cwd: string; env: Record<string, string>; stdin?: string; timeoutMs?: number; what?: string },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const timeoutMs = o.timeoutMs ?? 120_000;
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: [o.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`trade ${argv.join(" ")} did not finish in ${o.timeoutMs ?? 60_000} ms\n${stdout}\n${stderr}`));
-    }, o.timeoutMs ?? 60_000);
+      reject(new Error(`${o.what ?? `${cmd} ${args.join(" ")}`} did not finish in ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
     child.on("error", reject);
     child.on("exit", (code) => {
       clearTimeout(timer);
-      resolvePromise({ code: code ?? -1, stdout: stdout.trimEnd(), stderr: stderr.trimEnd(), prompts: [] });
+      resolve({ code: code ?? -1, stdout: stdout.trimEnd(), stderr: stderr.trimEnd() });
     });
-    child.stdin.end(o.stdin ?? "");
+    if (o.stdin !== undefined) child.stdin?.end(o.stdin);
   });
 }
 
@@ -102,8 +110,10 @@ export interface WalkthroughStep {
   line: string;
   /** Variables set in front of the command (e.g. ADMIN_KEY=...). */
   env: Record<string, string>;
-  /** Arguments after `trade`. */
+  /** Arguments after `trade` (empty for an `export` line). */
   argv: string[];
+  /** `export NAME=$(command)`: the command's output becomes NAME for the following steps. */
+  capture?: { name: string; command: string };
   /** What the reader types at the command's question, from a trailing `# answer: y` comment. */
   answer?: string;
   /** Text the README says the output contains, from `# expect: ...` comments on the following lines. */
@@ -136,8 +146,9 @@ export function shellWords(line: string): string[] {
 
 /**
  * The walkthrough of README.md: the ```sh blocks of the section, every line that runs `trade`
- * (optionally behind VAR=value assignments) as a step, and the other lines (server start, alias)
- * returned apart so a test can check them.
+ * (optionally behind VAR=value assignments) or exports a command's output (`export X=$(...)`) as
+ * a step, and the other lines (server start, alias; without their comments) returned apart so a
+ * test can check them.
  */
 export function readWalkthrough(readmePath = join(ROOT, "README.md"), heading = "## Five-minute walkthrough (CLI)"): { steps: WalkthroughStep[]; otherLines: string[] } {
   const text = readFileSync(readmePath, "utf8");
@@ -162,6 +173,11 @@ export function readWalkthrough(readmePath = join(ROOT, "README.md"), heading = 
       const hash = line.search(/\s#\s/);
       const code = hash >= 0 ? line.slice(0, hash).trim() : line;
       const comment = hash >= 0 ? line.slice(hash).trim() : "";
+      const exported = /^export ([A-Z_][A-Z0-9_]*)=\$\((.+)\)$/.exec(code);
+      if (exported) {
+        steps.push({ line, env: {}, argv: [], capture: { name: exported[1], command: exported[2] }, expect: [] });
+        continue;
+      }
       const words = shellWords(code);
       const env: Record<string, string> = {};
       while (words.length && /^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
@@ -170,7 +186,7 @@ export function readWalkthrough(readmePath = join(ROOT, "README.md"), heading = 
         env[w.slice(0, eq)] = w.slice(eq + 1);
       }
       if (words[0] !== "trade") {
-        otherLines.push(line);
+        otherLines.push(code);
         continue;
       }
       const answer = /answer:\s*([^\s)]+)/.exec(comment)?.[1];
