@@ -1,7 +1,10 @@
 /**
  * Operator console: `npm run repl`.
- * - TRANSPORTER set: a broker with no services of its own joins the cluster and calls its catalog;
- * - otherwise: a full embedded node (gateway included) runs in this process and the REPL drives it.
+ * - TRANSPORTER set: a broker with no services of its own joins the cluster over it;
+ * - an embedded exchange already running on DATA_DIR: the REPL joins it as a node over the
+ *   owner-only socket in the data dir (lib/local-transporter.ts), so it never starts a second
+ *   exchange on the same data;
+ * - nothing running there: a full embedded node (gateway included) runs in this process.
  * Besides moleculer-repl's own commands (`call`, `services`, ...), REPL_COMMANDS below: the catalog
  * commands call the same actions as the operator HTTP API (`events` is taken by moleculer-repl,
  * which lists event listeners, hence `list-events`); `conservation` and `reconcile` check the
@@ -10,12 +13,15 @@
 import { hostname } from "node:os";
 import { ServiceBroker } from "moleculer";
 import { bindConfig, loadConfig } from "../lib/config";
+import { DataDirLock, readHolder } from "../lib/data-dir";
+import { LocalSocketTransporter } from "../lib/local-transporter";
 import { createBrokerOptions } from "../moleculer.config";
 import { createNode, stopOnSignals } from "../server";
 import type { Page } from "../gateway/envelope";
 import type { EventView, MarketView } from "../models/catalog";
 import type { CreateEventParams, ListEventsParams } from "../services/catalog.service";
-import type { ConservationReport } from "../engine/accounts";
+import type { MoneyCheck } from "../ledger/ledger";
+import type { VerifyReport } from "../ledger/verify";
 import type { ChainReconciliation } from "../services/chain.service";
 import { usdtText } from "../lib/units";
 
@@ -27,7 +33,7 @@ export interface ReplArgs {
 
 /** Only what the commands need from a broker, so tests pass a real one and nothing else. */
 export interface ReplBroker {
-  call<T, P>(action: string, params: P): Promise<T>;
+  call<T, P>(action: string, params: P, opts?: { meta?: Record<string, unknown> }): Promise<T>;
 }
 
 export interface ReplCommand {
@@ -113,7 +119,7 @@ function rows(pairs: Array<[string, string]>): string[] {
   return pairs.map(([l, v]) => `  ${l.padEnd(width)}  ${v}`);
 }
 
-export function conservationText(r: ConservationReport): string[] {
+export function conservationText(r: MoneyCheck): string[] {
   const held = BigInt(r.cash) + BigInt(r.collateral) + BigInt(r.fees);
   const owed = BigInt(r.deposits) - BigInt(r.withdrawals) + BigInt(r.house);
   return [
@@ -128,7 +134,17 @@ export function conservationText(r: ConservationReport): string[] {
       ["house funding", usdtText(r.house)],
       ["deposits - withdrawals + house", usdtText(owed)],
       ["markets whose YES, NO and collateral disagree", r.unbalancedMarkets.length ? r.unbalancedMarkets.join(", ") : "none"],
+      ["orders whose filled + open + cancelled is not their quantity", (r.badOrders ?? []).length ? r.badOrders.map((o) => `${o.orderId} (${o.filled} + ${o.remaining} + ${o.cancelled} of ${o.quantity})`).join(", ") : "none"],
+      ["locks that differ from what open orders hold", (r.badLocks ?? []).length ? r.badLocks.map((l) => `${l.account}${l.marketId ? ` ${l.marketId} ${l.outcome}` : ""} (${l.locked} locked, ${l.heldByOrders} held)`).join(", ") : "none"],
+      ["journal positions out of order or written under an older lease", (r.badPositions ?? []).length ? r.badPositions.map((p) => `${p.marketId}#${p.position} ${p.problem}`).join(", ") : "none"],
     ]),
+  ];
+}
+
+export function verifyText(r: VerifyReport): string[] {
+  return [
+    `Journal verification: ${r.ok ? "OK" : "FAILED"}: ${r.entries} entries, head ${r.head.seq} ${r.head.hash.slice(0, 16)}..., ${r.ms} ms`,
+    ...(r.ok ? ["  every hash links to the one before; a replay of every entry equals the balances, positions, orders and trades"] : r.problems.map((p) => `  ${p}`)),
   ];
 }
 
@@ -166,10 +182,37 @@ function reportCommand<R>(command: string, action: string, description: string, 
 export const CHECK_REPL_COMMANDS: ReplCommand[] = [
   reportCommand("conservation", "ledger.conservation", "Check the ledger: cash + collateral + fees = deposits - withdrawals + house funding, and every market balanced", conservationText),
   reportCommand("reconcile", "chain.reconcile", "Check the ledger against the chain: deposits - withdrawals = USDT in the deposit and hot wallets - pending withdrawals", reconciliationText),
+  reportCommand("verify", "ledger.verify", "Verify the whole journal: its hash chain, and a replay of every entry against the balances, positions, orders and trades", verifyText),
+];
+
+/** A user, as the REPL acts for one (the operator's console is trusted like an internal call). */
+const asUser = (userId: string) => ({ meta: { user: { id: userId, wallet: "", sid: "repl", exp: Number.MAX_SAFE_INTEGER } } });
+
+/** Trading on behalf of a user: support and operators fix what a user cannot. */
+export const TRADING_REPL_COMMANDS: ReplCommand[] = [
+  {
+    command: "place <userId> <marketId> <side> <outcome> <price> <quantity>",
+    description: "Place a GTC limit order for a user (price 0.01..0.99, quantity in micro-shares)",
+    async action(broker, args) {
+      const body = { marketId: arg(args, "marketId"), side: arg(args, "side").toUpperCase(), outcome: arg(args, "outcome").toUpperCase(), orderType: "GTC", price: Number(arg(args, "price")), quantity: Number(arg(args, "quantity")) };
+      const r = await broker.call<{ orderId: string; status: string; filledQuantity: string }, typeof body>("book.place", body, asUser(arg(args, "userId")));
+      console.log(`Order ${r.orderId}: ${r.status}, filled ${r.filledQuantity}`);
+      return r;
+    },
+  },
+  {
+    command: "cancel-order <userId> <orderId>",
+    description: "Cancel one of a user's open orders",
+    async action(broker, args) {
+      const r = await broker.call<{ orderId: string; cancelledQuantity: string; releasedAmount: string }, { orderId: string }>("book.cancelOrder", { orderId: arg(args, "orderId") }, asUser(arg(args, "userId")));
+      console.log(`Order ${r.orderId} cancelled: ${r.cancelledQuantity} micro-shares, ${usdtText(r.releasedAmount)} released`);
+      return r;
+    },
+  },
 ];
 
 /** Every command of the console, in one list (add new ones here). */
-export const REPL_COMMANDS: ReplCommand[] = [...CATALOG_REPL_COMMANDS, ...CHECK_REPL_COMMANDS];
+export const REPL_COMMANDS: ReplCommand[] = [...CATALOG_REPL_COMMANDS, ...CHECK_REPL_COMMANDS, ...TRADING_REPL_COMMANDS];
 
 /** A refusal or failure as one readable line: code, message, the fields at fault. */
 export function errorLine(err: unknown): string {
@@ -196,19 +239,39 @@ export function forRepl(commands: ReplCommand[], printError: (line: string) => v
   }));
 }
 
+/** A node with no services that joins the exchange running on `dataDir` through its operator socket. */
+export function attachedBroker(dataDir: string, logLevel: string | false = "warn"): ServiceBroker | null {
+  if (!DataDirLock.isHeld(dataDir)) return null;
+  const holder = readHolder(dataDir);
+  if (!holder) return null;
+  return new ServiceBroker({
+    namespace: "pmx",
+    nodeID: `repl-${hostname()}-${process.pid}`,
+    transporter: new LocalSocketTransporter({ path: holder.socket, mode: "join" }),
+    logger: logLevel === false ? false : { type: "Console", options: { level: logLevel, formatter: "short" } },
+    heartbeatInterval: 1,
+    heartbeatTimeout: 3,
+    requestTimeout: 60_000,
+  });
+}
+
 async function main(): Promise<void> {
   const cfg = loadConfig();
   let broker: ServiceBroker;
+  const attached = cfg.transporter ? null : attachedBroker(cfg.dataDir);
   if (cfg.transporter) {
     broker = new ServiceBroker({ ...createBrokerOptions(cfg), nodeID: `repl-${hostname()}-${process.pid}` });
     bindConfig(broker, cfg);
+  } else if (attached) {
+    broker = attached;
+    console.log(`Joined the exchange running on ${cfg.dataDir} (process ${readHolder(cfg.dataDir)?.pid}).`);
   } else {
     broker = createNode(cfg);
     stopOnSignals(broker);
   }
   broker.options.replCommands = forRepl(REPL_COMMANDS);
   await broker.start();
-  if (cfg.transporter) await broker.waitForServices(["catalog"], 10_000).catch(() => broker.logger.warn("No catalog service in the cluster yet"));
+  if (cfg.transporter || attached) await broker.waitForServices(["catalog", "ledger"], 10_000).catch(() => broker.logger.warn("The exchange's catalog and ledger are not reachable yet"));
   broker.repl();
 }
 

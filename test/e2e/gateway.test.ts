@@ -19,7 +19,8 @@ describe("gateway envelope and errors", () => {
     const res = await srv.http("GET", "/health/ready");
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "ready", missing: [], degraded: [] });
-    expect(res.headers.get("x-ratelimit-limit")).toBeNull();
+    // Not limited, but like every response it shows the caller's read budget.
+    expect(res.headers.get("x-ratelimit-limit")).toBe("100");
   });
 
   test("GET /health/ready on a gateway whose node lacks required services: 503 naming them; /health stays 200 (liveness)", async () => {

@@ -4,6 +4,7 @@
  * and through `npm run repl`'s real process driven over its standard input.
  */
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,8 @@ import { startChainServer } from "../support/chain";
 import type { TestServer } from "../support/server";
 import { ROOT } from "../support/cli";
 import { createMarket, fund } from "../support/trading";
+import { NodeProcess } from "../support/node-process";
+import { TestWallet } from "../support/wallet";
 
 describe("REPL commands on a started server", () => {
   let srv: TestServer;
@@ -38,8 +41,8 @@ describe("REPL commands on a started server", () => {
     await srv.stop();
   });
 
-  test("the commands are one list: the catalog's, conservation and reconcile", () => {
-    expect(REPL_COMMANDS.map((c) => c.command.split(" ")[0])).toEqual(["list-events", "create-event", "close", "cancel", "resolve", "conservation", "reconcile"]);
+  test("the commands are one list: the catalog's, the checks, trading for a user", () => {
+    expect(REPL_COMMANDS.map((c) => c.command.split(" ")[0])).toEqual(["list-events", "create-event", "close", "cancel", "resolve", "conservation", "reconcile", "verify", "place", "cancel-order"]);
   });
 
   test("conservation: the equation with its terms in USDT", async () => {
@@ -48,7 +51,8 @@ describe("REPL commands on a started server", () => {
     expect(out[0]).toBe("Ledger conservation: OK");
     expect(out.join("\n")).toMatch(/cash \(users and system accounts\)\s+12\.50 USDT/);
     expect(out.join("\n")).toMatch(/deposits credited\s+12\.50 USDT/);
-    expect(out.join("\n")).toMatch(/disagree\s+none$/);
+    expect(out.join("\n")).toMatch(/disagree\s+none\n/);
+    expect(out.join("\n")).toMatch(/not their quantity\s+none\n.*hold\s+none\n.*older lease\s+none$/s);
     expect(errors).toEqual([]);
   });
 
@@ -105,6 +109,59 @@ test("npm run repl's process: readable reports and one-line errors, no stack tra
   } finally {
     if (child.exitCode === null) child.kill("SIGTERM");
     await exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 120_000);
+
+test("npm run repl beside a running exchange joins it (no second exchange): an order it places and cancels shows in the REST API", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "pmx-repl-attach-"));
+  const env = { PATH: process.env.PATH ?? "", HOME: dir, DATA_DIR: join(dir, "data"), PORT: "0", HOST: "127.0.0.1", APP_DOMAIN: "repl.test", JWT_SECRET: randomBytes(32).toString("hex"), ADMIN_KEY: "repl-admin", LOG_LEVEL: "false", SEED_DEMO: "false" };
+  const server = await NodeProcess.start(env);
+  const marketId = await (async () => {
+    const r = await server.http("POST", "/api/v1/admin/events", { headers: { "x-admin-key": "repl-admin" }, body: { title: "REPL event", category: "Tech", markets: [{ title: "REPL market?" }] } });
+    return r.body.data.markets[0].id as string;
+  })();
+  const login = await server.http("POST", "/api/v1/auth/connect", { body: TestWallet.random().connectBody({ domain: "repl.test" }) });
+  const { accessToken: token, userId } = login.body.data as { accessToken: string; userId: string };
+  await server.ctl({ cmd: "fund", userId, amount: 100_000_000 });
+
+  const child = spawn(process.execPath, [join(ROOT, "dist/scripts/repl.js")], { cwd: dir, env: { ...env, LOG_LEVEL: "warn" }, stdio: ["pipe", "pipe", "pipe"] });
+  let text = "";
+  child.stdout.on("data", (d: Buffer) => (text += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (text += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  const until = async (re: RegExp, from: number): Promise<RegExpExecArray> => {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const m = re.exec(text.slice(from));
+      if (m) return m;
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no ${re} in:\n${text}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  try {
+    await until(new RegExp(`Joined the exchange running on .* \\(process ${server.pid}\\)`), 0);
+    await until(/mol \$/, 0);
+    let at = text.length;
+    child.stdin.write(`place ${userId} ${marketId} BUY YES 0.4 1000000\n`);
+    const orderId = (await until(/Order (ord_\w+): open/, at))[1];
+    const open = await server.http("GET", "/api/v1/orders", { token });
+    expect(open.body.data.map((o: { orderId: string }) => o.orderId)).toEqual([orderId]);
+    expect((await server.http("GET", "/api/v1/balance", { token })).body.data.locked).toBe("400000");
+
+    at = text.length;
+    child.stdin.write(`cancel-order ${userId} ${orderId}\n`);
+    await until(new RegExp(`Order ${orderId} cancelled`), at);
+    expect((await server.http("GET", "/api/v1/orders", { token })).body.data).toEqual([]);
+    expect((await server.http("GET", "/api/v1/balance", { token })).body.data).toMatchObject({ available: "100000000", locked: "0" });
+    child.stdin.write("quit\n");
+    expect(await exited).toBe(0);
+    // The exchange itself never stopped, and it is still the data dir's one owner.
+    expect((await server.http("GET", "/health")).status).toBe(200);
+  } finally {
+    if (child.exitCode === null) child.kill("SIGTERM");
+    await exited;
+    await server.stop("SIGTERM");
     rmSync(dir, { recursive: true, force: true });
   }
 }, 120_000);
