@@ -67,6 +67,8 @@ export function sameBookCommand(a: BookJournalDoc | undefined, b: BookJournalDoc
 }
 
 const posKey = (account: string, marketId: string, outcome: string) => `${account}|${marketId}|${outcome}`;
+/** Durable entries kept decoded for readers tailing the journal. */
+const RECENT = 8192;
 const USER = "usr_";
 
 interface Pending {
@@ -102,6 +104,9 @@ export class Ledger {
   private idleWaiters: Array<() => void> = [];
   /** Set when a commit failed: memory is ahead of the store, so nothing more is accepted. */
   broken: Error | null = null;
+  /** The latest durable entries, decoded: readers tailing the journal (notifier, chain) need no store read. */
+  private recent: LedgerEntryDoc[] = [];
+  private recentFirst: number;
   /** Idempotency-Keys being executed now, with the requests waiting for their answer. */
   private readonly claims = new Map<string, { fingerprint: string; waiters: Array<(c: IdemClaim | null) => void> }>();
 
@@ -115,6 +120,7 @@ export class Ledger {
     this.seq = state.head.seq;
     this.hash = state.head.hash;
     this.durable = state.head.seq;
+    this.recentFirst = state.head.seq + 1;
   }
 
   /** Opens the ledger over its store; the store refuses to load when it is damaged. */
@@ -300,6 +306,16 @@ export class Ledger {
         this.waiters = this.waiters.filter((w) => w.seq > last);
         for (const w of due) w.resolve();
       }
+      batch.forEach(({ doc }, i) => {
+        doc.hash = rows[i].hash;
+        this.recent.push(doc);
+      });
+      // Trimmed once per RECENT entries, not on every commit.
+      if (this.recent.length > 2 * RECENT) {
+        const drop = this.recent.length - RECENT;
+        this.recent = this.recent.slice(drop);
+        this.recentFirst += drop;
+      }
       for (const { doc } of batch) if (doc.idem) this.answerClaim(doc.idem);
       this.hooks.committed?.(commit.docs);
     }
@@ -380,6 +396,13 @@ export class Ledger {
 
   private marketRow(marketId: string): MarketRow {
     return { ...this.lease(marketId), collateral: this.accounts.collateralOf(marketId) };
+  }
+
+  /** Durable entries after `seq` from memory, or null when they are older than the window kept. */
+  recentAfter(seq: number, limit: number): LedgerEntryDoc[] | null {
+    if (seq + 1 < this.recentFirst) return null;
+    const from = seq + 1 - this.recentFirst;
+    return this.recent.slice(from, from + limit);
   }
 
   /** Resolves when nothing is waiting to be written. */

@@ -36,7 +36,11 @@ export class WriteBatcher<T> {
   private queued: Array<{ item: T; resolve(): void; reject(err: unknown): void }> = [];
   private running: Promise<void> | null = null;
 
-  constructor(private readonly write: (items: T[]) => Promise<void>) {}
+  /** `gatherMs`: how long a write waits for more items after the first (fewer, larger writes). */
+  constructor(
+    private readonly write: (items: T[]) => Promise<void>,
+    private readonly gatherMs = 0,
+  ) {}
 
   add(item: T): Promise<void> {
     return new Promise<void>((resolve, reject) => {
@@ -51,6 +55,7 @@ export class WriteBatcher<T> {
   }
 
   private async loop(): Promise<void> {
+    if (this.gatherMs > 0) await new Promise((r) => setTimeout(r, this.gatherMs));
     while (this.queued.length) {
       const batch = this.queued.splice(0);
       try {

@@ -20,9 +20,43 @@ export function engineNodes(broker: ServiceBroker): string[] {
   return list ? list.endpoints.filter((e) => e.isAvailable).map((e) => e.id) : [];
 }
 
+/**
+ * Owners as this node last saw the engines: the engine list is read again at most every 100 ms
+ * (and owners recomputed when it changed), not on every call. A view that lags a join or a death
+ * by that much is one the ledger's leases already make safe.
+ */
+interface OwnerView {
+  at: number;
+  key: string;
+  nodes: string[];
+  owners: Map<string, string | null>;
+}
+const views = new WeakMap<ServiceBroker, OwnerView>();
+const VIEW_MS = 100;
+
 /** The engine node owning `marketId` in this node's view, or null when no engine is up. */
 export function marketOwner(broker: ServiceBroker, marketId: string): string | null {
-  return ownerOf(marketId, engineNodes(broker));
+  const now = Date.now();
+  let v = views.get(broker);
+  if (!v || now - v.at >= VIEW_MS) {
+    const nodes = engineNodes(broker);
+    const key = nodes.join(",");
+    if (!v || v.key !== key) v = { at: now, key, nodes, owners: new Map() };
+    else v.at = now;
+    views.set(broker, v);
+  }
+  let owner = v.owners.get(marketId);
+  if (owner === undefined) {
+    owner = ownerOf(marketId, v.nodes);
+    if (v.owners.size >= 100_000) v.owners.clear();
+    v.owners.set(marketId, owner);
+  }
+  return owner;
+}
+
+/** Forget the cached view (a node just saw the engines change). */
+export function refreshOwners(broker: ServiceBroker): void {
+  views.delete(broker);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -69,6 +103,7 @@ export function createMarketRouting(): Middleware {
         } catch (err) {
           if ((nothingRan(err) || (nodeGone(err) && READS.has(name))) && n < BACKOFF.length) {
             await sleep(BACKOFF[n]);
+            refreshOwners(self);
             return attempt(n + 1);
           }
           if (nothingRan(err)) throw new Errors.MoleculerError(`Market ${marketId} is moving between engine nodes; nothing was executed, retry`, 503, "MARKET_MOVED", { retryAfter: 1 });

@@ -95,6 +95,8 @@ interface ApiThis extends Service {
   publicAddress(): { url: string; domain: string } | null;
   bearer(req: Req): string | undefined;
   resolveUser(ctx: Context<unknown, RequestMeta>, token: string | undefined): Promise<SessionUser | null>;
+  /** Embedded only: sessions auth confirmed, by sid (dropped by auth.sessionRevoked, which is local and synchronous there). */
+  liveSessions: Map<string, string> | null;
   health(res: ServerResponse, ready: boolean): void;
   proxies: TrustedProxies;
   routedActions: string[];
@@ -265,9 +267,16 @@ const ApiService = defineService<ApiThis>({
       if (!token) return null;
       const claims = verifyToken(this.cfg.jwtSecret, token);
       if (!claims) return null;
-      // The session record makes logout immediate on every gateway.
+      // The session record makes logout immediate on every gateway. Embedded, the revocation event
+      // reaches this cache before the logout answers, so a confirmed session is not asked again.
+      const user = { id: claims.sub, wallet: claims.wal, sid: claims.sid, exp: claims.exp };
+      if (this.liveSessions?.get(claims.sid) === claims.sub) return user;
       const live = (await ctx.call("auth.checkSession", { sid: claims.sid, userId: claims.sub })) as boolean;
-      return live ? { id: claims.sub, wallet: claims.wal, sid: claims.sid, exp: claims.exp } : null;
+      if (live && this.liveSessions) {
+        if (this.liveSessions.size >= 100_000) this.liveSessions.clear();
+        this.liveSessions.set(claims.sid, claims.sub);
+      }
+      return live ? user : null;
     },
 
     /** Called by moleculer-web on routes with `authentication: true`; AuthGuard decides who may call what. */
@@ -276,9 +285,16 @@ const ApiService = defineService<ApiThis>({
     },
   },
 
+  events: {
+    "auth.sessionRevoked"(this: ApiThis, ctx: Context<{ sid: string }>) {
+      this.liveSessions?.delete(ctx.params.sid);
+    },
+  },
+
   created(this: ApiThis) {
     const cfg = configOf(this.broker);
     this.cfg = cfg;
+    this.liveSessions = cfg.transporter ? null : new Map();
     this.proxies = trustedProxies(cfg.trustedProxies);
     this.settings.port = cfg.port;
     this.settings.ip = cfg.host;

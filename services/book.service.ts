@@ -6,7 +6,7 @@ import { DomainError, notFound, validationError } from "../lib/errors";
 import { currentUser, type AppContext } from "../mixins/context";
 import { MarketActor, TradingError, type MarketPorts, type PlaceResult } from "../trading/market-actor";
 import { DurabilityWatch } from "../trading/durability";
-import { marketOwner } from "../mixins/market-routing.middleware";
+import { marketOwner, refreshOwners } from "../mixins/market-routing.middleware";
 import { cost, formatAvgPrice, formatTick, isLotQuantity, LOT, priceToTick } from "../engine/money";
 import type { Depth, OrderType, Outcome, Side } from "../engine/types";
 import { marginalPrice, type PoolState } from "../engine/amm";
@@ -326,6 +326,7 @@ const BookService = defineService<BookThis>({
 
     /** Stop writing at once to markets that moved to another node; their new owner takes the lease. */
     dropForeignMarkets(this: BookThis) {
+      refreshOwners(this.broker);
       for (const [marketId, p] of this.actors) {
         if (this.owns(marketId)) continue;
         this.actors.delete(marketId);

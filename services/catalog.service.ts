@@ -623,7 +623,8 @@ const CatalogService = defineService<CatalogThis>({
   created() {
     this.cfg = configOf(this.broker);
     this.pendingOpened = [];
-    this.prints = new WriteBatcher((trades) => this.recordTrades(trades));
+    // Prints arriving within 100 ms are one insert and one volume update per market.
+    this.prints = new WriteBatcher((trades) => this.recordTrades(trades), 100);
   },
 
   async started() {

@@ -292,8 +292,8 @@ const LedgerService = defineService<LedgerThis>({
     entriesAfter: {
       visibility: "public",
       params: { seq: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 1000, optional: true, default: 200 } },
-      handler(this: LedgerThis, ctx: AppContext<{ seq: number; limit: number }>): Promise<LedgerEntryDoc[]> {
-        return this.store.entriesAfter(ctx.params.seq, ctx.params.limit);
+      async handler(this: LedgerThis, ctx: AppContext<{ seq: number; limit: number }>): Promise<LedgerEntryDoc[]> {
+        return this.ledger.recentAfter(ctx.params.seq, ctx.params.limit) ?? this.store.entriesAfter(ctx.params.seq, ctx.params.limit);
       },
     },
   },

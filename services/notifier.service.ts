@@ -26,6 +26,8 @@ const JOURNAL_BATCH = 200;
 const CURSOR_EVERY = 1000;
 /** Fallback pull and job retry period; broker events only make pulls happen sooner. */
 const POLL_MS = 2_000;
+/** Hints of new fills within this long are one journal pull (and one notifications write). */
+const HINT_COALESCE_MS = 100;
 /** Scan for due deliveries (restart, expired leases, other instances' retries). */
 const DELIVERY_TICK_MS = 1_000;
 /** Pushes in flight at once (the Bot API allows about 30 messages per second per bot). */
@@ -70,6 +72,8 @@ type NotifierThis = Service &
     stopping: boolean;
     pulling: Promise<boolean> | null;
     pullAgain: boolean;
+    pullTimer: NodeJS.Timeout | null;
+    pullSoon(): void;
     /** Whether the ledger answered: not yet since the start, reachable, or gone since (logged once). */
     ledger: "starting" | "up" | "away";
     delivering: Promise<void> | null;
@@ -177,12 +181,13 @@ const NotifierService = defineService<NotifierThis>({
     "$services.changed"(this: NotifierThis) {
       if (this.ledger !== "up" && this.broker.registry.actions.isAvailable("ledger.entriesAfter")) void this.pull();
     },
-    // Hints only: the journal cursor is the source of truth for fills and money movements.
+    // Hints only: the journal cursor is the source of truth for fills and money movements. A
+    // burst of hints is one pull a moment later (one notifications write per burst, not per fill).
     "ledger.tradeCreated"(this: NotifierThis) {
-      void this.pull();
+      this.pullSoon();
     },
     "ledger.balanceChanged"(this: NotifierThis) {
-      void this.pull();
+      this.pullSoon();
     },
     "market.resolved": {
       handler(this: NotifierThis, ctx: AppContext<{ marketId: string; result: string; conditionId?: string }>) {
@@ -233,6 +238,14 @@ const NotifierService = defineService<NotifierThis>({
   },
 
   methods: {
+    pullSoon(this: NotifierThis) {
+      if (this.pullTimer) return;
+      this.pullTimer = setTimeout(() => {
+        this.pullTimer = null;
+        void this.pull();
+      }, HINT_COALESCE_MS);
+    },
+
     /** Single flight: concurrent callers share the running pull, which runs once more if asked meanwhile. */
     pull(this: NotifierThis): Promise<boolean> {
       if (this.pulling) {
@@ -478,6 +491,7 @@ const NotifierService = defineService<NotifierThis>({
     this.stopping = false;
     this.pulling = null;
     this.pullAgain = false;
+    this.pullTimer = null;
     this.ledger = "starting";
     this.delivering = null;
     this.deliverAgain = false;
@@ -508,6 +522,7 @@ const NotifierService = defineService<NotifierThis>({
 
   async stopped() {
     this.stopping = true;
+    if (this.pullTimer) clearTimeout(this.pullTimer);
     for (const t of this.timers) {
       clearTimeout(t);
       clearInterval(t);
