@@ -3,6 +3,7 @@ import type { AppConfig } from "./lib/config";
 import { AuthGuard } from "./mixins/guard.middleware";
 import { createMarketRouting } from "./mixins/market-routing.middleware";
 import { createDataDirLock } from "./mixins/data-dir-lock.middleware";
+import { Idempotency } from "./mixins/idempotency.middleware";
 import { LocalSocketTransporter } from "./lib/local-transporter";
 import { socketPathFor } from "./lib/data-dir";
 import { brokerUidGenerator } from "./lib/ids";
@@ -43,6 +44,6 @@ export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
     // Custom checkers that convert (lib/params.ts: one canonical form for numeric parameters).
     validator: { type: "Fastest", options: VALIDATOR_OPTIONS },
     metrics: cfg.metrics.enabled ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: cfg.metrics.port, path: "/metrics" } }] } : { enabled: false },
-    middlewares: [...(onDisk ? [createDataDirLock(cfg.dataDir)] : []), AuthGuard, createMarketRouting()],
+    middlewares: [...(onDisk ? [createDataDirLock(cfg.dataDir)] : []), AuthGuard, Idempotency, createMarketRouting()],
   };
 }

@@ -61,6 +61,9 @@ export interface OrderUpdatedEvent {
   status: string;
   remainingQuantity: string;
   filledDelta: string;
+  clientOrderId: string | null;
+  /** Why a closed order left the book (trading-api.md): user, expired, heartbeat, self_trade, market_*; null otherwise. */
+  cancelReason: string | null;
 }
 export interface TradeCreatedEvent {
   userId: string;
@@ -278,7 +281,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
     "order.updated": {
       handler(this: SocketGatewayThis, ctx: Context<OrderUpdatedEvent>) {
         const o = ctx.params;
-        this.pushUser(o.userId, { order: { orderId: o.orderId, marketId: o.marketId, status: o.status, remainingQuantity: o.remainingQuantity, filledDelta: o.filledDelta } });
+        this.pushUser(o.userId, { order: { orderId: o.orderId, marketId: o.marketId, status: o.status, remainingQuantity: o.remainingQuantity, filledDelta: o.filledDelta, clientOrderId: o.clientOrderId ?? null, cancelReason: o.cancelReason ?? null } });
       },
     },
     "notifier.created": {

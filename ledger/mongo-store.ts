@@ -276,7 +276,7 @@ export class MongoMoneyStore implements MoneyStore {
 
   async restingOrders(marketId: string, afterPrio: number, limit: number): Promise<RestingOrder[]> {
     const rows = await this.c.orders.find({ marketId, remaining: { $gt: 0 }, prio: { $gt: afterPrio } }).sort({ prio: 1 }).limit(limit).toArray();
-    return rows.map((r) => ({ orderId: r._id as string, userId: r.userId, side: r.side, outcome: r.outcome, price: r.price, quantity: r.quantity, remaining: r.remaining, seq: r.prio }));
+    return rows.map((r) => ({ orderId: r._id as string, userId: r.userId, side: r.side, outcome: r.outcome, price: r.price, quantity: r.quantity, remaining: r.remaining, seq: r.prio, clientOrderId: (r.clientOrderId as string | null) ?? null }));
   }
 
   async orders(q: OrderQuery): Promise<{ items: OrderDoc[]; total: number }> {

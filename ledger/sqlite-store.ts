@@ -235,7 +235,7 @@ export class SqliteMoneyStore implements MoneyStore {
       cashAll: q("SELECT account, available, locked FROM cash"),
       posAll: q("SELECT account, market_id AS marketId, outcome, quantity, locked, total_cost AS totalCost, realized_pnl AS realizedPnl, settled FROM positions"),
       marketsAll: q("SELECT market_id AS marketId, collateral, epoch, owner, position, book_seq AS bookSeq, pool_yes AS poolYes, pool_no AS poolNo FROM markets"),
-      resting: q("SELECT order_id, user_id, side, outcome, price, quantity, remaining, prio FROM orders WHERE market_id = ? AND remaining > 0 AND prio > ? ORDER BY prio LIMIT ?"),
+      resting: q("SELECT order_id, user_id, side, outcome, price, quantity, remaining, prio, client_order_id FROM orders WHERE market_id = ? AND remaining > 0 AND prio > ? ORDER BY prio LIMIT ?"),
       order: q("SELECT * FROM orders WHERE order_id = ?"),
       trade: q("SELECT * FROM trades WHERE trade_id = ?"),
       trades: q("SELECT * FROM trades WHERE user_id = ? ORDER BY created_at DESC, trade_id DESC LIMIT ? OFFSET ?"),
@@ -452,8 +452,8 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   async restingOrders(marketId: string, afterPrio: number, limit: number): Promise<RestingOrder[]> {
-    const rows = this.st.resting.all(marketId, afterPrio, limit) as Array<{ order_id: string; user_id: string; side: RestingOrder["side"]; outcome: RestingOrder["outcome"]; price: number; quantity: number; remaining: number; prio: number }>;
-    return rows.map((r) => ({ orderId: r.order_id, userId: r.user_id, side: r.side, outcome: r.outcome, price: r.price, quantity: r.quantity, remaining: r.remaining, seq: r.prio }));
+    const rows = this.st.resting.all(marketId, afterPrio, limit) as Array<{ order_id: string; user_id: string; side: RestingOrder["side"]; outcome: RestingOrder["outcome"]; price: number; quantity: number; remaining: number; prio: number; client_order_id: string | null }>;
+    return rows.map((r) => ({ orderId: r.order_id, userId: r.user_id, side: r.side, outcome: r.outcome, price: r.price, quantity: r.quantity, remaining: r.remaining, seq: r.prio, clientOrderId: r.client_order_id }));
   }
 
   /** The answer stored for an Idempotency-Key, if any. */

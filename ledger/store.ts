@@ -90,7 +90,7 @@ export interface MoneyStore {
   scanJournal(fromSeq: number, onRow: (row: JournalRow) => void): Promise<void>;
   bookEntries(marketId: string, afterPosition: number, limit: number): Promise<BookJournalDoc[]>;
   /** Resting orders of a market in time priority after `afterPrio` (rebuilding a book). */
-  restingOrders(marketId: string, afterPrio: number, limit: number): Promise<RestingOrder[]>;
+  restingOrders(marketId: string, afterPrio: number, limit: number): Promise<Array<RestingOrder & { clientOrderId?: string | null }>>;
   orders(q: OrderQuery): Promise<{ items: OrderDoc[]; total: number }>;
   order(orderId: string): Promise<OrderDoc | null>;
   trades(userId: string, page: number, pageSize: number): Promise<{ items: TradeDoc[]; total: number }>;

@@ -19,6 +19,12 @@ export interface RequestMeta {
   requestId?: string;
   /** The ton_proof domain the gateway answers to (its APP_DOMAIN or listening address); on login calls only. */
   proofDomain?: string;
+  /** The request's Idempotency-Key header (the gateway passes it on). */
+  idempotencyKey?: string;
+  /** Set by the idempotency layer while an idempotent action runs under a claimed key. */
+  idem?: { scope: string; key: string; fingerprint: string };
+  /** Set by an action whose command journaled its own answer under the key. */
+  idemJournaled?: boolean;
   $statusCode?: number;
   $responseHeaders?: Record<string, string>;
 }

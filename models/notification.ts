@@ -1,5 +1,8 @@
 import type { Outcome, Side } from "../engine/types";
 
+/** Why an order was cancelled without the user asking (a user's own cancel notifies nothing). */
+export type OrderCancelNotice = "MARKET_CLOSED" | "MARKET_CANCELLED" | "MARKET_RESOLVED" | "EXPIRED" | "HEARTBEAT";
+
 export const NOTIFICATION_TYPES = [
   "TRADE_FILLED",
   "ORDER_CANCELLED",
@@ -29,7 +32,7 @@ export interface NotificationMetadata {
     totalCost: string;
     fee: string;
   };
-  ORDER_CANCELLED: { marketId: string; orderId: string; reason: "MARKET_CLOSED" | "MARKET_CANCELLED" | "MARKET_RESOLVED" };
+  ORDER_CANCELLED: { marketId: string; orderId: string; reason: OrderCancelNotice };
   /** Every trade of the user in that market committed by one settlement transaction. */
   SETTLEMENT_CONFIRMED: { marketId: string; tradeIds: string[]; txHash: string | null };
   SETTLEMENT_FAILED: { marketId: string; tradeIds: string[]; txHash: string | null };

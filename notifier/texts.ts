@@ -1,16 +1,18 @@
 /** Notification titles and bodies (REST and the Telegram message). Pure, plain text, English. */
 import { sharesText as shares, usdtText as usdt } from "../lib/units";
-import type { NotificationDoc } from "../models/notification";
+import type { NotificationDoc, OrderCancelNotice } from "../models/notification";
 import type { AnyDraft } from "./derive";
 
 const quoted = (title: string | null, marketId: string) => (title ? `“${title}”` : `market ${marketId}`);
 const shortHash = (h: string | null) => (h ? ` (tx ${h.length > 16 ? `${h.slice(0, 8)}…${h.slice(-6)}` : h})` : "");
 
-const CANCEL_REASON = {
+const CANCEL_REASON: Record<OrderCancelNotice, string> = {
   MARKET_CLOSED: "the market closed",
   MARKET_CANCELLED: "the market was cancelled",
   MARKET_RESOLVED: "the market was resolved",
-} as const;
+  EXPIRED: "it reached its expiry time (GTD)",
+  HEARTBEAT: "your dead man's switch lapsed (no heartbeat in time)",
+};
 
 export function render(d: AnyDraft, marketTitle: string | null): { title: string; body: string } {
   switch (d.type) {

@@ -17,6 +17,7 @@ const AmmService = defineService<AmmThis>({
   actions: {
     trade: {
       auth: "user",
+      idempotent: true,
       params: {
         marketId: { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_:-]+$/ },
         side: { type: "enum", values: ["BUY", "SELL"] },
@@ -27,7 +28,7 @@ const AmmService = defineService<AmmThis>({
       async handler(this: AmmThis, ctx: AppContext<MarketTradeParams>) {
         const user = currentUser(ctx);
         const quantity = parseTradeQuantity(ctx.params.quantity);
-        const r = await ctx.call("book.route", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity, mode: "AMM" });
+        const r = await ctx.call("book.route", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity, mode: "AMM", ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}) });
         return tradeView(r as Parameters<typeof tradeView>[0]);
       },
     },

@@ -20,6 +20,8 @@ import { listenHost, proofDomain } from "../auth/domain";
 /** The REST contract's routes by rate category; every other path is a 404. */
 export const TRADE_ALIASES: Record<string, string> = {
   "POST /orders": "book.place",
+  "POST /orders/batch": "book.placeBatch",
+  "PATCH /orders/:orderId": "book.amend",
   "POST /trade/amm": "amm.trade",
   "POST /trade/market": "router.trade",
   "POST /withdraw": "chain.withdraw",
@@ -31,6 +33,9 @@ export const READ_ALIASES: Record<string, string> = {
   "POST /auth/refresh": "auth.refresh",
   "POST /auth/logout": "auth.logout",
   "GET /auth/challenge": "auth.challenge",
+  "DELETE /orders": "book.cancelAll",
+  "POST /heartbeats": "ledger.heartbeat",
+  "GET /transfers": "chain.transfers",
   "GET /events": "catalog.listEvents",
   "GET /events/search": "catalog.searchEvents",
   "GET /events/:id": "catalog.getEvent",
@@ -325,6 +330,9 @@ const ApiService = defineService<ApiThis>({
       onBeforeCall(this: ApiThis, ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req, res: ServerResponse) {
         ctx.meta.origin = "gateway";
         if (PROOF_ACTIONS.has(req.$alias?.action as string)) ctx.meta.proofDomain = proofDomain(this.cfg.appDomain, this.server.address() as AddressInfo);
+        // Idempotent writes (mixins/idempotency.middleware.ts) take the key from here.
+        const key = req.headers["idempotency-key"];
+        if (typeof key === "string") ctx.meta.idempotencyKey = key;
         this.writeRateHeaders(req, res);
       },
       onAfterCall(ctx: Context<unknown, RequestMeta>, _route: unknown, _req: Req, _res: ServerResponse, data: unknown) {

@@ -4,14 +4,21 @@ import { configOf } from "../lib/config";
 import { newId } from "../lib/ids";
 import { DomainError, notFound, validationError } from "../lib/errors";
 import { currentUser, type AppContext } from "../mixins/context";
-import { MarketActor, TradingError, type MarketPorts, type PlaceResult } from "../trading/market-actor";
+import { MarketActor, TradingError, type CancelManyResult, type IdemRequest, type MarketPorts, type PlaceResult } from "../trading/market-actor";
+import { checkOrder, checkPriceAndQuantity, MAX_BATCH, type OrderTerms, type PlaceOrderParams } from "../trading/order-rules";
+import { orderView, placeView, type PlaceView } from "../trading/order-views";
+import type { CancelReasonCode } from "../engine/settlement";
 import { DurabilityWatch } from "../trading/durability";
 import { marketOwner, refreshOwners } from "../mixins/market-routing.middleware";
 import { cost, formatAvgPrice, formatTick, isLotQuantity, LOT, priceToTick } from "../engine/money";
 import type { Depth, OrderType, Outcome, Side } from "../engine/types";
 import { marginalPrice, type PoolState } from "../engine/amm";
 import { METRIC } from "../lib/metrics";
-import { POSITIVE_SAFE_INTEGER } from "../lib/params";
+import { PAGE, pageSizeParam, POSITIVE_SAFE_INTEGER } from "../lib/params";
+import { page } from "../gateway/envelope";
+import { Validator } from "../lib/validator";
+import { withIdempotency } from "../mixins/idempotency.middleware";
+import { tradeView } from "../trading/market-order";
 import type { MarketLease, OrderDoc } from "../models/trading";
 
 export interface RouteParams {
@@ -35,14 +42,6 @@ function poolYesPrice(pool: PoolState): { num: string; den: string } {
   return { num: f.num.toString(), den: f.den.toString() };
 }
 
-export interface PlaceOrderParams {
-  marketId: string;
-  side: Side;
-  outcome: Outcome;
-  orderType: OrderType;
-  price: number;
-  quantity: number;
-}
 
 type BookThis = Service & {
   actors: Map<string, Promise<MarketActor>>;
@@ -51,12 +50,30 @@ type BookThis = Service & {
   actor(marketId: string): Promise<MarketActor>;
   existingActor(marketId: string): Promise<MarketActor | null>;
   onMarket<T>(marketId: string, fn: (actor: MarketActor) => Promise<T>): Promise<T>;
+  placeOne(ctx: AppContext, p: PlaceOrderParams, idem?: { scope: string; key: string; fingerprint: string }): Promise<PlaceView>;
   owns(marketId: string): boolean;
   dropForeignMarkets(): void;
   stopping?: boolean;
 };
 
 const ID = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_:-]+$/ } as const;
+
+export const ORDERS_DEFAULT_PAGE_SIZE = 100;
+export const ORDERS_MAX_PAGE_SIZE = 500;
+
+/** POST /orders' body: one schema for the order endpoint and each order of a batch. */
+const PLACE_PARAMS = {
+  marketId: ID,
+  side: { type: "enum", values: ["BUY", "SELL"] },
+  outcome: { type: "enum", values: ["YES", "NO"] },
+  orderType: { type: "enum", values: ["GTC", "GTD", "FOK", "FAK"] },
+  price: { type: "number", min: 0.01, max: 0.99 },
+  quantity: POSITIVE_SAFE_INTEGER,
+  expiresAt: { type: "string", max: 40, optional: true },
+  postOnly: { type: "boolean", optional: true },
+  clientOrderId: { type: "string", max: 200, optional: true },
+} as const;
+const placeCheck = Validator.compile({ ...PLACE_PARAMS, $$strict: "remove" }) as (v: unknown) => true | Array<{ field: string; type: string }>;
 
 /** Market actions are routed to the market's owner by MarketRouting (mixins/market-routing.middleware.ts). */
 
@@ -65,65 +82,124 @@ export function levelView(d: Depth) {
   return { bids: d.bids.map(v), asks: d.asks.map(v) };
 }
 
-export function orderView(o: OrderDoc) {
-  return {
-    id: o._id,
-    orderId: o._id,
-    marketId: o.marketId,
-    side: o.side,
-    outcome: o.outcome,
-    orderType: o.orderType,
-    price: formatTick(o.price),
-    quantity: String(o.quantity),
-    filledQuantity: String(o.filledQuantity),
-    remainingQuantity: String(o.remaining),
-    status: o.status,
-    createdAt: o.createdAt,
-    updatedAt: o.updatedAt,
-  };
-}
 
 const BookService = defineService<BookThis>({
   name: "book",
 
   actions: {
-    /** POST /orders: a limit order, GTC or FOK. */
+    /** POST /orders: a limit order, GTC, GTD, FOK or FAK, optionally post-only, with a client order id. */
     place: {
       auth: "user",
+      idempotent: true,
+      params: { ...PLACE_PARAMS, $$strict: "remove" },
+      handler(this: BookThis, ctx: AppContext<PlaceOrderParams>) {
+        return this.placeOne(ctx, ctx.params, ctx.meta.idem);
+      },
+    },
+
+    /** Internal: place on the market's owner (a batch's orders, each standing alone). */
+    placeTerms: {
+      visibility: "public",
+      params: { marketId: ID, userId: "string", terms: "object", idem: { type: "object", optional: true } },
+      async handler(this: BookThis, ctx: AppContext<{ marketId: string; userId: string; terms: OrderTerms; idem?: { scope: string; key: string; fingerprint: string } }>): Promise<PlaceView> {
+        const { terms: t, userId, idem } = ctx.params;
+        const render = (r: PlaceResult) => placeView(t, r);
+        const r = await this.onMarket(t.marketId, (actor) =>
+          actor.place({ userId, side: t.side, outcome: t.outcome, orderType: t.orderType, price: t.price, quantity: t.quantity, expiresAt: t.expiresAt, postOnly: t.postOnly, clientOrderId: t.clientOrderId, idem: idem ? ({ ...idem, render } as IdemRequest<PlaceResult>) : undefined }),
+        );
+        // The answer is journaled with the command: the idempotency layer need not store it again.
+        if (idem) ctx.meta.idemJournaled = true;
+        return render(r);
+      },
+    },
+
+    /** POST /orders/batch: up to 20 orders, each standing alone; the answers in request order. */
+    placeBatch: {
+      auth: "user",
+      idempotent: true,
+      params: { orders: { type: "array", min: 1, max: MAX_BATCH, items: "object" }, $$strict: "remove" },
+      async handler(this: BookThis, ctx: AppContext<{ orders: PlaceOrderParams[] }>) {
+        const results = [];
+        for (let i = 0; i < ctx.params.orders.length; i++) {
+          const body = ctx.params.orders[i];
+          const check = placeCheck(body);
+          if (check !== true) {
+            results.push({ ok: false, error: { code: "VALIDATION_ERROR", message: "Parameters validation error", fields: check.map((c) => ({ field: `orders[${i}].${c.field}`, rule: c.type })) } });
+            continue;
+          }
+          // Each order of an idempotent batch has its own key, so a retry after a crash places
+          // only the ones that did not land the first time.
+          const idem = ctx.meta.idem ? { ...ctx.meta.idem, key: `${ctx.meta.idem.key}#${i}` } : undefined;
+          try {
+            const order = idem ? (await withIdempotency(ctx, idem, () => this.placeOne(ctx, body, idem))).value : await this.placeOne(ctx, body);
+            results.push({ ok: true, order });
+          } catch (err) {
+            const e = err as { type?: string; message?: string; data?: { fields?: unknown } };
+            results.push({ ok: false, error: { code: e.type ?? "INTERNAL_ERROR", message: e.message ?? "failed", ...(e.data?.fields ? { fields: e.data.fields } : {}) } });
+          }
+        }
+        return results;
+      },
+    },
+
+    /** PATCH /orders/:orderId: atomic amend under the same id (a lower quantity keeps priority). */
+    amend: {
+      auth: "user",
       params: {
-        marketId: ID,
-        side: { type: "enum", values: ["BUY", "SELL"] },
-        outcome: { type: "enum", values: ["YES", "NO"] },
-        orderType: { type: "enum", values: ["GTC", "FOK"] },
-        price: { type: "number", min: 0.01, max: 0.99 },
-        quantity: POSITIVE_SAFE_INTEGER,
+        orderId: { type: "string", min: 1, max: 64 },
+        price: { type: "number", min: 0.01, max: 0.99, optional: true },
+        quantity: { ...POSITIVE_SAFE_INTEGER, optional: true },
         $$strict: "remove",
       },
-      async handler(this: BookThis, ctx: AppContext<PlaceOrderParams>) {
+      async handler(this: BookThis, ctx: AppContext<{ orderId: string; price?: number; quantity?: number }>) {
         const user = currentUser(ctx);
-        const p = ctx.params;
-        const tick = priceToTick(p.price);
-        if (tick === null) throw validationError("price must be on the 0.01 grid between 0.01 and 0.99", [{ field: "price", rule: "tick" }]);
-        if (!isLotQuantity(p.quantity)) throw validationError(`quantity must be a positive multiple of ${LOT} micro-units`, [{ field: "quantity", rule: "lot" }]);
-        const r: PlaceResult = await this.onMarket(p.marketId, (actor) => actor.place({ userId: user.id, side: p.side, outcome: p.outcome, orderType: p.orderType, price: tick, quantity: p.quantity }));
-        return {
-          orderId: r.orderId,
-          marketId: p.marketId,
-          side: p.side,
-          outcome: p.outcome,
-          orderType: p.orderType,
-          price: formatTick(tick),
-          quantity: String(p.quantity),
-          status: r.status,
-          filledQuantity: String(r.filledQuantity),
-          remainingQuantity: String(r.remainingQuantity),
-          avgPrice: r.filledQuantity ? formatAvgPrice(r.totalCost, r.filledQuantity) : null,
-          totalCost: String(r.totalCost),
-          fee: String(r.fee),
-          tradeId: r.tradeId,
-          fills: r.fills,
-          createdAt: r.createdAt,
-        };
+        const { orderId, price, quantity } = ctx.params;
+        if (price === undefined && quantity === undefined) throw validationError("Give price, quantity or both", [{ field: "price", rule: "required" }]);
+        const pq = checkPriceAndQuantity(price, quantity);
+        if (!pq.ok) throw validationError(pq.message, pq.fields);
+        const o = await ctx.call<OrderDoc | null, { orderId: string }>("ledger.getOrder", { orderId });
+        if (!o || o.userId !== user.id || o.remaining <= 0) throw notFound("Order", "ORDER_NOT_FOUND");
+        const r = await ctx.call<PlaceResult, object>("book.amendOrder", { marketId: o.marketId, orderId, userId: user.id, price: pq.value.tick, quantity: pq.value.quantity, postOnly: o.postOnly });
+        const terms: OrderTerms = { marketId: o.marketId, side: o.side, outcome: o.outcome, orderType: o.orderType, price: pq.value.tick ?? o.price, quantity: o.filledQuantity + r.filledQuantity + r.remainingQuantity, postOnly: o.postOnly, ...(o.clientOrderId ? { clientOrderId: o.clientOrderId } : {}), ...(o.expiresAt ? { expiresAt: o.expiresAt } : {}) };
+        return { ...placeView(terms, r), filledQuantity: String(o.filledQuantity + r.filledQuantity), createdAt: o.createdAt, updatedAt: r.createdAt };
+      },
+    },
+
+    /** Internal: the amend inside the market's actor. */
+    amendOrder: {
+      visibility: "public",
+      params: { marketId: ID, orderId: "string", userId: "string", price: { type: "number", optional: true }, quantity: { type: "number", optional: true }, postOnly: { type: "boolean", optional: true } },
+      handler(this: BookThis, ctx: AppContext<{ marketId: string; orderId: string; userId: string; price?: number; quantity?: number; postOnly?: boolean }>): Promise<PlaceResult> {
+        const { orderId, userId, price, quantity, postOnly } = ctx.params;
+        return this.onMarket(ctx.params.marketId, (actor) => actor.amend({ orderId, userId, price, quantity, postOnly }));
+      },
+    },
+
+    /** DELETE /orders: every open order of the caller (in one market, with `marketId`). */
+    cancelAll: {
+      auth: "user",
+      params: { marketId: { ...ID, optional: true }, $$strict: "remove" },
+      async handler(this: BookThis, ctx: AppContext<{ marketId?: string }>) {
+        const user = currentUser(ctx);
+        const markets = ctx.params.marketId ? [ctx.params.marketId] : await ctx.call<string[], { userId: string }>("ledger.openMarketsOf", { userId: user.id });
+        const cancelled: string[] = [];
+        let released = 0;
+        for (const marketId of markets) {
+          const r = await ctx.call<CancelManyResult, object>("book.cancelMany", { marketId, userId: user.id, reason: "user" });
+          cancelled.push(...r.cancelled);
+          released += r.releasedAmount;
+        }
+        return { cancelled, releasedAmount: String(released) };
+      },
+    },
+
+    /** Internal: cancel a user's resting orders, or given ones (expiry), in one entry on the market's owner. */
+    cancelMany: {
+      visibility: "public",
+      params: { marketId: ID, userId: { type: "string", optional: true }, orderIds: { type: "array", items: "string", optional: true }, reason: { type: "enum", values: ["user", "expired", "heartbeat"] } },
+      handler(this: BookThis, ctx: AppContext<{ marketId: string; userId?: string; orderIds?: string[]; reason: CancelReasonCode }>): Promise<CancelManyResult> {
+        const { marketId, userId, orderIds, reason } = ctx.params;
+        return this.onMarket(marketId, (actor) => actor.cancelMany(userId ?? null, orderIds ?? null, reason));
       },
     },
 
@@ -152,13 +228,20 @@ const BookService = defineService<BookThis>({
       },
     },
 
-    /** GET /orders: the caller's open orders, newest first. */
+    /** GET /orders: the caller's orders, newest first: open (default), closed or all; paged. */
     listOrders: {
       auth: "user",
-      params: { marketId: { ...ID, optional: true }, $$strict: "remove" },
-      async handler(this: BookThis, ctx: AppContext<{ marketId?: string }>) {
-        const docs = await ctx.call<OrderDoc[], object>("ledger.openOrders", { userId: currentUser(ctx).id, ...(ctx.params.marketId ? { marketId: ctx.params.marketId } : {}) });
-        return docs.map(orderView);
+      params: {
+        marketId: { ...ID, optional: true },
+        status: { type: "enum", values: ["open", "closed", "all"], optional: true, default: "open" },
+        clientOrderId: { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9._:-]+$/, optional: true },
+        page: PAGE,
+        pageSize: pageSizeParam(ORDERS_DEFAULT_PAGE_SIZE, ORDERS_MAX_PAGE_SIZE),
+        $$strict: "remove",
+      },
+      async handler(this: BookThis, ctx: AppContext<{ marketId?: string; status: "open" | "closed" | "all"; clientOrderId?: string; page: number; pageSize: number }>) {
+        const { items, total } = await ctx.call<{ items: OrderDoc[]; total: number }, object>("ledger.orders", { ...ctx.params, userId: currentUser(ctx).id });
+        return page(items.map(orderView), total, ctx.params.page, ctx.params.pageSize);
       },
     },
 
@@ -175,10 +258,13 @@ const BookService = defineService<BookThis>({
     /** Internal: a market order (AMM only or routed) inside the market's actor. */
     route: {
       visibility: "public",
-      params: { marketId: ID, userId: "string", side: { type: "enum", values: ["BUY", "SELL"] }, outcome: { type: "enum", values: ["YES", "NO"] }, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } },
-      async handler(this: BookThis, ctx: AppContext<RouteParams>) {
-        const { userId, side, outcome, quantity, mode } = ctx.params;
-        return this.onMarket(ctx.params.marketId, (actor) => actor.route({ userId, side, outcome, quantity, mode }));
+      params: { marketId: ID, userId: "string", side: { type: "enum", values: ["BUY", "SELL"] }, outcome: { type: "enum", values: ["YES", "NO"] }, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] }, idem: { type: "object", optional: true } },
+      async handler(this: BookThis, ctx: AppContext<RouteParams & { idem?: { scope: string; key: string; fingerprint: string } }>) {
+        const { userId, side, outcome, quantity, mode, idem } = ctx.params;
+        // The answer (the trade's wire view) is journaled with the trade under the request's key.
+        const r = await this.onMarket(ctx.params.marketId, (actor) => actor.route({ userId, side, outcome, quantity, mode, ...(idem ? { idem: { ...idem, render: tradeView } } : {}) }));
+        if (idem) ctx.meta.idemJournaled = true;
+        return r;
       },
     },
 
@@ -347,6 +433,16 @@ const BookService = defineService<BookThis>({
       return actor;
     },
 
+    /** One order: its rules checked here, then placed by the market's owner. */
+    async placeOne(this: BookThis, ctx: AppContext, p: PlaceOrderParams, idem?: { scope: string; key: string; fingerprint: string }): Promise<PlaceView> {
+      const user = currentUser(ctx);
+      const checked = checkOrder(p, Date.now());
+      if (!checked.ok) throw validationError(checked.message, checked.fields);
+      const view = await ctx.call<PlaceView, object>("book.placeTerms", { marketId: p.marketId, userId: user.id, terms: checked.value, ...(idem ? { idem } : {}) });
+      if (idem) ctx.meta.idemJournaled = true;
+      return view;
+    },
+
     /**
      * Run a command on a market's actor. A command refused because the market moved ran nowhere:
      * the caller (MarketRouting) retries it on the owner. Trading errors of the pure actor become
@@ -419,8 +515,18 @@ const BookService = defineService<BookThis>({
           broker.emit("market.trade", { marketId: doc.marketId, tradeId: a.fillId, outcome: "YES", yesPrice, quantity: a.quantity, notional: a.outcome === "YES" ? a.cash : a.quantity - a.cash, at: doc.at });
         }
         for (const c of doc.orders) {
-          broker.broadcast("order.updated", { orderId: c.orderId, userId: c.userId, marketId: doc.marketId, status: c.status, remainingQuantity: String(c.remaining), filledDelta: String(c.filledDelta) });
+          broker.broadcast("order.updated", {
+            orderId: c.orderId,
+            userId: c.userId,
+            marketId: doc.marketId,
+            status: c.status,
+            remainingQuantity: String(c.remaining),
+            filledDelta: String(c.filledDelta),
+            clientOrderId: actor.clientOrderIdOf(c.orderId),
+            cancelReason: c.reason ?? null,
+          });
         }
+        actor.forgetClosed(doc.orders);
       },
     };
   },

@@ -263,10 +263,10 @@ const CatalogService = defineService<CatalogThis>({
     marketTitles: {
       visibility: "public",
       params: { marketIds: { type: "array", max: 500, items: ID } },
-      async handler(this: CatalogThis, ctx: AppContext<{ marketIds: string[] }>): Promise<Record<string, { title: string }>> {
+      async handler(this: CatalogThis, ctx: AppContext<{ marketIds: string[] }>): Promise<Record<string, { title: string; status: string; result: string | null }>> {
         const ids = [...new Set(ctx.params.marketIds)];
         const found = ids.length ? await this.stores.markets.find({ _id: { $in: ids } }) : [];
-        return Object.fromEntries(found.map((m) => [m._id, { title: m.title }]));
+        return Object.fromEntries(found.map((m) => [m._id, { title: m.title, status: m.status, result: m.result ?? null }]));
       },
     },
 

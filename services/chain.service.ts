@@ -25,7 +25,9 @@ import { jettonBalance, jettonTransferMessage, transferOutcome } from "../chain/
 import { commitmentOf, settlementBody } from "../chain/settlement";
 import { escrowAccount, other, outcomeOfIndexSet, redeemWinner, refundCancelled, resolutionPostings } from "../chain/redemption";
 import { txView } from "../chain/tx";
-import { AMOUNT } from "../lib/params";
+import { AMOUNT, PAGE, pageSizeParam } from "../lib/params";
+import { depositView, incidentView, newestFirst, withdrawalView, type TransferView } from "../chain/transfers";
+import { page } from "../gateway/envelope";
 
 type ChainCollections = {
   depositAddresses: DepositAddressDoc;
@@ -152,6 +154,24 @@ const ChainService = defineService<ChainThis>({
   ],
 
   actions: {
+    /** GET /transfers: the caller's deposits (credited or not, with the reason) and withdrawals, newest first. */
+    transfers: {
+      auth: "user",
+      params: { type: { type: "enum", values: ["deposit", "withdrawal"], optional: true }, page: PAGE, pageSize: pageSizeParam(20, 100), $$strict: "remove" },
+      async handler(this: ChainThis, ctx: AppContext<{ type?: "deposit" | "withdrawal"; page: number; pageSize: number }>) {
+        const userId = currentUser(ctx).id;
+        const { type, page: pageNo, pageSize } = ctx.params;
+        const all: TransferView[] = [];
+        if (type !== "withdrawal") {
+          all.push(...(await this.stores.deposits.find({ userId })).map(depositView));
+          all.push(...(await this.stores.chainIncidents.find({ userId })).map(incidentView));
+        }
+        if (type !== "deposit") all.push(...(await this.stores.withdrawals.find({ userId })).map(withdrawalView));
+        all.sort(newestFirst);
+        return page(all.slice((pageNo - 1) * pageSize, pageNo * pageSize), all.length, pageNo, pageSize);
+      },
+    },
+
     /** GET /deposit-address: allocated on first call, the same ever after. */
     depositAddress: {
       auth: "user",
@@ -165,6 +185,7 @@ const ChainService = defineService<ChainThis>({
 
     /** POST /withdraw: to the session's wallet only; any other body field is ignored. */
     withdraw: {
+      idempotent: true,
       auth: "user",
       params: { amount: AMOUNT, $$strict: "remove" },
       async handler(this: ChainThis, ctx: AppContext<WithdrawParams>): Promise<SubmissionResult> {
@@ -181,6 +202,7 @@ const ChainService = defineService<ChainThis>({
 
     /** POST /redeem/:marketId */
     redeem: {
+      idempotent: true,
       auth: "user",
       params: {
         marketId: { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_-]+$/ },

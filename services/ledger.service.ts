@@ -2,17 +2,21 @@ import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
-import { DomainError, notFound } from "../lib/errors";
+import { DomainError, notFound, validationError } from "../lib/errors";
 import type { Posting, PositionState } from "../engine/accounts";
 import { formatAvgPrice, formatMicro } from "../engine/money";
 import { tradeRecordView, type TradeRecord } from "../engine/settlement";
 import type { RestingOrder } from "../engine/types";
-import type { BookJournalDoc, LedgerEntryDoc, MarketLease, OrderDoc, SettlementRecord, TradeDoc } from "../models/trading";
+import type { BookJournalDoc, IdemRecord, LedgerEntryDoc, MarketLease, OrderDoc, SettlementRecord, TradeDoc } from "../models/trading";
 import { page, type Page } from "../gateway/envelope";
 import { PAGE, pageSizeParam } from "../lib/params";
-import { Ledger, LedgerFault, type MoneyCheck, type PostOutcome } from "../ledger/ledger";
+import { Ledger, LedgerFault, type IdemClaim, type MoneyCheck, type PostOutcome } from "../ledger/ledger";
 import { openMoneyStore } from "../ledger/money-store";
-import { StoreDamaged, type MoneyStore } from "../ledger/store";
+import { StoreDamaged, type MoneyStore, type OrderQuery } from "../ledger/store";
+import { checkHeartbeat } from "../trading/order-rules";
+import { Deadlines } from "../ledger/deadlines";
+import { newId } from "../lib/ids";
+import { createHash } from "node:crypto";
 import { verifyAll, verifyChain, type VerifyReport } from "../ledger/verify";
 
 export interface PostParams {
@@ -34,6 +38,7 @@ export const TRADES_MAX_PAGE_SIZE = 100;
 type LedgerThis = Service & {
   store: MoneyStore;
   ledger: Ledger;
+  deadlines: Deadlines;
   /** The contract's status for each kind of ledger refusal. */
   fault(err: unknown): never;
   notifyChanges(batch: LedgerEntryDoc[]): void;
@@ -145,14 +150,17 @@ const LedgerService = defineService<LedgerThis>({
       async handler(this: LedgerThis, ctx: AppContext) {
         const user = currentUser(ctx);
         const open = this.ledger.positionsOf(user.id).filter((p) => p.quantity > 0 && !p.settled);
-        const titles = await ctx
-          .call<Record<string, { title: string }>, { marketIds: string[] }>("catalog.marketTitles", { marketIds: [...new Set(open.map((p) => p.marketId))] })
-          .catch(() => ({}) as Record<string, { title: string }>);
+        const markets = await ctx
+          .call<Record<string, { title: string; status?: string; result?: string | null }>, { marketIds: string[] }>("catalog.marketTitles", { marketIds: [...new Set(open.map((p) => p.marketId))] })
+          .catch(() => ({}) as Record<string, { title: string; status?: string; result?: string | null }>);
         return Promise.all(
           open.map(async (p: PositionState) => {
-            const exit = await ctx
-              .call<{ filled: number; proceeds: number }, object>("book.exitQuote", { marketId: p.marketId, outcome: p.outcome, quantity: p.quantity, userId: user.id })
-              .catch(() => ({ filled: 0, proceeds: 0 }));
+            const m = markets[p.marketId];
+            // A resolved market pays 1.00 per winning share and nothing per losing one: that is its mark.
+            const exit =
+              m?.status === "resolved" && (m.result === "YES" || m.result === "NO")
+                ? { filled: p.quantity, proceeds: m.result === p.outcome ? p.quantity : 0 }
+                : await ctx.call<{ filled: number; proceeds: number }, object>("book.exitQuote", { marketId: p.marketId, outcome: p.outcome, quantity: p.quantity, userId: user.id }).catch(() => ({ filled: 0, proceeds: 0 }));
             const markPrice = exit.filled > 0 ? formatAvgPrice(exit.proceeds, exit.filled) : null;
             // unrealizedPnl = (mark - avgEntry) x quantity = mark x q - totalCost, exact in micro-units.
             const unrealized = exit.filled > 0 ? Number((BigInt(exit.proceeds) * BigInt(p.quantity)) / BigInt(exit.filled)) - p.totalCost : null;
@@ -166,7 +174,7 @@ const LedgerService = defineService<LedgerThis>({
               totalCost: String(p.totalCost),
               realizedPnl: String(p.realizedPnl),
               status: p.settled ? "settled" : "open",
-              market: { id: p.marketId, title: titles[p.marketId]?.title ?? null },
+              market: { id: p.marketId, title: markets[p.marketId]?.title ?? null },
               markPrice,
               unrealizedPnl: unrealized === null ? null : String(unrealized),
             };
@@ -270,6 +278,80 @@ const LedgerService = defineService<LedgerThis>({
       },
     },
 
+    /** Internal: a user's orders, newest first, filtered and paged (GET /orders). */
+    orders: {
+      visibility: "public",
+      params: { userId: "string", marketId: { type: "string", optional: true }, status: { type: "enum", values: ["open", "closed", "all"] }, clientOrderId: { type: "string", optional: true }, page: "number", pageSize: "number" },
+      handler(this: LedgerThis, ctx: AppContext<OrderQuery>): Promise<{ items: OrderDoc[]; total: number }> {
+        return this.store.orders(ctx.params);
+      },
+    },
+
+    /** Internal: markets where the user has open orders (cancel-all, a lapsed heartbeat). */
+    openMarketsOf: {
+      visibility: "public",
+      params: { userId: "string" },
+      handler(this: LedgerThis, ctx: AppContext<{ userId: string }>): Promise<string[]> {
+        return this.store.openMarketsOf(ctx.params.userId);
+      },
+    },
+
+    /** Internal (the idempotency layer): the stored answer of an Idempotency-Key, or the right to execute. */
+    idemClaim: {
+      visibility: "public",
+      params: { scope: "string", key: { type: "string", max: 300 }, fingerprint: "string" },
+      handler(this: LedgerThis, ctx: AppContext<{ scope: string; key: string; fingerprint: string }>): Promise<IdemClaim> {
+        return this.ledger.idemClaim(ctx.params.scope, ctx.params.key, ctx.params.fingerprint).catch((err) => this.fault(err));
+      },
+    },
+
+    idemRelease: {
+      visibility: "public",
+      params: { scope: "string", key: "string" },
+      handler(this: LedgerThis, ctx: AppContext<{ scope: string; key: string }>) {
+        this.ledger.idemRelease(ctx.params.scope, ctx.params.key);
+        return { released: true };
+      },
+    },
+
+    /** Internal: the answer of an idempotent request whose command journaled none (withdrawals, redemptions). */
+    idemAnswer: {
+      visibility: "public",
+      params: { scope: "string", key: "string", fingerprint: "string", status: "number", response: "any" },
+      async handler(this: LedgerThis, ctx: AppContext<IdemRecord>) {
+        const idem = ctx.params;
+        try {
+          const r = this.ledger.post({ key: `idem:${idem.scope}:${createHash("sha256").update(idem.key).digest("hex")}`, postings: [], idem });
+          await this.ledger.waitDurable(r.seq);
+        } catch (err) {
+          this.fault(err);
+        }
+        return { stored: true };
+      },
+    },
+
+    /**
+     * POST /heartbeats: arms (or with 0 disarms) the caller's dead man's switch. Journaled, so a
+     * restart keeps it; when no heartbeat comes in time every open order of the caller is cancelled.
+     */
+    heartbeat: {
+      auth: "user",
+      params: { timeoutSeconds: { type: "number", integer: true, min: 0, max: 300 }, $$strict: "remove" },
+      async handler(this: LedgerThis, ctx: AppContext<{ timeoutSeconds: number }>) {
+        const userId = currentUser(ctx).id;
+        const t = checkHeartbeat(ctx.params.timeoutSeconds);
+        if (!t.ok) throw validationError(t.message, t.fields);
+        const deadline = t.value ? new Date(Date.now() + t.value * 1000).toISOString() : null;
+        try {
+          const r = this.ledger.post({ key: `heartbeat:${userId}:${newId("hb")}`, postings: [], heartbeat: { userId, timeoutSeconds: t.value, deadline } });
+          await this.ledger.waitDurable(r.seq);
+        } catch (err) {
+          this.fault(err);
+        }
+        return { armed: deadline !== null, expiresAt: deadline };
+      },
+    },
+
     /** Internal: one order's read model. */
     getOrder: {
       visibility: "public",
@@ -336,7 +418,16 @@ const LedgerService = defineService<LedgerThis>({
   async started() {
     this.store = await openMoneyStore(configOf(this.broker));
     try {
-      this.ledger = await Ledger.open(this.store, { committed: (docs) => this.notifyChanges(docs) });
+      this.ledger = await Ledger.open(this.store, {
+        committed: (docs) => {
+          this.notifyChanges(docs);
+          for (const d of docs) {
+            const c = d.book?.command;
+            if (c?.type === "place" && c.order.expiresAt) this.deadlines?.noteExpiry(c.order.expiresAt);
+            if (d.heartbeat) this.deadlines?.heartbeat(d.heartbeat.userId, d.heartbeat.deadline);
+          }
+        },
+      });
       // A changed, missing or reordered entry anywhere stops the start, naming it.
       const chain = await verifyChain(this.store);
       if (!chain.ok) throw new StoreDamaged(`ledger journal: ${chain.problems.slice(0, 5).join("; ")}`);
@@ -352,6 +443,28 @@ const LedgerService = defineService<LedgerThis>({
         throw new StoreDamaged(`the money store ${this.store.location} does not add up: ${what.join("; ")}`);
       }
       this.logger.info(`ledger: ${this.ledger.lastSeq} journal entries verified in ${chain.ms} ms (${this.store.location})`);
+      const broker = this.broker;
+      const store = this.store;
+      const ledger = this.ledger;
+      this.deadlines = new Deadlines({
+        now: () => Date.now(),
+        dueExpiries: (nowIso, limit) => store.dueExpiries(nowIso, limit),
+        nextExpiry: () => store.nextExpiry(),
+        heartbeats: () => store.heartbeats(),
+        expire: async (marketId, orderIds) => {
+          await broker.call("book.cancelMany", { marketId, orderIds, reason: "expired" });
+        },
+        lapse: async (userId, at) => {
+          for (const marketId of await store.openMarketsOf(userId)) await broker.call("book.cancelMany", { marketId, userId, reason: "heartbeat" });
+          // Disarmed once it fired, unless a heartbeat re-armed it meanwhile.
+          if (this.deadlines.armed(userId) !== at) return;
+          const r = ledger.post({ key: `heartbeat:${userId}:${newId("hb")}`, postings: [], heartbeat: { userId, timeoutSeconds: 0, deadline: null } });
+          await ledger.waitDurable(r.seq);
+        },
+        log: (message, err) => this.logger.warn(message, (err as Error)?.message ?? ""),
+      });
+      // Deadlines that passed while the exchange was down fire now (once the engines answer).
+      void this.deadlines.start().catch((err) => this.logger.warn("deadlines could not start", err));
     } catch (err) {
       this.store.close();
       throw err;
@@ -359,6 +472,7 @@ const LedgerService = defineService<LedgerThis>({
   },
 
   async stopped() {
+    this.deadlines?.stop();
     if (!this.ledger) return;
     await this.ledger.idle();
     this.store.close();

@@ -9,6 +9,7 @@ import { currentUser, type AppContext } from "../mixins/context";
 import { page, type Page } from "../gateway/envelope";
 import type { PositionState } from "../engine/accounts";
 import type { LedgerEntryDoc } from "../models/trading";
+import type { OrderCancelNotice } from "../models/notification";
 import type { UserDoc } from "../models/user";
 import type { SettledTrade } from "../models/chain";
 import { notificationItem, type HolderPositions, type NotificationDoc, type NotificationItem, type NotifierCursorDoc, type NotifierJobDoc } from "../models/notification";
@@ -26,6 +27,15 @@ const JOURNAL_BATCH = 200;
 const CURSOR_EVERY = 1000;
 /** Fallback pull and job retry period; broker events only make pulls happen sooner. */
 const POLL_MS = 2_000;
+/** Cancels that notify, by the order's cancelReason (a user's own cancel and self-trade prevention do not). */
+const CANCEL_NOTICE: Record<string, OrderCancelNotice | undefined> = {
+  market_closed: "MARKET_CLOSED",
+  market_cancelled: "MARKET_CANCELLED",
+  market_resolved: "MARKET_RESOLVED",
+  expired: "EXPIRED",
+  heartbeat: "HEARTBEAT",
+};
+
 /** Hints of new fills within this long are one journal pull (and one notifications write). */
 const HINT_COALESCE_MS = 100;
 /** Scan for due deliveries (restart, expired leases, other instances' retries). */
@@ -74,6 +84,7 @@ type NotifierThis = Service &
     pullAgain: boolean;
     pullTimer: NodeJS.Timeout | null;
     pullSoon(): void;
+    closedMarketReason(ctx: AppContext, marketId: string): Promise<OrderCancelNotice | null>;
     /** Whether the ledger answered: not yet since the start, reachable, or gone since (logged once). */
     ledger: "starting" | "up" | "away";
     delivering: Promise<void> | null;
@@ -201,12 +212,11 @@ const NotifierService = defineService<NotifierThis>({
       },
     },
     "order.updated": {
-      async handler(this: NotifierThis, ctx: AppContext<{ orderId: string; userId: string; marketId: string; status: string }>) {
+      async handler(this: NotifierThis, ctx: AppContext<{ orderId: string; userId: string; marketId: string; status: string; cancelReason?: string | null }>) {
         const o = ctx.params;
-        if (o.status !== "cancelled" || !o.userId.startsWith("usr_")) return;
-        // Cancels on a market that is no longer open are the book's halt, not the user's own cancel.
-        const market = await ctx.call<{ status: string } | null, { marketId: string }>("catalog.getMarketInternal", { marketId: o.marketId }).catch(() => null);
-        const reason = market?.status === "closed" ? "MARKET_CLOSED" : market?.status === "cancelled" ? "MARKET_CANCELLED" : market?.status === "resolved" ? "MARKET_RESOLVED" : null;
+        if ((o.status !== "cancelled" && o.status !== "expired") || !o.userId.startsWith("usr_")) return;
+        // Cancels the user did not make tell why: a market that stopped, an expiry, a lapsed dead man's switch.
+        const reason = o.cancelReason ? CANCEL_NOTICE[o.cancelReason] : await this.closedMarketReason(ctx, o.marketId);
         if (!reason) return;
         await this.create([
           { id: notificationId("ORDER_CANCELLED", o.orderId), userId: o.userId, type: "ORDER_CANCELLED", createdAt: new Date().toISOString(), metadata: { marketId: o.marketId, orderId: o.orderId, reason } },
@@ -238,6 +248,12 @@ const NotifierService = defineService<NotifierThis>({
   },
 
   methods: {
+    /** An update without a reason (an earlier engine): a cancel on a market no longer open is its halt. */
+    async closedMarketReason(this: NotifierThis, ctx: AppContext, marketId: string): Promise<OrderCancelNotice | null> {
+      const market = await ctx.call<{ status: string } | null, { marketId: string }>("catalog.getMarketInternal", { marketId }).catch(() => null);
+      return market?.status === "closed" ? "MARKET_CLOSED" : market?.status === "cancelled" ? "MARKET_CANCELLED" : market?.status === "resolved" ? "MARKET_RESOLVED" : null;
+    },
+
     pullSoon(this: NotifierThis) {
       if (this.pullTimer) return;
       this.pullTimer = setTimeout(() => {

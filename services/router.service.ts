@@ -63,11 +63,12 @@ const RouterService = defineService<RouterThis>({
   actions: {
     trade: {
       auth: "user",
+      idempotent: true,
       params: { marketId: ID, ...ORDER_PARAMS, $$strict: "remove" },
       async handler(this: RouterThis, ctx: AppContext<MarketTradeParams>) {
         const user = currentUser(ctx);
         const quantity = parseTradeQuantity(ctx.params.quantity);
-        const r = await ctx.call<RouteExecution, object>("book.route", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity, mode: "ROUTE" });
+        const r = await ctx.call<RouteExecution, object>("book.route", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity, mode: "ROUTE", ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}) });
         return tradeView(r);
       },
     },

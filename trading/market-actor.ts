@@ -2,11 +2,11 @@ import { OrderBook } from "../engine/book";
 import type { BookEvent, Order, OrderType, Outcome, Side } from "../engine/types";
 import { cost, formatTick, type FeeSchedule } from "../engine/money";
 import type { Posting } from "../engine/accounts";
-import { ammLegPostings, placementLock, poolFunding, releaseResting, settlePlacement, type CancelReasonCode, type Settlement, type TradeRecord } from "../engine/settlement";
+import { ammLegPostings, placementLock, poolFunding, releaseResting, restingHolds, settlePlacement, type CancelReasonCode, type Settlement, type TradeRecord } from "../engine/settlement";
 import { createPool, type PoolState } from "../engine/amm";
 import { planAmmOnly, planRoute, type RoutePlan } from "../engine/router";
 import { SerialQueue } from "../lib/serial";
-import type { BookCommand, BookJournalDoc, MarketLease, OrderStatus } from "../models/trading";
+import type { BookCommand, BookJournalDoc, IdemRecord, MarketLease, OrderStatus } from "../models/trading";
 
 /** What the ledger takes from an actor: one entry per command, its money and its book command together. */
 export interface LedgerPost {
@@ -16,6 +16,16 @@ export interface LedgerPost {
   checkAfter?: number;
   trades?: TradeRecord[];
   book: BookJournalDoc;
+  /** The answer to the request's Idempotency-Key, journaled with the command. */
+  idem?: IdemRecord;
+}
+
+/** A request's Idempotency-Key: its answer is rendered from the command's result and journaled with it. */
+export interface IdemRequest<T> {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  render(value: T): unknown;
 }
 
 export interface LedgerAck {
@@ -45,7 +55,7 @@ export interface MarketPorts {
     /** A writer lease for this node; every earlier writer of the market is refused from now on. */
     acquire(marketId: string): Promise<MarketLease & { instance: string }>;
     /** Resting orders in time priority after `afterPrio` (the book as committed). */
-    restingOrders(marketId: string, afterPrio: number, limit: number): Promise<Array<{ orderId: string; userId: string; side: Side; outcome: Outcome; price: number; quantity: number; remaining: number; seq: number }>>;
+    restingOrders(marketId: string, afterPrio: number, limit: number): Promise<Array<{ orderId: string; userId: string; side: Side; outcome: Outcome; price: number; quantity: number; remaining: number; seq: number; clientOrderId?: string | null }>>;
     /** Applies the entry (answered once applied in the ledger's memory, not yet durable). */
     post(entry: LedgerPost): Promise<LedgerAck>;
     /** Resolves once the entry `seq` of ledger process `instance` is durable. */
@@ -73,6 +83,26 @@ export interface PlaceCommand {
   orderType: OrderType;
   price: number;
   quantity: number;
+  /** GTD: when the rest is cancelled (ISO); the scheduler fires it, the order only carries it. */
+  expiresAt?: string;
+  postOnly?: boolean;
+  clientOrderId?: string;
+  idem?: IdemRequest<PlaceResult>;
+}
+
+export interface AmendCommand {
+  orderId: string;
+  userId: string;
+  /** New limit (tick) and new open remainder; at least one differs from the order's. */
+  price?: number;
+  quantity?: number;
+  /** The order's own post-only flag: the new terms must not cross either. */
+  postOnly?: boolean;
+}
+
+export interface CancelManyResult {
+  cancelled: string[];
+  releasedAmount: number;
 }
 
 export interface PlaceResult {
@@ -80,6 +110,8 @@ export interface PlaceResult {
   status: OrderStatus;
   filledQuantity: number;
   remainingQuantity: number;
+  /** FAK: what was not filled at once (cancelled); 0 otherwise. */
+  cancelledQuantity: number;
   /** Cash paid (BUY) or received gross (SELL) for the filled part, and the fee. */
   totalCost: number;
   fee: number;
@@ -95,6 +127,7 @@ export interface RouteCommand {
   quantity: number;
   /** AMM: the pool only (POST /trade/amm); ROUTE: best of book and pool (POST /trade/market). */
   mode: "AMM" | "ROUTE";
+  idem?: IdemRequest<RouteExecution>;
 }
 
 export interface RouteExecution {
@@ -137,6 +170,8 @@ export class MarketActor {
   pool: PoolState | null;
   /** Set when this node must stop writing (lost the lease, or a commit's outcome is unknown). */
   fenced = false;
+  /** Client order ids of resting orders (every update of an order names it). */
+  private readonly clientIds = new Map<string, string>();
 
   private constructor(
     readonly marketId: string,
@@ -153,13 +188,18 @@ export class MarketActor {
   static async load(marketId: string, ports: MarketPorts): Promise<MarketActor> {
     const lease = await ports.ledger.acquire(marketId);
     const book = new OrderBook(marketId, { startSeq: lease.bookSeq });
+    const clientIds: Array<[string, string]> = [];
     for (let after = 0; ; ) {
       const page = await ports.ledger.restingOrders(marketId, after, REBUILD_PAGE);
-      for (const o of page) book.restore(o);
+      for (const o of page) {
+        book.restore(o);
+        if (o.clientOrderId) clientIds.push([o.orderId, o.clientOrderId]);
+      }
       if (page.length < REBUILD_PAGE) break;
       after = page[page.length - 1].seq;
     }
     const actor = new MarketActor(marketId, ports, lease, book);
+    for (const [o, c] of clientIds) actor.clientIds.set(o, c);
     const market = await ports.market(marketId);
     actor.status = market?.status ?? null;
     // The pool is funded by the first actor that sees an open market with AMM liquidity: the
@@ -175,6 +215,15 @@ export class MarketActor {
     return this.lease.epoch;
   }
 
+  clientOrderIdOf(orderId: string): string | null {
+    return this.clientIds.get(orderId) ?? null;
+  }
+
+  /** Orders that left the book need their client id no more (called once their updates went out). */
+  forgetClosed(changes: ReadonlyArray<{ orderId: string; remaining: number }>): void {
+    for (const c of changes) if (c.remaining === 0) this.clientIds.delete(c.orderId);
+  }
+
   get queueDepth(): number {
     return this.queue.depth;
   }
@@ -185,6 +234,8 @@ export class MarketActor {
       if (this.status !== "open") throw new TradingError(400, "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; orders are not accepted`);
       const createdAt = new Date().toISOString();
       const order: Order = { orderId: this.ports.newId("ord"), userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, price: cmd.price, quantity: cmd.quantity, orderType: cmd.orderType };
+      // A post-only order only adds liquidity: meeting anything resting at once refuses it whole.
+      if (cmd.postOnly && this.book.crosses(order)) throw new TradingError(400, "POST_ONLY_WOULD_CROSS", "A post-only order may not execute at once; nothing was placed");
       // Matched on a preview first: the book changes only once the ledger took the money.
       const events = this.book.preview(order);
       const rejected = events.find((e) => e.type === "rejected");
@@ -194,27 +245,138 @@ export class MarketActor {
       }
       const lock = placementLock(order, this.marketId, order.userId, this.ports.fees);
       const s = settlePlacement(this.marketId, order, events, this.ports.fees, this.ports.newId);
-      const prio = events[0].seq;
-      const committed = await this.commit({ type: "place", order: { ...order, createdAt, prio } }, { ...s, postings: [...lock, ...s.postings] }, {
-        bookSeq: events[events.length - 1].seq,
-        checkAfter: lock.length,
-        onApplied: () => this.book.place(order),
-      });
       const mine = s.orders.find((o) => o.orderId === order.orderId);
       const takerTrade = s.trades.find((t) => t.role === "taker");
-      const fills = events.flatMap((e) => (e.type === "fill" ? [{ price: formatTick(e.takerPrice), quantity: String(e.quantity) }] : []));
+      const filled = takerTrade?.filledQuantity ?? 0;
       const value: PlaceResult = {
         orderId: order.orderId,
         status: mine?.status ?? "open",
-        filledQuantity: takerTrade?.filledQuantity ?? 0,
+        filledQuantity: filled,
         remainingQuantity: mine?.remaining ?? 0,
+        cancelledQuantity: mine && mine.status === "cancelled" ? order.quantity - filled : 0,
         totalCost: takerTrade?.totalCost ?? 0,
         fee: takerTrade?.fee ?? 0,
         tradeId: takerTrade?.tradeId ?? null,
-        fills,
+        fills: events.flatMap((e) => (e.type === "fill" ? [{ price: formatTick(e.takerPrice), quantity: String(e.quantity) }] : [])),
         createdAt,
       };
+      const placed = { ...order, createdAt, prio: events[0].seq, ...(cmd.clientOrderId ? { clientOrderId: cmd.clientOrderId } : {}), ...(cmd.expiresAt ? { expiresAt: cmd.expiresAt } : {}), ...(cmd.postOnly ? { postOnly: true } : {}) };
+      const committed = await this.commit({ type: "place", order: placed }, { ...s, postings: [...lock, ...s.postings] }, {
+        bookSeq: events[events.length - 1].seq,
+        checkAfter: lock.length,
+        idem: idemRecord(cmd.idem, value),
+        onApplied: () => {
+          this.book.place(order);
+          if (cmd.clientOrderId) this.clientIds.set(order.orderId, cmd.clientOrderId);
+        },
+      });
       return { value, committed };
+    });
+  }
+
+  /**
+   * Cancel some or all of a user's resting orders in one entry (cancel-all, a lapsed dead man's
+   * switch, expiry). `orderIds` null: every one of the user's; ids not resting (or not the user's)
+   * are skipped. Nothing to cancel changes nothing.
+   */
+  cancelMany(userId: string | null, orderIds: string[] | null, reason: CancelReasonCode): Promise<CancelManyResult> {
+    return this.run(async () => {
+      this.ensureWritable();
+      const wanted = orderIds ? new Set(orderIds) : null;
+      const targets = this.book.openOrders().filter((o) => (userId === null || o.userId === userId) && (!wanted || wanted.has(o.orderId)));
+      if (!targets.length) return { value: { cancelled: [], releasedAmount: 0 } };
+      const postings: Posting[] = [];
+      const orders: BookJournalDoc["orders"] = [];
+      const status: OrderStatus = reason === "expired" ? "expired" : "cancelled";
+      let released = 0;
+      for (const o of targets) {
+        const p = releaseResting(o.side, o.outcome, o.price, o.remaining, this.marketId, o.userId, this.ports.fees);
+        postings.push(...p);
+        if (o.side === "BUY") released += (p[0] as { available?: number }).available ?? 0;
+        orders.push({ orderId: o.orderId, userId: o.userId, filledDelta: 0, remaining: 0, status, holds: 0, reason });
+      }
+      const committed = await this.commit({ type: "cancelMany", userId: userId ?? "*", reason }, { postings, trades: [], fills: [], orders }, {
+        bookSeq: this.book.seq + targets.length,
+        onApplied: () => {
+          for (const o of targets) this.book.cancel(o.orderId, o.userId);
+        },
+      });
+      return { value: { cancelled: targets.map((o) => o.orderId), releasedAmount: released }, committed };
+    });
+  }
+
+  /**
+   * Amend a resting order atomically under the same id: a lower quantity at the same price keeps
+   * its time priority; a new price or a higher quantity is a cancel and a new placement (which may
+   * execute at once, like any new order). Checked like a new order; refused, nothing changes.
+   */
+  amend(cmd: AmendCommand): Promise<PlaceResult> {
+    return this.run(async () => {
+      this.ensureWritable();
+      if (this.status !== "open") throw new TradingError(400, "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; orders cannot be amended`);
+      const o = this.book.getOrder(cmd.orderId);
+      if (!o || o.userId !== cmd.userId) throw new TradingError(404, "ORDER_NOT_FOUND", "Order not found");
+      const price = cmd.price ?? o.price;
+      const remaining = cmd.quantity ?? o.remaining;
+      const filledBefore = o.quantity - o.remaining;
+      const createdAt = new Date().toISOString();
+      const base = { orderId: o.orderId, createdAt, fills: [], tradeId: null, totalCost: 0, fee: 0, cancelledQuantity: 0 };
+      if (price === o.price && remaining === o.remaining) {
+        return { value: { ...base, status: filledBefore ? "partially_filled" : "open", filledQuantity: 0, remainingQuantity: remaining } as PlaceResult };
+      }
+      if (price === o.price && remaining < o.remaining) {
+        // Down in place: priority kept, the difference released.
+        const release = releaseResting(o.side, o.outcome, o.price, o.remaining, this.marketId, o.userId, this.ports.fees);
+        // What the smaller rest holds, taken back: exactly a resting order's hold (no taker fee).
+        const hold = releaseResting(o.side, o.outcome, o.price, remaining, this.marketId, o.userId, this.ports.fees).map(negate);
+        const status: OrderStatus = filledBefore ? "partially_filled" : "open";
+        const committed = await this.commit(
+          { type: "amend", orderId: o.orderId, userId: o.userId, price, quantity: remaining, keepsPriority: true },
+          { postings: [...release, ...hold], trades: [], fills: [], orders: [{ orderId: o.orderId, userId: o.userId, filledDelta: 0, remaining, status, holds: restingHolds(o.side, o.price, remaining, this.ports.fees), quantity: filledBefore + remaining }] },
+          { bookSeq: this.book.seq, onApplied: () => this.book.reduce(o.orderId, o.userId, remaining) },
+        );
+        return { value: { ...base, status, filledQuantity: 0, remainingQuantity: remaining }, committed };
+      }
+      // Priority lost: the old rest is cancelled and the new terms placed under the same id.
+      const order: Order = { orderId: o.orderId, userId: o.userId, side: o.side, outcome: o.outcome, price, quantity: remaining, orderType: "GTC" };
+      if (cmd.postOnly && this.book.crosses(order, o.orderId)) throw new TradingError(400, "POST_ONLY_WOULD_CROSS", "The amended post-only order would execute at once; the order stands unchanged");
+      const events = this.book.preview(order, { replacing: true });
+      const rejected = events.find((e) => e.type === "rejected");
+      if (rejected && rejected.type === "rejected") throw new TradingError(400, "ORDER_REJECTED", `Amend rejected: ${rejected.reason}`);
+      const release = releaseResting(o.side, o.outcome, o.price, o.remaining, this.marketId, o.userId, this.ports.fees);
+      const lock = placementLock(order, this.marketId, o.userId, this.ports.fees);
+      // The first event is the old rest's cancel (accounted for above); the rest is a new placement.
+      const s = settlePlacement(this.marketId, order, events.slice(1), this.ports.fees, this.ports.newId);
+      const mine = s.orders.find((c) => c.orderId === o.orderId);
+      if (mine) {
+        const filled = filledBefore + mine.filledDelta;
+        mine.quantity = filledBefore + remaining;
+        mine.price = price;
+        mine.prio = events[1].seq;
+        if (mine.status === "open" && filled > 0) mine.status = "partially_filled";
+      }
+      const takerTrade = s.trades.find((t) => t.role === "taker");
+      const committed = await this.commit({ type: "amend", orderId: o.orderId, userId: o.userId, price, quantity: remaining, keepsPriority: false }, { ...s, postings: [...release, ...lock, ...s.postings] }, {
+        bookSeq: events[events.length - 1].seq,
+        checkAfter: release.length + lock.length,
+        onApplied: () => {
+          this.book.cancel(o.orderId, o.userId);
+          this.book.place(order);
+        },
+      });
+      return {
+        value: {
+          ...base,
+          status: mine?.status ?? "open",
+          filledQuantity: takerTrade?.filledQuantity ?? 0,
+          remainingQuantity: mine?.remaining ?? 0,
+          totalCost: takerTrade?.totalCost ?? 0,
+          fee: takerTrade?.fee ?? 0,
+          tradeId: takerTrade?.tradeId ?? null,
+          fills: events.flatMap((e) => (e.type === "fill" ? [{ price: formatTick(e.takerPrice), quantity: String(e.quantity) }] : [])),
+        },
+        committed,
+      };
     });
   }
 
@@ -305,7 +467,9 @@ export class MarketActor {
         fillIds,
       };
       s.trades.push(trade);
+      const value: RouteExecution = { tradeId: trade.tradeId, venue: plan.venue, filledQuantity: trade.filledQuantity, totalCost: trade.totalCost, fee: trade.fee, avgPrice: plan.avgPrice };
       const committed = await this.commit({ type: "route", orderId, userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, quantity: cmd.quantity, mode: cmd.mode }, s, {
+        idem: idemRecord(cmd.idem, value),
         bookSeq: events.length ? events[events.length - 1].seq : this.book.seq,
         checkAfter: lock.length,
         pool: amm ? amm.newState : undefined,
@@ -314,7 +478,7 @@ export class MarketActor {
           if (bookQty) this.book.place(bookOrder);
         },
       });
-      return { value: { tradeId: trade.tradeId, venue: plan.venue, filledQuantity: trade.filledQuantity, totalCost: trade.totalCost, fee: trade.fee, avgPrice: plan.avgPrice }, committed };
+      return { value, committed };
     });
   }
 
@@ -388,19 +552,19 @@ export class MarketActor {
    * changes the book, which must arrive exactly at `bookSeq`. The caller acknowledges only after
    * `afterCommit` (outside this actor's queue, so commands pipeline while the ledger writes).
    */
-  private async commit(command: BookCommand, s: Settlement, opts: { bookSeq: number; checkAfter?: number; pool?: PoolState; amm?: AmmPrint; onApplied?: () => void }): Promise<Committed> {
+  private async commit(command: BookCommand, s: Settlement, opts: { bookSeq: number; checkAfter?: number; pool?: PoolState; amm?: AmmPrint; idem?: IdemRecord; onApplied?: () => void }): Promise<Committed> {
     const seq = this.journalSeq + 1;
     const doc: BookJournalDoc = { marketId: this.marketId, seq, epoch: this.lease.epoch, bookSeq: opts.bookSeq, node: this.ports.nodeID, command, fills: s.fills, orders: s.orders, at: new Date().toISOString() };
     if (opts.pool) doc.pool = { yes: opts.pool.yes, no: opts.pool.no };
     if (opts.amm) doc.amm = opts.amm;
     let ack: LedgerAck;
     try {
-      ack = await this.ports.ledger.post({ key: `book:${this.marketId}:${seq}`, postings: s.postings, checkAfter: opts.checkAfter || undefined, trades: s.trades, book: doc });
+      ack = await this.ports.ledger.post({ key: `book:${this.marketId}:${seq}`, postings: s.postings, checkAfter: opts.checkAfter || undefined, trades: s.trades, book: doc, ...(opts.idem ? { idem: opts.idem } : {}) });
     } catch (err) {
       // A refusal for money changed nothing here or there. Anything else (a stale lease, an
       // unknown outcome): this actor never writes again; the service rebuilds it from the ledger.
       const code = (err as { type?: string }).type;
-      if (code !== "INSUFFICIENT_BALANCE" && code !== "INSUFFICIENT_SHARES") this.fenced = true;
+      if (code !== "INSUFFICIENT_BALANCE" && code !== "INSUFFICIENT_SHARES" && code !== "DUPLICATE_CLIENT_ORDER_ID" && code !== "IDEMPOTENCY_KEY_REUSED") this.fenced = true;
       throw err;
     }
     this.journalSeq = seq;
@@ -432,4 +596,16 @@ export class MarketActor {
       return value;
     });
   }
+}
+
+/** The journaled answer of an idempotent request: the first answer, to be replayed as it was. */
+function idemRecord<T>(idem: IdemRequest<T> | undefined, value: T): IdemRecord | undefined {
+  return idem ? { scope: idem.scope, key: idem.key, fingerprint: idem.fingerprint, status: 200, response: idem.render(value) } : undefined;
+}
+
+/** The opposite movement of a posting's available and locked parts (a release turned into a hold). */
+function negate(p: Posting): Posting {
+  if (p.kind === "cash") return { ...p, available: -(p.available ?? 0), locked: -(p.locked ?? 0) };
+  if (p.kind === "shares") return { ...p, locked: -(p.locked ?? 0) };
+  return p;
 }

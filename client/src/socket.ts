@@ -45,6 +45,9 @@ export interface OrderUpdate {
   status: string;
   remainingQuantity: string;
   filledDelta: string;
+  clientOrderId: string | null;
+  /** user, expired, heartbeat, self_trade, market_closed, market_cancelled, market_resolved; null while open or filled. */
+  cancelReason: string | null;
 }
 
 export interface TradeUpdate {

@@ -1,0 +1,58 @@
+/**
+ * GET /transfers: a user's deposits (credited, and what arrived and was not credited, with the
+ * reason) and withdrawals, newest first, in the trader API's shape (../shared/spec/trading-api.md).
+ */
+import type { ChainIncidentDoc, DepositDoc, IncidentKind, WithdrawalDoc, WithdrawalStatus } from "../models/chain";
+
+export interface TransferView {
+  id: string;
+  type: "deposit" | "withdrawal";
+  /** Micro-USDT; for what was not credited, the units that arrived (nanoTON, a foreign jetton's units). */
+  amount: string;
+  /** What `amount` counts: USDT, TON (nanoTON) or the foreign jetton. */
+  asset: "USDT" | "TON" | "OTHER_JETTON" | null;
+  status: "credited" | "not_credited" | "pending" | "confirmed" | "failed";
+  /** Not credited: why. */
+  reason?: string;
+  txHash: string | null;
+  address: string;
+  createdAt: string;
+}
+
+const REASON: Record<IncidentKind, string> = {
+  native_ton: "native_coin",
+  foreign_jetton: "foreign_jetton",
+  forged_notification: "forged_notification",
+  bounced: "bounced",
+  unknown_message: "unknown_message",
+  bad_amount: "bad_amount",
+};
+
+const WITHDRAWAL: Record<WithdrawalStatus, TransferView["status"]> = { debiting: "pending", submitted: "pending", sent: "confirmed", failed: "failed" };
+
+export function depositView(d: DepositDoc): TransferView {
+  return { id: d._id, type: "deposit", amount: String(d.amount), asset: "USDT", status: "credited", txHash: d._id, address: d.address, createdAt: d.at };
+}
+
+export function incidentView(i: ChainIncidentDoc): TransferView {
+  return {
+    id: i._id,
+    type: "deposit",
+    amount: i.amount ?? "0",
+    asset: i.kind === "native_ton" ? "TON" : i.kind === "foreign_jetton" ? "OTHER_JETTON" : null,
+    status: "not_credited",
+    reason: REASON[i.kind],
+    txHash: i._id,
+    address: i.address,
+    createdAt: i.at,
+  };
+}
+
+export function withdrawalView(w: WithdrawalDoc): TransferView {
+  return { id: w._id, type: "withdrawal", amount: String(w.amount), asset: "USDT", status: WITHDRAWAL[w.status], txHash: w.txHash, address: w.destination, createdAt: w.createdAt };
+}
+
+/** Newest first; ties by id so pages are stable. */
+export function newestFirst(a: TransferView, b: TransferView): number {
+  return a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}

@@ -1,0 +1,91 @@
+/**
+ * The rules of an order's terms (../shared/spec/api-spec.md POST /orders and trading-api.md):
+ * one place for them, shared by POST /orders, the batch and the amend. Pure: the service turns a
+ * refusal into the contract's 400 VALIDATION_ERROR with the fields named.
+ */
+import { isLotQuantity, LOT, priceToTick } from "../engine/money";
+import type { OrderType, Outcome, Side } from "../engine/types";
+import type { FieldError } from "../lib/errors";
+
+/** A GTD deadline: at least this far ahead, at most a year. */
+export const GTD_MIN_AHEAD_MS = 5_000;
+export const GTD_MAX_AHEAD_MS = 365 * 24 * 3600 * 1000;
+export const CLIENT_ORDER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+export const MAX_BATCH = 20;
+
+/** The request body of POST /orders as the validator passed it (types checked, rules not yet). */
+export interface PlaceOrderParams {
+  marketId: string;
+  side: Side;
+  outcome: Outcome;
+  orderType: OrderType;
+  price: number;
+  quantity: number;
+  expiresAt?: string;
+  postOnly?: boolean;
+  clientOrderId?: string;
+}
+
+export interface OrderTerms {
+  marketId: string;
+  side: Side;
+  outcome: Outcome;
+  orderType: OrderType;
+  /** Tick 1..99. */
+  price: number;
+  quantity: number;
+  expiresAt?: string;
+  postOnly: boolean;
+  clientOrderId?: string;
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; message: string; fields: FieldError[] };
+
+const refuse = <T>(message: string, field: string, rule: string): Checked<T> => ({ ok: false, message, fields: [{ field, rule }] });
+
+/** Price on the cent grid, quantity in whole lots. */
+export function checkPriceAndQuantity(price: number | undefined, quantity: number | undefined): Checked<{ tick?: number; quantity?: number }> {
+  let tick: number | undefined;
+  if (price !== undefined) {
+    const t = priceToTick(price);
+    if (t === null) return refuse("price must be on the 0.01 grid between 0.01 and 0.99", "price", "tick");
+    tick = t;
+  }
+  if (quantity !== undefined && !isLotQuantity(quantity)) return refuse(`quantity must be a positive multiple of ${LOT} micro-units`, "quantity", "lot");
+  return { ok: true, value: { tick, quantity } };
+}
+
+/** The whole order: price and lot, GTD's deadline, post-only's order types, the client id's form. */
+export function checkOrder(p: PlaceOrderParams, nowMs: number): Checked<OrderTerms> {
+  const pq = checkPriceAndQuantity(p.price, p.quantity);
+  if (!pq.ok) return pq;
+  if (p.orderType === "GTD") {
+    if (p.expiresAt === undefined) return refuse("expiresAt is required for a GTD order", "expiresAt", "required");
+    const at = Date.parse(p.expiresAt);
+    if (!Number.isFinite(at) || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(p.expiresAt)) return refuse("expiresAt must be an ISO 8601 date and time", "expiresAt", "date");
+    if (at < nowMs + GTD_MIN_AHEAD_MS) return refuse("expiresAt must be at least 5 seconds ahead", "expiresAt", "dateMin");
+    if (at > nowMs + GTD_MAX_AHEAD_MS) return refuse("expiresAt must be at most 365 days ahead", "expiresAt", "dateMax");
+  } else if (p.expiresAt !== undefined) return refuse("expiresAt is only for GTD orders", "expiresAt", "forbidden");
+  if (p.postOnly && p.orderType !== "GTC" && p.orderType !== "GTD") return refuse("postOnly is only for GTC and GTD orders", "postOnly", "forbidden");
+  if (p.clientOrderId !== undefined && !CLIENT_ORDER_ID.test(p.clientOrderId)) return refuse("clientOrderId is 1 to 64 of A-Z a-z 0-9 . _ : -", "clientOrderId", "stringPattern");
+  return {
+    ok: true,
+    value: {
+      marketId: p.marketId,
+      side: p.side,
+      outcome: p.outcome,
+      orderType: p.orderType,
+      price: pq.value.tick as number,
+      quantity: p.quantity,
+      ...(p.orderType === "GTD" ? { expiresAt: new Date(Date.parse(p.expiresAt as string)).toISOString() } : {}),
+      postOnly: !!p.postOnly,
+      ...(p.clientOrderId !== undefined ? { clientOrderId: p.clientOrderId } : {}),
+    },
+  };
+}
+
+/** Heartbeat timeouts: 0 disarms, else 5 to 300 seconds. */
+export function checkHeartbeat(timeoutSeconds: number): Checked<number> {
+  if (timeoutSeconds === 0 || (timeoutSeconds >= 5 && timeoutSeconds <= 300)) return { ok: true, value: timeoutSeconds };
+  return refuse("timeoutSeconds is 0 (disarm) or 5 to 300", "timeoutSeconds", timeoutSeconds < 5 ? "numberMin" : "numberMax");
+}

@@ -1,0 +1,61 @@
+/** Orders in the contract's wire shape: amounts as digit strings, prices as 2-decimal strings. */
+import { formatAvgPrice, formatTick } from "../engine/money";
+import type { OrderDoc } from "../models/trading";
+import type { PlaceResult } from "./market-actor";
+import type { OrderTerms } from "./order-rules";
+
+/** An order as GET /orders lists it. */
+export function orderView(o: OrderDoc) {
+  return {
+    id: o._id,
+    orderId: o._id,
+    marketId: o.marketId,
+    side: o.side,
+    outcome: o.outcome,
+    orderType: o.orderType,
+    price: formatTick(o.price),
+    quantity: String(o.quantity),
+    filledQuantity: String(o.filledQuantity),
+    remainingQuantity: String(o.remaining),
+    cancelledQuantity: String(o.cancelledQuantity),
+    status: o.status,
+    cancelReason: o.cancelReason,
+    clientOrderId: o.clientOrderId,
+    expiresAt: o.expiresAt,
+    postOnly: o.postOnly,
+    createdAt: o.createdAt,
+    updatedAt: o.updatedAt,
+  };
+}
+
+export type OrderView = ReturnType<typeof orderView>;
+
+/** The answer of POST /orders (and of each order of a batch, and of an amend). */
+export function placeView(t: OrderTerms, r: PlaceResult, quantity = t.quantity) {
+  return {
+    orderId: r.orderId,
+    marketId: t.marketId,
+    side: t.side,
+    outcome: t.outcome,
+    orderType: t.orderType,
+    price: formatTick(t.price),
+    quantity: String(quantity),
+    status: r.status,
+    filledQuantity: String(r.filledQuantity),
+    remainingQuantity: String(r.remainingQuantity),
+    cancelledQuantity: String(r.cancelledQuantity),
+    cancelReason: null,
+    avgPrice: r.filledQuantity ? formatAvgPrice(r.totalCost, r.filledQuantity) : null,
+    totalCost: String(r.totalCost),
+    fee: String(r.fee),
+    tradeId: r.tradeId,
+    fills: r.fills,
+    clientOrderId: t.clientOrderId ?? null,
+    expiresAt: t.expiresAt ?? null,
+    postOnly: t.postOnly,
+    createdAt: r.createdAt,
+    updatedAt: r.createdAt,
+  };
+}
+
+export type PlaceView = ReturnType<typeof placeView>;
