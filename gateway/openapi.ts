@@ -149,7 +149,16 @@ const schemas = {
     ["marketId", "outcome", "interval", "candles", "currentPrice", "priceChange", "priceChangePercent", "volume24h"],
   ),
 
-  QuoteRequest: { type: "object", required: ["side", "outcome", "quantity"], properties: { side, outcome, quantity: micro } },
+  QuoteRequest: {
+    type: "object",
+    required: ["side", "outcome", "quantity"],
+    properties: {
+      side,
+      outcome,
+      quantity: micro,
+      venue: { type: "string", enum: ["AUTO", "AMM"], default: "AUTO", description: "AUTO prices POST /trade/market (the router), AMM prices POST /trade/amm" },
+    },
+  },
   Quote: obj({ estimatedPrice: decimal, estimatedCost: micro, source: venue, fee: micro }, ["estimatedPrice", "estimatedCost", "source", "fee"]),
   PlaceOrderRequest: {
     type: "object",
@@ -430,7 +439,7 @@ export const openApiDocument = {
       post: {
         operationId: "quote",
         tags: ["trading"],
-        summary: "Price a market order without executing it",
+        summary: "Price a market or AMM order without executing it",
         security: bearer,
         parameters: [pathParam("marketId", "Market id")],
         requestBody: body(ref("QuoteRequest")),

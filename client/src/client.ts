@@ -5,7 +5,9 @@
  */
 import { apiErrorFor, ApiError, NetworkError, NotLoggedInError, ProtocolError, RateLimitError, UnauthorizedError, type FieldError } from "./errors";
 import { collect, paginate } from "./pagination";
-import { buildConnectRequest, keyPairSigner, type BuildProofOptions, type KeyPair, type ProofSigner, type WalletOptions } from "./proof";
+// Types only: the proof code (TON cells, ed25519) is loaded when a login signs, so a browser app
+// that never signs locally does not carry it.
+import type { BuildProofOptions, KeyPair, ProofSigner, WalletOptions } from "./proof";
 import { PmxSocket, type SocketOptions } from "./socket";
 import type {
   Balance,
@@ -134,13 +136,19 @@ function fieldsOf(x: unknown): FieldError[] | undefined {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** base64url to UTF-8 text with what both Node 20 and browsers have (atob, TextDecoder). */
+function base64UrlToText(s: string): string {
+  const b64 = s.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(s.length / 4) * 4, "=");
+  return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+}
+
 /** Claims of a JWT without verifying it (only the server can): enough to know when it expires. */
 export function sessionFromToken(token: string): Session {
   const part = token.split(".")[1];
   if (!part) throw new TypeError("not a JWT");
   let claims: unknown;
   try {
-    claims = JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
+    claims = JSON.parse(base64UrlToText(part));
   } catch {
     throw new TypeError("not a JWT");
   }
@@ -372,11 +380,13 @@ class AuthApi extends Api {
 
   /** Log in with any signer of proof digests (hardware wallet, remote signer). */
   async loginWithSigner(signer: ProofSigner, opts: Omit<BuildProofOptions, "domain"> & { domain?: string } = {}): Promise<Session> {
+    const { buildConnectRequest } = await import("./proof");
     return this.connect(await buildConnectRequest(signer, { ...opts, domain: opts.domain ?? this.c.domain }));
   }
 
   /** Log in as the standard wallet (v4r2 by default) of a local key pair. */
   async loginWithKeyPair(keyPair: KeyPair, opts: KeyPairLoginOptions = {}): Promise<Session> {
+    const { keyPairSigner } = await import("./proof");
     return this.loginWithSigner(keyPairSigner(keyPair, opts.wallet), { domain: opts.domain, messengerInitData: opts.messengerInitData });
   }
 

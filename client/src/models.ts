@@ -190,7 +190,11 @@ export interface QuoteRequest {
   side: Side;
   outcome: Outcome;
   quantity: MicroString;
+  /** "AUTO" (default) prices POST /trade/market; "AMM" prices POST /trade/amm. */
+  venue?: QuoteVenue;
 }
+
+export type QuoteVenue = "AUTO" | "AMM";
 
 export interface Quote {
   estimatedPrice: DecimalString;

@@ -326,6 +326,21 @@ describe("SDK against a started server", () => {
       await expectError(other.portfolio.trade(amm.tradeId), NotFoundError, "RESOURCE_NOT_FOUND");
     });
 
+    test("quote with venue AMM prices the pool alone (what trade.amm does) while the default quote routes to the cheaper book", async () => {
+      // A YES bid at 0.60 is a NO ask at 0.40, well under the pool's NO price.
+      const bid = await other.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.6, quantity: Number(toMicro(1)) });
+      const body = { side: "BUY", outcome: "NO", quantity: toMicro(1) } as const;
+      const routed = await client.markets.quote(market, body);
+      expect(routed).toMatchObject({ source: "CLOB", estimatedPrice: "0.40" });
+      const pool = await client.markets.quote(market, { ...body, venue: "AMM" });
+      expect(pool.source).toBe("AMM");
+      expect(Number(pool.estimatedPrice)).toBeGreaterThan(0.4);
+      const t = await client.trade.amm({ marketId: market, ...body });
+      expect(t).toMatchObject({ venue: "AMM", avgPrice: pool.estimatedPrice, totalCost: pool.estimatedCost, fee: pool.fee });
+      await other.orders.cancel(bid.orderId);
+      await expectError(client.markets.quote(market, { ...body, venue: "BOOK" as "AMM" }), BadRequestError, "VALIDATION_ERROR");
+    });
+
     test("balance arithmetic stays exact in micro-units", async () => {
       const b = await client.portfolio.balance();
       expect(BigInt(b.available) + BigInt(b.locked)).toBe(BigInt(b.total));
