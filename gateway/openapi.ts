@@ -562,7 +562,7 @@ export const openApiDocument = {
         tags: ["notifications"],
         summary: "The caller's notifications, newest first",
         security: bearer,
-        parameters: [...pageParams],
+        parameters: [...pageParams, query("unread", { type: "boolean" }, "Only unread ones (pagination.total is then the unread count)")],
         responses: { "200": { description: "Notifications", content: json(pagedEnvelope(ref("Notification"))) }, ...failures("400", "401") },
       },
     },

@@ -20,6 +20,7 @@ import type {
   FaucetResult,
   Health,
   ListEventsParams,
+  ListNotificationsParams,
   ListOrdersParams,
   MarketItem,
   MarkReadRequest,
@@ -523,16 +524,20 @@ class WalletApi extends Api {
 }
 
 class NotificationsApi extends Api {
-  /** GET /notifications: one page, newest first. */
-  list(params: PageParams = {}): Promise<Page<Notification>> {
+  /** GET /notifications: one page, newest first (`unread: true`: only unread ones). */
+  list(params: ListNotificationsParams = {}): Promise<Page<Notification>> {
     return this.c.page<Notification>("/notifications", { auth: "user", query: { ...params } });
   }
-  iterate(params: PageParams = {}): AsyncGenerator<Notification, void, undefined> {
-    return paginate((p: PageParams) => this.list(p), params);
+  iterate(params: ListNotificationsParams = {}): AsyncGenerator<Notification, void, undefined> {
+    return paginate((p: ListNotificationsParams) => this.list(p), params);
   }
-  /** Every unread notification (walks all pages). */
-  async unread(): Promise<Notification[]> {
-    return (await collect(this.iterate({ pageSize: 100 }))).filter((n) => !n.read);
+  /** Every unread notification (walks the unread pages). */
+  unread(): Promise<Notification[]> {
+    return collect(this.iterate({ pageSize: 100, unread: true }));
+  }
+  /** How many are unread (one small request). */
+  async unreadCount(): Promise<number> {
+    return (await this.list({ unread: true, pageSize: 1 })).pagination.total;
   }
   /** POST /notifications/read: {ids} or {all: true}. */
   async markRead(body: MarkReadRequest): Promise<MarkReadResult> {

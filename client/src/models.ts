@@ -400,6 +400,11 @@ export interface Notification {
   createdAt: IsoTime;
 }
 
+export interface ListNotificationsParams extends PageParams {
+  /** Only unread ones; `pagination.total` is then the unread count. */
+  unread?: boolean;
+}
+
 export interface MarkReadRequest {
   ids?: string[];
   all?: boolean;

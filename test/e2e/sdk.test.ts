@@ -339,6 +339,8 @@ describe("SDK against a started server", () => {
       expect(t).toMatchObject({ venue: "AMM", avgPrice: pool.estimatedPrice, totalCost: pool.estimatedCost, fee: pool.fee });
       await other.orders.cancel(bid.orderId);
       await expectError(client.markets.quote(market, { ...body, venue: "BOOK" as "AMM" }), BadRequestError, "VALIDATION_ERROR");
+      // Settled before the notification tests count (its confirmation is a notification too).
+      await waitFor("settlement", async () => (await client.portfolio.trade(t.tradeId)).settlementStatus === "confirmed" || null);
     });
 
     test("balance arithmetic stays exact in micro-units", async () => {
@@ -385,8 +387,13 @@ describe("SDK against a started server", () => {
       expect(all.map((n) => n.type)).toEqual(expect.arrayContaining(["TRADE_FILLED", "DEPOSIT_CREDITED"]));
       const unread = await client.notifications.unread();
       expect(unread.length).toBeGreaterThan(0);
+      expect(unread.every((n) => !n.read)).toBe(true);
+      expect(unread.map((n) => n.id)).toEqual(all.filter((n) => !n.read).map((n) => n.id));
+      expect(await client.notifications.unreadCount()).toBe(unread.length);
       const one = await client.notifications.markRead({ ids: [unread[0].id] });
       expect(one).toEqual({ updated: 1, unread: unread.length - 1 });
+      expect(await client.notifications.unreadCount()).toBe(unread.length - 1);
+      expect((await client.notifications.list({ unread: true, pageSize: 100 })).items.map((n) => n.id)).not.toContain(unread[0].id);
       expect(await client.notifications.markRead({ all: true })).toEqual({ updated: unread.length - 1, unread: 0 });
       expect(await client.notifications.unread()).toEqual([]);
       await expectError(client.notifications.markRead({}), BadRequestError, "VALIDATION_ERROR");
