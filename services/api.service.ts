@@ -12,6 +12,7 @@ import { forbidden, notFound, unauthorized } from "../lib/errors";
 import type { RequestMeta, SessionUser } from "../mixins/context";
 import SocketGateway from "../gateway/socket";
 import { OPENAPI_JSON } from "../gateway/openapi";
+import { findWebBuild, WebSite } from "../gateway/web";
 
 /** The REST contract's routes by rate category; every other path is a 404. */
 export const TRADE_ALIASES: Record<string, string> = {
@@ -250,6 +251,10 @@ const ApiService = defineService<ApiThis>({
     ];
     // Routes depend on this node's configuration, so they are added here rather than in settings.
     for (const route of routes) this.addRoute(route, true);
+    // The web app at / and the API documentation at /docs (gateway/web.ts), after every API route.
+    const site = WebSite.load(findWebBuild(), { chain: cfg.chain, testnet: cfg.ton.testnet, appDomain: cfg.appDomain });
+    if (site) this.addRoute({ name: "web", path: "", mappingPolicy: "restrict", bodyParsers: false, aliases: site.aliases(), onError: this.settings.onError }, true);
+    else this.logger.warn("The web app is not built (npm run build): / and /docs answer 404");
   },
 
   async stopped(this: ApiThis) {

@@ -189,7 +189,8 @@ export class PmxClient {
     this.opts = opts;
     this.currentSession = opts.session ?? null;
     this.retry = opts.retry ? { maxRetries: 3, maxWaitSeconds: 120, ...(opts.retry === true ? {} : opts.retry) } : null;
-    this.fetchImpl = opts.fetch ?? fetch;
+    // Browsers refuse fetch called as a method of another object ("Illegal invocation").
+    this.fetchImpl = opts.fetch ?? ((input, init) => fetch(input, init));
     this.auth = new AuthApi(this);
     this.events = new EventsApi(this);
     this.markets = new MarketsApi(this);

@@ -1,0 +1,195 @@
+/**
+ * The web app in real headless Chromium (Debian's, through playwright-core) against a real
+ * exchange serving the built app (npm run build): the whole path of a new visitor on the sandbox
+ * chain, errors in words with the 429 countdown, and the first-load and market-page figures.
+ * Screenshots of every screen go to test-artifacts/browser/.
+ */
+import { writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { PmxClient, randomKeyPair, toMicro } from "../../client/src";
+import { ARTIFACTS, launchBrowser, onFailureScreenshot, phone, screenshot, startWebServer, textOf } from "../support/browser";
+import { waitFor } from "../support/chain";
+import type { TestServer } from "../support/server";
+import { ADMIN_KEY, createMarket, expectConserved, fund, SHARE } from "../support/trading";
+import { axeViolations, externalAssets } from "../support/page-checks";
+
+jest.setTimeout(180_000);
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(() => browser?.close());
+
+/** Figures the README quotes: printed and kept in test-artifacts/browser/metrics.json. */
+const metrics: Record<string, unknown> = {};
+afterAll(() => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  writeFileSync(join(ARTIFACTS, "metrics.json"), JSON.stringify(metrics, null, 2));
+});
+
+async function loginMaker(srv: TestServer & { domain: string }, amount: number): Promise<PmxClient> {
+  const c = new PmxClient({ baseUrl: srv.url, domain: srv.domain });
+  const s = await c.auth.loginWithKeyPair(randomKeyPair());
+  await fund(srv.broker, s.userId, amount);
+  return c;
+}
+
+/** The page's localStorage, typed for callbacks that run in the browser (the test's types are Node's). */
+type WithStorage = { localStorage: { getItem(k: string): string | null } };
+
+const ladderRow = (page: Page, price: string) => page.locator(`[data-testid=ladder] tr[data-price="${price}"]`);
+
+describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
+  let srv: TestServer & { domain: string };
+  let market: string;
+  let maker: PmxClient;
+  let taker: PmxClient;
+
+  beforeAll(async () => {
+    srv = await startWebServer({ ADMIN_KEY });
+    market = await createMarket(srv, "Will the web app ship this week?", String(1000 * SHARE));
+    maker = await loginMaker(srv, 1000 * SHARE);
+    taker = await loginMaker(srv, 1000 * SHARE);
+  });
+  afterAll(() => srv?.stop());
+
+  test("creates a sandbox wallet, signs in, takes faucet funds, buys YES on the book and on the AMM, watches another trader live, cancels, redeems after the operator resolves, withdraws", async () => {
+    const { page, errors } = await phone(browser);
+    const external = externalAssets(page, srv.url);
+    await onFailureScreenshot(page, "failed-visitor", async () => {
+      // Events browser: search, category, into the event and its market.
+      await page.goto(`${srv.url}/`);
+      await page.getByLabel("Search events").fill("web app");
+      await page.getByLabel("Search events").press("Enter");
+      await page.getByRole("button", { name: "Culture" }).click();
+      await page.waitForURL(/category=Culture/);
+      const eventLink = page.getByRole("link", { name: "Event for Will the web app ship this week?" });
+      await eventLink.waitFor();
+      expect(await page.locator("[data-testid=events] li").count()).toBe(1);
+      await screenshot(page, "01-events");
+      expect(await axeViolations(page)).toEqual([]);
+      await eventLink.click();
+      await page.getByRole("link", { name: "Will the web app ship this week?" }).click();
+      await page.getByRole("heading", { name: "Will the web app ship this week?" }).waitFor();
+      await page.locator("[data-testid=ladder]").waitFor();
+      // The page stays this document from here on: every change below arrives live.
+      await page.evaluate(() => ((globalThis as unknown as { pmxSamePage: boolean }).pmxSamePage = true));
+
+      // Sign in with a new sandbox wallet, made in one click.
+      await page.getByRole("button", { name: "Create a sandbox wallet" }).click();
+      await page.getByRole("form", { name: "Order ticket" }).waitFor();
+      expect(await page.evaluate(() => /^[0-9a-f]{64}$/.test((globalThis as unknown as WithStorage).localStorage.getItem("pmx.sandboxKey") ?? ""))).toBe(true);
+
+      // Faucet: test USDT to the deposit address, credited through the real deposit path.
+      await page.getByRole("link", { name: "Wallet" }).click();
+      const address = await textOf(page, "[data-testid=deposit-address]");
+      expect(address).toMatch(/^0Q[A-Za-z0-9_-]{46}$/);
+      await page.locator("[data-testid=deposit-qr]").waitFor();
+      await page.getByRole("button", { name: "Get test USDT" }).click();
+      await page.locator("[data-testid=faucet-result]").waitFor();
+      await page.locator("[data-testid=header-balance]", { hasText: "100.00" }).waitFor({ timeout: 20_000 });
+      await screenshot(page, "02-wallet");
+      expect(await axeViolations(page)).toEqual([]);
+      await page.goBack();
+      await page.getByRole("form", { name: "Order ticket" }).waitFor();
+
+      // Buy YES on the book: another trader's BUY NO at 0.60 shows as a YES ask at 0.40, live.
+      await maker.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.6, quantity: Number(toMicro(5)) });
+      await ladderRow(page, "0.40").waitFor();
+      const ticket = page.getByRole("form", { name: "Order ticket" });
+      await ticket.getByRole("button", { name: "Limit" }).click();
+      await ticket.getByLabel("Shares").fill("5");
+      await ticket.getByLabel("Limit price (USDT per share)").fill("0.40");
+      await ticket.getByLabel("Time in force").selectOption("FOK");
+      await ticket.getByRole("button", { name: "Review order" }).click();
+      await ticket.getByRole("button", { name: "Confirm buy" }).click();
+      await expect(textOf(page, "[data-testid=ticket-result]")).resolves.toMatch(/^Filled: BUY 5 YES at 0.40, average 0.40/);
+      await ladderRow(page, "0.40").waitFor({ state: "detached" });
+
+      // Buy YES on the AMM, with the AMM's own quote shown before confirming.
+      await ticket.getByRole("button", { name: "AMM" }).click();
+      await ticket.getByLabel("Shares").fill("10");
+      await ticket.getByRole("button", { name: "Get quote" }).click();
+      await expect(textOf(page, "[data-testid=quote-venue]")).resolves.toBe("AMM");
+      const quoted = await textOf(page, "[data-testid=quote-price]");
+      await ticket.getByRole("button", { name: "Confirm buy" }).click();
+      await page.locator("[data-testid=ticket-result]", { hasText: "Bought" }).waitFor();
+      expect(await textOf(page, "[data-testid=ticket-result]")).toMatch(new RegExp(`^Bought 10 YES at ${quoted} average \\(AMM\\)`));
+
+      // Another trader's order appears in the ladder, and the chart moves, without a reload.
+      await maker.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.33, quantity: Number(toMicro(7)) });
+      await expect(ladderRow(page, "0.33").textContent()).resolves.toMatch(/0\.33\s*7\s*1/);
+      // A third trader sells YES into that bid (BUY NO at 0.67): a book trade at 0.33, so the chart's last price moves from 0.40.
+      const chart = page.locator("[data-testid=chart]");
+      await expect(chart.getAttribute("data-last")).resolves.toBe("0.4");
+      const updates = Number(await chart.getAttribute("data-updates"));
+      await taker.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "FOK", price: 0.67, quantity: Number(toMicro(7)) });
+      await ladderRow(page, "0.33").waitFor({ state: "detached" });
+      await waitFor("the chart to move", async () => Number(await chart.getAttribute("data-updates")) > updates && (await chart.getAttribute("data-last")) === "0.33", 15_000, 100);
+      await screenshot(page, "03-market");
+      expect(await axeViolations(page)).toEqual([]);
+
+      // Cancel an order: a resting limit order, then its Cancel button.
+      await ticket.getByRole("button", { name: "Limit" }).click();
+      await ticket.getByLabel("Shares").fill("3");
+      await ticket.getByLabel("Limit price (USDT per share)").fill("0.20");
+      await ticket.getByLabel("Time in force").selectOption("GTC");
+      await ticket.getByRole("button", { name: "Review order" }).click();
+      await ticket.getByRole("button", { name: "Confirm buy" }).click();
+      await expect(textOf(page, "[data-testid=ticket-result]")).resolves.toBe("Order open: BUY 3 YES at 0.20, resting on the book.");
+      await ladderRow(page, "0.20").waitFor();
+      await page.getByRole("button", { name: "Cancel BUY 3 YES at 0.20" }).click();
+      await page.getByText("No open orders in this market.").waitFor();
+      await ladderRow(page, "0.20").waitFor({ state: "detached" });
+
+      // Portfolio: the position with its PnL, and both trades settling on chain.
+      await page.getByRole("link", { name: "Portfolio" }).click();
+      const yesRow = page.locator("[data-testid=positions] li", { hasText: "Will the web app ship this week?" });
+      await expect(yesRow.locator("[data-field=shares]").textContent()).resolves.toBe("15");
+      await page.locator("[data-testid=trades] li").nth(1).waitFor();
+      await waitFor("both trades settled", async () => (await page.locator("[data-testid=settlement]", { hasText: "settled on chain" }).count()) === 2, 20_000, 200);
+      await screenshot(page, "04-portfolio");
+      expect(await axeViolations(page)).toEqual([]);
+
+      // The operator resolves the market while the user looks at it; the page shows it and redeems.
+      await yesRow.getByRole("link").click();
+      await page.getByRole("form", { name: "Order ticket" }).waitFor();
+      const resolved = await srv.http("POST", `/api/v1/admin/markets/${market}/resolve`, { headers: { "x-admin-key": ADMIN_KEY }, body: { result: "YES" } });
+      expect(resolved.status).toBe(200);
+      await page.locator("[data-testid=market-status]", { hasText: "Resolved YES" }).waitFor({ timeout: 20_000 });
+      await page.getByRole("button", { name: "Redeem 15 YES" }).click();
+      await expect(textOf(page, "[data-testid=redeem-result]")).resolves.toBe("Redeemed: 15.00 USDT paid into your balance.");
+      await screenshot(page, "05-redeem");
+
+      // Notifications: the unread badge, the list, marking read.
+      const badge = page.locator("[data-testid=unread-badge]");
+      await badge.waitFor();
+      expect(Number(await badge.textContent())).toBeGreaterThan(0);
+      await page.getByRole("link", { name: /Alerts/ }).click();
+      await page.locator("[data-testid=notifications] li", { hasText: "Market resolved: YES" }).waitFor();
+      await page.locator("[data-testid=notifications] li", { hasText: "Deposit credited" }).waitFor();
+      await screenshot(page, "06-notifications");
+      expect(await axeViolations(page)).toEqual([]);
+      await page.getByRole("button", { name: "Mark all as read" }).click();
+      await badge.waitFor({ state: "detached" });
+
+      // Withdraw to the signed-in wallet.
+      const balanceBefore = Number(await textOf(page, "[data-testid=header-balance]"));
+      await page.getByRole("link", { name: "Wallet" }).click();
+      await page.getByLabel("Amount (USDT)").fill("20");
+      await page.getByRole("button", { name: "Withdraw", exact: true }).click();
+      await expect(textOf(page, "[data-testid=withdraw-result]")).resolves.toMatch(/^Sent: .*\(tx [0-9a-f]{8}…[0-9a-f]{6}\)$/);
+      await page.locator("[data-testid=header-balance]", { hasText: (balanceBefore - 20).toFixed(2) }).waitFor();
+      await screenshot(page, "07-withdraw");
+
+      expect(await page.evaluate(() => (globalThis as unknown as { pmxSamePage?: boolean }).pmxSamePage)).toBe(true);
+      expect(external()).toEqual([]);
+      expect(errors).toEqual([]);
+      await expectConserved(srv.broker);
+    });
+    await page.context().close();
+  });
+});
+
