@@ -114,7 +114,7 @@ export function verifyTonProof(req: ConnectProof, opts: VerifyTonProofOptions): 
   if (-age > futureSkewSec) return fail("FUTURE", `proof timestamp is ${-age}s in the future`);
 
   // (b) domain
-  if (parsed.domain !== opts.domain) return fail("DOMAIN_MISMATCH", "proof was made for another domain");
+  if (parsed.domain !== opts.domain) return fail("DOMAIN_MISMATCH", `proof was made for another domain; expected ${opts.domain}`);
 
   // (c) signature
   if (!isCanonicalSignature(parsed.signature)) return fail("BAD_SIGNATURE", "non-canonical signature");

@@ -94,6 +94,14 @@ const schemas = {
       messengerInitData: { type: "string", description: "Telegram Mini App init data" },
     },
   },
+  Challenge: obj(
+    {
+      domain: { type: "string", description: "The domain POST /auth/connect checks (APP_DOMAIN, else the server's listening host:port)" },
+      payload: { type: "string", pattern: "^[0-9a-f]{64}$", description: "A fresh random payload to sign (client-made payloads are accepted too)" },
+      expiresAt: { ...time, description: "A proof made now is fresh (5 minutes) until then" },
+    },
+    ["domain", "payload", "expiresAt"],
+  ),
   RefreshRequest: { type: "object", properties: { token: { type: "string", description: "Alternative to the Authorization header" } } },
   Session: obj({ accessToken: str, expiresAt: { type: "integer", description: "Unix seconds" }, userId: str, walletAddress: str }, ["accessToken", "expiresAt", "userId", "walletAddress"]),
 
@@ -359,6 +367,14 @@ export const openApiDocument = {
     },
     "/openapi.json": {
       get: { operationId: "openapi", tags: ["meta"], summary: "This document", responses: { "200": { description: "OpenAPI 3 document", content: json({ type: "object" }) } } },
+    },
+    "/auth/challenge": {
+      get: {
+        operationId: "challenge",
+        tags: ["auth"],
+        summary: "The login domain and a fresh payload for a ton_proof",
+        responses: { "200": success("What to sign", ref("Challenge")), ...failures() },
+      },
     },
     "/auth/connect": {
       post: {

@@ -32,6 +32,8 @@ export interface RateLimitStore {
   /** The next `inc(key)` decides for `req` (call from the route's key function). */
   expect(key: string, req: RateLimited): void;
   inc(key: string): Promise<number>;
+  /** The key's budget now, without counting a request (routes outside the categories show it). */
+  peek(key: string): Promise<RateVerdict>;
   close?(): void;
 }
 
@@ -100,6 +102,12 @@ export class Stamps {
   }
 }
 
+/** A budget read without recording a request: `count` requests in the window so far. */
+function budget(limit: number, count: number): RateVerdict {
+  const n = Math.min(count, limit);
+  return { limit, count: n, remaining: limit - n, allowed: true, retryAfterSec: 0 };
+}
+
 /** Decide one request against the newest `limit` timestamps of its key (mutated in place). */
 export function slide(stamps: Stamps, now: number, windowMs: number, limit: number): RateVerdict {
   stamps.dropUntil(now - windowMs);
@@ -121,6 +129,7 @@ abstract class VerdictStore implements RateLimitStore {
   ) {}
 
   protected abstract decide(bucket: string): Promise<RateVerdict>;
+  abstract peek(bucket: string): Promise<RateVerdict>;
 
   expect(key: string, req: RateLimited): void {
     this.expectedKey = key;
@@ -150,6 +159,12 @@ export class MemorySlidingStore extends VerdictStore {
     let stamps = this.buckets.get(bucket);
     if (!stamps) this.buckets.set(bucket, (stamps = new Stamps()));
     return slide(stamps, this.clock(), this.windowMs, this.limit);
+  }
+
+  async peek(bucket: string): Promise<RateVerdict> {
+    const stamps = this.buckets.get(bucket);
+    if (stamps) stamps.dropUntil(this.clock() - this.windowMs);
+    return budget(this.limit, stamps?.length ?? 0);
   }
 
   private sweep(): void {
@@ -188,6 +203,12 @@ redis.call('PEXPIRE', key .. ':seq', windowMs)
 return { allowed, n, tonumber(oldest[2]), now }
 `;
 
+const COUNT_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZCOUNT', KEYS[1], '(' .. (now - tonumber(ARGV[1])), '+inf')
+`;
+
 export class RedisSlidingStore extends VerdictStore {
   constructor(
     windowMs: number,
@@ -204,6 +225,10 @@ export class RedisSlidingStore extends VerdictStore {
     const count = allowed ? Math.min(nRaw, this.limit) : this.limit + 1;
     const retryAfterSec = allowed ? 0 : Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000));
     return { limit: this.limit, count, remaining: Math.max(0, this.limit - count), allowed, retryAfterSec };
+  }
+
+  async peek(bucket: string): Promise<RateVerdict> {
+    return budget(this.limit, Number(await this.redis.eval(COUNT_LUA, 1, `${this.prefix}:${bucket}`, this.windowMs)));
   }
 }
 

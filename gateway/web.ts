@@ -43,8 +43,8 @@ export interface WebSettings {
   /** `sandbox` shows the sandbox wallet and faucet. */
   chain: string;
   testnet: boolean;
-  /** The ton_proof domain (APP_DOMAIN): the manifest's URL must be on it. */
-  appDomain: string;
+  /** The ton_proof domain (APP_DOMAIN, else the listening address): the manifest's URL is on it. */
+  proofDomain: () => string | undefined;
 }
 
 interface Asset {
@@ -92,12 +92,13 @@ export class WebSite {
   private readonly files = new Map<string, Asset>();
   private readonly index: Asset;
   private readonly docs: Asset | null;
-  private readonly manifest: Asset;
+  private readonly settings: WebSettings;
 
   private constructor(
     readonly dir: string,
     settings: WebSettings,
   ) {
+    this.settings = settings;
     for (const file of walk(dir)) {
       const rel = "/" + relative(dir, file).split(sep).join("/");
       const type = TYPES[extname(file)];
@@ -115,10 +116,17 @@ export class WebSite {
     this.files.delete("/index.html");
     this.docs = this.files.get("/docs/index.html") ?? null;
     this.files.delete("/docs/index.html");
-    const local = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i.test(settings.appDomain);
-    const origin = `${local ? "http" : "https"}://${settings.appDomain}`;
-    const manifest = Buffer.from(JSON.stringify({ url: origin, name: "PMX prediction markets", iconUrl: `${origin}/icon-180.png` }));
-    this.manifest = asset(manifest, TYPES[".json"], "public, max-age=300", null);
+  }
+
+  /**
+   * What TON wallets are told about this exchange. Its URL's host is the proof domain, so a wallet
+   * signs exactly what POST /auth/connect checks; plain HTTP only for this machine's own names.
+   */
+  manifest(): Asset {
+    const domain = this.settings.proofDomain() ?? "localhost";
+    const local = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i.test(domain);
+    const origin = `${local ? "http" : "https"}://${domain}`;
+    return asset(Buffer.from(JSON.stringify({ url: origin, name: "PMX prediction markets", iconUrl: `${origin}/icon-180.png` })), TYPES[".json"], "no-cache", null);
   }
 
   /** The built app in `dir`, or null when there is none (not built yet). */
@@ -143,7 +151,7 @@ export class WebSite {
     const send = (a: Asset): AliasHandler => (req, res) => this.send(req, res, a);
     for (const path of Object.values(APP_ROUTES)) get(path, send(this.index));
     if (this.docs) get("/docs", send(this.docs));
-    get("/tonconnect-manifest.json", send(this.manifest));
+    get("/tonconnect-manifest.json", (req, res) => this.send(req, res, this.manifest()));
     const file: AliasHandler = (req, res) => {
       const a = this.files.get(req.parsedUrl ?? "");
       if (!a) throw notFound("Resource");

@@ -28,9 +28,15 @@ export interface AppConfig {
   /** fdatasync the embedded ledger journal after each group write (off: a crash of the machine, not of the process, may lose acknowledged entries). */
   journalFsync: boolean;
   redisUrl?: string;
-  appDomain: string;
+  /** APP_DOMAIN: the ton_proof domain; unset = the address the gateway listens on (see auth/domain.ts). */
+  appDomain?: string;
   jwtSecret: string;
+  /** X-Admin-Key of the operator API: ADMIN_KEY, else on the embedded default generated once into DATA_DIR/secrets.json; unset = off. */
   adminKey?: string;
+  /** Where adminKey came from; "generated" only on the start that created it (the banner shows the key that once). */
+  adminKeyFrom?: "env" | "secrets" | "generated";
+  /** HTTP server timeouts (slow or silent clients); see services/api.service.ts. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   services: ServiceName[];
   /** Remote addresses whose X-Forwarded-For is believed (reverse proxies we run). */
   trustedProxies: string[];
@@ -160,20 +166,41 @@ export function parseServices(raw: string | undefined): ServiceName[] {
  * A secret kept in the data dir: generated once on the first embedded start so a restart keeps
  * sessions valid, and never hard-coded.
  */
-export function persistentSecret(dataDir: string, name: string, bytes = 32): string {
+export function persistentSecret(dataDir: string, name: string, bytes = 32, onCreate?: () => void): string {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, "secrets.json");
   const secrets: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
   if (!secrets[name]) {
     secrets[name] = randomBytes(bytes).toString("hex");
     writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+    onCreate?.();
   }
   return secrets[name];
 }
 
+/** A secret already kept in DATA_DIR/secrets.json, or undefined; never creates one (`npm run admin-key`). */
+export function storedSecret(dataDir: string, name: string): string | undefined {
+  const file = join(dataDir, "secrets.json");
+  const secrets = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {};
+  return typeof secrets[name] === "string" ? secrets[name] : undefined;
+}
+
+/** The operator key: ADMIN_KEY, else on the embedded default (no TRANSPORTER, a data dir) one generated once. */
+function operatorKey(env: Env, dataDir: string, transporter: string | undefined): Pick<AppConfig, "adminKey" | "adminKeyFrom"> {
+  if (env.ADMIN_KEY) return { adminKey: env.ADMIN_KEY, adminKeyFrom: "env" };
+  if (transporter || dataDir === ":memory:") return {};
+  let created = false;
+  const adminKey = persistentSecret(dataDir, "adminKey", 16, () => (created = true));
+  return { adminKey, adminKeyFrom: created ? "generated" : "secrets" };
+}
+
+/** DATA_DIR: ":memory:" keeps everything in memory (tests); anything else is a directory. */
+export function dataDirOf(env: Env): string {
+  return env.DATA_DIR === ":memory:" ? ":memory:" : resolve(env.DATA_DIR || "data");
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
-  // ":memory:" keeps everything in memory (tests); anything else is a directory.
-  const dataDir = env.DATA_DIR === ":memory:" ? ":memory:" : resolve(env.DATA_DIR || "data");
+  const dataDir = dataDirOf(env);
   const transporter = env.TRANSPORTER || undefined;
   let jwtSecret = env.JWT_SECRET;
   if (!jwtSecret) {
@@ -192,9 +219,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mongoUri: env.MONGO_URI || undefined,
     journalFsync: env.JOURNAL_FSYNC !== "false",
     redisUrl: env.REDIS_URL || undefined,
-    appDomain: env.APP_DOMAIN || "localhost:3000",
+    appDomain: env.APP_DOMAIN || undefined,
     jwtSecret,
-    adminKey: env.ADMIN_KEY || undefined,
+    ...operatorKey(env, dataDir, transporter),
+    http: {
+      headersTimeoutMs: Math.max(100, int(env, "HTTP_HEADERS_TIMEOUT_MS", 10_000)),
+      requestTimeoutMs: Math.max(100, int(env, "HTTP_REQUEST_TIMEOUT_MS", 30_000)),
+      keepAliveTimeoutMs: Math.max(100, int(env, "HTTP_KEEPALIVE_TIMEOUT_MS", 5_000)),
+    },
     services: parseServices(env.SERVICES),
     trustedProxies: (env.TRUSTED_PROXIES || "").split(",").map((s) => s.trim()).filter(Boolean),
     rateLimit: {

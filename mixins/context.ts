@@ -17,6 +17,8 @@ export interface RequestMeta {
   /** Set by the entry points (REST gateway, socket); absent on internal and REPL calls. */
   origin?: "gateway" | "socket";
   requestId?: string;
+  /** The ton_proof domain the gateway answers to (its APP_DOMAIN or listening address); on login calls only. */
+  proofDomain?: string;
   $statusCode?: number;
   $responseHeaders?: Record<string, string>;
 }

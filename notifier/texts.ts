@@ -1,10 +1,8 @@
 /** Notification titles and bodies (REST and the Telegram message). Pure, plain text, English. */
-import { formatMicro } from "../engine/money";
+import { sharesText as shares, usdtText as usdt } from "../lib/units";
 import type { NotificationDoc } from "../models/notification";
 import type { AnyDraft } from "./derive";
 
-const usdt = (micro: string) => `${formatMicro(BigInt(micro))} USDT`;
-const shares = (micro: string) => formatMicro(BigInt(micro));
 const quoted = (title: string | null, marketId: string) => (title ? `“${title}”` : `market ${marketId}`);
 const shortHash = (h: string | null) => (h ? ` (tx ${h.length > 16 ? `${h.slice(0, 8)}…${h.slice(-6)}` : h})` : "");
 

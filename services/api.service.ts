@@ -1,5 +1,6 @@
 import { randomUUID, timingSafeEqual } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Errors, type Context, type Service } from "moleculer";
 import { defineService } from "../lib/service";
 import ApiGateway from "moleculer-web";
@@ -8,11 +9,12 @@ import { configOf, type AppConfig } from "../lib/config";
 import { verifyToken } from "../auth/tokens";
 import { isPage, toErrorResponse } from "../gateway/envelope";
 import { storeFactory, type RateLimited, type RateLimitStore } from "../gateway/rate-limit";
-import { forbidden, notFound, unauthorized } from "../lib/errors";
+import { forbidden, unauthorized } from "../lib/errors";
 import type { RequestMeta, SessionUser } from "../mixins/context";
 import SocketGateway from "../gateway/socket";
 import { OPENAPI_JSON } from "../gateway/openapi";
 import { findWebBuild, WebSite } from "../gateway/web";
+import { listenHost, proofDomain } from "../auth/domain";
 
 /** The REST contract's routes by rate category; every other path is a 404. */
 export const TRADE_ALIASES: Record<string, string> = {
@@ -27,6 +29,7 @@ export const READ_ALIASES: Record<string, string> = {
   "POST /auth/connect": "auth.connect",
   "POST /auth/refresh": "auth.refresh",
   "POST /auth/logout": "auth.logout",
+  "GET /auth/challenge": "auth.challenge",
   "GET /events": "catalog.listEvents",
   "GET /events/search": "catalog.searchEvents",
   "GET /events/:id": "catalog.getEvent",
@@ -57,19 +60,38 @@ export const SANDBOX_ALIASES: Record<string, string> = {
   "POST /faucet": "chain.faucet",
 };
 
+/** What moleculer-web keeps of a route's `rateLimit` option: our key function and the store it built. */
+interface RouteRateLimit {
+  key(req: Req): string;
+  store: RateLimitStore;
+}
+
 type Req = IncomingMessage &
   RateLimited & {
     $ctx: Context<unknown, RequestMeta>;
+    /** The route and alias moleculer-web matched (no alias: an unknown route). */
+    $route?: { rateLimit?: RouteRateLimit };
+    $alias?: { action?: string };
     socket: { remoteAddress?: string };
   };
 
+/** Login calls: the gateway tells auth which proof domain it answers to. */
+const PROOF_ACTIONS = new Set(["auth.connect", "auth.challenge"]);
+
 interface ApiThis extends Service {
-  addRoute(route: object, toBottom: boolean): void;
+  addRoute(route: object, toBottom: boolean): { rateLimit?: RouteRateLimit };
+  httpHandler(req: IncomingMessage, res: ServerResponse): void;
+  server: Server;
   cfg: AppConfig;
   redis?: Redis;
+  /** The read category's limiter: it also counts requests answered before any category decided. */
+  readLimit: RouteRateLimit;
   clientIp(req: Req): string;
   rateKey(req: Req, store: RateLimitStore): string;
   writeRateHeaders(req: Req, res: ServerResponse): void;
+  decideRate(req: Req): Promise<void>;
+  answerError(req: Req, res: ServerResponse, err: unknown): Promise<void>;
+  publicAddress(): { url: string; domain: string } | null;
   bearer(req: Req): string | undefined;
   resolveUser(ctx: Context<unknown, RequestMeta>, token: string | undefined): Promise<SessionUser | null>;
 }
@@ -97,17 +119,10 @@ const ApiService = defineService<ApiThis>({
     },
     routes: [],
     onError(this: ApiThis, req: Req, res: ServerResponse, err: unknown) {
-      this.writeRateHeaders(req, res);
-      const requestId = req.$ctx?.requestID ?? `req_${randomUUID()}`;
-      const { status, body } = toErrorResponse(err, requestId);
-      if (status >= 500) this.logger.error("Request failed", req.method, req.url, err);
-      if (status === 429 && req.$rateVerdict && !res.getHeader("Retry-After")) res.setHeader("Retry-After", "1");
-      if (!res.headersSent) {
-        res.setHeader("Content-Type", "application/json; charset=utf-8");
-        res.setHeader("X-Request-ID", requestId);
-        res.writeHead(status);
-      }
-      res.end(JSON.stringify(body));
+      this.answerError(req, res, err).catch((e: unknown) => {
+        this.logger.error("Error answer failed", e);
+        res.destroy();
+      });
     },
   },
 
@@ -148,6 +163,71 @@ const ApiService = defineService<ApiThis>({
       const key = claims ? `u:${claims.sub}` : `ip:${this.clientIp(req)}`;
       store.expect(key, req);
       return key;
+    },
+
+    /**
+     * Every response carries X-RateLimit-*: a request that failed before its route's limiter ran
+     * (unreadable body, unknown route) is counted now, in its route's category or else as a read;
+     * routes outside the categories (health, OpenAPI, operator API) show the read budget uncounted.
+     */
+    async decideRate(this: ApiThis, req: Req): Promise<void> {
+      if (req.$rateVerdict) return;
+      const own = req.$route?.rateLimit;
+      if (own || !req.$alias) {
+        const limit = own ?? this.readLimit;
+        await limit.store.inc(limit.key(req));
+      } else {
+        const key = this.rateKey(req, this.readLimit.store);
+        req.$rateVerdict = await this.readLimit.store.peek(key);
+      }
+    },
+
+    async answerError(this: ApiThis, req: Req, res: ServerResponse, err: unknown): Promise<void> {
+      await this.decideRate(req);
+      const requestId = req.$ctx?.requestID ?? `req_${randomUUID()}`;
+      const verdict = req.$rateVerdict;
+      // Counted just now and over the limit: the answer is the 429 it would have had.
+      const { status, body } = verdict && !verdict.allowed ? toErrorResponse({ type: "RATE_LIMIT_EXCEEDED" }, requestId) : toErrorResponse(err, requestId);
+      if (status >= 500) this.logger.error("Request failed", req.method, req.url, err);
+      this.writeRateHeaders(req, res);
+      if (!res.headersSent) {
+        res.setHeader("Content-Type", "application/json; charset=utf-8");
+        res.setHeader("X-Request-ID", requestId);
+        res.writeHead(status);
+      }
+      res.end(JSON.stringify(body));
+    },
+
+    /** The gateway's URL and proof domain once it listens (start-up banner). */
+    publicAddress(this: ApiThis): { url: string; domain: string } | null {
+      const addr = this.server?.address() as AddressInfo | null;
+      if (!addr || typeof addr !== "object") return null;
+      return { url: `http://${listenHost(addr)}`, domain: proofDomain(this.cfg.appDomain, addr) as string };
+    },
+
+    /**
+     * moleculer-web's server, created with timeouts for slow and silent clients: a connection has
+     * `headersTimeout` to send a request's headers (also the first request: the socket's idle
+     * timeout covers a connection that sends nothing), `requestTimeout` for the whole request,
+     * and `keepAliveTimeout` idle between requests. A request being answered has no idle limit
+     * (Socket.IO long-polling holds one up to its ping interval; websockets leave the HTTP server).
+     */
+    createServer(this: ApiThis): void {
+      if (this.server) return;
+      const t = configOf(this.broker).http;
+      const server = createServer(
+        {
+          headersTimeout: t.headersTimeoutMs,
+          requestTimeout: Math.max(t.requestTimeoutMs, t.headersTimeoutMs),
+          keepAliveTimeout: t.keepAliveTimeoutMs,
+          // How often headersTimeout and requestTimeout are enforced (Node's default is 30 s).
+          connectionsCheckingInterval: Math.min(1_000, t.headersTimeoutMs),
+        },
+        this.httpHandler,
+      );
+      // A connection that never sends a byte is closed after this much silence (see started()).
+      server.timeout = t.headersTimeoutMs;
+      this.server = server;
     },
 
     writeRateHeaders(req: Req, res: ServerResponse): void {
@@ -204,6 +284,7 @@ const ApiService = defineService<ApiThis>({
       onError: this.settings.onError,
       onBeforeCall(this: ApiThis, ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req, res: ServerResponse) {
         ctx.meta.origin = "gateway";
+        if (PROOF_ACTIONS.has(req.$alias?.action as string)) ctx.meta.proofDomain = proofDomain(this.cfg.appDomain, this.server.address() as AddressInfo);
         this.writeRateHeaders(req, res);
       },
       onAfterCall(ctx: Context<unknown, RequestMeta>, _route: unknown, _req: Req, _res: ServerResponse, data: unknown) {
@@ -213,14 +294,21 @@ const ApiService = defineService<ApiThis>({
       },
     };
 
+    // Routes outside the rate categories still show the caller's read budget (not spending it).
+    const showReadBudget = async function (this: ApiThis, _ctx: Context, _route: unknown, req: Req, res: ServerResponse) {
+      await this.decideRate(req);
+      this.writeRateHeaders(req, res);
+    };
+
     const routes = [
-      { name: "health", path: "", mappingPolicy: "restrict", bodyParsers: false, aliases: { "GET /health": "api.health" }, onError: this.settings.onError },
+      { name: "health", path: "", mappingPolicy: "restrict", bodyParsers: false, aliases: { "GET /health": "api.health" }, onBeforeCall: showReadBudget, onError: this.settings.onError },
       // The OpenAPI document: static, outside the rate categories like /health.
       {
         name: "openapi",
         path: "/api/v1",
         mappingPolicy: "restrict",
         bodyParsers: false,
+        onBeforeCall: showReadBudget,
         onError: this.settings.onError,
         aliases: {
           "GET /openapi.json"(_req: Req, res: ServerResponse) {
@@ -232,29 +320,40 @@ const ApiService = defineService<ApiThis>({
       },
       { ...common, name: "trade", path: "/api/v1", aliases: TRADE_ALIASES, rateLimit: rateLimitOpts.trade },
       { ...common, name: "read", path: "/api/v1", aliases: READ_ALIASES, rateLimit: rateLimitOpts.read },
-      { ...common, name: "sandbox", path: "/api/v1/sandbox", aliases: SANDBOX_ALIASES, rateLimit: rateLimitOpts.faucet },
-      {
+      // Only routes that can answer are registered (and listed in the log): the faucet exists on
+      // the sandbox chain, the operator API with an operator key.
+      ...(cfg.chain === "sandbox" ? [{ ...common, name: "sandbox", path: "/api/v1/sandbox", aliases: SANDBOX_ALIASES, rateLimit: rateLimitOpts.faucet }] : []),
+      ...(cfg.adminKey ? [{
         ...common,
         name: "admin",
         path: "/api/v1/admin",
         aliases: ADMIN_ALIASES,
         authentication: false,
-        onBeforeCall(this: ApiThis, ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req) {
+        async onBeforeCall(this: ApiThis, ctx: Context<unknown, RequestMeta>, route: unknown, req: Req, res: ServerResponse) {
           ctx.meta.origin = "gateway";
-          if (!this.cfg.adminKey) throw notFound("Operator API");
+          await showReadBudget.call(this, ctx, route, req, res);
           const given = req.headers["x-admin-key"];
           if (typeof given !== "string" || !given) throw unauthorized("X-Admin-Key header required");
-          if (!sameSecret(given, this.cfg.adminKey)) throw forbidden("Invalid operator key");
+          if (!sameSecret(given, this.cfg.adminKey as string)) throw forbidden("Invalid operator key");
           ctx.meta.admin = true;
         },
-      },
+      }] : []),
     ];
     // Routes depend on this node's configuration, so they are added here rather than in settings.
-    for (const route of routes) this.addRoute(route, true);
+    for (const route of routes) {
+      const added = this.addRoute(route, true);
+      if (route.name === "read") this.readLimit = added.rateLimit as RouteRateLimit;
+    }
     // The web app at / and the API documentation at /docs (gateway/web.ts), after every API route.
-    const site = WebSite.load(findWebBuild(), { chain: cfg.chain, testnet: cfg.ton.testnet, appDomain: cfg.appDomain });
+    const site = WebSite.load(findWebBuild(), { chain: cfg.chain, testnet: cfg.ton.testnet, proofDomain: () => proofDomain(this.cfg.appDomain, this.server?.address() as AddressInfo | null) });
     if (site) this.addRoute({ name: "web", path: "", mappingPolicy: "restrict", bodyParsers: false, aliases: site.aliases(), onError: this.settings.onError }, true);
     else this.logger.warn("The web app is not built (npm run build): / and /docs answer 404");
+  },
+
+  started(this: ApiThis) {
+    // Once a request's headers are in, the idle limit ends (keepAliveTimeout takes over after the
+    // answer). Added after Socket.IO wrapped the request listeners, so it runs for /ws too.
+    this.server.prependListener("request", (req: IncomingMessage) => req.socket.setTimeout(0));
   },
 
   async stopped(this: ApiThis) {

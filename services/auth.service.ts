@@ -1,4 +1,5 @@
-import type { Service } from "moleculer";
+import { randomBytes } from "node:crypto";
+import { Errors, type Service } from "moleculer";
 import { defineService } from "../lib/service";
 import { configOf, type AppConfig } from "../lib/config";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
@@ -12,6 +13,9 @@ import type { SessionDoc, UsedProofDoc, UserDoc } from "../models/user";
 
 type AuthCollections = { users: UserDoc; sessions: SessionDoc; usedProofs: UsedProofDoc };
 
+/** A proof older than this is refused (the contract's 5 minutes). */
+export const PROOF_MAX_AGE_SEC = 300;
+
 /** Refresh is allowed only inside the last hour of a token's life. */
 export const REFRESH_WINDOW_SEC = 3600;
 
@@ -20,6 +24,16 @@ export interface ConnectParams {
   publicKey?: unknown;
   proof?: unknown;
   messengerInitData?: string;
+}
+
+/** GET /auth/challenge: what a wallet signs into its ton_proof. */
+export interface ChallengeResponse {
+  /** The domain the proof must be made for (exactly what POST /auth/connect checks). */
+  domain: string;
+  /** A fresh random payload (32 bytes, hex); client-made payloads are accepted too. */
+  payload: string;
+  /** Until when a proof made now is fresh enough (the 5-minute freshness window). */
+  expiresAt: string;
 }
 
 export interface SessionResponse {
@@ -34,6 +48,7 @@ type AuthThis = Service &
     cfg: AppConfig;
     sweepTimer?: NodeJS.Timeout;
     now(): number;
+    domainFor(ctx: AppContext): string;
     findOrCreateUser(wallet: string): Promise<UserDoc>;
     openSession(user: UserDoc): Promise<SessionResponse>;
     liveSession(claims: TokenClaims): Promise<SessionDoc | null>;
@@ -50,6 +65,15 @@ const AuthService = defineService<AuthThis>({
   ],
 
   actions: {
+    /** GET /auth/challenge: the proof domain this exchange checks and a fresh payload to sign. */
+    challenge: {
+      params: { $$strict: "remove" },
+      handler(this: AuthThis, ctx: AppContext): ChallengeResponse {
+        const domain = this.domainFor(ctx);
+        return { domain, payload: randomBytes(32).toString("hex"), expiresAt: new Date((this.now() + PROOF_MAX_AGE_SEC) * 1000).toISOString() };
+      },
+    },
+
     /** POST /auth/connect: ton_proof login. Every failure is a 401, as the contract says. */
     connect: {
       params: {
@@ -63,7 +87,7 @@ const AuthService = defineService<AuthThis>({
       async handler(this: AuthThis, ctx: AppContext<ConnectParams>): Promise<SessionResponse> {
         const { address, publicKey, proof, messengerInitData } = ctx.params;
         const nowSec = this.now();
-        const verdict = verifyTonProof({ address, publicKey, proof } as ConnectProof, { domain: this.cfg.appDomain, nowSec });
+        const verdict = verifyTonProof({ address, publicKey, proof } as ConnectProof, { domain: this.domainFor(ctx), nowSec, maxAgeSec: PROOF_MAX_AGE_SEC });
         if (!verdict.ok) throw unauthorized(verdict.message);
 
         let telegram: UserDoc["telegram"];
@@ -162,6 +186,13 @@ const AuthService = defineService<AuthThis>({
   methods: {
     now(): number {
       return Math.floor(Date.now() / 1000);
+    },
+
+    /** APP_DOMAIN when set, else the address of the gateway the request came through. */
+    domainFor(this: AuthThis, ctx: AppContext): string {
+      const domain = this.cfg.appDomain ?? ctx.meta.proofDomain;
+      if (!domain) throw new Errors.MoleculerServerError("No proof domain: set APP_DOMAIN, or log in through the gateway", 500, "NO_PROOF_DOMAIN");
+      return domain;
     },
 
     async findOrCreateUser(this: AuthThis, wallet: string): Promise<UserDoc> {

@@ -16,6 +16,7 @@ import type { LedgerEntryDoc } from "../models/trading";
 import type { MarketInternal } from "../models/catalog";
 import type { ChainIncidentDoc, ChainMetaDoc, DepositAddressDoc, DepositDoc, MarketSettlementDoc, RedemptionDoc, SettlementBatchDoc, SettlementItemDoc, WithdrawalDoc, WithdrawalLockDoc } from "../models/chain";
 import { KeyRing, friendlyContract, friendlyWallet, type DerivedWallet } from "../chain/keys";
+import { sharesText, tonLimitText, usdtLimitText, usdtText } from "../lib/units";
 import { ChainRejected, type ChainPort, type Submission } from "../chain/port";
 import { SandboxChain, type FaucetAsset } from "../chain/sandbox";
 import { TonChain } from "../chain/ton";
@@ -56,11 +57,6 @@ export interface SubmissionResult {
   message: string;
 }
 
-/** Micro-USDT as "12.345678" for messages. */
-const usdt = (micro: number | bigint) => {
-  const v = BigInt(micro);
-  return `${v / 1_000_000n}.${(v % 1_000_000n).toString().padStart(6, "0")}`;
-};
 
 /** TON a deposit wallet needs to pay a sweep (external fee + the jetton transfer's attached TON). */
 const SWEEP_MIN_TON = toNano("0.07");
@@ -166,8 +162,8 @@ const ChainService = defineService<ChainThis>({
         const user = currentUser(ctx);
         const amount = Number(ctx.params.amount);
         const { withdrawMin, withdrawMax } = this.ccfg;
-        if (!Number.isSafeInteger(amount) || amount < withdrawMin) throw validationError(`amount must be at least ${withdrawMin} (${usdt(withdrawMin)} USDT)`, [{ field: "amount", rule: "min" }]);
-        if (amount > withdrawMax) throw validationError(`amount must be at most ${withdrawMax} (${usdt(withdrawMax)} USDT)`, [{ field: "amount", rule: "max" }]);
+        if (!Number.isSafeInteger(amount) || amount < withdrawMin) throw validationError(`amount must be at least ${usdtLimitText(withdrawMin)}`, [{ field: "amount", rule: "min" }]);
+        if (amount > withdrawMax) throw validationError(`amount must be at most ${usdtLimitText(withdrawMax)}`, [{ field: "amount", rule: "max" }]);
         const res = await this.onChain(() => this.doWithdraw(user.id, user.wallet, amount));
         ctx.meta.$statusCode = 202;
         return res;
@@ -201,7 +197,7 @@ const ChainService = defineService<ChainThis>({
         const amount = BigInt(ctx.params.amount);
         const max = asset === "TON" ? this.ccfg.faucetMaxNano : BigInt(this.ccfg.faucetMaxUsdt);
         if (amount < 1n) throw validationError("amount must be positive", [{ field: "amount", rule: "min" }]);
-        if (amount > max) throw validationError(`amount must be at most ${max} ${asset === "TON" ? "nanoTON" : "micro-units"}`, [{ field: "amount", rule: "max" }]);
+        if (amount > max) throw validationError(`amount must be at most ${asset === "TON" ? tonLimitText(max) : usdtLimitText(max)}`, [{ field: "amount", rule: "max" }]);
         const userId = currentUser(ctx).id;
         const out = await this.onChain(async () => {
           const doc = await this.allocate(userId);
@@ -503,7 +499,7 @@ const ChainService = defineService<ChainThis>({
         const prior = await this.stores.withdrawals.findOne({ _id: lock.withdrawalId });
         const inFlight = prior && (prior.status === "debiting" || prior.status === "submitted");
         if (inFlight || (prior && prior.status !== "failed" && lock.until > now)) {
-          return { status: "duplicate", ...(prior?.txHash ? { txHash: prior.txHash } : {}), message: `An identical withdrawal of ${usdt(amount)} USDT was ${inFlight ? "submitted moments ago and is in flight" : "accepted within the last " + Math.round(this.ccfg.withdrawDedupMs / 1000) + " s"}; nothing new was sent` };
+          return { status: "duplicate", ...(prior?.txHash ? { txHash: prior.txHash } : {}), message: `An identical withdrawal of ${usdtText(amount)} was ${inFlight ? "submitted moments ago and is in flight" : "accepted within the last " + Math.round(this.ccfg.withdrawDedupMs / 1000) + " s"}; nothing new was sent` };
         }
       }
       let destination: Address;
@@ -545,14 +541,14 @@ const ChainService = defineService<ChainThis>({
         const outcome = await transferOutcome(this.port, hot.address, sub, hotJw, destJw);
         if (outcome.status === "failed") {
           await this.failWithdrawal({ ...wd, txHash: outcome.txHash }, outcome.reason);
-          return { status: "failed", ...(outcome.txHash ? { txHash: outcome.txHash } : {}), message: `Withdrawal failed on chain: ${outcome.reason}; ${usdt(amount)} USDT returned to your available balance` };
+          return { status: "failed", ...(outcome.txHash ? { txHash: outcome.txHash } : {}), message: `Withdrawal failed on chain: ${outcome.reason}; ${usdtText(amount)} returned to your available balance` };
         }
         const txHash = outcome.txHash ?? sub.msgHash;
         if (outcome.status === "delivered") {
           await this.stores.withdrawals.update({ _id: id }, { $set: { status: "sent", txHash, updatedAt: new Date().toISOString() } });
           this.broker.emit("chain.withdrawalSent", { userId, withdrawalId: id, amount: String(amount), txHash });
         }
-        return { status: "accepted", txHash, message: `Withdrawal of ${usdt(amount)} USDT to ${friendlyWallet(destination, this.port.testnet)} ${outcome.status === "delivered" ? "sent" : "submitted"}` };
+        return { status: "accepted", txHash, message: `Withdrawal of ${usdtText(amount)} to ${destination.toRawString()} ${outcome.status === "delivered" ? "sent" : "submitted"}` };
       } catch (err) {
         if (!(err instanceof ChainRejected)) {
           // Before submission (a get-method failed): certainly not sent. After it the outcome is
@@ -560,12 +556,12 @@ const ChainService = defineService<ChainThis>({
           const cur = await this.stores.withdrawals.findOne({ _id: id });
           if (cur?.status === "submitted") {
             this.logger.warn(`withdrawal ${id}: outcome unknown, left to reconciliation:`, (err as Error)?.message);
-            return { status: "accepted", txHash: cur.txHash ?? cur.msgHash ?? undefined, message: `Withdrawal of ${usdt(amount)} USDT submitted` };
+            return { status: "accepted", txHash: cur.txHash ?? cur.msgHash ?? undefined, message: `Withdrawal of ${usdtText(amount)} submitted` };
           }
         }
         const reason = err instanceof ChainRejected ? err.message : `the transfer could not be submitted (${(err as Error)?.message ?? err})`;
         await this.failWithdrawal(wd, reason);
-        return { status: "failed", message: `Withdrawal could not be submitted: ${reason}; ${usdt(amount)} USDT returned to your available balance` };
+        return { status: "failed", message: `Withdrawal could not be submitted: ${reason}; ${usdtText(amount)} returned to your available balance` };
       }
     },
 
@@ -733,7 +729,7 @@ const ChainService = defineService<ChainThis>({
         if (!(await this.stores.redemptions.insertOnce({ _id: redemptionId, userId, marketId, kind: "refund", payout: mineRefund?.amount ?? 0, ledgerKey: `refund:${marketId}`, at: new Date().toISOString() }))) {
           return { status: "duplicate", message: "This market's refund was already acknowledged; nothing new was paid" };
         }
-        return { status: "accepted", payout: String(mineRefund?.amount ?? 0), message: `Market cancelled: your positions were refunded at cost, ${usdt(mineRefund?.amount ?? 0)} USDT credited to your available balance` };
+        return { status: "accepted", payout: String(mineRefund?.amount ?? 0), message: `Market cancelled: your positions were refunded at cost, ${usdtText(mineRefund?.amount ?? 0)} credited to your available balance` };
       }
       if (market.status !== "resolved" || (market.result !== "YES" && market.result !== "NO")) throw badRequest("MARKET_NOT_RESOLVED", `Only resolved markets can be redeemed; this market is ${market.status}`);
 
@@ -756,7 +752,7 @@ const ChainService = defineService<ChainThis>({
         await this.stores.redemptions.insertOnce({ _id: redemptionId, userId, marketId, kind: "redeem", payout: q, ledgerKey: key, at: new Date().toISOString() });
         if (!res.applied) return { status: "duplicate", message: "These positions were already redeemed; nothing new was paid" };
         this.broker.emit("chain.redeemed", { userId, marketId, payout: String(q) });
-        return { status: "accepted", payout: String(q), message: `Redeemed ${usdt(q)} ${winner} shares for ${usdt(q)} USDT` };
+        return { status: "accepted", payout: String(q), message: `Redeemed ${sharesText(q)} ${winner} shares for ${usdtText(q)}` };
       }
       if (await this.stores.redemptions.findOne({ _id: redemptionId })) return { status: "duplicate", message: "These positions were already redeemed; nothing new was paid" };
       const lost = mine.find((p) => p.outcome === loser);

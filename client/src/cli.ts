@@ -10,11 +10,11 @@ import { join, resolve } from "node:path";
 import { readFileSync } from "node:fs";
 import { PmxClient } from "./client";
 import { ApiError, NetworkError, NotLoggedInError, RateLimitError } from "./errors";
-import { fromMicro, parseUnits, priceToTick, tickToPriceNumber, toMicro, toMicroBigInt } from "./money";
+import { formatUnits, parseUnits, priceToTick, tickToPriceNumber, toMicro, toMicroBigInt } from "./money";
 import { keyPairFromMnemonic, keyPairFromSecretKey, newMnemonic, WALLET_VERSIONS, type KeyPair, type WalletVersion } from "./proof";
 import { CATEGORIES, INDEX_SET, INTERVALS, type CancelledOrder, type Category, type FaucetAsset, type Interval, type OrderBook, type Outcome, type Side, type TradeRequest } from "./models";
 import { parseArgs, UsageError, type ParsedArgs } from "./terminal/args";
-import { localTime, orDash, shares, table, usdt } from "./terminal/format";
+import { localTime, money, moneyUnits, orDash, shares, table, usdt } from "./terminal/format";
 import { loadSession, loadWallet, saveSession, saveWallet, StoreError, walletFileFor } from "./terminal/store";
 import type { BookState } from "./socket";
 
@@ -152,9 +152,11 @@ const COMMANDS: Record<string, Command> = {
       }
       ctx.io.out("");
       ctx.io.out("Global options: --url URL (PMX_URL, default http://localhost:3000), --domain D (PMX_DOMAIN, the");
-      ctx.io.out("exchange's login domain; default host:port of the URL), --home DIR (PMX_HOME, default ~/.pmx),");
-      ctx.io.out("--wallet FILE (PMX_WALLET), --json (machine-readable output), --yes (answer yes to questions).");
-      ctx.io.out("Amounts are in shares and USDT (\"12.5\"), prices are decimals (\"0.55\").");
+      ctx.io.out("login domain; default: the one the exchange names), --home DIR (PMX_HOME, default ~/.pmx),");
+      ctx.io.out("--wallet FILE (PMX_WALLET), --json (machine-readable output), --yes (answer yes to questions),");
+      ctx.io.out("--wait (when rate limited, wait the time the exchange asks and try again instead of failing).");
+      ctx.io.out("Amounts are in shares and USDT (\"12.5\"), prices are decimals (\"0.55\"); USDT is shown with 2 to 6");
+      ctx.io.out("decimals, exact. Your wallet is shown in raw form (0:<hex>), as the exchange names it.");
     },
   },
 
@@ -252,7 +254,7 @@ const COMMANDS: Record<string, Command> = {
     summary: "available, locked and total USDT",
     async run(ctx) {
       const b = await needLogin(ctx).portfolio.balance();
-      print(ctx, () => table(["", "USDT"], [["available", fromMicro(b.available, { minDecimals: 2 })], ["locked", fromMicro(b.locked, { minDecimals: 2 })], ["total", fromMicro(b.total, { minDecimals: 2 })]], new Set([1])), b);
+      print(ctx, () => table(["", "USDT"], [["available", money(b.available)], ["locked", money(b.locked)], ["total", money(b.total)]], new Set([1])), b);
     },
   },
 
@@ -267,7 +269,7 @@ const COMMANDS: Record<string, Command> = {
           ps.length
             ? table(
                 ["market", "outcome", "shares", "avg entry", "mark", "unrealized", "title"],
-                ps.map((p) => [p.marketId, p.outcome, shares(p.quantity), p.avgEntryPrice, orDash(p.markPrice), p.unrealizedPnl === null ? "-" : fromMicro(p.unrealizedPnl, { minDecimals: 2 }), orDash(p.market.title)]),
+                ps.map((p) => [p.marketId, p.outcome, shares(p.quantity), p.avgEntryPrice, orDash(p.markPrice), p.unrealizedPnl === null ? "-" : money(p.unrealizedPnl), orDash(p.market.title)]),
                 new Set([2, 3, 4, 5]),
               )
             : "No open positions.",
@@ -286,7 +288,7 @@ const COMMANDS: Record<string, Command> = {
       print(
         ctx,
         () => [
-          table(["event", "category", "begins", "live", "volume", "title"], page.items.map((e) => [e.id, e.category, e.beginAt.slice(0, 10), e.isLive ? "live" : "", e.volumeUsd, e.title]), new Set([4])),
+          table(["event", "category", "begins", "live", "volume USDT", "title"], page.items.map((e) => [e.id, e.category, e.beginAt.slice(0, 10), e.isLive ? "live" : "", moneyUnits(e.volumeUsd), e.title]), new Set([4])),
           `page ${page.pagination.page}, ${page.items.length} of ${page.pagination.total}${page.pagination.hasNext ? " (more with --page)" : ""}`,
         ],
         page,
@@ -314,9 +316,9 @@ const COMMANDS: Record<string, Command> = {
         ctx,
         () => [
           `${e.title} — ${e.subtitle}`,
-          `${e.category}/${e.subcategory}, begins ${e.beginAt}${e.isLive ? ", live" : ""}, volume ${e.volumeUsd} USDT`,
+          `${e.category}/${e.subcategory}, begins ${e.beginAt}${e.isLive ? ", live" : ""}, volume ${moneyUnits(e.volumeUsd)} USDT`,
           "",
-          table(["market", "status", "buy YES", "buy NO", "volume", "title"], e.markets.map((m) => [m.id, m.result ? `${m.status} ${m.result}` : m.status, orDash(m.buyYesPrice), orDash(m.buyNoPrice), m.volume, m.title]), new Set([2, 3, 4])),
+          table(["market", "status", "buy YES", "buy NO", "volume USDT", "title"], e.markets.map((m) => [m.id, m.result ? `${m.status} ${m.result}` : m.status, orDash(m.buyYesPrice), orDash(m.buyNoPrice), moneyUnits(m.volume), m.title]), new Set([2, 3, 4])),
         ],
         e,
       );
@@ -332,7 +334,7 @@ const COMMANDS: Record<string, Command> = {
         ctx,
         () => [
           `${m.title} (${m.id})`,
-          `status ${m.status}${m.result ? `, result ${m.result}` : ""}, volume ${m.volume} USDT`,
+          `status ${m.status}${m.result ? `, result ${m.result}` : ""}, volume ${moneyUnits(m.volume)} USDT`,
           `YES buy ${orDash(m.buyYesPrice)} / sell ${orDash(m.sellYesPrice)}    NO buy ${orDash(m.buyNoPrice)} / sell ${orDash(m.sellNoPrice)}`,
           `condition ${m.conditionId}`,
         ],
@@ -363,8 +365,8 @@ const COMMANDS: Record<string, Command> = {
       print(
         ctx,
         () => [
-          `${h.outcome} ${h.currentPrice} (${h.priceChange >= 0 ? "+" : ""}${h.priceChange}, ${h.priceChangePercent}%), 24h volume ${h.volume24h} USDT`,
-          h.candles.length ? table(["time", "open", "high", "low", "close", "volume"], h.candles.map((c) => [c.timestamp, String(c.open), String(c.high), String(c.low), String(c.close), String(c.volume)]), new Set([1, 2, 3, 4, 5])) : "(no trades in this interval)",
+          `${h.outcome} ${h.currentPrice} (${h.priceChange >= 0 ? "+" : ""}${h.priceChange}, ${h.priceChangePercent}%), 24h volume ${moneyUnits(h.volume24h)} USDT`,
+          h.candles.length ? table(["time", "open", "high", "low", "close", "volume USDT"], h.candles.map((c) => [c.timestamp, String(c.open), String(c.high), String(c.low), String(c.close), moneyUnits(c.volume)]), new Set([1, 2, 3, 4, 5])) : "(no trades in this interval)",
         ],
         h,
       );
@@ -429,7 +431,7 @@ const COMMANDS: Record<string, Command> = {
         ctx,
         () =>
           items.length
-            ? table(["trade", "market", "side", "outcome", "shares", "avg", "cost", "fee", "venue", "settlement"], items.map((t) => [t.id, t.marketId, t.side, t.outcome, shares(t.filledQuantity), t.avgPrice, fromMicro(t.totalCost, { minDecimals: 2 }), fromMicro(t.fee, { minDecimals: 2 }), t.venue, t.settlementStatus]), new Set([4, 5, 6, 7]))
+            ? table(["trade", "market", "side", "outcome", "shares", "avg", "cost USDT", "fee USDT", "venue", "settlement"], items.map((t) => [t.id, t.marketId, t.side, t.outcome, shares(t.filledQuantity), t.avgPrice, money(t.totalCost), money(t.fee), t.venue, t.settlementStatus]), new Set([4, 5, 6, 7]))
             : "No trades yet.",
         items,
       );
@@ -457,7 +459,7 @@ const COMMANDS: Record<string, Command> = {
       const before = asset === "USDT" ? BigInt((await c.portfolio.balance()).available) : 0n;
       const r = await c.wallet.faucet({ amount: amount.toString(), asset });
       const unit = asset === "TON" ? "TON" : asset;
-      const lines = [`Sent ${pos(ctx, 0, "amount")} ${unit} to ${r.address} (tx ${r.txHash})`];
+      const lines = [`Sent ${asset === "TON" ? formatUnits(amount, 9) : money(amount)} ${unit} to ${r.address} (tx ${r.txHash})`];
       let available: string | null = null;
       if (asset === "USDT" && opt(ctx, "wait") !== "false") {
         const deadline = Date.now() + 30_000;
@@ -484,7 +486,7 @@ const COMMANDS: Record<string, Command> = {
       const raw = pos(ctx, 0, "amount");
       const amount = toMicro(raw, "amount");
       if (BigInt(amount) <= 0n) throw new UsageError("amount must be positive");
-      await confirm(ctx, `Withdraw ${fromMicro(amount, { minDecimals: 2 })} USDT to your wallet ${c.session?.walletAddress}?`);
+      await confirm(ctx, `Withdraw ${usdt(amount)} to your wallet ${c.session?.walletAddress}?`);
       const r = await c.wallet.withdraw({ amount });
       print(ctx, () => `${r.status}: ${r.message}${r.txHash ? ` (tx ${r.txHash})` : ""}`, r);
       if (r.status === "failed") throw new Abort("");
@@ -645,7 +647,7 @@ function tradeCommand(side: Side): Command {
 // ---------- entry ----------
 
 function describeError(err: unknown, url: string): string {
-  if (err instanceof RateLimitError) return `Rate limited: ${err.message}; try again in ${err.retryAfter} s${err.requestId ? ` (request ${err.requestId})` : ""}`;
+  if (err instanceof RateLimitError) return `Rate limited: ${err.message}; try again in ${err.retryAfter} s, or pass --wait to wait it out${err.requestId ? ` (request ${err.requestId})` : ""}`;
   if (err instanceof ApiError) return `Error ${err.status} ${err.describe()}`;
   if (err instanceof NetworkError) return `Cannot reach the exchange at ${url}: ${(err.cause as Error)?.message ?? err.message}`;
   if (err instanceof NotLoggedInError || err instanceof StoreError) return err.message;
@@ -689,7 +691,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           domain: ctx.domain,
           session: loadSession(sessionPath, probe.origin),
           adminKey: env.ADMIN_KEY ?? env.PMX_ADMIN_KEY,
-          retry: { maxRetries: 2, maxWaitSeconds: 10 },
+          // Only when asked: a script may rather fail fast than sleep.
+          retry: args.options.get("wait") === "true" ? { maxRetries: 5, maxWaitSeconds: 120, onWait: (s) => io.err(`Rate limited; waiting ${s} s as the exchange asks (--wait)...`) } : false,
           fetch: io.fetch,
           onSessionChange: (s) => saveSession(sessionPath, probe.origin, s),
         });

@@ -12,6 +12,7 @@ import { PmxSocket, type SocketOptions } from "./socket";
 import type {
   Balance,
   CancelledOrder,
+  Challenge,
   ConnectRequest,
   CreateEventRequest,
   DepositAddress,
@@ -64,6 +65,8 @@ export interface RetryOptions {
   maxRetries?: number;
   /** Give up instead of waiting longer than this for one retry (default 120 s). */
   maxWaitSeconds?: number;
+  /** Told before each wait (e.g. to say so on a terminal). */
+  onWait?: (seconds: number, err: RateLimitError) => void;
 }
 
 /** What the client saw of one HTTP exchange (logging, metrics, contract tests). */
@@ -81,7 +84,7 @@ export interface ResponseInfo {
 export interface ClientOptions {
   /** The gateway, e.g. "http://localhost:3000" ("/api/v1" is added; a URL already ending in it is kept). */
   baseUrl: string;
-  /** The login domain proofs are signed for (the server's APP_DOMAIN). Default: host:port of baseUrl. */
+  /** The login domain proofs are signed for. Default: the one the server names at GET /auth/challenge. */
   domain?: string;
   session?: Session | null;
   /** Refresh the token before a call when under an hour of validity remains (default true). */
@@ -160,10 +163,11 @@ export function sessionFromToken(token: string): Session {
 export class PmxClient {
   readonly origin: string;
   readonly apiRoot: string;
-  readonly domain: string;
+  /** The login domain given in the options; unset, each login asks the server (GET /auth/challenge). */
+  readonly domain: string | undefined;
   private currentSession: Session | null;
   private readonly opts: ClientOptions;
-  private readonly retry: Required<RetryOptions> | null;
+  private readonly retry: (Required<Omit<RetryOptions, "onWait">> & Pick<RetryOptions, "onWait">) | null;
   private readonly fetchImpl: typeof fetch;
   private refreshing: Promise<Session> | null = null;
   private refreshBlockedUntil = 0;
@@ -185,7 +189,7 @@ export class PmxClient {
     const prefix = path.endsWith(API_PREFIX) ? path.slice(0, -API_PREFIX.length) : path;
     this.origin = `${url.protocol}//${url.host}${prefix}`;
     this.apiRoot = this.origin + API_PREFIX;
-    this.domain = opts.domain ?? url.host;
+    this.domain = opts.domain;
     this.opts = opts;
     this.currentSession = opts.session ?? null;
     this.retry = opts.retry ? { maxRetries: 3, maxWaitSeconds: 120, ...(opts.retry === true ? {} : opts.retry) } : null;
@@ -331,6 +335,7 @@ export class PmxClient {
       const err = this.errorOf(res, parsed, method, route);
       if (err instanceof RateLimitError && this.retry && attempt < this.retry.maxRetries && err.retryAfter <= this.retry.maxWaitSeconds) {
         // Sending earlier would only extend the cooldown: wait exactly what the server asked.
+        this.retry.onWait?.(err.retryAfter, err);
         await sleep(err.retryAfter * 1000);
         continue;
       }
@@ -373,6 +378,11 @@ export interface KeyPairLoginOptions {
 }
 
 class AuthApi extends Api {
+  /** GET /auth/challenge: the exchange's login domain and a fresh payload to sign. */
+  async challenge(): Promise<Challenge> {
+    return (await this.c.call<Challenge>("GET", "/auth/challenge", { auth: "none" })).data;
+  }
+
   /** POST /auth/connect with a ready body (e.g. a proof from TON Connect in a browser). */
   async connect(body: ConnectRequest): Promise<Session> {
     const env = await this.c.call<Session>("POST", "/auth/connect", { auth: "none", body });
@@ -380,10 +390,16 @@ class AuthApi extends Api {
     return env.data;
   }
 
-  /** Log in with any signer of proof digests (hardware wallet, remote signer). */
+  /**
+   * Log in with any signer of proof digests (hardware wallet, remote signer). Without a domain
+   * (here or in the client's options) it signs the server's challenge: its domain and payload.
+   */
   async loginWithSigner(signer: ProofSigner, opts: Omit<BuildProofOptions, "domain"> & { domain?: string } = {}): Promise<Session> {
     const { buildConnectRequest } = await import("./proof");
-    return this.connect(await buildConnectRequest(signer, { ...opts, domain: opts.domain ?? this.c.domain }));
+    const given = opts.domain ?? this.c.domain;
+    const challenge = given === undefined ? await this.challenge() : null;
+    const domain = given ?? (challenge as Challenge).domain;
+    return this.connect(await buildConnectRequest(signer, { ...opts, domain, payload: opts.payload ?? challenge?.payload }));
   }
 
   /** Log in as the standard wallet (v4r2 by default) of a local key pair. */

@@ -82,6 +82,16 @@ export interface ConnectRequest {
 }
 
 /** Answer of POST /auth/connect and POST /auth/refresh. */
+/** GET /auth/challenge: what to sign for a login on this exchange. */
+export interface Challenge {
+  /** The domain the exchange checks in a ton_proof (its APP_DOMAIN or listening address). */
+  domain: string;
+  /** A fresh one-time random payload (32 bytes, hex). */
+  payload: string;
+  /** ISO 8601: a proof made now is fresh until then. */
+  expiresAt: string;
+}
+
 export interface Session {
   accessToken: string;
   /** Unix seconds; 24 hours after issuance. */

@@ -98,7 +98,7 @@ describe("trade CLI", () => {
 
   test("login: a wrong domain is a clear 401; then the session is stored owner-only and used", async () => {
     const wrong = await trade("login --domain evil.example");
-    expect([wrong.code, wrong.stderr]).toEqual([1, expect.stringMatching(/^Error 401 UNAUTHORIZED: proof was made for another domain \(request req_/)]);
+    expect([wrong.code, wrong.stderr]).toEqual([1, expect.stringMatching(/^Error 401 UNAUTHORIZED: proof was made for another domain; expected exchange\.test \(request req_/)]);
     const login = await ok("login");
     expect(login.stdout).toMatch(/^Logged in as 0:[0-9a-f]{64} \(user usr_\w+\); session valid until \d{4}-/);
     expect(statSync(join(home.dir, "sessions.json")).mode & 0o777).toBe(0o600);
@@ -109,7 +109,7 @@ describe("trade CLI", () => {
 
   test("faucet and deposit: tokens minted on the sandbox chain and credited; other assets are not credited", async () => {
     const f = await ok("faucet 250");
-    expect(f.stdout).toMatch(/^Sent 250 USDT to 0Q\S+ \(tx [0-9a-f]{64}\)\nCredited: available 250\.00 USDT$/);
+    expect(f.stdout).toMatch(/^Sent 250\.00 USDT to 0Q\S+ \(tx [0-9a-f]{64}\)\nCredited: available 250\.00 USDT$/);
     const ton = await ok("faucet 0.5 --asset TON");
     expect(ton.stdout).toContain("TON is not credited to your balance");
     expect((await ok("deposit")).stdout).toMatch(/^Deposit address 0Q\S+\nUSDT jetton wallet \S+/);
@@ -121,6 +121,8 @@ describe("trade CLI", () => {
     const marketView = await json<{ eventId: string; conditionId: string }>(`market ${market}`);
     const events = await ok("events --category Culture");
     expect(events.stdout).toContain(marketView.eventId);
+    // Volumes follow the one precision rule for USDT (2 to 6 decimals), like every amount printed.
+    expect(events.stdout).toMatch(new RegExp(`${marketView.eventId}\\s+Culture\\s+\\S+\\s+0\\.00\\s`));
     expect((await ok("search CLI trade")).stdout).toContain(marketView.eventId);
     expect((await trade("search zzzqqq")).stdout).toBe('No event matches "zzzqqq".');
     const event = await ok(`event ${marketView.eventId}`);
@@ -198,10 +200,10 @@ describe("trade CLI", () => {
     const cancelled = await trade("withdraw 5", { answers: ["no"] });
     expect([cancelled.code, cancelled.prompts[0]]).toEqual([1, expect.stringMatching(/^Withdraw 5\.00 USDT to your wallet 0:[0-9a-f]{64}\? \[y\/N\] $/)]);
     const w = await ok("withdraw 5", { answers: ["yes"] });
-    expect(w.stdout).toMatch(/^accepted: Withdrawal of 5\.000000 USDT to 0Q\S+ sent \(tx [0-9a-f]{64}\)$/);
+    expect(w.stdout).toMatch(/^accepted: Withdrawal of 5\.00 USDT to 0:[0-9a-f]{64} sent \(tx [0-9a-f]{64}\)$/);
     expect((await ok("withdraw 5 --yes")).stdout).toMatch(/^duplicate: /);
     const tooSmall = await trade("withdraw 0.5 --yes");
-    expect([tooSmall.code, tooSmall.stderr]).toEqual([1, expect.stringMatching(/^Error 400 VALIDATION_ERROR: amount must be at least 1000000 .* \[amount: min\]/)]);
+    expect([tooSmall.code, tooSmall.stderr]).toEqual([1, expect.stringMatching(/^Error 400 VALIDATION_ERROR: amount must be at least 1\.00 USDT \(1000000 micro-USDT\) .*\[amount: min\]/)]);
     await srv.broker.call("notifier.catchUp");
     const n = await ok("notifications");
     expect(n.stdout).toMatch(/\*\s+\S+\s+TRADE_FILLED/);
@@ -220,7 +222,7 @@ describe("trade CLI", () => {
     expect([early.code, early.stderr]).toEqual([1, expect.stringMatching(/^Error 400 MARKET_NOT_RESOLVED: /)]);
     expect((await ok(`admin resolve ${market} YES`, { env: { ADMIN_KEY } })).stdout).toBe(`Market ${market} is now resolved (YES)`);
     const r = await ok(`redeem ${market}`);
-    expect(r.stdout).toMatch(/^accepted: Redeemed 6\.000000 YES shares for 6\.000000 USDT \(payout 6\.00 USDT\)$/);
+    expect(r.stdout).toMatch(/^accepted: Redeemed 6 YES shares for 6\.00 USDT \(payout 6\.00 USDT\)$/);
     expect((await ok(`redeem ${market}`)).stdout).toMatch(/^duplicate: /);
   });
 
@@ -241,5 +243,29 @@ describe("trade CLI", () => {
     for (let i = 0; i + 1 < words.length; i++) expect(text).not.toContain(`${words[i]} ${words[i + 1]}`);
     expect(text).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/);
     expect(text).not.toContain(ADMIN_KEY);
+  });
+});
+
+describe("trade --wait", () => {
+  let srv: TestServer;
+  let home: ReturnType<typeof tempHome>;
+  beforeAll(async () => {
+    srv = await startChainServer({ RATE_LIMIT_READ: "2", RATE_WINDOW_MS: "1500" });
+    home = tempHome();
+  });
+  afterAll(async () => {
+    await srv.stop();
+    home.remove();
+  });
+
+  test("a 429 fails at once naming --wait; with --wait the command waits what Retry-After says and succeeds", async () => {
+    const env = { PMX_URL: srv.url, PMX_HOME: home.dir };
+    for (let i = 0; i < 2; i++) expect((await runCli(["events"], { env })).code).toBe(0);
+    const refused = await runCli(["events"], { env });
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringMatching(/^Rate limited: .*; try again in [12] s, or pass --wait to wait it out/)]);
+    const waited = await runCli(["events", "--wait"], { env });
+    expect(waited.code).toBe(0);
+    expect(waited.stderr).toMatch(/^Rate limited; waiting [12] s as the exchange asks \(--wait\)\.\.\./);
+    expect(waited.stdout).toMatch(/^event\s+category/);
   });
 });

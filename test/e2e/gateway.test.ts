@@ -200,3 +200,51 @@ describe("Redis store shared by two gateways", () => {
     expect(Number(rb.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 });
+
+describe("X-RateLimit-* on every response, errors included", () => {
+  const ADMIN = "rate-headers-admin-key";
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startServer({ RATE_LIMIT_READ: "6", ADMIN_KEY: ADMIN });
+  });
+  afterAll(() => srv.stop());
+
+  const limits = (r: { headers: Headers }) => [r.headers.get("x-ratelimit-limit"), r.headers.get("x-ratelimit-remaining")];
+
+  test("errors answered before any category decided are counted as reads (or in their route's category) and carry the headers", async () => {
+    const answers = [
+      await srv.http("GET", "/api/v1/nope"),
+      await srv.http("GET", "/nope"),
+      await srv.http("POST", "/api/v1/auth/refresh", { raw: "{not json", headers: { "content-type": "application/json" } }),
+      await srv.http("POST", "/api/v1/auth/connect", { body: { pad: "x".repeat(200_000) } }),
+      await srv.http("GET", "/api/v1/balance"),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([404, 404, 400, 413, 401]);
+    expect(answers.map(limits)).toEqual([
+      ["6", "5"],
+      ["6", "4"],
+      ["6", "3"],
+      ["6", "2"],
+      ["6", "1"],
+    ]);
+    // A malformed order counts in the trade category, where the limiter had not run yet.
+    const order = await srv.http("POST", "/api/v1/orders", { raw: "{", headers: { "content-type": "application/json" } });
+    expect([order.status, ...limits(order)]).toEqual([400, "10", "9"]);
+  });
+
+  test("routes outside the categories (health, OpenAPI, operator API) show the read budget without spending it", async () => {
+    const before = await srv.http("GET", "/health");
+    const doc = await fetch(`${srv.url}/api/v1/openapi.json`);
+    const noKey = await srv.http("POST", "/api/v1/admin/markets/x_1/close");
+    expect([before.status, doc.status, noKey.status]).toEqual([200, 200, 401]);
+    for (const r of [before, doc, noKey]) expect(limits(r)).toEqual(["6", "1"]);
+  });
+
+  test("once the read budget is spent, an unknown route is a 429 like any read", async () => {
+    const last = await srv.http("GET", "/api/v1/still-nope");
+    expect([last.status, ...limits(last)]).toEqual([404, "6", "0"]);
+    const over = await srv.http("GET", "/api/v1/still-nope");
+    expect([over.status, over.body.error.code, ...limits(over)]).toEqual([429, "RATE_LIMIT_EXCEEDED", "6", "0"]);
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});

@@ -58,7 +58,7 @@ describe("Telegram push of notifications (Bot API stand-in on loopback)", () => 
     await fund(srv.broker, linked.userId, 250 * SHARE);
     await fund(srv.broker, plain.userId, 250 * SHARE);
     await bot.waitFor(() => bot.sent(7001).length === 1);
-    expect(bot.sent(7001)[0].text).toBe("Deposit credited\n250 USDT is now available in your account.");
+    expect(bot.sent(7001)[0].text).toBe("Deposit credited\n250.00 USDT is now available in your account.");
     const items = await eventually(() => notifications(srv, linked.token), (i) => i[0]?.delivered === true);
     expect(items).toHaveLength(1);
 
@@ -67,7 +67,7 @@ describe("Telegram push of notifications (Bot API stand-in on loopback)", () => 
     await srv.http("POST", "/api/v1/orders", { token: plain.token, body: { marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.3, quantity: 2 * SHARE } });
     await srv.http("POST", "/api/v1/orders", { token: linked.token, body: { marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.7, quantity: 2 * SHARE } });
     await bot.waitFor(() => bot.sent(7001).length === 2);
-    expect(bot.sent(7001)[1].text).toBe("Bought NO\nBought 2 NO at 0.70 in “Will Telegram ping me?”: cost 1.4 USDT, fee 0.0084 USDT.");
+    expect(bot.sent(7001)[1].text).toBe("Bought NO\nBought 2 NO at 0.70 in “Will Telegram ping me?”: cost 1.40 USDT, fee 0.0084 USDT.");
 
     const plainItems = await eventually(() => notifications(srv, plain.token), (i) => i.length === 2);
     expect(plainItems.every((i) => i.delivered === false)).toBe(true);

@@ -66,7 +66,7 @@ describe("notifications", () => {
         id: expect.stringMatching(/^DEPOSIT_CREDITED:/),
         type: "DEPOSIT_CREDITED",
         title: "Deposit credited",
-        body: "1000 USDT is now available in your account.",
+        body: "1000.00 USDT is now available in your account.",
         metadata: { amount: String(1000 * SHARE), reference: expect.any(String), txHash: null },
         delivered: false,
         read: false,
@@ -87,7 +87,7 @@ describe("notifications", () => {
       id: `TRADE_FILLED:${tradeId}`,
       type: "TRADE_FILLED",
       title: "Bought NO",
-      body: "Bought 4 NO at 0.60 in “Will the fill be notified?”: cost 2.4 USDT, fee 0.0192 USDT.",
+      body: "Bought 4 NO at 0.60 in “Will the fill be notified?”: cost 2.40 USDT, fee 0.0192 USDT.",
       metadata: { marketId: market, tradeId, orderId: take.body.data.orderId, side: "BUY", outcome: "NO", venue: "CLOB", role: "taker", filledQuantity: String(4 * SHARE), avgPrice: "0.60", totalCost: String(2.4 * SHARE), fee: "19200" },
       delivered: false,
       read: false,
@@ -178,7 +178,7 @@ describe("notifications", () => {
     expect(a).toMatchObject({
       id: `MARKET_RESOLVED:${market}:${alice.userId}`,
       title: "Market resolved: YES",
-      body: "“Resolution market” resolved YES; your 5 YES shares pay 5 USDT: redeem them from your portfolio.",
+      body: "“Resolution market” resolved YES; your 5 YES shares pay 5.00 USDT: redeem them from your portfolio.",
       metadata: { marketId: market, result: "YES", conditionId: expect.stringMatching(/^(0x)?[0-9a-f]+$/), positions: [{ outcome: "YES", quantity: String(5 * SHARE) }] },
     });
     const b = ofType(await eventually(srv, bob, (i) => ofType(i, "MARKET_RESOLVED").length === 1), "MARKET_RESOLVED")[0];
@@ -213,7 +213,7 @@ describe("notifications", () => {
     srv.broker.emit("chain.withdrawalSent", { userId: carol.userId, withdrawalId: "wd_1", amount: String(3 * SHARE), txHash: "cd".repeat(32) });
     srv.broker.emit("chain.withdrawalFailed", { userId: carol.userId, withdrawalId: "wd_2", amount: String(2 * SHARE), reason: "the transfer could not be submitted" });
     const items = await eventually(srv, carol, (i) => ofType(i, "WITHDRAWAL_SENT").length === 1 && ofType(i, "WITHDRAWAL_FAILED").length === 1);
-    expect(ofType(items, "WITHDRAWAL_SENT")[0]).toMatchObject({ id: "WITHDRAWAL_SENT:wd_1", body: "3 USDT was sent to your wallet (tx cdcdcdcd…cdcdcd).", metadata: { withdrawalId: "wd_1", amount: String(3 * SHARE), txHash: "cd".repeat(32) } });
+    expect(ofType(items, "WITHDRAWAL_SENT")[0]).toMatchObject({ id: "WITHDRAWAL_SENT:wd_1", body: "3.00 USDT was sent to your wallet (tx cdcdcdcd…cdcdcd).", metadata: { withdrawalId: "wd_1", amount: String(3 * SHARE), txHash: "cd".repeat(32) } });
     expect(ofType(items, "WITHDRAWAL_FAILED")[0]).toMatchObject({ id: "WITHDRAWAL_FAILED:wd_2", title: "Withdrawal failed", metadata: { withdrawalId: "wd_2", amount: String(2 * SHARE), reason: "the transfer could not be submitted" } });
 
     const market = await createMarket(srv, "Cancelled market");
@@ -318,7 +318,7 @@ describe("notifier pure parts", () => {
     expect(deposit).toEqual([{ id: "DEPOSIT_CREDITED:deposit:abc:usr_a", userId: "usr_a", type: "DEPOSIT_CREDITED", createdAt: at, seq: 1, metadata: { amount: String(5 * SHARE), reference: "deposit:abc", txHash: "abc" } }]);
     // A withdrawal is debited before it is sent: the chain's events, not the debit, notify it.
     expect(draftsFromEntry({ _id: "withdraw:wd1", seq: 2, at, postings: [{ kind: "cash", account: "usr_a", available: -2 * SHARE }, { kind: "external", flow: "withdrawal", amount: 2 * SHARE }] })).toEqual([]);
-    expect(render({ id: "x", userId: "usr_a", type: "WITHDRAWAL_SENT", createdAt: at, metadata: { withdrawalId: "wd1", amount: String(2 * SHARE), txHash: null } }, null)).toEqual({ title: "Withdrawal sent", body: "2 USDT was sent to your wallet." });
+    expect(render({ id: "x", userId: "usr_a", type: "WITHDRAWAL_SENT", createdAt: at, metadata: { withdrawalId: "wd1", amount: String(2 * SHARE), txHash: null } }, null)).toEqual({ title: "Withdrawal sent", body: "2.00 USDT was sent to your wallet." });
     // Lock entries and system accounts notify nobody.
     expect(draftsFromEntry({ _id: "lock:o1", seq: 3, at, postings: [{ kind: "cash", account: "usr_a", available: -1, locked: 1 }] })).toEqual([]);
     expect(draftsFromEntry({ _id: "house", seq: 4, at, postings: [{ kind: "cash", account: "amm:m1", available: 9 }, { kind: "external", flow: "house", amount: 9 }] })).toEqual([]);

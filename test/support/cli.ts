@@ -102,8 +102,10 @@ export interface WalkthroughStep {
   line: string;
   /** Variables set in front of the command (e.g. ADMIN_KEY=...). */
   env: Record<string, string>;
-  /** Arguments after `trade`. */
+  /** Arguments after `trade` (empty for an `export` line). */
   argv: string[];
+  /** `export NAME=$(command)`: the command's output becomes NAME for the following steps. */
+  capture?: { name: string; command: string };
   /** What the reader types at the command's question, from a trailing `# answer: y` comment. */
   answer?: string;
   /** Text the README says the output contains, from `# expect: ...` comments on the following lines. */
@@ -136,8 +138,9 @@ export function shellWords(line: string): string[] {
 
 /**
  * The walkthrough of README.md: the ```sh blocks of the section, every line that runs `trade`
- * (optionally behind VAR=value assignments) as a step, and the other lines (server start, alias)
- * returned apart so a test can check them.
+ * (optionally behind VAR=value assignments) or exports a command's output (`export X=$(...)`) as
+ * a step, and the other lines (server start, alias; without their comments) returned apart so a
+ * test can check them.
  */
 export function readWalkthrough(readmePath = join(ROOT, "README.md"), heading = "## Five-minute walkthrough (CLI)"): { steps: WalkthroughStep[]; otherLines: string[] } {
   const text = readFileSync(readmePath, "utf8");
@@ -162,6 +165,11 @@ export function readWalkthrough(readmePath = join(ROOT, "README.md"), heading = 
       const hash = line.search(/\s#\s/);
       const code = hash >= 0 ? line.slice(0, hash).trim() : line;
       const comment = hash >= 0 ? line.slice(hash).trim() : "";
+      const exported = /^export ([A-Z_][A-Z0-9_]*)=\$\((.+)\)$/.exec(code);
+      if (exported) {
+        steps.push({ line, env: {}, argv: [], capture: { name: exported[1], command: exported[2] }, expect: [] });
+        continue;
+      }
       const words = shellWords(code);
       const env: Record<string, string> = {};
       while (words.length && /^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
@@ -170,7 +178,7 @@ export function readWalkthrough(readmePath = join(ROOT, "README.md"), heading = 
         env[w.slice(0, eq)] = w.slice(eq + 1);
       }
       if (words[0] !== "trade") {
-        otherLines.push(line);
+        otherLines.push(code);
         continue;
       }
       const answer = /answer:\s*([^\s)]+)/.exec(comment)?.[1];

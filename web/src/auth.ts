@@ -14,9 +14,9 @@ export function hasSandboxKey(): boolean {
   return !!localStorage.getItem(SANDBOX_KEY);
 }
 
-/** A one-time login payload for the wallet to sign. */
+/** A fresh payload from the exchange (GET /auth/challenge) for the wallet to sign. */
 async function loginPayload(): Promise<string> {
-  return Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
+  return (await client.auth.challenge()).payload;
 }
 
 /** A login the exchange refuses (401) says why, in the server's words. */

@@ -1,8 +1,26 @@
-/** Terminal output: aligned tables and human amounts (never floats: money.ts does the digits). */
-import { fromMicro } from "../money";
+/**
+ * Terminal output: aligned tables and human amounts (never floats: money.ts does the digits).
+ * One precision rule, as the server's own texts: USDT with at least 2 decimals and at most 6,
+ * exact ("12.50", "0.123456"); shares exact and trimmed ("20", "2.5"); prices as the API gives them.
+ */
+import { fromMicro, toMicro } from "../money";
+
+/** Micro-USDT as USDT without the unit (table cells under a USDT header). */
+export function money(micro: string | number | bigint): string {
+  return fromMicro(micro, { minDecimals: 2 });
+}
 
 export function usdt(micro: string | number | bigint): string {
-  return `${fromMicro(micro, { minDecimals: 2 })} USDT`;
+  return `${money(micro)} USDT`;
+}
+
+/** An amount the API gives in USDT units (volumes: "12.5" or 12.5), under the same rule. */
+export function moneyUnits(units: string | number): string {
+  try {
+    return money(toMicro(units));
+  } catch {
+    return String(units);
+  }
 }
 
 export function shares(micro: string | number | bigint): string {
