@@ -15,7 +15,6 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { extname, join, relative, sep } from "node:path";
 import { gzipSync } from "node:zlib";
-import { notFound } from "../lib/errors";
 import { APP_ROUTES } from "./web-routes";
 
 /** Written by the build (web/vite.config.mts) last: its presence means the build is complete. */
@@ -57,8 +56,7 @@ interface Asset {
   cacheControl: string;
 }
 
-type Req = IncomingMessage & { parsedUrl?: string };
-type AliasHandler = (req: Req, res: ServerResponse) => void;
+type AliasHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** Where the build is: dist/web seen from the sources (tests) or from dist/gateway (npm start). */
 export function findWebBuild(): string | null {
@@ -152,13 +150,8 @@ export class WebSite {
     for (const path of Object.values(APP_ROUTES)) get(path, send(this.index));
     if (this.docs) get("/docs", send(this.docs));
     get("/tonconnect-manifest.json", (req, res) => this.send(req, res, this.manifest()));
-    const file: AliasHandler = (req, res) => {
-      const a = this.files.get(req.parsedUrl ?? "");
-      if (!a) throw notFound("Resource");
-      this.send(req, res, a);
-    };
-    // One alias per folder of the build (/assets, /wallet-icons, /): nothing outside it matches.
-    for (const dir of new Set([...this.files.keys()].map((p) => p.slice(0, p.lastIndexOf("/"))))) get(`${dir}/:file`, file);
+    // Each built file by its exact path: any other path is left to the gateway's 404 (counted as a read).
+    for (const [path, a] of this.files) get(path, send(a));
     return aliases;
   }
 

@@ -346,7 +346,7 @@ const ApiService = defineService<ApiThis>({
     }
     // The web app at / and the API documentation at /docs (gateway/web.ts), after every API route.
     const site = WebSite.load(findWebBuild(), { chain: cfg.chain, testnet: cfg.ton.testnet, proofDomain: () => proofDomain(this.cfg.appDomain, this.server?.address() as AddressInfo | null) });
-    if (site) this.addRoute({ name: "web", path: "", mappingPolicy: "restrict", bodyParsers: false, aliases: site.aliases(), onError: this.settings.onError }, true);
+    if (site) this.addRoute({ name: "web", path: "", mappingPolicy: "restrict", bodyParsers: false, aliases: site.aliases(), onBeforeCall: showReadBudget, onError: this.settings.onError }, true);
     else this.logger.warn("The web app is not built (npm run build): / and /docs answer 404");
   },
 

@@ -41,6 +41,182 @@ type WithStorage = { localStorage: { getItem(k: string): string | null } };
 
 const ladderRow = (page: Page, price: string) => page.locator(`[data-testid=ladder] tr[data-price="${price}"]`);
 
+describe("errors from the API in words", () => {
+  let srv: TestServer & { domain: string };
+  let market: string;
+  beforeAll(async () => {
+    // One faucet call per minute, so the second one is a 429.
+    srv = await startWebServer({ ADMIN_KEY, RATE_LIMIT_FAUCET: "1" });
+    market = await createMarket(srv, "Will errors read well?", String(100 * SHARE));
+  });
+  afterAll(() => srv?.stop());
+
+  test("a 429 shows the server's Retry-After counting down; refusals and bad input are sentences", async () => {
+    const { page, errors } = await phone(browser);
+    await onFailureScreenshot(page, "failed-errors", async () => {
+      await page.goto(`${srv.url}/wallet`);
+      await page.getByRole("button", { name: "Create a sandbox wallet" }).click();
+      await page.getByRole("button", { name: "Get test USDT" }).click();
+      await page.locator("[data-testid=faucet-result]").waitFor();
+      await page.getByRole("button", { name: "Get test USDT" }).click();
+      const alert = page.locator("#faucet [role=alert]");
+      await alert.waitFor();
+      const first = /Too many requests\. Try again in (\d+) s\./.exec(await textOf(page, "#faucet [role=alert]"));
+      expect(first).not.toBeNull();
+      const left = Number((first as RegExpExecArray)[1]);
+      expect(left).toBeGreaterThan(1);
+      expect(left).toBeLessThanOrEqual(120);
+      await waitFor("the countdown to go down", async () => {
+        const m = /Try again in (\d+) s\./.exec(await textOf(page, "#faucet [role=alert]"));
+        return m !== null && Number(m[1]) < left;
+      });
+      await screenshot(page, "08-rate-limited", false);
+
+      // Refused by the exchange: said in words, with the code and request id to quote.
+      await page.locator("[data-testid=header-balance]", { hasText: "100.00" }).waitFor({ timeout: 20_000 });
+      await page.goto(`${srv.url}/markets/${market}`);
+      const ticket = page.getByRole("form", { name: "Order ticket" });
+      await ticket.getByRole("button", { name: "Limit" }).click();
+      await ticket.getByLabel("Shares").fill("1000");
+      await ticket.getByLabel("Limit price (USDT per share)").fill("0.50");
+      await ticket.getByRole("button", { name: "Review order" }).click();
+      await ticket.getByRole("button", { name: "Confirm buy" }).click();
+      await expect(textOf(page, "form[aria-label='Order ticket'] [role=alert]")).resolves.toMatch(/^Your available balance is too low for this\.\s*INSUFFICIENT_BALANCE, request req_[\w-]+$/);
+      // Bad input is caught before anything is sent.
+      await ticket.getByLabel("Limit price (USDT per share)").fill("0.555");
+      await ticket.getByRole("button", { name: "Review order" }).click();
+      await expect(textOf(page, "form[aria-label='Order ticket'] [role=alert]")).resolves.toBe('price "0.555" is not on the 0.01 grid');
+      await ticket.getByRole("button", { name: "Market" }).click();
+      await ticket.getByLabel("Shares").fill("0.00001");
+      await ticket.getByRole("button", { name: "Get quote" }).click();
+      await expect(textOf(page, "form[aria-label='Order ticket'] [role=alert]")).resolves.toBe("Quantity must be more than 0, in steps of 0.0001 share.");
+      expect(errors.filter((e) => !/status of (400|429)/.test(e))).toEqual([]);
+    });
+    await page.context().close();
+  });
+});
+
+/** Presses Tab until the focused element has this accessible name (as its label or text); fails after 60 presses. */
+async function tabTo(page: Page, name: string | RegExp): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => {
+      const d = (globalThis as unknown as { document: { activeElement: { id?: string; textContent: string | null; getAttribute(a: string): string | null; labels?: Array<{ textContent: string | null }> } | null } }).document;
+      const el = d.activeElement;
+      if (!el) return "";
+      return (el.getAttribute("aria-label") ?? el.labels?.[0]?.textContent ?? el.textContent ?? "").replace(/\s+/g, " ").trim();
+    });
+    if (typeof name === "string" ? focused === name : name.test(focused)) return;
+  }
+  throw new Error(`could not reach "${String(name)}" with the Tab key`);
+}
+
+describe("with the keyboard only", () => {
+  let srv: TestServer & { domain: string };
+  beforeAll(async () => {
+    srv = await startWebServer({ ADMIN_KEY });
+    await createMarket(srv, "Can it be traded with keys?", String(100 * SHARE));
+  });
+  afterAll(() => srv?.stop());
+
+  test("skip link, search, event, market, sign-in, faucet and a limit order, all with Tab and Enter", async () => {
+    const { page, errors } = await phone(browser);
+    await onFailureScreenshot(page, "failed-keyboard", async () => {
+      await page.goto(`${srv.url}/`);
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate("document.activeElement.textContent")).toBe("Skip to content");
+      await tabTo(page, "Search events");
+      await page.keyboard.type("keys");
+      await page.keyboard.press("Enter");
+      await page.waitForURL(/q=keys/);
+      // Each new page is awaited before tabbing through it (its content arrives after the navigation).
+      await page.getByRole("link", { name: "Event for Can it be traded with keys?" }).waitFor();
+      await tabTo(page, "Event for Can it be traded with keys?");
+      await page.keyboard.press("Enter");
+      await page.getByRole("link", { name: "Can it be traded with keys?" }).waitFor();
+      await tabTo(page, "Can it be traded with keys?");
+      await page.keyboard.press("Enter");
+      await page.getByRole("heading", { name: "Can it be traded with keys?" }).waitFor();
+      await tabTo(page, "Create a sandbox wallet");
+      await page.keyboard.press("Enter");
+      await page.getByRole("form", { name: "Order ticket" }).waitFor();
+      await tabTo(page, "Wallet");
+      await page.keyboard.press("Enter");
+      await page.getByRole("button", { name: "Get test USDT" }).waitFor();
+      await tabTo(page, "Get test USDT");
+      await page.keyboard.press("Enter");
+      await page.locator("[data-testid=header-balance]", { hasText: "100.00" }).waitFor({ timeout: 20_000 });
+      await page.goBack();
+      await page.locator("[data-testid=ladder]").waitFor();
+      await tabTo(page, "Limit");
+      await page.keyboard.press("Enter");
+      await tabTo(page, "Shares");
+      await page.keyboard.press("Control+A");
+      await page.keyboard.type("4");
+      await tabTo(page, "Limit price (USDT per share)");
+      await page.keyboard.press("Control+A");
+      await page.keyboard.type("0.25");
+      await page.keyboard.press("Enter");
+      await page.locator("[data-testid=review]").waitFor();
+      await tabTo(page, "Confirm buy");
+      await page.keyboard.press("Enter");
+      await expect(textOf(page, "[data-testid=ticket-result]")).resolves.toBe("Order open: BUY 4 YES at 0.25, resting on the book.");
+      await tabTo(page, "Cancel BUY 4 YES at 0.25");
+      await page.keyboard.press("Enter");
+      await page.getByText("No open orders in this market.").waitFor();
+      expect(errors).toEqual([]);
+    });
+    await page.context().close();
+  });
+});
+
+describe("how fast: the first load's size and the market page's time to interactive", () => {
+  let srv: TestServer & { domain: string };
+  let market: string;
+  beforeAll(async () => {
+    srv = await startWebServer({ ADMIN_KEY });
+    market = await createMarket(srv, "Will the page be quick?", String(1000 * SHARE));
+    // Some depth and a few prints, as a live market has.
+    const a = await loginMaker(srv, 1000 * SHARE);
+    const b = await loginMaker(srv, 1000 * SHARE);
+    for (let i = 0; i < 8; i++) await a.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: (30 + i) / 100, quantity: Number(toMicro(5 + i)) });
+    for (let i = 0; i < 8; i++) await a.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: (40 + i) / 100, quantity: Number(toMicro(5 + i)) });
+    for (let i = 0; i < 3; i++) await b.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "FOK", price: 0.6, quantity: Number(toMicro(2)) });
+  });
+  afterAll(() => srv?.stop());
+
+  test("first load under 250 KB gzipped as the browser fetched it; the market page interactive (figures printed)", async () => {
+    // What a first visit transfers: the page and everything loaded before the app was up, cold cache.
+    const { page, context } = await phone(browser);
+    await page.goto(`${srv.url}/`, { waitUntil: "networkidle" });
+    const loaded = await page.evaluate(() => {
+      const perf = (globalThis as unknown as { performance: { getEntriesByType(t: string): Array<{ name: string; initiatorType?: string; encodedBodySize: number; decodedBodySize: number }> } }).performance;
+      const entries = [...perf.getEntriesByType("navigation"), ...perf.getEntriesByType("resource").filter((e) => ["script", "link", "css", "img", "other"].includes(e.initiatorType ?? "") && !e.name.includes("/api/"))];
+      return entries.map((e) => ({ name: e.name, encoded: e.encodedBodySize, decoded: e.decodedBodySize }));
+    });
+    const firstLoad = loaded.reduce((n, e) => n + e.encoded, 0);
+    expect(firstLoad).toBeGreaterThan(0);
+    expect(firstLoad).toBeLessThanOrEqual(250 * 1024);
+    await context.close();
+
+    // The market page, from navigation start to prices, book, chart section and ticket on screen.
+    const runs: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { page: p, context: c } = await phone(browser);
+      await p.goto(`${srv.url}/markets/${market}`);
+      await p.locator("[data-testid=ladder] tr.bid").first().waitFor();
+      runs.push(await p.evaluate(() => Math.round((globalThis as unknown as { performance: { getEntriesByName(n: string): Array<{ startTime: number }> } }).performance.getEntriesByName("pmx:market-interactive")[0].startTime)));
+      if (i === 0) await screenshot(p, "09-market-cold", false);
+      await c.close();
+    }
+    const sorted = [...runs].sort((x, y) => x - y);
+    metrics.firstLoadTransferredBytes = firstLoad;
+    metrics.firstLoadFiles = loaded.map((e) => `${new URL(e.name).pathname} ${e.encoded} B`);
+    metrics.marketInteractiveMs = { runs, median: sorted[2], max: sorted[4], note: "navigation start to market, book and ticket rendered; cold cache, embedded server in the test process" };
+    console.log(`first load: ${(firstLoad / 1024).toFixed(1)} KB transferred (gzip) in ${loaded.length} files; market page interactive in ${runs.join(", ")} ms (median ${sorted[2]} ms)`);
+  });
+});
+
 describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
   let srv: TestServer & { domain: string };
   let market: string;
