@@ -206,9 +206,19 @@ describe("how fast: the first load's size and the market page's time to interact
       await p.goto(`${srv.url}/markets/${market}`);
       await p.locator("[data-testid=ladder] tr.bid").first().waitFor();
       runs.push(await p.evaluate(() => Math.round((globalThis as unknown as { performance: { getEntriesByName(n: string): Array<{ startTime: number }> } }).performance.getEntriesByName("pmx:market-interactive")[0].startTime)));
-      if (i === 0) await screenshot(p, "09-market-cold", false);
+      if (i === 0) {
+        await screenshot(p, "09-market-cold", false);
+        await p.locator("#book").scrollIntoViewIfNeeded();
+        await screenshot(p, "09-market-book", false);
+      }
       await c.close();
     }
+    const { page: wide, context: wideContext } = await phone(browser, { width: 1280, height: 900 });
+    await wide.goto(`${srv.url}/markets/${market}`);
+    await wide.locator("[data-testid=ladder] tr.bid").first().waitFor();
+    await wide.locator("[data-testid=chart][data-points]:not([data-points='0'])").waitFor();
+    await screenshot(wide, "09-market-desktop", false);
+    await wideContext.close();
     const sorted = [...runs].sort((x, y) => x - y);
     metrics.firstLoadTransferredBytes = firstLoad;
     metrics.firstLoadFiles = loaded.map((e) => `${new URL(e.name).pathname} ${e.encoded} B`);
@@ -305,6 +315,8 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       await ladderRow(page, "0.33").waitFor({ state: "detached" });
       await waitFor("the chart to move", async () => Number(await chart.getAttribute("data-updates")) > updates && (await chart.getAttribute("data-last")) === "0.33", 15_000, 100);
       await screenshot(page, "03-market");
+      await page.locator("#book").scrollIntoViewIfNeeded();
+      await screenshot(page, "03-market-book", false);
       expect(await axeViolations(page)).toEqual([]);
 
       // Cancel an order: a resting limit order, then its Cancel button.
@@ -327,6 +339,8 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       await page.locator("[data-testid=trades] li").nth(1).waitFor();
       await waitFor("both trades settled", async () => (await page.locator("[data-testid=settlement]", { hasText: "settled on chain" }).count()) === 2, 20_000, 200);
       await screenshot(page, "04-portfolio");
+      await page.evaluate("window.scrollTo(0, 0)");
+      await screenshot(page, "04-portfolio-top", false);
       expect(await axeViolations(page)).toEqual([]);
 
       // The operator resolves the market while the user looks at it; the page shows it and redeems.

@@ -179,7 +179,7 @@ describe("Dockerfile", () => {
     expect(instr.some((l) => /^HEALTHCHECK/.test(l))).toBe(false);
     // `npm run build` writes dist/server.js: tsconfig.build.json compiles server.ts into dist/.
     const pkg = JSON.parse(read("package.json"));
-    expect(pkg.scripts.build).toMatch(/tsc -p tsconfig\.build\.json/);
+    expect(pkg.scripts.build).toMatch(/tsc -[pb] tsconfig\.build\.json/);
     expect(JSON.parse(read("tsconfig.json")).compilerOptions.outDir).toBe("dist");
     expect(existsSync(join(ROOT, "server.ts"))).toBe(true);
   });
@@ -200,7 +200,8 @@ describe("Dockerfile", () => {
       .filter((l) => l && !l.startsWith("#"));
     const ignored = (name: string) => patterns.some((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*")}$`).test(name));
     const include: string[] = JSON.parse(read("tsconfig.build.json")).include;
-    for (const entry of [...include, "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "server.ts", "moleculer.config.ts"]) expect({ entry, ignored: ignored(entry) }).toEqual({ entry, ignored: false });
+    // npm run build also compiles the SDK (client/) and bundles the web app (web/, which imports the SDK).
+    for (const entry of [...include, "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "server.ts", "moleculer.config.ts", "client", "web"]) expect({ entry, ignored: ignored(entry) }).toEqual({ entry, ignored: false });
     for (const entry of ["node_modules", "dist", ".git", "data", ".env"]) expect({ entry, ignored: ignored(entry) }).toEqual({ entry, ignored: true });
   });
 });

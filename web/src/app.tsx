@@ -42,6 +42,17 @@ function Account() {
   useEffect(() => {
     if (session) setOpen(false);
   }, [session]);
+  // Escape closes the panel and gives focus back to its button.
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      setOpen(false);
+      document.querySelector<HTMLButtonElement>(".account > button[aria-expanded]")?.focus();
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, [open]);
   if (!session)
     return (
       <div class="account">

@@ -5,9 +5,10 @@
  * Books are kept by the SDK: updates applied by sequence number, a gap or a reconnection gets a
  * fresh snapshot (`resyncOnGap`).
  */
+import { UnauthorizedError } from "@pmx/client/errors";
 import type { Balance, Notification } from "@pmx/client/models";
 import type { UserSubscription, UserUpdate } from "@pmx/client/socket";
-import { client, session$ } from "./api";
+import { client, dropSession, session$ } from "./api";
 import { Pulse, Store } from "./store";
 
 export const socket = client.socket({ resyncOnGap: true });
@@ -51,7 +52,8 @@ function follow(): void {
   if (signedIn && !userSub) {
     userSub = socket.subscribeUser({ onUpdate: onUser });
     userSub.ready.catch(() => undefined);
-    refreshAccount().catch(() => undefined);
+    // A stored session the exchange no longer knows (logged out elsewhere, expired) is forgotten.
+    refreshAccount().catch((err: unknown) => err instanceof UnauthorizedError && dropSession());
   } else if (!signedIn && userSub) {
     userSub.unsubscribe();
     userSub = null;

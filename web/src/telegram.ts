@@ -9,6 +9,7 @@
  * The raw init data goes with the login (`messengerInitData`); the exchange verifies its HMAC.
  * What is shown of the profile is read from it here.
  */
+import { contrast, luminance } from "./colour";
 import { Store } from "./store";
 
 export interface TelegramUser {
@@ -95,17 +96,6 @@ export function postEvent(eventType: string, eventData: Record<string, unknown> 
   if (w.TelegramWebviewProxy?.postEvent) w.TelegramWebviewProxy.postEvent(eventType, JSON.stringify(eventData));
   else if (typeof w.external?.notify === "function") w.external.notify(JSON.stringify({ eventType, eventData }));
   else if (window.parent !== window) window.parent.postMessage(JSON.stringify({ eventType, eventData }), WEB_ORIGIN);
-}
-
-function luminance(hex: string): number {
-  const c = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
-  return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
-}
-
-/** WCAG contrast ratio of two #rrggbb colours. */
-export function contrast(a: string, b: string): number {
-  const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
-  return (x + 0.05) / (y + 0.05);
 }
 
 /**

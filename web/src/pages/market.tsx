@@ -118,7 +118,7 @@ function Redeem({ market, refresh }: { market: MarketItem; refresh: number }) {
   });
   return (
     <Section title={`Resolved: ${winner ?? "–"}`} id="redeem">
-      {winning ? (
+      {winning && !result ? (
         <>
           <p>
             You hold {shares(winning.quantity)} winning {winner} shares, worth {shares(winning.quantity)} USDT.
@@ -173,7 +173,7 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
   return (
     <>
       <p class="crumbs">
-        <a href="/">Markets</a> › <a href={pathFor("event", { id: market.eventId })}>Event</a>
+        <a href="/">Markets</a> › <a href={pathFor("event", { id: market.eventId })}>This event's markets</a>
       </p>
       <h1>{market.title}</h1>
       <p class="meta">
@@ -196,9 +196,15 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
           {market.status === "resolved" && session && <Redeem market={market} refresh={userPulse} />}
           {session ? (
             <>
-              <Section title="Trade" id="trade">
-                <Ticket market={market} preset={preset} onDone={() => portfolioPulse.fire()} />
-              </Section>
+              {market.status === "open" ? (
+                <Section title="Trade" id="trade">
+                  <Ticket market={market} preset={preset} onDone={() => portfolioPulse.fire()} />
+                </Section>
+              ) : (
+                <p class="card" role="status">
+                  This market is {market.status === "resolved" ? `resolved (${market.result})` : market.status}: no new orders.
+                </p>
+              )}
               <MyOrders marketId={marketId} refresh={userPulse} />
             </>
           ) : (
