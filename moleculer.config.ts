@@ -2,6 +2,7 @@ import type { BrokerOptions } from "moleculer";
 import type { AppConfig } from "./lib/config";
 import { AuthGuard } from "./mixins/guard.middleware";
 import { brokerUidGenerator } from "./lib/ids";
+import { VALIDATOR_OPTIONS } from "./lib/params";
 
 /**
  * Broker options for one node, all read from the environment through AppConfig:
@@ -30,7 +31,8 @@ export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
     // A dead node is noticed within seconds, so its markets move to a live engine quickly.
     heartbeatInterval: 2,
     heartbeatTimeout: 6,
-    validator: true,
+    // Custom checkers that convert (lib/params.ts: one canonical form for numeric parameters).
+    validator: { type: "Fastest", options: VALIDATOR_OPTIONS },
     metrics: cfg.metrics.enabled ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: cfg.metrics.port, path: "/metrics" } }] } : { enabled: false },
     middlewares: [AuthGuard],
   };

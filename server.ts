@@ -29,7 +29,7 @@ export function startupBanner(cfg: AppConfig, broker: ServiceBroker): string[] {
   lines.push(`  data dir      ${cfg.mongoUri ? "MongoDB (MONGO_URI)" : cfg.dataDir}`);
   lines.push(`  chain         ${cfg.chain === "sandbox" ? `sandbox: TON emulator in this process, ${cfg.ton.testnet ? "testnet" : "mainnet"} addresses, faucet at /api/v1/sandbox/faucet` : `TON ${cfg.ton.testnet ? "testnet" : "mainnet"} via ${cfg.ton.endpoint}`}`);
   if (!at) return lines;
-  if (!cfg.adminKey) lines.push("  operator      API off (set ADMIN_KEY); console: npm run repl");
+  if (!cfg.adminKey) lines.push("  operator      API off (ADMIN_KEY sets a key); console: npm run repl");
   else {
     const where = cfg.adminKeyFrom === "env" ? "the key in ADMIN_KEY" : `the key in ${cfg.dataDir}/secrets.json (\`npm run --silent admin-key\` prints it)`;
     lines.push(`  operator      API ${at.url}/api/v1/admin with header X-Admin-Key: ${where}; console: npm run repl`);

@@ -9,6 +9,8 @@
  * closed (additionalProperties: false) so an undocumented field fails those checks.
  */
 
+import { MAX_PAGE } from "../lib/params";
+
 const ref = <const N extends string>(name: N) => ({ $ref: `#/components/schemas/${name}` }) as const;
 const str = { type: "string" } as const;
 const nullableStr = { type: "string", nullable: true } as const;
@@ -16,8 +18,8 @@ const int = { type: "integer" } as const;
 const num = { type: "number" } as const;
 const bool = { type: "boolean" } as const;
 const time = { type: "string", format: "date-time" } as const;
-const micro = { type: "string", pattern: "^[0-9]+$", description: "Integer micro-units (1 share or 1 USDT = 1000000)" } as const;
-const signedMicro = { type: "string", pattern: "^-?[0-9]+$", description: "Integer micro-units, may be negative" } as const;
+const micro = { type: "string", pattern: "^(0|[1-9][0-9]*)$", description: "Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent" } as const;
+const signedMicro = { type: "string", pattern: "^(0|-?[1-9][0-9]*)$", description: "Integer micro-units, may be negative" } as const;
 const decimal = { type: "string", pattern: "^[0-9]+\\.[0-9]+$", description: "Decimal price, e.g. 0.55 or 0.50125" } as const;
 const nullableDecimal = { ...decimal, nullable: true } as const;
 const units = { type: "string", pattern: "^[0-9]+(\\.[0-9]+)?$", description: "Decimal amount of USDT, e.g. 0 or 12.5" } as const;
@@ -61,7 +63,7 @@ const failures = <const S extends readonly ErrorStatus[]>(...statuses: S) => {
 
 const pathParam = <const N extends string>(name: N, description: string) => ({ name, in: "path", required: true, description, schema: { type: "string", pattern: "^[A-Za-z0-9_:-]{1,64}$" } }) as const;
 const query = <const N extends string, const S extends object>(name: N, schema: S, description: string, required = false) => ({ name, in: "query", required, description, schema }) as const;
-const pageParams = [query("page", { type: "integer", minimum: 1, default: 1 }, "Page number, from 1"), query("pageSize", { type: "integer", minimum: 1, maximum: 100, default: 20 }, "Items per page, 1 to 100")] as const;
+const pageParams = [query("page", { type: "integer", minimum: 1, maximum: MAX_PAGE, default: 1 }, "Page number, from 1 (plain digits)"), query("pageSize", { type: "integer", minimum: 1, maximum: 100, default: 20 }, "Items per page, 1 to 100")] as const;
 const bearer = [{ bearerAuth: [] }] as const;
 const admin = [{ adminKey: [] }] as const;
 
@@ -347,7 +349,7 @@ export const openApiDocument = {
     title: "Prediction-market exchange API",
     version: "1.0.0",
     description:
-      "REST API of the exchange. Quantities and money are strings of micro-units unless noted; prices are decimals. Every response carries `requestId`; errors use the error envelope. Rate limits: trade category (POST /orders, /trade/amm, /trade/market, /withdraw, /redeem/{marketId}) 10 per sliding 60 s, other contract routes 100 per 60 s, the faucet 5 per 60 s; 429 answers carry Retry-After (seconds). /health and this document are not rate limited.",
+      "REST API of the exchange. Quantities and money are strings of micro-units unless noted; prices are decimals. Every response carries `requestId`; errors use the error envelope. Rate limits: trade category (POST /orders, /trade/amm, /trade/market, /withdraw, /redeem/{marketId}) 10 per sliding 60 s, other contract routes 100 per 60 s, the faucet 5 per 60 s; 429 answers carry Retry-After (seconds); every response carries X-RateLimit-Limit and X-RateLimit-Remaining (/health, this document and the operator API show the read budget without spending it).",
   },
   servers: [{ url: "/api/v1" }],
   tags: [

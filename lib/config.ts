@@ -185,8 +185,9 @@ export function storedSecret(dataDir: string, name: string): string | undefined 
   return typeof secrets[name] === "string" ? secrets[name] : undefined;
 }
 
-/** The operator key: ADMIN_KEY, else on the embedded default (no TRANSPORTER, a data dir) one generated once. */
+/** The operator key: ADMIN_KEY ("off": none), else on the embedded default (no TRANSPORTER, a data dir) one generated once. */
 function operatorKey(env: Env, dataDir: string, transporter: string | undefined): Pick<AppConfig, "adminKey" | "adminKeyFrom"> {
+  if (env.ADMIN_KEY === "off") return {};
   if (env.ADMIN_KEY) return { adminKey: env.ADMIN_KEY, adminKeyFrom: "env" };
   if (transporter || dataDir === ":memory:") return {};
   let created = false;

@@ -2,9 +2,10 @@
  * Operator console: `npm run repl`.
  * - TRANSPORTER set: a broker with no services of its own joins the cluster and calls its catalog;
  * - otherwise: a full embedded node (gateway included) runs in this process and the REPL drives it.
- * Besides moleculer-repl's own commands (`call`, `services`, ...), the catalog commands below call
- * the same actions as the operator HTTP API. (`events` is taken by moleculer-repl, which lists event
- * listeners, hence `list-events`.)
+ * Besides moleculer-repl's own commands (`call`, `services`, ...), REPL_COMMANDS below: the catalog
+ * commands call the same actions as the operator HTTP API (`events` is taken by moleculer-repl,
+ * which lists event listeners, hence `list-events`); `conservation` and `reconcile` check the
+ * books. Each prints readable text, and a refusal as one line instead of a stack trace.
  */
 import { hostname } from "node:os";
 import { ServiceBroker } from "moleculer";
@@ -14,6 +15,9 @@ import { createNode } from "../server";
 import type { Page } from "../gateway/envelope";
 import type { EventView, MarketView } from "../models/catalog";
 import type { CreateEventParams, ListEventsParams } from "../services/catalog.service";
+import type { ConservationReport } from "../engine/accounts";
+import type { ChainReconciliation } from "../services/chain.service";
+import { usdtText } from "../lib/units";
 
 /** What moleculer-repl hands a custom command: named arguments plus `options` from flags. */
 export interface ReplArgs {
@@ -103,6 +107,95 @@ export const CATALOG_REPL_COMMANDS: ReplCommand[] = [
   },
 ];
 
+/** Label/value rows, values aligned. */
+function rows(pairs: Array<[string, string]>): string[] {
+  const width = Math.max(...pairs.map(([l]) => l.length));
+  return pairs.map(([l, v]) => `  ${l.padEnd(width)}  ${v}`);
+}
+
+export function conservationText(r: ConservationReport): string[] {
+  const held = BigInt(r.cash) + BigInt(r.collateral) + BigInt(r.fees);
+  const owed = BigInt(r.deposits) - BigInt(r.withdrawals) + BigInt(r.house);
+  return [
+    `Ledger conservation: ${r.ok ? "OK" : "BROKEN"}`,
+    ...rows([
+      ["cash (users and system accounts)", usdtText(r.cash)],
+      ["market collateral", usdtText(r.collateral)],
+      ["fees", usdtText(r.fees)],
+      ["held in all", usdtText(held)],
+      ["deposits credited", usdtText(r.deposits)],
+      ["withdrawals sent", usdtText(r.withdrawals)],
+      ["house funding", usdtText(r.house)],
+      ["deposits - withdrawals + house", usdtText(owed)],
+      ["markets whose YES, NO and collateral disagree", r.unbalancedMarkets.length ? r.unbalancedMarkets.join(", ") : "none"],
+    ]),
+  ];
+}
+
+export function reconciliationText(r: ChainReconciliation): string[] {
+  const onChain = BigInt(r.depositWallets) + BigInt(r.hotWallet) - BigInt(r.pendingWithdrawals);
+  return [
+    `Chain reconciliation: ${r.ok ? "OK" : "MISMATCH"} (ledger deposits - withdrawals against the USDT the wallets hold)`,
+    ...rows([
+      ["ledger deposits", usdtText(r.ledgerDeposits)],
+      ["ledger withdrawals", usdtText(r.ledgerWithdrawals)],
+      ["ledger net", usdtText(r.ledgerNet)],
+      ["deposit wallets hold", usdtText(r.depositWallets)],
+      ["hot wallet holds", usdtText(r.hotWallet)],
+      ["withdrawals not yet sent", usdtText(r.pendingWithdrawals)],
+      ["on chain, net of those", usdtText(onChain)],
+      ["ledger conservation", r.ledgerConservation ? "OK" : "BROKEN (run conservation)"],
+    ]),
+  ];
+}
+
+/** A command that calls one action and prints its report as text. */
+function reportCommand<R>(command: string, action: string, description: string, text: (r: R) => string[]): ReplCommand {
+  return {
+    command,
+    description,
+    async action(broker) {
+      const report = await broker.call<R, Record<string, never>>(action, {});
+      for (const line of text(report)) console.log(line);
+      return report;
+    },
+  };
+}
+
+/** Checks of the books. */
+export const CHECK_REPL_COMMANDS: ReplCommand[] = [
+  reportCommand("conservation", "ledger.conservation", "Check the ledger: cash + collateral + fees = deposits - withdrawals + house funding, and every market balanced", conservationText),
+  reportCommand("reconcile", "chain.reconcile", "Check the ledger against the chain: deposits - withdrawals = USDT in the deposit and hot wallets - pending withdrawals", reconciliationText),
+];
+
+/** Every command of the console, in one list (add new ones here). */
+export const REPL_COMMANDS: ReplCommand[] = [...CATALOG_REPL_COMMANDS, ...CHECK_REPL_COMMANDS];
+
+/** A refusal or failure as one readable line: code, message, the fields at fault. */
+export function errorLine(err: unknown): string {
+  const e = (err ?? {}) as { type?: unknown; message?: unknown; data?: unknown };
+  const data = e.data as { fields?: Array<{ field?: string; rule?: string }> } | Array<{ field?: string; type?: string }> | undefined;
+  const list = Array.isArray(data) ? data.map((f) => `${f.field}: ${f.type}`) : Array.isArray(data?.fields) ? data.fields.map((f) => `${f.field}: ${f.rule}`) : [];
+  const code = typeof e.type === "string" && e.type ? `${e.type}: ` : "";
+  const message = typeof e.message === "string" && e.message ? e.message : String(err);
+  return `Error ${code}${message}${list.length ? ` [${list.join(", ")}]` : ""}`;
+}
+
+/** The commands as moleculer-repl runs them: a thrown error is printed as one line, not a stack. */
+export function forRepl(commands: ReplCommand[], printError: (line: string) => void = (l) => console.error(l)): ReplCommand[] {
+  return commands.map((c) => ({
+    ...c,
+    async action(broker, args) {
+      try {
+        return await c.action(broker, args);
+      } catch (err) {
+        printError(errorLine(err));
+        return undefined;
+      }
+    },
+  }));
+}
+
 async function main(): Promise<void> {
   const cfg = loadConfig();
   let broker: ServiceBroker;
@@ -112,7 +205,7 @@ async function main(): Promise<void> {
   } else {
     broker = createNode(cfg);
   }
-  broker.options.replCommands = CATALOG_REPL_COMMANDS;
+  broker.options.replCommands = forRepl(REPL_COMMANDS);
   await broker.start();
   if (cfg.transporter) await broker.waitForServices(["catalog"], 10_000).catch(() => broker.logger.warn("No catalog service in the cluster yet"));
   broker.repl();

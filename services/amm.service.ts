@@ -1,5 +1,6 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
+import { QUANTITY } from "../lib/params";
 import { currentUser, type AppContext } from "../mixins/context";
 import { formatMicro } from "../engine/money";
 import { parseTradeQuantity, tradeView, type MarketTradeParams } from "../trading/market-order";
@@ -20,7 +21,7 @@ const AmmService = defineService<AmmThis>({
         marketId: { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_:-]+$/ },
         side: { type: "enum", values: ["BUY", "SELL"] },
         outcome: { type: "enum", values: ["YES", "NO"] },
-        quantity: { type: "string", pattern: /^[0-9]{1,16}$/ },
+        quantity: QUANTITY,
         $$strict: "remove",
       },
       async handler(this: AmmThis, ctx: AppContext<MarketTradeParams>) {

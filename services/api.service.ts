@@ -173,12 +173,17 @@ const ApiService = defineService<ApiThis>({
     async decideRate(this: ApiThis, req: Req): Promise<void> {
       if (req.$rateVerdict) return;
       const own = req.$route?.rateLimit;
-      if (own || !req.$alias) {
-        const limit = own ?? this.readLimit;
-        await limit.store.inc(limit.key(req));
-      } else {
-        const key = this.rateKey(req, this.readLimit.store);
-        req.$rateVerdict = await this.readLimit.store.peek(key);
+      try {
+        if (own || !req.$alias) {
+          const limit = own ?? this.readLimit;
+          await limit.store.inc(limit.key(req));
+        } else {
+          const key = this.rateKey(req, this.readLimit.store);
+          req.$rateVerdict = await this.readLimit.store.peek(key);
+        }
+      } catch (err) {
+        // A store that cannot answer (Redis down) costs the headers, never the answer (/health).
+        this.logger.warn("Rate limit store unavailable", (err as Error)?.message);
       }
     },
 
@@ -207,27 +212,24 @@ const ApiService = defineService<ApiThis>({
 
     /**
      * moleculer-web's server, created with timeouts for slow and silent clients: a connection has
-     * `headersTimeout` to send a request's headers (also the first request: the socket's idle
-     * timeout covers a connection that sends nothing), `requestTimeout` for the whole request,
-     * and `keepAliveTimeout` idle between requests. A request being answered has no idle limit
+     * `headersTimeout` to send a request's headers (Node counts from the connection for the first
+     * request, so one that sends nothing is closed too), `requestTimeout` for the whole request
+     * and `keepAliveTimeout` idle between requests. An answer in progress has no limit here
      * (Socket.IO long-polling holds one up to its ping interval; websockets leave the HTTP server).
      */
     createServer(this: ApiThis): void {
       if (this.server) return;
       const t = configOf(this.broker).http;
-      const server = createServer(
+      this.server = createServer(
         {
           headersTimeout: t.headersTimeoutMs,
           requestTimeout: Math.max(t.requestTimeoutMs, t.headersTimeoutMs),
           keepAliveTimeout: t.keepAliveTimeoutMs,
-          // How often headersTimeout and requestTimeout are enforced (Node's default is 30 s).
+          // How often the first two are enforced (Node's default, 30 s, would add up to 30 s).
           connectionsCheckingInterval: Math.min(1_000, t.headersTimeoutMs),
         },
         this.httpHandler,
       );
-      // A connection that never sends a byte is closed after this much silence (see started()).
-      server.timeout = t.headersTimeoutMs;
-      this.server = server;
     },
 
     writeRateHeaders(req: Req, res: ServerResponse): void {
@@ -348,12 +350,6 @@ const ApiService = defineService<ApiThis>({
     const site = WebSite.load(findWebBuild(), { chain: cfg.chain, testnet: cfg.ton.testnet, proofDomain: () => proofDomain(this.cfg.appDomain, this.server?.address() as AddressInfo | null) });
     if (site) this.addRoute({ name: "web", path: "", mappingPolicy: "restrict", bodyParsers: false, aliases: site.aliases(), onBeforeCall: showReadBudget, onError: this.settings.onError }, true);
     else this.logger.warn("The web app is not built (npm run build): / and /docs answer 404");
-  },
-
-  started(this: ApiThis) {
-    // Once a request's headers are in, the idle limit ends (keepAliveTimeout takes over after the
-    // answer). Added after Socket.IO wrapped the request listeners, so it runs for /ws too.
-    this.server.prependListener("request", (req: IncomingMessage) => req.socket.setTimeout(0));
   },
 
   async stopped(this: ApiThis) {

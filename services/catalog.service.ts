@@ -1,5 +1,6 @@
 import { Errors, type Service } from "moleculer";
 import { defineService } from "../lib/service";
+import { digitsParam, PAGE, pageSizeParam } from "../lib/params";
 import { configOf, type AppConfig } from "../lib/config";
 import { WriteBatcher } from "../lib/serial";
 import { conflict, notFound, validationError } from "../lib/errors";
@@ -40,8 +41,7 @@ const LIVE_PRICES_TIMEOUT_MS = 1_000;
 
 // Ids are plain strings of a known alphabet, so an object or operator never reaches the store.
 const ID = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_-]+$/ };
-const PAGE = { type: "number", integer: true, min: 1, convert: true, optional: true, default: 1 };
-const PAGE_SIZE = { type: "number", integer: true, min: 1, max: 100, convert: true, optional: true, default: 20 };
+const PAGE_SIZE = pageSizeParam(20, 100);
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 const TITLE = { type: "string", trim: true, min: 1, max: 200 };
 const TAGS = { type: "array", max: 20, items: { type: "string", trim: true, min: 1, max: 40 } };
@@ -284,7 +284,7 @@ const CatalogService = defineService<CatalogThis>({
           items: {
             type: "object",
             strict: "remove",
-            props: { title: TITLE, ammLiquidity: { type: "string", pattern: /^[0-9]{1,15}$/, optional: true } },
+            props: { title: TITLE, ammLiquidity: { ...digitsParam(15, "micro-USDT"), optional: true } },
           },
         },
         $$strict: "remove",

@@ -25,6 +25,7 @@ import { jettonBalance, jettonTransferMessage, transferOutcome } from "../chain/
 import { commitmentOf, settlementBody } from "../chain/settlement";
 import { escrowAccount, other, outcomeOfIndexSet, redeemWinner, refundCancelled, resolutionPostings } from "../chain/redemption";
 import { txView } from "../chain/tx";
+import { AMOUNT } from "../lib/params";
 
 type ChainCollections = {
   depositAddresses: DepositAddressDoc;
@@ -122,7 +123,6 @@ export interface ChainReconciliation {
   ledgerConservation: boolean;
 }
 
-const AMOUNT = { type: "string", pattern: /^[0-9]{1,20}$/, messages: { stringPattern: "The '{field}' field must be a string of digits (micro-units)." } };
 const HEX32 = /^0x[0-9a-fA-F]{64}$/;
 
 const ChainService = defineService<ChainThis>({
@@ -291,7 +291,7 @@ const ChainService = defineService<ChainThis>({
     /** Internal (sandbox only): an internal message from a contract outside the exchange to a user's deposit address. */
     sandboxInject: {
       visibility: "public",
-      params: { userId: "string", value: { type: "string", pattern: /^[0-9]{1,20}$/ }, body: { type: "string", optional: true } },
+      params: { userId: "string", value: AMOUNT, body: { type: "string", optional: true } },
       async handler(this: ChainThis, ctx: AppContext<{ userId: string; value: string; body?: string }>) {
         const sandbox = this.sandbox;
         if (!sandbox) throw notFound("Sandbox");

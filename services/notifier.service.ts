@@ -1,6 +1,7 @@
 import { Errors, type Service } from "moleculer";
 import { Api } from "grammy";
 import { defineService } from "../lib/service";
+import { PAGE, pageSizeParam } from "../lib/params";
 import { configOf, type AppConfig } from "../lib/config";
 import { validationError } from "../lib/errors";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
@@ -103,8 +104,8 @@ const NotifierService = defineService<NotifierThis>({
     list: {
       auth: "user",
       params: {
-        page: { type: "number", integer: true, min: 1, optional: true, convert: true, default: 1 },
-        pageSize: { type: "number", integer: true, min: 1, max: NOTIFICATIONS_MAX_PAGE_SIZE, optional: true, convert: true, default: NOTIFICATIONS_DEFAULT_PAGE_SIZE },
+        page: PAGE,
+        pageSize: pageSizeParam(NOTIFICATIONS_DEFAULT_PAGE_SIZE, NOTIFICATIONS_MAX_PAGE_SIZE),
         // Only unread ones: pagination.total is then the unread count (a badge needs one small call).
         unread: { type: "boolean", optional: true, convert: true },
         $$strict: "remove",

@@ -1,5 +1,6 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
+import { QUANTITY } from "../lib/params";
 import { currentUser, type AppContext } from "../mixins/context";
 import { formatTick } from "../engine/money";
 import { parseTradeQuantity, tradeView, type MarketTradeParams } from "../trading/market-order";
@@ -19,7 +20,7 @@ const ID = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_:-]+$/ } as 
 const ORDER_PARAMS = {
   side: { type: "enum", values: ["BUY", "SELL"] },
   outcome: { type: "enum", values: ["YES", "NO"] },
-  quantity: { type: "string", pattern: /^[0-9]{1,16}$/ },
+  quantity: QUANTITY,
 } as const;
 
 const ceilTick = (num: bigint, den: bigint) => Number((num * 100n + den - 1n) / den);

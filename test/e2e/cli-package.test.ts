@@ -4,32 +4,12 @@
  * started server. Nothing of the repository is on its module path: the package brings its own
  * dependencies.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startChainServer } from "../support/chain";
 import type { TestServer } from "../support/server";
-import { ROOT } from "../support/cli";
-
-function run(cmd: string, args: string[], o: { cwd: string; env: Record<string, string>; timeoutMs?: number }): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`${cmd} ${args.join(" ")} did not finish in time\n${stdout}\n${stderr}`));
-    }, o.timeoutMs ?? 120_000);
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout: stdout.trimEnd(), stderr: stderr.trimEnd() });
-    });
-  });
-}
+import { ROOT, runProcess as run } from "../support/cli";
 
 describe("the trade CLI as an installed package", () => {
   let srv: TestServer;

@@ -6,13 +6,12 @@
  * the shell), answering the questions the README answers and checking every `# expect:`. The end
  * state (a filled trade, a redemption) is checked through the SDK.
  */
-import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PmxClient, toMicro, type Session } from "../../client/src";
-import { readWalkthrough, ROOT, spawnCli, tempHome, type CliResult } from "../support/cli";
+import { readWalkthrough, ROOT, runProcess, spawnCli, tempHome, type CliResult } from "../support/cli";
 import { startNpm, type Banner, type StartedNpm } from "../support/npm-start";
 
 function freePort(): Promise<number> {
@@ -23,19 +22,6 @@ function freePort(): Promise<number> {
       const port = (s.address() as { port: number }).port;
       s.close(() => resolve(port));
     });
-  });
-}
-
-/** `sh -c line` in the repository with only the given environment; its output. */
-function shell(line: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", line], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code: code ?? -1, stdout: stdout.trim(), stderr: stderr.trim() }));
   });
 }
 
@@ -94,7 +80,7 @@ describe("README five-minute walkthrough (CLI), from `npm start` on a port other
       const exported: Record<string, string> = {};
       for (const step of steps) {
         if (step.capture) {
-          const r = await shell(step.capture.command, { PATH: process.env.PATH ?? "", HOME: home.dir, DATA_DIR: dataDir });
+          const r = await runProcess("sh", ["-c", step.capture.command], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: home.dir, DATA_DIR: dataDir } });
           if (r.code !== 0) throw new Error(`"${step.line}" exited ${r.code}\n${r.stderr}`);
           exported[step.capture.name] = r.stdout;
           continue;

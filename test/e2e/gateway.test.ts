@@ -248,3 +248,32 @@ describe("X-RateLimit-* on every response, errors included", () => {
     expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 });
+
+describe("only routes that can answer are registered (and listed)", () => {
+  const paths = async (srv: TestServer) => ((await srv.broker.call("api.listAliases")) as Array<{ fullPath: string }>).map((a) => a.fullPath);
+
+  test("no operator key: no /api/v1/admin routes; the sandbox chain: the faucet route", async () => {
+    const srv = await startServer({ ADMIN_KEY: "off", SERVICES: "api" });
+    try {
+      const listed = await paths(srv);
+      expect(listed.filter((p) => p.startsWith("/api/v1/admin"))).toEqual([]);
+      expect(listed).toContain("/api/v1/sandbox/faucet");
+      expect(listed).toContain("/api/v1/auth/challenge");
+      const res = await srv.http("POST", "/api/v1/admin/markets/x_1/close", { headers: { "x-admin-key": "anything" } });
+      expect([res.status, res.body.error.code]).toEqual([404, "RESOURCE_NOT_FOUND"]);
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  test("an operator key registers the operator API; CHAIN=ton has no faucet route", async () => {
+    const srv = await startServer({ ADMIN_KEY: "k", CHAIN: "ton", SERVICES: "api" });
+    try {
+      const listed = await paths(srv);
+      expect(listed).toContain("/api/v1/admin/markets/:id/resolve");
+      expect(listed.filter((p) => p.includes("/sandbox/"))).toEqual([]);
+    } finally {
+      await srv.stop();
+    }
+  });
+});

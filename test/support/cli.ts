@@ -73,27 +73,35 @@ require.extensions[".ts"] = function (m, filename) {
 };
 require(${JSON.stringify(CLI_TS)}).main(process.argv.slice(1)).then((code) => { process.exitCode = code; });
 `;
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ["-e", hook, "--", ...argv], {
-      cwd: ROOT,
-      // Only what a user's shell would hand over: no test runner variables leak into the CLI.
-      env: { PATH: process.env.PATH ?? "", ...o.env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+  // Only what a user's shell would hand over: no test runner variables leak into the CLI.
+  return runProcess(process.execPath, ["-e", hook, "--", ...argv], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...o.env }, stdin: o.stdin ?? "", timeoutMs: o.timeoutMs ?? 60_000, what: `trade ${argv.join(" ")}` }).then(
+    (r) => ({ ...r, prompts: [] }),
+  );
+}
+
+/** A child process to its end: exit code and trimmed output; killed and refused after `timeoutMs`. */
+export function runProcess(
+  cmd: string,
+  args: string[],
+  o: { cwd: string; env: Record<string, string>; stdin?: string; timeoutMs?: number; what?: string },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const timeoutMs = o.timeoutMs ?? 120_000;
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: [o.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`trade ${argv.join(" ")} did not finish in ${o.timeoutMs ?? 60_000} ms\n${stdout}\n${stderr}`));
-    }, o.timeoutMs ?? 60_000);
+      reject(new Error(`${o.what ?? `${cmd} ${args.join(" ")}`} did not finish in ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
     child.on("error", reject);
     child.on("exit", (code) => {
       clearTimeout(timer);
-      resolvePromise({ code: code ?? -1, stdout: stdout.trimEnd(), stderr: stderr.trimEnd(), prompts: [] });
+      resolve({ code: code ?? -1, stdout: stdout.trimEnd(), stderr: stderr.trimEnd() });
     });
-    child.stdin.end(o.stdin ?? "");
+    if (o.stdin !== undefined) child.stdin?.end(o.stdin);
   });
 }
 

@@ -25,14 +25,25 @@ export function startNpm(line: string, o: { cwd: string; env: Record<string, str
   const child = spawn("sh", ["-c", line], { cwd: o.cwd, env: o.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  const groupAlive = () => {
+    try {
+      process.kill(-(child.pid as number), 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // npm and sh may exit before the node server has finished its graceful stop: wait for the group.
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      try {
-        process.kill(-(child.pid as number), "SIGTERM");
-      } catch {
-        /* already gone */
+    if (groupAlive()) process.kill(-(child.pid as number), "SIGTERM");
+    await exited;
+    const deadline = Date.now() + 30_000;
+    while (groupAlive()) {
+      if (Date.now() > deadline) {
+        process.kill(-(child.pid as number), "SIGKILL");
+        break;
       }
-      await exited;
+      await new Promise((r) => setTimeout(r, 50));
     }
   };
   return new Promise((resolve, reject) => {
