@@ -161,9 +161,15 @@ describe("with the keyboard only", () => {
       await tabTo(page, "Confirm buy");
       await page.keyboard.press("Enter");
       await expect(textOf(page, "[data-testid=ticket-result]")).resolves.toBe("Order open: BUY 4 YES at 0.25, resting on the book.");
+      await page.getByRole("button", { name: "Cancel BUY 4 YES at 0.25" }).waitFor();
       await tabTo(page, "Cancel BUY 4 YES at 0.25");
       await page.keyboard.press("Enter");
       await page.getByText("No open orders in this market.").waitFor();
+      // The system's dark scheme is followed as it changes, and passes the same checks.
+      await page.emulateMedia({ colorScheme: "dark" });
+      await page.waitForFunction("document.documentElement.dataset.scheme === 'dark'");
+      await screenshot(page, "11-market-dark", false);
+      expect(await axeViolations(page)).toEqual([]);
       expect(errors).toEqual([]);
     });
     await page.context().close();

@@ -6,7 +6,7 @@
  * fresh snapshot (`resyncOnGap`).
  */
 import { UnauthorizedError } from "@pmx/client/errors";
-import type { Balance, Notification } from "@pmx/client/models";
+import type { Balance } from "@pmx/client/models";
 import type { UserSubscription, UserUpdate } from "@pmx/client/socket";
 import { client, dropSession, session$ } from "./api";
 import { Pulse, Store } from "./store";
@@ -24,7 +24,6 @@ export const unread$ = new Store<number>(0);
 export const portfolioPulse = new Pulse(300);
 /** A notification arrived. */
 export const notificationPulse = new Pulse(300);
-export const lastNotification$ = new Store<Notification | null>(null);
 
 let userSub: UserSubscription | null = null;
 
@@ -32,7 +31,6 @@ function onUser(u: UserUpdate): void {
   if ("balance" in u) balance$.set(u.balance);
   else if ("notification" in u) {
     unread$.update((n) => n + 1);
-    lastNotification$.set(u.notification);
     notificationPulse.fire();
     // Settlement, deposits and resolutions change what the portfolio shows.
     portfolioPulse.fire();

@@ -2,6 +2,7 @@
 import { render } from "preact";
 import { App } from "./app";
 import { startLive } from "./live";
+import "./scheme";
 import { readLaunch, startTelegram } from "./telegram";
 import "./styles.css";
 

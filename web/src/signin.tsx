@@ -36,3 +36,13 @@ export function SignInPanel({ headline = "Sign in to trade" }: { headline?: stri
     </div>
   );
 }
+
+/** What a page that needs a session shows to a visitor who has none. */
+export function NeedsSession({ title, headline }: { title: string; headline: string }) {
+  return (
+    <section class="card">
+      <h1>{title}</h1>
+      <SignInPanel headline={headline} />
+    </section>
+  );
+}

@@ -57,7 +57,4 @@ export class Pulse {
   use(): number {
     return useStore(this.store);
   }
-  subscribe(fn: () => void): () => void {
-    return this.store.subscribe(fn);
-  }
 }

@@ -10,6 +10,7 @@
  * What is shown of the profile is read from it here.
  */
 import { contrast, luminance } from "./colour";
+import { forceScheme } from "./scheme";
 import { Store } from "./store";
 
 export interface TelegramUser {
@@ -113,8 +114,7 @@ export function applyTheme(t: ThemeParams): void {
   const buttonOk = ok(t.button_text_color, t.button_color);
   set("--accent", buttonOk ? t.button_color : undefined);
   set("--accent-text", buttonOk ? t.button_text_color : undefined);
-  if (pageOk && t.bg_color) document.documentElement.dataset.scheme = luminance(t.bg_color) < 0.2 ? "dark" : "light";
-  else delete document.documentElement.dataset.scheme;
+  forceScheme(pageOk && t.bg_color ? (luminance(t.bg_color) < 0.2 ? "dark" : "light") : null);
 }
 
 function onEvent(type: string, data: unknown): void {

@@ -75,7 +75,6 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]): { data: T | n
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick]);
   return { data, error, loading, reload: useCallback(() => setTick((n) => n + 1), []) };
 }
@@ -137,5 +136,33 @@ export function Toggle<T extends string>({ label, options, value, onChange, labe
         </button>
       ))}
     </div>
+  );
+}
+
+/** A success line, announced politely. */
+export function Done({ text, testid }: { text: string | null; testid?: string }) {
+  if (!text) return null;
+  return (
+    <p class="success" role="status" data-testid={testid}>
+      {text}
+    </p>
+  );
+}
+
+/** Previous/next page buttons around "Page n" (or "Page n of m" when the total is known). */
+export function Pager({ label, page, pages, hasNext, onPage, labels = ["Previous", "Next"] }: { label: string; page: number; pages?: number; hasNext: boolean; onPage: (p: number) => void; labels?: [string, string] }) {
+  return (
+    <nav class="pager" aria-label={label}>
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        {labels[0]}
+      </button>
+      <span>
+        Page {page}
+        {pages !== undefined && ` of ${pages}`}
+      </span>
+      <button type="button" disabled={!hasNext} onClick={() => onPage(page + 1)}>
+        {labels[1]}
+      </button>
+    </nav>
   );
 }

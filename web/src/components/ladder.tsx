@@ -21,7 +21,6 @@ export function useBook(marketId: string, outcome: Outcome, onChange?: () => voi
     sub.ready.catch(() => undefined);
     return () => sub.unsubscribe();
     // onChange is a stable callback of the page.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [marketId, outcome]);
   return book;
 }

@@ -11,7 +11,7 @@ import type { MarketItem, OrderType, Outcome, PlacedOrder, PlaceOrderRequest, Qu
 import { isLotQuantity, notional, priceToTick, tickToPriceNumber, toMicro } from "@pmx/client/money";
 import { client } from "../api";
 import { shares, usdt } from "../format";
-import { ErrorText, Toggle, useAction } from "../ui";
+import { Done, ErrorText, Toggle, useAction } from "../ui";
 
 export type TicketMode = "MARKET" | "AMM" | "LIMIT";
 const MODES: readonly TicketMode[] = ["MARKET", "LIMIT", "AMM"];
@@ -174,12 +174,7 @@ export function Ticket({ market, preset, onDone }: { market: MarketItem; preset:
           </fieldset>
         </>
       )}
-      {inputError && (
-        <p class="error" role="alert">
-          {inputError}
-        </p>
-      )}
-      <ErrorText error={prepareState.error} />
+      <ErrorText error={inputError ? { text: inputError } : prepareState.error} />
       {review && (
         <div class="review" role="region" aria-label="Review" data-testid="review">
           {review.kind === "quote" ? (
@@ -211,11 +206,7 @@ export function Ticket({ market, preset, onDone }: { market: MarketItem; preset:
         </div>
       )}
       <ErrorText error={confirmState.error} />
-      {result && (
-        <p class="success" role="status" data-testid="ticket-result">
-          {result}
-        </p>
-      )}
+      <Done text={result} testid="ticket-result" />
       <div class="actions">
         {review ? (
           <>

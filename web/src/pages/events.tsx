@@ -6,7 +6,7 @@ import { client } from "../api";
 import { price, when } from "../format";
 import { socket } from "../live";
 import { navigate, pathFor } from "../router";
-import { ErrorText, Loading, Toggle, useLoad } from "../ui";
+import { ErrorText, Loading, Pager, Toggle, useLoad } from "../ui";
 
 const PAGE_SIZE = 12;
 type CategoryChoice = Category | "all";
@@ -69,17 +69,7 @@ export function EventsPage({ query: qs }: { query: URLSearchParams }) {
               </li>
             ))}
           </ul>
-          <nav class="pager" aria-label="Pages">
-            <button type="button" disabled={page <= 1} onClick={() => navigate(query(category, q, page - 1))}>
-              Previous
-            </button>
-            <span>
-              Page {page} of {pages}
-            </span>
-            <button type="button" disabled={!data.pagination.hasNext} onClick={() => navigate(query(category, q, page + 1))}>
-              Next
-            </button>
-          </nav>
+          <Pager label="Pages" page={page} pages={pages} hasNext={data.pagination.hasNext} onPage={(p) => navigate(query(category, q, p))} />
         </>
       )}
     </>

@@ -14,7 +14,7 @@ import { SignInPanel } from "../signin";
 import { useStore } from "../store";
 import { Ladder, useBook } from "../components/ladder";
 import { Ticket, type TicketPreset } from "../components/ticket";
-import { ErrorText, Loading, Section, Toggle, useAction, useLoad } from "../ui";
+import { Done, ErrorText, Loading, Section, Toggle, useAction, useLoad } from "../ui";
 import { useLivePrices } from "./events";
 
 type ChartProps = { marketId: string; outcome: Outcome; refresh: number };
@@ -67,22 +67,30 @@ function Prices({ m, live, onPick }: { m: MarketItem; live?: Partial<MarketPrice
   );
 }
 
-function MyOrders({ marketId, refresh }: { marketId: string; refresh: number }) {
-  const { data, error, reload } = useLoad<Order[]>(() => client.orders.list({ marketId }), [marketId, refresh]);
+/** Open orders with their Cancel buttons: of one market, or (without `marketId`) all, with market titles. */
+export function OrdersSection({ title, marketId, refresh }: { title: string; marketId?: string; refresh: number }) {
+  const { data, error, reload } = useLoad<{ orders: Order[]; titles?: Record<string, string> }>(async () => {
+    const orders = await client.orders.list(marketId ? { marketId } : {});
+    if (marketId) return { orders };
+    // Titles of the (few) markets with open orders; ids stand in beyond the first ten.
+    const ids = [...new Set(orders.map((o) => o.marketId))].slice(0, 10);
+    const markets = await Promise.all(ids.map((id) => client.markets.get(id).catch(() => null)));
+    return { orders, titles: Object.fromEntries(markets.flatMap((m) => (m ? [[m.id, m.title]] : []))) };
+  }, [marketId, refresh]);
   const [cancel, cancelState] = useAction(async (id: string) => {
     await client.orders.cancel(id);
     reload();
   });
   return (
-    <Section title="My open orders here" id="my-orders">
+    <Section title={title} id={marketId ? "my-orders" : "orders"}>
       <ErrorText error={error ?? cancelState.error} />
-      {data && !data.length && <p class="muted">No open orders in this market.</p>}
-      {data && data.length > 0 && <OrderList orders={data} onCancel={cancel} pending={cancelState.pending} />}
+      {data && !data.orders.length && <p class="muted">{marketId ? "No open orders in this market." : "No open orders."}</p>}
+      {data && data.orders.length > 0 && <OrderList orders={data.orders} titles={data.titles} onCancel={cancel} pending={cancelState.pending} />}
     </Section>
   );
 }
 
-export function OrderList({ orders, onCancel, pending, titles }: { orders: Order[]; onCancel: (id: string) => void; pending: boolean; titles?: Record<string, string> }) {
+function OrderList({ orders, onCancel, pending, titles }: { orders: Order[]; onCancel: (id: string) => void; pending: boolean; titles?: Record<string, string> }) {
   return (
     <ul class="list" data-testid="open-orders">
       {orders.map((o) => (
@@ -131,11 +139,7 @@ function Redeem({ market, refresh }: { market: MarketItem; refresh: number }) {
         !result && <p class="muted">{mine.length ? "Nothing left to redeem here." : "You hold no shares of this market."}</p>
       )}
       <ErrorText error={state.error} />
-      {result && (
-        <p class="success" role="status" data-testid="redeem-result">
-          {result}
-        </p>
-      )}
+      <Done text={result} testid="redeem-result" />
     </Section>
   );
 }
@@ -205,7 +209,7 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
                   This market is {market.status === "resolved" ? `resolved (${market.result})` : market.status}: no new orders.
                 </p>
               )}
-              <MyOrders marketId={marketId} refresh={userPulse} />
+              <OrdersSection title="My open orders here" marketId={marketId} refresh={userPulse} />
             </>
           ) : (
             <section class="card">

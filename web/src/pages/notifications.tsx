@@ -4,9 +4,9 @@ import type { Notification, Page } from "@pmx/client/models";
 import { client, session$ } from "../api";
 import { when } from "../format";
 import { notificationPulse, unread$ } from "../live";
-import { SignInPanel } from "../signin";
+import { NeedsSession } from "../signin";
 import { useStore } from "../store";
-import { ErrorText, Loading, useAction, useLoad } from "../ui";
+import { ErrorText, Loading, Pager, useAction, useLoad } from "../ui";
 
 const PAGE_SIZE = 20;
 
@@ -20,13 +20,7 @@ export function NotificationsPage() {
     unread$.set(r.unread);
     reload();
   });
-  if (!session)
-    return (
-      <section class="card">
-        <h1>Notifications</h1>
-        <SignInPanel headline="Sign in to see your notifications" />
-      </section>
-    );
+  if (!session) return <NeedsSession title="Notifications" headline="Sign in to see your notifications" />;
   const unread = data?.items.filter((n) => !n.read) ?? [];
   return (
     <>
@@ -58,17 +52,7 @@ export function NotificationsPage() {
           ))}
         </ul>
       )}
-      {data && (
-        <nav class="pager" aria-label="Notification pages">
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Newer
-          </button>
-          <span>Page {page}</span>
-          <button type="button" disabled={!data.pagination.hasNext} onClick={() => setPage(page + 1)}>
-            Older
-          </button>
-        </nav>
-      )}
+      {data && <Pager label="Notification pages" page={page} hasNext={data.pagination.hasNext} onPage={setPage} labels={["Newer", "Older"]} />}
     </>
   );
 }

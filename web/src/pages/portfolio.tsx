@@ -1,14 +1,14 @@
 /** Balance, positions with PnL, open orders with cancel, trades with their settlement status. */
 import { useState } from "preact/hooks";
-import type { Order, Page, Position, Trade } from "@pmx/client/models";
+import type { Page, Position, Trade } from "@pmx/client/models";
 import { client, session$ } from "../api";
 import { pnl, pnlClass, shares, shortHash, usdt, when } from "../format";
 import { balance$, portfolioPulse } from "../live";
 import { pathFor } from "../router";
-import { SignInPanel } from "../signin";
+import { NeedsSession } from "../signin";
 import { useStore } from "../store";
-import { ErrorText, Loading, Section, useAction, useLoad } from "../ui";
-import { OrderList } from "./market";
+import { ErrorText, Loading, Pager, Section, useLoad } from "../ui";
+import { OrdersSection } from "./market";
 
 const TRADES_PAGE = 10;
 
@@ -57,27 +57,6 @@ function Positions({ refresh }: { refresh: number }) {
   );
 }
 
-function OpenOrders({ refresh }: { refresh: number }) {
-  const { data, error, reload } = useLoad<{ orders: Order[]; titles: Record<string, string> }>(async () => {
-    const orders = await client.orders.list();
-    // Titles of the (few) markets with open orders; ids stand in beyond the first ten.
-    const ids = [...new Set(orders.map((o) => o.marketId))].slice(0, 10);
-    const markets = await Promise.all(ids.map((id) => client.markets.get(id).catch(() => null)));
-    return { orders, titles: Object.fromEntries(markets.flatMap((m) => (m ? [[m.id, m.title]] : []))) };
-  }, [refresh]);
-  const [cancel, state] = useAction(async (id: string) => {
-    await client.orders.cancel(id);
-    reload();
-  });
-  return (
-    <Section title="Open orders" id="orders">
-      <ErrorText error={error ?? state.error} />
-      {data && !data.orders.length && <p class="muted">No open orders.</p>}
-      {data && data.orders.length > 0 && <OrderList orders={data.orders} titles={data.titles} onCancel={cancel} pending={state.pending} />}
-    </Section>
-  );
-}
-
 const SETTLEMENT: Record<string, string> = { pending: "settling on chain", confirmed: "settled on chain", failed: "settlement failed" };
 
 function Trades({ refresh }: { refresh: number }) {
@@ -116,15 +95,7 @@ function Trades({ refresh }: { refresh: number }) {
               </li>
             ))}
           </ul>
-          <nav class="pager" aria-label="Trade pages">
-            <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              Newer
-            </button>
-            <span>Page {page}</span>
-            <button type="button" disabled={!data.pagination.hasNext} onClick={() => setPage(page + 1)}>
-              Older
-            </button>
-          </nav>
+          <Pager label="Trade pages" page={page} hasNext={data.pagination.hasNext} onPage={setPage} labels={["Newer", "Older"]} />
         </>
       )}
     </Section>
@@ -135,13 +106,7 @@ export function PortfolioPage() {
   const session = useStore(session$);
   const balance = useStore(balance$);
   const refresh = portfolioPulse.use();
-  if (!session)
-    return (
-      <section class="card">
-        <h1>Portfolio</h1>
-        <SignInPanel headline="Sign in to see your portfolio" />
-      </section>
-    );
+  if (!session) return <NeedsSession title="Portfolio" headline="Sign in to see your portfolio" />;
   return (
     <>
       <h1>Portfolio</h1>
@@ -169,7 +134,7 @@ export function PortfolioPage() {
         </p>
       </Section>
       <Positions refresh={refresh} />
-      <OpenOrders refresh={refresh} />
+      <OrdersSection title="Open orders" refresh={refresh} />
       <Trades refresh={refresh} />
     </>
   );

@@ -7,9 +7,9 @@ import { client, session$ } from "../api";
 import { config, isSandbox } from "../config";
 import { friendlyAddress, shortHash, usdt } from "../format";
 import { balance$ } from "../live";
-import { SignInPanel } from "../signin";
+import { NeedsSession } from "../signin";
 import { useStore } from "../store";
-import { ErrorText, Loading, Section, useAction, useLoad } from "../ui";
+import { Done, ErrorText, Loading, Section, useAction, useLoad } from "../ui";
 
 /** The QR code as one SVG path of its dark modules, with the quiet zone the standard asks for. */
 function Qr({ text, label }: { text: string; label: string }) {
@@ -92,11 +92,7 @@ function Faucet() {
         </button>
       </form>
       <ErrorText error={state.error} />
-      {sent && (
-        <p class="success" role="status" data-testid="faucet-result">
-          {sent}
-        </p>
-      )}
+      <Done text={sent} testid="faucet-result" />
     </Section>
   );
 }
@@ -140,12 +136,7 @@ function Withdraw({ wallet }: { wallet: string }) {
       <p id="withdraw-help" class="muted small">
         Available: {balance ? usdt(balance.available) : "…"} USDT. From 1 USDT per withdrawal.
       </p>
-      {inputError && (
-        <p class="error" role="alert">
-          {inputError}
-        </p>
-      )}
-      <ErrorText error={state.error} />
+      <ErrorText error={inputError ? { text: inputError } : state.error} />
       {result && (
         <p class={result.status === "failed" ? "error" : "success"} role="status" data-testid="withdraw-result">
           {words[result.status]}: {result.message}
@@ -158,13 +149,7 @@ function Withdraw({ wallet }: { wallet: string }) {
 
 export function WalletPage() {
   const session = useStore(session$);
-  if (!session)
-    return (
-      <section class="card">
-        <h1>Wallet</h1>
-        <SignInPanel headline="Sign in to deposit and withdraw" />
-      </section>
-    );
+  if (!session) return <NeedsSession title="Wallet" headline="Sign in to deposit and withdraw" />;
   return (
     <>
       <h1>Wallet</h1>
