@@ -127,9 +127,9 @@ export function Section({ title, children, id, actions }: { title: string; child
 }
 
 /** A group of toggle buttons (one pressed), e.g. categories, intervals, BUY/SELL. */
-export function Toggle<T extends string>({ label, options, value, onChange, labels }: { label: string; options: readonly T[]; value: T; onChange: (v: T) => void; labels?: Partial<Record<T, string>> }) {
+export function Toggle<T extends string>({ label, options, value, onChange, labels, scroll }: { label: string; options: readonly T[]; value: T; onChange: (v: T) => void; labels?: Partial<Record<T, string>>; scroll?: boolean }) {
   return (
-    <div class="toggle" role="group" aria-label={label}>
+    <div class={scroll ? "toggle scroll-x" : "toggle"} role="group" aria-label={label}>
       {options.map((o) => (
         <button type="button" key={o} aria-pressed={o === value} onClick={() => onChange(o)}>
           {labels?.[o] ?? o}

@@ -45,7 +45,7 @@ export function EventsPage({ query: qs }: { query: URLSearchParams }) {
         <input id="search" type="search" value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder="e.g. bitcoin" maxLength={200} />
         <button type="submit">Search</button>
       </form>
-      <Toggle label="Category" options={CHOICES} value={category} onChange={(c) => navigate(query(c, q, 1))} labels={{ all: "All" }} />
+      <Toggle label="Category" options={CHOICES} value={category} onChange={(c) => navigate(query(c, q, 1))} labels={{ all: "All" }} scroll />
       <ErrorText error={error} />
       {loading && !data && <Loading what="events" />}
       {data && (
