@@ -3,6 +3,29 @@
  * start-up banner, stopped with SIGTERM to the whole group (npm, sh and node).
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+
+/** Every process below `root` (Linux /proc), e.g. the node server npm started. */
+function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  const out: number[] = [];
+  for (let queue = [root]; queue.length; ) {
+    const next = children.get(queue.shift() as number) ?? [];
+    out.push(...next);
+    queue.push(...next);
+  }
+  return out;
+}
 
 export interface Banner {
   url: string;
@@ -25,22 +48,24 @@ export function startNpm(line: string, o: { cwd: string; env: Record<string, str
   const child = spawn("sh", ["-c", line], { cwd: o.cwd, env: o.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  const groupAlive = () => {
+  const alive = (pid: number) => {
     try {
-      process.kill(-(child.pid as number), 0);
+      process.kill(pid, 0);
       return true;
     } catch {
       return false;
     }
   };
-  // npm and sh may exit before the node server has finished its graceful stop: wait for the group.
+  // npm may leave before the node server finished its graceful stop (it forwards the signal): wait
+  // for every process the command started, not just for the shell.
   const stop = async () => {
-    if (groupAlive()) process.kill(-(child.pid as number), "SIGTERM");
+    const pids = [child.pid as number, ...descendants(child.pid as number)];
+    if (alive(child.pid as number)) process.kill(-(child.pid as number), "SIGTERM");
     await exited;
     const deadline = Date.now() + 30_000;
-    while (groupAlive()) {
+    while (pids.some(alive)) {
       if (Date.now() > deadline) {
-        process.kill(-(child.pid as number), "SIGKILL");
+        for (const pid of pids.filter(alive)) process.kill(pid, "SIGKILL");
         break;
       }
       await new Promise((r) => setTimeout(r, 50));
