@@ -116,6 +116,8 @@ describe("with the keyboard only", () => {
   beforeAll(async () => {
     srv = await startWebServer({ ADMIN_KEY });
     await createMarket(srv, "Can it be traded with keys?", String(100 * SHARE));
+    // Two pages of events (12 a page) for the pager.
+    for (let i = 0; i < 12; i++) await createMarket(srv, `Filler question ${i}?`);
   });
   afterAll(() => srv?.stop());
 
@@ -125,6 +127,12 @@ describe("with the keyboard only", () => {
       await page.goto(`${srv.url}/`);
       await page.keyboard.press("Tab");
       expect(await page.evaluate("document.activeElement.textContent")).toBe("Skip to content");
+      await page.getByText("Page 1 of 2").waitFor();
+      await tabTo(page, "Next");
+      await page.keyboard.press("Enter");
+      await page.waitForURL(/page=2/);
+      await page.getByText("Page 2 of 2").waitFor();
+      expect(await page.locator("[data-testid=events] li").count()).toBe(1);
       await tabTo(page, "Search events");
       await page.keyboard.type("keys");
       await page.keyboard.press("Enter");
@@ -172,6 +180,26 @@ describe("with the keyboard only", () => {
       expect(await axeViolations(page)).toEqual([]);
       expect(errors).toEqual([]);
     });
+    await page.context().close();
+  });
+});
+
+describe("API documentation", () => {
+  let srv: TestServer & { domain: string };
+  beforeAll(async () => {
+    srv = await startWebServer();
+  });
+  afterAll(() => srv?.stop());
+
+  test("/docs renders Swagger UI over the served OpenAPI document, from the exchange only", async () => {
+    const { page, errors } = await phone(browser, { width: 1280, height: 900 });
+    const external = externalAssets(page, srv.url);
+    await page.goto(`${srv.url}/docs`);
+    await page.locator(".swagger-ui .opblock-summary-path", { hasText: "/auth/connect" }).first().waitFor();
+    expect(await page.locator(".swagger-ui .opblock").count()).toBeGreaterThan(20);
+    await screenshot(page, "12-docs", false);
+    expect(external()).toEqual([]);
+    expect(errors).toEqual([]);
     await page.context().close();
   });
 });
@@ -247,7 +275,7 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
   });
   afterAll(() => srv?.stop());
 
-  test("creates a sandbox wallet, signs in, takes faucet funds, buys YES on the book and on the AMM, watches another trader live, cancels, redeems after the operator resolves, withdraws", async () => {
+  test("creates a sandbox wallet, signs in, takes faucet funds, buys YES on the book, on the AMM and routed, watches other traders live, cancels, redeems after the operator resolves, withdraws", async () => {
     const { page, errors } = await phone(browser);
     const external = externalAssets(page, srv.url);
     await onFailureScreenshot(page, "failed-visitor", async () => {
@@ -310,16 +338,33 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       await page.locator("[data-testid=ticket-result]", { hasText: "Bought" }).waitFor();
       expect(await textOf(page, "[data-testid=ticket-result]")).toMatch(new RegExp(`^Bought 10 YES at ${quoted} average \\(AMM\\)`));
 
+      // A market order with its quote first: the router takes a cheaper book offer, then the AMM.
+      await maker.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.55, quantity: Number(toMicro(2)) });
+      await ladderRow(page, "0.45").waitFor();
+      await expect(textOf(page, "[data-testid=buyYesPrice] strong")).resolves.toBe("0.45");
+      await ticket.getByRole("button", { name: "Market" }).click();
+      await ticket.getByLabel("Shares").fill("10");
+      await ticket.getByRole("button", { name: "Get quote" }).click();
+      await expect(textOf(page, "[data-testid=quote-venue]")).resolves.toBe("HYBRID");
+      await ticket.getByRole("button", { name: "Confirm buy" }).click();
+      await page.locator("[data-testid=ticket-result]", { hasText: "(HYBRID)" }).waitFor();
+      await ladderRow(page, "0.45").waitFor({ state: "detached" });
+
       // Another trader's order appears in the ladder, and the chart moves, without a reload.
       await maker.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.33, quantity: Number(toMicro(7)) });
       await expect(ladderRow(page, "0.33").textContent()).resolves.toMatch(/0\.33\s*7\s*1/);
-      // A third trader sells YES into that bid (BUY NO at 0.67): a book trade at 0.33, so the chart's last price moves from 0.40.
+      // A third trader sells YES into that bid (BUY NO at 0.67): a book trade at 0.33, so the chart's last price moves from 0.45.
       const chart = page.locator("[data-testid=chart]");
-      await expect(chart.getAttribute("data-last")).resolves.toBe("0.4");
+      await waitFor("the market order's print in the chart", async () => (await chart.getAttribute("data-last")) === "0.45");
       const updates = Number(await chart.getAttribute("data-updates"));
       await taker.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "FOK", price: 0.67, quantity: Number(toMicro(7)) });
       await ladderRow(page, "0.33").waitFor({ state: "detached" });
       await waitFor("the chart to move", async () => Number(await chart.getAttribute("data-updates")) > updates && (await chart.getAttribute("data-last")) === "0.33", 15_000, 100);
+      // The chart's intervals.
+      await page.getByRole("group", { name: "Chart interval" }).getByRole("button", { name: "1H" }).click();
+      await page.locator("[data-testid=chart][data-interval='1H'][data-last='0.33']").waitFor();
+      await page.getByRole("group", { name: "Chart interval" }).getByRole("button", { name: "MAX" }).click();
+      await page.locator("[data-testid=chart][data-interval='MAX'][data-last='0.33']").waitFor();
       await screenshot(page, "03-market");
       await page.locator("#book").scrollIntoViewIfNeeded();
       await screenshot(page, "03-market-book", false);
@@ -341,9 +386,9 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       // Portfolio: the position with its PnL, and both trades settling on chain.
       await page.getByRole("link", { name: "Portfolio" }).click();
       const yesRow = page.locator("[data-testid=positions] li", { hasText: "Will the web app ship this week?" });
-      await expect(yesRow.locator("[data-field=shares]").textContent()).resolves.toBe("15");
-      await page.locator("[data-testid=trades] li").nth(1).waitFor();
-      await waitFor("both trades settled", async () => (await page.locator("[data-testid=settlement]", { hasText: "settled on chain" }).count()) === 2, 20_000, 200);
+      await expect(yesRow.locator("[data-field=shares]").textContent()).resolves.toBe("25");
+      await page.locator("[data-testid=trades] li").nth(2).waitFor();
+      await waitFor("the three trades settled", async () => (await page.locator("[data-testid=settlement]", { hasText: "settled on chain" }).count()) === 3, 20_000, 200);
       await screenshot(page, "04-portfolio");
       await page.evaluate("window.scrollTo(0, 0)");
       await screenshot(page, "04-portfolio-top", false);
@@ -355,8 +400,8 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       const resolved = await srv.http("POST", `/api/v1/admin/markets/${market}/resolve`, { headers: { "x-admin-key": ADMIN_KEY }, body: { result: "YES" } });
       expect(resolved.status).toBe(200);
       await page.locator("[data-testid=market-status]", { hasText: "Resolved YES" }).waitFor({ timeout: 20_000 });
-      await page.getByRole("button", { name: "Redeem 15 YES" }).click();
-      await expect(textOf(page, "[data-testid=redeem-result]")).resolves.toBe("Redeemed: 15.00 USDT paid into your balance.");
+      await page.getByRole("button", { name: "Redeem 25 YES" }).click();
+      await expect(textOf(page, "[data-testid=redeem-result]")).resolves.toBe("Redeemed: 25.00 USDT paid into your balance.");
       await screenshot(page, "05-redeem");
 
       // Notifications: the unread badge, the list, marking read.

@@ -94,6 +94,11 @@ describe("TON Connect sign-in with an injected wallet (desktop window)", () => {
     const external = externalAssets(page, srv.url);
     const wallet = TestWallet.random("v4r2", { testnet: true });
     const { proofs, requests } = await injectWallet(page, wallet);
+    // The payload the page got from the exchange's challenge is the one the wallet signs.
+    const challenges: string[] = [];
+    page.on("response", async (r) => {
+      if (new URL(r.url()).pathname === "/api/v1/auth/challenge") challenges.push(((await r.json()) as { data: { payload: string } }).data.payload);
+    });
     await onFailureScreenshot(page, "failed-tonconnect", async () => {
       await page.goto(`${srv.url}/portfolio`);
       await connectThroughModal(page, false);
@@ -105,6 +110,7 @@ describe("TON Connect sign-in with an injected wallet (desktop window)", () => {
       expect(requests[0].manifestUrl).toBe(`${srv.url}/tonconnect-manifest.json`);
       expect(requests[0].items.map((i) => i.name)).toEqual(["ton_addr", "ton_proof"]);
       expect(proofs[0].domain.value).toBe(srv.domain);
+      expect(challenges).toEqual([proofs[0].payload]);
       const session = await page.evaluate(() => JSON.parse((globalThis as unknown as { localStorage: { getItem(k: string): string } }).localStorage.getItem("pmx.session")) as { walletAddress: string });
       expect(session.walletAddress).toBe(wallet.rawAddress);
       await page.getByRole("button", { name: `${wallet.friendlyAddress.slice(0, 4)}…${wallet.friendlyAddress.slice(-4)}` }).click();
