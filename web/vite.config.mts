@@ -50,11 +50,13 @@ const TONCONNECT_PICTURES: Record<string, string> = {
 function localTonConnectPictures(): Plugin {
   return {
     name: "pmx-local-tonconnect-pictures",
-    transform(code, id) {
-      if (!id.includes("@tonconnect/ui")) return null;
-      let out = code;
-      for (const [from, to] of Object.entries(TONCONNECT_PICTURES)) out = out.split(from).join(to);
-      return out === code ? null : { code: out, map: null };
+    transform: {
+      filter: { id: /@tonconnect[\\/]ui[\\/]/ },
+      handler(code) {
+        let out = code;
+        for (const [from, to] of Object.entries(TONCONNECT_PICTURES)) out = out.split(from).join(to);
+        return out === code ? null : { code: out, map: null };
+      },
     },
   };
 }
