@@ -5,4 +5,6 @@ module.exports = {
   testMatch: ["**/*.test.ts"],
   transform: { "^.+\\.ts$": ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } }] },
   testTimeout: 30000,
+  // The web app's modules import the SDK as @pmx/client (web/vite.config.mts); unit tests of them too.
+  moduleNameMapper: { "^@pmx/client/(.*)$": "<rootDir>/client/src/$1" },
 };

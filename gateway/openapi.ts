@@ -159,7 +159,16 @@ const schemas = {
     ["marketId", "outcome", "interval", "candles", "currentPrice", "priceChange", "priceChangePercent", "volume24h"],
   ),
 
-  QuoteRequest: { type: "object", required: ["side", "outcome", "quantity"], properties: { side, outcome, quantity: micro } },
+  QuoteRequest: {
+    type: "object",
+    required: ["side", "outcome", "quantity"],
+    properties: {
+      side,
+      outcome,
+      quantity: micro,
+      venue: { type: "string", enum: ["AUTO", "AMM"], default: "AUTO", description: "AUTO prices POST /trade/market (the router), AMM prices POST /trade/amm" },
+    },
+  },
   Quote: obj({ estimatedPrice: decimal, estimatedCost: micro, source: venue, fee: micro }, ["estimatedPrice", "estimatedCost", "source", "fee"]),
   PlaceOrderRequest: {
     type: "object",
@@ -448,7 +457,7 @@ export const openApiDocument = {
       post: {
         operationId: "quote",
         tags: ["trading"],
-        summary: "Price a market order without executing it",
+        summary: "Price a market or AMM order without executing it",
         security: bearer,
         parameters: [pathParam("marketId", "Market id")],
         requestBody: body(ref("QuoteRequest")),
@@ -571,7 +580,7 @@ export const openApiDocument = {
         tags: ["notifications"],
         summary: "The caller's notifications, newest first",
         security: bearer,
-        parameters: [...pageParams],
+        parameters: [...pageParams, query("unread", { type: "boolean" }, "Only unread ones (pagination.total is then the unread count)")],
         responses: { "200": { description: "Notifications", content: json(pagedEnvelope(ref("Notification"))) }, ...failures("400", "401") },
       },
     },

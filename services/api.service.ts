@@ -15,6 +15,7 @@ import SocketGateway, { SOCKET_ACTIONS } from "../gateway/socket";
 import { readiness } from "../gateway/readiness";
 import { trustedProxies, type TrustedProxies } from "../gateway/proxies";
 import { OPENAPI_JSON } from "../gateway/openapi";
+import { findWebBuild, WebSite } from "../gateway/web";
 import { listenHost, proofDomain } from "../auth/domain";
 
 /** The REST contract's routes by rate category; every other path is a 404. */
@@ -409,6 +410,10 @@ const ApiService = defineService<ApiThis>({
       const added = this.addRoute(route, true);
       if (route.name === "read") this.readLimit = added.rateLimit as RouteRateLimit;
     }
+    // The web app at / and the API documentation at /docs (gateway/web.ts), after every API route.
+    const site = WebSite.load(findWebBuild(), { chain: cfg.chain, testnet: cfg.ton.testnet, proofDomain: () => proofDomain(this.cfg.appDomain, this.server?.address() as AddressInfo | null) });
+    if (site) this.addRoute({ name: "web", path: "", mappingPolicy: "restrict", bodyParsers: false, aliases: site.aliases(), onBeforeCall: showReadBudget, onError: this.settings.onError }, true);
+    else this.logger.warn("The web app is not built (npm run build): / and /docs answer 404");
   },
 
   async stopped(this: ApiThis) {

@@ -127,14 +127,17 @@ const NotifierService = defineService<NotifierThis>({
       params: {
         page: PAGE,
         pageSize: pageSizeParam(NOTIFICATIONS_DEFAULT_PAGE_SIZE, NOTIFICATIONS_MAX_PAGE_SIZE),
+        // Only unread ones: pagination.total is then the unread count (a badge needs one small call).
+        unread: { type: "boolean", optional: true, convert: true },
         $$strict: "remove",
       },
-      async handler(this: NotifierThis, ctx: AppContext<{ page: number; pageSize: number }>): Promise<Page<NotificationItem>> {
+      async handler(this: NotifierThis, ctx: AppContext<{ page: number; pageSize: number; unread?: boolean }>): Promise<Page<NotificationItem>> {
         const user = currentUser(ctx);
         const { page: pageNo, pageSize } = ctx.params;
+        const q: Record<string, unknown> = ctx.params.unread ? { userId: user.id, read: false } : { userId: user.id };
         const [docs, total] = await Promise.all([
-          this.stores.notifications.find({ userId: user.id }, { sort: { createdAt: -1, seq: -1, _id: -1 }, skip: (pageNo - 1) * pageSize, limit: pageSize }),
-          this.stores.notifications.count({ userId: user.id }),
+          this.stores.notifications.find(q, { sort: { createdAt: -1, seq: -1, _id: -1 }, skip: (pageNo - 1) * pageSize, limit: pageSize }),
+          this.stores.notifications.count(q),
         ]);
         return page(docs.map(notificationItem), total, pageNo, pageSize);
       },

@@ -73,13 +73,15 @@ const RouterService = defineService<RouterThis>({
       },
     },
 
+    /** `venue: "AMM"` prices what POST /trade/amm would do; the default what POST /trade/market would. */
     quote: {
       auth: "user",
-      params: { marketId: ID, ...ORDER_PARAMS, $$strict: "remove" },
-      async handler(this: RouterThis, ctx: AppContext<MarketTradeParams>) {
+      params: { marketId: ID, ...ORDER_PARAMS, venue: { type: "enum", values: ["AUTO", "AMM"], optional: true, default: "AUTO" }, $$strict: "remove" },
+      async handler(this: RouterThis, ctx: AppContext<MarketTradeParams & { venue: "AUTO" | "AMM" }>) {
         const user = currentUser(ctx);
         const quantity = parseTradeQuantity(ctx.params.quantity);
-        const q = await ctx.call<{ venue: string; totalCost: number; fee: number; avgPrice: string }, object>("book.quote", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity, mode: "ROUTE" });
+        const mode = ctx.params.venue === "AMM" ? "AMM" : "ROUTE";
+        const q = await ctx.call<{ venue: string; totalCost: number; fee: number; avgPrice: string }, object>("book.quote", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity, mode });
         return { estimatedPrice: q.avgPrice, estimatedCost: String(q.totalCost), source: q.venue, fee: String(q.fee) };
       },
     },

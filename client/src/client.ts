@@ -5,7 +5,9 @@
  */
 import { apiErrorFor, ApiError, NetworkError, NotLoggedInError, ProtocolError, RateLimitError, UnauthorizedError, type FieldError } from "./errors";
 import { collect, paginate } from "./pagination";
-import { buildConnectRequest, keyPairSigner, type BuildProofOptions, type KeyPair, type ProofSigner, type WalletOptions } from "./proof";
+// Types only: the proof code (TON cells, ed25519) is loaded when a login signs, so a browser app
+// that never signs locally does not carry it.
+import type { BuildProofOptions, KeyPair, ProofSigner, WalletOptions } from "./proof";
 import { PmxSocket, type SocketOptions } from "./socket";
 import type {
   Balance,
@@ -19,6 +21,7 @@ import type {
   FaucetResult,
   Health,
   ListEventsParams,
+  ListNotificationsParams,
   ListOrdersParams,
   MarketItem,
   MarkReadRequest,
@@ -137,13 +140,19 @@ function fieldsOf(x: unknown): FieldError[] | undefined {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** base64url to UTF-8 text with what both Node 20 and browsers have (atob, TextDecoder). */
+function base64UrlToText(s: string): string {
+  const b64 = s.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(s.length / 4) * 4, "=");
+  return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+}
+
 /** Claims of a JWT without verifying it (only the server can): enough to know when it expires. */
 export function sessionFromToken(token: string): Session {
   const part = token.split(".")[1];
   if (!part) throw new TypeError("not a JWT");
   let claims: unknown;
   try {
-    claims = JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
+    claims = JSON.parse(base64UrlToText(part));
   } catch {
     throw new TypeError("not a JWT");
   }
@@ -184,7 +193,8 @@ export class PmxClient {
     this.opts = opts;
     this.currentSession = opts.session ?? null;
     this.retry = opts.retry ? { maxRetries: 3, maxWaitSeconds: 120, ...(opts.retry === true ? {} : opts.retry) } : null;
-    this.fetchImpl = opts.fetch ?? fetch;
+    // Browsers refuse fetch called as a method of another object ("Illegal invocation").
+    this.fetchImpl = opts.fetch ?? ((input, init) => fetch(input, init));
     this.auth = new AuthApi(this);
     this.events = new EventsApi(this);
     this.markets = new MarketsApi(this);
@@ -385,6 +395,7 @@ class AuthApi extends Api {
    * (here or in the client's options) it signs the server's challenge: its domain and payload.
    */
   async loginWithSigner(signer: ProofSigner, opts: Omit<BuildProofOptions, "domain"> & { domain?: string } = {}): Promise<Session> {
+    const { buildConnectRequest } = await import("./proof");
     const given = opts.domain ?? this.c.domain;
     const challenge = given === undefined ? await this.challenge() : null;
     const domain = given ?? (challenge as Challenge).domain;
@@ -393,6 +404,7 @@ class AuthApi extends Api {
 
   /** Log in as the standard wallet (v4r2 by default) of a local key pair. */
   async loginWithKeyPair(keyPair: KeyPair, opts: KeyPairLoginOptions = {}): Promise<Session> {
+    const { keyPairSigner } = await import("./proof");
     return this.loginWithSigner(keyPairSigner(keyPair, opts.wallet), { domain: opts.domain, messengerInitData: opts.messengerInitData });
   }
 
@@ -529,16 +541,20 @@ class WalletApi extends Api {
 }
 
 class NotificationsApi extends Api {
-  /** GET /notifications: one page, newest first. */
-  list(params: PageParams = {}): Promise<Page<Notification>> {
+  /** GET /notifications: one page, newest first (`unread: true`: only unread ones). */
+  list(params: ListNotificationsParams = {}): Promise<Page<Notification>> {
     return this.c.page<Notification>("/notifications", { auth: "user", query: { ...params } });
   }
-  iterate(params: PageParams = {}): AsyncGenerator<Notification, void, undefined> {
-    return paginate((p: PageParams) => this.list(p), params);
+  iterate(params: ListNotificationsParams = {}): AsyncGenerator<Notification, void, undefined> {
+    return paginate((p: ListNotificationsParams) => this.list(p), params);
   }
-  /** Every unread notification (walks all pages). */
-  async unread(): Promise<Notification[]> {
-    return (await collect(this.iterate({ pageSize: 100 }))).filter((n) => !n.read);
+  /** Every unread notification (walks the unread pages). */
+  unread(): Promise<Notification[]> {
+    return collect(this.iterate({ pageSize: 100, unread: true }));
+  }
+  /** How many are unread (one small request). */
+  async unreadCount(): Promise<number> {
+    return (await this.list({ unread: true, pageSize: 1 })).pagination.total;
   }
   /** POST /notifications/read: {ids} or {all: true}. */
   async markRead(body: MarkReadRequest): Promise<MarkReadResult> {

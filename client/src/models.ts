@@ -200,7 +200,11 @@ export interface QuoteRequest {
   side: Side;
   outcome: Outcome;
   quantity: MicroString;
+  /** "AUTO" (default) prices POST /trade/market; "AMM" prices POST /trade/amm. */
+  venue?: QuoteVenue;
 }
+
+export type QuoteVenue = "AUTO" | "AMM";
 
 export interface Quote {
   estimatedPrice: DecimalString;
@@ -404,6 +408,11 @@ export interface Notification {
   delivered: boolean;
   read: boolean;
   createdAt: IsoTime;
+}
+
+export interface ListNotificationsParams extends PageParams {
+  /** Only unread ones; `pagination.total` is then the unread count. */
+  unread?: boolean;
 }
 
 export interface MarkReadRequest {

@@ -8,8 +8,10 @@
  *
  * The server also checks that the key owns the address, so the address must be the standard
  * wallet contract of the key (v4r2 or v5r1 here; others can send `stateInit`).
+ *
+ * Runs in Node 20 and in browsers (with a global `Buffer`, which @ton/core needs there anyway):
+ * randomness comes from Web Crypto, which both have.
  */
-import { randomBytes } from "node:crypto";
 import { Address, beginCell, Cell, contractAddress, storeStateInit } from "@ton/core";
 import { mnemonicNew, mnemonicToPrivateKey, mnemonicValidate, sha256_sync } from "@ton/crypto";
 import nacl from "tweetnacl";
@@ -95,6 +97,10 @@ export function keyPairFromSecretKey(secret: Uint8Array): KeyPair {
   return { publicKey: kp.publicKey, secretKey: kp.secretKey };
 }
 
+function randomBytes(n: number): Uint8Array {
+  return globalThis.crypto.getRandomValues(new Uint8Array(n));
+}
+
 export function randomKeyPair(): KeyPair {
   return keyPairFromSeed(randomBytes(32));
 }
@@ -113,7 +119,7 @@ export async function keyPairFromMnemonic(words: string[]): Promise<KeyPair> {
 
 /** One-time proof payload: 32 random bytes, hex (a fresh one for every login). */
 export function randomPayload(): string {
-  return randomBytes(32).toString("hex");
+  return hex(randomBytes(32));
 }
 
 export interface ProofFields {

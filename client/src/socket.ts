@@ -8,9 +8,11 @@
  * (latest state wins), so a skipped number in a live stream loses nothing; updates older than the
  * book held are dropped, and with `resyncOnGap` any skip triggers a fresh snapshot as well.
  */
-import { EventEmitter } from "node:events";
 import { io, type Socket } from "socket.io-client";
 import type { Balance, BookLevel, Notification, Outcome, Side } from "./models";
+import { Emitter, unrefTimer } from "./emitter";
+
+type Timer = ReturnType<typeof setTimeout>;
 
 export const SOCKET_PATH = "/ws";
 export const DEFAULT_PING_INTERVAL_MS = 5_000;
@@ -169,7 +171,7 @@ class Confirm<T> {
   promise!: Promise<T>;
   private resolveFn!: (v: T) => void;
   private rejectFn!: (e: unknown) => void;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Timer | null = null;
   settled = false;
 
   constructor() {
@@ -188,7 +190,7 @@ class Confirm<T> {
   start(ms: number, what: string): void {
     this.clear();
     this.timer = setTimeout(() => this.reject(new Error(`${what}: no confirmation within ${ms} ms`)), ms);
-    this.timer.unref?.();
+    unrefTimer(this.timer);
   }
 
   resolve(v: T): void {
@@ -384,16 +386,16 @@ export interface PmxSocketEvents {
   close: [];
 }
 
-export class PmxSocket extends EventEmitter<PmxSocketEvents> {
+export class PmxSocket extends Emitter<PmxSocketEvents> {
   readonly socket: Socket;
   private readonly opts: SocketOptions;
   private readonly markets = new Set<MarketSubscription>();
   private readonly books = new Map<string, BookSubscription>();
   private user: UserSubscription | null = null;
-  private pinger: NodeJS.Timeout | null = null;
+  private pinger: Timer | null = null;
   private connectedOnce = false;
   private closed = false;
-  private reconnectTimer: NodeJS.Timeout | null = null;
+  private reconnectTimer: Timer | null = null;
   /** Connections made so far (1 after the first connect). */
   connections = 0;
 
@@ -574,14 +576,14 @@ export class PmxSocket extends EventEmitter<PmxSocketEvents> {
         this.reconnectTimer = null;
         if (!this.closed) this.socket.connect();
       }, this.opts.reconnectionDelayMs ?? 500);
-      this.reconnectTimer.unref?.();
+      unrefTimer(this.reconnectTimer);
     }
   }
 
   private startPing(): void {
     this.stopPing();
     this.pinger = setInterval(() => this.ping(), this.opts.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS);
-    this.pinger.unref?.();
+    unrefTimer(this.pinger);
   }
 
   private stopPing(): void {

@@ -205,7 +205,8 @@ describe("Dockerfile", () => {
       .filter((l) => l && !l.startsWith("#"));
     const ignored = (name: string) => patterns.some((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*")}$`).test(name));
     const include: string[] = JSON.parse(read("tsconfig.build.json")).include;
-    for (const entry of [...include, "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "server.ts", "moleculer.config.ts"]) expect({ entry, ignored: ignored(entry) }).toEqual({ entry, ignored: false });
+    // npm run build also compiles the SDK (client/) and bundles the web app (web/, which imports the SDK).
+    for (const entry of [...include, "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "server.ts", "moleculer.config.ts", "client", "web"]) expect({ entry, ignored: ignored(entry) }).toEqual({ entry, ignored: false });
     for (const entry of ["node_modules", "dist", ".git", "data", ".env"]) expect({ entry, ignored: ignored(entry) }).toEqual({ entry, ignored: true });
   });
 });

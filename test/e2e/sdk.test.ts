@@ -326,6 +326,23 @@ describe("SDK against a started server", () => {
       await expectError(other.portfolio.trade(amm.tradeId), NotFoundError, "RESOURCE_NOT_FOUND");
     });
 
+    test("quote with venue AMM prices the pool alone (what trade.amm does) while the default quote routes to the cheaper book", async () => {
+      // A YES bid at 0.60 is a NO ask at 0.40, well under the pool's NO price.
+      const bid = await other.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.6, quantity: Number(toMicro(1)) });
+      const body = { side: "BUY", outcome: "NO", quantity: toMicro(1) } as const;
+      const routed = await client.markets.quote(market, body);
+      expect(routed).toMatchObject({ source: "CLOB", estimatedPrice: "0.40" });
+      const pool = await client.markets.quote(market, { ...body, venue: "AMM" });
+      expect(pool.source).toBe("AMM");
+      expect(Number(pool.estimatedPrice)).toBeGreaterThan(0.4);
+      const t = await client.trade.amm({ marketId: market, ...body });
+      expect(t).toMatchObject({ venue: "AMM", avgPrice: pool.estimatedPrice, totalCost: pool.estimatedCost, fee: pool.fee });
+      await other.orders.cancel(bid.orderId);
+      await expectError(client.markets.quote(market, { ...body, venue: "BOOK" as "AMM" }), BadRequestError, "VALIDATION_ERROR");
+      // Settled before the notification tests count (its confirmation is a notification too).
+      await waitFor("settlement", async () => (await client.portfolio.trade(t.tradeId)).settlementStatus === "confirmed" || null);
+    });
+
     test("balance arithmetic stays exact in micro-units", async () => {
       const b = await client.portfolio.balance();
       expect(BigInt(b.available) + BigInt(b.locked)).toBe(BigInt(b.total));
@@ -370,8 +387,13 @@ describe("SDK against a started server", () => {
       expect(all.map((n) => n.type)).toEqual(expect.arrayContaining(["TRADE_FILLED", "DEPOSIT_CREDITED"]));
       const unread = await client.notifications.unread();
       expect(unread.length).toBeGreaterThan(0);
+      expect(unread.every((n) => !n.read)).toBe(true);
+      expect(unread.map((n) => n.id)).toEqual(all.filter((n) => !n.read).map((n) => n.id));
+      expect(await client.notifications.unreadCount()).toBe(unread.length);
       const one = await client.notifications.markRead({ ids: [unread[0].id] });
       expect(one).toEqual({ updated: 1, unread: unread.length - 1 });
+      expect(await client.notifications.unreadCount()).toBe(unread.length - 1);
+      expect((await client.notifications.list({ unread: true, pageSize: 100 })).items.map((n) => n.id)).not.toContain(unread[0].id);
       expect(await client.notifications.markRead({ all: true })).toEqual({ updated: unread.length - 1, unread: 0 });
       expect(await client.notifications.unread()).toEqual([]);
       await expectError(client.notifications.markRead({}), BadRequestError, "VALIDATION_ERROR");

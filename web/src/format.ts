@@ -1,0 +1,78 @@
+/** Display helpers: amounts through the SDK's exact money functions, TON addresses, times. */
+import { fromMicro } from "@pmx/client/money";
+
+/** "12500000" -> "12.50" (at least two decimals, never rounded). */
+export function usdt(micro: string | number | bigint | null | undefined): string {
+  if (micro === null || micro === undefined || micro === "") return "–";
+  return fromMicro(typeof micro === "number" ? Math.trunc(micro) : micro, { minDecimals: 2 });
+}
+
+/** Cents only, rounded down (the header's balance; exact amounts are on the portfolio page). */
+export function usdtShort(micro: string | null | undefined): string {
+  if (!micro) return "–";
+  const v = BigInt(micro);
+  return usdt(v - (v % 10_000n));
+}
+
+/** Micro-shares as shares: "10500000" -> "10.5". */
+export function shares(micro: string | number | bigint | null | undefined): string {
+  if (micro === null || micro === undefined || micro === "") return "–";
+  return fromMicro(typeof micro === "number" ? Math.trunc(micro) : micro);
+}
+
+/** Signed micro-USDT with a sign: "+1.20", "-0.35". */
+export function pnl(micro: string | null | undefined): string {
+  if (micro === null || micro === undefined) return "–";
+  const v = BigInt(micro);
+  return `${v > 0n ? "+" : ""}${usdt(v)}`;
+}
+
+export function pnlClass(micro: string | null | undefined): string {
+  if (!micro) return "";
+  const v = BigInt(micro);
+  return v > 0n ? "up" : v < 0n ? "down" : "";
+}
+
+export function price(p: string | number | null | undefined): string {
+  if (p === null || p === undefined) return "–";
+  return typeof p === "number" ? p.toFixed(2) : p;
+}
+
+export function when(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+export function shortHash(h: string | null | undefined): string {
+  return h ? `${h.slice(0, 8)}…${h.slice(-6)}` : "–";
+}
+
+function crc16(data: Uint8Array): number {
+  let crc = 0;
+  for (const byte of data) {
+    crc ^= byte << 8;
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+
+/**
+ * A raw address ("0:<64 hex>") in the user-friendly form wallets show: non-bounceable, with the
+ * test-network flag on testnet ("0Q…"/"UQ…"). Anything else is returned as given.
+ */
+export function friendlyAddress(raw: string, testnet: boolean): string {
+  const m = /^(-?\d+):([0-9a-fA-F]{64})$/.exec(raw);
+  if (!m) return raw;
+  const bytes = new Uint8Array(36);
+  bytes[0] = 0x51 | (testnet ? 0x80 : 0);
+  bytes[1] = Number(m[1]) & 0xff;
+  for (let i = 0; i < 32; i++) bytes[2 + i] = parseInt(m[2].slice(i * 2, i * 2 + 2), 16);
+  const crc = crc16(bytes.subarray(0, 34));
+  bytes[34] = crc >> 8;
+  bytes[35] = crc & 0xff;
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+}
+
+export function shortAddress(a: string): string {
+  return a.length > 12 ? `${a.slice(0, 4)}…${a.slice(-4)}` : a;
+}
