@@ -362,6 +362,8 @@ export class MarketActor {
         onApplied: () => {
           this.book.cancel(o.orderId, o.userId);
           this.book.place(order);
+          // The order keeps its fills: its size is what it filled before plus its new rest.
+          this.book.setQuantity(o.orderId, filledBefore + remaining);
         },
       });
       return {
