@@ -576,7 +576,9 @@ export class MarketActor {
     } catch (err) {
       // A refusal for money changed nothing here or there. Anything else (a stale lease, an
       // unknown outcome): this actor never writes again; the service rebuilds it from the ledger.
-      const code = (err as { type?: string }).type;
+      // The code is `type` on a broker error, `code` on the ledger core's own.
+      const e = err as { type?: unknown; code?: unknown };
+      const code = typeof e.type === "string" ? e.type : typeof e.code === "string" ? e.code : undefined;
       if (code !== "INSUFFICIENT_BALANCE" && code !== "INSUFFICIENT_SHARES" && code !== "DUPLICATE_CLIENT_ORDER_ID" && code !== "IDEMPOTENCY_KEY_REUSED") this.fenced = true;
       throw err;
     }
