@@ -154,5 +154,5 @@ describe("trader API commands on one market", () => {
       fc.asyncProperty(fc.array(cmdArb, { minLength: 1, maxLength: 80, size: "max" }), (cmds) => run(cmds)),
       { numRuns: 200 },
     );
-  });
+  }, 180_000);
 });
