@@ -8,6 +8,7 @@ import type { DepositStore } from "./deposit-watcher";
 import type { MetaStore } from "./ports";
 import type { RedemptionStore } from "./redemptions";
 import type { SettlementStore } from "./settlement-batcher";
+import type { TransferSource } from "./transfers";
 import type { WithdrawalStore } from "./withdrawals";
 
 export type ChainCollections = {
@@ -118,5 +119,13 @@ export function settlementStore(s: Stores<ChainCollections>): SettlementStore {
       remove: async (id) => void (await notices.remove({ _id: id })),
     },
     meta: metaStore(s.chainMeta),
+  };
+}
+
+export function transferSource(s: Stores<ChainCollections>): TransferSource {
+  return {
+    deposits: (userId) => s.deposits.find({ userId }),
+    incidents: (userId) => s.chainIncidents.find({ userId }),
+    withdrawals: (userId) => s.withdrawals.find({ userId }),
   };
 }

@@ -3,14 +3,12 @@
  * (DepositWatcher), withdrawals (Withdrawals), redemption and refunds (Redemptions) and
  * settlement (SettlementBatcher), all run on one actor (ChainActor) once the chain adapter is up.
  */
-import { randomBytes } from "node:crypto";
 import { Address, Cell } from "@ton/core";
 import type { Service, ServiceBroker } from "moleculer";
 import { METRIC } from "../lib/metrics";
 import { defineService } from "../lib/service";
 import { configOf, type AppConfig, type ChainConfig } from "../lib/config";
 import { notFound, validationError } from "../lib/errors";
-import { newId } from "../lib/ids";
 import { AMOUNT, PAGE, pageSizeParam } from "../lib/params";
 import { tonLimitText, usdtLimitText } from "../lib/units";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
@@ -25,16 +23,13 @@ import type { ChainPort } from "../chain/port";
 import type { FaucetAsset, SandboxChain } from "../chain/sandbox";
 import { jettonBalance } from "../chain/operations";
 import { txView } from "../chain/tx";
-import { depositView, incidentView, newestFirst, withdrawalView, type TransferView } from "../chain/transfers";
 import { openChain } from "../chain/adapter";
 import { ChainActor } from "../chain/actor";
-import type { ChainLedger, ChainSide, EmitChainEvent, Log } from "../chain/ports";
-import { CHAIN_INDEXES, depositStore, redemptionStore, settlementStore, withdrawalStore, type ChainCollections } from "../chain/stores";
-import { addressView, DepositWatcher } from "../chain/deposit-watcher";
-import { Withdrawals } from "../chain/withdrawals";
-import { Redemptions, type RedeemRequest } from "../chain/redemptions";
-import { SettlementBatcher } from "../chain/settlement-batcher";
-import { reconcileChain } from "../chain/reconciliation";
+import { ChainCores } from "../chain/cores";
+import type { ChainLedger, Log } from "../chain/ports";
+import { CHAIN_INDEXES, type ChainCollections } from "../chain/stores";
+import { addressView } from "../chain/deposit-watcher";
+import type { RedeemRequest } from "../chain/redemptions";
 
 export type { ChainReconciliation, SubmissionResult } from "../models/chain";
 
@@ -52,17 +47,11 @@ type ChainThis = Service &
     cfg: AppConfig;
     ccfg: ChainConfig;
     port: ChainPort;
-    side: ChainSide;
     sandbox: SandboxChain | null;
     actor: ChainActor;
     timers: NodeJS.Timeout[];
-    deposits: DepositWatcher;
-    withdrawals: Withdrawals;
-    redemptions: Redemptions;
-    settlement: SettlementBatcher | undefined;
-    /** The deposit watcher over every address, then the withdrawals whose outcome is open. */
-    watch(): Promise<void>;
-    addressOf(userId: string): Promise<ReturnType<typeof addressView>>;
+    /** Set once started (the chain adapter open). */
+    cores: ChainCores;
   };
 
 /** The ledger's actions as the cores' port. */
@@ -89,15 +78,8 @@ const ChainService = defineService<ChainThis>({
       auth: "user",
       params: { type: { type: "enum", values: ["deposit", "withdrawal"], optional: true }, page: PAGE, pageSize: pageSizeParam(20, 100), $$strict: "remove" },
       async handler(this: ChainThis, ctx: AppContext<{ type?: "deposit" | "withdrawal"; page: number; pageSize: number }>) {
-        const userId = currentUser(ctx).id;
         const { type, page: pageNo, pageSize } = ctx.params;
-        const all: TransferView[] = [];
-        if (type !== "withdrawal") {
-          all.push(...(await this.stores.deposits.find({ userId })).map(depositView));
-          all.push(...(await this.stores.chainIncidents.find({ userId })).map(incidentView));
-        }
-        if (type !== "deposit") all.push(...(await this.stores.withdrawals.find({ userId })).map(withdrawalView));
-        all.sort(newestFirst);
+        const all = await this.cores.transfers(currentUser(ctx).id, type);
         return page(all.slice((pageNo - 1) * pageSize, pageNo * pageSize), all.length, pageNo, pageSize);
       },
     },
@@ -107,7 +89,7 @@ const ChainService = defineService<ChainThis>({
       auth: "user",
       params: { $$strict: "remove" },
       async handler(this: ChainThis, ctx: AppContext) {
-        const doc = await this.actor.run(() => this.deposits.allocate(currentUser(ctx).id));
+        const doc = await this.actor.run(() => this.cores.deposits.allocate(currentUser(ctx).id));
         return addressView(doc, this.port.testnet);
       },
     },
@@ -120,8 +102,9 @@ const ChainService = defineService<ChainThis>({
       async handler(this: ChainThis, ctx: AppContext<WithdrawParams>): Promise<SubmissionResult> {
         const user = currentUser(ctx);
         const amount = Number(ctx.params.amount);
-        this.withdrawals.checkAmount(amount);
-        const res = await this.actor.run(() => this.withdrawals.withdraw(user.id, user.wallet, amount));
+        const { withdrawals } = this.cores;
+        withdrawals.checkAmount(amount);
+        const res = await this.actor.run(() => withdrawals.withdraw(user.id, user.wallet, amount));
         ctx.meta.$statusCode = 202;
         return res;
       },
@@ -139,7 +122,8 @@ const ChainService = defineService<ChainThis>({
       },
       async handler(this: ChainThis, ctx: AppContext<RedeemParams>) {
         const req = { userId: currentUser(ctx).id, ...ctx.params };
-        const res = await this.actor.run(() => this.redemptions.redeem(req, (marketId) => ctx.call<MarketInternal, { marketId: string }>("catalog.getMarketInternal", { marketId })));
+        const market = (marketId: string) => ctx.call<MarketInternal, { marketId: string }>("catalog.getMarketInternal", { marketId });
+        const res = await this.actor.run(() => this.cores.redemptions.redeem(req, market));
         ctx.meta.$statusCode = 202;
         return res;
       },
@@ -158,15 +142,9 @@ const ChainService = defineService<ChainThis>({
         if (amount < 1n) throw validationError("amount must be positive", [{ field: "amount", rule: "min" }]);
         if (amount > max) throw validationError(`amount must be at most ${asset === "TON" ? tonLimitText(max) : usdtLimitText(max)}`, [{ field: "amount", rule: "max" }]);
         const userId = currentUser(ctx).id;
-        const out = await this.actor.run(async () => {
-          const doc = await this.deposits.allocate(userId);
-          const sent = await sandbox.faucetSend(asset, Address.parseRaw(doc.address), amount);
-          await this.side.persist();
-          await this.deposits.scanUser(userId);
-          return sent;
-        });
+        const out = await this.actor.run(() => this.cores.sandboxDeposit(userId, (to) => sandbox.faucetSend(asset, to, amount)));
         ctx.meta.$statusCode = 202;
-        return { status: "accepted", txHash: out.txHash, asset, amount: amount.toString(), address: (await this.addressOf(userId)).address };
+        return { status: "accepted", txHash: out.txHash, asset, amount: amount.toString(), address: (await this.cores.addressOf(userId)).address };
       },
     },
 
@@ -174,8 +152,7 @@ const ChainService = defineService<ChainThis>({
     reconcile: {
       visibility: "public",
       handler(this: ChainThis): Promise<ChainReconciliation> {
-        const addresses = async () => (await this.stores.depositAddresses.find({})).map((d) => d.address);
-        return this.actor.run(() => reconcileChain({ ledger: ledgerOf(this.broker), chain: this.side, depositAddresses: addresses, pendingWithdrawals: () => this.withdrawals.pending() }));
+        return this.actor.run(() => this.cores.reconcile());
       },
     },
 
@@ -206,18 +183,7 @@ const ChainService = defineService<ChainThis>({
       visibility: "public",
       async handler(this: ChainThis) {
         await this.actor.ready;
-        const { keys } = this.side;
-        const [hot, operator, registry] = await Promise.all([keys.wallet("hot"), keys.wallet("operator"), keys.wallet("registry")]);
-        return {
-          kind: this.port.kind,
-          testnet: this.port.testnet,
-          usdtMinter: this.port.usdtMinter().toRawString(),
-          foreignMinter: this.sandbox ? this.sandbox.foreignMinter().toRawString() : null,
-          hotWallet: hot.address.toRawString(),
-          hotJettonWallet: (await this.port.jettonWalletAddress(hot.address)).toRawString(),
-          operatorWallet: operator.address.toRawString(),
-          registry: registry.address.toRawString(),
-        };
+        return this.cores.info(this.sandbox ? this.sandbox.foreignMinter() : null);
       },
     },
 
@@ -243,8 +209,8 @@ const ChainService = defineService<ChainThis>({
     tick: {
       visibility: "public",
       async handler(this: ChainThis) {
-        await this.actor.run(() => this.watch());
-        await this.actor.run(() => (this.settlement as SettlementBatcher).round());
+        await this.actor.run(() => this.cores.watch());
+        await this.actor.run(() => this.cores.settlement.round());
         return true;
       },
     },
@@ -256,13 +222,9 @@ const ChainService = defineService<ChainThis>({
       async handler(this: ChainThis, ctx: AppContext<{ userId: string; value: string; body?: string }>) {
         const sandbox = this.sandbox;
         if (!sandbox) throw notFound("Sandbox");
-        return this.actor.run(async () => {
-          const doc = await this.deposits.allocate(ctx.params.userId);
-          const out = await sandbox.injectFromOutsider(Address.parseRaw(doc.address), BigInt(ctx.params.value), ctx.params.body ? Cell.fromBase64(ctx.params.body) : null);
-          await this.side.persist();
-          await this.deposits.scanUser(doc._id);
-          return { txHash: out.txHash, from: sandbox.outsiderAddress().toRawString() };
-        });
+        const { userId, value, body } = ctx.params;
+        const out = await this.actor.run(() => this.cores.sandboxDeposit(userId, (to) => sandbox.injectFromOutsider(to, BigInt(value), body ? Cell.fromBase64(body) : null)));
+        return { txHash: out.txHash, from: sandbox.outsiderAddress().toRawString() };
       },
     },
   },
@@ -270,32 +232,21 @@ const ChainService = defineService<ChainThis>({
   events: {
     // A notifier or ledger (re)joining: hand over the settlement outcomes it missed at once.
     "$services.changed"(this: ChainThis) {
-      void this.settlement?.deliverNotices();
+      void this.cores?.settlement.deliverNotices();
     },
     "market.resolved": {
       handler(this: ChainThis, ctx: AppContext<{ marketId: string; result: Outcome | null }>) {
         const { marketId, result } = ctx.params;
         if (result !== "YES" && result !== "NO") return;
-        this.actor.background(`resolve:${marketId}`, () => this.redemptions.sweepResolved(marketId, result));
+        this.actor.background(`resolve:${marketId}`, () => this.cores.redemptions.sweepResolved(marketId, result));
       },
     },
     "market.cancelled": {
       async handler(this: ChainThis, ctx: AppContext<{ marketId: string }>) {
         const { marketId } = ctx.params;
-        await this.redemptions.cancelled(marketId);
-        this.actor.background(`refund:${marketId}`, () => this.redemptions.refundMarket(marketId));
+        await this.cores.redemptions.cancelled(marketId);
+        this.actor.background(`refund:${marketId}`, () => this.cores.redemptions.refundMarket(marketId));
       },
-    },
-  },
-
-  methods: {
-    async watch(this: ChainThis) {
-      await this.deposits.scanAll();
-      await this.withdrawals.reconcile();
-    },
-
-    async addressOf(this: ChainThis, userId: string) {
-      return addressView((await this.stores.depositAddresses.findOne({ _id: userId }))!, this.port.testnet);
     },
   },
 
@@ -304,7 +255,6 @@ const ChainService = defineService<ChainThis>({
     this.ccfg = this.cfg.ton;
     this.timers = [];
     this.actor = new ChainActor(this.logger);
-    this.settlement = undefined;
   },
 
   /**
@@ -312,54 +262,47 @@ const ChainService = defineService<ChainThis>({
    * starts at once; every action and timer waits for it.
    */
   started(this: ChainThis) {
+    const { ccfg, broker, actor } = this;
     // loadConfig settles it for a node that runs the chain (MASTER_SECRET or the data dir's).
-    const secret = this.ccfg.masterSecret;
-    if (!secret) throw new Error("no chain master secret: set MASTER_SECRET (loadConfig gives one to every node whose SERVICES include chain)");
-    const chain = openChain(this.cfg.chain, this.ccfg, new KeyRing(secret), this.cfg.dataDir, (msg) => this.logger.info(msg));
+    if (!ccfg.masterSecret) throw new Error("no chain master secret: set MASTER_SECRET (loadConfig gives one to every node whose SERVICES include chain)");
+    const chain = openChain(this.cfg.chain, ccfg, new KeyRing(ccfg.masterSecret), this.cfg.dataDir, (msg) => this.logger.info(msg));
     this.port = chain.port;
     this.sandbox = chain.sandbox;
-    this.side = chain.side;
-    const { ccfg, broker, stores } = this;
-    const ledger = ledgerOf(broker);
-    const emit: EmitChainEvent = (event, payload) => void broker.emit(event, payload);
-    const common = { chain: chain.side, clock: { now: () => Date.now() }, emit, log: this.logger as Log };
-    this.deposits = new DepositWatcher({ ...common, ledger, store: depositStore(stores), counted: () => broker.metrics.increment(METRIC.deposits) });
-    this.withdrawals = new Withdrawals({ ...common, ledger, store: withdrawalStore(stores), newId, queryId: () => BigInt("0x" + randomBytes(8).toString("hex")), limits: { min: ccfg.withdrawMin, max: ccfg.withdrawMax, dedupMs: ccfg.withdrawDedupMs } });
-    this.redemptions = new Redemptions({ ...common, ledger, store: redemptionStore(stores) });
-    this.settlement = new SettlementBatcher({
-      ...common,
-      ledger,
-      store: settlementStore(stores),
-      newId,
+    const cores = (this.cores = new ChainCores({
+      chain: chain.side,
+      stores: this.stores,
+      ledger: ledgerOf(broker),
+      config: ccfg,
+      emit: (event, payload) => void broker.emit(event, payload),
+      log: this.logger as Log,
       notifier: { available: () => broker.registry.actions.isAvailable("notifier.tradeSettled"), tradeSettled: async (o) => void (await broker.call("notifier.tradeSettled", o)) },
-      lag: { enabled: () => broker.metrics.isEnabled(), observe: (s) => void broker.metrics.observe(METRIC.settlementLag, s) },
-      config: { batchSize: ccfg.settlementBatchSize, minAgeMs: ccfg.settlementMinAgeMs, maxAttempts: ccfg.settlementMaxAttempts },
-    });
-    const { actor, settlement, redemptions } = this;
+      metrics: {
+        depositCredited: () => void broker.metrics.increment(METRIC.deposits),
+        settlementLag: { enabled: () => broker.metrics.isEnabled(), observe: (s) => void broker.metrics.observe(METRIC.settlementLag, s) },
+      },
+    }));
+    const { settlement, redemptions } = cores;
     // The actor's first task: nothing else runs on the chain before it is up and caught up.
     const ready = actor.start(async () => {
       await chain.port.start();
-      await this.watch().catch((err) => this.logger.warn("initial deposit scan failed:", (err as Error)?.message));
+      await cores.watch().catch((err) => this.logger.warn("initial deposit scan failed:", (err as Error)?.message));
     });
     ready.catch((err) => this.logger.error("the chain could not start:", err));
-    const refunds = async (each: (marketId: string) => unknown) => {
-      for (const m of await redemptions.pendingRefunds()) await each(m);
-    };
-    ready.then(() => refunds((m) => actor.background(`refund:${m}`, () => redemptions.refundMarket(m)))).catch(() => undefined);
+    ready.then(() => cores.eachPendingRefund((m) => actor.background(`refund:${m}`, () => redemptions.refundMarket(m)))).catch(() => undefined);
     const every = (ms: number, name: string, task: () => Promise<unknown>) => {
       if (ms > 0) this.timers.push(setInterval(() => actor.background(name, task), ms));
     };
-    every(ccfg.depositPollMs, "scan", () => this.watch());
+    every(ccfg.depositPollMs, "scan", () => cores.watch());
     every(ccfg.settlementIntervalMs, "settle", () => settlement.round());
     // Outside the chain's queue: a slow or absent notifier never holds up the chain's work.
     if (ccfg.settlementIntervalMs > 0) this.timers.push(setInterval(() => void settlement.deliverNotices(), ccfg.settlementIntervalMs));
-    every(Math.max(ccfg.settlementIntervalMs, 10_000), "refunds", () => refunds((m) => redemptions.refundMarket(m)));
+    every(Math.max(ccfg.settlementIntervalMs, 10_000), "refunds", () => cores.eachPendingRefund((m) => redemptions.refundMarket(m)));
   },
 
   async stopped(this: ChainThis) {
     this.actor.close();
     for (const t of this.timers) clearInterval(t);
-    await this.settlement?.stop();
+    await this.cores?.settlement.stop();
     await this.actor.drain();
     await this.port?.stop();
   },
