@@ -466,3 +466,11 @@ export class MemSettlement implements SettlementStore {
     remove: async (id) => void this.noticeDocs.delete(id),
   };
 }
+
+/** The shared ports of one test: a clock, a chain on it, the chain side, a ledger and a recorder; ids counted. */
+export function fakeWorld() {
+  const clock = new ManualClock();
+  const chain = new FakeChain(clock);
+  let n = 0;
+  return { clock, chain, side: fakeSide(chain), ledger: new FakeLedger(), rec: new Recorder(), newId: (prefix: string) => `${prefix}_${++n}` };
+}

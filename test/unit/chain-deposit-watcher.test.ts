@@ -6,17 +6,13 @@
 import { Address } from "@ton/core";
 import { DepositWatcher, depositEntry, SWEEP_TOPUP_TON } from "../../chain/deposit-watcher";
 import { MAX_CREDIT } from "../../chain/deposits";
-import { FakeChain, FakeLedger, ManualClock, MemDeposits, Recorder, fakeSide } from "../support/chain-fakes";
+import { MemDeposits, fakeWorld } from "../support/chain-fakes";
 
 const S = 1_000_000;
 
 function setup() {
-  const clock = new ManualClock();
-  const chain = new FakeChain(clock);
-  const side = fakeSide(chain);
-  const ledger = new FakeLedger();
+  const { clock, chain, side, ledger, rec } = fakeWorld();
   const store = new MemDeposits();
-  const rec = new Recorder();
   let counted = 0;
   const d = new DepositWatcher({ ledger, store, chain: side, clock, emit: rec.emit, log: rec.log, counted: () => void counted++ });
   const addressOfUser = async (userId: string) => Address.parseRaw((await d.allocate(userId)).address);

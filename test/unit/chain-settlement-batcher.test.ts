@@ -6,26 +6,21 @@
 import { commitmentOf, parseSettlementBody } from "../../chain/settlement";
 import { SettlementBatcher, type SettlementPorts, type TradeSettled } from "../../chain/settlement-batcher";
 import { LANDING_GRACE_SEC } from "../../chain/ports";
-import { FakeChain, FakeLedger, ManualClock, MemSettlement, Recorder, fakeSide } from "../support/chain-fakes";
+import { MemSettlement, fakeWorld } from "../support/chain-fakes";
 
 const MIN_AGE = 1000;
 
 function setup(config: Partial<SettlementPorts["config"]> = {}) {
-  const clock = new ManualClock();
-  const chain = new FakeChain(clock);
-  const side = fakeSide(chain);
-  const ledger = new FakeLedger();
+  const { clock, chain, side, ledger, rec, newId } = fakeWorld();
   const store = new MemSettlement();
-  const rec = new Recorder();
   const notifier = { up: true, down: null as Error | null, told: [] as TradeSettled[] };
   const lags: number[] = [];
-  let n = 0;
   const ports: SettlementPorts = {
     ledger,
     store,
     chain: side,
     clock,
-    newId: (p) => `${p}_${++n}`,
+    newId,
     log: rec.log,
     notifier: {
       available: () => notifier.up,

@@ -6,7 +6,7 @@ import { Address } from "@ton/core";
 import { Withdrawals, withdrawalEntry, type WithdrawalPorts } from "../../chain/withdrawals";
 import { LANDING_GRACE_SEC } from "../../chain/ports";
 import type { WithdrawalDoc } from "../../models/chain";
-import { FakeChain, FakeLedger, ManualClock, MemWithdrawals, Recorder, addressOf, fakeSide } from "../support/chain-fakes";
+import { FakeChain, MemWithdrawals, addressOf, fakeWorld } from "../support/chain-fakes";
 
 const USER = "usr_w";
 const WALLET = addressOf("alice-wallet").toRawString();
@@ -14,14 +14,10 @@ const S = 1_000_000;
 const DEDUP_MS = 60_000;
 
 function setup() {
-  const clock = new ManualClock();
-  const chain = new FakeChain(clock);
-  const side = fakeSide(chain);
-  const ledger = new FakeLedger();
+  const { clock, chain, side, ledger, rec, newId } = fakeWorld();
   const store = new MemWithdrawals();
-  const rec = new Recorder();
-  let n = 0;
-  const ports: WithdrawalPorts = { ledger, store, chain: side, clock, newId: (p) => `${p}_${++n}`, queryId: () => BigInt(n + 1000), emit: rec.emit, log: rec.log, limits: { min: S, max: 1000 * S, dedupMs: DEDUP_MS } };
+  let q = 1000n;
+  const ports: WithdrawalPorts = { ledger, store, chain: side, clock, newId, queryId: () => ++q, emit: rec.emit, log: rec.log, limits: { min: S, max: 1000 * S, dedupMs: DEDUP_MS } };
   const w = new Withdrawals(ports);
   ledger.fund(USER, 100 * S);
   const hotAddress = async () => (await side.keys.wallet("hot")).address;
