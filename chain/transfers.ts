@@ -56,3 +56,21 @@ export function withdrawalView(w: WithdrawalDoc): TransferView {
 export function newestFirst(a: TransferView, b: TransferView): number {
   return a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
+
+/** Where a user's transfers are read from. */
+export interface TransferSource {
+  deposits(userId: string): Promise<DepositDoc[]>;
+  incidents(userId: string): Promise<ChainIncidentDoc[]>;
+  withdrawals(userId: string): Promise<WithdrawalDoc[]>;
+}
+
+/** A user's transfers of one type (or both), newest first. */
+export async function transfersOf(source: TransferSource, userId: string, type?: TransferView["type"]): Promise<TransferView[]> {
+  const all: TransferView[] = [];
+  if (type !== "withdrawal") {
+    all.push(...(await source.deposits(userId)).map(depositView));
+    all.push(...(await source.incidents(userId)).map(incidentView));
+  }
+  if (type !== "deposit") all.push(...(await source.withdrawals(userId)).map(withdrawalView));
+  return all.sort(newestFirst);
+}

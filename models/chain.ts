@@ -167,3 +167,35 @@ export interface ChainMetaDoc {
   _id: string;
   value: number;
 }
+
+/** What POST /withdraw and POST /redeem answer (202). */
+export interface SubmissionResult {
+  status: "accepted" | "duplicate" | "failed";
+  txHash?: string;
+  message: string;
+}
+
+/** `chain.reconcile`: the ledger against the chain (tests, operators). */
+export interface ChainReconciliation {
+  ok: boolean;
+  /** Ledger: deposits credited and withdrawals debited (micro-USDT). */
+  ledgerDeposits: string;
+  ledgerWithdrawals: string;
+  ledgerNet: string;
+  /** Chain: canonical USDT held by the deposit wallets and the hot wallet. */
+  depositWallets: string;
+  hotWallet: string;
+  /** Debited withdrawals not yet out of the hot wallet. */
+  pendingWithdrawals: string;
+  ledgerConservation: boolean;
+}
+
+/** The chain service's events and their payloads (amounts as digit strings of micro-USDT). */
+export interface ChainEvents {
+  "chain.depositCredited": { userId: string; amount: string; txHash: string };
+  "chain.incident": { userId: string; kind: IncidentKind; txHash: string };
+  "chain.withdrawalSent": { userId: string; withdrawalId: string; amount: string; txHash: string };
+  "chain.withdrawalFailed": { userId: string; withdrawalId: string; amount: string; reason: string };
+  "chain.redeemed": { userId: string; marketId: string; payout: string };
+  "chain.refunded": { marketId: string; refunds: Array<{ account: string; amount: string }>; difference: string };
+}

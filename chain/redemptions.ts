@@ -1,0 +1,157 @@
+/**
+ * Redemption's decision tree (POST /redeem/:marketId) and the settlement of resolved and cancelled
+ * markets, on the postings of ./redemption: a winner is paid once (ledger key
+ * `redeem:<user>:<market>`); a cancelled market is refunded at cost once for everyone
+ * (`refund:<market>`) and each holder's redeem acknowledges it once.
+ */
+import { badRequest, conflict, validationError } from "../lib/errors";
+import { sharesText, usdtText } from "../lib/units";
+import type { Posting } from "../engine/accounts";
+import type { Outcome } from "../engine/types";
+import type { MarketInternal } from "../models/catalog";
+import type { MarketSettlementDoc, RedemptionDoc, SubmissionResult } from "../models/chain";
+import { errorType, type ChainLedger, type Clock, type EmitChainEvent, type Log } from "./ports";
+import { escrowAccount, other, outcomeOfIndexSet, redeemWinner, refundCancelled, resolutionPostings } from "./redemption";
+
+export interface RedemptionStore {
+  /** Records a redemption once; false when the user's redemption of the market exists. */
+  insertRedemption(doc: RedemptionDoc): Promise<boolean>;
+  redemption(id: string): Promise<RedemptionDoc | null>;
+  settlement(marketId: string): Promise<MarketSettlementDoc | null>;
+  /** Inserts unless the market has one; false when it had. */
+  insertSettlement(doc: MarketSettlementDoc): Promise<boolean>;
+  putSettlement(doc: MarketSettlementDoc): Promise<void>;
+  /** Cancelled markets whose refund is not done yet. */
+  pendingSettlements(): Promise<MarketSettlementDoc[]>;
+}
+
+export interface RedemptionPorts {
+  ledger: Pick<ChainLedger, "post" | "positions" | "holders" | "conservation">;
+  store: RedemptionStore;
+  clock: Clock;
+  emit: EmitChainEvent;
+  log: Log;
+}
+
+export interface RedeemRequest {
+  userId: string;
+  marketId: string;
+  conditionId: string;
+  /** "0x1" (YES) and/or "0x2" (NO). */
+  indexSets: string[];
+}
+
+/** The catalog's facts about the market (its errors, e.g. not found, pass through). */
+export type MarketLookup = (marketId: string) => Promise<MarketInternal>;
+
+const ALREADY_REDEEMED: SubmissionResult = { status: "duplicate", message: "These positions were already redeemed; nothing new was paid" };
+
+export class Redemptions {
+  constructor(private readonly p: RedemptionPorts) {}
+
+  private iso(): string {
+    return new Date(this.p.clock.now()).toISOString();
+  }
+
+  async redeem(req: RedeemRequest, market: MarketLookup): Promise<SubmissionResult & { payout?: string }> {
+    const { userId, marketId, conditionId, indexSets } = req;
+    const { ledger, store } = this.p;
+    const selected = new Set<Outcome>();
+    indexSets.forEach((s, i) => {
+      const o = outcomeOfIndexSet(s);
+      if (!o) throw validationError(`indexSets[${i}] must be "0x1" (YES) or "0x2" (NO)`, [{ field: `indexSets[${i}]`, rule: "indexSet" }]);
+      if (selected.has(o)) throw validationError("indexSets must not repeat an outcome", [{ field: "indexSets", rule: "unique" }]);
+      selected.add(o);
+    });
+    const m = await market(marketId);
+    if (m.conditionId.toLowerCase() !== conditionId.toLowerCase()) throw badRequest("CONDITION_MISMATCH", "conditionId does not match this market's condition");
+    const redemptionId = `${userId}:${marketId}`;
+    const mine = (await ledger.positions(userId)).filter((p) => p.marketId === marketId);
+
+    if (m.status === "cancelled") {
+      await this.cancelled(marketId);
+      const done = await this.refundMarket(marketId);
+      if (!done || done.status !== "done") throw conflict("REFUND_PENDING", "The market's refund is not done yet (orders still hold shares); try again shortly");
+      const refund = done.refunds.find((r) => r.account === userId);
+      if (!refund && !mine.length) throw badRequest("NO_POSITION", "You hold no position in this market");
+      const payout = refund?.amount ?? 0;
+      if (!(await store.insertRedemption({ _id: redemptionId, userId, marketId, kind: "refund", payout, ledgerKey: `refund:${marketId}`, at: this.iso() }))) {
+        return { status: "duplicate", message: "This market's refund was already acknowledged; nothing new was paid" };
+      }
+      return { status: "accepted", payout: String(payout), message: `Market cancelled: your positions were refunded at cost, ${usdtText(payout)} credited to your available balance` };
+    }
+    if (m.status !== "resolved" || (m.result !== "YES" && m.result !== "NO")) throw badRequest("MARKET_NOT_RESOLVED", `Only resolved markets can be redeemed; this market is ${m.status}`);
+
+    const winner = m.result;
+    const loser = other(winner);
+    const win = mine.find((p) => p.outcome === winner);
+    const q = win ? win.quantity : 0;
+    if (selected.has(winner) && q > 0) {
+      if (win && win.locked > 0) throw conflict("SHARES_LOCKED", "Some of your winning shares are held by open orders; cancel them first");
+      // The market's resolution rides along: whatever the sweep at resolution could not move yet.
+      const postings: Posting[] = [...resolutionPostings(marketId, winner, await ledger.holders(marketId)), ...redeemWinner(marketId, userId, winner, q)];
+      const key = `redeem:${userId}:${marketId}`;
+      let res: { applied: boolean };
+      try {
+        res = await ledger.post({ key, postings });
+      } catch (err) {
+        if (errorType(err) === "INSUFFICIENT_SHARES") throw conflict("RESOLUTION_PENDING", "Losing shares of this market are still held by open orders; try again shortly");
+        throw err;
+      }
+      await store.insertRedemption({ _id: redemptionId, userId, marketId, kind: "redeem", payout: q, ledgerKey: key, at: this.iso() });
+      if (!res.applied) return ALREADY_REDEEMED;
+      this.p.emit("chain.redeemed", { userId, marketId, payout: String(q) });
+      return { status: "accepted", payout: String(q), message: `Redeemed ${sharesText(q)} ${winner} shares for ${usdtText(q)}` };
+    }
+    if (await store.redemption(redemptionId)) return ALREADY_REDEEMED;
+    const lost = mine.find((p) => p.outcome === loser);
+    if (selected.has(loser) && lost) throw badRequest("LOSING_POSITION", `The market resolved ${winner}: ${loser} shares pay nothing${lost.quantity > 0 ? "" : " (your position was settled at 0)"}`);
+    if (!mine.length) throw badRequest("NO_POSITION", "You hold no position in this market");
+    throw badRequest("NO_POSITION", `You hold no ${[...selected].join(" or ")} shares of this market to redeem`);
+  }
+
+  /**
+   * At resolution: losing positions settle at 0 (into the market's escrow), so GET /positions
+   * drops them, and the AMM pool's winning inventory is redeemed into its cash. Whatever orders
+   * still held is carried by the next redemption's entry instead.
+   */
+  async sweepResolved(marketId: string, result: Outcome): Promise<void> {
+    const postings = resolutionPostings(marketId, result, await this.p.ledger.holders(marketId));
+    if (!postings.length) return;
+    await this.p.ledger.post({ key: `resolve:${marketId}`, postings }).catch((err: unknown) => {
+      if (errorType(err) !== "INSUFFICIENT_SHARES") throw err;
+      this.p.log.info(`resolution of ${marketId}: shares still locked by orders; the first redemption settles the rest`);
+    });
+  }
+
+  /** A cancelled market: its refund is owed from now on (kept until done, across restarts). */
+  async cancelled(marketId: string): Promise<void> {
+    await this.p.store.insertSettlement({ _id: marketId, kind: "refund", status: "pending", refunds: [], at: this.iso() });
+  }
+
+  /** Markets whose refund is still owed. */
+  async pendingRefunds(): Promise<string[]> {
+    return (await this.p.store.pendingSettlements()).map((m) => m._id);
+  }
+
+  /** Refund a cancelled market's positions at cost, once (`refund:<marketId>`). Null while orders still hold shares. */
+  async refundMarket(marketId: string): Promise<MarketSettlementDoc | null> {
+    const { ledger, store } = this.p;
+    const cur = await store.settlement(marketId);
+    if (cur?.status === "done") return cur;
+    const holders = (await ledger.holders(marketId)).filter((h) => h.account !== escrowAccount(marketId));
+    const report = await ledger.conservation();
+    let plan;
+    try {
+      plan = refundCancelled(marketId, holders, report.fees);
+    } catch (err) {
+      this.p.log.info(`refund of ${marketId} postponed: ${(err as Error).message}`);
+      return null;
+    }
+    if (plan.postings.length) await ledger.post({ key: `refund:${marketId}`, postings: plan.postings });
+    const doc: MarketSettlementDoc = { _id: marketId, kind: "refund", status: "done", refunds: plan.refunds, at: this.iso() };
+    await store.putSettlement(doc);
+    this.p.emit("chain.refunded", { marketId, refunds: plan.refunds.map((r) => ({ account: r.account, amount: String(r.amount) })), difference: String(plan.difference) });
+    return doc;
+  }
+}
