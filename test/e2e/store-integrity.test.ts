@@ -24,7 +24,7 @@ describe("the data dir and its money store", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "pmx-integrity-"));
-    env = { PATH: process.env.PATH ?? "", DATA_DIR: dir, PORT: "0", HOST: "127.0.0.1", APP_DOMAIN: DOMAIN, JWT_SECRET: randomBytes(32).toString("hex"), ADMIN_KEY, LOG_LEVEL: "false", SEED_DEMO: "false", TAKER_FEE_BPS: "200" };
+    env = { PATH: process.env.PATH ?? "", DATA_DIR: dir, PORT: "0", HOST: "127.0.0.1", APP_DOMAIN: DOMAIN, JWT_SECRET: randomBytes(32).toString("hex"), ADMIN_KEY, LOG_LEVEL: "false", SEED_DEMO: "false", TAKER_FEE_BPS: "200", SETTLEMENT_INTERVAL_MS: "200", SETTLEMENT_MIN_AGE_MS: "0" };
     node = await NodeProcess.start(env);
     const created = await node.http("POST", "/api/v1/admin/events", { headers: { "x-admin-key": ADMIN_KEY }, body: { title: "Integrity", category: "Tech", markets: [{ title: "Integrity?" }] } });
     const market = created.body.data.markets[0].id as string;
@@ -56,7 +56,13 @@ describe("the data dir and its money store", () => {
   });
 
   test("a second process on the same data dir refuses to start, names the dir and the holder; the first keeps serving, nothing changes", async () => {
-    const before = await node!.ctl<{ head: { seq: number; hash: string } }>({ cmd: "call", action: "ledger.verify" });
+    // The trades' settlement batches journal their outcome: wait until the journal is quiet (2.5 s without an entry).
+    let before = await node!.ctl<{ head: { seq: number; hash: string } }>({ cmd: "call", action: "ledger.verify" });
+    for (let quietSince = Date.now(); Date.now() - quietSince < 2_500; ) {
+      await new Promise((r) => setTimeout(r, 250));
+      const now = await node!.ctl<{ head: { seq: number; hash: string } }>({ cmd: "call", action: "ledger.verify" });
+      if (now.head.seq !== before.head.seq) [before, quietSince] = [now, Date.now()];
+    }
     const second = NodeProcess.start({ ...env }, { name: "second" });
     const err = (await second.then(() => null).catch((e: Error) => e)) as Error;
     expect(err).not.toBeNull();
