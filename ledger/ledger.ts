@@ -306,7 +306,9 @@ export class Ledger {
 
   private async flush(): Promise<void> {
     while (this.pending.length && !this.broken) {
-      const batch = this.pending.splice(0);
+      // The batch stays in `pending` until it is committed: until then the store cannot answer for
+      // it (its writer may be another thread), so lookups of keys and client ids still see it here.
+      const batch = this.pending.slice();
       const rows: JournalRow[] = [];
       let hash = this.hash;
       for (const { doc, body } of batch) {
@@ -337,6 +339,7 @@ export class Ledger {
         throw err;
       }
       this.hash = hash;
+      this.pending.splice(0, batch.length);
       for (const { doc } of batch) this.pendingKeys.delete(doc._id);
       const last = batch[batch.length - 1].doc.seq;
       this.durable = last;

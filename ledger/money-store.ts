@@ -11,5 +11,5 @@ import type { MoneyStore } from "./store";
 export async function openMoneyStore(cfg: AppConfig): Promise<MoneyStore> {
   if (cfg.mongoUri) return MongoMoneyStore.open(cfg.mongoUri);
   if (cfg.dataDir !== ":memory:") mkdirSync(cfg.dataDir, { recursive: true });
-  return SqliteMoneyStore.open(cfg.dataDir, { fsync: cfg.journalFsync });
+  return SqliteMoneyStore.open(cfg.dataDir, { fsync: cfg.journalFsync, writerThread: cfg.moneyWriterThread });
 }

@@ -1,19 +1,21 @@
-import { closeSync, existsSync, fdatasync, openSync, readFileSync, writeSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { CashAccount, PositionState } from "../engine/accounts";
 import type { RestingOrder } from "../engine/types";
 import type { BookJournalDoc, LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc } from "../models/trading";
-import { applyOrderChange, projectEntry } from "./projection";
 import { GENESIS_HASH } from "./chain-hash";
+import { openConnection } from "./sqlite-connection";
+import { HEAD_FILE, SqliteWriter, type WriteBatch } from "./sqlite-writer";
+import type { WriterReply, WriterRequest } from "./sqlite-writer-thread";
 import { StoreDamaged, type CommitBatch, type JournalRow, type MoneyStore, type OrderQuery, type ReadModelFacts, type StoredState } from "./store";
 
 /** Bumped when the schema changes; a store of another format is refused, never misread. */
 const FORMAT = "pmx-money/1";
 const FILE = "money.db";
-/** The last committed head, written after every commit: a store whose tail was cut no longer reaches it. */
-const HEAD_FILE = "money.head";
-const HEAD_BYTES = 128;
+/** The writer thread's compiled entry; absent when running from TypeScript sources (the test runner). */
+const WRITER_THREAD = join(__dirname, "sqlite-writer-thread.js");
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID;
@@ -151,39 +153,31 @@ function parseEntry(body: string, hash: string): LedgerEntryDoc {
 /**
  * The money path in one SQLite database (better-sqlite3, WAL): a group commit is one transaction
  * holding the journal rows, the balances, positions and markets they changed and the order and
- * trade rows they project to. The connection holds SQLite's exclusive lock for its whole life, so no
- * second process can open the store (the OS drops the lock when the process dies).
+ * trade rows they project to (ledger/sqlite-writer.ts).
  *
- * Durability: SQLite writes the transaction's WAL frames on the event loop, and the commit is
- * acknowledged once an fdatasync of the WAL file, run in libuv's thread pool, returns; that is
- * what synchronous=FULL does, without blocking the event loop for the disk (the next group is
- * validated meanwhile). Checkpoints keep synchronous=NORMAL's own syncs.
+ * Durability: the commit is acknowledged once an fdatasync of the WAL file returns; that is what
+ * synchronous=FULL does. On disk the writes and the sync run on a writer thread, so the event loop
+ * validates the next group meanwhile and never stalls on a large one; reads run here on a second
+ * connection, and see a commit once it is acknowledged. Checkpoints keep synchronous=NORMAL's own
+ * syncs.
  */
 export class SqliteMoneyStore implements MoneyStore {
   private readonly db: Database.Database;
-  private headFd: number | null = null;
-  /** The WAL file, synced after each commit (null: in memory, or JOURNAL_FSYNC=false). */
-  private walFd: number | null = null;
   private readonly st: Record<string, Database.Statement>;
-  private readonly commitTx: (b: CommitBatch) => void;
+  private writer: CommitWriter | null = null;
+  /** A refused commit: the ledger's memory is ahead of the store, so nothing more is written until a restart. */
+  private failed: Error | null = null;
 
   private constructor(
     readonly location: string,
     private readonly dir: string | null,
     private readonly fsync: boolean,
+    private readonly writerThread: boolean,
   ) {
     try {
-      this.db = new Database(location === ":memory:" ? ":memory:" : location, { timeout: 0 });
-      // Exclusive before WAL: no shared-memory index, and the lock is never given up.
-      this.db.pragma("locking_mode = EXCLUSIVE");
-      this.db.pragma("journal_mode = WAL");
-      // Commits do not sync here: commit() syncs the WAL off the event loop (see above).
-      this.db.pragma("synchronous = NORMAL");
-      // Take the lock now, not at the first write: a second process is refused at its start.
-      this.db.exec("BEGIN EXCLUSIVE; COMMIT");
+      this.db = location === ":memory:" ? new Database(":memory:") : openConnection(location);
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") throw new StoreDamaged(`the money store ${location} is in use by another process`);
       if (code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB") throw new StoreDamaged(`the money store ${location} is damaged: ${(err as Error).message}`);
       throw err;
     }
@@ -192,7 +186,6 @@ export class SqliteMoneyStore implements MoneyStore {
     this.st = {
       getMeta: q("SELECT v FROM meta WHERE k = ?"),
       setMeta: q("INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v"),
-      insJournal: q("INSERT INTO journal (seq, key, market_id, position, epoch, body, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"),
       byKey: q("SELECT seq FROM journal WHERE key = ? AND position IS NULL"),
       after: q("SELECT body, hash FROM journal WHERE seq > ? ORDER BY seq LIMIT ?"),
       scan: q("SELECT seq, key, market_id AS marketId, position, epoch, body, hash FROM journal WHERE seq >= ? ORDER BY seq"),
@@ -201,32 +194,7 @@ export class SqliteMoneyStore implements MoneyStore {
       rowAt: q("SELECT hash FROM journal WHERE seq = ?"),
       count: q("SELECT count(*) AS n, coalesce(min(seq), 0) AS lo, coalesce(max(seq), 0) AS hi FROM journal"),
       firstHole: q("SELECT j.seq + 1 AS seq FROM journal j WHERE j.seq < ? AND NOT EXISTS (SELECT 1 FROM journal k WHERE k.seq = j.seq + 1) ORDER BY j.seq LIMIT 1"),
-      upCash: q("INSERT INTO cash (account, available, locked) VALUES (?, ?, ?) ON CONFLICT(account) DO UPDATE SET available = excluded.available, locked = excluded.locked"),
-      upPos: q(
-        "INSERT INTO positions (account, market_id, outcome, quantity, locked, total_cost, realized_pnl, settled) VALUES (?, ?, ?, ?, ?, ?, ?, ?) " +
-          "ON CONFLICT(account, market_id, outcome) DO UPDATE SET quantity = excluded.quantity, locked = excluded.locked, total_cost = excluded.total_cost, realized_pnl = excluded.realized_pnl, settled = excluded.settled",
-      ),
-      upMarket: q(
-        "INSERT INTO markets (market_id, collateral, epoch, owner, position, book_seq, pool_yes, pool_no) VALUES (?, ?, ?, ?, ?, ?, ?, ?) " +
-          "ON CONFLICT(market_id) DO UPDATE SET collateral = excluded.collateral, epoch = excluded.epoch, owner = excluded.owner, position = excluded.position, book_seq = excluded.book_seq, pool_yes = excluded.pool_yes, pool_no = excluded.pool_no",
-      ),
-      insOrder: q(
-        "INSERT INTO orders (order_id, user_id, market_id, side, outcome, order_type, price, quantity, filled, remaining, cancelled, holds, status, cancel_reason, client_order_id, expires_at, post_only, prio, seq, created_at, updated_at) " +
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      ),
-      changeOrder: q(
-        "UPDATE orders SET quantity = coalesce(?, quantity), price = coalesce(?, price), prio = coalesce(?, prio), filled = filled + ?, remaining = ?, " +
-          "cancelled = coalesce(?, quantity) - filled - ? - ?, holds = ?, status = ?, cancel_reason = coalesce(?, cancel_reason), seq = ?, updated_at = ? WHERE order_id = ?",
-      ),
-      insTrade: q(
-        "INSERT INTO trades (trade_id, user_id, market_id, order_id, side, outcome, venue, role, filled_quantity, total_cost, fee, fill_ids, settlement_status, settlement_tx, created_at, seq) " +
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, ?, ?)",
-      ),
-      settleTrade: q("UPDATE trades SET settlement_status = ?, settlement_tx = ? WHERE trade_id = ?"),
-      insIdem: q("INSERT INTO idempotency (scope, key, fingerprint, status, response, seq, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
       idem: q("SELECT fingerprint, status, response FROM idempotency WHERE scope = ? AND key = ?"),
-      upHeartbeat: q("INSERT INTO heartbeats (user_id, timeout_s, deadline) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET timeout_s = excluded.timeout_s, deadline = excluded.deadline"),
-      delHeartbeat: q("DELETE FROM heartbeats WHERE user_id = ?"),
       heartbeats: q("SELECT user_id AS userId, timeout_s AS timeoutSeconds, deadline FROM heartbeats"),
       openByClientId: q("SELECT order_id AS orderId FROM orders WHERE user_id = ? AND client_order_id = ? AND remaining > 0"),
       dueExpiries: q("SELECT order_id AS orderId, market_id AS marketId, expires_at AS expiresAt FROM orders WHERE remaining > 0 AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?"),
@@ -258,70 +226,11 @@ export class SqliteMoneyStore implements MoneyStore {
           "WHERE (prev_position IS NULL AND position != 1) OR (prev_position IS NOT NULL AND (position != prev_position + 1 OR epoch < prev_epoch)) LIMIT 100",
       ),
     };
-    const counts = { orders: 0, trades: 0 };
-    this.commitTx = this.db.transaction((b: CommitBatch) => {
-      const st = this.st;
-      for (const r of b.rows) st.insJournal.run(r.seq, r.key, r.marketId, r.position, r.epoch, r.body, r.hash);
-      for (const [account, c] of b.cash) st.upCash.run(account, c.available, c.locked);
-      for (const p of b.positions) st.upPos.run(p.account, p.marketId, p.outcome, p.quantity, p.locked, p.totalCost, p.realizedPnl, p.settled ? 1 : 0);
-      for (const m of b.markets) st.upMarket.run(m.marketId, m.collateral, m.epoch, m.owner, m.seq, m.bookSeq, m.pool?.yes ?? null, m.pool?.no ?? null);
-      counts.orders = 0;
-      counts.trades = 0;
-      // Orders placed in this batch are written once, as the batch leaves them.
-      const fresh = new Map<string, OrderDoc>();
-      for (const doc of b.docs) {
-        for (const op of projectEntry(doc)) {
-          switch (op.op) {
-            case "insertOrder":
-              fresh.set(op.order._id, op.order);
-              break;
-            case "changeOrder": {
-              const c = op.change;
-              const o = fresh.get(c.orderId);
-              if (o) applyOrderChange(o, c, op.seq, op.at);
-              else st.changeOrder.run(c.quantity ?? null, c.price ?? null, c.prio ?? null, c.filledDelta, c.remaining, c.quantity ?? null, c.filledDelta, c.remaining, c.holds, c.status, c.reason ?? null, op.seq, op.at, c.orderId);
-              break;
-            }
-            case "insertTrade": {
-              const t = op.trade;
-              st.insTrade.run(t._id, t.userId, t.marketId, t.orderId, t.side, t.outcome, t.venue, t.role, t.filledQuantity, t.totalCost, t.fee, JSON.stringify(t.fillIds), t.createdAt, doc.seq);
-              counts.trades++;
-              break;
-            }
-            case "settleTrades":
-              for (const id of op.tradeIds) st.settleTrade.run(op.status, op.txHash, id);
-              break;
-          }
-        }
-      }
-      for (const doc of b.docs) {
-        if (doc.idem) st.insIdem.run(doc.idem.scope, doc.idem.key, doc.idem.fingerprint, doc.idem.status, JSON.stringify(doc.idem.response), doc.seq, doc.at);
-        const h = doc.heartbeat;
-        if (h) {
-          if (h.deadline) st.upHeartbeat.run(h.userId, h.timeoutSeconds, h.deadline);
-          else st.delHeartbeat.run(h.userId);
-        }
-      }
-      for (const o of fresh.values()) {
-        st.insOrder.run(o._id, o.userId, o.marketId, o.side, o.outcome, o.orderType, o.price, o.quantity, o.filledQuantity, o.remaining, o.cancelledQuantity, o.holds, o.status, o.cancelReason, o.clientOrderId, o.expiresAt, o.postOnly ? 1 : 0, o.prio, o.seq, o.createdAt, o.updatedAt);
-        counts.orders++;
-      }
-      const last = b.rows[b.rows.length - 1];
-      const meta = (k: string, v: string | number) => st.setMeta.run(k, String(v));
-      meta("fees", b.totals.fees);
-      meta("deposit", b.totals.deposit);
-      meta("withdrawal", b.totals.withdrawal);
-      meta("house", b.totals.house);
-      if (counts.orders) meta("orders", this.metaNumber("orders") + counts.orders);
-      if (counts.trades) meta("trades", this.metaNumber("trades") + counts.trades);
-      meta("head_seq", last.seq);
-      meta("head_hash", last.hash);
-    });
   }
 
   /** The store under a data dir (":memory:" keeps it in memory, for tests). */
-  static open(dataDir: string, opts: { fsync: boolean }): SqliteMoneyStore {
-    if (dataDir === ":memory:") return new SqliteMoneyStore(":memory:", null, false);
+  static open(dataDir: string, opts: { fsync: boolean; writerThread?: boolean }): SqliteMoneyStore {
+    if (dataDir === ":memory:") return new SqliteMoneyStore(":memory:", null, false, false);
     const path = join(dataDir, FILE);
     const legacy = join(dataDir, "ledger-journal.log");
     if (!existsSync(path) && existsSync(legacy)) {
@@ -329,7 +238,7 @@ export class SqliteMoneyStore implements MoneyStore {
         `${dataDir} holds a ledger in the earlier format (ledger-journal.log and NeDB read models) and no ${FILE}: this version keeps the money path in ${FILE} and does not migrate the earlier format. Start with an empty DATA_DIR (move this one away to keep it).`,
       );
     }
-    return new SqliteMoneyStore(path, dataDir, opts.fsync);
+    return new SqliteMoneyStore(path, dataDir, opts.fsync, opts.writerThread ?? true);
   }
 
   private metaNumber(k: string): number {
@@ -418,25 +327,26 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   async commit(batch: CommitBatch): Promise<void> {
+    if (this.failed) throw this.failed;
     if (!batch.rows.length) return;
-    this.commitTx(batch);
-    const last = batch.rows[batch.rows.length - 1];
-    if (this.fsync && this.dir) {
-      // The WAL exists once something was written; the same file for the connection's life.
-      if (this.walFd === null) this.walFd = openSync(`${this.location}-wal`, "r+");
-      const fd = this.walFd;
-      await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+    if (!this.writer) {
+      const target = { file: this.dir ? this.location : null, dir: this.dir, fsync: this.fsync && this.dir !== null };
+      if (this.writerThread && this.dir && existsSync(WRITER_THREAD)) {
+        // From here on this connection only reads.
+        this.db.pragma("query_only = ON");
+        this.writer = new ThreadWriter(WRITER_THREAD, target);
+      } else {
+        const inline = new SqliteWriter(this.db, target);
+        this.writer = { commit: (b) => inline.commit(b), close: async () => inline.close() };
+      }
     }
-    this.writeWitness(last.seq, last.hash);
-  }
-
-  private writeWitness(seq: number, hash: string): void {
-    if (!this.dir) return;
-    // No fsync: it only ever lags the database, which is synced first.
-    if (this.headFd === null) this.headFd = openSync(join(this.dir, HEAD_FILE), "w");
-    const buf = Buffer.alloc(HEAD_BYTES);
-    buf.write(JSON.stringify({ seq, hash }));
-    writeSync(this.headFd, buf, 0, HEAD_BYTES, 0);
+    // The thread parses the entries back from their bodies rather than receiving a clone.
+    try {
+      await this.writer.commit(this.writer instanceof ThreadWriter ? { rows: batch.rows, cash: batch.cash, positions: batch.positions, markets: batch.markets, totals: batch.totals } : batch);
+    } catch (err) {
+      this.failed = err as Error;
+      throw err;
+    }
   }
 
   async entriesAfter(seq: number, limit: number): Promise<LedgerEntryDoc[]> {
@@ -539,11 +449,64 @@ export class SqliteMoneyStore implements MoneyStore {
     for (const r of this.st.allTrades.iterate() as IterableIterator<TradeRow>) onRow(tradeOf(r));
   }
 
-  close(): void {
-    if (this.headFd !== null) closeSync(this.headFd);
-    this.headFd = null;
-    if (this.walFd !== null) closeSync(this.walFd);
-    this.walFd = null;
+  async close(): Promise<void> {
+    const writer = this.writer;
+    this.writer = null;
+    await writer?.close();
     if (this.db.open) this.db.close();
+  }
+}
+
+interface CommitWriter {
+  commit(batch: WriteBatch): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Commits handed to the writer thread in order, each answered once durable. */
+class ThreadWriter implements CommitWriter {
+  private readonly worker: Worker;
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  private failure: Error | null = null;
+  private readonly exited: Promise<void>;
+
+  constructor(entry: string, target: { file: string | null; dir: string | null; fsync: boolean }) {
+    this.worker = new Worker(entry, { workerData: target });
+    this.worker.on("message", (r: WriterReply) => {
+      const w = this.waiting.get(r.id);
+      if (!w) return;
+      this.waiting.delete(r.id);
+      if (r.ok) w.resolve();
+      else w.reject(Object.assign(new Error(r.message), r.code ? { code: r.code } : {}));
+    });
+    this.worker.on("error", (err) => this.fail(err));
+    this.exited = new Promise((resolve) =>
+      this.worker.once("exit", (code) => {
+        this.fail(new Error(`the money store's writer thread stopped (exit code ${code})`));
+        resolve();
+      }),
+    );
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    for (const w of this.waiting.values()) w.reject(this.failure);
+    this.waiting.clear();
+  }
+
+  commit(batch: WriteBatch): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ id, batch } satisfies WriterRequest);
+    });
+  }
+
+  /** After the commits already handed over. */
+  async close(): Promise<void> {
+    if (!this.failure) this.worker.postMessage("close");
+    else await this.worker.terminate();
+    await this.exited;
   }
 }

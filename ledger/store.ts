@@ -110,7 +110,8 @@ export interface MoneyStore {
   /** Every order and trade row as stored (full verification compares them with a replay). */
   allOrders(onRow: (o: OrderDoc) => void): Promise<void>;
   allTrades(onRow: (t: TradeDoc) => void): Promise<void>;
-  close(): void;
+  /** After the last commit; resolves once the store let go of its files. */
+  close(): void | Promise<void>;
 }
 
 /** The store is not what the journal says it should be: the start stops and names it. */

@@ -29,6 +29,8 @@ export interface AppConfig {
   mongoUri?: string;
   /** fdatasync the embedded ledger journal after each group write (off: a crash of the machine, not of the process, may lose acknowledged entries). */
   journalFsync: boolean;
+  /** MONEY_WRITER_THREAD: embedded group commits written on a worker thread (false: on the event loop). */
+  moneyWriterThread: boolean;
   redisUrl?: string;
   /** APP_DOMAIN: the ton_proof domain; unset = the address the gateway listens on (see auth/domain.ts). */
   appDomain?: string;
@@ -213,6 +215,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     transporter,
     mongoUri: env.MONGO_URI || undefined,
     journalFsync: env.JOURNAL_FSYNC !== "false",
+    moneyWriterThread: env.MONEY_WRITER_THREAD !== "false",
     redisUrl: env.REDIS_URL || undefined,
     appDomain: env.APP_DOMAIN || undefined,
     jwtSecret,

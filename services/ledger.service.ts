@@ -470,7 +470,7 @@ const LedgerService = defineService<LedgerThis>({
       // Deadlines that passed while the exchange was down fire now (once the engines answer).
       void this.deadlines.start().catch((err) => this.logger.warn("deadlines could not start", err));
     } catch (err) {
-      this.store.close();
+      await this.store.close();
       throw err;
     }
   },
@@ -479,7 +479,7 @@ const LedgerService = defineService<LedgerThis>({
     this.deadlines?.stop();
     if (!this.ledger) return;
     await this.ledger.idle();
-    this.store.close();
+    await this.store.close();
   },
 });
 

@@ -1,0 +1,38 @@
+/**
+ * The money store's writer thread: group commits are written and synced here, so the event loop
+ * that matches orders and answers requests never waits on SQLite's inserts (a large group took
+ * several milliseconds there). One commit at a time, in the order they arrive.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { openConnection } from "./sqlite-connection";
+import { SqliteWriter, type WriteBatch, type WriterTarget } from "./sqlite-writer";
+
+export interface WriterRequest {
+  id: number;
+  batch: WriteBatch;
+}
+export type WriterReply = { id: number; ok: true } | { id: number; ok: false; message: string; code?: string };
+
+const target = workerData as WriterTarget;
+const port = parentPort;
+if (!port || !target.file) throw new Error("sqlite-writer-thread runs as a worker over a database file");
+const db = openConnection(target.file);
+const writer = new SqliteWriter(db, target);
+
+let chain = Promise.resolve();
+port.on("message", (req: WriterRequest | "close") => {
+  if (req === "close") {
+    chain = chain.then(() => {
+      writer.close();
+      db.close();
+      port.close();
+    });
+    return;
+  }
+  chain = chain.then(() =>
+    writer.commit(req.batch).then(
+      () => port.postMessage({ id: req.id, ok: true } satisfies WriterReply),
+      (err: Error & { code?: string }) => port.postMessage({ id: req.id, ok: false, message: err.message, code: err.code } satisfies WriterReply),
+    ),
+  );
+});

@@ -1,0 +1,162 @@
+import { closeSync, fdatasync, openSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import type Database from "better-sqlite3";
+import type { LedgerEntryDoc, OrderDoc } from "../models/trading";
+import { applyOrderChange, projectEntry } from "./projection";
+import type { CommitBatch } from "./store";
+
+/** The last committed head, written after every commit: a store whose tail was cut no longer reaches it. */
+export const HEAD_FILE = "money.head";
+const HEAD_BYTES = 128;
+
+/**
+ * A group commit as it crosses to the writer thread: the journal rows carry each entry's body, so
+ * the entries themselves are not cloned (the writer parses them back for the read models).
+ */
+export type WriteBatch = Omit<CommitBatch, "docs"> & { docs?: LedgerEntryDoc[] };
+
+/** Where the writer works: its connection, and (on disk) the data dir for the WAL and the head file. */
+export interface WriterTarget {
+  /** The database file, or null in memory. */
+  file: string | null;
+  dir: string | null;
+  /** fdatasync the WAL after each commit (JOURNAL_FSYNC). */
+  fsync: boolean;
+}
+
+/**
+ * The write half of the money store: one transaction per group commit holding the journal rows, the
+ * balances, positions and markets they changed and the order and trade rows they project to; then
+ * an fdatasync of the WAL (run in libuv's thread pool) and the head file. It runs on the writer
+ * thread (ledger/sqlite-writer-thread.ts) or, in memory and under the test runner, inline.
+ */
+export class SqliteWriter {
+  private headFd: number | null = null;
+  private walFd: number | null = null;
+  private readonly tx: (b: WriteBatch) => void;
+
+  constructor(
+    db: Database.Database,
+    private readonly target: WriterTarget,
+  ) {
+    const q = (sql: string) => db.prepare(sql);
+    const st = {
+      getMeta: q("SELECT v FROM meta WHERE k = ?"),
+      setMeta: q("INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v"),
+      insJournal: q("INSERT INTO journal (seq, key, market_id, position, epoch, body, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      upCash: q("INSERT INTO cash (account, available, locked) VALUES (?, ?, ?) ON CONFLICT(account) DO UPDATE SET available = excluded.available, locked = excluded.locked"),
+      upPos: q(
+        "INSERT INTO positions (account, market_id, outcome, quantity, locked, total_cost, realized_pnl, settled) VALUES (?, ?, ?, ?, ?, ?, ?, ?) " +
+          "ON CONFLICT(account, market_id, outcome) DO UPDATE SET quantity = excluded.quantity, locked = excluded.locked, total_cost = excluded.total_cost, realized_pnl = excluded.realized_pnl, settled = excluded.settled",
+      ),
+      upMarket: q(
+        "INSERT INTO markets (market_id, collateral, epoch, owner, position, book_seq, pool_yes, pool_no) VALUES (?, ?, ?, ?, ?, ?, ?, ?) " +
+          "ON CONFLICT(market_id) DO UPDATE SET collateral = excluded.collateral, epoch = excluded.epoch, owner = excluded.owner, position = excluded.position, book_seq = excluded.book_seq, pool_yes = excluded.pool_yes, pool_no = excluded.pool_no",
+      ),
+      insOrder: q(
+        "INSERT INTO orders (order_id, user_id, market_id, side, outcome, order_type, price, quantity, filled, remaining, cancelled, holds, status, cancel_reason, client_order_id, expires_at, post_only, prio, seq, created_at, updated_at) " +
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      ),
+      changeOrder: q(
+        "UPDATE orders SET quantity = coalesce(?, quantity), price = coalesce(?, price), prio = coalesce(?, prio), filled = filled + ?, remaining = ?, " +
+          "cancelled = coalesce(?, quantity) - filled - ? - ?, holds = ?, status = ?, cancel_reason = coalesce(?, cancel_reason), seq = ?, updated_at = ? WHERE order_id = ?",
+      ),
+      insTrade: q(
+        "INSERT INTO trades (trade_id, user_id, market_id, order_id, side, outcome, venue, role, filled_quantity, total_cost, fee, fill_ids, settlement_status, settlement_tx, created_at, seq) " +
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, ?, ?)",
+      ),
+      settleTrade: q("UPDATE trades SET settlement_status = ?, settlement_tx = ? WHERE trade_id = ?"),
+      insIdem: q("INSERT INTO idempotency (scope, key, fingerprint, status, response, seq, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      upHeartbeat: q("INSERT INTO heartbeats (user_id, timeout_s, deadline) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET timeout_s = excluded.timeout_s, deadline = excluded.deadline"),
+      delHeartbeat: q("DELETE FROM heartbeats WHERE user_id = ?"),
+    };
+    const metaNumber = (k: string): number => {
+      const r = st.getMeta.get(k) as { v: string } | undefined;
+      return r ? Number(r.v) : 0;
+    };
+    this.tx = db.transaction((b: WriteBatch) => {
+      const docs = b.docs ?? b.rows.map((r) => JSON.parse(r.body) as LedgerEntryDoc);
+      for (const r of b.rows) st.insJournal.run(r.seq, r.key, r.marketId, r.position, r.epoch, r.body, r.hash);
+      for (const [account, c] of b.cash) st.upCash.run(account, c.available, c.locked);
+      for (const p of b.positions) st.upPos.run(p.account, p.marketId, p.outcome, p.quantity, p.locked, p.totalCost, p.realizedPnl, p.settled ? 1 : 0);
+      for (const m of b.markets) st.upMarket.run(m.marketId, m.collateral, m.epoch, m.owner, m.seq, m.bookSeq, m.pool?.yes ?? null, m.pool?.no ?? null);
+      let orders = 0;
+      let trades = 0;
+      // Orders placed in this batch are written once, as the batch leaves them.
+      const fresh = new Map<string, OrderDoc>();
+      for (const doc of docs) {
+        for (const op of projectEntry(doc)) {
+          switch (op.op) {
+            case "insertOrder":
+              fresh.set(op.order._id, op.order);
+              break;
+            case "changeOrder": {
+              const c = op.change;
+              const o = fresh.get(c.orderId);
+              if (o) applyOrderChange(o, c, op.seq, op.at);
+              else st.changeOrder.run(c.quantity ?? null, c.price ?? null, c.prio ?? null, c.filledDelta, c.remaining, c.quantity ?? null, c.filledDelta, c.remaining, c.holds, c.status, c.reason ?? null, op.seq, op.at, c.orderId);
+              break;
+            }
+            case "insertTrade": {
+              const t = op.trade;
+              st.insTrade.run(t._id, t.userId, t.marketId, t.orderId, t.side, t.outcome, t.venue, t.role, t.filledQuantity, t.totalCost, t.fee, JSON.stringify(t.fillIds), t.createdAt, doc.seq);
+              trades++;
+              break;
+            }
+            case "settleTrades":
+              for (const id of op.tradeIds) st.settleTrade.run(op.status, op.txHash, id);
+              break;
+          }
+        }
+        if (doc.idem) st.insIdem.run(doc.idem.scope, doc.idem.key, doc.idem.fingerprint, doc.idem.status, JSON.stringify(doc.idem.response), doc.seq, doc.at);
+        const h = doc.heartbeat;
+        if (h) {
+          if (h.deadline) st.upHeartbeat.run(h.userId, h.timeoutSeconds, h.deadline);
+          else st.delHeartbeat.run(h.userId);
+        }
+      }
+      for (const o of fresh.values()) {
+        st.insOrder.run(o._id, o.userId, o.marketId, o.side, o.outcome, o.orderType, o.price, o.quantity, o.filledQuantity, o.remaining, o.cancelledQuantity, o.holds, o.status, o.cancelReason, o.clientOrderId, o.expiresAt, o.postOnly ? 1 : 0, o.prio, o.seq, o.createdAt, o.updatedAt);
+        orders++;
+      }
+      const last = b.rows[b.rows.length - 1];
+      const meta = (k: string, v: string | number) => st.setMeta.run(k, String(v));
+      meta("fees", b.totals.fees);
+      meta("deposit", b.totals.deposit);
+      meta("withdrawal", b.totals.withdrawal);
+      meta("house", b.totals.house);
+      if (orders) meta("orders", metaNumber("orders") + orders);
+      if (trades) meta("trades", metaNumber("trades") + trades);
+      meta("head_seq", last.seq);
+      meta("head_hash", last.hash);
+    });
+  }
+
+  /** The batch in one transaction, then durable (WAL synced), then the head file. */
+  async commit(batch: WriteBatch): Promise<void> {
+    if (!batch.rows.length) return;
+    this.tx(batch);
+    const { file, dir, fsync } = this.target;
+    if (fsync && file) {
+      // The WAL exists once something was written; the same file for the connection's life.
+      if (this.walFd === null) this.walFd = openSync(`${file}-wal`, "r+");
+      const fd = this.walFd;
+      await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+    }
+    if (dir) {
+      const last = batch.rows[batch.rows.length - 1];
+      // No fsync: it only ever lags the database, which is synced first.
+      if (this.headFd === null) this.headFd = openSync(join(dir, HEAD_FILE), "w");
+      const buf = Buffer.alloc(HEAD_BYTES);
+      buf.write(JSON.stringify({ seq: last.seq, hash: last.hash }));
+      writeSync(this.headFd, buf, 0, HEAD_BYTES, 0);
+    }
+  }
+
+  close(): void {
+    if (this.headFd !== null) closeSync(this.headFd);
+    this.headFd = null;
+    if (this.walFd !== null) closeSync(this.walFd);
+    this.walFd = null;
+  }
+}
