@@ -4,21 +4,20 @@ import { defineService } from "../lib/service";
 import { PAGE, pageSizeParam } from "../lib/params";
 import { configOf } from "../lib/config";
 import { validationError } from "../lib/errors";
-import { createDbMixin, type DbState, type Stores } from "../mixins/db.mixin";
+import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import { page, type Page } from "../gateway/envelope";
 import type { PositionState } from "../engine/accounts";
 import type { LedgerEntryDoc } from "../models/trading";
 import type { UserDoc } from "../models/user";
-import { notificationItem, type NotificationDoc, type NotificationItem, type NotifierCursorDoc, type NotifierJobDoc } from "../models/notification";
+import { notificationItem, type NotificationItem, type NotifierCollections } from "../models/notification";
 import { Notifier, type OrderUpdate, type TradeSettledParams, type WithdrawalFailed, type WithdrawalSent } from "../notifier/notifier";
-import { Delivery, type BotClient, type Outbox } from "../notifier/delivery";
+import { Delivery, type BotClient } from "../notifier/delivery";
+import { notifierStorePorts, outboxOf } from "../notifier/store";
 import { retryPolicy } from "../notifier/policy";
 
 export type { TradeSettledParams } from "../notifier/notifier";
 export type { BotClient } from "../notifier/delivery";
-
-type NotifierCollections = { notifications: NotificationDoc; notifierCursor: NotifierCursorDoc; notifierJobs: NotifierJobDoc };
 
 export const NOTIFICATIONS_DEFAULT_PAGE_SIZE = 20;
 export const NOTIFICATIONS_MAX_PAGE_SIZE = 100;
@@ -26,7 +25,6 @@ export const NOTIFICATIONS_MAX_PAGE_SIZE = 100;
 const POLL_MS = 2_000;
 /** Scan for due deliveries (restart, expired leases, other instances' retries). */
 const DELIVERY_TICK_MS = 1_000;
-const CURSOR_ID = "ledger";
 
 export interface MarkReadParams {
   ids?: string[];
@@ -46,19 +44,6 @@ function after(ms: number, fn: () => void): () => void {
   const t = setTimeout(fn, ms);
   t.unref();
   return () => clearTimeout(t);
-}
-
-/** The pending pushes: notifications whose `deliverAt` is set. */
-function outboxOf(stores: () => Stores<NotifierCollections>): Outbox {
-  const set = async (_id: string, update: Record<string, unknown>) => void (await stores().notifications.update({ _id }, update));
-  return {
-    due: (nowMs, limit) => stores().notifications.find({ deliverAt: { $lte: nowMs } }, { sort: { deliverAt: 1 }, limit }),
-    claim: async (_id, deliverAt, leaseUntil) => (await stores().notifications.update({ _id, deliverAt }, { $set: { deliverAt: leaseUntil } })) > 0,
-    delivered: (id, attempts, deliveredAt) => set(id, { $set: { delivered: true, delivery: "delivered", attempts, deliveredAt }, $unset: { deliverAt: true, lastError: true } }),
-    retryLater: (id, attempts, lastError, retryAt) => set(id, { $set: { attempts, lastError, deliverAt: retryAt } }),
-    giveUp: (id, attempts, lastError) => set(id, { $set: { delivery: "failed", attempts, lastError }, $unset: { deliverAt: true } }),
-    handBack: (id, at) => set(id, { $set: { deliverAt: at } }),
-  };
 }
 
 type NotifierThis = Service &
@@ -192,23 +177,7 @@ const NotifierService = defineService<NotifierThis>({
       ? new Delivery({ bot: grammyClient(cfg.telegramBotToken, cfg.telegramApiRoot), outbox: outboxOf(stores), policy: retryPolicy(cfg.notifierRetry), now: Date.now, after, log })
       : null;
     this.notifier = new Notifier({
-      notifications: {
-        storedIds: async (ids) => (await stores().notifications.find({ _id: { $in: ids } })).map((n) => n._id),
-        insertMany: (docs) => stores().notifications.insertMany(docs),
-        insertOnce: (doc) => stores().notifications.insertOnce(doc),
-      },
-      cursor: {
-        load: async () => {
-          await stores().notifierCursor.insertOnce({ _id: CURSOR_ID, seq: 0 });
-          return (await stores().notifierCursor.findOne({ _id: CURSOR_ID }))?.seq ?? 0;
-        },
-        save: async (seq) => void (await stores().notifierCursor.update({ _id: CURSOR_ID, seq: { $lt: seq } }, { $set: { seq } })),
-      },
-      jobs: {
-        insertOnce: (job) => stores().notifierJobs.insertOnce(job),
-        oldest: (limit) => stores().notifierJobs.find({}, { sort: { at: 1 }, limit }),
-        remove: async (_id) => void (await stores().notifierJobs.remove({ _id })),
-      },
+      ...notifierStorePorts(stores),
       ledger: {
         reachable: () => this.broker.registry.actions.isAvailable("ledger.entriesAfter"),
         entriesAfter: (seq, limit) => this.broker.call<LedgerEntryDoc[], { seq: number; limit: number }>("ledger.entriesAfter", { seq, limit }),
