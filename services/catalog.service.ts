@@ -159,16 +159,7 @@ const CatalogService = defineService<CatalogThis>({
         title: TITLE,
         ...DISPLAY_FIELDS,
         externalEventId: { type: "string", trim: true, min: 1, max: 128, optional: true },
-        markets: {
-          type: "array",
-          min: 1,
-          max: 10,
-          items: {
-            type: "object",
-            strict: "remove",
-            props: { title: TITLE, ammLiquidity: { ...digitsParam(15, "micro-USDT"), optional: true } },
-          },
-        },
+        markets: { type: "array", min: 1, max: 10, items: { type: "object", strict: "remove", props: { title: TITLE, ammLiquidity: { ...digitsParam(15, "micro-USDT"), optional: true } } } },
         $$strict: "remove",
       },
       async handler(this: CatalogThis, ctx: AppContext<CreateEventParams>): Promise<EventView> {

@@ -16,9 +16,6 @@ import { Delivery, type BotClient } from "../notifier/delivery";
 import { notifierStorePorts, outboxOf } from "../notifier/store";
 import { retryPolicy } from "../notifier/policy";
 
-export type { TradeSettledParams } from "../notifier/notifier";
-export type { BotClient } from "../notifier/delivery";
-
 export const NOTIFICATIONS_DEFAULT_PAGE_SIZE = 20;
 export const NOTIFICATIONS_MAX_PAGE_SIZE = 100;
 /** Fallback pull and job retry period; broker events only make pulls happen sooner. */
