@@ -8,16 +8,7 @@ import { bindConfig, loadConfig } from "../../lib/config";
 import { VALIDATOR_OPTIONS } from "../../lib/params";
 import CatalogService from "../../services/catalog.service";
 import type { EventView, MarketView, PriceHistoryView } from "../../models/catalog";
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 5_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`condition not met: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { until } from "../support/until";
 
 describe("catalog service", () => {
   let broker: ServiceBroker;

@@ -13,18 +13,9 @@ import type { NotificationItem } from "../../models/notification";
 import type { UserDoc } from "../../models/user";
 import { startBotApi, type BotApiStandIn } from "../support/bot-api";
 import { TEST_BOT_TOKEN } from "../support/telegram";
+import { until } from "../support/until";
 
 const CHAT = 4242;
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 5_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`condition not met: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("notifier service", () => {
   let broker: ServiceBroker;
