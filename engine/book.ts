@@ -298,6 +298,17 @@ export class OrderBook {
   }
 
   /**
+   * Sets a resting order's size (filled so far + open), as views and restores report it; matching
+   * never reads it. An amend that replaces an order places only its open part.
+   */
+  setQuantity(orderId: string, quantity: number): boolean {
+    const slot = typeof orderId === "string" ? this.findSlot(orderId, hashId(orderId)) : NONE;
+    if (slot === NONE || !isValidQuantity(quantity) || quantity < this.rows[slot * ROW + REMAINING]) return false;
+    this.rows[slot * ROW + QUANTITY] = quantity;
+    return true;
+  }
+
+  /**
    * Lowers a resting order's open quantity in place, keeping its time priority (amend down).
    * Returns false for an unknown order, another user's, or a quantity not below the current one.
    */

@@ -137,6 +137,15 @@ export class ReferenceBook {
     return ev;
   }
 
+  /** Lowers a resting order's open quantity in place (its priority kept), as OrderBook.reduce. */
+  reduce(orderId: string, userId: string, remaining: number): boolean {
+    const o = this.orders.find((r) => r.orderId === orderId);
+    if (!o || o.userId !== userId || !(remaining > 0) || remaining >= o.remaining) return false;
+    o.quantity -= o.remaining - remaining;
+    o.remaining = remaining;
+    return true;
+  }
+
   cancel(orderId: string, userId?: string): BookEvent[] {
     const r = this.orders.find((x) => x.orderId === orderId && (userId === undefined || x.userId === userId));
     if (r === undefined) return [{ type: "rejected", seq: ++this.lastSeq, orderId, reason: "UNKNOWN_ORDER" }];

@@ -29,6 +29,8 @@ export interface PostInput {
   settlement?: SettlementRecord;
   idem?: IdemRecord;
   heartbeat?: HeartbeatRecord;
+  /** One part of a book command split over several entries (see post). */
+  part?: { group: string; index: number; count: number };
 }
 
 /** What a claim of an Idempotency-Key found: the stored answer, or the right to execute. */
@@ -92,6 +94,8 @@ export class Ledger {
   private hash: string;
   private pending: Pending[] = [];
   private readonly pendingKeys = new Map<string, LedgerEntryDoc>();
+  /** Parts of split book commands waiting for their last part. */
+  private readonly groups = new Map<string, { marketId: string; parts: PostInput[] }>();
   /** Each market's latest book entry: a retry of it is answered, not refused. */
   private readonly lastBook = new Map<string, LedgerEntryDoc>();
   private touchedCash = new Set<string>();
@@ -152,16 +156,40 @@ export class Ledger {
    * Applies an entry exactly once. A repeated key answers `applied: false` and changes nothing (a
    * retry); a book entry whose lease or position is stale is refused (`moved`); an entry that would
    * overdraw an account is refused (`rejected`). Nothing of a refused entry is applied or journaled.
+   *
+   * A command too large for one entry (an order sweeping thousands of resting orders) comes as a
+   * group of parts at consecutive journal positions: the parts are held until the last arrives,
+   * then validated and applied together (all or nothing) and written in the same commit.
    */
   post(input: PostInput): PostOutcome {
     if (this.broken) throw new LedgerFault("unavailable", "LEDGER_UNAVAILABLE", "The ledger stopped after a failed write; it recovers on restart");
+    const part = input.part;
+    if (!part) return this.apply([input]);
     const b = input.book;
+    if (!b || part.count < 2 || part.index < 0 || part.index >= part.count) throw new LedgerFault("rejected", "INVALID_POSTING", "an entry group is parts of one book command");
+    let group = this.groups.get(part.group);
+    if (part.index === 0) this.groups.set(part.group, (group = { marketId: b.marketId, parts: [] }));
+    if (!group || group.parts.length !== part.index || group.marketId !== b.marketId) {
+      this.groups.delete(part.group);
+      throw new LedgerFault("moved", "MARKET_MOVED", `entry group ${part.group} arrived out of order; nothing was executed`);
+    }
+    group.parts.push(input);
+    if (group.parts.length < part.count) return { applied: true, seq: -1, instance: this.instance };
+    this.groups.delete(part.group);
+    return this.apply(group.parts);
+  }
+
+  /** Entries of one command (one, or the parts of a group), validated and applied together. */
+  private apply(parts: PostInput[]): PostOutcome {
+    const first = parts[0];
+    const last = parts[parts.length - 1];
+    const b = first.book;
     let lease: MarketLease | null = null;
     if (b) {
       lease = this.lease(b.marketId);
       if (b.epoch !== lease.epoch || b.seq !== lease.seq + 1) {
-        const last = this.lastBook.get(b.marketId);
-        const prior = last?._id === input.key ? last : null;
+        const prev = this.lastBook.get(b.marketId);
+        const prior = parts.length === 1 && prev?._id === first.key ? prev : null;
         // The same command again (a retry of a commit that landed): answered, not applied twice.
         if (prior && sameBookCommand(prior.book, b)) return { applied: false, seq: prior.seq, instance: this.instance };
         throw new LedgerFault(
@@ -172,21 +200,27 @@ export class Ledger {
             : `journal position ${b.seq} of market ${b.marketId} is not the next one (${lease.seq + 1}); nothing was executed`,
         );
       }
+      parts.forEach((p, i) => {
+        if (!p.book || p.book.marketId !== b.marketId || p.book.epoch !== b.epoch || p.book.seq !== b.seq + i) throw new LedgerFault("rejected", "INVALID_POSTING", "the parts of a book command take consecutive positions of one market");
+      });
     } else {
-      const seq = this.pendingKeys.get(input.key)?.seq ?? this.store.keySeq(input.key);
+      const seq = this.pendingKeys.get(first.key)?.seq ?? this.store.keySeq(first.key);
       if (seq !== null) return { applied: false, seq, instance: this.instance };
     }
     // Keys are claimed before their command runs (idemClaim); this only guards against a second writer.
-    if (input.idem && this.pendingIdem(input.idem)) {
+    if (last.idem && this.pendingIdem(last.idem)) {
       throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key already answered a request");
     }
-    const placed = b?.command.type === "place" ? b.command.order : null;
-    if (placed?.clientOrderId && this.clientOrderIdTaken(placed.userId, placed.clientOrderId)) {
-      throw new LedgerFault("conflict", "DUPLICATE_CLIENT_ORDER_ID", `clientOrderId ${placed.clientOrderId} names another of your open orders`);
+    for (const p of parts) {
+      const placed = p.book?.command.type === "place" ? p.book.command.order : null;
+      if (placed?.clientOrderId && this.clientOrderIdTaken(placed.userId, placed.clientOrderId)) {
+        throw new LedgerFault("conflict", "DUPLICATE_CLIENT_ORDER_ID", `clientOrderId ${placed.clientOrderId} names another of your open orders`);
+      }
     }
     let change: PreparedChange;
     try {
-      change = this.accounts.prepare(input.postings, input.checkAfter ?? 0);
+      const postings = parts.length === 1 ? first.postings : parts.flatMap((p) => p.postings);
+      change = this.accounts.prepare(postings, first.checkAfter ?? 0);
     } catch (err) {
       if (err instanceof LedgerRejection) {
         const code = err.code === "INSUFFICIENT_SHARES" ? "INSUFFICIENT_SHARES" : err.code === "INVALID_POSTING" ? "INVALID_POSTING" : "INSUFFICIENT_BALANCE";
@@ -194,33 +228,38 @@ export class Ledger {
       }
       throw err;
     }
-    const doc: LedgerEntryDoc = { _id: input.key, seq: this.seq + 1, postings: input.postings, at: this.now().toISOString() };
-    if (input.checkAfter) doc.checkAfter = input.checkAfter;
-    if (input.trades?.length) doc.trades = input.trades;
-    if (b) doc.book = b;
-    if (input.fence) doc.fence = input.fence;
-    if (input.settlement) doc.settlement = input.settlement;
-    if (input.idem) doc.idem = input.idem;
-    if (input.heartbeat) doc.heartbeat = input.heartbeat;
-    const body = JSON.stringify(doc);
-
     this.accounts.commit(change);
     for (const account of change.cash.keys()) this.touchedCash.add(account);
     for (const k of change.pos.keys()) this.touchedPos.add(k);
     for (const m of change.coll.keys()) this.touchedMarkets.add(m);
-    if (b && lease) {
-      this.markets.set(b.marketId, { ...lease, seq: b.seq, bookSeq: b.bookSeq, pool: b.pool ?? lease.pool });
-      this.lastBook.set(b.marketId, doc);
-      this.touchedMarkets.add(b.marketId);
+    const at = this.now().toISOString();
+    let doc!: LedgerEntryDoc;
+    for (const input of parts) {
+      doc = { _id: input.key, seq: this.seq + 1, postings: input.postings, at };
+      if (input.checkAfter) doc.checkAfter = input.checkAfter;
+      if (input.trades?.length) doc.trades = input.trades;
+      if (input.book) doc.book = input.book;
+      if (input.fence) doc.fence = input.fence;
+      if (input.settlement) doc.settlement = input.settlement;
+      if (input.idem) doc.idem = input.idem;
+      if (input.heartbeat) doc.heartbeat = input.heartbeat;
+      this.seq = doc.seq;
+      this.pending.push({ doc, body: JSON.stringify(doc) });
+      this.pendingKeys.set(doc._id, doc);
     }
-    if (input.fence) {
-      const cur = this.lease(input.fence.marketId);
-      this.markets.set(input.fence.marketId, { ...cur, epoch: input.fence.epoch, owner: input.fence.node });
-      this.touchedMarkets.add(input.fence.marketId);
+    const lastBook = last.book;
+    if (lastBook && lease) {
+      this.markets.set(lastBook.marketId, { ...lease, seq: lastBook.seq, bookSeq: lastBook.bookSeq, pool: lastBook.pool ?? lease.pool });
+      this.lastBook.set(lastBook.marketId, doc);
+      this.touchedMarkets.add(lastBook.marketId);
     }
-    this.seq = doc.seq;
-    this.pending.push({ doc, body });
-    this.pendingKeys.set(doc._id, doc);
+    if (first.fence) {
+      const cur = this.lease(first.fence.marketId);
+      this.markets.set(first.fence.marketId, { ...cur, epoch: first.fence.epoch, owner: first.fence.node });
+      this.touchedMarkets.add(first.fence.marketId);
+      // Parts of a command an earlier writer never finished are dropped with its lease.
+      for (const [id, g] of this.groups) if (g.marketId === first.fence.marketId) this.groups.delete(id);
+    }
     this.scheduleFlush();
     return { applied: true, seq: doc.seq, instance: this.instance };
   }

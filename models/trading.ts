@@ -109,7 +109,9 @@ export type BookCommand =
   | { type: "cancel"; orderId: string; userId?: string }
   | { type: "cancelMany"; userId: string; reason: string }
   | { type: "amend"; orderId: string; userId: string; price: number; quantity: number; keepsPriority: boolean }
-  | { type: "cancelAll"; reason: string };
+  | { type: "cancelAll"; reason: string }
+  /** Part of a command too large for one entry; the command itself is in entry `of` (same market). */
+  | { type: "part"; of: number };
 
 export interface PlacedOrder {
   orderId: string;

@@ -22,6 +22,8 @@ import { verifyAll, verifyChain, type VerifyReport } from "../ledger/verify";
 export interface PostParams {
   key: string;
   postings: Posting[];
+  idem?: IdemRecord;
+  part?: { group: string; index: number; count: number };
   /** The first n postings are a placement lock that must hold on its own. */
   checkAfter?: number;
   trades?: TradeRecord[];
@@ -74,6 +76,8 @@ const LedgerService = defineService<LedgerThis>({
         checkAfter: { type: "number", integer: true, min: 0, optional: true },
         trades: { type: "array", items: "object", optional: true },
         book: { type: "object", optional: true },
+        idem: { type: "object", optional: true },
+        part: { type: "object", optional: true, props: { group: "string", index: { type: "number", integer: true, min: 0 }, count: { type: "number", integer: true, min: 2 } } },
         durable: { type: "boolean", optional: true },
       },
       async handler(this: LedgerThis, ctx: AppContext<PostParams>): Promise<PostResult> {
@@ -84,7 +88,7 @@ const LedgerService = defineService<LedgerThis>({
         } catch (err) {
           this.fault(err);
         }
-        if (durable !== false) await this.ledger.waitDurable(r.seq).catch((err) => this.fault(err));
+        if (durable !== false && r.seq > 0) await this.ledger.waitDurable(r.seq).catch((err) => this.fault(err));
         return r;
       },
     },

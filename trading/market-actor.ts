@@ -8,7 +8,7 @@ import { planAmmOnly, planRoute, type RoutePlan } from "../engine/router";
 import { SerialQueue } from "../lib/serial";
 import type { BookCommand, BookJournalDoc, IdemRecord, MarketLease, OrderStatus } from "../models/trading";
 
-/** What the ledger takes from an actor: one entry per command, its money and its book command together. */
+/** What the ledger takes from an actor: one entry per command (or per part of one), its money and its book command together. */
 export interface LedgerPost {
   key: string;
   postings: Posting[];
@@ -18,6 +18,7 @@ export interface LedgerPost {
   book: BookJournalDoc;
   /** The answer to the request's Idempotency-Key, journaled with the command. */
   idem?: IdemRecord;
+  part?: { group: string; index: number; count: number };
 }
 
 /** A request's Idempotency-Key: its answer is rendered from the command's result and journaled with it. */
@@ -362,6 +363,8 @@ export class MarketActor {
         onApplied: () => {
           this.book.cancel(o.orderId, o.userId);
           this.book.place(order);
+          // The order keeps its fills: its size is what it filled before plus its new rest.
+          this.book.setQuantity(o.orderId, filledBefore + remaining);
         },
       });
       return {
@@ -557,17 +560,29 @@ export class MarketActor {
     const doc: BookJournalDoc = { marketId: this.marketId, seq, epoch: this.lease.epoch, bookSeq: opts.bookSeq, node: this.ports.nodeID, command, fills: s.fills, orders: s.orders, at: new Date().toISOString() };
     if (opts.pool) doc.pool = { yes: opts.pool.yes, no: opts.pool.no };
     if (opts.amm) doc.amm = opts.amm;
-    let ack: LedgerAck;
+    const parts = splitCommand(doc, s, opts.checkAfter ?? 0);
+    let ack!: LedgerAck;
     try {
-      ack = await this.ports.ledger.post({ key: `book:${this.marketId}:${seq}`, postings: s.postings, checkAfter: opts.checkAfter || undefined, trades: s.trades, book: doc, ...(opts.idem ? { idem: opts.idem } : {}) });
+      if (parts.length === 1) {
+        ack = await this.ports.ledger.post({ key: `book:${this.marketId}:${seq}`, postings: s.postings, checkAfter: opts.checkAfter || undefined, trades: s.trades, book: doc, ...(opts.idem ? { idem: opts.idem } : {}) });
+      } else {
+        // One command, several bounded entries: the ledger applies them together, all or none.
+        const group = `${this.marketId}:${seq}:${this.lease.epoch}`;
+        for (let i = 0; i < parts.length; i++) {
+          const last = i === parts.length - 1;
+          ack = await this.ports.ledger.post({ ...parts[i], part: { group, index: i, count: parts.length }, ...(last && opts.idem ? { idem: opts.idem } : {}) });
+        }
+      }
     } catch (err) {
       // A refusal for money changed nothing here or there. Anything else (a stale lease, an
       // unknown outcome): this actor never writes again; the service rebuilds it from the ledger.
-      const code = (err as { type?: string }).type;
+      // The code is `type` on a broker error, `code` on the ledger core's own.
+      const e = err as { type?: unknown; code?: unknown };
+      const code = typeof e.type === "string" ? e.type : typeof e.code === "string" ? e.code : undefined;
       if (code !== "INSUFFICIENT_BALANCE" && code !== "INSUFFICIENT_SHARES" && code !== "DUPLICATE_CLIENT_ORDER_ID" && code !== "IDEMPOTENCY_KEY_REUSED") this.fenced = true;
       throw err;
     }
-    this.journalSeq = seq;
+    this.journalSeq = seq + parts.length - 1;
     if (opts.pool) this.pool = opts.pool;
     opts.onApplied?.();
     if (this.book.seq !== doc.bookSeq) {
@@ -596,6 +611,37 @@ export class MarketActor {
       return value;
     });
   }
+}
+
+/** Fills, trades or order changes per journal entry at most: a command over this is split. */
+export const MAX_PER_ENTRY = 500;
+
+/**
+ * A command's entry, or its parts when it is too large for one: the arrays cut into consecutive
+ * slices, so the placement lock (the first postings) is in the first part and the taker's own
+ * settlement (the last postings, trade and order change) in the last, which carries the command;
+ * each part holds on its own when the journal is replayed entry by entry.
+ */
+export function splitCommand(doc: BookJournalDoc, s: Settlement, checkAfter: number): LedgerPost[] {
+  const n = Math.max(s.fills.length, s.trades.length, s.orders.length);
+  const count = Math.ceil(n / MAX_PER_ENTRY);
+  if (count <= 1) return [{ key: `book:${doc.marketId}:${doc.seq}`, postings: s.postings, checkAfter: checkAfter || undefined, trades: s.trades, book: doc }];
+  // Boundaries of part i: [at(i), at(i + 1)); the first part holds at least `least` items.
+  const cut = (len: number, i: number, least = 0) => (i === 0 ? 0 : i === count ? len : Math.max(least, Math.floor((len * i) / count)));
+  const slice = <T>(a: T[], i: number, least = 0): T[] => a.slice(cut(a.length, i, least), cut(a.length, i + 1, least));
+  const parts: LedgerPost[] = [];
+  for (let i = 0; i < count; i++) {
+    const last = i === count - 1;
+    // The lock must be whole in the first part (it is checked there).
+    const postings = slice(s.postings, i, checkAfter);
+    const book: BookJournalDoc = { ...doc, seq: doc.seq + i, command: last ? doc.command : { type: "part", of: doc.seq + count - 1 }, fills: slice(s.fills, i), orders: slice(s.orders, i) };
+    if (!last) {
+      delete book.pool;
+      delete book.amm;
+    }
+    parts.push({ key: `book:${doc.marketId}:${doc.seq + i}`, postings, checkAfter: i === 0 && checkAfter ? checkAfter : undefined, trades: slice(s.trades, i), book });
+  }
+  return parts;
 }
 
 /** The journaled answer of an idempotent request: the first answer, to be replayed as it was. */

@@ -1,5 +1,6 @@
 import { startServer, type TestServer } from "../support/server";
 import { ADMIN_KEY, createMarket, expectConserved, fund, SHARE } from "../support/trading";
+import { waitFor } from "../support/chain";
 
 describe("AMM, smart router and quotes over HTTP", () => {
   let srv: TestServer;
@@ -100,6 +101,24 @@ describe("AMM, smart router and quotes over HTTP", () => {
     const r = await post(poor, "/trade/amm", { marketId: noAmm, side: "BUY", outcome: "YES", quantity: String(SHARE) });
     expect(r.status).toBe(400);
     expect(await balance(poor)).toEqual(before);
+  });
+
+  test("AMM-only trades are trade prints like any other: a candle, the current price and the 24 h volume move", async () => {
+    const m = await createMarket(srv, "Only the AMM trades here?", String(1000 * SHARE));
+    const before = (await srv.http("GET", `/api/v1/markets/${m}/price-history?interval=1D`)).body.data;
+    expect(before).toMatchObject({ candles: [], currentPrice: 0.5, volume24h: 0 });
+    const t = await post(taker, "/trade/amm", { marketId: m, side: "BUY", outcome: "YES", quantity: String(100 * SHARE) });
+    expect(t.status).toBe(200);
+    const h = await waitFor("the AMM trade's print", async () => {
+      const r = (await srv.http("GET", `/api/v1/markets/${m}/price-history?interval=1D`)).body.data;
+      return r.candles.length ? r : null;
+    });
+    // 100 YES from a 1000/1000 pool cost about 0.55 each: the print is that average, to the cent.
+    expect(h.currentPrice).toBe(Math.round(Number(t.body.data.avgPrice) * 100) / 100);
+    expect(h.volume24h).toBeGreaterThan(0);
+    expect(h.candles[h.candles.length - 1].volume).toBe(100);
+    const market = (await srv.http("GET", `/api/v1/markets/${m}`)).body.data;
+    expect(Number(market.volume)).toBeGreaterThan(0);
   });
 
   test("positions are marked through the router when the book alone is too thin", async () => {

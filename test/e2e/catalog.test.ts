@@ -291,7 +291,7 @@ describe("catalog reads over HTTP", () => {
     test("internal marketTitles answers many markets at once", async () => {
       const e = await h.create({ title: "Titles", markets: [{ title: "First" }, { title: "Second" }] });
       const [a, b] = e.markets.map((m: { id: string }) => m.id);
-      expect(await srv.broker.call("catalog.marketTitles", { marketIds: [a, b, a, "mkt_nope"] })).toEqual({ [a]: { title: "First" }, [b]: { title: "Second" } });
+      expect(await srv.broker.call("catalog.marketTitles", { marketIds: [a, b, a, "mkt_nope"] })).toEqual({ [a]: { title: "First", status: "open", result: null }, [b]: { title: "Second", status: "open", result: null } });
       expect(await srv.broker.call("catalog.marketTitles", { marketIds: [] })).toEqual({});
       await expect(srv.broker.call("catalog.marketTitles", { marketIds: [{ $ne: 1 }] })).rejects.toMatchObject({ name: "ValidationError" });
     });

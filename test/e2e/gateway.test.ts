@@ -98,6 +98,7 @@ describe("rate limits with the spec's numbers", () => {
   afterAll(() => srv.stop());
 
   test("read category: 100 per 60 s, headers on every response", async () => {
+    const windowStart = Date.now();
     let last = await srv.http("POST", "/api/v1/auth/refresh", {});
     expect(last.headers.get("x-ratelimit-limit")).toBe("100");
     expect(last.headers.get("x-ratelimit-remaining")).toBe("99");
@@ -109,7 +110,8 @@ describe("rate limits with the spec's numbers", () => {
     expect(over.body.error.code).toBe("RATE_LIMIT_EXCEEDED");
     expect(over.body.error.message).toMatch(/too many requests/i);
     const retry = Number(over.headers.get("retry-after"));
-    expect(retry).toBeGreaterThanOrEqual(59);
+    // The window opened at the first request: what is left of it, whole seconds (a loaded machine takes seconds for 100 requests).
+    expect(retry).toBeGreaterThanOrEqual(Math.floor(60 - (Date.now() - windowStart) / 1000) - 1);
     expect(retry).toBeLessThanOrEqual(60);
     expect(over.headers.get("x-ratelimit-limit")).toBe("100");
     expect(over.headers.get("x-ratelimit-remaining")).toBe("0");

@@ -52,10 +52,10 @@ describe("socket lifetime: idle disconnect and token expiry", () => {
     });
   });
 
-  describe("with SOCKET_IDLE_TIMEOUT_MS=1000 (tests only)", () => {
+  describe("with SOCKET_IDLE_TIMEOUT_MS=2000 (tests only)", () => {
     let srv: TestServer;
     beforeAll(async () => {
-      srv = await startServer({ SOCKET_IDLE_TIMEOUT_MS: "1000" });
+      srv = await startServer({ SOCKET_IDLE_TIMEOUT_MS: "2000" });
     });
     afterAll(() => srv.stop());
 
@@ -65,10 +65,11 @@ describe("socket lifetime: idle disconnect and token expiry", () => {
       const keepBusy = setInterval(() => s.subscribe({ channel: "market", marketIds: ["mkt_busy"] }), 200);
       await s.disconnected();
       clearInterval(keepBusy);
-      expect(Date.now() - t0).toBeGreaterThanOrEqual(700);
-      expect(Date.now() - t0).toBeLessThan(2_000);
+      // Wide bounds for a loaded machine (the timer starts at accept, before `connect` resolves here); 10 s would fail them.
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(1_000);
+      expect(Date.now() - t0).toBeLessThan(4_000);
       expect(s.messages.filter((m) => m.type === "subscribed").length).toBeGreaterThan(0);
-      expect(s.messages).toContainEqual({ type: "error", code: "IDLE_TIMEOUT", message: "No ping for 1 s" });
+      expect(s.messages).toContainEqual({ type: "error", code: "IDLE_TIMEOUT", message: "No ping for 2 s" });
     });
   });
 });

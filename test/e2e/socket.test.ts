@@ -152,7 +152,7 @@ describe("Socket.IO at /ws", () => {
     await sa.waitFor((m) => m.type === "update" && "balance" in m.data && m.data.balance.locked === String(1.5 * SHARE));
     expect(userData(sa)).toEqual(
       expect.arrayContaining([
-        { order: { orderId, marketId: market, status: "open", remainingQuantity: String(5 * SHARE), filledDelta: "0" } },
+        { order: { orderId, marketId: market, status: "open", remainingQuantity: String(5 * SHARE), filledDelta: "0", clientOrderId: null, cancelReason: null } },
         { balance: { available: String(1000 * SHARE - 1.5 * SHARE), locked: String(1.5 * SHARE), total: String(1000 * SHARE) } },
       ]),
     );
@@ -188,7 +188,7 @@ describe("Socket.IO at /ws", () => {
     );
     const aliceTrade = userData(sa, aliceMark).find((d) => "trade" in d) as { trade: { role: string; outcome: string; side: string } };
     expect(aliceTrade.trade).toMatchObject({ role: "maker", side: "BUY", outcome: "YES" });
-    expect(userData(sa, aliceMark)).toContainEqual({ order: { orderId, marketId: market, status: "partially_filled", remainingQuantity: String(3 * SHARE), filledDelta: String(2 * SHARE) } });
+    expect(userData(sa, aliceMark)).toContainEqual({ order: { orderId, marketId: market, status: "partially_filled", remainingQuantity: String(3 * SHARE), filledDelta: String(2 * SHARE), clientOrderId: null, cancelReason: null } });
 
     // Nobody else's data reached carol, and no user data reached the public watcher.
     await sc.sync();
