@@ -1,5 +1,5 @@
 import type { MarketStatus } from "../catalog/lifecycle";
-import type { Outcome } from "../catalog/candles";
+import type { Interval, Outcome } from "../catalog/candles";
 
 export const CATEGORIES = ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -172,4 +172,70 @@ export interface MarketTradeEvent {
   quantity: number;
   notional: number;
   at: string;
+}
+
+/** `catalog.listEvents` (GET /events). */
+export interface ListEventsParams {
+  category: Category | "all";
+  page: number;
+  pageSize: number;
+  search?: string;
+}
+/** `catalog.searchEvents` (GET /events/search). */
+export interface SearchEventsParams {
+  q: string;
+  page: number;
+  pageSize: number;
+}
+export interface IdParams {
+  id: string;
+}
+/** `catalog.priceHistory` (GET /markets/:marketId/price-history). */
+export interface PriceHistoryParams {
+  marketId: string;
+  outcome: Outcome;
+  interval: Interval;
+}
+export interface NewMarketInput {
+  title: string;
+  ammLiquidity?: string;
+}
+/** `catalog.createEvent` (POST /admin/events). */
+export interface CreateEventParams {
+  title: string;
+  subtitle?: string;
+  category: Category;
+  subcategory?: string;
+  imageUrl?: string;
+  externalEventId?: string;
+  beginAt?: string;
+  tags?: string[];
+  isActive?: boolean;
+  isLive?: boolean;
+  markets: NewMarketInput[];
+}
+/** `catalog.updateEvent` (PATCH /admin/events/:id). */
+export interface UpdateEventParams {
+  id: string;
+  title?: string;
+  subtitle?: string;
+  category?: Category;
+  subcategory?: string;
+  imageUrl?: string;
+  beginAt?: string;
+  tags?: string[];
+  isActive?: boolean;
+  isLive?: boolean;
+  /** Retitle markets of this event. */
+  markets?: Array<{ id: string; title: string }>;
+}
+/** `catalog.resolveMarket`. */
+export interface ResolveMarketParams {
+  id: string;
+  result: MarketResult;
+}
+/** `catalog.failResolution`. */
+export interface FailResolutionParams {
+  id: string;
+  reason?: string;
 }

@@ -111,3 +111,6 @@ export interface NotifierJobDoc {
 export function notificationItem(d: NotificationDoc): NotificationItem {
   return { id: d._id, type: d.type, title: d.title, body: d.body, metadata: d.metadata, delivered: d.delivered, read: d.read, createdAt: d.createdAt };
 }
+
+/** The notifier service's collections. */
+export type NotifierCollections = { notifications: NotificationDoc; notifierCursor: NotifierCursorDoc; notifierJobs: NotifierJobDoc };

@@ -19,7 +19,7 @@ import { createBrokerOptions } from "../moleculer.config";
 import { createNode, stopOnSignals } from "../server";
 import type { Page } from "../gateway/envelope";
 import type { EventView, MarketView } from "../models/catalog";
-import type { CreateEventParams, ListEventsParams } from "../services/catalog.service";
+import type { CreateEventParams, ListEventsParams } from "../models/catalog";
 import type { MoneyCheck } from "../ledger/ledger";
 import type { VerifyReport } from "../ledger/verify";
 import type { ChainReconciliation } from "../services/chain.service";

@@ -1,0 +1,221 @@
+/**
+ * Login and sessions, framework-free: a ton_proof login (the proof first, then the Telegram init
+ * data, then the proof's one-time use, then the user found or created, the Telegram link, the
+ * session), refresh inside a token's last hour, logout, and the session checks the gateway and
+ * the socket make. The auth service wires the ports to its store and the broker.
+ */
+import { randomBytes } from "node:crypto";
+import type { SessionDoc, UsedProofDoc, UserDoc } from "../models/user";
+import { verifyTonProof, type ConnectProof } from "./ton-proof";
+import { verifyTelegramInitData } from "./telegram";
+import { issueToken, verifyToken, type TokenClaims } from "./tokens";
+
+/** A proof older than this is refused (the contract's 5 minutes). */
+export const PROOF_MAX_AGE_SEC = 300;
+/** Refresh is allowed only inside the last hour of a token's life. */
+export const REFRESH_WINDOW_SEC = 3600;
+/** A used proof is remembered this long past its timestamp (beyond its freshness window). */
+const USED_PROOF_KEEP_SEC = 600;
+/** Expired sessions are kept a day (a late refresh or logout still finds them), then swept. */
+const EXPIRED_SESSION_KEEP_SEC = 86_400;
+
+/** Every refusal of a login or a session is one kind: not authenticated (401). */
+export class AuthRefusal extends Error {}
+
+export interface ConnectParams {
+  address?: unknown;
+  publicKey?: unknown;
+  proof?: unknown;
+  messengerInitData?: string;
+}
+
+/** GET /auth/challenge: what a wallet signs into its ton_proof. */
+export interface ChallengeResponse {
+  /** The domain the proof must be made for (exactly what POST /auth/connect checks). */
+  domain: string;
+  /** A fresh random payload (32 bytes, hex); client-made payloads are accepted too. */
+  payload: string;
+  /** Until when a proof made now is fresh enough (the 5-minute freshness window). */
+  expiresAt: string;
+}
+
+export interface SessionResponse {
+  accessToken: string;
+  expiresAt: number;
+  userId: string;
+  walletAddress: string;
+}
+
+/** The session user a verified token names (socket `user` channel). */
+export interface TokenUser {
+  id: string;
+  wallet: string;
+  sid: string;
+  exp: number;
+}
+
+export type AuthEvent = { name: "auth.userCreated"; payload: { userId: string; walletAddress: string } } | { name: "auth.telegramLinked"; payload: { userId: string; chatId: number } };
+
+/** Where a command's announcements go (the caller's context: they travel with its request). */
+export interface AuthOut {
+  emit(event: AuthEvent): void;
+  /** A session ended: every node forgets it at once (to every node, before the command answers). */
+  sessionRevoked(e: { sid: string; userId: string }): void;
+}
+
+export interface AuthPorts {
+  users: {
+    byId(id: string): Promise<UserDoc | null>;
+    byWallet(walletAddress: string): Promise<UserDoc | null>;
+    /** Insert unless the id or the wallet is taken; true when this call inserted it. */
+    insertOnce(user: UserDoc): Promise<boolean>;
+    setTelegram(userId: string, telegram: NonNullable<UserDoc["telegram"]>): Promise<void>;
+  };
+  sessions: {
+    get(sid: string): Promise<SessionDoc | null>;
+    insert(session: SessionDoc): Promise<void>;
+    /** Mark revoked unless it already is; true when this call did. */
+    revokeOnce(sid: string, at: string): Promise<boolean>;
+    /** Mark revoked (again, if it was). */
+    revoke(sid: string, at: string): Promise<void>;
+    /** Drop sessions that expired before `expiresBefore` (unix seconds). */
+    sweep(expiresBefore: number): Promise<void>;
+  };
+  usedProofs: {
+    /** Record a proof's use; false when it was used before. */
+    claim(doc: UsedProofDoc): Promise<boolean>;
+    /** Drop proofs stale before `staleBefore` (unix seconds). */
+    sweep(staleBefore: number): Promise<void>;
+  };
+  jwtSecret: string;
+  /** Verifies Mini App init data when set; without a bot, init data is ignored. */
+  telegramBotToken?: string;
+  telegramInitDataMaxAgeSec: number;
+  newId(prefix: string): string;
+  /** Epoch ms. */
+  now(): number;
+}
+
+export class Auth {
+  constructor(private readonly ports: AuthPorts) {}
+
+  /** A fresh payload to sign for `domain`, fresh enough until the proof window ends. */
+  challenge(domain: string): ChallengeResponse {
+    return { domain, payload: randomBytes(32).toString("hex"), expiresAt: new Date((this.nowSec() + PROOF_MAX_AGE_SEC) * 1000).toISOString() };
+  }
+
+  /** ton_proof login for `domain`. Every failure is a refusal (401), as the contract says. */
+  async connect(p: ConnectParams, domain: string, out: AuthOut): Promise<SessionResponse> {
+    const { address, publicKey, proof, messengerInitData } = p;
+    const nowSec = this.nowSec();
+    const verdict = verifyTonProof({ address, publicKey, proof } as ConnectProof, { domain, nowSec, maxAgeSec: PROOF_MAX_AGE_SEC });
+    if (!verdict.ok) throw new AuthRefusal(verdict.message);
+
+    let telegram: UserDoc["telegram"];
+    const botToken = this.ports.telegramBotToken;
+    if (messengerInitData && botToken) {
+      const tg = verifyTelegramInitData(messengerInitData, botToken, { maxAgeSec: this.ports.telegramInitDataMaxAgeSec, nowSec });
+      if (!tg.ok) throw new AuthRefusal(tg.reason === "EXPIRED" ? "Telegram init data expired" : "Invalid Telegram init data");
+      telegram = { ...tg.user, verifiedAt: new Date(nowSec * 1000).toISOString() };
+    }
+
+    // One-time use, recorded only after the proof verified so junk cannot burn real proofs.
+    const fresh = await this.ports.usedProofs.claim({ _id: verdict.proofId, staleAt: (proof as { timestamp: number }).timestamp + USED_PROOF_KEEP_SEC });
+    if (!fresh) throw new AuthRefusal("Proof already used");
+
+    const user = await this.findOrCreateUser(verdict.rawAddress, out);
+    if (telegram) {
+      await this.ports.users.setTelegram(user._id, telegram);
+      user.telegram = telegram;
+      out.emit({ name: "auth.telegramLinked", payload: { userId: user._id, chatId: telegram.id } });
+    }
+    return this.openSession(user);
+  }
+
+  /**
+   * A new token only in the last hour of the current one, named by the request's session or by
+   * a token given; the old session ends with it.
+   */
+  async refresh(current: { sid: string; exp: number } | null, token: string | undefined, out: AuthOut): Promise<SessionResponse> {
+    let sid: string | undefined;
+    let exp: number | undefined;
+    if (current) {
+      sid = current.sid;
+      exp = current.exp;
+    } else if (token) {
+      const claims = verifyToken(this.ports.jwtSecret, token, this.nowSec());
+      if (claims && (await this.liveSession(claims))) {
+        sid = claims.sid;
+        exp = claims.exp;
+      }
+    }
+    if (!sid || exp === undefined) throw new AuthRefusal("A valid token is required");
+    if (exp - this.nowSec() >= REFRESH_WINDOW_SEC) throw new AuthRefusal("Token has more than 1 hour of validity left");
+    const session = await this.ports.sessions.get(sid);
+    const user = session && (await this.ports.users.byId(session.userId));
+    if (!session || session.revokedAt || !user) throw new AuthRefusal("Session not found");
+    if (!(await this.ports.sessions.revokeOnce(sid, this.nowIso()))) throw new AuthRefusal("Session not found");
+    out.sessionRevoked({ sid, userId: user._id });
+    return this.openSession(user);
+  }
+
+  /** The session ends now, on every node. */
+  async logout(user: { id: string; sid: string }, out: AuthOut): Promise<void> {
+    await this.ports.sessions.revoke(user.sid, this.nowIso());
+    out.sessionRevoked({ sid: user.sid, userId: user.id });
+  }
+
+  /** Whether the session is live: known, not revoked, the user's, not expired. */
+  async checkSession(sid: string, userId: string): Promise<boolean> {
+    const s = await this.ports.sessions.get(sid);
+    return !!s && !s.revokedAt && s.userId === userId && s.expiresAt > this.nowSec();
+  }
+
+  /** A verified token of a live session to its user; null otherwise. */
+  async resolveToken(token: string): Promise<TokenUser | null> {
+    const claims = verifyToken(this.ports.jwtSecret, token, this.nowSec());
+    if (!claims || !(await this.liveSession(claims))) return null;
+    return { id: claims.sub, wallet: claims.wal, sid: claims.sid, exp: claims.exp };
+  }
+
+  /** Stale proofs can no longer log in, and expired sessions no longer authenticate: drop both. */
+  async sweep(): Promise<void> {
+    const now = this.nowSec();
+    await Promise.all([this.ports.usedProofs.sweep(now).catch(() => undefined), this.ports.sessions.sweep(now - EXPIRED_SESSION_KEEP_SEC).catch(() => undefined)]);
+  }
+
+  private async findOrCreateUser(wallet: string, out: AuthOut): Promise<UserDoc> {
+    const existing = await this.ports.users.byWallet(wallet);
+    if (existing) return existing;
+    const user: UserDoc = { _id: this.ports.newId("usr"), walletAddress: wallet, createdAt: this.nowIso() };
+    // Two first logins at once: the unique index lets one win, the other reads it back.
+    if (await this.ports.users.insertOnce(user)) {
+      out.emit({ name: "auth.userCreated", payload: { userId: user._id, walletAddress: wallet } });
+      return user;
+    }
+    const winner = await this.ports.users.byWallet(wallet);
+    if (!winner) throw new Error("user creation raced and lost");
+    return winner;
+  }
+
+  private async openSession(user: UserDoc): Promise<SessionResponse> {
+    const sid = this.ports.newId("ses");
+    const nowSec = this.nowSec();
+    const { token, expiresAt } = issueToken(this.ports.jwtSecret, { userId: user._id, walletAddress: user.walletAddress, sessionId: sid }, nowSec);
+    await this.ports.sessions.insert({ _id: sid, userId: user._id, walletAddress: user.walletAddress, expiresAt, createdAt: new Date(nowSec * 1000).toISOString() });
+    return { accessToken: token, expiresAt, userId: user._id, walletAddress: user.walletAddress };
+  }
+
+  private async liveSession(claims: TokenClaims): Promise<SessionDoc | null> {
+    const s = await this.ports.sessions.get(claims.sid);
+    return s && !s.revokedAt && s.userId === claims.sub && s.expiresAt > this.nowSec() ? s : null;
+  }
+
+  private nowSec(): number {
+    return Math.floor(this.ports.now() / 1000);
+  }
+
+  private nowIso(): string {
+    return new Date(this.ports.now()).toISOString();
+  }
+}

@@ -1,0 +1,342 @@
+/**
+ * The catalog's writes, framework-free: events and their markets created and edited, market
+ * status transitions with the events they announce, trade prints turned into price history and
+ * volumes, and the demo catalog seeded once per data store. The catalog service wires the ports
+ * to its store and the broker; reads stay there (they are queries and views).
+ */
+import type { FieldError } from "../lib/errors";
+import { canonicalMicroString } from "../engine/money";
+import type {
+  CatalogMetaDoc,
+  CreateEventParams,
+  EventDoc,
+  MarketCancelledEvent,
+  MarketClosedEvent,
+  MarketDoc,
+  MarketOpenedEvent,
+  MarketResolutionFailedEvent,
+  MarketResolvedEvent,
+  MarketResult,
+  MarketTradeEvent,
+  PrintDoc,
+  UpdateEventParams,
+} from "../models/catalog";
+import { conditionIdFor } from "./condition";
+import { DEMO_EVENTS, DEMO_MARKER_ID, demoEventId, demoImageUrl, demoMarketId } from "./demo";
+import { ILLEGAL_TRANSITION, planTransition, type MarketCommand } from "./lifecycle";
+import { searchTextOf } from "./search";
+
+/** A refusal, by kind (the service maps kinds to the contract's statuses) and code. */
+export class CatalogRefusal extends Error {
+  constructor(
+    readonly kind: "not_found" | "conflict" | "invalid",
+    readonly code: string,
+    message: string,
+    readonly fields?: FieldError[],
+  ) {
+    super(message);
+  }
+}
+
+export const DUPLICATE_EVENT = "DUPLICATE_EVENT";
+/** Attempts of a status change against concurrent ones before giving up. */
+const TRANSITION_ATTEMPTS = 3;
+
+const notFound = (what: string) => new CatalogRefusal("not_found", "RESOURCE_NOT_FOUND", `${what} not found`);
+const invalid = (message: string, field: string, rule: string) => new CatalogRefusal("invalid", "VALIDATION_ERROR", message, [{ field, rule }]);
+
+/** Broker events the catalog announces. */
+export type CatalogEvent =
+  | { name: "market.opened"; payload: MarketOpenedEvent }
+  | { name: "market.closed"; payload: MarketClosedEvent }
+  | { name: "market.cancelled"; payload: MarketCancelledEvent }
+  | { name: "market.resolutionFailed"; payload: MarketResolutionFailedEvent }
+  | { name: "market.resolved"; payload: MarketResolvedEvent };
+
+/** Where a command's announcements go (the caller's context: they travel with its request). */
+export interface CatalogOut {
+  /** A market's status changed: every node's cached copy is dropped. */
+  changed(marketId: string): Promise<void>;
+  emit(event: CatalogEvent): void;
+}
+
+export interface CatalogPorts {
+  events: {
+    get(id: string): Promise<EventDoc | null>;
+    /** Insert unless the id or the externalEventId is taken; true when this call inserted it. */
+    insertOnce(doc: EventDoc): Promise<boolean>;
+    update(id: string, set: Partial<EventDoc>): Promise<void>;
+    addVolume(id: string, micro: number): Promise<void>;
+  };
+  markets: {
+    get(id: string): Promise<MarketDoc | null>;
+    /** An event's markets in display order. */
+    ofEvent(eventId: string): Promise<MarketDoc[]>;
+    insertOnce(doc: MarketDoc): Promise<boolean>;
+    removeMany(ids: string[]): Promise<void>;
+    retitle(id: string, eventId: string, title: string, updatedAt: string): Promise<void>;
+    /** Compare-and-set: apply `set` only while the status is still `from`; true when it did. */
+    setIfStatus(id: string, from: MarketDoc["status"], set: Partial<MarketDoc>): Promise<boolean>;
+    addVolume(id: string, micro: number): Promise<void>;
+  };
+  prints: {
+    /** Those of `ids` already recorded. */
+    storedIds(ids: string[]): Promise<string[]>;
+    insertMany(prints: PrintDoc[]): Promise<void>;
+  };
+  /** Bookkeeping (the demo seed marker). */
+  meta: {
+    get(id: string): Promise<CatalogMetaDoc | null>;
+    insertOnce(doc: CatalogMetaDoc): Promise<boolean>;
+    markDone(id: string, at: string): Promise<void>;
+  };
+  newId(prefix: string): string;
+  /** This node (recorded on the seed marker it claims). */
+  nodeID: string;
+  /** Epoch ms. */
+  now(): number;
+  log: { info(message: string): void; warn(message: string): void };
+}
+
+function isoOrThrow(raw: string, field: string): string {
+  const ms = Date.parse(raw);
+  if (!Number.isFinite(ms)) throw invalid("Parameters validation error", field, "date");
+  return new Date(ms).toISOString();
+}
+
+function uniqueTags(tags: string[] | undefined): string[] {
+  return [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
+}
+
+export function openedEvent(m: MarketDoc): MarketOpenedEvent {
+  return { marketId: m._id, eventId: m.eventId, ammLiquidity: m.ammLiquidity };
+}
+
+const HOUR = 3_600_000;
+
+export class Catalog {
+  constructor(private readonly ports: CatalogPorts) {}
+
+  async event(id: string): Promise<EventDoc> {
+    const e = await this.ports.events.get(id);
+    if (!e) throw notFound("Event");
+    return e;
+  }
+
+  async market(id: string): Promise<MarketDoc> {
+    const m = await this.ports.markets.get(id);
+    if (!m) throw notFound("Market");
+    return m;
+  }
+
+  /** A new event with open markets (each announced `market.opened`). */
+  async createEvent(p: CreateEventParams, out: CatalogOut): Promise<{ event: EventDoc; markets: MarketDoc[] }> {
+    const titles = p.markets.map((m) => m.title.toLowerCase());
+    if (new Set(titles).size !== titles.length) throw invalid("Market titles must differ", "markets", "unique");
+    const ids = { eventId: this.ports.newId("evt"), marketIds: p.markets.map(() => this.ports.newId("mkt")) };
+    const { event, markets, opened } = await this.storeEvent(p, ids, this.nowIso());
+    for (const m of opened) out.emit({ name: "market.opened", payload: openedEvent(m) });
+    return { event, markets };
+  }
+
+  /** Display fields of an event, and titles of its markets; search follows both. */
+  async updateEvent(p: UpdateEventParams): Promise<{ event: EventDoc; markets: MarketDoc[] }> {
+    const { id, markets: retitles, ...fields } = p;
+    const event = await this.event(id);
+    let markets = await this.ports.markets.ofEvent(id);
+    for (const r of retitles ?? []) {
+      if (!markets.some((m) => m._id === r.id)) throw notFound("Market");
+    }
+    // Refused before anything is written.
+    const beginAt = fields.beginAt !== undefined ? isoOrThrow(fields.beginAt, "beginAt") : undefined;
+    const now = this.nowIso();
+    for (const r of retitles ?? []) await this.ports.markets.retitle(r.id, id, r.title, now);
+    if (retitles?.length) markets = await this.ports.markets.ofEvent(id);
+
+    const set: Partial<EventDoc> = { updatedAt: now };
+    if (fields.title !== undefined) set.title = fields.title;
+    if (fields.subtitle !== undefined) set.subtitle = fields.subtitle;
+    if (fields.category !== undefined) set.category = fields.category;
+    if (fields.subcategory !== undefined) set.subcategory = fields.subcategory;
+    if (fields.imageUrl !== undefined) set.imageUrl = fields.imageUrl;
+    if (beginAt !== undefined) set.beginAt = beginAt;
+    if (fields.tags !== undefined) set.tags = uniqueTags(fields.tags);
+    if (fields.isActive !== undefined) set.isActive = fields.isActive;
+    if (fields.isLive !== undefined) set.isLive = fields.isLive;
+    const next: EventDoc = { ...event, ...set, marketTitles: markets.map((m) => m.title) };
+    set.marketTitles = next.marketTitles;
+    set.searchText = next.searchText = searchTextOf(next);
+    await this.ports.events.update(id, set);
+    return { event: next, markets };
+  }
+
+  /**
+   * One status change as a compare-and-set on the status read: of two concurrent commands only
+   * one matches; the other re-reads and is judged against the new status. Every status entered
+   * is announced, in order (resolving an open market closes it first).
+   */
+  async transition(id: string, command: MarketCommand, out: CatalogOut, opts: { result?: MarketResult; reason?: string } = {}): Promise<MarketDoc> {
+    for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
+      const market = await this.market(id);
+      const plan = planTransition(market.status, command);
+      if (!plan.ok) throw new CatalogRefusal("conflict", ILLEGAL_TRANSITION, plan.message);
+      const now = this.nowIso();
+      const set: Partial<MarketDoc> = { status: plan.to, updatedAt: now };
+      for (const s of plan.entered) {
+        if (s === "closed") set.closedAt = now;
+        if (s === "cancelled") set.cancelledAt = now;
+        if (s === "resolution_failed") {
+          set.resolutionFailedAt = now;
+          if (opts.reason) set.resolutionFailureReason = opts.reason;
+        }
+        if (s === "resolved") {
+          set.resolvedAt = now;
+          set.result = opts.result ?? null;
+        }
+      }
+      if (!(await this.ports.markets.setIfStatus(id, market.status, set))) continue;
+
+      const updated: MarketDoc = { ...market, ...set };
+      await out.changed(id);
+      for (const s of plan.entered) {
+        if (s === "closed") out.emit({ name: "market.closed", payload: { marketId: id } });
+        if (s === "cancelled") out.emit({ name: "market.cancelled", payload: { marketId: id } });
+        if (s === "resolution_failed") out.emit({ name: "market.resolutionFailed", payload: { marketId: id } });
+        if (s === "resolved") out.emit({ name: "market.resolved", payload: { marketId: id, result: updated.result as MarketResult, conditionId: updated.conditionId } });
+      }
+      return updated;
+    }
+    throw new CatalogRefusal("conflict", ILLEGAL_TRANSITION, "The market changed concurrently; try again");
+  }
+
+  /**
+   * A batch of trade prints: each stored once by trade id (a replay changes nothing), prints of
+   * unknown markets or with unreadable times dropped, then one volume update per market and event.
+   */
+  async recordTrades(trades: MarketTradeEvent[]): Promise<void> {
+    const markets = new Map<string, MarketDoc | null>();
+    const prints: PrintDoc[] = [];
+    for (const t of trades) {
+      const atMs = Date.parse(t.at);
+      if (!Number.isFinite(atMs)) continue;
+      if (!markets.has(t.marketId)) markets.set(t.marketId, await this.ports.markets.get(t.marketId));
+      if (!markets.get(t.marketId)) {
+        this.ports.log.warn(`market.trade for unknown market ${t.marketId} ignored`);
+        continue;
+      }
+      prints.push({ _id: t.tradeId, marketId: t.marketId, outcome: t.outcome, yesPrice: t.yesPrice, quantity: t.quantity, notional: t.notional, at: new Date(atMs).toISOString(), atMs });
+    }
+    // A replayed tradeId changes nothing (events reach one catalog node each, so no race here).
+    const known = new Set(await this.ports.prints.storedIds(prints.map((p) => p._id)));
+    const stored = prints.filter((p) => !known.has(p._id) && (known.add(p._id), true));
+    await this.ports.prints.insertMany(stored);
+    // Volumes follow the prints; events are at-most-once anyway, so no transaction is pretended here.
+    const byMarket = new Map<string, number>();
+    const byEvent = new Map<string, number>();
+    for (const p of stored) {
+      byMarket.set(p.marketId, (byMarket.get(p.marketId) ?? 0) + p.notional);
+      const eventId = (markets.get(p.marketId) as MarketDoc).eventId;
+      byEvent.set(eventId, (byEvent.get(eventId) ?? 0) + p.notional);
+    }
+    for (const [id, v] of byMarket) await this.ports.markets.addVolume(id, v);
+    for (const [id, v] of byEvent) await this.ports.events.addVolume(id, v);
+  }
+
+  /**
+   * The demo catalog, once per data store: a marker document claimed with insertOnce lets one
+   * node seed while others skip; deterministic ids make a rerun after a crash complete the job
+   * without duplicates. Answers the `market.opened` events of the markets it created (announced
+   * by the caller once every local service listens).
+   */
+  async seedDemo(): Promise<MarketOpenedEvent[]> {
+    const marker = await this.ports.meta.get(DEMO_MARKER_ID);
+    if (marker?.done) return [];
+    const nowIso = this.nowIso();
+    const claimed = await this.ports.meta.insertOnce({ _id: DEMO_MARKER_ID, done: false, claimedBy: this.ports.nodeID, at: nowIso });
+    if (!claimed && !marker) return []; // another node claimed it a moment ago and is seeding
+    const base = Math.floor(this.ports.now() / HOUR) * HOUR;
+    const opened: MarketOpenedEvent[] = [];
+    for (const d of DEMO_EVENTS) {
+      const stored = await this.storeEvent(
+        {
+          title: d.title,
+          subtitle: d.subtitle,
+          category: d.category,
+          subcategory: d.subcategory,
+          imageUrl: demoImageUrl(d.slug),
+          externalEventId: d.externalEventId,
+          beginAt: new Date(base + d.beginInDays * 24 * HOUR).toISOString(),
+          tags: d.tags,
+          isActive: d.isActive,
+          isLive: d.isLive,
+          markets: d.markets,
+        },
+        { eventId: demoEventId(d.slug), marketIds: d.markets.map((_, i) => demoMarketId(d.slug, i)) },
+        nowIso,
+      ).catch((err: unknown) => {
+        // An operator's event already carries this externalEventId: theirs stays, the demo one is skipped.
+        if (err instanceof CatalogRefusal && err.code === DUPLICATE_EVENT) return null;
+        throw err;
+      });
+      if (stored) opened.push(...stored.opened.map(openedEvent));
+    }
+    await this.ports.meta.markDone(DEMO_MARKER_ID, this.nowIso());
+    this.ports.log.info(`Demo catalog seeded: ${DEMO_EVENTS.length} events`);
+    return opened;
+  }
+
+  /**
+   * Markets first, the event last: the event is what lists and search show, so a crash midway
+   * leaves nothing visible half-made. Inserts are by id, so a repeated seed inserts nothing.
+   */
+  private async storeEvent(input: CreateEventParams, ids: { eventId: string; marketIds: string[] }, nowIso: string): Promise<{ event: EventDoc; markets: MarketDoc[]; opened: MarketDoc[] }> {
+    const beginAt = input.beginAt ? isoOrThrow(input.beginAt, "beginAt") : nowIso;
+    const markets: MarketDoc[] = input.markets.map((m, i) => ({
+      _id: ids.marketIds[i],
+      eventId: ids.eventId,
+      position: i,
+      title: m.title,
+      status: "open",
+      result: null,
+      outcomes: ["YES", "NO"],
+      volume: 0,
+      conditionId: conditionIdFor(ids.marketIds[i]),
+      ammLiquidity: canonicalMicroString(m.ammLiquidity ?? "0"),
+      createdAt: nowIso,
+      updatedAt: nowIso,
+    }));
+    const opened: MarketDoc[] = [];
+    for (const m of markets) if (await this.ports.markets.insertOnce(m)) opened.push(m);
+
+    const event: EventDoc = {
+      _id: ids.eventId,
+      ...(input.externalEventId ? { externalEventId: input.externalEventId } : {}),
+      title: input.title,
+      subtitle: input.subtitle ?? "",
+      category: input.category,
+      subcategory: input.subcategory ?? "",
+      imageUrl: input.imageUrl ?? "",
+      volumeUsd: 0,
+      isActive: input.isActive ?? true,
+      isLive: input.isLive ?? false,
+      beginAt,
+      tags: uniqueTags(input.tags),
+      marketTitles: markets.map((m) => m.title),
+      searchText: "",
+      createdAt: nowIso,
+      updatedAt: nowIso,
+    };
+    event.searchText = searchTextOf(event);
+    if (!(await this.ports.events.insertOnce(event))) {
+      if (await this.ports.events.get(event._id)) return { event, markets, opened };
+      // Lost a race on the unique externalEventId: take back this attempt's markets.
+      await this.ports.markets.removeMany(opened.map((m) => m._id));
+      throw new CatalogRefusal("conflict", DUPLICATE_EVENT, `An event with externalEventId ${input.externalEventId} exists`);
+    }
+    return { event, markets, opened };
+  }
+
+  private nowIso(): string {
+    return new Date(this.ports.now()).toISOString();
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The catalog's reads, framework-free: published events listed, filtered and searched, events and
+ * markets shown with live prices where they trade, price history from the recorded prints.
+ */
+import type { Category, EventDoc, EventView, LivePrice, MarketDoc, MarketView, PrintDoc, PriceHistoryView } from "../models/catalog";
+import { buildPriceHistory, printsSince, type Interval, type Outcome } from "./candles";
+import { queryTokens, rankBySearch } from "./search";
+import { cleanLivePrice, NO_PRICES, renderEvent, renderMarket } from "./views";
+
+/** Published events, optionally of one category and matching every search token. */
+export interface EventFilter {
+  category?: Category;
+  tokens: string[];
+}
+
+/** The router's raw quotes for these markets; null when there is no price source; throws when it failed. */
+export type QuoteSource = (marketIds: string[]) => Promise<unknown>;
+
+export interface CatalogReadPorts {
+  events: {
+    count(filter: EventFilter): Promise<number>;
+    /** Soonest `beginAt` first (then by id); all of them without a range. */
+    list(filter: EventFilter, range?: { skip: number; limit: number }): Promise<EventDoc[]>;
+  };
+  markets: {
+    ofEvent(eventId: string): Promise<MarketDoc[]>;
+    byIds(ids: string[]): Promise<MarketDoc[]>;
+  };
+  prints: {
+    /** A market's prints at or after `sinceMs`, oldest first. */
+    since(marketId: string, sinceMs: number): Promise<PrintDoc[]>;
+    /** Its last print before `sinceMs`. */
+    lastBefore(marketId: string, sinceMs: number): Promise<PrintDoc | null>;
+  };
+  now(): number;
+  log: { warn(message: string): void };
+}
+
+/** A page of results with the total they were taken from. */
+export interface Slice<T> {
+  items: T[];
+  total: number;
+}
+
+export class CatalogReads {
+  constructor(private readonly ports: CatalogReadPorts) {}
+
+  /** Published events in list order; `search` filters with the matching of search() and keeps the order. */
+  async listEvents(p: { category: Category | "all"; search?: string; page: number; pageSize: number }): Promise<Slice<EventView>> {
+    const filter: EventFilter = { tokens: queryTokens(p.search ?? "") };
+    if (p.category !== "all") filter.category = p.category;
+    const total = await this.ports.events.count(filter);
+    const skip = (p.page - 1) * p.pageSize;
+    const docs = skip < total ? await this.ports.events.list(filter, { skip, limit: p.pageSize }) : [];
+    return { items: docs.map((e) => renderEvent(e)), total };
+  }
+
+  /** Published events matching every word of `q`, best match first. */
+  async searchEvents(p: { q: string; page: number; pageSize: number }): Promise<Slice<EventView>> {
+    const tokens = queryTokens(p.q);
+    if (!tokens.length) return { items: [], total: 0 };
+    const ranked = rankBySearch(await this.ports.events.list({ tokens }), tokens);
+    const skip = (p.page - 1) * p.pageSize;
+    return { items: ranked.slice(skip, skip + p.pageSize).map((e) => renderEvent(e)), total: ranked.length };
+  }
+
+  /** The event with its markets in display order and their live prices. */
+  async eventView(event: EventDoc, quotes: QuoteSource, markets?: MarketDoc[]): Promise<EventView> {
+    const list = markets ?? (await this.ports.markets.ofEvent(event._id));
+    const live = await this.livePrices(list, quotes);
+    return renderEvent(
+      event,
+      list.map((m) => renderMarket(m, live[m._id])),
+    );
+  }
+
+  async marketView(market: MarketDoc, quotes: QuoteSource): Promise<MarketView> {
+    const live = await this.livePrices([market], quotes);
+    return renderMarket(market, live[market._id]);
+  }
+
+  /** Titles, statuses and results of many markets; unknown ids are left out. */
+  async marketTitles(marketIds: string[]): Promise<Record<string, { title: string; status: string; result: string | null }>> {
+    const ids = [...new Set(marketIds)];
+    const found = ids.length ? await this.ports.markets.byIds(ids) : [];
+    return Object.fromEntries(found.map((m) => [m._id, { title: m.title, status: m.status, result: m.result ?? null }]));
+  }
+
+  async priceHistory(market: MarketDoc, outcome: Outcome, interval: Interval): Promise<PriceHistoryView> {
+    const nowMs = this.ports.now();
+    const since = printsSince(interval, nowMs);
+    const [prints, prior] = await Promise.all([this.ports.prints.since(market._id, since), this.ports.prints.lastBefore(market._id, since)]);
+    return { marketId: market._id, outcome, interval, ...buildPriceHistory({ interval, outcome, nowMs, prints, prior }) };
+  }
+
+  /**
+   * Live prices of the open markets among these. Without a price source, on its failure, and for
+   * markets not trading, every price is null: nothing is made up.
+   */
+  async livePrices(markets: MarketDoc[], quotes: QuoteSource): Promise<Record<string, LivePrice>> {
+    const ids = markets.filter((m) => m.status === "open").map((m) => m._id);
+    const out: Record<string, LivePrice> = {};
+    if (!ids.length) return out;
+    let raw: unknown;
+    try {
+      raw = await quotes(ids);
+    } catch (err) {
+      this.ports.log.warn(`router.livePrices failed; showing no prices: ${(err as Error).message}`);
+      return out;
+    }
+    if (raw === null) return out;
+    const byId: Record<string, unknown> = raw && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
+    for (const id of ids) out[id] = Object.prototype.hasOwnProperty.call(byId, id) ? cleanLivePrice(byId[id]) : NO_PRICES;
+    return out;
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * The catalog core's storage ports over the services' Store interface (NeDB or MongoDB): the
+ * queries each port means, written once. `stores` is read at each call (stores open at start).
+ */
+import type { Stores } from "../mixins/db.mixin";
+import type { CatalogCollections } from "../models/catalog";
+import type { CatalogPorts } from "./catalog";
+import type { CatalogReadPorts, EventFilter } from "./reads";
+import { tokensFilter } from "./search";
+
+/** Published events of the filter, as a store query. */
+function eventQuery(f: EventFilter): Record<string, unknown> {
+  const q: Record<string, unknown> = { isActive: true };
+  if (f.category) q.category = f.category;
+  if (f.tokens.length) Object.assign(q, tokensFilter(f.tokens));
+  return q;
+}
+
+export function catalogStorePorts(stores: () => Stores<CatalogCollections>): Pick<CatalogPorts, "events" | "markets" | "prints" | "meta"> {
+  const s = stores;
+  return {
+    events: {
+      get: (_id) => s().events.findOne({ _id }),
+      insertOnce: (doc) => s().events.insertOnce(doc),
+      update: async (_id, set) => void (await s().events.update({ _id }, { $set: set })),
+      addVolume: async (_id, v) => void (await s().events.update({ _id }, { $inc: { volumeUsd: v } })),
+    },
+    markets: {
+      get: (_id) => s().markets.findOne({ _id }),
+      ofEvent: (eventId) => s().markets.find({ eventId }, { sort: { position: 1 } }),
+      insertOnce: (doc) => s().markets.insertOnce(doc),
+      removeMany: async (ids) => void (await s().markets.remove({ _id: { $in: ids } }, { multi: true })),
+      retitle: async (_id, eventId, title, updatedAt) => void (await s().markets.update({ _id, eventId }, { $set: { title, updatedAt } })),
+      setIfStatus: async (_id, status, set) => (await s().markets.update({ _id, status }, { $set: set })) > 0,
+      addVolume: async (_id, v) => void (await s().markets.update({ _id }, { $inc: { volume: v } })),
+    },
+    prints: {
+      storedIds: async (ids) => (await s().prints.find({ _id: { $in: ids } })).map((p) => p._id),
+      insertMany: (docs) => s().prints.insertMany(docs),
+    },
+    meta: {
+      get: (_id) => s().catalogMeta.findOne({ _id }),
+      insertOnce: (doc) => s().catalogMeta.insertOnce(doc),
+      markDone: async (_id, at) => void (await s().catalogMeta.update({ _id }, { $set: { done: true, at } })),
+    },
+  };
+}
+
+export function catalogReadPorts(stores: () => Stores<CatalogCollections>): Pick<CatalogReadPorts, "events" | "markets" | "prints"> {
+  const s = stores;
+  return {
+    events: {
+      count: (f) => s().events.count(eventQuery(f)),
+      list: (f, range) => s().events.find(eventQuery(f), { sort: { beginAt: 1, _id: 1 }, ...range }),
+    },
+    markets: {
+      ofEvent: (eventId) => s().markets.find({ eventId }, { sort: { position: 1 } }),
+      byIds: (ids) => s().markets.find({ _id: { $in: ids } }),
+    },
+    prints: {
+      since: (marketId, sinceMs) => s().prints.find({ marketId, atMs: { $gte: sinceMs } }, { sort: { atMs: 1, _id: 1 } }),
+      lastBefore: async (marketId, sinceMs) => (await s().prints.find({ marketId, atMs: { $lt: sinceMs } }, { sort: { atMs: -1, _id: -1 }, limit: 1 }))[0] ?? null,
+    },
+  };
+}
