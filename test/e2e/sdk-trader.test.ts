@@ -195,6 +195,26 @@ describe("SDK: the trader API", () => {
     await refusal(alice.orders.list({ pageSize: 501 }), BadRequestError, "VALIDATION_ERROR");
   });
 
+  test("what the README records where the contract is silent: post-only against one's own order, an amend to the same terms, a FAK's rest, batch field names", async () => {
+    const ask = await alice.orders.place(limit({ outcome: "NO", price: 0.55 })); // a YES ask at 0.45
+    await refusal(alice.orders.place(limit({ price: 0.45, postOnly: true })), BadRequestError, "POST_ONLY_WOULD_CROSS");
+    // The same terms again change nothing: Alice stays ahead of Bob at 0.55 NO.
+    const behind = await bob.orders.place(limit({ outcome: "NO", price: 0.55 }));
+    const same = await alice.orders.amend(ask.orderId, { price: 0.55, quantity: SHARE });
+    expect(same).toMatchObject({ orderId: ask.orderId, status: "open", remainingQuantity: String(SHARE), fills: [] });
+    const carol = await login();
+    const fak = await carol.orders.place(limit({ orderType: "FAK", price: 0.45, quantity: SHARE / 2 }));
+    expect(fak).toMatchObject({ status: "filled", filledQuantity: String(SHARE / 2), cancelledQuantity: "0" });
+    expect((await alice.orders.open())[0]).toMatchObject({ orderId: ask.orderId, filledQuantity: String(SHARE / 2) });
+    expect((await bob.orders.open())[0]).toMatchObject({ orderId: behind.orderId, filledQuantity: "0" });
+    // A FAK's unfilled rest: cancelled, with no cancel reason (it never rested).
+    const rest = await carol.orders.place(limit({ orderType: "FAK", price: 0.45, quantity: 3 * SHARE }));
+    expect(rest).toMatchObject({ status: "cancelled", filledQuantity: String(1.5 * SHARE), cancelledQuantity: String(1.5 * SHARE), cancelReason: null });
+    expect((await carol.orders.list({ status: "closed", pageSize: 1 })).items[0]).toMatchObject({ orderId: rest.orderId, status: "cancelled", cancelReason: null });
+    const [bad] = await alice.orders.batch([{ ...limit({ price: 0.5 }), price: 2 }]);
+    expect(bad).toEqual({ ok: false, error: { code: "VALIDATION_ERROR", message: expect.any(String), fields: [{ field: "orders[0].price", rule: "numberMax" }] } });
+  });
+
   test("heartbeats: send and disarm; keepAlive holds the switch while it runs; stopped without disarming, the switch lapses and the user channel tells why", async () => {
     expect(await alice.heartbeats.send(30)).toEqual({ armed: true, expiresAt: expect.any(String) });
     expect(await alice.heartbeats.disarm()).toEqual({ armed: false, expiresAt: null });
