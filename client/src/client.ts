@@ -1,7 +1,8 @@
 /**
  * The REST client: one method per route, typed requests and answers, the envelope unwrapped,
- * errors as ApiError subclasses, the session kept fresh, and (opt-in) 429 retries that wait
- * exactly what Retry-After says.
+ * errors as ApiError subclasses, the session kept fresh, Idempotency-Keys on the trade writes,
+ * and (opt-in) retries: 429s after exactly what Retry-After says, and keyed writes also after a
+ * lost answer or a 503.
  */
 import { apiErrorFor, ApiError, NetworkError, NotLoggedInError, ProtocolError, RateLimitError, ServiceUnavailableError, UnauthorizedError, type FieldError } from "./errors";
 import { collect, paginate } from "./pagination";
