@@ -10,6 +10,8 @@
  */
 
 import { MAX_PAGE } from "../lib/params";
+import { CLIENT_ORDER_ID, MAX_BATCH } from "../trading/order-rules";
+import { MAX_IDEMPOTENCY_KEY } from "../mixins/idempotency.middleware";
 
 const ref = <const N extends string>(name: N) => ({ $ref: `#/components/schemas/${name}` }) as const;
 const str = { type: "string" } as const;
@@ -26,8 +28,23 @@ const units = { type: "string", pattern: "^[0-9]+(\\.[0-9]+)?$", description: "D
 const outcome = { type: "string", enum: ["YES", "NO"] } as const;
 const side = { type: "string", enum: ["BUY", "SELL"] } as const;
 const venue = { type: "string", enum: ["AMM", "CLOB", "HYBRID"] } as const;
-const orderType = { type: "string", enum: ["GTC", "FOK"] } as const;
-const orderStatus = { type: "string", enum: ["open", "partially_filled", "filled", "cancelled", "rejected"] } as const;
+const orderType = { type: "string", enum: ["GTC", "GTD", "FOK", "FAK"] } as const;
+const orderStatus = { type: "string", enum: ["open", "partially_filled", "filled", "cancelled", "expired"] } as const;
+const cancelReason = {
+  type: "string",
+  nullable: true,
+  enum: ["user", "expired", "heartbeat", "self_trade", "market_closed", "market_cancelled", "market_resolved"],
+  description: "Why the order left the book unfilled; null while it is open or filled, and for the cancelled rest of a FAK",
+} as const;
+const clientOrderId = { type: "string", pattern: CLIENT_ORDER_ID.source, description: "The caller's own id: 1 to 64 of A-Z a-z 0-9 . _ : -; unique among the caller's open orders" } as const;
+/** What GET /orders and every answer about an order add to the contract's fields (trading-api.md). */
+const orderOptions = {
+  cancelledQuantity: micro,
+  cancelReason,
+  clientOrderId: { ...clientOrderId, nullable: true },
+  expiresAt: { ...time, nullable: true, description: "GTD only: when the rest is cancelled with status expired" },
+  postOnly: bool,
+} as const;
 const category = { type: "string", enum: ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"] } as const;
 const marketStatus = { type: "string", enum: ["open", "closed", "resolved", "resolution_failed", "cancelled"] } as const;
 const faucetAsset = { type: "string", enum: ["USDT", "TON", "FOREIGN_USDT"] } as const;
@@ -63,17 +80,20 @@ const failures = <const S extends readonly ErrorStatus[]>(...statuses: S) => {
 
 const pathParam = <const N extends string>(name: N, description: string) => ({ name, in: "path", required: true, description, schema: { type: "string", pattern: "^[A-Za-z0-9_:-]{1,64}$" } }) as const;
 const query = <const N extends string, const S extends object>(name: N, schema: S, description: string, required = false) => ({ name, in: "query", required, description, schema }) as const;
-const pageParams = [query("page", { type: "integer", minimum: 1, maximum: MAX_PAGE, default: 1 }, "Page number, from 1 (plain digits)"), query("pageSize", { type: "integer", minimum: 1, maximum: 100, default: 20 }, "Items per page, 1 to 100")] as const;
+const pageParamsOf = <const D extends number, const M extends number>(pageSize: D, max: M) =>
+  [query("page", { type: "integer", minimum: 1, maximum: MAX_PAGE, default: 1 }, "Page number, from 1 (plain digits)"), query("pageSize", { type: "integer", minimum: 1, maximum: max, default: pageSize }, `Items per page, 1 to ${max}`)] as const;
+const pageParams = pageParamsOf(20, 100);
+/** The trade writes that take an Idempotency-Key (trading-api.md): the header, and the replay flag on their answer. */
+const idempotencyKey = { $ref: "#/components/parameters/IdempotencyKey" } as const;
+const replayable = <const R extends object>(response: R) => ({ ...response, headers: { "Idempotent-Replayed": { $ref: "#/components/headers/IdempotentReplayed" } } }) as const;
 const bearer = [{ bearerAuth: [] }] as const;
 const admin = [{ adminKey: [] }] as const;
 
 const schemas = {
   Pagination: obj({ total: int, page: int, pageSize: int, hasNext: bool }, ["total", "page", "pageSize", "hasNext"]),
   FieldError: obj({ field: str, rule: str }, ["field", "rule"]),
-  ErrorEnvelope: obj(
-    { error: obj({ code: str, message: str, fields: { type: "array", items: ref("FieldError") } }, ["code", "message"]), requestId: str },
-    ["error", "requestId"],
-  ),
+  ErrorDetail: obj({ code: str, message: str, fields: { type: "array", items: ref("FieldError") } }, ["code", "message"]),
+  ErrorEnvelope: obj({ error: ref("ErrorDetail"), requestId: str }, ["error", "requestId"]),
   Health: obj({ status: str, nodeID: str, uptime: int }, ["status", "nodeID", "uptime"]),
 
   ConnectRequest: {
@@ -180,8 +200,30 @@ const schemas = {
       orderType,
       price: { type: "number", minimum: 0.01, maximum: 0.99, description: "On the 0.01 grid" },
       quantity: { type: "integer", minimum: 100, description: "Micro-shares, a positive multiple of 100" },
+      expiresAt: { ...time, description: "Required for GTD (5 s to 365 days ahead), refused otherwise" },
+      postOnly: { type: "boolean", default: false, description: "GTC and GTD only: refused whole (POST_ONLY_WOULD_CROSS) if any part would execute at once" },
+      clientOrderId,
     },
   },
+  BatchOrderRequest: { type: "object", required: ["orders"], properties: { orders: { type: "array", minItems: 1, maxItems: MAX_BATCH, items: ref("PlaceOrderRequest") } } },
+  BatchOrderResult: {
+    oneOf: [
+      obj({ ok: { type: "boolean", enum: [true] }, order: ref("PlacedOrder") }, ["ok", "order"]),
+      obj({ ok: { type: "boolean", enum: [false] }, error: ref("ErrorDetail") }, ["ok", "error"]),
+    ],
+  },
+  AmendOrderRequest: {
+    type: "object",
+    minProperties: 1,
+    description: "At least one of price and quantity; quantity is the new open remainder",
+    properties: {
+      price: { type: "number", minimum: 0.01, maximum: 0.99, description: "On the 0.01 grid; a new price loses time priority" },
+      quantity: { type: "integer", minimum: 100, description: "Micro-shares, a positive multiple of 100; lower keeps time priority, higher loses it" },
+    },
+  },
+  CancelAllResult: obj({ cancelled: { type: "array", items: str, description: "Order ids" }, releasedAmount: micro }, ["cancelled", "releasedAmount"]),
+  HeartbeatRequest: { type: "object", required: ["timeoutSeconds"], properties: { timeoutSeconds: { type: "integer", minimum: 0, maximum: 300, description: "0 disarms; else 5 to 300" } } },
+  Heartbeat: obj({ armed: bool, expiresAt: { ...time, nullable: true, description: "When every open order is cancelled unless another heartbeat comes first" } }, ["armed", "expiresAt"]),
   Fill: obj({ price: decimal, quantity: micro }, ["price", "quantity"]),
   PlacedOrder: obj(
     {
@@ -200,9 +242,14 @@ const schemas = {
       fee: micro,
       tradeId: nullableStr,
       fills: { type: "array", items: ref("Fill") },
+      ...orderOptions,
       createdAt: time,
+      updatedAt: time,
     },
-    ["orderId", "marketId", "side", "outcome", "orderType", "price", "quantity", "status", "filledQuantity", "remainingQuantity", "avgPrice", "totalCost", "fee", "tradeId", "fills", "createdAt"],
+    [
+      "orderId", "marketId", "side", "outcome", "orderType", "price", "quantity", "status", "filledQuantity", "remainingQuantity", "avgPrice", "totalCost", "fee", "tradeId", "fills",
+      "cancelledQuantity", "cancelReason", "clientOrderId", "expiresAt", "postOnly", "createdAt", "updatedAt",
+    ],
   ),
   CancelledOrder: obj(
     {
@@ -226,10 +273,14 @@ const schemas = {
       filledQuantity: micro,
       remainingQuantity: micro,
       status: orderStatus,
+      ...orderOptions,
       createdAt: time,
       updatedAt: time,
     },
-    ["id", "orderId", "marketId", "side", "outcome", "orderType", "price", "quantity", "filledQuantity", "remainingQuantity", "status", "createdAt", "updatedAt"],
+    [
+      "id", "orderId", "marketId", "side", "outcome", "orderType", "price", "quantity", "filledQuantity", "remainingQuantity", "status",
+      "cancelledQuantity", "cancelReason", "clientOrderId", "expiresAt", "postOnly", "createdAt", "updatedAt",
+    ],
   ),
   TradeRequest: { type: "object", required: ["marketId", "side", "outcome", "quantity"], properties: { marketId: str, side, outcome, quantity: micro } },
   TradeExecution: obj({ tradeId: str, venue, filledQuantity: micro, avgPrice: decimal, totalCost: micro, fee: micro }, ["tradeId", "venue", "filledQuantity", "avgPrice", "totalCost", "fee"]),
@@ -282,6 +333,20 @@ const schemas = {
     properties: { conditionId: { type: "string", pattern: "^0x[0-9a-fA-F]{64}$" }, indexSets: { type: "array", items: { type: "string", description: '"0x1" = YES, "0x2" = NO' } } },
   },
   RedeemResult: obj({ status: { type: "string", enum: ["accepted", "duplicate"] }, payout: micro, message: str }, ["status", "message"]),
+  Transfer: obj(
+    {
+      id: str,
+      type: { type: "string", enum: ["deposit", "withdrawal"] },
+      amount: { ...micro, description: "Micro-USDT; for a deposit not credited, the units that arrived (nanoTON, the foreign jetton's units)" },
+      asset: { type: "string", nullable: true, enum: ["USDT", "TON", "OTHER_JETTON"], description: "What amount counts; null when it cannot be told" },
+      status: { type: "string", enum: ["credited", "not_credited", "pending", "confirmed", "failed"], description: "Deposits: credited or not_credited; withdrawals: pending, confirmed or failed" },
+      reason: { type: "string", description: "Only on not_credited deposits: native_coin, foreign_jetton, forged_notification, bounced, unknown_message, bad_amount" },
+      txHash: nullableStr,
+      address: { type: "string", description: "Deposits: the deposit address; withdrawals: the destination wallet" },
+      createdAt: time,
+    },
+    ["id", "type", "amount", "asset", "status", "txHash", "address", "createdAt"],
+  ),
   FaucetRequest: { type: "object", required: ["amount"], properties: { amount: micro, asset: faucetAsset } },
   FaucetResult: obj({ status: { type: "string", enum: ["accepted"] }, txHash: str, asset: faucetAsset, amount: micro, address: str }, ["status", "txHash", "asset", "amount", "address"]),
 
@@ -349,7 +414,7 @@ export const openApiDocument = {
     title: "Prediction-market exchange API",
     version: "1.0.0",
     description:
-      "REST API of the exchange. Quantities and money are strings of micro-units unless noted; prices are decimals. Every response carries `requestId`; errors use the error envelope. Rate limits: trade category (POST /orders, /trade/amm, /trade/market, /withdraw, /redeem/{marketId}) 10 per sliding 60 s, other contract routes 100 per 60 s, the faucet 5 per 60 s; 429 answers carry Retry-After (seconds); every response carries X-RateLimit-Limit and X-RateLimit-Remaining (/health, this document and the operator API show the read budget without spending it).",
+      "REST API of the exchange. Quantities and money are strings of micro-units unless noted; prices are decimals. Every response carries `requestId`; errors use the error envelope. Rate limits: trade category (POST /orders, POST /orders/batch, PATCH /orders/{orderId}, /trade/amm, /trade/market, /withdraw, /redeem/{marketId}) 10 per sliding 60 s, other contract routes 100 per 60 s, the faucet 5 per 60 s; 429 answers carry Retry-After (seconds); every response carries X-RateLimit-Limit and X-RateLimit-Remaining (/health, this document and the operator API show the read budget without spending it).",
   },
   servers: [{ url: "/api/v1" }],
   tags: [
@@ -468,21 +533,62 @@ export const openApiDocument = {
       post: {
         operationId: "placeOrder",
         tags: ["trading"],
-        summary: "Limit order, GTC or FOK (trade rate category)",
+        summary: "Limit order: GTC, GTD, FOK or FAK, optionally post-only, with a client order id (trade rate category)",
+        description:
+          "Refusals: 400 VALIDATION_ERROR (fields name the parameter: expiresAt, postOnly, clientOrderId, price rule tick, quantity rule lot), INSUFFICIENT_BALANCE, INSUFFICIENT_SHARES, FOK_NOT_FILLED, POST_ONLY_WOULD_CROSS, MARKET_NOT_OPEN; 404 RESOURCE_NOT_FOUND (market); 409 DUPLICATE_CLIENT_ORDER_ID, IDEMPOTENCY_KEY_REUSED; 503 MARKET_MOVED (nothing executed; retry after Retry-After). A FAK answers status filled or cancelled (cancelledQuantity: the rest, cancelReason null).",
         security: bearer,
+        parameters: [idempotencyKey],
         requestBody: body(ref("PlaceOrderRequest")),
-        responses: { "200": success("Order placed", ref("PlacedOrder")), ...failures("400", "401", "404", "409") },
+        responses: { "200": replayable(success("Order placed", ref("PlacedOrder"))), ...failures("400", "401", "404", "409") },
       },
       get: {
         operationId: "listOrders",
         tags: ["trading"],
-        summary: "The caller's open and partially filled orders, newest first",
+        summary: "The caller's orders, newest first: open (default), closed or all",
+        security: bearer,
+        parameters: [
+          query("marketId", str, "Only this market"),
+          query("status", { type: "string", enum: ["open", "closed", "all"], default: "open" }, "open: open and partially filled; closed: filled, cancelled and expired; all"),
+          query("clientOrderId", clientOrderId, "Only orders with this client order id"),
+          // The bounds of book.listOrders (services/book.service.ts).
+          ...pageParamsOf(100, 500),
+        ],
+        responses: { "200": { description: "Orders", content: json(pagedEnvelope(ref("Order"))) }, ...failures("400", "401") },
+      },
+      delete: {
+        operationId: "cancelAllOrders",
+        tags: ["trading"],
+        summary: "Cancel every open order of the caller, or of one market (read rate category)",
         security: bearer,
         parameters: [query("marketId", str, "Only this market")],
-        responses: { "200": success("Orders", { type: "array", items: ref("Order") }), ...failures("400", "401") },
+        responses: { "200": success("What was cancelled and released", ref("CancelAllResult")), ...failures("400", "401") },
+      },
+    },
+    "/orders/batch": {
+      post: {
+        operationId: "placeOrderBatch",
+        tags: ["trading"],
+        summary: `1 to ${MAX_BATCH} orders in one request, each standing alone; answers in request order (trade rate category, one request)`,
+        description:
+          "Each item is {ok: true, order} or {ok: false, error {code, message, fields?}}; one refusal changes no other order. With an Idempotency-Key the whole answer is replayed, and each order is kept under the sub-key <key>#<index>. 409 IDEMPOTENCY_KEY_REUSED.",
+        security: bearer,
+        parameters: [idempotencyKey],
+        requestBody: body(ref("BatchOrderRequest")),
+        responses: { "200": replayable(success("One result per order", { type: "array", items: ref("BatchOrderResult") })), ...failures("400", "401", "409") },
       },
     },
     "/orders/{orderId}": {
+      patch: {
+        operationId: "amendOrder",
+        tags: ["trading"],
+        summary: "Atomic cancel-and-replace of the open remainder under the same orderId (trade rate category)",
+        description:
+          "A lower quantity keeps time priority; a new price or a higher quantity loses it (and may execute at once). The new terms are checked like a new order; refused (400 VALIDATION_ERROR, INSUFFICIENT_BALANCE, INSUFFICIENT_SHARES, POST_ONLY_WOULD_CROSS, MARKET_NOT_OPEN), the order stands unchanged. The same terms again change nothing. 404 ORDER_NOT_FOUND for unknown, finished or others' orders.",
+        security: bearer,
+        parameters: [pathParam("orderId", "Order id")],
+        requestBody: body(ref("AmendOrderRequest")),
+        responses: { "200": success("The order with its new terms", ref("PlacedOrder")), ...failures("400", "401", "404", "409") },
+      },
       delete: {
         operationId: "cancelOrder",
         tags: ["trading"],
@@ -492,14 +598,27 @@ export const openApiDocument = {
         responses: { "200": success("Cancelled", ref("CancelledOrder")), ...failures("400", "401", "404", "409") },
       },
     },
+    "/heartbeats": {
+      post: {
+        operationId: "heartbeat",
+        tags: ["trading"],
+        summary: "Dead man's switch: arm or re-arm (5 to 300 s), or disarm (0) (read rate category)",
+        description:
+          "When no heartbeat comes within timeoutSeconds, every open order of the caller is cancelled with cancelReason heartbeat (user channel update, ORDER_CANCELLED notification with reason HEARTBEAT). A restart keeps armed switches and their deadlines.",
+        security: bearer,
+        requestBody: body(ref("HeartbeatRequest")),
+        responses: { "200": success("The switch's state", ref("Heartbeat")), ...failures("400", "401") },
+      },
+    },
     "/trade/amm": {
       post: {
         operationId: "tradeAmm",
         tags: ["trading"],
         summary: "Trade against the AMM only (trade rate category)",
         security: bearer,
+        parameters: [idempotencyKey],
         requestBody: body(ref("TradeRequest")),
-        responses: { "200": success("Executed", ref("TradeExecution")), ...failures("400", "401", "404", "409") },
+        responses: { "200": replayable(success("Executed", ref("TradeExecution"))), ...failures("400", "401", "404", "409") },
       },
     },
     "/trade/market": {
@@ -508,8 +627,9 @@ export const openApiDocument = {
         tags: ["trading"],
         summary: "Smart-routed market order: CLOB, AMM or HYBRID (trade rate category)",
         security: bearer,
+        parameters: [idempotencyKey],
         requestBody: body(ref("TradeRequest")),
-        responses: { "200": success("Executed", ref("TradeExecution")), ...failures("400", "401", "404", "409") },
+        responses: { "200": replayable(success("Executed", ref("TradeExecution"))), ...failures("400", "401", "404", "409") },
       },
     },
     "/deposit-address": {
@@ -527,8 +647,9 @@ export const openApiDocument = {
         tags: ["chain"],
         summary: "Withdraw to the session's wallet (trade rate category)",
         security: bearer,
+        parameters: [idempotencyKey],
         requestBody: body(ref("WithdrawRequest")),
-        responses: { "202": success("Submitted, duplicate or failed", ref("WithdrawResult")), ...failures("400", "401") },
+        responses: { "202": replayable(success("Submitted, duplicate or failed", ref("WithdrawResult"))), ...failures("400", "401", "409") },
       },
     },
     "/redeem/{marketId}": {
@@ -537,9 +658,9 @@ export const openApiDocument = {
         tags: ["chain"],
         summary: "Redeem winning positions of a resolved market, or the refund of a cancelled one (trade rate category)",
         security: bearer,
-        parameters: [pathParam("marketId", "Market id")],
+        parameters: [pathParam("marketId", "Market id"), idempotencyKey],
         requestBody: body(ref("RedeemRequest")),
-        responses: { "202": success("Accepted or duplicate", ref("RedeemResult")), ...failures("400", "401", "404", "409") },
+        responses: { "202": replayable(success("Accepted or duplicate", ref("RedeemResult"))), ...failures("400", "401", "404", "409") },
       },
     },
     "/balance": {
@@ -562,6 +683,16 @@ export const openApiDocument = {
         security: bearer,
         parameters: [...pageParams],
         responses: { "200": { description: "Trades", content: json(pagedEnvelope(ref("Trade"))) }, ...failures("400", "401") },
+      },
+    },
+    "/transfers": {
+      get: {
+        operationId: "listTransfers",
+        tags: ["portfolio"],
+        summary: "The caller's deposits (credited, and not credited with the reason) and withdrawals, newest first",
+        security: bearer,
+        parameters: [query("type", { type: "string", enum: ["deposit", "withdrawal"] }, "Only deposits or only withdrawals"), ...pageParams],
+        responses: { "200": { description: "Transfers", content: json(pagedEnvelope(ref("Transfer"))) }, ...failures("400", "401") },
       },
     },
     "/trades/{id}": {
@@ -662,17 +793,31 @@ export const openApiDocument = {
       bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
       adminKey: { type: "apiKey", in: "header", name: "X-Admin-Key" },
     },
-    headers: rateHeaders,
+    parameters: {
+      IdempotencyKey: {
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description:
+          "IETF httpapi Idempotency-Key, scoped to the caller: the same key with the same body answers the first answer again (status and data; fresh requestId) with Idempotent-Replayed: true, and nothing executes twice, also while the first is in flight; another body is 409 IDEMPOTENCY_KEY_REUSED; a refused request does not keep its key. Kept with the ledger's journal.",
+        schema: { type: "string", minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY },
+      },
+    },
+    headers: {
+      ...rateHeaders,
+      IdempotentReplayed: { description: "true when this is the stored answer of an earlier request with the same Idempotency-Key", schema: { type: "string", enum: ["true"] } },
+      RetryAfter: { description: "Seconds to wait before trying again", schema: int },
+    },
     responses: {
-      BadRequest: errorResponse("VALIDATION_ERROR (with fields) or a business refusal such as INSUFFICIENT_BALANCE"),
+      BadRequest: errorResponse("VALIDATION_ERROR (with fields) or a business refusal such as INSUFFICIENT_BALANCE, FOK_NOT_FILLED, POST_ONLY_WOULD_CROSS"),
       Unauthorized: errorResponse("UNAUTHORIZED"),
       Forbidden: errorResponse("FORBIDDEN"),
       NotFound: errorResponse("RESOURCE_NOT_FOUND, ORDER_NOT_FOUND"),
-      Conflict: errorResponse("The resource's state forbids it (ILLEGAL_TRANSITION, SHARES_LOCKED, ...)"),
+      Conflict: errorResponse("The resource's state forbids it (ILLEGAL_TRANSITION, SHARES_LOCKED, DUPLICATE_CLIENT_ORDER_ID, ...), or IDEMPOTENCY_KEY_REUSED"),
       PayloadTooLarge: errorResponse("PAYLOAD_TOO_LARGE (over 64 KiB)"),
-      TooManyRequests: { description: "RATE_LIMIT_EXCEEDED", headers: { "Retry-After": { description: "Seconds", schema: int } }, content: json(ref("ErrorEnvelope")) },
+      TooManyRequests: { description: "RATE_LIMIT_EXCEEDED", headers: { "Retry-After": { $ref: "#/components/headers/RetryAfter" } }, content: json(ref("ErrorEnvelope")) },
       InternalError: errorResponse("INTERNAL_ERROR"),
-      ServiceUnavailable: errorResponse("SERVICE_UNAVAILABLE"),
+      ServiceUnavailable: { description: "SERVICE_UNAVAILABLE, MARKET_MOVED (nothing executed): retry after Retry-After", headers: { "Retry-After": { $ref: "#/components/headers/RetryAfter" } }, content: json(ref("ErrorEnvelope")) },
     },
     schemas,
   },

@@ -8,13 +8,13 @@ import { createInterface } from "node:readline";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { readFileSync } from "node:fs";
-import { PmxClient } from "./client";
+import { newIdempotencyKey, PmxClient, type Replayable, type WriteOptions } from "./client";
 import { ApiError, NetworkError, NotLoggedInError, RateLimitError } from "./errors";
 import { formatUnits, parseUnits, priceToTick, tickToPriceNumber, toMicro, toMicroBigInt } from "./money";
 import { keyPairFromMnemonic, keyPairFromSecretKey, newMnemonic, WALLET_VERSIONS, type KeyPair, type WalletVersion } from "./proof";
-import { CATEGORIES, INDEX_SET, INTERVALS, type CancelledOrder, type Category, type FaucetAsset, type Interval, type OrderBook, type Outcome, type Side, type TradeRequest } from "./models";
+import { CATEGORIES, INDEX_SET, INTERVALS, type CancelledOrder, type Category, type FaucetAsset, type Interval, type Order, type OrderBook, type OrderType, type Outcome, type PlacedOrder, type Side, type TradeRequest, type Transfer } from "./models";
 import { parseArgs, UsageError, type ParsedArgs } from "./terminal/args";
-import { localTime, money, moneyUnits, orDash, shares, table, usdt } from "./terminal/format";
+import { localTime, money, moneyUnits, orDash, shares, short, table, usdt } from "./terminal/format";
 import { loadSession, loadWallet, saveSession, saveWallet, StoreError, walletFileFor } from "./terminal/store";
 import type { BookState } from "./socket";
 
@@ -40,7 +40,7 @@ const EXIT_OK = 0;
 const EXIT_ERROR = 1;
 const EXIT_USAGE = 2;
 
-const BOOLEAN_FLAGS = new Set(["yes", "json", "help", "force", "fok", "amm", "all", "unread", "wait", "once"]);
+const BOOLEAN_FLAGS = new Set(["yes", "json", "help", "force", "fok", "fak", "post-only", "amm", "all", "closed", "unread", "wait", "once"]);
 
 class Abort extends Error {}
 
@@ -106,6 +106,45 @@ function sharesToMicro(raw: string): bigint {
   return q;
 }
 
+/** `--expires`: an ISO 8601 time, or a delay from now such as 30s, 10m, 2h, 7d. */
+function expiresAt(raw: string, nowMs = Date.now()): string {
+  const rel = /^(\d+)([smhd])$/.exec(raw);
+  if (rel) return new Date(nowMs + Number(rel[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[rel[2] as "s" | "m" | "h" | "d"]).toISOString();
+  if (!Number.isFinite(Date.parse(raw))) throw new UsageError(`--expires must be an ISO 8601 time or a delay such as 30s, 10m, 2h, 7d; got "${raw}"`);
+  return raw;
+}
+
+/**
+ * The Idempotency-Key of a trade write: `--idempotency-key`, else a fresh one when `--wait` may
+ * send the request again (so a retry after a lost answer never executes twice), else none.
+ */
+function writeOptions(ctx: Ctx): WriteOptions {
+  const key = opt(ctx, "idempotency-key");
+  if (key !== undefined) return { idempotencyKey: key };
+  return flag(ctx, "wait") ? { idempotencyKey: newIdempotencyKey() } : {};
+}
+
+const replayedNote = (r: { replayed?: boolean }) => (r.replayed ? " (replayed: the first answer to this idempotency key)" : "");
+
+/** One line for an order answer (placement or amend). */
+function orderLine(o: Replayable<PlacedOrder>, verb = ""): string {
+  const filled = BigInt(o.filledQuantity) > 0n ? `, filled ${shares(o.filledQuantity)} at ${o.avgPrice} (cost ${usdt(o.totalCost)}, fee ${usdt(o.fee)})` : "";
+  const cancelled = BigInt(o.cancelledQuantity) > 0n ? `, ${shares(o.cancelledQuantity)} cancelled` : "";
+  const extras = [o.orderType !== "GTC" && o.orderType !== "FOK" ? o.orderType : "", o.postOnly ? "post-only" : "", o.expiresAt ? `expires ${o.expiresAt}` : "", o.clientOrderId ? `client id ${o.clientOrderId}` : ""].filter(Boolean);
+  return `Order ${o.orderId}${verb} ${o.status}: ${o.side} ${shares(o.quantity)} ${o.outcome} at ${o.price}${filled}; ${shares(o.remainingQuantity)} resting${cancelled}${extras.length ? ` [${extras.join(", ")}]` : ""}${replayedNote(o)}`;
+}
+
+function orderStatusText(o: Order): string {
+  return o.cancelReason ? `${o.status} (${o.cancelReason})` : o.status;
+}
+
+/** A transfer's amount in its own unit. */
+function transferAmount(t: Transfer): string {
+  if (t.asset === "USDT") return usdt(t.amount);
+  if (t.asset === "TON") return `${formatUnits(BigInt(t.amount), 9)} TON`;
+  return `${t.amount} units${t.asset ? ` of ${t.asset}` : ""}`;
+}
+
 async function confirm(ctx: Ctx, question: string): Promise<void> {
   if (flag(ctx, "yes")) return;
   const answer = await ctx.io.prompt(`${question} [y/N] `);
@@ -154,7 +193,9 @@ const COMMANDS: Record<string, Command> = {
       ctx.io.out("Global options: --url URL (PMX_URL, default http://localhost:3000), --domain D (PMX_DOMAIN, the");
       ctx.io.out("login domain; default: the one the exchange names), --home DIR (PMX_HOME, default ~/.pmx),");
       ctx.io.out("--wallet FILE (PMX_WALLET), --json (machine-readable output), --yes (answer yes to questions),");
-      ctx.io.out("--wait (when rate limited, wait the time the exchange asks and try again instead of failing).");
+      ctx.io.out("--wait (when rate limited, wait the time the exchange asks and try again instead of failing; trade writes");
+      ctx.io.out("then carry an idempotency key, so one that lost its answer or met a 503 is sent again and still executes once),");
+      ctx.io.out("--idempotency-key K on buy, sell, withdraw and redeem (the same K again answers the first answer, executing nothing).");
       ctx.io.out("Amounts are in shares and USDT (\"12.5\"), prices are decimals (\"0.55\"); USDT is shown with 2 to 6");
       ctx.io.out("decimals, exact. Your wallet is shown in raw form (0:<hex>), as the exchange names it.");
     },
@@ -387,16 +428,34 @@ const COMMANDS: Record<string, Command> = {
   sell: tradeCommand("SELL"),
 
   orders: {
-    usage: "orders [--market M]",
-    summary: "your open orders",
+    usage: "orders [--market M] [--closed | --status open|closed|all] [--client-id ID] [--page N] [--page-size N]",
+    summary: "your open orders (all of them); --closed: one page of filled, cancelled and expired ones, newest first",
     async run(ctx) {
-      const os = await needLogin(ctx).orders.list({ marketId: opt(ctx, "market") });
+      const c = needLogin(ctx);
+      const status = flag(ctx, "closed") ? "closed" : (opt(ctx, "status") ?? "open");
+      if (status !== "open" && status !== "closed" && status !== "all") throw new UsageError("--status must be open, closed or all");
+      const filter = { marketId: opt(ctx, "market"), clientOrderId: opt(ctx, "client-id") };
+      const paged = status !== "open" || intOpt(ctx, "page") !== undefined;
+      const page = paged ? await c.orders.list({ ...filter, status, page: intOpt(ctx, "page"), pageSize: intOpt(ctx, "page-size") }) : null;
+      const os = page ? page.items : await c.orders.open(filter);
+      const withIds = os.some((o) => o.clientOrderId);
       print(
         ctx,
         () =>
           os.length
-            ? table(["order", "market", "side", "outcome", "type", "price", "shares", "filled", "status"], os.map((o) => [o.orderId, o.marketId, o.side, o.outcome, o.orderType, o.price, shares(o.quantity), shares(o.filledQuantity), o.status]), new Set([5, 6, 7]))
-            : "No open orders.",
+            ? [
+                table(
+                  ["order", "market", "side", "outcome", "type", "price", "shares", "filled", "status", ...(withIds ? ["client id"] : [])],
+                  os.map((o) => [o.orderId, o.marketId, o.side, o.outcome, o.orderType, o.price, shares(o.quantity), shares(o.filledQuantity), orderStatusText(o), ...(withIds ? [orDash(o.clientOrderId)] : [])]),
+                  new Set([5, 6, 7]),
+                ),
+                ...(page ? [`page ${page.pagination.page}, ${os.length} of ${page.pagination.total}${page.pagination.hasNext ? " (more with --page)" : ""}`] : []),
+              ]
+            : status === "open"
+              ? "No open orders."
+              : status === "closed"
+                ? "No closed orders."
+                : "No orders.",
         os,
       );
     },
@@ -404,14 +463,46 @@ const COMMANDS: Record<string, Command> = {
 
   cancel: {
     usage: "cancel <orderId...> | cancel --all [--market M]",
-    summary: "cancel open orders; locked USDT or shares come back",
+    summary: "cancel open orders (--all: every one, or one market's, in one request); locked USDT or shares come back",
     async run(ctx) {
       const c = needLogin(ctx);
-      const ids = flag(ctx, "all") ? (await c.orders.list({ marketId: opt(ctx, "market") })).map((o) => o.orderId) : ctx.args.positionals;
-      if (!ids.length) throw new UsageError(flag(ctx, "all") ? "no open orders to cancel" : "missing order id (or --all)");
+      if (flag(ctx, "all")) {
+        const r = await c.orders.cancelAll({ marketId: opt(ctx, "market") });
+        print(ctx, () => (r.cancelled.length ? `Cancelled ${r.cancelled.length} order${r.cancelled.length === 1 ? "" : "s"} (${r.cancelled.join(", ")}): ${usdt(r.releasedAmount)} released` : "No open orders to cancel."), r);
+        return;
+      }
+      const ids = ctx.args.positionals;
+      if (!ids.length) throw new UsageError("missing order id (or --all)");
       const done: CancelledOrder[] = [];
       for (const id of ids) done.push(await c.orders.cancel(id));
       print(ctx, () => done.map((d) => `Cancelled ${d.orderId}: ${shares(BigInt(d.cancelledQuantity))} shares unfilled, ${usdt(BigInt(d.releasedAmount))} released`), done);
+    },
+  },
+
+  amend: {
+    usage: "amend <orderId> [--price P] [--quantity SHARES]",
+    summary: "change an open order in place: a lower quantity keeps its time priority, a new price or a higher quantity loses it (--quantity is the new open rest)",
+    async run(ctx) {
+      const c = needLogin(ctx);
+      const id = pos(ctx, 0, "order id");
+      const price = opt(ctx, "price");
+      const quantity = opt(ctx, "quantity");
+      if (price === undefined && quantity === undefined) throw new UsageError("give --price, --quantity or both");
+      const q = quantity === undefined ? undefined : sharesToMicro(quantity);
+      if (q !== undefined && q > BigInt(Number.MAX_SAFE_INTEGER)) throw new UsageError("quantity too large");
+      const o = await c.orders.amend(id, { ...(price !== undefined ? { price: tickToPriceNumber(priceToTick(price)) } : {}), ...(q !== undefined ? { quantity: Number(q) } : {}) });
+      print(ctx, () => orderLine(o, " amended,"), o);
+    },
+  },
+
+  heartbeat: {
+    usage: "heartbeat <seconds>",
+    summary: "dead man's switch: unless another heartbeat comes within 5 to 300 seconds, every open order of yours is cancelled; 0 disarms",
+    async run(ctx) {
+      const raw = pos(ctx, 0, "seconds");
+      if (!/^\d+$/.test(raw)) throw new UsageError("seconds must be a whole number (0 disarms, else 5 to 300)");
+      const h = await needLogin(ctx).heartbeats.send(Number(raw));
+      print(ctx, () => (h.armed ? `Dead man's switch armed: unless another heartbeat comes by ${h.expiresAt}, every open order is cancelled.` : "Dead man's switch disarmed."), h);
     },
   },
 
@@ -433,6 +524,34 @@ const COMMANDS: Record<string, Command> = {
           items.length
             ? table(["trade", "market", "side", "outcome", "shares", "avg", "cost USDT", "fee USDT", "venue", "settlement"], items.map((t) => [t.id, t.marketId, t.side, t.outcome, shares(t.filledQuantity), t.avgPrice, money(t.totalCost), money(t.fee), t.venue, t.settlementStatus]), new Set([4, 5, 6, 7]))
             : "No trades yet.",
+        items,
+      );
+    },
+  },
+
+  transfers: {
+    usage: "transfers [--type deposit|withdrawal] [--page N] [--page-size N] [--all]",
+    summary: "your deposits (credited, and not credited with the reason) and withdrawals, newest first",
+    async run(ctx) {
+      const c = needLogin(ctx);
+      const type = opt(ctx, "type");
+      if (type !== undefined && type !== "deposit" && type !== "withdrawal") throw new UsageError("--type must be deposit or withdrawal");
+      const params = { type: type as "deposit" | "withdrawal" | undefined };
+      const page = flag(ctx, "all") ? null : await c.portfolio.transfers({ ...params, page: intOpt(ctx, "page"), pageSize: intOpt(ctx, "page-size") });
+      const items = page ? page.items : await collectAll(c.portfolio.iterateTransfers({ ...params, pageSize: 100 }));
+      print(
+        ctx,
+        () =>
+          items.length
+            ? [
+                table(
+                  ["time", "type", "amount", "status", "tx", "address"],
+                  items.map((t) => [t.createdAt.slice(0, 19), t.type, transferAmount(t), t.reason ? `${t.status} (${t.reason})` : t.status, t.txHash ? short(t.txHash) : "-", short(t.address)]),
+                  new Set([2]),
+                ),
+                ...(page ? [`page ${page.pagination.page}, ${items.length} of ${page.pagination.total}${page.pagination.hasNext ? " (more with --page)" : ""}`] : []),
+              ]
+            : "No transfers yet.",
         items,
       );
     },
@@ -479,7 +598,7 @@ const COMMANDS: Record<string, Command> = {
   },
 
   withdraw: {
-    usage: "withdraw <amount> [--yes]",
+    usage: "withdraw <amount> [--yes] [--idempotency-key K]",
     summary: "send USDT from your available balance to your own wallet",
     async run(ctx) {
       const c = needLogin(ctx);
@@ -487,14 +606,14 @@ const COMMANDS: Record<string, Command> = {
       const amount = toMicro(raw, "amount");
       if (BigInt(amount) <= 0n) throw new UsageError("amount must be positive");
       await confirm(ctx, `Withdraw ${usdt(amount)} to your wallet ${c.session?.walletAddress}?`);
-      const r = await c.wallet.withdraw({ amount });
-      print(ctx, () => `${r.status}: ${r.message}${r.txHash ? ` (tx ${r.txHash})` : ""}`, r);
+      const r = await c.wallet.withdraw({ amount }, writeOptions(ctx));
+      print(ctx, () => `${r.status}: ${r.message}${r.txHash ? ` (tx ${r.txHash})` : ""}${replayedNote(r)}`, r);
       if (r.status === "failed") throw new Abort("");
     },
   },
 
   redeem: {
-    usage: "redeem <marketId> [--outcome YES|NO|BOTH]",
+    usage: "redeem <marketId> [--outcome YES|NO|BOTH] [--idempotency-key K]",
     summary: "redeem winning shares of a resolved market (or the refund of a cancelled one)",
     async run(ctx) {
       const c = needLogin(ctx);
@@ -502,8 +621,8 @@ const COMMANDS: Record<string, Command> = {
       const m = await c.markets.get(id);
       const o = opt(ctx, "outcome")?.toUpperCase();
       const indexSets = o === "BOTH" || (!o && !m.result) ? [INDEX_SET.YES, INDEX_SET.NO] : [INDEX_SET[o ? outcomeOf(o) : (m.result as Outcome)]];
-      const r = await c.wallet.redeem(id, { conditionId: m.conditionId, indexSets });
-      print(ctx, () => `${r.status}: ${r.message}${r.payout ? ` (payout ${usdt(r.payout)})` : ""}`, r);
+      const r = await c.wallet.redeem(id, { conditionId: m.conditionId, indexSets }, writeOptions(ctx));
+      print(ctx, () => `${r.status}: ${r.message}${r.payout ? ` (payout ${usdt(r.payout)})` : ""}${replayedNote(r)}`, r);
     },
   },
 
@@ -614,22 +733,41 @@ function quoteLine(side: Side, outcome: Outcome, q: bigint, quote: { estimatedPr
 function tradeCommand(side: Side): Command {
   const verb = side.toLowerCase();
   return {
-    usage: `${verb} <marketId> <YES|NO> <shares> [--limit PRICE [--fok]] [--amm] [--yes]`,
-    summary: `${verb} shares: a market order (quote first, then confirm), an AMM-only trade (--amm), or a limit order (--limit)`,
+    usage: `${verb} <marketId> <YES|NO> <shares> [--limit PRICE [--fok | --fak | --expires WHEN] [--post-only] [--client-id ID]] [--amm] [--yes] [--idempotency-key K]`,
+    summary: `${verb} shares: a market order (quote first, then confirm), an AMM-only trade (--amm), or a limit order (--limit): GTC, or FOK (--fok, all at once or nothing), FAK (--fak, what fills at once; the rest is cancelled), GTD (--expires 10m or an ISO time); --post-only refuses it if any part would execute at once`,
     async run(ctx) {
       const c = needLogin(ctx);
       const marketId = pos(ctx, 0, "market id");
       const outcome = outcomeOf(pos(ctx, 1, "outcome"));
       const q = sharesToMicro(pos(ctx, 2, "shares"));
       const limit = opt(ctx, "limit");
+      const expires = opt(ctx, "expires");
+      const types = [flag(ctx, "fok") && "--fok", flag(ctx, "fak") && "--fak", expires !== undefined && "--expires"].filter(Boolean);
+      if (types.length > 1) throw new UsageError(`choose one order type: ${types.join(" or ")}`);
       if (limit !== undefined) {
         const tick = priceToTick(limit);
         if (q > BigInt(Number.MAX_SAFE_INTEGER)) throw new UsageError("quantity too large");
-        const o = await c.orders.place({ marketId, side, outcome, orderType: flag(ctx, "fok") ? "FOK" : "GTC", price: tickToPriceNumber(tick), quantity: Number(q) });
-        const filled = BigInt(o.filledQuantity) > 0n ? `, filled ${shares(o.filledQuantity)} at ${o.avgPrice} (cost ${usdt(o.totalCost)}, fee ${usdt(o.fee)})` : "";
-        print(ctx, () => `Order ${o.orderId} ${o.status}: ${side} ${shares(o.quantity)} ${outcome} at ${o.price}${filled}; ${shares(o.remainingQuantity)} resting`, o);
+        const orderType: OrderType = expires !== undefined ? "GTD" : flag(ctx, "fak") ? "FAK" : flag(ctx, "fok") ? "FOK" : "GTC";
+        const clientOrderId = opt(ctx, "client-id");
+        const o = await c.orders.place(
+          {
+            marketId,
+            side,
+            outcome,
+            orderType,
+            price: tickToPriceNumber(tick),
+            quantity: Number(q),
+            ...(expires !== undefined ? { expiresAt: expiresAt(expires) } : {}),
+            ...(flag(ctx, "post-only") ? { postOnly: true } : {}),
+            ...(clientOrderId !== undefined ? { clientOrderId } : {}),
+          },
+          writeOptions(ctx),
+        );
+        print(ctx, () => orderLine(o), o);
         return;
       }
+      const limitOnly = [types[0], flag(ctx, "post-only") && "--post-only", opt(ctx, "client-id") !== undefined && "--client-id"].filter(Boolean);
+      if (limitOnly.length) throw new UsageError(`${limitOnly.join(", ")} need${limitOnly.length === 1 ? "s" : ""} --limit PRICE`);
       const quote = await c.markets.quote(marketId, { side, outcome, quantity: q.toString() });
       const amm = flag(ctx, "amm");
       if (!ctx.json) {
@@ -638,8 +776,8 @@ function tradeCommand(side: Side): Command {
       }
       await confirm(ctx, `${side === "BUY" ? "Buy" : "Sell"} ${shares(q)} ${outcome} ${amm ? "from the AMM" : "at market"}?`);
       const body: TradeRequest = { marketId, side, outcome, quantity: q.toString() };
-      const t = amm ? await c.trade.amm(body) : await c.trade.market(body);
-      print(ctx, () => `Filled ${shares(t.filledQuantity)} ${outcome} at ${t.avgPrice} via ${t.venue}: ${side === "BUY" ? "cost" : "proceeds"} ${usdt(t.totalCost)}, fee ${usdt(t.fee)} (trade ${t.tradeId})`, { quote, trade: t });
+      const t = amm ? await c.trade.amm(body, writeOptions(ctx)) : await c.trade.market(body, writeOptions(ctx));
+      print(ctx, () => `Filled ${shares(t.filledQuantity)} ${outcome} at ${t.avgPrice} via ${t.venue}: ${side === "BUY" ? "cost" : "proceeds"} ${usdt(t.totalCost)}, fee ${usdt(t.fee)} (trade ${t.tradeId})${replayedNote(t)}`, { quote, trade: t });
     },
   };
 }
@@ -692,7 +830,15 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           session: loadSession(sessionPath, probe.origin),
           adminKey: env.ADMIN_KEY ?? env.PMX_ADMIN_KEY,
           // Only when asked: a script may rather fail fast than sleep.
-          retry: args.options.get("wait") === "true" ? { maxRetries: 5, maxWaitSeconds: 120, onWait: (s) => io.err(`Rate limited; waiting ${s} s as the exchange asks (--wait)...`) } : false,
+          retry:
+            args.options.get("wait") === "true"
+              ? {
+                  maxRetries: 5,
+                  maxWaitSeconds: 120,
+                  onWait: (s, e) =>
+                    io.err(e instanceof RateLimitError ? `Rate limited; waiting ${s} s as the exchange asks (--wait)...` : `${e instanceof ApiError ? e.code : "No answer"}; sending again with the same idempotency key in ${s} s (--wait)...`),
+                }
+              : false,
           fetch: io.fetch,
           onSessionChange: (s) => saveSession(sessionPath, probe.origin, s),
         });

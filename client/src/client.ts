@@ -1,16 +1,20 @@
 /**
  * The REST client: one method per route, typed requests and answers, the envelope unwrapped,
- * errors as ApiError subclasses, the session kept fresh, and (opt-in) 429 retries that wait
- * exactly what Retry-After says.
+ * errors as ApiError subclasses, the session kept fresh, Idempotency-Keys on the trade writes,
+ * and (opt-in) retries: 429s after exactly what Retry-After says, and keyed writes also after a
+ * lost answer or a 503.
  */
-import { apiErrorFor, ApiError, NetworkError, NotLoggedInError, ProtocolError, RateLimitError, UnauthorizedError, type FieldError } from "./errors";
+import { apiErrorFor, ApiError, NetworkError, NotLoggedInError, ProtocolError, RateLimitError, ServiceUnavailableError, UnauthorizedError, type FieldError } from "./errors";
 import { collect, paginate } from "./pagination";
 // Types only: the proof code (TON cells, ed25519) is loaded when a login signs, so a browser app
 // that never signs locally does not carry it.
 import type { BuildProofOptions, KeyPair, ProofSigner, WalletOptions } from "./proof";
 import { PmxSocket, type SocketOptions } from "./socket";
 import type {
+  AmendOrderRequest,
   Balance,
+  BatchOrderResult,
+  CancelAllResult,
   CancelledOrder,
   Challenge,
   ConnectRequest,
@@ -20,9 +24,11 @@ import type {
   FaucetRequest,
   FaucetResult,
   Health,
+  Heartbeat,
   ListEventsParams,
   ListNotificationsParams,
   ListOrdersParams,
+  ListTransfersParams,
   MarketItem,
   MarkReadRequest,
   MarkReadResult,
@@ -48,6 +54,7 @@ import type {
   Trade,
   TradeExecution,
   TradeRequest,
+  Transfer,
   UpdateEventRequest,
   WithdrawRequest,
   WithdrawResult,
@@ -61,12 +68,38 @@ const REFRESH_MARGIN_SEC = 60;
 const REFRESH_BACKOFF_SEC = 60;
 
 export interface RetryOptions {
-  /** Retries of one request after 429 (default 3). */
+  /**
+   * Retries of one request (default 3): after a 429, and for a request sent with an
+   * Idempotency-Key (safe to send again) also after a lost answer (network error, timeout) or a 503.
+   */
   maxRetries?: number;
   /** Give up instead of waiting longer than this for one retry (default 120 s). */
   maxWaitSeconds?: number;
-  /** Told before each wait (e.g. to say so on a terminal). */
-  onWait?: (seconds: number, err: RateLimitError) => void;
+  /** Told before each wait (e.g. to say so on a terminal): a RateLimitError, a ServiceUnavailableError or a NetworkError. */
+  onWait?: (seconds: number, err: ApiError | NetworkError) => void;
+}
+
+/** Options of the trade writes that take an Idempotency-Key (POST /orders, /orders/batch, /trade/*, /withdraw, /redeem). */
+export interface WriteOptions {
+  /**
+   * Idempotency-Key (1 to 255 characters, scoped to your account): sending the same request with the
+   * same key again, also after a lost answer or a restart of the exchange, executes it once and answers
+   * the first answer again (`replayed` true). The same key with another body is 409 IDEMPOTENCY_KEY_REUSED;
+   * a refused request does not keep its key. newIdempotencyKey() makes one.
+   */
+  idempotencyKey?: string;
+}
+
+/**
+ * The answer of a trade write. `replayed` (not enumerable: the object stays equal to the server's
+ * `data`) is true when the exchange answered the stored first answer of this Idempotency-Key
+ * (header Idempotent-Replayed: true), false otherwise.
+ */
+export type Replayable<T> = T & { readonly replayed?: boolean };
+
+/** A fresh random Idempotency-Key (128 bits, hex), from Web Crypto (Node 20 and browsers). */
+export function newIdempotencyKey(): string {
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** What the client saw of one HTTP exchange (logging, metrics, contract tests). */
@@ -115,6 +148,8 @@ interface CallOptions {
   raw?: boolean;
   /** Outside /api/v1 (/health). */
   root?: boolean;
+  /** Sent as the Idempotency-Key header; makes the request safe to send again. */
+  idempotencyKey?: string;
 }
 
 interface Envelope<T> {
@@ -122,6 +157,14 @@ interface Envelope<T> {
   pagination?: Pagination;
   requestId: string;
   status: number;
+  /** Idempotent-Replayed: true */
+  replayed: boolean;
+}
+
+/** A write's data with its non-enumerable `replayed` flag. */
+function replayable<T>(env: Envelope<T>): Replayable<T> {
+  if (typeof env.data === "object" && env.data !== null) Object.defineProperty(env.data, "replayed", { value: env.replayed, enumerable: false, configurable: true });
+  return env.data as Replayable<T>;
 }
 
 interface ErrorBody {
@@ -181,6 +224,7 @@ export class PmxClient {
   readonly portfolio: PortfolioApi;
   readonly wallet: WalletApi;
   readonly notifications: NotificationsApi;
+  readonly heartbeats: HeartbeatsApi;
   readonly admin: AdminApi;
 
   constructor(opts: ClientOptions) {
@@ -203,6 +247,7 @@ export class PmxClient {
     this.portfolio = new PortfolioApi(this);
     this.wallet = new WalletApi(this);
     this.notifications = new NotificationsApi(this);
+    this.heartbeats = new HeartbeatsApi(this);
     this.admin = new AdminApi(this);
   }
 
@@ -300,6 +345,7 @@ export class PmxClient {
       const token = this.currentSession?.accessToken;
       if ((o.auth === "user" || o.auth === "refresh") && token) headers.authorization = `Bearer ${token}`;
       if (o.auth === "admin" && this.opts.adminKey) headers["x-admin-key"] = this.opts.adminKey;
+      if (o.idempotencyKey !== undefined) headers["idempotency-key"] = o.idempotencyKey;
       let body: string | undefined;
       if (o.body !== undefined) {
         headers["content-type"] = "application/json";
@@ -310,7 +356,15 @@ export class PmxClient {
       try {
         res = await this.fetchImpl(url, { method, headers, body, signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000) });
       } catch (err) {
-        throw new NetworkError(`${method} ${url}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+        const lost = new NetworkError(`${method} ${url}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+        // Only a keyed request may be sent again without knowing whether the first one executed.
+        const wait = Math.min(2 ** attempt, 30);
+        if (o.idempotencyKey !== undefined && this.retry && attempt < this.retry.maxRetries && wait <= this.retry.maxWaitSeconds) {
+          this.retry.onWait?.(wait, lost);
+          await sleep(wait * 1000);
+          continue;
+        }
+        throw lost;
       }
       const text = await res.text();
       let parsed: unknown = null;
@@ -324,19 +378,22 @@ export class PmxClient {
       this.opts.onResponse?.({ method, route, url, status: res.status, headers: res.headers, body: parsed, durationMs: Date.now() - started });
 
       if (res.ok) {
-        if (o.raw) return { data: parsed as T, requestId: res.headers.get("x-request-id") ?? "", status: res.status };
-        if (res.status === 204) return { data: null as T, requestId: res.headers.get("x-request-id") ?? "", status: res.status };
+        const replayed = res.headers.get("idempotent-replayed") === "true";
+        if (o.raw) return { data: parsed as T, requestId: res.headers.get("x-request-id") ?? "", status: res.status, replayed };
+        if (res.status === 204) return { data: null as T, requestId: res.headers.get("x-request-id") ?? "", status: res.status, replayed };
         if (!isRecord(parsed) || !("data" in parsed)) throw new ProtocolError(`${method} ${route}: answer is not the API envelope`, res.status);
-        const env: Envelope<T> = { data: parsed.data as T, requestId: typeof parsed.requestId === "string" ? parsed.requestId : "", status: res.status };
+        const env: Envelope<T> = { data: parsed.data as T, requestId: typeof parsed.requestId === "string" ? parsed.requestId : "", status: res.status, replayed };
         if (isRecord(parsed.pagination)) env.pagination = parsed.pagination as unknown as Pagination;
         return env;
       }
 
       const err = this.errorOf(res, parsed, method, route);
-      if (err instanceof RateLimitError && this.retry && attempt < this.retry.maxRetries && err.retryAfter <= this.retry.maxWaitSeconds) {
-        // Sending earlier would only extend the cooldown: wait exactly what the server asked.
-        this.retry.onWait?.(err.retryAfter, err);
-        await sleep(err.retryAfter * 1000);
+      // Sending earlier would only extend a cooldown: wait exactly what the server asked. A 503
+      // (a market moving, a service restarting) is retried only for a keyed request.
+      const waitFor = err instanceof RateLimitError ? err.retryAfter : err instanceof ServiceUnavailableError && o.idempotencyKey !== undefined ? err.retryAfter ?? 1 : null;
+      if (waitFor !== null && this.retry && attempt < this.retry.maxRetries && waitFor <= this.retry.maxWaitSeconds) {
+        this.retry.onWait?.(waitFor, err);
+        await sleep(waitFor * 1000);
         continue;
       }
       throw err;
@@ -474,28 +531,54 @@ class MarketsApi extends Api {
 }
 
 class OrdersApi extends Api {
-  /** POST /orders: a GTC or FOK limit order. */
-  async place(body: PlaceOrderRequest): Promise<PlacedOrder> {
-    return (await this.c.call<PlacedOrder>("POST", "/orders", { auth: "user", body })).data;
+  /** POST /orders: a GTC, GTD, FOK or FAK limit order, optionally post-only, with your clientOrderId. */
+  async place(body: PlaceOrderRequest, opts: WriteOptions = {}): Promise<Replayable<PlacedOrder>> {
+    return replayable(await this.c.call<PlacedOrder>("POST", "/orders", { auth: "user", body, idempotencyKey: opts.idempotencyKey }));
+  }
+  /**
+   * POST /orders/batch: 1 to 20 orders in one request (one trade-category request), each standing
+   * alone; the results in request order, `{ok: true, order}` or `{ok: false, error}`.
+   */
+  async batch(orders: PlaceOrderRequest[], opts: WriteOptions = {}): Promise<Replayable<BatchOrderResult[]>> {
+    return replayable(await this.c.call<BatchOrderResult[]>("POST", "/orders/batch", { auth: "user", body: { orders }, idempotencyKey: opts.idempotencyKey }));
+  }
+  /**
+   * PATCH /orders/:id: new price and/or open quantity, atomically, under the same id. A lower
+   * quantity keeps time priority; a new price or a higher quantity loses it. Refused, the order stands.
+   */
+  async amend(id: string, body: AmendOrderRequest): Promise<PlacedOrder> {
+    return (await this.c.call<PlacedOrder>("PATCH", "/orders/{orderId}", { auth: "user", params: { orderId: id }, body })).data;
   }
   /** DELETE /orders/:id */
   async cancel(id: string): Promise<CancelledOrder> {
     return (await this.c.call<CancelledOrder>("DELETE", "/orders/{orderId}", { auth: "user", params: { orderId: id } })).data;
   }
-  /** GET /orders: open and partially filled orders, newest first. */
-  async list(params: ListOrdersParams = {}): Promise<Order[]> {
-    return (await this.c.call<Order[]>("GET", "/orders", { auth: "user", query: { ...params } })).data;
+  /** DELETE /orders: every open order of yours, or of one market. */
+  async cancelAll(params: { marketId?: string } = {}): Promise<CancelAllResult> {
+    return (await this.c.call<CancelAllResult>("DELETE", "/orders", { auth: "user", query: { ...params } })).data;
+  }
+  /** GET /orders: one page, newest first; open orders unless `status` says closed or all. */
+  list(params: ListOrdersParams = {}): Promise<Page<Order>> {
+    return this.c.page<Order>("/orders", { auth: "user", query: { ...params } });
+  }
+  /** Every order of GET /orders, page by page. */
+  iterate(params: ListOrdersParams = {}): AsyncGenerator<Order, void, undefined> {
+    return paginate((p: ListOrdersParams) => this.list(p), params);
+  }
+  /** Every open order (of one market), walking the pages. */
+  open(params: { marketId?: string } = {}): Promise<Order[]> {
+    return collect(this.iterate({ ...params, status: "open", pageSize: 500 }));
   }
 }
 
 class TradeApi extends Api {
   /** POST /trade/amm: against the market's AMM only. */
-  async amm(body: TradeRequest): Promise<TradeExecution> {
-    return (await this.c.call<TradeExecution>("POST", "/trade/amm", { auth: "user", body })).data;
+  async amm(body: TradeRequest, opts: WriteOptions = {}): Promise<Replayable<TradeExecution>> {
+    return replayable(await this.c.call<TradeExecution>("POST", "/trade/amm", { auth: "user", body, idempotencyKey: opts.idempotencyKey }));
   }
   /** POST /trade/market: smart-routed between the book and the AMM. */
-  async market(body: TradeRequest): Promise<TradeExecution> {
-    return (await this.c.call<TradeExecution>("POST", "/trade/market", { auth: "user", body })).data;
+  async market(body: TradeRequest, opts: WriteOptions = {}): Promise<Replayable<TradeExecution>> {
+    return replayable(await this.c.call<TradeExecution>("POST", "/trade/market", { auth: "user", body, idempotencyKey: opts.idempotencyKey }));
   }
 }
 
@@ -519,6 +602,13 @@ class PortfolioApi extends Api {
   async trade(id: string): Promise<Trade> {
     return (await this.c.call<Trade>("GET", "/trades/{id}", { auth: "user", params: { id } })).data;
   }
+  /** GET /transfers: one page of deposits (credited or not, with the reason) and withdrawals, newest first. */
+  transfers(params: ListTransfersParams = {}): Promise<Page<Transfer>> {
+    return this.c.page<Transfer>("/transfers", { auth: "user", query: { ...params } });
+  }
+  iterateTransfers(params: ListTransfersParams = {}): AsyncGenerator<Transfer, void, undefined> {
+    return paginate((p: ListTransfersParams) => this.transfers(p), params);
+  }
 }
 
 class WalletApi extends Api {
@@ -527,12 +617,12 @@ class WalletApi extends Api {
     return (await this.c.call<DepositAddress>("GET", "/deposit-address", { auth: "user" })).data;
   }
   /** POST /withdraw to the session's wallet; `duplicate` and `failed` are answers, not errors. */
-  async withdraw(body: WithdrawRequest): Promise<WithdrawResult> {
-    return (await this.c.call<WithdrawResult>("POST", "/withdraw", { auth: "user", body })).data;
+  async withdraw(body: WithdrawRequest, opts: WriteOptions = {}): Promise<Replayable<WithdrawResult>> {
+    return replayable(await this.c.call<WithdrawResult>("POST", "/withdraw", { auth: "user", body, idempotencyKey: opts.idempotencyKey }));
   }
   /** POST /redeem/:marketId */
-  async redeem(marketId: string, body: RedeemRequest): Promise<RedeemResult> {
-    return (await this.c.call<RedeemResult>("POST", "/redeem/{marketId}", { auth: "user", params: { marketId }, body })).data;
+  async redeem(marketId: string, body: RedeemRequest, opts: WriteOptions = {}): Promise<Replayable<RedeemResult>> {
+    return replayable(await this.c.call<RedeemResult>("POST", "/redeem/{marketId}", { auth: "user", params: { marketId }, body, idempotencyKey: opts.idempotencyKey }));
   }
   /** POST /sandbox/faucet (sandbox chain only). */
   async faucet(body: FaucetRequest): Promise<FaucetResult> {
@@ -559,6 +649,64 @@ class NotificationsApi extends Api {
   /** POST /notifications/read: {ids} or {all: true}. */
   async markRead(body: MarkReadRequest): Promise<MarkReadResult> {
     return (await this.c.call<MarkReadResult>("POST", "/notifications/read", { auth: "user", body })).data;
+  }
+}
+
+/** Keeps a dead man's switch armed until stopped (HeartbeatsApi.keepAlive). */
+export interface HeartbeatKeeper {
+  /** The first heartbeat's answer (rejects if the exchange refused it: nothing is armed then). */
+  readonly ready: Promise<Heartbeat>;
+  /** The latest answer. */
+  readonly last: Heartbeat | null;
+  /** Stop sending; disarms the switch unless `disarm: false` (then it lapses at its deadline). */
+  stop(opts?: { disarm?: boolean }): Promise<void>;
+}
+
+/** The dead man's switch (POST /heartbeats). */
+class HeartbeatsApi extends Api {
+  /** POST /heartbeats: arm or re-arm for `timeoutSeconds` (5 to 300); 0 disarms. */
+  async send(timeoutSeconds: number): Promise<Heartbeat> {
+    return (await this.c.call<Heartbeat>("POST", "/heartbeats", { auth: "user", body: { timeoutSeconds } })).data;
+  }
+  disarm(): Promise<Heartbeat> {
+    return this.send(0);
+  }
+  /**
+   * Arm now and re-arm every `intervalMs` (default a third of the timeout), so that if this
+   * process dies or loses the exchange for `timeoutSeconds`, every open order is cancelled.
+   * A failed re-arm is told to `onError` and tried again at the next interval.
+   */
+  keepAlive(timeoutSeconds: number, opts: { intervalMs?: number; onError?: (err: unknown) => void } = {}): HeartbeatKeeper {
+    const every = opts.intervalMs ?? (timeoutSeconds * 1000) / 3;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    let last: Heartbeat | null = null;
+    let inFlight: Promise<unknown> = Promise.resolve();
+    const beat = async (): Promise<Heartbeat> => {
+      const h = await this.send(timeoutSeconds);
+      if (!stopped) last = h;
+      return h;
+    };
+    const next = () => {
+      if (stopped) return;
+      timer = setTimeout(() => {
+        inFlight = beat().catch((err: unknown) => opts.onError?.(err)).finally(next);
+      }, every);
+    };
+    const ready = beat();
+    inFlight = ready.then(next, () => (stopped = true));
+    return {
+      ready,
+      get last() {
+        return last;
+      },
+      stop: async (o: { disarm?: boolean } = {}) => {
+        stopped = true;
+        if (timer) clearTimeout(timer);
+        await inFlight.catch(() => undefined);
+        if (o.disarm !== false) last = await this.disarm();
+      },
+    };
   }
 }
 

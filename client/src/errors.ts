@@ -56,7 +56,7 @@ export class ApiError extends PmxError {
   }
 }
 
-/** 400: VALIDATION_ERROR (see `fields`) or a business refusal (INSUFFICIENT_BALANCE, FOK_NOT_FILLED, ...). */
+/** 400: VALIDATION_ERROR (see `fields`) or a business refusal (INSUFFICIENT_BALANCE, FOK_NOT_FILLED, POST_ONLY_WOULD_CROSS, ...). */
 export class BadRequestError extends ApiError {}
 /** 401: missing, invalid or expired token; a refused login or refresh. */
 export class UnauthorizedError extends ApiError {}
@@ -64,7 +64,7 @@ export class UnauthorizedError extends ApiError {}
 export class ForbiddenError extends ApiError {}
 /** 404: RESOURCE_NOT_FOUND, ORDER_NOT_FOUND, or a route the server does not have. */
 export class NotFoundError extends ApiError {}
-/** 409: the resource is in a state that forbids the request (ILLEGAL_TRANSITION, SHARES_LOCKED, ...). */
+/** 409: the resource is in a state that forbids the request (ILLEGAL_TRANSITION, SHARES_LOCKED, DUPLICATE_CLIENT_ORDER_ID, ...), or IDEMPOTENCY_KEY_REUSED. */
 export class ConflictError extends ApiError {}
 /** 413: request body over the server's limit. */
 export class PayloadTooLargeError extends ApiError {}
@@ -78,8 +78,15 @@ export class RateLimitError extends ApiError {
 }
 /** 500: INTERNAL_ERROR. */
 export class InternalServerError extends ApiError {}
-/** 503: a service behind the gateway is down. */
-export class ServiceUnavailableError extends ApiError {}
+/** 503: SERVICE_UNAVAILABLE (a service behind the gateway is down) or MARKET_MOVED (nothing executed); retry after `retryAfter` seconds. */
+export class ServiceUnavailableError extends ApiError {
+  /** The server's Retry-After in seconds, when it sent one. */
+  readonly retryAfter: number | undefined;
+  constructor(init: ApiErrorInit) {
+    super(init);
+    this.retryAfter = init.retryAfter;
+  }
+}
 /** 504: the request timed out inside the exchange. */
 export class GatewayTimeoutError extends ApiError {}
 

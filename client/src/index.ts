@@ -4,7 +4,20 @@ export * from "./errors";
 export * from "./money";
 export * from "./proof";
 export * from "./pagination";
-export { PmxClient, sessionFromToken, API_PREFIX, REFRESH_WINDOW_SEC, type ClientOptions, type RetryOptions, type ResponseInfo, type KeyPairLoginOptions } from "./client";
+export {
+  PmxClient,
+  sessionFromToken,
+  newIdempotencyKey,
+  API_PREFIX,
+  REFRESH_WINDOW_SEC,
+  type ClientOptions,
+  type RetryOptions,
+  type ResponseInfo,
+  type KeyPairLoginOptions,
+  type WriteOptions,
+  type Replayable,
+  type HeartbeatKeeper,
+} from "./client";
 export {
   PmxSocket,
   SOCKET_PATH,

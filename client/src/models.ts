@@ -17,17 +17,21 @@ export type IsoTime = string;
 
 export type Outcome = "YES" | "NO";
 export type Side = "BUY" | "SELL";
-export type OrderType = "GTC" | "FOK";
+/** GTC rests until filled or cancelled; GTD until `expiresAt`; FOK fills whole at once or not at all; FAK fills what it can at once and cancels the rest. */
+export type OrderType = "GTC" | "GTD" | "FOK" | "FAK";
 export type Venue = "AMM" | "CLOB" | "HYBRID";
 export type Category = "Sports" | "Crypto" | "Politics" | "E-sports" | "Culture" | "Economics" | "Tech";
 export type MarketStatus = "open" | "closed" | "resolved" | "resolution_failed" | "cancelled";
-export type OrderStatus = "open" | "partially_filled" | "filled" | "cancelled" | "rejected";
+export type OrderStatus = "open" | "partially_filled" | "filled" | "cancelled" | "expired";
+/** Why an order left the book unfilled (null while open or filled, and for a FAK's cancelled rest). */
+export type CancelReason = "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved";
 export type SettlementStatus = "pending" | "confirmed" | "failed";
 export type Interval = "1H" | "1D" | "1W" | "1M" | "MAX";
 export type FaucetAsset = "USDT" | "TON" | "FOREIGN_USDT";
 /** Redemption index sets: "0x1" selects YES, "0x2" selects NO. */
 export type IndexSet = string;
 
+export const ORDER_TYPES: readonly OrderType[] = ["GTC", "GTD", "FOK", "FAK"];
 export const CATEGORIES: readonly Category[] = ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"];
 export const INTERVALS: readonly Interval[] = ["1H", "1D", "1W", "1M", "MAX"];
 export const INDEX_SET: Readonly<Record<Outcome, IndexSet>> = { YES: "0x1", NO: "0x2" };
@@ -213,7 +217,7 @@ export interface Quote {
   fee: MicroString;
 }
 
-/** Body of POST /orders. Price and quantity are JSON numbers here (the contract's choice). */
+/** Body of POST /orders (and of each order of a batch). Price and quantity are JSON numbers here (the contract's choice). */
 export interface PlaceOrderRequest {
   marketId: string;
   side: Side;
@@ -223,6 +227,23 @@ export interface PlaceOrderRequest {
   price: number;
   /** Micro-shares, a positive multiple of 100. */
   quantity: number;
+  /** ISO 8601; required for GTD (5 s to 365 days ahead), refused for the other types. */
+  expiresAt?: IsoTime;
+  /** GTC and GTD only: refused whole (POST_ONLY_WOULD_CROSS) if any part would execute at once. */
+  postOnly?: boolean;
+  /** Your own id, 1-64 of [A-Za-z0-9._:-], unique among your open orders (else 409 DUPLICATE_CLIENT_ORDER_ID). */
+  clientOrderId?: string;
+}
+
+/** What every view of an order adds to the contract's fields (trading-api.md). */
+export interface OrderOptionsView {
+  /** Micro-shares that will never fill (cancelled, expired, a FAK's rest). */
+  cancelledQuantity: MicroString;
+  cancelReason: CancelReason | null;
+  clientOrderId: string | null;
+  /** GTD only. */
+  expiresAt: IsoTime | null;
+  postOnly: boolean;
 }
 
 export interface Fill {
@@ -230,7 +251,8 @@ export interface Fill {
   quantity: MicroString;
 }
 
-export interface PlacedOrder {
+/** Answer of POST /orders, of each placed order of a batch, and of PATCH /orders/:id. */
+export interface PlacedOrder extends OrderOptionsView {
   orderId: string;
   marketId: string;
   side: Side;
@@ -247,6 +269,31 @@ export interface PlacedOrder {
   tradeId: string | null;
   fills: Fill[];
   createdAt: IsoTime;
+  updatedAt: IsoTime;
+}
+
+/** Body of POST /orders/batch: 1 to 20 orders. */
+export interface BatchOrderRequest {
+  orders: PlaceOrderRequest[];
+}
+
+/** One order's result in a batch answer (in request order); a refusal changes no other order. */
+export type BatchOrderResult = { ok: true; order: PlacedOrder } | { ok: false; error: ErrorDetail };
+
+/** Body of PATCH /orders/:id: at least one; `quantity` is the new open remainder. */
+export interface AmendOrderRequest {
+  /** A new price loses time priority. */
+  price?: number;
+  /** Lower keeps time priority; higher loses it. */
+  quantity?: number;
+}
+
+/** Answer of DELETE /orders. */
+export interface CancelAllResult {
+  /** Ids of the orders cancelled. */
+  cancelled: string[];
+  /** Micro-USDT returned to the available balance, digits. */
+  releasedAmount: MicroString;
 }
 
 /** Answer of DELETE /orders/:id. The two amounts are JSON numbers of micro-units. */
@@ -259,8 +306,8 @@ export interface CancelledOrder {
   releasedAmount: string;
 }
 
-/** An item of GET /orders (open and partially filled orders, newest first). */
-export interface Order {
+/** An item of GET /orders (newest first). */
+export interface Order extends OrderOptionsView {
   id: string;
   orderId: string;
   marketId: string;
@@ -276,8 +323,23 @@ export interface Order {
   updatedAt: IsoTime;
 }
 
-export interface ListOrdersParams {
+export interface ListOrdersParams extends PageParams {
   marketId?: string;
+  /** open (default: open and partially filled), closed (filled, cancelled, expired) or all. */
+  status?: "open" | "closed" | "all";
+  clientOrderId?: string;
+}
+
+/** Body of POST /heartbeats. */
+export interface HeartbeatRequest {
+  /** 0 disarms; else 5 to 300. */
+  timeoutSeconds: number;
+}
+
+/** The dead man's switch: while armed, every open order is cancelled at `expiresAt` unless another heartbeat comes first. */
+export interface Heartbeat {
+  armed: boolean;
+  expiresAt: IsoTime | null;
 }
 
 /** Body of POST /trade/amm and POST /trade/market. */
@@ -338,6 +400,32 @@ export interface Trade {
   settlementStatus: SettlementStatus;
   settlementTxHash: string | null;
   createdAt: IsoTime;
+}
+
+export type TransferType = "deposit" | "withdrawal";
+/** Deposits: credited or not_credited; withdrawals: pending, confirmed or failed. */
+export type TransferStatus = "credited" | "not_credited" | "pending" | "confirmed" | "failed";
+export type KnownTransferReason = "native_coin" | "foreign_jetton" | "forged_notification" | "bounced" | "unknown_message" | "bad_amount";
+
+/** An item of GET /transfers (newest first). */
+export interface Transfer {
+  id: string;
+  type: TransferType;
+  /** Micro-USDT; for a deposit not credited, the units that arrived (nanoTON, the foreign jetton's). */
+  amount: MicroString;
+  /** What `amount` counts; null when it cannot be told. */
+  asset: "USDT" | "TON" | "OTHER_JETTON" | null;
+  status: TransferStatus;
+  /** Only on not_credited deposits. */
+  reason?: KnownTransferReason | (string & {});
+  txHash: string | null;
+  /** Deposits: your deposit address; withdrawals: the destination wallet. */
+  address: string;
+  createdAt: IsoTime;
+}
+
+export interface ListTransfersParams extends PageParams {
+  type?: TransferType;
 }
 
 // ---- chain ----
@@ -473,8 +561,15 @@ export interface Health {
   uptime: number;
 }
 
+/** An error as the envelope (and a refused order of a batch) carries it. */
+export interface ErrorDetail {
+  code: string;
+  message: string;
+  fields?: Array<{ field: string; rule: string }>;
+}
+
 /** The error envelope's body. */
 export interface ErrorEnvelope {
-  error: { code: string; message: string; fields?: Array<{ field: string; rule: string }> };
+  error: ErrorDetail;
   requestId: string;
 }

@@ -9,7 +9,7 @@
  * book held are dropped, and with `resyncOnGap` any skip triggers a fresh snapshot as well.
  */
 import { io, type Socket } from "socket.io-client";
-import type { Balance, BookLevel, Notification, Outcome, Side } from "./models";
+import type { Balance, BookLevel, CancelReason, Notification, OrderStatus, Outcome, Side } from "./models";
 import { Emitter, unrefTimer } from "./emitter";
 
 type Timer = ReturnType<typeof setTimeout>;
@@ -44,12 +44,13 @@ export interface PositionUpdate {
 export interface OrderUpdate {
   orderId: string;
   marketId: string;
-  status: string;
+  /** `expired` when a GTD order reached its expiresAt. */
+  status: OrderStatus;
   remainingQuantity: string;
   filledDelta: string;
   clientOrderId: string | null;
-  /** user, expired, heartbeat, self_trade, market_closed, market_cancelled, market_resolved; null while open or filled. */
-  cancelReason: string | null;
+  /** Why it left the book unfilled (expiry and heartbeat cancels are pushed like user cancels); null while open or filled. */
+  cancelReason: CancelReason | null;
 }
 
 export interface TradeUpdate {

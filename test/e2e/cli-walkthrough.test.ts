@@ -106,7 +106,7 @@ describe("README five-minute walkthrough (CLI), from `npm start` on a port other
       // 100 from the faucet - the 20 YES bought + 20 paid out - 50 withdrawn.
       const spent = BigInt(buy!.totalCost) + BigInt(buy!.fee);
       expect(BigInt((await c.portfolio.balance()).available)).toBe(BigInt(toMicro(100)) - spent + BigInt(toMicro(20)) - BigInt(toMicro(50)));
-      expect(await c.orders.list()).toEqual([]);
+      expect((await c.orders.list()).items).toEqual([]);
 
       // Nothing secret on any screen of terminal 2.
       const wallet = JSON.parse(readFileSync(join(home.dir, ".pmx", "wallet.json"), "utf8")) as { secretKey: string; mnemonic: string[] };

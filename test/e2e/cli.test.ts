@@ -6,10 +6,10 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { mnemonicNew, mnemonicToPrivateKey } from "@ton/crypto";
-import { PmxClient, walletAddress } from "../../client/src";
-import { startChainServer } from "../support/chain";
+import { PmxClient, randomKeyPair, walletAddress } from "../../client/src";
+import { startChainServer, waitFor } from "../support/chain";
 import { TEST_DOMAIN, type TestServer } from "../support/server";
-import { ADMIN_KEY, createMarket, SHARE } from "../support/trading";
+import { ADMIN_KEY, createMarket, fund, SHARE } from "../support/trading";
 import { runCli, tempHome, type CliResult } from "../support/cli";
 
 describe("trade CLI", () => {
@@ -165,12 +165,76 @@ describe("trade CLI", () => {
     const one = await ok(`cancel ${orders[0].orderId}`);
     expect(one.stdout).toMatch(/^Cancelled ord_\w+: 3 shares unfilled, 0\.75 USDT released$/);
     const all = await ok(`cancel --all --market ${market}`);
-    expect(all.stdout).toMatch(/^Cancelled ord_\w+: 5 shares unfilled, 1\.50 USDT released$/);
+    expect(all.stdout).toMatch(/^Cancelled 1 order \(ord_\w+\): 1\.50 USDT released$/);
     expect((await ok("orders")).stdout).toBe("No open orders.");
+    expect((await ok("cancel --all")).stdout).toBe("No open orders to cancel.");
     const bad = await trade(`buy ${market} YES 1 --limit 0.555`);
     expect([bad.code, bad.stderr]).toEqual([1, 'Invalid input: price "0.555" is not on the 0.01 grid']);
     const fok = await trade(`buy ${market} YES 100 --limit 0.99 --fok`);
     expect([fok.code, fok.stderr]).toEqual([1, expect.stringMatching(/^Error 400 FOK_NOT_FILLED: /)]);
+  });
+
+  test("trader options: GTD (--expires), post-only, client ids, FAK, amend, idempotency keys, orders --closed, cancel --all, heartbeat, transfers", async () => {
+    const gtd = await ok(`buy ${market} NO 2 --limit 0.20 --expires 1h --post-only --client-id cli-q1`);
+    expect(gtd.stdout).toMatch(/^Order ord_\w+ open: BUY 2 NO at 0\.20; 2 resting \[GTD, post-only, expires \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z, client id cli-q1\]$/);
+    const [listed] = await json<Array<{ orderId: string; expiresAt: string; clientOrderId: string }>>("orders");
+    expect(Date.parse(listed.expiresAt) - Date.now()).toBeGreaterThan(3_500_000);
+    expect((await ok("orders")).stdout).toMatch(/client id\n.*\n.*\s+open\s+cli-q1$/);
+    const dup = await trade(`buy ${market} NO 1 --limit 0.19 --client-id cli-q1`);
+    expect([dup.code, dup.stderr]).toEqual([1, expect.stringMatching(/^Error 409 DUPLICATE_CLIENT_ORDER_ID: /)]);
+    const iso = await ok(["buy", market, "NO", "1", "--limit", "0.18", "--expires", new Date(Date.now() + 600_000).toISOString()]);
+    expect(iso.stdout).toMatch(/\[GTD, expires /);
+
+    // Amend: a smaller rest keeps its place; a new price moves it.
+    const down = await ok(`amend ${listed.orderId} --quantity 1`);
+    expect(down.stdout).toMatch(new RegExp(`^Order ${listed.orderId} amended, open: BUY 1 NO at 0\\.20; 1 resting \\[GTD, post-only, expires .*, client id cli-q1\\]$`));
+    expect((await ok(`amend ${listed.orderId} --price 0.21`)).stdout).toMatch(/ open: BUY 1 NO at 0\.21; 1 resting /);
+    const none = await trade(`amend ${listed.orderId}`);
+    expect([none.code, none.stderr]).toEqual([2, "Usage error: give --price, --quantity or both"]);
+    const gone = await trade("amend ord_nope --price 0.3");
+    expect([gone.code, gone.stderr]).toEqual([1, expect.stringMatching(/^Error 404 ORDER_NOT_FOUND: /)]);
+
+    // Another trader's YES bid at 0.40 is a NO ask at 0.60.
+    const other = new PmxClient({ baseUrl: srv.url, domain: TEST_DOMAIN });
+    await fund(srv.broker, (await other.auth.loginWithKeyPair(randomKeyPair())).userId, 100 * SHARE);
+    await other.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.4, quantity: SHARE });
+    const cross = await trade(`buy ${market} NO 1 --limit 0.60 --post-only`);
+    expect([cross.code, cross.stderr]).toEqual([1, expect.stringMatching(/^Error 400 POST_ONLY_WOULD_CROSS: /)]);
+    const fak = await ok(`buy ${market} NO 3 --limit 0.60 --fak`);
+    expect(fak.stdout).toMatch(/^Order ord_\w+ cancelled: BUY 3 NO at 0\.60, filled 1 at 0\.60 \(cost 0\.60 USDT, fee [\d.]+ USDT\); 0 resting, 2 cancelled \[FAK\]$/);
+    for (const [line, err] of [
+      [`buy ${market} NO 1 --limit 0.5 --fok --fak`, "Usage error: choose one order type: --fok or --fak"],
+      [`buy ${market} NO 1 --fak`, "Usage error: --fak needs --limit PRICE"],
+      [`buy ${market} NO 1 --limit 0.5 --expires soon`, 'Usage error: --expires must be an ISO 8601 time or a delay such as 30s, 10m, 2h, 7d; got "soon"'],
+    ]) expect(await trade(line)).toMatchObject({ code: 2, stderr: err });
+
+    // The same idempotency key again answers the first answer and places nothing.
+    const k1 = await ok(`buy ${market} NO 1 --limit 0.15 --idempotency-key cli-k1`);
+    const k2 = await ok(`buy ${market} NO 1 --limit 0.15 --idempotency-key cli-k1`);
+    expect(k2.stdout).toBe(`${k1.stdout} (replayed: the first answer to this idempotency key)`);
+    expect(await json<unknown[]>("orders")).toHaveLength(3);
+
+    const cancelled = await ok("cancel --all");
+    expect(cancelled.stdout).toMatch(/^Cancelled 3 orders \(ord_\w+, ord_\w+, ord_\w+\): \d+\.\d+ USDT released$/);
+    const closed = await ok("orders --closed --page-size 4");
+    expect(closed.stdout).toMatch(/\s+cancelled \(user\)\s+cli-q1\n/);
+    expect(closed.stdout).toMatch(/\nord_\w+\s+\S+\s+BUY\s+NO\s+FAK\s+0\.60\s+3\s+1\s+cancelled\s+-\n/);
+    expect(closed.stdout).toMatch(/\npage 1, 4 of \d+ \(more with --page\)$/);
+    expect((await json<Array<{ status: string }>>("orders --status all --page-size 2")).length).toBe(2);
+
+    const armed = await ok("heartbeat 30");
+    expect(armed.stdout).toMatch(/^Dead man's switch armed: unless another heartbeat comes by \d{4}-\S+Z, every open order is cancelled\.$/);
+    expect((await ok("heartbeat 0")).stdout).toBe("Dead man's switch disarmed.");
+    const short = await trade("heartbeat 3");
+    expect([short.code, short.stderr]).toEqual([1, expect.stringMatching(/^Error 400 VALIDATION_ERROR: .*\[timeoutSeconds: numberMin\]/)]);
+    expect((await trade("heartbeat soon")).code).toBe(2);
+
+    // Deposits: the faucet's USDT credited, its TON recorded and not credited.
+    await waitFor("the TON deposit", async () => (await json<unknown[]>("transfers --type deposit")).length === 2);
+    const deposits = await ok("transfers --type deposit");
+    expect(deposits.stdout).toMatch(/\sdeposit\s+250\.00 USDT\s+credited\s/);
+    expect(deposits.stdout).toMatch(/\sdeposit\s+0\.5 TON\s+not_credited \(native_coin\)\s/);
+    expect(deposits.stdout).toMatch(/\npage 1, 2 of 2$/);
   });
 
   test("watch: the live book redrawn on every change until the asked number of updates", async () => {
@@ -194,14 +258,18 @@ describe("trade CLI", () => {
   });
 
   test("trades, one trade, withdraw with confirmation, notifications", async () => {
-    const trades = await json<Array<{ id: string }>>("trades --all");
-    expect(trades.length).toBe(2);
-    expect((await ok(`trades ${trades[0].id}`)).stdout).toMatch(/^Trade trd_\w+: SELL 4 YES at .* via AMM \(taker\)\ncost .*\nsettlement (pending|confirmed)/);
+    const trades = await json<Array<{ id: string; venue: string; side: string }>>("trades --all");
+    // The two market orders and the FAK's fill.
+    expect(trades.map((t) => `${t.side} ${t.venue}`)).toEqual(["BUY CLOB", "SELL AMM", "BUY AMM"]);
+    expect((await ok(`trades ${trades[1].id}`)).stdout).toMatch(/^Trade trd_\w+: SELL 4 YES at .* via AMM \(taker\)\ncost .*\nsettlement (pending|confirmed)/);
     const cancelled = await trade("withdraw 5", { answers: ["no"] });
     expect([cancelled.code, cancelled.prompts[0]]).toEqual([1, expect.stringMatching(/^Withdraw 5\.00 USDT to your wallet 0:[0-9a-f]{64}\? \[y\/N\] $/)]);
     const w = await ok("withdraw 5", { answers: ["yes"] });
     expect(w.stdout).toMatch(/^accepted: Withdrawal of 5\.00 USDT to 0:[0-9a-f]{64} sent \(tx [0-9a-f]{64}\)$/);
     expect((await ok("withdraw 5 --yes")).stdout).toMatch(/^duplicate: /);
+    const withdrawals = await json<Array<{ type: string; amount: string; status: string }>>("transfers --type withdrawal");
+    expect(withdrawals).toEqual([expect.objectContaining({ type: "withdrawal", amount: String(5 * SHARE) })]);
+    expect((await ok("transfers --all")).stdout).toMatch(/\swithdrawal\s+5\.00 USDT\s+(pending|confirmed)\s/);
     const tooSmall = await trade("withdraw 0.5 --yes");
     expect([tooSmall.code, tooSmall.stderr]).toEqual([1, expect.stringMatching(/^Error 400 VALIDATION_ERROR: amount must be at least 1\.00 USDT \(1000000 micro-USDT\) .*\[amount: min\]/)]);
     await srv.broker.call("notifier.catchUp");

@@ -6,7 +6,7 @@
  */
 import { openApiDocument, type OpenApiDocument } from "../../gateway/openapi";
 import { ADMIN_ALIASES, READ_ALIASES, SANDBOX_ALIASES, TRADE_ALIASES } from "../../services/api.service";
-import { PmxClient, INDEX_SET, randomKeyPair, toMicro, type ResponseInfo } from "../../client/src";
+import { PmxClient, INDEX_SET, newIdempotencyKey, randomKeyPair, toMicro, type PlaceOrderRequest, type ResponseInfo } from "../../client/src";
 import type * as M from "../../client/src/models";
 import { startChainServer, waitFor } from "../support/chain";
 import { TEST_DOMAIN, type TestServer } from "../support/server";
@@ -17,7 +17,15 @@ import { ADMIN_KEY, SHARE } from "../support/trading";
 
 type Schemas = OpenApiDocument["components"]["schemas"];
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
-type FromSchema<S> = S extends { $ref: `#/components/schemas/${infer N}` } ? (N extends keyof Schemas ? FromSchema<Schemas[N]> : never) : S extends { nullable: true } ? Base<S> | null : Base<S>;
+type FromSchema<S> = S extends { $ref: `#/components/schemas/${infer N}` }
+  ? N extends keyof Schemas
+    ? FromSchema<Schemas[N]>
+    : never
+  : S extends { oneOf: readonly (infer U)[] }
+    ? FromSchema<U>
+    : S extends { nullable: true }
+      ? Base<S> | null
+      : Base<S>;
 type Base<S> = S extends { enum: readonly (infer E)[] }
   ? E
   : S extends { type: "string" }
@@ -41,6 +49,7 @@ type Check<T extends true> = T;
 type SdkModels = {
   Pagination: M.Pagination;
   Health: M.Health;
+  ErrorDetail: M.ErrorDetail;
   ErrorEnvelope: M.ErrorEnvelope;
   ConnectRequest: M.ConnectRequest;
   Challenge: M.Challenge;
@@ -55,6 +64,12 @@ type SdkModels = {
   QuoteRequest: M.QuoteRequest;
   Quote: M.Quote;
   PlaceOrderRequest: M.PlaceOrderRequest;
+  BatchOrderRequest: M.BatchOrderRequest;
+  BatchOrderResult: M.BatchOrderResult;
+  AmendOrderRequest: M.AmendOrderRequest;
+  CancelAllResult: M.CancelAllResult;
+  HeartbeatRequest: M.HeartbeatRequest;
+  Heartbeat: M.Heartbeat;
   Fill: M.Fill;
   PlacedOrder: M.PlacedOrder;
   CancelledOrder: M.CancelledOrder;
@@ -64,6 +79,7 @@ type SdkModels = {
   Balance: M.Balance;
   Position: M.Position;
   Trade: M.Trade;
+  Transfer: M.Transfer;
   DepositAddress: M.DepositAddress;
   WithdrawRequest: M.WithdrawRequest;
   WithdrawResult: M.WithdrawResult;
@@ -109,8 +125,16 @@ type RouteAgreement = {
   history: Agree<DataOf<"/markets/{marketId}/price-history", "get", "200">, Ret<C["markets"]["priceHistory"]>>;
   quote: Agree<DataOf<"/markets/{marketId}/quote", "post", "200">, Ret<C["markets"]["quote"]>>;
   place: Agree<DataOf<"/orders", "post", "200">, Ret<C["orders"]["place"]>>;
-  listOrders: Agree<DataOf<"/orders", "get", "200">, Ret<C["orders"]["list"]>>;
+  listOrders: Agree<DataOf<"/orders", "get", "200">, Items<Ret<C["orders"]["list"]>>>;
+  iterateOrders: Agree<DataOf<"/orders", "get", "200">, Ret<C["orders"]["iterate"]>>;
+  openOrders: Agree<DataOf<"/orders", "get", "200">, Ret<C["orders"]["open"]>>;
+  cancelAll: Agree<DataOf<"/orders", "delete", "200">, Ret<C["orders"]["cancelAll"]>>;
+  batch: Agree<DataOf<"/orders/batch", "post", "200">, Ret<C["orders"]["batch"]>>;
+  amend: Agree<DataOf<"/orders/{orderId}", "patch", "200">, Ret<C["orders"]["amend"]>>;
   cancel: Agree<DataOf<"/orders/{orderId}", "delete", "200">, Ret<C["orders"]["cancel"]>>;
+  heartbeat: Agree<DataOf<"/heartbeats", "post", "200">, Ret<C["heartbeats"]["send"]>>;
+  transfers: Agree<DataOf<"/transfers", "get", "200">, Items<Ret<C["portfolio"]["transfers"]>>>;
+  iterateTransfers: Agree<DataOf<"/transfers", "get", "200">, Ret<C["portfolio"]["iterateTransfers"]>>;
   amm: Agree<DataOf<"/trade/amm", "post", "200">, Ret<C["trade"]["amm"]>>;
   market: Agree<DataOf<"/trade/market", "post", "200">, Ret<C["trade"]["market"]>>;
   deposit: Agree<DataOf<"/deposit-address", "get", "200">, Ret<C["wallet"]["depositAddress"]>>;
@@ -136,19 +160,29 @@ type _RoutesAgree = Check<RouteAgreement[keyof RouteAgreement]>;
 
 type Json = unknown;
 type Schema = Record<string, unknown>;
-const doc = openApiDocument as unknown as { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, Schema>; responses: Record<string, Schema> } };
+const doc = openApiDocument as unknown as {
+  paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, Schema>; responses: Record<string, Schema>; parameters: Record<string, Schema>; headers: Record<string, Schema> };
+};
 
 function resolveRef(s: Schema): Schema {
   const r = s.$ref;
   if (typeof r !== "string") return s;
-  const m = /^#\/components\/(schemas|responses)\/(.+)$/.exec(r);
-  const target = m && doc.components[m[1] as "schemas" | "responses"][m[2]];
+  const m = /^#\/components\/(schemas|responses|parameters|headers)\/(.+)$/.exec(r);
+  const target = m && doc.components[m[1] as keyof typeof doc.components][m[2]];
   if (!target) throw new Error(`unresolved $ref ${r}`);
   return resolveRef(target);
 }
 
 export function validate(schemaIn: Schema, value: Json, at = "$"): string[] {
   const s = resolveRef(schemaIn);
+  if (Array.isArray(s.oneOf)) {
+    const tries = (s.oneOf as Schema[]).map((branch) => validate(branch, value, at));
+    const matching = tries.filter((t) => t.length === 0).length;
+    if (matching === 1) return [];
+    if (matching > 1) return [`${at}: matches ${matching} branches of oneOf`];
+    return [`${at}: matches no branch of oneOf (${tries.map((t) => t.join("; ")).join(" | ")})`];
+  }
   if (value === null) return s.nullable === true ? [] : [`${at}: null is not allowed`];
   const errs: string[] = [];
   if (Array.isArray(s.enum) && !s.enum.includes(value)) errs.push(`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(s.enum)}`);
@@ -253,6 +287,9 @@ describe("OpenAPI document", () => {
     const bodies: Record<string, unknown> = {
       "/markets/{marketId}/quote": { side: "BUY", outcome: "YES", quantity: "100" },
       "/orders": { ...trade, orderType: "GTC", price: 0.5, quantity: 100 },
+      "/orders/batch": { orders: [{ ...trade, orderType: "GTC", price: 0.5, quantity: 100 }] },
+      "/orders/{orderId}": { price: 0.5 },
+      "/heartbeats": { timeoutSeconds: 0 },
       "/trade/amm": trade,
       "/trade/market": trade,
       "/withdraw": { amount: "1000000" },
@@ -309,19 +346,56 @@ describe("OpenAPI document", () => {
     await a.markets.orderbook(market);
     await a.orders.cancel(resting.orderId);
     await a.orders.cancel(resting.orderId).catch(ignore);
-    const t = await a.trade.amm({ marketId: market, side: "BUY", outcome: "YES", quantity: toMicro(3) });
-    await a.trade.market({ marketId: market, side: "SELL", outcome: "YES", quantity: toMicro(1) });
+    // The trader API: order options, replays, batch, amend, cancel-all, history, the switch.
+    await b.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.6, quantity: 2 * SHARE }); // rests: YES ask 0.40
+    const gtd: PlaceOrderRequest = { marketId: market, side: "BUY", outcome: "YES", orderType: "GTD", price: 0.3, quantity: 2 * SHARE, expiresAt: new Date(Date.now() + 3_600_000).toISOString(), postOnly: true, clientOrderId: "schema-1" };
+    const key = newIdempotencyKey();
+    const quoted = await a.orders.place(gtd, { idempotencyKey: key });
+    expect((await a.orders.place(gtd, { idempotencyKey: key })).replayed).toBe(true);
+    await a.orders.place({ ...gtd, price: 0.31 }, { idempotencyKey: key }).catch(ignore); // 409 IDEMPOTENCY_KEY_REUSED
+    await a.orders.place({ ...gtd, orderType: "GTC", expiresAt: undefined }).catch(ignore); // 409 DUPLICATE_CLIENT_ORDER_ID
+    await a.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.4, quantity: SHARE, postOnly: true }).catch(ignore); // 400 POST_ONLY_WOULD_CROSS
+    await a.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "FAK", price: 0.4, quantity: 3 * SHARE });
+    await a.orders.batch(
+      [
+        { marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.2, quantity: SHARE, clientOrderId: "schema-b1" },
+        { marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.205, quantity: SHARE },
+      ],
+      { idempotencyKey: newIdempotencyKey() },
+    );
+    await a.orders.amend(quoted.orderId, { quantity: SHARE });
+    await a.orders.amend(quoted.orderId, { price: 0.28 });
+    await a.orders.amend("ord_nope", { price: 0.28 }).catch(ignore);
+    await a.orders.list({ status: "all", pageSize: 2 });
+    await a.orders.list({ clientOrderId: "schema-1" });
+    await a.heartbeats.send(60);
+    await a.heartbeats.disarm();
+    await a.heartbeats.send(3).catch(ignore);
+    await a.orders.cancelAll({ marketId: market });
+    await a.orders.list({ status: "closed" });
+    const t = await a.trade.amm({ marketId: market, side: "BUY", outcome: "YES", quantity: toMicro(3) }, { idempotencyKey: newIdempotencyKey() });
+    await a.trade.market({ marketId: market, side: "SELL", outcome: "YES", quantity: toMicro(1) }, { idempotencyKey: newIdempotencyKey() });
     await a.portfolio.balance();
     await a.portfolio.positions();
     await a.portfolio.trades({ pageSize: 1 });
     await waitFor("settled", async () => (await a.portfolio.trade(t.tradeId)).settlementStatus === "confirmed");
+    const withdrawal = newIdempotencyKey();
+    await a.wallet.withdraw({ amount: toMicro(2) }, { idempotencyKey: withdrawal });
+    expect((await a.wallet.withdraw({ amount: toMicro(2) }, { idempotencyKey: withdrawal })).replayed).toBe(true);
     await a.wallet.withdraw({ amount: toMicro(2) });
-    await a.wallet.withdraw({ amount: toMicro(2) });
+    // Deposits that are not credited are transfers too.
+    await a.wallet.faucet({ amount: "500000000", asset: "TON" });
+    await a.wallet.faucet({ amount: "9000000", asset: "FOREIGN_USDT" });
+    await waitFor("not credited", async () => (await a.portfolio.transfers({ type: "deposit" })).items.filter((x) => x.status === "not_credited").length === 2);
+    await a.portfolio.transfers();
+    await a.portfolio.transfers({ type: "withdrawal", pageSize: 1 });
     await a.admin.closeMarket(e.markets[1].id);
     await a.admin.cancelMarket(e.markets[1].id);
     await a.admin.resolveMarket(market, { result: "YES" });
+    // Positions of a resolved market are marked at the payout.
+    expect((await a.portfolio.positions()).find((p) => p.marketId === market && p.outcome === "YES")?.markPrice).toBe("1.00");
     const m = await a.markets.get(market);
-    await a.wallet.redeem(market, { conditionId: m.conditionId, indexSets: [INDEX_SET.YES] });
+    await a.wallet.redeem(market, { conditionId: m.conditionId, indexSets: [INDEX_SET.YES] }, { idempotencyKey: newIdempotencyKey() });
     await srv.broker.call("notifier.catchUp");
     await a.notifications.list();
     await a.notifications.markRead({ all: true });
@@ -354,7 +428,9 @@ describe("OpenAPI document", () => {
     expect(problems).toEqual([]);
     // The scenario reached every documented operation.
     expect([...covered].sort()).toEqual(documentedRoutes().sort());
-    expect(seen.filter((r) => r.status >= 400).map((r) => r.status).sort()).toEqual([400, 401, 403, 404, 404, 409]);
+    expect(seen.filter((r) => r.status >= 400).map((r) => r.status).sort()).toEqual([400, 400, 400, 401, 403, 404, 404, 404, 409, 409, 409]);
+    // Replays carry the header the document names.
+    expect(seen.filter((r) => r.headers.get("idempotent-replayed") === "true").map((r) => `${r.method} ${r.route}`)).toEqual(["POST /orders", "POST /withdraw"]);
   });
 
   test("the validator itself catches drift", () => {
@@ -364,5 +440,10 @@ describe("OpenAPI document", () => {
     expect(validate(balance, { available: "1", locked: "0" })).toEqual(["$.total: required"]);
     expect(validate(balance, { available: "1", locked: "0", total: "1", extra: true })).toEqual(["$.extra: not in the schema"]);
     expect(validate({ $ref: "#/components/schemas/Trade" }, { settlementTxHash: null })).toContain("$.id: required");
+    // oneOf: exactly one branch (a batch result is an order or an error, never both or neither).
+    const result = { $ref: "#/components/schemas/BatchOrderResult" };
+    expect(validate(result, { ok: false, error: { code: "X", message: "m" } })).toEqual([]);
+    expect(validate(result, { ok: true, error: { code: "X", message: "m" } })[0]).toMatch(/^\$: matches no branch of oneOf/);
+    expect(validate(result, { ok: false })[0]).toMatch(/^\$: matches no branch of oneOf/);
   });
 });

@@ -210,7 +210,7 @@ describe("SDK against a started server", () => {
       seen.length = 0;
       const [b1, b2, orders] = await Promise.all([c.portfolio.balance(), c.portfolio.balance(), c.orders.list()]);
       expect(b1).toEqual(b2);
-      expect(orders).toEqual([]);
+      expect(orders.items).toEqual([]);
       expect(seen).toHaveLength(1);
       const fresh = c.session as Session;
       expect(fresh.accessToken).not.toBe(old.token);
@@ -286,11 +286,11 @@ describe("SDK against a started server", () => {
       expect(o).toMatchObject({ status: "open", price: "0.31", remainingQuantity: toMicro(10), avgPrice: null, tradeId: null, fills: [] });
       expect((await client.markets.orderbook(market)).bids[0]).toEqual({ price: "0.31", quantity: toMicro(10), numOrders: 1 });
       const list = await client.orders.list({ marketId: market });
-      expect(list.map((x) => x.orderId)).toContain(o.orderId);
+      expect(list.items.map((x) => x.orderId)).toContain(o.orderId);
       const c = await client.orders.cancel(o.orderId);
       expect(c).toEqual({ orderId: o.orderId, status: "cancelled", cancelledQuantity: toMicro(10), releasedAmount: String(3.1 * SHARE) });
       await expectError(client.orders.cancel(o.orderId), NotFoundError, "ORDER_NOT_FOUND");
-      expect(await client.orders.list({ marketId: market })).toEqual([]);
+      expect((await client.orders.list({ marketId: market })).items).toEqual([]);
     });
 
     test("a maker and a taker fill; AMM and routed market trades; positions, trades and one trade", async () => {
@@ -367,7 +367,7 @@ describe("SDK against a started server", () => {
     test("redeem after the operator resolves: accepted once, then duplicate", async () => {
       const m = await client.markets.get(market);
       await expectError(client.wallet.redeem(market, { conditionId: m.conditionId, indexSets: [INDEX_SET.YES] }), BadRequestError, "MARKET_NOT_RESOLVED");
-      for (const o of await other.orders.list()) await other.orders.cancel(o.orderId);
+      for (const o of await other.orders.open()) await other.orders.cancel(o.orderId);
       const resolved = await client.admin.resolveMarket(market, { result: "YES" });
       expect(resolved).toMatchObject({ status: "resolved", result: "YES" });
       const before = BigInt((await client.portfolio.balance()).available);

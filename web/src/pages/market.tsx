@@ -70,7 +70,7 @@ function Prices({ m, live, onPick }: { m: MarketItem; live?: Partial<MarketPrice
 /** Open orders with their Cancel buttons: of one market, or (without `marketId`) all, with market titles. */
 export function OrdersSection({ title, marketId, refresh }: { title: string; marketId?: string; refresh: number }) {
   const { data, error, reload } = useLoad<{ orders: Order[]; titles?: Record<string, string> }>(async () => {
-    const orders = await client.orders.list(marketId ? { marketId } : {});
+    const orders = await client.orders.open(marketId ? { marketId } : {});
     if (marketId) return { orders };
     // Titles of the (few) markets with open orders; ids stand in beyond the first ten.
     const ids = [...new Set(orders.map((o) => o.marketId))].slice(0, 10);
