@@ -6,7 +6,7 @@
 import type { ConservationReport, PositionState, Posting } from "../engine/accounts";
 import { DomainError } from "../lib/errors";
 import type { ChainEvents } from "../models/chain";
-import type { LedgerEntryDoc } from "../models/trading";
+import type { IdemRecord, LedgerEntryDoc } from "../models/trading";
 import type { KeyRing } from "./keys";
 import type { ChainPort } from "./port";
 
@@ -14,6 +14,8 @@ import type { ChainPort } from "./port";
 export interface LedgerEntry {
   key: string;
   postings: Posting[];
+  /** An Idempotency-Key bound to this entry's command (see IdemRecord.answerFrom). */
+  idem?: IdemRecord;
 }
 
 /** What the chain's cores ask of the ledger. */

@@ -10,6 +10,7 @@ import type { Posting } from "../engine/accounts";
 import type { Outcome } from "../engine/types";
 import type { MarketInternal } from "../models/catalog";
 import type { MarketSettlementDoc, RedemptionDoc, SubmissionResult } from "../models/chain";
+import type { IdemRecord } from "../models/trading";
 import { errorType, type ChainLedger, type Clock, type EmitChainEvent, type Log } from "./ports";
 import { escrowAccount, other, outcomeOfIndexSet, redeemWinner, refundCancelled, resolutionPostings } from "./redemption";
 
@@ -53,7 +54,11 @@ export class Redemptions {
     return new Date(this.p.clock.now()).toISOString();
   }
 
-  async redeem(req: RedeemRequest, market: MarketLookup): Promise<SubmissionResult & { payout?: string }> {
+  /**
+   * POST /redeem/:marketId. With `key`, a winner's payout entry carries the request's
+   * Idempotency-Key and its answer: a replay after a crash answers the payout, not "duplicate".
+   */
+  async redeem(req: RedeemRequest, market: MarketLookup, key?: Omit<IdemRecord, "response" | "answerFrom">): Promise<SubmissionResult & { payout?: string }> {
     const { userId, marketId, conditionId, indexSets } = req;
     const { ledger, store } = this.p;
     const selected = new Set<Outcome>();
@@ -90,18 +95,19 @@ export class Redemptions {
       if (win && win.locked > 0) throw conflict("SHARES_LOCKED", "Some of your winning shares are held by open orders; cancel them first");
       // The market's resolution rides along: whatever the sweep at resolution could not move yet.
       const postings: Posting[] = [...resolutionPostings(marketId, winner, await ledger.holders(marketId)), ...redeemWinner(marketId, userId, winner, q)];
-      const key = `redeem:${userId}:${marketId}`;
+      const entryKey = `redeem:${userId}:${marketId}`;
+      const answer = { status: "accepted" as const, payout: String(q), message: `Redeemed ${sharesText(q)} ${winner} shares for ${usdtText(q)}` };
       let res: { applied: boolean };
       try {
-        res = await ledger.post({ key, postings });
+        res = await ledger.post({ key: entryKey, postings, ...(key ? { idem: { ...key, response: answer } } : {}) });
       } catch (err) {
         if (errorType(err) === "INSUFFICIENT_SHARES") throw conflict("RESOLUTION_PENDING", "Losing shares of this market are still held by open orders; try again shortly");
         throw err;
       }
-      await store.insertRedemption({ _id: redemptionId, userId, marketId, kind: "redeem", payout: q, ledgerKey: key, at: this.iso() });
+      await store.insertRedemption({ _id: redemptionId, userId, marketId, kind: "redeem", payout: q, ledgerKey: entryKey, at: this.iso() });
       if (!res.applied) return ALREADY_REDEEMED;
       this.p.emit("chain.redeemed", { userId, marketId, payout: String(q) });
-      return { status: "accepted", payout: String(q), message: `Redeemed ${sharesText(q)} ${winner} shares for ${usdtText(q)}` };
+      return answer;
     }
     if (await store.redemption(redemptionId)) return ALREADY_REDEEMED;
     const lost = mine.find((p) => p.outcome === loser);

@@ -17,6 +17,7 @@ import { Address } from "@ton/core";
 import { badRequest, validationError } from "../lib/errors";
 import { usdtLimitText, usdtText } from "../lib/units";
 import type { SubmissionResult, WithdrawalDoc, WithdrawalLockDoc } from "../models/chain";
+import type { IdemRecord } from "../models/trading";
 import { jettonTransferMessage, transferOutcome } from "./operations";
 import { ChainRejected } from "./port";
 import { errorText, isRefusal, LANDING_GRACE_SEC, type ChainLedger, type ChainSide, type Clock, type EmitChainEvent, type LedgerEntry, type Log } from "./ports";
@@ -60,6 +61,9 @@ export function withdrawalEntry(wd: Pick<WithdrawalDoc, "_id" | "userId" | "amou
   };
 }
 
+/** The internal action that renders a withdrawal's answer from its record (Withdrawals.answerOf). */
+export const WITHDRAWAL_ANSWER = "chain.withdrawalAnswer";
+
 /** The dedup window's key: one live withdrawal per user and amount. */
 const lockOf = (userId: string, amount: number) => `${userId}:${amount}`;
 
@@ -77,8 +81,12 @@ export class Withdrawals {
     if (amount > max) throw validationError(`amount must be at most ${usdtLimitText(max)}`, [{ field: "amount", rule: "max" }]);
   }
 
-  /** POST /withdraw of `amount` micro-USDT to the session's wallet (raw address). */
-  async withdraw(userId: string, wallet: string, amount: number): Promise<SubmissionResult> {
+  /**
+   * POST /withdraw of `amount` micro-USDT to the session's wallet (raw address). With `key`, the
+   * request's Idempotency-Key is journaled with the debit: whatever happens after it (a crash before
+   * the answer is stored), the key stays bound to this withdrawal and never sends another.
+   */
+  async withdraw(userId: string, wallet: string, amount: number, key?: Omit<IdemRecord, "response" | "answerFrom">): Promise<SubmissionResult> {
     const { store, ledger, chain, limits } = this.p;
     this.checkAmount(amount);
     const now = this.p.clock.now();
@@ -101,7 +109,7 @@ export class Withdrawals {
     const wd: WithdrawalDoc = { _id: id, userId, amount, destination: destination.toRawString(), status: "debiting", queryId: this.p.queryId().toString(), msgHash: null, txHash: null, message: null, validUntil: null, createdAt: this.iso(now), updatedAt: this.iso(now) };
     await store.insert(wd);
     try {
-      await ledger.post(withdrawalEntry(wd, "debit"));
+      await ledger.post({ ...withdrawalEntry(wd, "debit"), ...(key ? { idem: { ...key, response: null, answerFrom: { action: WITHDRAWAL_ANSWER, params: { withdrawalId: id } } } } : {}) });
     } catch (err) {
       // Refused (insufficient balance): nothing was debited. Any other failure leaves the record
       // `debiting` for reconciliation, which settles whether the debit happened.
@@ -143,6 +151,19 @@ export class Withdrawals {
       await this.fail(wd, reason);
       return { status: "failed", message: `Withdrawal could not be submitted: ${reason}; ${usdtText(amount)} returned to your available balance` };
     }
+  }
+
+  /**
+   * A withdrawal's answer as its record tells it now (a key's replay after its first answer was
+   * lost); null while reconciliation has not yet decided a `debiting` one.
+   */
+  async answerOf(id: string): Promise<SubmissionResult | null> {
+    const wd = await this.p.store.get(id);
+    if (!wd || wd.status === "debiting") return null;
+    const amount = usdtText(wd.amount);
+    if (wd.status === "failed") return { status: "failed", ...(wd.txHash ? { txHash: wd.txHash } : {}), message: `Withdrawal failed: ${wd.message ?? "unknown reason"}; ${amount} returned to your available balance` };
+    const txHash = wd.txHash ?? wd.msgHash;
+    return { status: "accepted", ...(txHash ? { txHash } : {}), message: `Withdrawal of ${amount} to ${wd.destination} ${wd.status === "sent" ? "sent" : "submitted"}` };
   }
 
   private async sent(wd: WithdrawalDoc, txHash: string): Promise<void> {

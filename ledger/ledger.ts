@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Accounts, LedgerRejection, type ConservationReport, type Posting, type PreparedChange } from "../engine/accounts";
 import type { TradeRecord } from "../engine/settlement";
-import type { BookJournalDoc, FenceRecord, HeartbeatRecord, IdemRecord, LedgerEntryDoc, MarketLease, SettlementRecord } from "../models/trading";
+import type { BookJournalDoc, FenceRecord, HeartbeatRecord, IdemAnswerSource, IdemRecord, LedgerEntryDoc, MarketLease, SettlementRecord } from "../models/trading";
 import { chainHash } from "./chain-hash";
 import type { CommitBatch, JournalRow, MarketRow, MoneyStore, StoredState } from "./store";
 
@@ -34,7 +34,7 @@ export interface PostInput {
 }
 
 /** What a claim of an Idempotency-Key found: the stored answer, or the right to execute. */
-export type IdemClaim = { answered: true; status: number; response: unknown } | { answered: false };
+export type IdemClaim = { answered: true; status: number; response: unknown; answerFrom?: IdemAnswerSource } | { answered: false };
 
 export interface PostOutcome {
   applied: boolean;
@@ -376,20 +376,29 @@ export class Ledger {
    * its answer. A key that named another request is refused.
    */
   async idemClaim(scope: string, key: string, fingerprint: string): Promise<IdemClaim> {
+    const id = `${scope}\0${key}`;
     for (;;) {
-      const stored = this.pending.find((p) => p.doc.idem?.scope === scope && p.doc.idem.key === key)?.doc.idem ?? (await this.store.idempotent(scope, key));
+      const unwritten = this.pending.find((p) => p.doc.idem?.scope === scope && p.doc.idem.key === key)?.doc;
+      if (unwritten) {
+        if (unwritten.idem?.fingerprint !== fingerprint) throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
+        // Answered once durable, like the first answer.
+        await this.waitDurable(unwritten.seq);
+        continue;
+      }
+      const stored = await this.store.idempotent(scope, key);
+      const c = this.claims.get(id);
       if (stored) {
         if (stored.fingerprint !== fingerprint) throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
-        // Answered once durable, like the first answer.
-        if (this.pendingIdem({ scope, key } as IdemRecord)) {
-          await new Promise<void>((resolve) => this.claimWait(scope, key, fingerprint, () => resolve()));
+        // Bound to a command whose request still runs: its answer is on its way.
+        if (stored.answerFrom && c) {
+          const answer = await new Promise<IdemClaim | null>((resolve) => c.waiters.push(resolve));
+          if (answer) return answer;
           continue;
         }
-        return { answered: true, status: stored.status, response: stored.response };
+        return { answered: true, status: stored.status, response: stored.response, ...(stored.answerFrom ? { answerFrom: stored.answerFrom } : {}) };
       }
-      const c = this.claims.get(`${scope}\0${key}`);
       if (!c) {
-        this.claims.set(`${scope}\0${key}`, { fingerprint, waiters: [] });
+        this.claims.set(id, { fingerprint, waiters: [] });
         return { answered: false };
       }
       if (c.fingerprint !== fingerprint) throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key is in use by another request");
@@ -397,13 +406,6 @@ export class Ledger {
       if (answer) return answer;
       // The first one gave up without an answer: try again (perhaps to execute).
     }
-  }
-
-  private claimWait(scope: string, key: string, fingerprint: string, wake: () => void): void {
-    const id = `${scope}\0${key}`;
-    let c = this.claims.get(id);
-    if (!c) this.claims.set(id, (c = { fingerprint, waiters: [] }));
-    c.waiters.push(() => wake());
   }
 
   /** The request ended without an answer to keep (refused, failed): the next one may execute. */
@@ -419,6 +421,12 @@ export class Ledger {
     const id = `${r.scope}\0${r.key}`;
     const c = this.claims.get(id);
     if (!c) return;
+    if (r.answerFrom) {
+      // Only the key's binding: the request keeps its claim until its answer (or release); those
+      // waiting look again and wait for that.
+      for (const w of c.waiters.splice(0)) w(null);
+      return;
+    }
     this.claims.delete(id);
     for (const w of c.waiters) w({ answered: true, status: r.status, response: r.response });
   }

@@ -8,11 +8,11 @@
 import { MongoClient, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type Document } from "mongodb";
 import type { CashAccount, PositionState } from "../engine/accounts";
 import type { RestingOrder } from "../engine/types";
-import type { BookJournalDoc, LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc } from "../models/trading";
+import type { BookJournalDoc, IdemAnswerSource, LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc } from "../models/trading";
 import { MONGO_CLIENT_OPTIONS } from "../mixins/mongo-store";
 import { GENESIS_HASH } from "./chain-hash";
 import { applyOrderChange, projectEntry } from "./projection";
-import { StoreDamaged, type CommitBatch, type JournalRow, type MoneyStore, type OrderQuery, type ReadModelFacts, type StoredState } from "./store";
+import { StoreDamaged, type CommitBatch, type JournalRow, type MoneyStore, type OrderQuery, type ReadModelFacts, type StoredIdem, type StoredState } from "./store";
 
 const FORMAT = "pmx-money/1";
 
@@ -232,7 +232,8 @@ export class MongoMoneyStore implements MoneyStore {
           if (plan.markets.length) await this.c.markets.bulkWrite(plan.markets, o);
           if (plan.orders.length) await this.c.orders.bulkWrite(plan.orders, { ...o, ordered: true });
           if (plan.trades.length) await this.c.trades.bulkWrite(plan.trades, { ...o, ordered: true });
-          if (plan.idempotency.length) await this.c.idempotency.insertMany(plan.idempotency, o);
+          // A key bound to its command first (answerFrom) gets its answer later, under the same key.
+          if (plan.idempotency.length) await this.c.idempotency.bulkWrite(plan.idempotency.map((d) => ({ replaceOne: { filter: { _id: d._id }, replacement: d, upsert: true } })), o);
           if (plan.heartbeats.length) await this.c.heartbeats.bulkWrite(plan.heartbeats, o);
           await this.c.meta.bulkWrite(plan.meta, o);
         },
@@ -336,9 +337,10 @@ export class MongoMoneyStore implements MoneyStore {
     for await (const d of this.c.trades.find().sort({ _id: 1 })) onRow(strip<TradeDoc>(d) as TradeDoc);
   }
 
-  async idempotent(scope: string, key: string): Promise<{ fingerprint: string; status: number; response: unknown } | null> {
+  async idempotent(scope: string, key: string): Promise<StoredIdem | null> {
     const d = await this.c.idempotency.findOne({ _id: `${scope}\u0000${key}` });
-    return d ? { fingerprint: d.fingerprint as string, status: d.status as number, response: d.response as unknown } : null;
+    if (!d) return null;
+    return { fingerprint: d.fingerprint as string, status: d.status as number, response: d.response as unknown, ...(d.answerFrom ? { answerFrom: d.answerFrom as IdemAnswerSource } : {}) };
   }
 
   async heartbeats(): Promise<Array<{ userId: string; timeoutSeconds: number; deadline: string }>> {

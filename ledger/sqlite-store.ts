@@ -4,12 +4,12 @@ import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { CashAccount, PositionState } from "../engine/accounts";
 import type { RestingOrder } from "../engine/types";
-import type { BookJournalDoc, LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc } from "../models/trading";
+import type { BookJournalDoc, IdemAnswerSource, LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc } from "../models/trading";
 import { GENESIS_HASH } from "./chain-hash";
 import { openConnection } from "./sqlite-connection";
 import { HEAD_FILE, SqliteWriter, type WriteBatch } from "./sqlite-writer";
 import type { WriterReply, WriterRequest } from "./sqlite-writer-thread";
-import { StoreDamaged, type CommitBatch, type JournalRow, type MoneyStore, type OrderQuery, type ReadModelFacts, type StoredState } from "./store";
+import { StoreDamaged, type CommitBatch, type JournalRow, type MoneyStore, type OrderQuery, type ReadModelFacts, type StoredIdem, type StoredState } from "./store";
 
 /** Bumped when the schema changes; a store of another format is refused, never misread. */
 const FORMAT = "pmx-money/1";
@@ -48,7 +48,7 @@ CREATE INDEX IF NOT EXISTS orders_client_id_all ON orders(user_id, client_order_
 CREATE INDEX IF NOT EXISTS orders_expiry ON orders(expires_at) WHERE remaining > 0 AND expires_at IS NOT NULL;
 CREATE TABLE IF NOT EXISTS idempotency (
   scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, response TEXT NOT NULL,
-  seq INTEGER NOT NULL, created_at TEXT NOT NULL, PRIMARY KEY (scope, key)) WITHOUT ROWID;
+  seq INTEGER NOT NULL, created_at TEXT NOT NULL, answer_from TEXT, PRIMARY KEY (scope, key)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS heartbeats (user_id TEXT PRIMARY KEY, timeout_s INTEGER NOT NULL, deadline TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS trades (
   trade_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, market_id TEXT NOT NULL, order_id TEXT NOT NULL, side TEXT NOT NULL,
@@ -182,6 +182,8 @@ export class SqliteMoneyStore implements MoneyStore {
       throw err;
     }
     this.db.exec(SCHEMA);
+    // Added after format 1 was first written: an additive column, so the format stays.
+    if (!(this.db.pragma("table_info(idempotency)") as Array<{ name: string }>).some((c) => c.name === "answer_from")) this.db.exec("ALTER TABLE idempotency ADD COLUMN answer_from TEXT");
     const q = (sql: string) => this.db.prepare(sql);
     this.st = {
       getMeta: q("SELECT v FROM meta WHERE k = ?"),
@@ -194,7 +196,7 @@ export class SqliteMoneyStore implements MoneyStore {
       rowAt: q("SELECT hash FROM journal WHERE seq = ?"),
       count: q("SELECT count(*) AS n, coalesce(min(seq), 0) AS lo, coalesce(max(seq), 0) AS hi FROM journal"),
       firstHole: q("SELECT j.seq + 1 AS seq FROM journal j WHERE j.seq < ? AND NOT EXISTS (SELECT 1 FROM journal k WHERE k.seq = j.seq + 1) ORDER BY j.seq LIMIT 1"),
-      idem: q("SELECT fingerprint, status, response FROM idempotency WHERE scope = ? AND key = ?"),
+      idem: q("SELECT fingerprint, status, response, answer_from AS answerFrom FROM idempotency WHERE scope = ? AND key = ?"),
       heartbeats: q("SELECT user_id AS userId, timeout_s AS timeoutSeconds, deadline FROM heartbeats"),
       openByClientId: q("SELECT order_id AS orderId FROM orders WHERE user_id = ? AND client_order_id = ? AND remaining > 0"),
       dueExpiries: q("SELECT order_id AS orderId, market_id AS marketId, expires_at AS expiresAt FROM orders WHERE remaining > 0 AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?"),
@@ -367,9 +369,10 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   /** The answer stored for an Idempotency-Key, if any. */
-  async idempotent(scope: string, key: string): Promise<{ fingerprint: string; status: number; response: unknown } | null> {
-    const r = this.st.idem.get(scope, key) as { fingerprint: string; status: number; response: string } | undefined;
-    return r ? { fingerprint: r.fingerprint, status: r.status, response: JSON.parse(r.response) as unknown } : null;
+  async idempotent(scope: string, key: string): Promise<StoredIdem | null> {
+    const r = this.st.idem.get(scope, key) as { fingerprint: string; status: number; response: string; answerFrom: string | null } | undefined;
+    if (!r) return null;
+    return { fingerprint: r.fingerprint, status: r.status, response: JSON.parse(r.response) as unknown, ...(r.answerFrom ? { answerFrom: JSON.parse(r.answerFrom) as IdemAnswerSource } : {}) };
   }
 
   /** The user's open order carrying this client order id, if any. */

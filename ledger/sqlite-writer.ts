@@ -66,7 +66,11 @@ export class SqliteWriter {
           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, ?, ?)",
       ),
       settleTrade: q("UPDATE trades SET settlement_status = ?, settlement_tx = ? WHERE trade_id = ?"),
-      insIdem: q("INSERT INTO idempotency (scope, key, fingerprint, status, response, seq, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      // A key bound to its command first (answerFrom) gets its answer later, under the same key.
+      insIdem: q(
+        "INSERT INTO idempotency (scope, key, fingerprint, status, response, seq, created_at, answer_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?) " +
+          "ON CONFLICT(scope, key) DO UPDATE SET status = excluded.status, response = excluded.response, seq = excluded.seq, answer_from = excluded.answer_from",
+      ),
       upHeartbeat: q("INSERT INTO heartbeats (user_id, timeout_s, deadline) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET timeout_s = excluded.timeout_s, deadline = excluded.deadline"),
       delHeartbeat: q("DELETE FROM heartbeats WHERE user_id = ?"),
     };
@@ -108,7 +112,8 @@ export class SqliteWriter {
               break;
           }
         }
-        if (doc.idem) st.insIdem.run(doc.idem.scope, doc.idem.key, doc.idem.fingerprint, doc.idem.status, JSON.stringify(doc.idem.response), doc.seq, doc.at);
+        const i = doc.idem;
+        if (i) st.insIdem.run(i.scope, i.key, i.fingerprint, i.status, JSON.stringify(i.response ?? null), doc.seq, doc.at, i.answerFrom ? JSON.stringify(i.answerFrom) : null);
         const h = doc.heartbeat;
         if (h) {
           if (h.deadline) st.upHeartbeat.run(h.userId, h.timeoutSeconds, h.deadline);

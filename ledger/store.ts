@@ -1,7 +1,7 @@
 import type { AccountsSnapshot, CashAccount, PositionState } from "../engine/accounts";
 import type { MicroUnits } from "../engine/money";
 import type { RestingOrder } from "../engine/types";
-import type { BookJournalDoc, LedgerEntryDoc, MarketLease, OrderDoc, OrderStatus, TradeDoc } from "../models/trading";
+import type { BookJournalDoc, IdemAnswerSource, LedgerEntryDoc, MarketLease, OrderDoc, OrderStatus, TradeDoc } from "../models/trading";
 
 /** One journal row as stored: the entry's body exactly as hashed, and its place in the chain. */
 export interface JournalRow {
@@ -36,6 +36,14 @@ export interface CommitBatch {
   positions: PositionState[];
   markets: MarketRow[];
   totals: Totals;
+}
+
+/** An Idempotency-Key's record: the request it named, and its answer (or where to read it, see IdemRecord). */
+export interface StoredIdem {
+  fingerprint: string;
+  status: number;
+  response: unknown;
+  answerFrom?: IdemAnswerSource;
 }
 
 /** The ledger's state as committed: what the in-memory books start from. */
@@ -97,7 +105,7 @@ export interface MoneyStore {
   trade(tradeId: string): Promise<TradeDoc | null>;
   readModelFacts(): Promise<ReadModelFacts>;
   /** The answer stored for an Idempotency-Key of `scope` (the caller), if any. */
-  idempotent(scope: string, key: string): Promise<{ fingerprint: string; status: number; response: unknown } | null>;
+  idempotent(scope: string, key: string): Promise<StoredIdem | null>;
   /** The user's open order carrying this client order id, if any (synchronous, like keySeq). */
   openOrderByClientId(userId: string, clientOrderId: string): string | null;
   /** Armed dead man's switches. */

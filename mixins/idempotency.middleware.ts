@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ActionSchema, Middleware } from "moleculer";
 import { validationError } from "../lib/errors";
+import type { IdemAnswerSource } from "../models/trading";
 import type { AppContext } from "./context";
 
 /** IETF httpapi Idempotency-Key: the key is the client's, at most this long. */
@@ -10,6 +11,8 @@ interface Claim {
   answered: boolean;
   status?: number;
   response?: unknown;
+  /** The key is bound to a command whose answer was never stored: read it from what the command left. */
+  answerFrom?: IdemAnswerSource;
 }
 
 /** The request a key names: the action and its params, keys sorted (the same body in any key order). */
@@ -26,6 +29,7 @@ export function fingerprint(action: string, params: unknown): string {
  */
 export async function withIdempotency<T>(ctx: AppContext, idem: { scope: string; key: string; fingerprint: string }, run: () => Promise<T>): Promise<{ value: T | unknown; replayed: boolean; status?: number }> {
   const claim = await ctx.call<Claim, typeof idem>("ledger.idemClaim", idem);
+  if (claim.answered && claim.answerFrom) return { value: await ctx.call(claim.answerFrom.action, claim.answerFrom.params), replayed: true, status: claim.status };
   if (claim.answered) return { value: claim.response, replayed: true, status: claim.status };
   const journaled = ctx.meta.idemJournaled;
   ctx.meta.idemJournaled = false;

@@ -48,6 +48,17 @@ export interface IdemRecord {
   fingerprint: string;
   status: number;
   response: unknown;
+  /**
+   * The answer is not known when the command is journaled (a withdrawal's debit comes before the
+   * chain answers): the key is bound to the command now, and until the answer is stored a replay
+   * is answered by this internal action from what the command left (the withdrawal's record).
+   */
+  answerFrom?: IdemAnswerSource;
+}
+
+export interface IdemAnswerSource {
+  action: string;
+  params: Record<string, string>;
 }
 
 export interface HeartbeatRecord {

@@ -8,7 +8,7 @@ import type { Service, ServiceBroker } from "moleculer";
 import { METRIC } from "../lib/metrics";
 import { defineService } from "../lib/service";
 import { configOf, type AppConfig, type ChainConfig } from "../lib/config";
-import { notFound, validationError } from "../lib/errors";
+import { DomainError, notFound, validationError } from "../lib/errors";
 import { AMOUNT, PAGE, pageSizeParam } from "../lib/params";
 import { tonLimitText, usdtLimitText } from "../lib/units";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
@@ -104,9 +104,22 @@ const ChainService = defineService<ChainThis>({
         const amount = Number(ctx.params.amount);
         const { withdrawals } = this.cores;
         withdrawals.checkAmount(amount);
-        const res = await this.actor.run(() => withdrawals.withdraw(user.id, user.wallet, amount));
+        // 202 Accepted, also for a replay of the key after the first answer was lost.
+        const key = ctx.meta.idem ? { ...ctx.meta.idem, status: 202 } : undefined;
+        const res = await this.actor.run(() => withdrawals.withdraw(user.id, user.wallet, amount, key));
         ctx.meta.$statusCode = 202;
         return res;
+      },
+    },
+
+    /** Internal: a withdrawal's answer from its record (the Idempotency-Key replay of POST /withdraw). */
+    withdrawalAnswer: {
+      visibility: "public",
+      params: { withdrawalId: { type: "string", min: 1, max: 64 } },
+      async handler(this: ChainThis, ctx: AppContext<{ withdrawalId: string }>): Promise<SubmissionResult> {
+        const answer = await this.cores.withdrawals.answerOf(ctx.params.withdrawalId);
+        if (!answer) throw new DomainError("This withdrawal's outcome is being settled; retry shortly", 503, "SERVICE_UNAVAILABLE", { retryAfter: 2 });
+        return answer;
       },
     },
 
@@ -123,7 +136,8 @@ const ChainService = defineService<ChainThis>({
       async handler(this: ChainThis, ctx: AppContext<RedeemParams>) {
         const req = { userId: currentUser(ctx).id, ...ctx.params };
         const market = (marketId: string) => ctx.call<MarketInternal, { marketId: string }>("catalog.getMarketInternal", { marketId });
-        const res = await this.actor.run(() => this.cores.redemptions.redeem(req, market));
+        const key = ctx.meta.idem ? { ...ctx.meta.idem, status: 202 } : undefined;
+        const res = await this.actor.run(() => this.cores.redemptions.redeem(req, market, key));
         ctx.meta.$statusCode = 202;
         return res;
       },

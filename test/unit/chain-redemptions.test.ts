@@ -170,3 +170,13 @@ describe("resolution and cancelled markets", () => {
     expect((await redeem("alice", ["0x1"])).status).toBe("accepted");
   });
 });
+
+describe("an Idempotency-Key on a redemption", () => {
+  test("the winner's payout entry carries the key and its answer (a replay after a crash answers the payout, not a duplicate)", async () => {
+    const { ledger, r, info } = setup();
+    const key = { scope: "alice", key: "k-r", fingerprint: "c".repeat(64), status: 202 };
+    const res = await r.redeem({ userId: "alice", marketId: M, conditionId: COND, indexSets: ["0x1"] }, async () => info, key);
+    expect(ledger.applied.get(`redeem:alice:${M}`)?.idem).toEqual({ ...key, response: res });
+    expect(res).toMatchObject({ status: "accepted", payout: String(10 * S) });
+  });
+});

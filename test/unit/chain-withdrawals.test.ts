@@ -3,7 +3,7 @@
  * its outcome, reversal of what never left, and reconciliation of interrupted withdrawals.
  */
 import { Address } from "@ton/core";
-import { Withdrawals, withdrawalEntry, type WithdrawalPorts } from "../../chain/withdrawals";
+import { WITHDRAWAL_ANSWER, Withdrawals, withdrawalEntry, type WithdrawalPorts } from "../../chain/withdrawals";
 import { LANDING_GRACE_SEC } from "../../chain/ports";
 import type { WithdrawalDoc } from "../../models/chain";
 import { FakeChain, MemWithdrawals, addressOf, fakeWorld } from "../support/chain-fakes";
@@ -247,5 +247,37 @@ describe("Withdrawals.reconcile", () => {
     await w.reconcile();
     expect(store.docs.get(wd._id)).toMatchObject({ status: "failed", message: "the sending jetton wallet holds too few jettons" });
     expect(ledger.available(USER)).toBe(100 * S);
+  });
+});
+
+describe("an Idempotency-Key bound to the withdrawal", () => {
+  const KEY = { scope: USER, key: "k-1", fingerprint: "f".repeat(64), status: 202 };
+
+  test("the key is journaled with the debit, naming where its answer is read; without a key the debit is as before", async () => {
+    const { w, ledger, store, fundHot } = setup();
+    await fundHot(50 * S);
+    await w.withdraw(USER, WALLET, 5 * S, KEY);
+    const [wd] = store.docs.values();
+    expect(ledger.applied.get(`withdraw:${wd._id}`)).toEqual({ ...withdrawalEntry(wd, "debit"), idem: { ...KEY, response: null, answerFrom: { action: WITHDRAWAL_ANSWER, params: { withdrawalId: wd._id } } } });
+    await w.withdraw(USER, WALLET, 6 * S);
+    const second = [...store.docs.values()].find((d) => d.amount === 6 * S) as WithdrawalDoc;
+    expect(ledger.applied.get(`withdraw:${second._id}`)).toEqual(withdrawalEntry(second, "debit"));
+  });
+
+  test("its answer from the record: sent, submitted, failed with the reason; none while reconciliation has not decided a `debiting` one", async () => {
+    const { w, store, chain, fundHot } = setup();
+    await fundHot(50 * S);
+    const sent = await w.withdraw(USER, WALLET, 5 * S, KEY);
+    const ids = () => [...store.docs.values()].map((d) => d._id);
+    expect(await w.answerOf(ids()[0])).toEqual({ status: "accepted", txHash: sent.txHash, message: `Withdrawal of 5.00 USDT to ${WALLET} sent` });
+    chain.script.push("pending");
+    const submitted = await w.withdraw(USER, WALLET, 6 * S);
+    expect(await w.answerOf(ids()[1])).toEqual({ status: "accepted", txHash: submitted.txHash, message: `Withdrawal of 6.00 USDT to ${WALLET} submitted` });
+    chain.script.push("reject");
+    await w.withdraw(USER, WALLET, 7 * S);
+    expect(await w.answerOf(ids()[2])).toMatchObject({ status: "failed", message: expect.stringMatching(/^Withdrawal failed: .+; 7\.00 USDT returned to your available balance$/) });
+    await store.update(ids()[2], { status: "debiting" });
+    expect(await w.answerOf(ids()[2])).toBeNull();
+    expect(await w.answerOf("wd_unknown")).toBeNull();
   });
 });
