@@ -67,7 +67,7 @@ async function build(dir: string): Promise<{ entries: number; ms: number }> {
   await Promise.all(inflight);
   await ledger.idle();
   const entries = ledger.lastSeq;
-  store.close();
+  await store.close();
   return { entries, ms: Date.now() - t0 };
 }
 
@@ -83,7 +83,7 @@ async function start(dir: string): Promise<{ loadMs: number; chainMs: number; ch
   const check = await ledger.check();
   if (!check.ok) throw new Error(`money check: ${JSON.stringify(check).slice(0, 300)}`);
   const t3 = Date.now();
-  store.close();
+  await store.close();
   return { loadMs: t1 - t0, chainMs: t2 - t1, checkMs: t3 - t2, total: t3 - t0 };
 }
 
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
     // The baseline: a store that exists and holds nothing.
     const e = SqliteMoneyStore.open(empty, { fsync: false });
     await (await Ledger.open(e)).idle();
-    e.close();
+    await e.close();
     console.log(`# building a store of ${ORDERS} orders over ${MARKETS} markets and ${USERS} users through the ledger and market actors...`);
     const built = await build(big);
     const size = statSync(join(big, "money.db")).size;
