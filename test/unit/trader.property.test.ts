@@ -3,7 +3,7 @@ import { Ledger, LedgerFault } from "../../ledger/ledger";
 import { SqliteMoneyStore } from "../../ledger/sqlite-store";
 import { verifyAll } from "../../ledger/verify";
 import { MarketActor, TradingError, type MarketPorts } from "../../trading/market-actor";
-import { ReferenceBook } from "../../engine/reference-book";
+import { ReferenceBook } from "../support/reference-book";
 import type { OrderType, Outcome, RestingOrder, Side } from "../../engine/types";
 
 /**
