@@ -6,16 +6,15 @@ import { DomainError, notFound, validationError } from "../lib/errors";
 import { currentUser, type AppContext } from "../mixins/context";
 import { MarketActor, TradingError, type CancelManyResult, type IdemRequest, type MarketPorts, type PlaceResult } from "../trading/market-actor";
 import { checkOrder, checkPriceAndQuantity, MAX_BATCH, type OrderTerms, type PlaceOrderParams } from "../trading/order-rules";
-import { orderView, placeView, type PlaceView } from "../trading/order-views";
+import { levelView, orderView, placeView, poolYesPrice, type PlaceView, type TopOfBook } from "../trading/order-views";
 import type { CancelReasonCode } from "../engine/settlement";
 import { DurabilityWatch } from "../trading/durability";
 import { marketOwner, refreshOwners } from "../mixins/market-routing.middleware";
 import { cost, formatAvgPrice, formatTick, isLotQuantity, LOT, priceToTick } from "../engine/money";
 import type { Depth, OrderType, Outcome, Side } from "../engine/types";
-import { marginalPrice, type PoolState } from "../engine/amm";
 import { METRIC } from "../lib/metrics";
 import { PAGE, pageSizeParam, POSITIVE_SAFE_INTEGER } from "../lib/params";
-import { page } from "../gateway/envelope";
+import { page } from "../lib/paging";
 import { Validator } from "../lib/validator";
 import { withIdempotency } from "../mixins/idempotency.middleware";
 import { tradeView } from "../trading/market-order";
@@ -30,17 +29,6 @@ export interface RouteParams {
   mode: "AMM" | "ROUTE";
 }
 
-/** Best book prices (YES view ticks) and the pool's marginal YES price as an exact fraction. */
-export interface TopOfBook {
-  yesBid: number | null;
-  yesAsk: number | null;
-  ammYes: { num: string; den: string } | null;
-}
-
-function poolYesPrice(pool: PoolState): { num: string; den: string } {
-  const f = marginalPrice(pool, "YES");
-  return { num: f.num.toString(), den: f.den.toString() };
-}
 
 
 type BookThis = Service & {
@@ -77,10 +65,6 @@ const placeCheck = Validator.compile({ ...PLACE_PARAMS, $$strict: "remove" }) as
 
 /** Market actions are routed to the market's owner by MarketRouting (mixins/market-routing.middleware.ts). */
 
-export function levelView(d: Depth) {
-  const v = (l: { price: number; quantity: number; numOrders: number }) => ({ price: formatTick(l.price), quantity: String(l.quantity), numOrders: l.numOrders });
-  return { bids: d.bids.map(v), asks: d.asks.map(v) };
-}
 
 
 const BookService = defineService<BookThis>({

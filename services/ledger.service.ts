@@ -8,7 +8,7 @@ import { formatAvgPrice, formatMicro } from "../engine/money";
 import { tradeRecordView, type TradeRecord } from "../engine/settlement";
 import type { RestingOrder } from "../engine/types";
 import type { BookJournalDoc, IdemRecord, LedgerEntryDoc, MarketLease, OrderDoc, SettlementRecord, TradeDoc } from "../models/trading";
-import { page, type Page } from "../gateway/envelope";
+import { page, type Page } from "../lib/paging";
 import { PAGE, pageSizeParam } from "../lib/params";
 import { Ledger, LedgerFault, type IdemClaim, type MoneyCheck, type PostOutcome } from "../ledger/ledger";
 import { openMoneyStore } from "../ledger/money-store";
