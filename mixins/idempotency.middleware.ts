@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { ActionSchema, Middleware } from "moleculer";
 import { validationError } from "../lib/errors";
 import type { AppContext } from "./context";
+import type { IdemKey } from "../models/trading";
 
 /** IETF httpapi Idempotency-Key: the key is the client's, at most this long. */
 export const MAX_IDEMPOTENCY_KEY = 255;
@@ -24,7 +25,7 @@ export function fingerprint(action: string, params: unknown): string {
  * runs waits for its answer; the same key for another request is 409 IDEMPOTENCY_KEY_REUSED. A
  * refusal is not kept: the key may be used again.
  */
-export async function withIdempotency<T>(ctx: AppContext, idem: { scope: string; key: string; fingerprint: string }, run: () => Promise<T>): Promise<{ value: T | unknown; replayed: boolean; status?: number }> {
+export async function withIdempotency<T>(ctx: AppContext, idem: IdemKey, run: () => Promise<T>): Promise<{ value: T | unknown; replayed: boolean; status?: number }> {
   const claim = await ctx.call<Claim, typeof idem>("ledger.idemClaim", idem);
   if (claim.answered) return { value: claim.response, replayed: true, status: claim.status };
   const journaled = ctx.meta.idemJournaled;

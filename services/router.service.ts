@@ -2,7 +2,8 @@ import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
 import { QUANTITY } from "../lib/params";
 import { currentUser, type AppContext } from "../mixins/context";
-import { parseTradeQuantity, tradeView, type MarketTradeParams } from "../trading/market-order";
+import { checkTradeQuantity, tradeView, type MarketTradeParams, type RouteRequest } from "../trading/market-order";
+import { validationError } from "../lib/errors";
 import type { RouteExecution } from "../trading/market-actor";
 import type { TopOfBook } from "../trading/order-views";
 import { livePrices } from "../trading/live-prices";
@@ -28,8 +29,9 @@ const RouterService = defineService<RouterThis>({
       params: { marketId: ID, ...ORDER_PARAMS, $$strict: "remove" },
       async handler(this: RouterThis, ctx: AppContext<MarketTradeParams>) {
         const user = currentUser(ctx);
-        const quantity = parseTradeQuantity(ctx.params.quantity);
-        const r = await ctx.call<RouteExecution, object>("book.route", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity, mode: "ROUTE", ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}) });
+        const q = checkTradeQuantity(ctx.params.quantity);
+        if (!q.ok) throw validationError(q.message, q.fields);
+        const r = await ctx.call<RouteExecution, RouteRequest>("book.route", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity: q.value, mode: "ROUTE", ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}) });
         return tradeView(r);
       },
     },
@@ -40,10 +42,11 @@ const RouterService = defineService<RouterThis>({
       params: { marketId: ID, ...ORDER_PARAMS, venue: { type: "enum", values: ["AUTO", "AMM"], optional: true, default: "AUTO" }, $$strict: "remove" },
       async handler(this: RouterThis, ctx: AppContext<MarketTradeParams & { venue: "AUTO" | "AMM" }>) {
         const user = currentUser(ctx);
-        const quantity = parseTradeQuantity(ctx.params.quantity);
+        const q = checkTradeQuantity(ctx.params.quantity);
+        if (!q.ok) throw validationError(q.message, q.fields);
         const mode = ctx.params.venue === "AMM" ? "AMM" : "ROUTE";
-        const q = await ctx.call<{ venue: string; totalCost: number; fee: number; avgPrice: string }, object>("book.quote", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity, mode });
-        return { estimatedPrice: q.avgPrice, estimatedCost: String(q.totalCost), source: q.venue, fee: String(q.fee) };
+        const plan = await ctx.call<{ venue: string; totalCost: number; fee: number; avgPrice: string }, RouteRequest>("book.quote", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity: q.value, mode });
+        return { estimatedPrice: plan.avgPrice, estimatedCost: String(plan.totalCost), source: plan.venue, fee: String(plan.fee) };
       },
     },
 

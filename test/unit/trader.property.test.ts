@@ -94,7 +94,7 @@ async function run(cmds: Cmd[]): Promise<void> {
     p.catch((err: unknown) => {
       // Refusals (money, post-only, FOK, an order gone) change nothing; anything else is a failure.
       if (err instanceof LedgerFault && (err.kind === "rejected" || err.kind === "conflict")) return null;
-      if (err instanceof TradingError && err.status < 500) return null;
+      if (err instanceof TradingError && (err.kind === "rejected" || err.kind === "not_found" || err.kind === "conflict")) return null;
       throw err;
     });
 
