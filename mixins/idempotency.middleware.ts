@@ -13,6 +13,12 @@ interface Claim {
   response?: unknown;
 }
 
+/** The Idempotency-Key header of a request, which the gateway hands over as `meta.idempotencyKey`. */
+export function idempotencyKeyHeader(headers: { [name: string]: string | string[] | undefined }): string | undefined {
+  const key = headers["idempotency-key"];
+  return typeof key === "string" ? key : undefined;
+}
+
 /** The request a key names: the action and its params, keys sorted (the same body in any key order). */
 export function fingerprint(action: string, params: unknown): string {
   const canon = (v: unknown): unknown => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])])) : Array.isArray(v) ? v.map(canon) : v);
