@@ -95,13 +95,16 @@ interface ApiThis extends Service {
   publicAddress(): { url: string; domain: string } | null;
   sessions: SessionCache<Context<unknown, RequestMeta>>;
   health(res: ServerResponse, ready: boolean): void;
+  /** moleculer-web's own, overridden: its server with our timeouts; the session of a request. */
+  createServer(): void;
+  authenticate(ctx: Context<unknown, RequestMeta>, route: unknown, req: Req): Promise<SessionUser | null>;
   proxies: TrustedProxies;
   routedActions: string[];
 }
 
 const BODY_LIMIT = "64kb";
 
-const ApiService = defineService<ApiThis>({
+const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
   name: "api",
   // Socket.IO at /ws shares this HTTP server; listed first so its stopped hook closes the sockets
   // before moleculer-web waits for the server's connections to end.
