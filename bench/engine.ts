@@ -16,8 +16,8 @@
  * Known differences: its FOK check counts the taker's own resting orders (ours does not), so a
  * few FOKs differ; the end-of-run resting counts are printed for both as a sanity check.
  *
- * This engine runs twice: "this engine" through placeReusing / cancelReusing (events left in the
- * book's reused buffer, read before the next command), "this, place()" through place / cancel,
+ * This engine runs twice: "this engine" through placeReusing / cancelReusing (lib/reusing-book.ts:
+ * events left in the book's reused buffer, read before the next command), "this, place()" through place / cancel,
  * which return fresh event objects as the market actor uses them today (--no-place skips it).
  *
  * Per engine and book: warm-up on a separate seed, then a full GC (the workload's garbage is not
@@ -36,6 +36,7 @@
  *                                   [--only=shallow|deep] [--no-baseline] [--no-place]
  */
 import { OrderBook } from "../engine/book";
+import { ReusingOrderBook } from "./lib/reusing-book";
 import type { Order, OrderType } from "../engine/types";
 import { OrderBook as NobBook, SelfTradePreventionMode, Side as NobSide, type LimitOrderOptions } from "nodejs-order-book";
 import { Histogram } from "./lib/histogram";
@@ -180,13 +181,19 @@ interface Engine {
  */
 function ours(fresh: boolean): Engine {
   let book = new OrderBook("bench");
+  let reusing = new ReusingOrderBook("bench");
   let cmds: Cmd[] = [];
   return {
     name: fresh ? "this, place()" : "this engine",
     fresh(s) {
       cmds = s.cmds;
-      book = new OrderBook("bench");
-      for (const o of s.preload) book.placeReusing(o);
+      if (fresh) {
+        book = new OrderBook("bench");
+        for (const o of s.preload) book.place(o);
+      } else {
+        reusing = new ReusingOrderBook("bench");
+        for (const o of s.preload) reusing.placeReusing(o);
+      }
     },
     exec: fresh
       ? (i) => {
@@ -196,10 +203,10 @@ function ours(fresh: boolean): Engine {
         }
       : (i) => {
           const c = cmds[i];
-          if (c.kind === Kind.CANCEL) book.cancelReusing(c.orderId, c.userId);
-          else book.placeReusing(c.order);
+          if (c.kind === Kind.CANCEL) reusing.cancelReusing(c.orderId, c.userId);
+          else reusing.placeReusing(c.order);
         },
-    resting: () => book.size,
+    resting: () => (fresh ? book.size : reusing.size),
   };
 }
 

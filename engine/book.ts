@@ -7,8 +7,9 @@
  *
  * Resting orders are rows of one Float64Array (a slab with a free list) addressed by integer
  * slot, and an open-addressing table maps orderId -> slot. A deep book is then a few flat arrays
- * instead of 200,000 objects and a Map the GC must trace and rehash, and placeReusing /
- * cancelReusing allocate nothing per command: their events live in objects the book reuses.
+ * instead of 200,000 objects and a Map the GC must trace and rehash. Events are made by a few
+ * protected factories, so a caller that reads them before the next command can reuse them
+ * (bench/lib/reusing-book.ts) without a second matching loop.
  */
 import type {
   AcceptedEvent,
@@ -93,9 +94,9 @@ function hashId(id: string): number {
   return h ^ (h >>> 13);
 }
 
-// Event factories: every event of a type is created here, so pooled and fresh ones share one
+// Event factories: every event of a type is created here, so reused and fresh ones share one
 // shape and one key order (consumers and tests compare them serialised).
-function newFill(): FillEvent {
+export function newFill(): FillEvent {
   return {
     type: "fill",
     seq: 0,
@@ -115,28 +116,8 @@ function newFill(): FillEvent {
     takerRemaining: 0,
   };
 }
-function newCancelled(): CancelledEvent {
+export function newCancelled(): CancelledEvent {
   return { type: "cancelled", seq: 0, orderId: "", userId: "", side: "BUY", outcome: "YES", price: 0, remaining: 0, reason: "USER" };
-}
-
-/** Event objects of one type, reused from command to command (see placeReusing). */
-class EventPool<T> {
-  private readonly items: T[] = [];
-  private used = 0;
-
-  constructor(private readonly create: () => T) {}
-
-  /** A new object the caller may keep (`fresh`), else the next reused one. */
-  take(fresh: boolean): T {
-    if (fresh) return this.create();
-    const i = this.used++;
-    if (i === this.items.length) this.items.push(this.create());
-    return this.items[i];
-  }
-
-  reset(): void {
-    this.used = 0;
-  }
 }
 
 export class OrderBook {
@@ -165,16 +146,9 @@ export class OrderBook {
   private idTable = new Int32Array(4 * MIN_SLOTS);
   private idMask = 2 * MIN_SLOTS - 1;
 
-  // --- events of the latest command, reused (see placeReusing) ---
-  private readonly events: BookEvent[] = [];
+  // --- events of the running command: the first eventCount entries (the array is reused) ---
+  protected readonly events: BookEvent[] = [];
   private eventCount = 0;
-  private readonly fills = new EventPool(newFill);
-  private readonly cancels = new EventPool(newCancelled);
-  private readonly acceptedEvent: AcceptedEvent = { type: "accepted", seq: 0, orderId: "" };
-  private readonly restedEvent: RestedEvent = { type: "rested", seq: 0, orderId: "", remaining: 0 };
-  private readonly rejectedEvent: RejectedEvent = { type: "rejected", seq: 0, orderId: "", reason: "INVALID_ORDER" };
-  /** Set by place/cancel: events are new objects the caller may keep, not the reused ones. */
-  private freshEvents = false;
 
   constructor(marketId: string, opts: OrderBookOptions = {}) {
     const startSeq = opts.startSeq ?? 0;
@@ -192,30 +166,12 @@ export class OrderBook {
     return this.count;
   }
 
-  /**
-   * The events of the latest placeReusing / cancelReusing: the first n entries, n being what
-   * that call returned. Array and event objects are overwritten by the next command of any kind.
-   */
-  get lastEvents(): readonly BookEvent[] {
-    return this.events;
-  }
-
   place(order: Order): BookEvent[] {
-    this.freshEvents = true;
-    try {
-      return this.events.slice(0, this.placeReusing(order));
-    } finally {
-      this.freshEvents = false;
-    }
+    return this.events.slice(0, this.execPlace(order));
   }
 
   cancel(orderId: string, userId?: string): BookEvent[] {
-    this.freshEvents = true;
-    try {
-      return this.events.slice(0, this.cancelReusing(orderId, userId));
-    } finally {
-      this.freshEvents = false;
-    }
+    return this.events.slice(0, this.execCancel(orderId, userId));
   }
 
   /**
@@ -325,9 +281,9 @@ export class OrderBook {
     return true;
   }
 
-  /** place() without allocating: returns the number of events, read from lastEvents before the next command. */
-  placeReusing(order: Order): number {
-    this.resetEvents();
+  /** Runs a placement: its events are the first n of `events`, n returned, until the next command. */
+  protected execPlace(order: Order): number {
+    this.eventCount = 0;
     const reason = this.validate(order);
     if (reason !== null) {
       const orderId = order != null && typeof order.orderId === "string" ? order.orderId : "";
@@ -352,33 +308,20 @@ export class OrderBook {
     }
 
     const acceptSeq = ++this.lastSeq;
-    if (this.freshEvents) this.emit({ type: "accepted", seq: acceptSeq, orderId });
-    else {
-      const accepted = this.acceptedEvent;
-      accepted.seq = acceptSeq;
-      accepted.orderId = orderId;
-      this.emit(accepted);
-    }
+    this.emit(this.acceptedEvent(acceptSeq, orderId));
     const remaining = this.match(order, isBid, tick);
     if (remaining > 0 && order.orderType !== "FAK") {
       // Only GTC/GTD get here: a FOK that passed the check always fills completely.
       const slot = this.newSlot(order, isBid, tick, remaining, acceptSeq, hash);
       this.linkAtTail(slot);
-      if (this.freshEvents) this.emit({ type: "rested", seq: ++this.lastSeq, orderId, remaining });
-      else {
-        const rested = this.restedEvent;
-        rested.seq = ++this.lastSeq;
-        rested.orderId = orderId;
-        rested.remaining = remaining;
-        this.emit(rested);
-      }
+      this.emit(this.restedEvent(++this.lastSeq, orderId, remaining));
     }
     return this.eventCount;
   }
 
-  /** cancel() without allocating; same contract as placeReusing. */
-  cancelReusing(orderId: string, userId?: string): number {
-    this.resetEvents();
+  /** Runs a cancel; same contract as execPlace. */
+  protected execCancel(orderId: string, userId?: string): number {
+    this.eventCount = 0;
     const slot = typeof orderId === "string" ? this.findSlot(orderId, hashId(orderId)) : NONE;
     // Another user's order answers exactly like an unknown one so ids cannot be probed.
     if (slot === NONE || (userId !== undefined && this.userIds[slot] !== userId)) {
@@ -793,10 +736,25 @@ export class OrderBook {
     };
   }
 
-  private resetEvents(): void {
-    this.eventCount = 0;
-    this.fills.reset();
-    this.cancels.reset();
+  // Event objects: new ones the caller may keep. A subclass may hand out reused ones instead.
+  protected acceptedEvent(seq: number, orderId: string): AcceptedEvent {
+    return { type: "accepted", seq, orderId };
+  }
+
+  protected restedEvent(seq: number, orderId: string, remaining: number): RestedEvent {
+    return { type: "rested", seq, orderId, remaining };
+  }
+
+  protected rejectedEvent(seq: number, orderId: string, reason: RejectReason): RejectedEvent {
+    return { type: "rejected", seq, orderId, reason };
+  }
+
+  protected fillEvent(): FillEvent {
+    return newFill();
+  }
+
+  protected cancelledEvent(): CancelledEvent {
+    return newCancelled();
   }
 
   private emit(e: BookEvent): void {
@@ -806,19 +764,11 @@ export class OrderBook {
   }
 
   private emitRejected(orderId: string, reason: RejectReason): void {
-    if (this.freshEvents) {
-      this.emit({ type: "rejected", seq: ++this.lastSeq, orderId, reason });
-      return;
-    }
-    const e = this.rejectedEvent;
-    e.seq = ++this.lastSeq;
-    e.orderId = orderId;
-    e.reason = reason;
-    this.emit(e);
+    this.emit(this.rejectedEvent(++this.lastSeq, orderId, reason));
   }
 
   private emitCancelled(slot: number, reason: CancelReason): void {
-    const e = this.cancels.take(this.freshEvents);
+    const e = this.cancelledEvent();
     this.writeCancelled(e, slot, reason, ++this.lastSeq);
     this.emit(e);
   }
@@ -837,7 +787,7 @@ export class OrderBook {
   }
 
   private emitFill(slot: number, taker: Order, quantity: number, takerRemaining: number): void {
-    const e = this.fills.take(this.freshEvents);
+    const e = this.fillEvent();
     this.writeFill(e, slot, taker, quantity, takerRemaining, this.rows[slot * ROW + REMAINING], ++this.lastSeq);
     this.emit(e);
   }

@@ -1,25 +1,14 @@
 import type { FieldError } from "../lib/errors";
+import { isPage } from "../lib/paging";
 
-export interface Pagination {
-  total: number;
-  page: number;
-  pageSize: number;
-  hasNext: boolean;
-}
+// Pages are a shared core (lib/paging.ts); re-exported for the services that still import them here.
+export { page, type Page } from "../lib/paging";
 
-/** What list actions return; the gateway lifts `pagination` next to `data`. */
-export interface Page<T> {
-  items: T[];
-  pagination: Pagination;
-}
-
-export function page<T>(items: T[], total: number, pageNo: number, pageSize: number): Page<T> {
-  return { items, pagination: { total, page: pageNo, pageSize, hasNext: pageNo * pageSize < total } };
-}
-
-export function isPage(x: unknown): x is Page<unknown> {
-  const p = x as Page<unknown> | null;
-  return !!p && typeof p === "object" && Array.isArray(p.items) && !!p.pagination && typeof p.pagination.total === "number";
+/** A successful answer in the envelope: `data` (a page's items, its pagination beside them) and the request id; nothing for a 204. */
+export function successBody(data: unknown, requestId: string | null, statusCode?: number): object | null {
+  if (statusCode === 204) return null;
+  if (isPage(data)) return { data: data.items, pagination: data.pagination, requestId };
+  return { data, requestId };
 }
 
 export interface ErrorBody {

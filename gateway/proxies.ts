@@ -42,3 +42,16 @@ export function trustedProxies(entries: string[]): TrustedProxies {
     },
   };
 }
+
+/** The client's address: the peer's, unless the peer is a proxy we run; then the last X-Forwarded-For hop that is not one. */
+export function clientAddress(remote: string | undefined, forwardedFor: unknown, proxies: TrustedProxies): string {
+  const peer = remote ?? "unknown";
+  // X-Forwarded-For is client-controlled unless the hop that sent it is a proxy we run.
+  if (!proxies.has(peer)) return peer;
+  const chain = String(forwardedFor ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (let i = chain.length - 1; i >= 0; i--) if (!proxies.has(chain[i])) return chain[i];
+  return peer;
+}

@@ -248,3 +248,46 @@ export function storeFactory(category: string, redis?: Redis): new (windowMs: nu
     }
   };
 }
+
+/** The contract's rate categories (RATE_LIMIT_* settings); a route belongs to one (services/api.service.ts). */
+export type RateCategory = "read" | "trade" | "faucet";
+
+/** What moleculer-web keeps of a route's `rateLimit` option: our key function and the store it built. */
+export interface RouteRateLimit<R> {
+  key(req: R): string;
+  store: RateLimitStore;
+}
+
+/**
+ * A route's `rateLimit` option for a category: our sliding-window store (Redis when configured),
+ * headers written by the gateway itself, and the request's key from `keyOf` (which tells the store
+ * which request the next count decides for).
+ */
+export function categoryLimit<R>(category: RateCategory, opts: { windowMs: number; limit: number }, redis: Redis | undefined, keyOf: (req: R, store: RateLimitStore) => string) {
+  return {
+    window: opts.windowMs,
+    limit: opts.limit,
+    headers: false,
+    StoreFactory: storeFactory(category, redis),
+    // moleculer-web calls key() on its copy of these options, which holds the store it built.
+    key(this: { store: RateLimitStore }, req: R) {
+      return keyOf(req, this.store);
+    },
+  };
+}
+
+/**
+ * Every response carries X-RateLimit-*: a request that failed before its route's limiter ran
+ * (unreadable body, unknown route) is counted now, in its route's category or else as a read;
+ * routes outside the categories (health, OpenAPI, operator API) show the read budget uncounted.
+ */
+export async function decideRate<R extends RateLimited & { $route?: { rateLimit?: RouteRateLimit<R> }; $alias?: unknown }>(req: R, reads: RouteRateLimit<R>, keyOf: (req: R, store: RateLimitStore) => string): Promise<void> {
+  if (req.$rateVerdict) return;
+  const own = req.$route?.rateLimit;
+  if (own || !req.$alias) {
+    const limit = own ?? reads;
+    await limit.store.inc(limit.key(req));
+  } else {
+    req.$rateVerdict = await reads.store.peek(keyOf(req, reads.store));
+  }
+}

@@ -4,6 +4,7 @@
  */
 import type { Outcome } from "../engine/types";
 import type { NotificationItem } from "../models/notification";
+import type { LivePrice } from "../models/catalog";
 
 export const SOCKET_PATH = "/ws";
 /** Market ids one connection may follow on the `market` channel. */
@@ -31,12 +32,8 @@ export interface BookLevels {
   asks: Level[];
 }
 
-export interface MarketPrices {
+export interface MarketPrices extends LivePrice {
   marketId: string;
-  buyYesPrice: string | null;
-  buyNoPrice: string | null;
-  sellYesPrice: string | null;
-  sellNoPrice: string | null;
 }
 
 export interface BalanceView {

@@ -18,7 +18,7 @@ import { tradeRecordView, type TradeRecord } from "../engine/settlement";
 import type { SessionUser } from "../mixins/context";
 import type { NotificationItem } from "../models/notification";
 import { configOf } from "../lib/config";
-import { livePrices } from "../services/router.service";
+import { livePrices } from "../trading/live-prices";
 import { Coalescer } from "./socket-coalesce";
 import {
   COALESCE_MS,

@@ -1,10 +1,7 @@
 import { Errors } from "moleculer";
+import type { FieldError } from "./fault";
 
-/** A field-level validation problem in the spec's shape. */
-export interface FieldError {
-  field: string;
-  rule: string;
-}
+export type { FieldError } from "./fault";
 
 /** Domain errors travel between nodes as MoleculerClientError(message, status, CODE, data). */
 export const DomainError = Errors.MoleculerClientError;

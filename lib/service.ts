@@ -1,15 +1,39 @@
 import type { Service, ServiceSchema } from "moleculer";
 
+/** The named members of T (Moleculer's Service and ServiceSchema also take any key). */
+type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : symbol extends K ? never : K]: T[K] };
+
+/** Members the service adds to Moleculer's Service, less those its mixins provide (`Provided`). */
+type Own<This, Provided extends PropertyKey> = Pick<This, Exclude<KnownKeys<This>, KnownKeys<Service> | Provided>>;
+
+type MethodKeys<T> = { [K in keyof T]-?: NonNullable<T[K]> extends (...args: never[]) => unknown ? K : never }[keyof T];
+
 /**
- * ServiceSchema whose lifecycle hooks see the service's own `this` type (settings, methods and
- * state), as handlers and methods already can; the typed-schema style of the Moleculer template.
+ * What `methods` must be: every method member the service declares on its `This` type (and no
+ * other), each with the declared parameters and result, run with the service as `this`.
  */
-export type ServiceDef<This extends Service> = Omit<ServiceSchema, "created" | "started" | "stopped"> & {
+export type MethodsOf<This, Provided extends PropertyKey = never> = {
+  [K in MethodKeys<Own<This, Provided>>]: NonNullable<Own<This, Provided>[K]> extends (...args: infer A) => infer R ? (this: This, ...args: A) => R : never;
+};
+
+type MethodsField<This, Provided extends PropertyKey> = [MethodKeys<Own<This, Provided>>] extends [never] ? { methods?: Record<string, never> } : { methods: MethodsOf<This, Provided> };
+
+/**
+ * A service schema checked against the service's own `this` type: `methods` implements exactly
+ * the methods `This` declares (a declared method without an implementation, a wrong signature or
+ * an undeclared method does not compile), and the lifecycle hooks see `This`, as handlers do.
+ * `Provided` names members of `This` that a mixin implements (moleculer-web's `addRoute`, ...).
+ */
+export type ServiceDef<This extends Service, Provided extends PropertyKey = never> = Pick<ServiceSchema, "name" | "version" | "settings" | "dependencies" | "metadata" | "actions" | "mixins" | "hooks"> & {
+  /** Handlers declare their own `this` and context types (Moleculer's event types cannot carry them). */
+  events?: Record<string, unknown>;
+  /** After the mixins are merged into the schema, before the service is created. */
+  merged?(this: This, schema: ServiceSchema): void;
   created?(this: This): void;
   started?(this: This): Promise<void> | void;
   stopped?(this: This): Promise<void> | void;
-};
+} & MethodsField<This, Provided>;
 
-export function defineService<This extends Service>(def: ServiceDef<This>): ServiceSchema {
+export function defineService<This extends Service, Provided extends PropertyKey = never>(def: ServiceDef<This, Provided>): ServiceSchema {
   return def as unknown as ServiceSchema;
 }

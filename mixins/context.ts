@@ -1,5 +1,6 @@
 import type { Context } from "moleculer";
 import { unauthorized } from "../lib/errors";
+import type { IdemKey } from "../models/trading";
 
 /** What the gateway attaches to a request's context; kept small since it travels between nodes. */
 export interface SessionUser {
@@ -22,7 +23,7 @@ export interface RequestMeta {
   /** The request's Idempotency-Key header (the gateway passes it on). */
   idempotencyKey?: string;
   /** Set by the idempotency layer while an idempotent action runs under a claimed key. */
-  idem?: { scope: string; key: string; fingerprint: string };
+  idem?: IdemKey;
   /** Set by an action whose command journaled its own answer under the key. */
   idemJournaled?: boolean;
   $statusCode?: number;

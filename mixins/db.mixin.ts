@@ -144,7 +144,8 @@ export interface DbState<M extends Collections> {
  * MONGO_URI is set; memory when DATA_DIR is ":memory:"). Opened before the service's own `started` runs.
  */
 export function createDbMixin<M extends Collections>(collections: { [K in keyof M]: IndexSpec[] }): ServiceSchema {
-  return defineService<Service & DbState<M>>({
+  // Checked as a state of any collections: a schema's type cannot depend on M (the stores are M's).
+  return defineService<Service & DbState<Collections>>({
     name: "db",
     async started(this: Service & DbState<M>) {
       const stores = {} as Stores<M>;

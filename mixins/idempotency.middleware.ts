@@ -3,6 +3,7 @@ import type { ActionSchema, Middleware } from "moleculer";
 import { validationError } from "../lib/errors";
 import type { IdemAnswerSource } from "../models/trading";
 import type { AppContext } from "./context";
+import type { IdemKey } from "../models/trading";
 
 /** IETF httpapi Idempotency-Key: the key is the client's, at most this long. */
 export const MAX_IDEMPOTENCY_KEY = 255;
@@ -13,6 +14,12 @@ interface Claim {
   response?: unknown;
   /** The key is bound to a command whose answer was never stored: read it from what the command left. */
   answerFrom?: IdemAnswerSource;
+}
+
+/** The Idempotency-Key header of a request, which the gateway hands over as `meta.idempotencyKey`. */
+export function idempotencyKeyHeader(headers: { [name: string]: string | string[] | undefined }): string | undefined {
+  const key = headers["idempotency-key"];
+  return typeof key === "string" ? key : undefined;
 }
 
 /** The request a key names: the action and its params, keys sorted (the same body in any key order). */
@@ -27,7 +34,7 @@ export function fingerprint(action: string, params: unknown): string {
  * runs waits for its answer; the same key for another request is 409 IDEMPOTENCY_KEY_REUSED. A
  * refusal is not kept: the key may be used again.
  */
-export async function withIdempotency<T>(ctx: AppContext, idem: { scope: string; key: string; fingerprint: string }, run: () => Promise<T>): Promise<{ value: T | unknown; replayed: boolean; status?: number }> {
+export async function withIdempotency<T>(ctx: AppContext, idem: IdemKey, run: () => Promise<T>): Promise<{ value: T | unknown; replayed: boolean; status?: number }> {
   const claim = await ctx.call<Claim, typeof idem>("ledger.idemClaim", idem);
   if (claim.answered && claim.answerFrom) return { value: await ctx.call(claim.answerFrom.action, claim.answerFrom.params), replayed: true, status: claim.status };
   if (claim.answered) return { value: claim.response, replayed: true, status: claim.status };

@@ -41,11 +41,15 @@ export interface LedgerEntryDoc {
   hash?: string;
 }
 
-/** `scope` is the caller (user id); the key is theirs; the fingerprint is of the request it named. */
-export interface IdemRecord {
+/** An Idempotency-Key as claimed: `scope` is the caller (user id); the key is theirs; the fingerprint is of the request it named. */
+export interface IdemKey {
   scope: string;
   key: string;
   fingerprint: string;
+}
+
+/** The first answer to an Idempotency-Key, journaled. */
+export interface IdemRecord extends IdemKey {
   status: number;
   response: unknown;
   /**

@@ -17,7 +17,7 @@ import { DataDirLock, readHolder } from "../lib/data-dir";
 import { LocalSocketTransporter } from "../lib/local-transporter";
 import { createBrokerOptions } from "../moleculer.config";
 import { createNode, stopOnSignals } from "../server";
-import type { Page } from "../gateway/envelope";
+import type { Page } from "../lib/paging";
 import type { EventView, MarketView } from "../models/catalog";
 import type { CreateEventParams, ListEventsParams } from "../models/catalog";
 import type { MoneyCheck } from "../ledger/ledger";

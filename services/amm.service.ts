@@ -3,7 +3,9 @@ import { defineService } from "../lib/service";
 import { QUANTITY } from "../lib/params";
 import { currentUser, type AppContext } from "../mixins/context";
 import { formatMicro } from "../engine/money";
-import { parseTradeQuantity, tradeView, type MarketTradeParams } from "../trading/market-order";
+import { checkTradeQuantity, tradeView, type MarketTradeParams, type RouteRequest } from "../trading/market-order";
+import { validationError } from "../lib/errors";
+import type { RouteExecution } from "../trading/market-actor";
 
 type AmmThis = Service;
 
@@ -27,9 +29,10 @@ const AmmService = defineService<AmmThis>({
       },
       async handler(this: AmmThis, ctx: AppContext<MarketTradeParams>) {
         const user = currentUser(ctx);
-        const quantity = parseTradeQuantity(ctx.params.quantity);
-        const r = await ctx.call("book.route", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity, mode: "AMM", ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}) });
-        return tradeView(r as Parameters<typeof tradeView>[0]);
+        const q = checkTradeQuantity(ctx.params.quantity);
+        if (!q.ok) throw validationError(q.message, q.fields);
+        const r = await ctx.call<RouteExecution, RouteRequest>("book.route", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity: q.value, mode: "AMM", ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}) });
+        return tradeView(r);
       },
     },
 
@@ -38,7 +41,7 @@ const AmmService = defineService<AmmThis>({
       visibility: "public",
       params: { marketId: "string" },
       async handler(this: AmmThis, ctx: AppContext<{ marketId: string }>) {
-        const r = (await ctx.call("book.ensureMarket", { marketId: ctx.params.marketId })) as { pool: { yes: number; no: number } | null };
+        const r = await ctx.call<{ pool: { yes: number; no: number } | null }, { marketId: string }>("book.ensureMarket", { marketId: ctx.params.marketId });
         return r.pool ? { yes: String(r.pool.yes), no: String(r.pool.no), liquidity: formatMicro(Math.min(r.pool.yes, r.pool.no)) } : null;
       },
     },

@@ -1,4 +1,4 @@
-import { randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Context, Service } from "moleculer";
@@ -7,13 +7,15 @@ import ApiGateway from "moleculer-web";
 import IORedis, { type Redis } from "ioredis";
 import { configOf, type AppConfig } from "../lib/config";
 import { verifyToken } from "../auth/tokens";
-import { isPage, toErrorResponse } from "../gateway/envelope";
-import { storeFactory, type RateLimited, type RateLimitStore } from "../gateway/rate-limit";
-import { forbidden, unauthorized } from "../lib/errors";
+import { successBody } from "../gateway/envelope";
+import { categoryLimit, decideRate, type RateCategory, type RateLimited, type RateLimitStore, type RouteRateLimit } from "../gateway/rate-limit";
+import { errorAnswer, healthAnswer, serverTimeouts, setRateHeaders } from "../gateway/answers";
+import { bearerToken, checkOperatorKey, SessionCache } from "../gateway/sessions";
+import { idempotencyKeyHeader } from "../mixins/idempotency.middleware";
 import type { RequestMeta, SessionUser } from "../mixins/context";
 import SocketGateway, { SOCKET_ACTIONS } from "../gateway/socket";
 import { readiness } from "../gateway/readiness";
-import { trustedProxies, type TrustedProxies } from "../gateway/proxies";
+import { clientAddress, trustedProxies, type TrustedProxies } from "../gateway/proxies";
 import { OPENAPI_JSON } from "../gateway/openapi";
 import { findWebBuild, WebSite } from "../gateway/web";
 import { listenHost, proofDomain } from "../auth/domain";
@@ -67,17 +69,11 @@ export const SANDBOX_ALIASES: Record<string, string> = {
   "POST /faucet": "chain.faucet",
 };
 
-/** What moleculer-web keeps of a route's `rateLimit` option: our key function and the store it built. */
-interface RouteRateLimit {
-  key(req: Req): string;
-  store: RateLimitStore;
-}
-
 type Req = IncomingMessage &
   RateLimited & {
     $ctx: Context<unknown, RequestMeta>;
     /** The route and alias moleculer-web matched (no alias: an unknown route). */
-    $route?: { rateLimit?: RouteRateLimit };
+    $route?: { rateLimit?: RouteRateLimit<Req> };
     $alias?: { action?: string };
     socket: { remoteAddress?: string };
   };
@@ -86,37 +82,29 @@ type Req = IncomingMessage &
 const PROOF_ACTIONS = new Set(["auth.connect", "auth.challenge"]);
 
 interface ApiThis extends Service {
-  addRoute(route: object, toBottom: boolean): { rateLimit?: RouteRateLimit };
+  addRoute(route: object, toBottom: boolean): { rateLimit?: RouteRateLimit<Req> };
   httpHandler(req: IncomingMessage, res: ServerResponse): void;
   server: Server;
   cfg: AppConfig;
   redis?: Redis;
   /** The read category's limiter: it also counts requests answered before any category decided. */
-  readLimit: RouteRateLimit;
-  clientIp(req: Req): string;
+  readLimit: RouteRateLimit<Req>;
   rateKey(req: Req, store: RateLimitStore): string;
-  writeRateHeaders(req: Req, res: ServerResponse): void;
   decideRate(req: Req): Promise<void>;
   answerError(req: Req, res: ServerResponse, err: unknown): Promise<void>;
   publicAddress(): { url: string; domain: string } | null;
-  bearer(req: Req): string | undefined;
-  resolveUser(ctx: Context<unknown, RequestMeta>, token: string | undefined): Promise<SessionUser | null>;
-  /** Embedded only: sessions auth confirmed, by sid (dropped by auth.sessionRevoked, which is local and synchronous there). */
-  liveSessions: Map<string, string> | null;
+  sessions: SessionCache<Context<unknown, RequestMeta>>;
   health(res: ServerResponse, ready: boolean): void;
+  /** moleculer-web's own, overridden: its server with our timeouts; the session of a request. */
+  createServer(): void;
+  authenticate(ctx: Context<unknown, RequestMeta>, route: unknown, req: Req): Promise<SessionUser | null>;
   proxies: TrustedProxies;
   routedActions: string[];
 }
 
 const BODY_LIMIT = "64kb";
 
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
-const ApiService = defineService<ApiThis>({
+const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
   name: "api",
   // Socket.IO at /ws shares this HTTP server; listed first so its stopped hook closes the sockets
   // before moleculer-web waits for the server's connections to end.
@@ -146,68 +134,26 @@ const ApiService = defineService<ApiThis>({
      */
     health(this: ApiThis, res: ServerResponse, ready: boolean) {
       const base = { nodeID: this.broker.nodeID, uptime: Math.round(process.uptime()) };
-      let status = 200;
-      let body: Record<string, unknown>;
-      if (!this.broker.started) {
-        status = 503;
-        body = { status: "starting", ...base };
-      } else if (!ready) {
-        body = { status: "ok", ...base };
-      } else {
-        const r = readiness(this.routedActions, (a) => this.broker.registry.actions.isAvailable(a));
-        status = r.ready ? 200 : 503;
-        body = { status: r.status, ...base, missing: r.missing, degraded: r.degraded };
-      }
+      const { status, body } = healthAnswer(this.broker.started, ready ? () => readiness(this.routedActions, (a) => this.broker.registry.actions.isAvailable(a)) : null, base);
       res.setHeader("Content-Type", "application/json; charset=utf-8");
       res.setHeader("Cache-Control", "no-store");
       res.writeHead(status);
       res.end(JSON.stringify(body));
     },
 
-    clientIp(this: ApiThis, req: Req): string {
-      const remote = req.socket.remoteAddress ?? "unknown";
-      // X-Forwarded-For is client-controlled unless the hop that sent it is a proxy we run.
-      if (!this.proxies.has(remote)) return remote;
-      const chain = String(req.headers["x-forwarded-for"] ?? "")
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean);
-      for (let i = chain.length - 1; i >= 0; i--) if (!this.proxies.has(chain[i])) return chain[i];
-      return remote;
-    },
-
-    bearer(req: Req): string | undefined {
-      const h = req.headers.authorization;
-      if (typeof h !== "string") return undefined;
-      const m = /^Bearer\s+(\S+)$/i.exec(h.trim());
-      return m ? m[1] : undefined;
-    },
-
     /** Per verified user, else per client address; the store leaves this request's verdict on it. */
     rateKey(this: ApiThis, req: Req, store: RateLimitStore): string {
-      const token = this.bearer(req);
+      const token = bearerToken(req.headers.authorization);
       const claims = token ? verifyToken(this.cfg.jwtSecret, token) : null;
-      const key = claims ? `u:${claims.sub}` : `ip:${this.clientIp(req)}`;
+      const key = claims ? `u:${claims.sub}` : `ip:${clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], this.proxies)}`;
       store.expect(key, req);
       return key;
     },
 
-    /**
-     * Every response carries X-RateLimit-*: a request that failed before its route's limiter ran
-     * (unreadable body, unknown route) is counted now, in its route's category or else as a read;
-     * routes outside the categories (health, OpenAPI, operator API) show the read budget uncounted.
-     */
+    /** A request's verdict, also for one answered before its route's limiter ran (gateway/rate-limit.ts). */
     async decideRate(this: ApiThis, req: Req): Promise<void> {
-      if (req.$rateVerdict) return;
-      const own = req.$route?.rateLimit;
       try {
-        if (own || !req.$alias) {
-          const limit = own ?? this.readLimit;
-          await limit.store.inc(limit.key(req));
-        } else {
-          const key = this.rateKey(req, this.readLimit.store);
-          req.$rateVerdict = await this.readLimit.store.peek(key);
-        }
+        await decideRate(req, this.readLimit, this.rateKey);
       } catch (err) {
         // A store that cannot answer (Redis down) costs the headers, never the answer (/health).
         this.logger.warn("Rate limit store unavailable", (err as Error)?.message);
@@ -217,12 +163,9 @@ const ApiService = defineService<ApiThis>({
     async answerError(this: ApiThis, req: Req, res: ServerResponse, err: unknown): Promise<void> {
       await this.decideRate(req);
       const requestId = req.$ctx?.requestID ?? `req_${randomUUID()}`;
-      const verdict = req.$rateVerdict;
-      // Counted just now and over the limit: the answer is the 429 it would have had.
-      const { status, body, retryAfter } = verdict && !verdict.allowed ? toErrorResponse({ type: "RATE_LIMIT_EXCEEDED" }, requestId) : toErrorResponse(err, requestId);
-      // A 503 is an honest, expected answer (a market moving, a node starting); not an error to log.
-      if (status >= 500 && status !== 503) this.logger.error("Request failed", req.method, req.url, err);
-      this.writeRateHeaders(req, res);
+      const { status, body, retryAfter, log } = errorAnswer(err, requestId, req.$rateVerdict);
+      if (log) this.logger.error("Request failed", req.method, req.url, err);
+      setRateHeaders(res, req.$rateVerdict);
       if (retryAfter && !res.headersSent) res.setHeader("Retry-After", String(retryAfter));
       if (!res.headersSent) {
         res.setHeader("Content-Type", "application/json; charset=utf-8");
@@ -239,87 +182,36 @@ const ApiService = defineService<ApiThis>({
       return { url: `http://${listenHost(addr)}`, domain: proofDomain(this.cfg.appDomain, addr) as string };
     },
 
-    /**
-     * moleculer-web's server, created with timeouts for slow and silent clients: a connection has
-     * `headersTimeout` to send a request's headers (Node counts from the connection for the first
-     * request, so one that sends nothing is closed too), `requestTimeout` for the whole request
-     * and `keepAliveTimeout` idle between requests. An answer in progress has no limit here
-     * (Socket.IO long-polling holds one up to its ping interval; websockets leave the HTTP server).
-     */
+    /** moleculer-web's server, created with timeouts for slow and silent clients (gateway/answers.ts). */
     createServer(this: ApiThis): void {
       if (this.server) return;
-      const t = configOf(this.broker).http;
-      this.server = createServer(
-        {
-          headersTimeout: t.headersTimeoutMs,
-          requestTimeout: Math.max(t.requestTimeoutMs, t.headersTimeoutMs),
-          keepAliveTimeout: t.keepAliveTimeoutMs,
-          // How often the first two are enforced (Node's default, 30 s, would add up to 30 s).
-          connectionsCheckingInterval: Math.min(1_000, t.headersTimeoutMs),
-        },
-        this.httpHandler,
-      );
-    },
-
-    writeRateHeaders(req: Req, res: ServerResponse): void {
-      const v = req.$rateVerdict;
-      if (!v || res.headersSent) return;
-      res.setHeader("X-RateLimit-Limit", String(v.limit));
-      res.setHeader("X-RateLimit-Remaining", String(v.remaining));
-      if (!v.allowed) res.setHeader("Retry-After", String(v.retryAfterSec));
-    },
-
-    async resolveUser(this: ApiThis, ctx: Context<unknown, RequestMeta>, token: string | undefined): Promise<SessionUser | null> {
-      if (!token) return null;
-      const claims = verifyToken(this.cfg.jwtSecret, token);
-      if (!claims) return null;
-      // The session record makes logout immediate on every gateway. Embedded, the revocation event
-      // reaches this cache before the logout answers, so a confirmed session is not asked again.
-      const user = { id: claims.sub, wallet: claims.wal, sid: claims.sid, exp: claims.exp };
-      if (this.liveSessions?.get(claims.sid) === claims.sub) return user;
-      const live = (await ctx.call("auth.checkSession", { sid: claims.sid, userId: claims.sub })) as boolean;
-      if (live && this.liveSessions) {
-        if (this.liveSessions.size >= 100_000) this.liveSessions.clear();
-        this.liveSessions.set(claims.sid, claims.sub);
-      }
-      return live ? user : null;
+      this.server = createServer(serverTimeouts(configOf(this.broker).http), this.httpHandler);
     },
 
     /** Called by moleculer-web on routes with `authentication: true`; AuthGuard decides who may call what. */
     authenticate(this: ApiThis, ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req): Promise<SessionUser | null> {
-      return this.resolveUser(ctx, this.bearer(req));
+      return this.sessions.resolve(ctx, bearerToken(req.headers.authorization));
     },
   },
 
   events: {
     "auth.sessionRevoked"(this: ApiThis, ctx: Context<{ sid: string }>) {
-      this.liveSessions?.delete(ctx.params.sid);
+      this.sessions.revoked(ctx.params.sid);
     },
   },
 
   created(this: ApiThis) {
     const cfg = configOf(this.broker);
     this.cfg = cfg;
-    this.liveSessions = cfg.transporter ? null : new Map();
+    // Embedded, the revocation event reaches the cache before a logout answers: confirmed sessions are kept.
+    this.sessions = new SessionCache({ verify: (token) => verifyToken(cfg.jwtSecret, token), isLive: (ctx, sid, userId) => ctx.call<boolean, object>("auth.checkSession", { sid, userId }) }, { keep: !cfg.transporter });
     this.proxies = trustedProxies(cfg.trustedProxies);
     this.settings.port = cfg.port;
     this.settings.ip = cfg.host;
     if (cfg.redisUrl) this.redis = new IORedis(cfg.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
     const svc = this;
 
-    const rateLimit = (category: "read" | "trade" | "faucet") => {
-      const StoreFactory = storeFactory(category, this.redis);
-      return {
-        window: cfg.rateLimit.windowMs,
-        limit: cfg.rateLimit[category],
-        headers: false,
-        StoreFactory,
-        // moleculer-web calls key() on its copy of these options, which holds the store it built.
-        key(this: { store: RateLimitStore }, req: Req) {
-          return svc.rateKey(req, this.store);
-        },
-      };
-    };
+    const rateLimit = (category: RateCategory) => categoryLimit<Req>(category, { windowMs: cfg.rateLimit.windowMs, limit: cfg.rateLimit[category] }, this.redis, svc.rateKey);
     const rateLimitOpts = { read: rateLimit("read"), trade: rateLimit("trade"), faucet: rateLimit("faucet") };
 
     const common = {
@@ -332,21 +224,19 @@ const ApiService = defineService<ApiThis>({
         ctx.meta.origin = "gateway";
         if (PROOF_ACTIONS.has(req.$alias?.action as string)) ctx.meta.proofDomain = proofDomain(this.cfg.appDomain, this.server.address() as AddressInfo);
         // Idempotent writes (mixins/idempotency.middleware.ts) take the key from here.
-        const key = req.headers["idempotency-key"];
-        if (typeof key === "string") ctx.meta.idempotencyKey = key;
-        this.writeRateHeaders(req, res);
+        const key = idempotencyKeyHeader(req.headers);
+        if (key !== undefined) ctx.meta.idempotencyKey = key;
+        setRateHeaders(res, req.$rateVerdict);
       },
       onAfterCall(ctx: Context<unknown, RequestMeta>, _route: unknown, _req: Req, _res: ServerResponse, data: unknown) {
-        if (ctx.meta.$statusCode === 204) return null;
-        if (isPage(data)) return { data: data.items, pagination: data.pagination, requestId: ctx.requestID };
-        return { data, requestId: ctx.requestID };
+        return successBody(data, ctx.requestID, ctx.meta.$statusCode);
       },
     };
 
     // Routes outside the rate categories still show the caller's read budget (not spending it).
     const showReadBudget = async function (this: ApiThis, _ctx: Context, _route: unknown, req: Req, res: ServerResponse) {
       await this.decideRate(req);
-      this.writeRateHeaders(req, res);
+      setRateHeaders(res, req.$rateVerdict);
     };
 
     const routes = [
@@ -396,9 +286,7 @@ const ApiService = defineService<ApiThis>({
         async onBeforeCall(this: ApiThis, ctx: Context<unknown, RequestMeta>, route: unknown, req: Req, res: ServerResponse) {
           ctx.meta.origin = "gateway";
           await showReadBudget.call(this, ctx, route, req, res);
-          const given = req.headers["x-admin-key"];
-          if (typeof given !== "string" || !given) throw unauthorized("X-Admin-Key header required");
-          if (!sameSecret(given, this.cfg.adminKey as string)) throw forbidden("Invalid operator key");
+          checkOperatorKey(req.headers["x-admin-key"], this.cfg.adminKey as string);
           ctx.meta.admin = true;
         },
       }] : []),
@@ -408,7 +296,7 @@ const ApiService = defineService<ApiThis>({
     // Routes depend on this node's configuration, so they are added here rather than in settings.
     for (const route of routes) {
       const added = this.addRoute(route, true);
-      if (route.name === "read") this.readLimit = added.rateLimit as RouteRateLimit;
+      if (route.name === "read") this.readLimit = added.rateLimit as RouteRateLimit<Req>;
     }
     // The web app at / and the API documentation at /docs (gateway/web.ts), after every API route.
     const site = WebSite.load(findWebBuild(), { chain: cfg.chain, testnet: cfg.ton.testnet, proofDomain: () => proofDomain(this.cfg.appDomain, this.server?.address() as AddressInfo | null) });

@@ -2,63 +2,39 @@ import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
-import { DomainError, notFound, validationError } from "../lib/errors";
-import type { Posting, PositionState } from "../engine/accounts";
-import { formatAvgPrice, formatMicro } from "../engine/money";
-import { tradeRecordView, type TradeRecord } from "../engine/settlement";
+import { throwWire, wireError } from "../gateway/faults";
 import type { RestingOrder } from "../engine/types";
-import type { BookJournalDoc, IdemRecord, LedgerEntryDoc, MarketLease, OrderDoc, SettlementRecord, TradeDoc } from "../models/trading";
-import { page, type Page } from "../gateway/envelope";
+import type { BookJournalDoc, IdemKey, IdemRecord, LedgerEntryDoc, MarketLease, OrderDoc, SettlementRecord } from "../models/trading";
+import type { Page } from "../lib/paging";
 import { PAGE, pageSizeParam } from "../lib/params";
-import { Ledger, LedgerFault, type IdemClaim, type MoneyCheck, type PostOutcome } from "../ledger/ledger";
+import type { IdemClaim, MoneyCheck, PostInput, PostOutcome } from "../ledger/ledger";
+import { LedgerCores } from "../ledger/ledger-cores";
+import type { LedgerDesk } from "../ledger/desk";
 import { openMoneyStore } from "../ledger/money-store";
-import { StoreDamaged, type MoneyStore, type OrderQuery } from "../ledger/store";
-import { checkHeartbeat } from "../trading/order-rules";
-import { Deadlines } from "../ledger/deadlines";
-import { newId } from "../lib/ids";
-import { createHash } from "node:crypto";
-import { verifyAll, verifyChain, type VerifyReport } from "../ledger/verify";
+import type { OrderQuery } from "../ledger/store";
+import { positionsView, type MarketTitle } from "../ledger/positions";
+import type { TradeView } from "../ledger/views";
+import type { VerifyReport } from "../ledger/verify";
 
-export interface PostParams {
-  key: string;
-  postings: Posting[];
-  idem?: IdemRecord;
-  part?: { group: string; index: number; count: number };
-  /** The first n postings are a placement lock that must hold on its own. */
-  checkAfter?: number;
-  trades?: TradeRecord[];
-  book?: BookJournalDoc;
+/** `ledger.post`: an entry (ledger/ledger.ts PostInput, without the ledger's own records). */
+export type PostParams = Omit<PostInput, "fence" | "settlement" | "heartbeat"> & {
   /** false: answer once applied in memory; the caller waits for durability itself (`sync` or `ledger.durable`). */
   durable?: boolean;
-}
-
-export type PostResult = PostOutcome;
+};
 
 export const TRADES_DEFAULT_PAGE_SIZE = 20;
 export const TRADES_MAX_PAGE_SIZE = 100;
 
 type LedgerThis = Service & {
-  store: MoneyStore;
-  ledger: Ledger;
-  deadlines: Deadlines;
-  /** The contract's status for each kind of ledger refusal. */
-  fault(err: unknown): never;
-  notifyChanges(batch: LedgerEntryDoc[]): void;
+  cores?: LedgerCores;
+  /** The cores' requests (set once started). */
+  desk: LedgerDesk;
 };
 
-const STATUS: Record<LedgerFault["kind"], number> = { rejected: 400, conflict: 409, moved: 503, unavailable: 503, restarted: 503 };
-const isUser = (account: string) => account.startsWith("usr_");
-
-export function tradeView(t: TradeDoc) {
-  return {
-    id: t._id,
-    ...tradeRecordView(t),
-    settlementStatus: t.settlementStatus,
-    settlementTxHash: t.settlementTxHash,
-    createdAt: t.createdAt,
-  };
-}
-
+/**
+ * The money path's single writer: a shell over the ledger's cores (ledger/ledger-cores.ts). Its
+ * refusals are domain faults, handed to the broker with their status (gateway/faults.ts).
+ */
 const LedgerService = defineService<LedgerThis>({
   name: "ledger",
 
@@ -80,16 +56,13 @@ const LedgerService = defineService<LedgerThis>({
         part: { type: "object", optional: true, props: { group: "string", index: { type: "number", integer: true, min: 0 }, count: { type: "number", integer: true, min: 2 } } },
         durable: { type: "boolean", optional: true },
       },
-      async handler(this: LedgerThis, ctx: AppContext<PostParams>): Promise<PostResult> {
+      async handler(this: LedgerThis, ctx: AppContext<PostParams>): Promise<PostOutcome> {
         const { durable, ...entry } = ctx.params;
-        let r: PostOutcome;
         try {
-          r = this.ledger.post(entry);
+          return await this.desk.post(entry, durable);
         } catch (err) {
-          this.fault(err);
+          throw wireError(err);
         }
-        if (durable !== false && r.seq > 0) await this.ledger.waitDurable(r.seq).catch((err) => this.fault(err));
-        return r;
       },
     },
 
@@ -97,9 +70,8 @@ const LedgerService = defineService<LedgerThis>({
     sync: {
       visibility: "public",
       params: { seq: { type: "number", integer: true, min: 0 }, instance: { type: "string", optional: true } },
-      async handler(this: LedgerThis, ctx: AppContext<{ seq: number; instance?: string }>) {
-        await this.ledger.waitDurable(ctx.params.seq, ctx.params.instance).catch((err) => this.fault(err));
-        return { durableSeq: this.ledger.durableSeq, instance: this.ledger.instance };
+      handler(this: LedgerThis, ctx: AppContext<{ seq: number; instance?: string }>) {
+        return this.desk.sync(ctx.params.seq, ctx.params.instance).catch(throwWire);
       },
     },
 
@@ -107,15 +79,8 @@ const LedgerService = defineService<LedgerThis>({
     acquireMarket: {
       visibility: "public",
       params: { marketId: "string", node: "string" },
-      async handler(this: LedgerThis, ctx: AppContext<{ marketId: string; node: string }>): Promise<MarketLease & { instance: string }> {
-        let r: { lease: MarketLease; seq: number };
-        try {
-          r = this.ledger.acquire(ctx.params.marketId, ctx.params.node);
-        } catch (err) {
-          this.fault(err);
-        }
-        await this.ledger.waitDurable(r.seq).catch((err) => this.fault(err));
-        return { ...r.lease, instance: this.ledger.instance };
+      handler(this: LedgerThis, ctx: AppContext<{ marketId: string; node: string }>): Promise<MarketLease & { instance: string }> {
+        return this.desk.acquire(ctx.params.marketId, ctx.params.node).catch(throwWire);
       },
     },
 
@@ -124,7 +89,7 @@ const LedgerService = defineService<LedgerThis>({
       visibility: "public",
       params: { marketId: "string" },
       handler(this: LedgerThis, ctx: AppContext<{ marketId: string }>): MarketLease {
-        return this.ledger.lease(ctx.params.marketId);
+        return this.desk.ledger.lease(ctx.params.marketId);
       },
     },
 
@@ -133,7 +98,7 @@ const LedgerService = defineService<LedgerThis>({
       visibility: "public",
       params: { marketId: "string", afterPrio: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 5000 } },
       handler(this: LedgerThis, ctx: AppContext<{ marketId: string; afterPrio: number; limit: number }>): Promise<RestingOrder[]> {
-        return this.store.restingOrders(ctx.params.marketId, ctx.params.afterPrio, ctx.params.limit);
+        return this.desk.store.restingOrders(ctx.params.marketId, ctx.params.afterPrio, ctx.params.limit);
       },
     },
 
@@ -142,8 +107,7 @@ const LedgerService = defineService<LedgerThis>({
       auth: "user",
       params: { $$strict: "remove" },
       handler(this: LedgerThis, ctx: AppContext) {
-        const b = this.ledger.balance(currentUser(ctx).id);
-        return { available: String(b.available), locked: String(b.locked), total: String(b.total) };
+        return this.desk.balance(currentUser(ctx).id);
       },
     },
 
@@ -151,54 +115,21 @@ const LedgerService = defineService<LedgerThis>({
     positions: {
       auth: "user",
       params: { $$strict: "remove" },
-      async handler(this: LedgerThis, ctx: AppContext) {
-        const user = currentUser(ctx);
-        const open = this.ledger.positionsOf(user.id).filter((p) => p.quantity > 0 && !p.settled);
-        const markets = await ctx
-          .call<Record<string, { title: string; status?: string; result?: string | null }>, { marketIds: string[] }>("catalog.marketTitles", { marketIds: [...new Set(open.map((p) => p.marketId))] })
-          .catch(() => ({}) as Record<string, { title: string; status?: string; result?: string | null }>);
-        return Promise.all(
-          open.map(async (p: PositionState) => {
-            const m = markets[p.marketId];
-            // A resolved market pays 1.00 per winning share and nothing per losing one: that is its mark.
-            const exit =
-              m?.status === "resolved" && (m.result === "YES" || m.result === "NO")
-                ? { filled: p.quantity, proceeds: m.result === p.outcome ? p.quantity : 0 }
-                : await ctx.call<{ filled: number; proceeds: number }, object>("book.exitQuote", { marketId: p.marketId, outcome: p.outcome, quantity: p.quantity, userId: user.id }).catch(() => ({ filled: 0, proceeds: 0 }));
-            const markPrice = exit.filled > 0 ? formatAvgPrice(exit.proceeds, exit.filled) : null;
-            // unrealizedPnl = (mark - avgEntry) x quantity = mark x q - totalCost, exact in micro-units.
-            const unrealized = exit.filled > 0 ? Number((BigInt(exit.proceeds) * BigInt(p.quantity)) / BigInt(exit.filled)) - p.totalCost : null;
-            return {
-              id: `${p.marketId}:${p.outcome}`,
-              marketId: p.marketId,
-              outcome: p.outcome,
-              quantity: String(p.quantity),
-              lockedQuantity: String(p.locked),
-              avgEntryPrice: formatAvgPrice(p.totalCost, p.quantity),
-              totalCost: String(p.totalCost),
-              realizedPnl: String(p.realizedPnl),
-              status: p.settled ? "settled" : "open",
-              market: { id: p.marketId, title: markets[p.marketId]?.title ?? null },
-              markPrice,
-              unrealizedPnl: unrealized === null ? null : String(unrealized),
-            };
-          }),
-        );
+      handler(this: LedgerThis, ctx: AppContext) {
+        const userId = currentUser(ctx).id;
+        return positionsView(userId, this.desk.ledger.positionsOf(userId), {
+          titles: (marketIds) => ctx.call<Record<string, MarketTitle>, { marketIds: string[] }>("catalog.marketTitles", { marketIds }).catch(() => ({})),
+          exitQuote: (p) => ctx.call<{ filled: number; proceeds: number }, object>("book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
+        });
       },
     },
 
     /** GET /trades: newest first. */
     listTrades: {
       auth: "user",
-      params: {
-        page: PAGE,
-        pageSize: pageSizeParam(TRADES_DEFAULT_PAGE_SIZE, TRADES_MAX_PAGE_SIZE),
-        $$strict: "remove",
-      },
-      async handler(this: LedgerThis, ctx: AppContext<{ page: number; pageSize: number }>): Promise<Page<ReturnType<typeof tradeView>>> {
-        const { page: pageNo, pageSize } = ctx.params;
-        const { items, total } = await this.store.trades(currentUser(ctx).id, pageNo, pageSize);
-        return page(items.map(tradeView), total, pageNo, pageSize);
+      params: { page: PAGE, pageSize: pageSizeParam(TRADES_DEFAULT_PAGE_SIZE, TRADES_MAX_PAGE_SIZE), $$strict: "remove" },
+      handler(this: LedgerThis, ctx: AppContext<{ page: number; pageSize: number }>): Promise<Page<TradeView>> {
+        return this.desk.trades(currentUser(ctx).id, ctx.params.page, ctx.params.pageSize);
       },
     },
 
@@ -206,10 +137,8 @@ const LedgerService = defineService<LedgerThis>({
     getTrade: {
       auth: "user",
       params: { id: { type: "string", min: 1, max: 100 }, $$strict: "remove" },
-      async handler(this: LedgerThis, ctx: AppContext<{ id: string }>) {
-        const t = await this.store.trade(ctx.params.id);
-        if (!t || t.userId !== currentUser(ctx).id) throw notFound("Trade");
-        return tradeView(t);
+      handler(this: LedgerThis, ctx: AppContext<{ id: string }>) {
+        return this.desk.trade(currentUser(ctx).id, ctx.params.id).catch(throwWire);
       },
     },
 
@@ -217,18 +146,8 @@ const LedgerService = defineService<LedgerThis>({
     markSettlement: {
       visibility: "public",
       params: { tradeIds: { type: "array", items: "string" }, status: { type: "enum", values: ["confirmed", "failed"] }, txHash: { type: "string", optional: true } },
-      async handler(this: LedgerThis, ctx: AppContext<{ tradeIds: string[]; status: SettlementRecord["status"]; txHash?: string }>) {
-        const { tradeIds, status, txHash } = ctx.params;
-        if (!tradeIds.length) return { updated: 0 };
-        const ids = [...tradeIds].sort();
-        const key = `settlement:${status}:${txHash ?? "-"}:${ids[0]}:${ids.length}`;
-        try {
-          const r = this.ledger.post({ key, postings: [], settlement: { tradeIds: ids, status, txHash: txHash ?? null } });
-          await this.ledger.waitDurable(r.seq);
-        } catch (err) {
-          this.fault(err);
-        }
-        return { updated: ids.length };
+      handler(this: LedgerThis, ctx: AppContext<{ tradeIds: string[]; status: SettlementRecord["status"]; txHash?: string }>) {
+        return this.desk.markSettlement(ctx.params.tradeIds, ctx.params.status, ctx.params.txHash).catch(throwWire);
       },
     },
 
@@ -240,16 +159,15 @@ const LedgerService = defineService<LedgerThis>({
     conservation: {
       visibility: "public",
       handler(this: LedgerThis): Promise<MoneyCheck> {
-        return this.ledger.check();
+        return this.desk.ledger.check();
       },
     },
 
     /** Internal (operator API, REPL): the whole journal's hash chain, replayed and compared with the books and read models. */
     verify: {
       visibility: "public",
-      async handler(this: LedgerThis): Promise<VerifyReport> {
-        await this.ledger.idle();
-        return verifyAll(this.store, { accounts: this.ledger.snapshotAccounts(), leases: this.ledger.leases() });
+      handler(this: LedgerThis): Promise<VerifyReport> {
+        return this.desk.verify();
       },
     },
 
@@ -258,7 +176,7 @@ const LedgerService = defineService<LedgerThis>({
       visibility: "public",
       params: { account: "string" },
       handler(this: LedgerThis, ctx: AppContext<{ account: string }>) {
-        return { balance: this.ledger.balance(ctx.params.account), positions: this.ledger.positionsOf(ctx.params.account) };
+        return this.desk.account(ctx.params.account);
       },
     },
 
@@ -266,9 +184,8 @@ const LedgerService = defineService<LedgerThis>({
     bookEntries: {
       visibility: "public",
       params: { marketId: "string", afterSeq: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 10000, optional: true, default: 10000 } },
-      async handler(this: LedgerThis, ctx: AppContext<{ marketId: string; afterSeq: number; limit: number }>): Promise<BookJournalDoc[]> {
-        await this.ledger.idle();
-        return this.store.bookEntries(ctx.params.marketId, ctx.params.afterSeq, ctx.params.limit);
+      handler(this: LedgerThis, ctx: AppContext<{ marketId: string; afterSeq: number; limit: number }>): Promise<BookJournalDoc[]> {
+        return this.desk.bookEntries(ctx.params.marketId, ctx.params.afterSeq, ctx.params.limit);
       },
     },
 
@@ -276,9 +193,8 @@ const LedgerService = defineService<LedgerThis>({
     openOrders: {
       visibility: "public",
       params: { userId: "string", marketId: { type: "string", optional: true } },
-      async handler(this: LedgerThis, ctx: AppContext<{ userId: string; marketId?: string }>): Promise<OrderDoc[]> {
-        const { items } = await this.store.orders({ userId: ctx.params.userId, marketId: ctx.params.marketId, status: "open", page: 1, pageSize: 1_000_000 });
-        return items;
+      handler(this: LedgerThis, ctx: AppContext<{ userId: string; marketId?: string }>): Promise<OrderDoc[]> {
+        return this.desk.openOrders(ctx.params.userId, ctx.params.marketId);
       },
     },
 
@@ -287,7 +203,7 @@ const LedgerService = defineService<LedgerThis>({
       visibility: "public",
       params: { userId: "string", marketId: { type: "string", optional: true }, status: { type: "enum", values: ["open", "closed", "all"] }, clientOrderId: { type: "string", optional: true }, page: "number", pageSize: "number" },
       handler(this: LedgerThis, ctx: AppContext<OrderQuery>): Promise<{ items: OrderDoc[]; total: number }> {
-        return this.store.orders(ctx.params);
+        return this.desk.store.orders(ctx.params);
       },
     },
 
@@ -296,7 +212,7 @@ const LedgerService = defineService<LedgerThis>({
       visibility: "public",
       params: { userId: "string" },
       handler(this: LedgerThis, ctx: AppContext<{ userId: string }>): Promise<string[]> {
-        return this.store.openMarketsOf(ctx.params.userId);
+        return this.desk.store.openMarketsOf(ctx.params.userId);
       },
     },
 
@@ -304,8 +220,8 @@ const LedgerService = defineService<LedgerThis>({
     idemClaim: {
       visibility: "public",
       params: { scope: "string", key: { type: "string", max: 300 }, fingerprint: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ scope: string; key: string; fingerprint: string }>): Promise<IdemClaim> {
-        return this.ledger.idemClaim(ctx.params.scope, ctx.params.key, ctx.params.fingerprint).catch((err) => this.fault(err));
+      handler(this: LedgerThis, ctx: AppContext<IdemKey>): Promise<IdemClaim> {
+        return this.desk.ledger.idemClaim(ctx.params.scope, ctx.params.key, ctx.params.fingerprint).catch(throwWire);
       },
     },
 
@@ -313,7 +229,7 @@ const LedgerService = defineService<LedgerThis>({
       visibility: "public",
       params: { scope: "string", key: "string" },
       handler(this: LedgerThis, ctx: AppContext<{ scope: string; key: string }>) {
-        this.ledger.idemRelease(ctx.params.scope, ctx.params.key);
+        this.desk.ledger.idemRelease(ctx.params.scope, ctx.params.key);
         return { released: true };
       },
     },
@@ -322,15 +238,8 @@ const LedgerService = defineService<LedgerThis>({
     idemAnswer: {
       visibility: "public",
       params: { scope: "string", key: "string", fingerprint: "string", status: "number", response: "any" },
-      async handler(this: LedgerThis, ctx: AppContext<IdemRecord>) {
-        const idem = ctx.params;
-        try {
-          const r = this.ledger.post({ key: `idem:${idem.scope}:${createHash("sha256").update(idem.key).digest("hex")}`, postings: [], idem });
-          await this.ledger.waitDurable(r.seq);
-        } catch (err) {
-          this.fault(err);
-        }
-        return { stored: true };
+      handler(this: LedgerThis, ctx: AppContext<IdemRecord>) {
+        return this.desk.storeAnswer(ctx.params).catch(throwWire);
       },
     },
 
@@ -341,18 +250,8 @@ const LedgerService = defineService<LedgerThis>({
     heartbeat: {
       auth: "user",
       params: { timeoutSeconds: { type: "number", integer: true, min: 0, max: 300 }, $$strict: "remove" },
-      async handler(this: LedgerThis, ctx: AppContext<{ timeoutSeconds: number }>) {
-        const userId = currentUser(ctx).id;
-        const t = checkHeartbeat(ctx.params.timeoutSeconds);
-        if (!t.ok) throw validationError(t.message, t.fields);
-        const deadline = t.value ? new Date(Date.now() + t.value * 1000).toISOString() : null;
-        try {
-          const r = this.ledger.post({ key: `heartbeat:${userId}:${newId("hb")}`, postings: [], heartbeat: { userId, timeoutSeconds: t.value, deadline } });
-          await this.ledger.waitDurable(r.seq);
-        } catch (err) {
-          this.fault(err);
-        }
-        return { armed: deadline !== null, expiresAt: deadline };
+      handler(this: LedgerThis, ctx: AppContext<{ timeoutSeconds: number }>) {
+        return this.desk.heartbeat(currentUser(ctx).id, ctx.params.timeoutSeconds).catch(throwWire);
       },
     },
 
@@ -361,7 +260,7 @@ const LedgerService = defineService<LedgerThis>({
       visibility: "public",
       params: { orderId: "string" },
       handler(this: LedgerThis, ctx: AppContext<{ orderId: string }>): Promise<OrderDoc | null> {
-        return this.store.order(ctx.params.orderId);
+        return this.desk.store.order(ctx.params.orderId);
       },
     },
 
@@ -370,7 +269,7 @@ const LedgerService = defineService<LedgerThis>({
       visibility: "public",
       params: { marketId: "string" },
       handler(this: LedgerThis, ctx: AppContext<{ marketId: string }>) {
-        return this.ledger.holders(ctx.params.marketId);
+        return this.desk.ledger.holders(ctx.params.marketId);
       },
     },
 
@@ -379,107 +278,27 @@ const LedgerService = defineService<LedgerThis>({
       visibility: "public",
       params: { seq: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 1000, optional: true, default: 200 } },
       async handler(this: LedgerThis, ctx: AppContext<{ seq: number; limit: number }>): Promise<LedgerEntryDoc[]> {
-        return this.ledger.recentAfter(ctx.params.seq, ctx.params.limit) ?? this.store.entriesAfter(ctx.params.seq, ctx.params.limit);
+        return this.desk.entriesAfter(ctx.params.seq, ctx.params.limit);
       },
     },
   },
 
-  methods: {
-    fault(err: unknown): never {
-      if (err instanceof LedgerFault) throw new DomainError(err.message, STATUS[err.kind], err.code);
-      throw err;
-    },
-
-    /**
-     * Broadcast: every gateway pushes to its own sockets; consumers treat these as hints. The
-     * durability watermark first (engines acknowledge their orders on it), then one balance and
-     * one position update per user per written batch, with the state after it.
-     */
-    notifyChanges(this: LedgerThis, batch: LedgerEntryDoc[]) {
-      this.broker.broadcast("ledger.durable", { instance: this.ledger.instance, seq: batch[batch.length - 1].seq });
-      const users = new Set<string>();
-      const positions = new Map<string, { userId: string; marketId: string; outcome: "YES" | "NO" }>();
-      const trades: TradeRecord[] = [];
-      for (const d of batch) {
-        for (const p of d.postings) {
-          if (p.kind === "cash" && isUser(p.account)) users.add(p.account);
-          if (p.kind === "shares" && isUser(p.account)) positions.set(`${p.account}|${p.marketId}|${p.outcome}`, { userId: p.account, marketId: p.marketId, outcome: p.outcome });
-        }
-        if (d.trades) trades.push(...d.trades);
-      }
-      for (const userId of users) {
-        const b = this.ledger.balance(userId);
-        this.broker.broadcast("ledger.balanceChanged", { userId, balance: { available: String(b.available), locked: String(b.locked), total: String(b.total) } });
-      }
-      for (const { userId, marketId, outcome } of positions.values()) {
-        const p = this.ledger.positionsOf(userId).find((x) => x.marketId === marketId && x.outcome === outcome);
-        if (p) this.broker.broadcast("ledger.positionChanged", { userId, position: { marketId, outcome, quantity: String(p.quantity), avgEntryPrice: formatAvgPrice(p.totalCost, p.quantity), totalCost: String(p.totalCost), realizedPnl: String(p.realizedPnl) } });
-      }
-      for (const t of trades) if (isUser(t.userId)) this.broker.broadcast("ledger.tradeCreated", { userId: t.userId, trade: { ...t, totalCostDecimal: formatMicro(t.totalCost) } });
-    },
-  },
-
   async started() {
-    this.store = await openMoneyStore(configOf(this.broker));
-    try {
-      this.ledger = await Ledger.open(this.store, {
-        committed: (docs) => {
-          this.notifyChanges(docs);
-          for (const d of docs) {
-            const c = d.book?.command;
-            if (c?.type === "place" && c.order.expiresAt) this.deadlines?.noteExpiry(c.order.expiresAt);
-            if (d.heartbeat) this.deadlines?.heartbeat(d.heartbeat.userId, d.heartbeat.deadline);
-          }
-        },
-      });
-      // A changed, missing or reordered entry anywhere stops the start, naming it.
-      const chain = await verifyChain(this.store);
-      if (!chain.ok) throw new StoreDamaged(`ledger journal: ${chain.problems.slice(0, 5).join("; ")}`);
-      const check = await this.ledger.check();
-      if (!check.ok) {
-        const what = [
-          ...check.badOrders.slice(0, 3).map((o) => `order ${o.orderId} holds filled ${o.filled} + open ${o.remaining} + cancelled ${o.cancelled} of ${o.quantity}`),
-          ...check.badLocks.slice(0, 3).map((l) => `account ${l.account}${l.marketId ? ` ${l.marketId} ${l.outcome}` : ""} has ${l.locked} locked while its open orders hold ${l.heldByOrders}`),
-          ...check.badPositions.slice(0, 3).map((p) => `market ${p.marketId} position ${p.position} ${p.problem}`),
-          ...(check.unbalancedMarkets.length ? [`markets whose shares and collateral disagree: ${check.unbalancedMarkets.slice(0, 5).join(", ")}`] : []),
-        ];
-        if (!what.length) what.push(`conservation does not hold: cash ${check.cash} + collateral ${check.collateral} + fees ${check.fees} != deposits ${check.deposits} - withdrawals ${check.withdrawals} + house ${check.house}`);
-        throw new StoreDamaged(`the money store ${this.store.location} does not add up: ${what.join("; ")}`);
-      }
-      this.logger.info(`ledger: ${this.ledger.lastSeq} journal entries verified in ${chain.ms} ms (${this.store.location})`);
-      const broker = this.broker;
-      const store = this.store;
-      const ledger = this.ledger;
-      this.deadlines = new Deadlines({
-        now: () => Date.now(),
-        dueExpiries: (nowIso, limit) => store.dueExpiries(nowIso, limit),
-        nextExpiry: () => store.nextExpiry(),
-        heartbeats: () => store.heartbeats(),
-        expire: async (marketId, orderIds) => {
-          await broker.call("book.cancelMany", { marketId, orderIds, reason: "expired" });
-        },
-        lapse: async (userId, at) => {
-          for (const marketId of await store.openMarketsOf(userId)) await broker.call("book.cancelMany", { marketId, userId, reason: "heartbeat" });
-          // Disarmed once it fired, unless a heartbeat re-armed it meanwhile.
-          if (this.deadlines.armed(userId) !== at) return;
-          const r = ledger.post({ key: `heartbeat:${userId}:${newId("hb")}`, postings: [], heartbeat: { userId, timeoutSeconds: 0, deadline: null } });
-          await ledger.waitDurable(r.seq);
-        },
-        log: (message, err) => this.logger.warn(message, (err as Error)?.message ?? ""),
-      });
-      // Deadlines that passed while the exchange was down fire now (once the engines answer).
-      void this.deadlines.start().catch((err) => this.logger.warn("deadlines could not start", err));
-    } catch (err) {
-      await this.store.close();
-      throw err;
-    }
+    const broker = this.broker;
+    this.cores = await LedgerCores.open(await openMoneyStore(configOf(broker)), {
+      // Broadcast: every gateway pushes to its own sockets (ledger/changes.ts decides what).
+      out: { broadcast: (event, payload) => void broker.broadcast(event, payload) },
+      cancelMany: async (marketId, which, reason) => {
+        await broker.call("book.cancelMany", { marketId, ...which, reason });
+      },
+      log: { info: (message) => this.logger.info(message), warn: (message, detail) => this.logger.warn(message, detail) },
+    });
+    this.desk = this.cores.desk;
+    this.cores.startDeadlines();
   },
 
   async stopped() {
-    this.deadlines?.stop();
-    if (!this.ledger) return;
-    await this.ledger.idle();
-    await this.store.close();
+    await this.cores?.close();
   },
 });
 

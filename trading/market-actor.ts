@@ -1,12 +1,13 @@
 import { OrderBook } from "../engine/book";
 import type { BookEvent, Order, OrderType, Outcome, Side } from "../engine/types";
-import { cost, formatTick, type FeeSchedule } from "../engine/money";
+import { cost, formatTick, LOT, type FeeSchedule } from "../engine/money";
 import type { Posting } from "../engine/accounts";
 import { ammLegPostings, placementLock, poolFunding, releaseResting, restingHolds, settlePlacement, type CancelReasonCode, type Settlement, type TradeRecord } from "../engine/settlement";
 import { createPool, type PoolState } from "../engine/amm";
 import { planAmmOnly, planRoute, type RoutePlan } from "../engine/router";
 import { SerialQueue } from "../lib/serial";
-import type { BookCommand, BookJournalDoc, IdemRecord, MarketLease, OrderStatus } from "../models/trading";
+import { Fault, type FaultKind } from "../lib/fault";
+import type { BookCommand, BookJournalDoc, IdemKey, IdemRecord, MarketLease, OrderStatus } from "../models/trading";
 
 /** What the ledger takes from an actor: one entry per command (or per part of one), its money and its book command together. */
 export interface LedgerPost {
@@ -22,10 +23,7 @@ export interface LedgerPost {
 }
 
 /** A request's Idempotency-Key: its answer is rendered from the command's result and journaled with it. */
-export interface IdemRequest<T> {
-  scope: string;
-  key: string;
-  fingerprint: string;
+export interface IdemRequest<T> extends IdemKey {
   render(value: T): unknown;
 }
 
@@ -66,14 +64,21 @@ export interface MarketPorts {
   publish(doc: BookJournalDoc, actor: MarketActor): void;
 }
 
-/** A refusal of the actor, by code; the service maps it to the contract's envelope. */
-export class TradingError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
+/**
+ * A market as the catalog describes it, as the actor takes it: its status, and its AMM funding in
+ * whole lots like every quantity (a remainder below one lot is not used); null for an unknown one.
+ */
+export function marketInfo(m: { status: string; ammLiquidity?: string } | null): { status: string; ammLiquidity: number } | null {
+  if (!m) return null;
+  const L = Number(m.ammLiquidity ?? "0");
+  return { status: m.status, ammLiquidity: Number.isSafeInteger(L) ? L - (L % LOT) : 0 };
+}
+
+/** A refusal of the actor, by kind and code; the shell hands it on (gateway/faults.ts gives it its status). */
+export class TradingError extends Fault {
+  constructor(kind: FaultKind, code: string, message: string) {
+    super(kind, code, message);
+    this.name = "TradingError";
   }
 }
 
@@ -232,17 +237,17 @@ export class MarketActor {
   place(cmd: PlaceCommand): Promise<PlaceResult> {
     return this.run(async () => {
       this.ensureWritable();
-      if (this.status !== "open") throw new TradingError(400, "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; orders are not accepted`);
+      if (this.status !== "open") throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; orders are not accepted`);
       const createdAt = new Date().toISOString();
       const order: Order = { orderId: this.ports.newId("ord"), userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, price: cmd.price, quantity: cmd.quantity, orderType: cmd.orderType };
       // A post-only order only adds liquidity: meeting anything resting at once refuses it whole.
-      if (cmd.postOnly && this.book.crosses(order)) throw new TradingError(400, "POST_ONLY_WOULD_CROSS", "A post-only order may not execute at once; nothing was placed");
+      if (cmd.postOnly && this.book.crosses(order)) throw new TradingError("rejected", "POST_ONLY_WOULD_CROSS", "A post-only order may not execute at once; nothing was placed");
       // Matched on a preview first: the book changes only once the ledger took the money.
       const events = this.book.preview(order);
       const rejected = events.find((e) => e.type === "rejected");
       if (rejected && rejected.type === "rejected") {
-        if (rejected.reason === "FOK_NOT_FILLED") throw new TradingError(400, "FOK_NOT_FILLED", "Not enough liquidity to fill the whole FOK order at this price; nothing was executed");
-        throw new TradingError(400, "ORDER_REJECTED", `Order rejected: ${rejected.reason}`);
+        if (rejected.reason === "FOK_NOT_FILLED") throw new TradingError("rejected", "FOK_NOT_FILLED", "Not enough liquidity to fill the whole FOK order at this price; nothing was executed");
+        throw new TradingError("rejected", "ORDER_REJECTED", `Order rejected: ${rejected.reason}`);
       }
       const lock = placementLock(order, this.marketId, order.userId, this.ports.fees);
       const s = settlePlacement(this.marketId, order, events, this.ports.fees, this.ports.newId);
@@ -314,9 +319,9 @@ export class MarketActor {
   amend(cmd: AmendCommand): Promise<PlaceResult> {
     return this.run(async () => {
       this.ensureWritable();
-      if (this.status !== "open") throw new TradingError(400, "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; orders cannot be amended`);
+      if (this.status !== "open") throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; orders cannot be amended`);
       const o = this.book.getOrder(cmd.orderId);
-      if (!o || o.userId !== cmd.userId) throw new TradingError(404, "ORDER_NOT_FOUND", "Order not found");
+      if (!o || o.userId !== cmd.userId) throw new TradingError("not_found", "ORDER_NOT_FOUND", "Order not found");
       const price = cmd.price ?? o.price;
       const remaining = cmd.quantity ?? o.remaining;
       const filledBefore = o.quantity - o.remaining;
@@ -340,10 +345,10 @@ export class MarketActor {
       }
       // Priority lost: the old rest is cancelled and the new terms placed under the same id.
       const order: Order = { orderId: o.orderId, userId: o.userId, side: o.side, outcome: o.outcome, price, quantity: remaining, orderType: "GTC" };
-      if (cmd.postOnly && this.book.crosses(order, o.orderId)) throw new TradingError(400, "POST_ONLY_WOULD_CROSS", "The amended post-only order would execute at once; the order stands unchanged");
+      if (cmd.postOnly && this.book.crosses(order, o.orderId)) throw new TradingError("rejected", "POST_ONLY_WOULD_CROSS", "The amended post-only order would execute at once; the order stands unchanged");
       const events = this.book.preview(order, { replacing: true });
       const rejected = events.find((e) => e.type === "rejected");
-      if (rejected && rejected.type === "rejected") throw new TradingError(400, "ORDER_REJECTED", `Amend rejected: ${rejected.reason}`);
+      if (rejected && rejected.type === "rejected") throw new TradingError("rejected", "ORDER_REJECTED", `Amend rejected: ${rejected.reason}`);
       const release = releaseResting(o.side, o.outcome, o.price, o.remaining, this.marketId, o.userId, this.ports.fees);
       const lock = placementLock(order, this.marketId, o.userId, this.ports.fees);
       // The first event is the old rest's cancel (accounted for above); the rest is a new placement.
@@ -391,8 +396,8 @@ export class MarketActor {
         ? planAmmOnly(order, this.pool, this.ports.ammFeeBps)
         : planRoute(order, { levels: this.book.sweep(cmd.side, cmd.outcome, cmd.quantity, { excludeUserId: cmd.userId }).levels, takerBps: this.ports.fees.takerBps, pool: this.pool, ammFeeBps: this.ports.ammFeeBps });
     if (!r.ok) {
-      if (r.reason === "INSUFFICIENT_LIQUIDITY" && cmd.mode === "AMM" && !this.pool) throw new TradingError(400, "NO_AMM", "This market has no AMM pool");
-      throw new TradingError(400, r.reason === "INSUFFICIENT_LIQUIDITY" ? "INSUFFICIENT_LIQUIDITY" : r.reason, `Cannot fill the whole quantity: ${r.reason}`);
+      if (r.reason === "INSUFFICIENT_LIQUIDITY" && cmd.mode === "AMM" && !this.pool) throw new TradingError("rejected", "NO_AMM", "This market has no AMM pool");
+      throw new TradingError("rejected", r.reason === "INSUFFICIENT_LIQUIDITY" ? "INSUFFICIENT_LIQUIDITY" : r.reason, `Cannot fill the whole quantity: ${r.reason}`);
     }
     return r;
   }
@@ -400,7 +405,7 @@ export class MarketActor {
   /** Price a market order exactly as `route` would execute it now, without executing. */
   quote(cmd: RouteCommand): Promise<RoutePlan> {
     return this.queue.run(async () => {
-      if (this.status !== "open") throw new TradingError(400, "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}`);
+      if (this.status !== "open") throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}`);
       return this.plan(cmd);
     });
   }
@@ -413,7 +418,7 @@ export class MarketActor {
   route(cmd: RouteCommand): Promise<RouteExecution> {
     return this.run(async () => {
       this.ensureWritable();
-      if (this.status !== "open") throw new TradingError(400, "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; trades are not accepted`);
+      if (this.status !== "open") throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; trades are not accepted`);
       const plan = this.plan(cmd);
       const orderId = this.ports.newId("ord");
       const bookQty = plan.legs.book.reduce((a, l) => a + l.quantity, 0);
@@ -437,7 +442,7 @@ export class MarketActor {
       if (bookQty) {
         events = this.book.preview(bookOrder);
         // Cannot happen while the plan was made inside this command; refuse cleanly if it does.
-        if (events.some((e) => e.type === "rejected")) throw new TradingError(409, "BOOK_CHANGED", "The book changed; nothing was executed");
+        if (events.some((e) => e.type === "rejected")) throw new TradingError("conflict", "BOOK_CHANGED", "The book changed; nothing was executed");
         const bs = settlePlacement(this.marketId, bookOrder, events, this.ports.fees, this.ports.newId);
         const taker = bs.trades.find((t) => t.role === "taker");
         bookCash = taker?.totalCost ?? 0;
@@ -490,7 +495,7 @@ export class MarketActor {
     return this.run(async () => {
       this.ensureWritable();
       const o = this.book.getOrder(orderId);
-      if (!o || o.userId !== userId) throw new TradingError(404, "ORDER_NOT_FOUND", "Order not found");
+      if (!o || o.userId !== userId) throw new TradingError("not_found", "ORDER_NOT_FOUND", "Order not found");
       const postings = releaseResting(o.side, o.outcome, o.price, o.remaining, this.marketId, o.userId, this.ports.fees);
       const committed = await this.commit({ type: "cancel", orderId, userId }, { postings, trades: [], fills: [], orders: [{ orderId, userId, filledDelta: 0, remaining: 0, status: "cancelled", holds: 0, reason }] }, {
         bookSeq: this.book.seq + 1,
@@ -546,7 +551,7 @@ export class MarketActor {
   }
 
   private ensureWritable(): void {
-    if (this.fenced) throw new TradingError(503, "MARKET_MOVED", "This market is being served by another engine node; retry");
+    if (this.fenced) throw new TradingError("moved", "MARKET_MOVED", "This market is being served by another engine node; retry");
   }
 
   /**
@@ -588,7 +593,7 @@ export class MarketActor {
     if (this.book.seq !== doc.bookSeq) {
       // The ledger holds the truth: rebuild from it.
       this.fenced = true;
-      throw new TradingError(500, "BOOK_DIVERGED", `The book of ${this.marketId} did not execute as previewed; it is rebuilt from the ledger`);
+      throw new TradingError("internal", "BOOK_DIVERGED", `The book of ${this.marketId} did not execute as previewed; it is rebuilt from the ledger`);
     }
     return { doc, ack };
   }

@@ -1,7 +1,8 @@
 import { isLotQuantity, LOT } from "../engine/money";
-import { validationError } from "../lib/errors";
 import type { Outcome, Side } from "../engine/types";
-import type { RouteExecution } from "./market-actor";
+import type { IdemKey } from "../models/trading";
+import type { RouteCommand, RouteExecution } from "./market-actor";
+import type { Checked } from "./order-rules";
 
 /** Body of POST /trade/amm and POST /trade/market (quantity as a string of micro-units). */
 export interface MarketTradeParams {
@@ -11,10 +12,14 @@ export interface MarketTradeParams {
   quantity: string;
 }
 
-export function parseTradeQuantity(raw: string): number {
+/** `book.route` and `book.quote`: a market order for the market's actor (the request's key with `route`). */
+export type RouteRequest = Omit<RouteCommand, "idem"> & { marketId: string; idem?: IdemKey };
+
+/** A market order's quantity (digits, checked by the validator): whole lots. */
+export function checkTradeQuantity(raw: string): Checked<number> {
   const q = Number(raw);
-  if (!isLotQuantity(q)) throw validationError(`quantity must be a positive multiple of ${LOT} micro-units`, [{ field: "quantity", rule: "lot" }]);
-  return q;
+  if (!isLotQuantity(q)) return { ok: false, message: `quantity must be a positive multiple of ${LOT} micro-units`, fields: [{ field: "quantity", rule: "lot" }] };
+  return { ok: true, value: q };
 }
 
 /** The contract's trade execution response. */

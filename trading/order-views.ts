@@ -1,5 +1,7 @@
-/** Orders in the contract's wire shape: amounts as digit strings, prices as 2-decimal strings. */
+/** Orders and books in the contract's wire shape: amounts as digit strings, prices as 2-decimal strings. */
 import { formatAvgPrice, formatTick } from "../engine/money";
+import { marginalPrice, type PoolState } from "../engine/amm";
+import type { Depth } from "../engine/types";
 import type { OrderDoc } from "../models/trading";
 import type { PlaceResult } from "./market-actor";
 import type { OrderTerms } from "./order-rules";
@@ -59,3 +61,29 @@ export function placeView(t: OrderTerms, r: PlaceResult, quantity = t.quantity) 
 }
 
 export type PlaceView = ReturnType<typeof placeView>;
+
+/** Aggregated price levels as the contract shows them (prices as 2-decimal strings, quantities as digit strings). */
+export function levelView(d: Depth) {
+  const v = (l: { price: number; quantity: number; numOrders: number }) => ({ price: formatTick(l.price), quantity: String(l.quantity), numOrders: l.numOrders });
+  return { bids: d.bids.map(v), asks: d.asks.map(v) };
+}
+
+export type LevelView = ReturnType<typeof levelView>;
+
+/** Best book prices (YES view ticks) and the pool's marginal YES price as an exact fraction. */
+export interface TopOfBook {
+  yesBid: number | null;
+  yesAsk: number | null;
+  ammYes: { num: string; den: string } | null;
+}
+
+export function poolYesPrice(pool: PoolState): { num: string; den: string } {
+  const f = marginalPrice(pool, "YES");
+  return { num: f.num.toString(), den: f.den.toString() };
+}
+
+/** A market's top of book as its owner answers it; all null for a market not (yet) loaded. */
+export function topOfBook(book: { best(outcome: "YES"): { bid: number | null; ask: number | null } } | undefined, pool: PoolState | null | undefined): TopOfBook {
+  const b = book?.best("YES");
+  return { yesBid: b?.bid ?? null, yesAsk: b?.ask ?? null, ammYes: pool ? poolYesPrice(pool) : null };
+}

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { OrderBook } from "../../engine/book";
+import { ReusingOrderBook } from "../../bench/lib/reusing-book";
 import type { BookEvent, Order, OrderType, Outcome, Side } from "../../engine/types";
 
 type Step = { cancel: false; user: number; side: Side; outcome: Outcome; price: number; qty: number; type: OrderType } | { cancel: true; target: number; user: number };
@@ -22,7 +23,7 @@ describe("placeReusing / cancelReusing", () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 150 }), (steps) => {
         const fresh = new OrderBook("m");
-        const reusing = new OrderBook("m");
+        const reusing = new ReusingOrderBook("m");
         const kept: BookEvent[][] = [];
         let next = 0;
         for (const s of steps) {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { OrderBook } from "../../engine/book";
-import { ReferenceBook } from "../../engine/reference-book";
+import { ReferenceBook } from "../support/reference-book";
 import type { BookEvent, Order, OrderType, Outcome, PriceLevel, RestingOrder, Side } from "../../engine/types";
 
 type Cmd =

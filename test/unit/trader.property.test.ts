@@ -3,7 +3,7 @@ import { Ledger, LedgerFault } from "../../ledger/ledger";
 import { SqliteMoneyStore } from "../../ledger/sqlite-store";
 import { verifyAll } from "../../ledger/verify";
 import { MarketActor, TradingError, type MarketPorts } from "../../trading/market-actor";
-import { ReferenceBook } from "../../engine/reference-book";
+import { ReferenceBook } from "../support/reference-book";
 import type { OrderType, Outcome, RestingOrder, Side } from "../../engine/types";
 
 /**
@@ -94,7 +94,7 @@ async function run(cmds: Cmd[]): Promise<void> {
     p.catch((err: unknown) => {
       // Refusals (money, post-only, FOK, an order gone) change nothing; anything else is a failure.
       if (err instanceof LedgerFault && (err.kind === "rejected" || err.kind === "conflict")) return null;
-      if (err instanceof TradingError && err.status < 500) return null;
+      if (err instanceof TradingError && (err.kind === "rejected" || err.kind === "not_found" || err.kind === "conflict")) return null;
       throw err;
     });
 

@@ -18,7 +18,7 @@ import type {
   SweepOptions,
   SweepResult,
   Tick,
-} from "./types";
+} from "../../engine/types";
 
 /** Can taker (side, outcome, price) trade with this resting order, and how? */
 function matchKind(side: Side, outcome: Outcome, price: Tick, r: RestingOrder): FillKind | null {

@@ -1,0 +1,67 @@
+/**
+ * What a group commit tells the world. Broadcast, so every gateway pushes to its own sockets;
+ * consumers treat these as hints. The durability watermark first (engines acknowledge their orders
+ * on it), then one balance and one position update per user per written batch, with the state
+ * after it, then the users' trades. Also what the batch changes in the deadlines (GTD expiries,
+ * dead man's switches). Decided here; the shell dispatches. Written to a sink (no list per batch).
+ */
+import type { PositionState } from "../engine/accounts";
+import { formatMicro } from "../engine/money";
+import type { TradeRecord } from "../engine/settlement";
+import type { LedgerEntryDoc } from "../models/trading";
+import { balanceView, positionChangeView, type BalanceView } from "./views";
+
+export interface LedgerEvents {
+  "ledger.durable": { instance: string; seq: number };
+  "ledger.balanceChanged": { userId: string; balance: BalanceView };
+  "ledger.positionChanged": { userId: string; position: ReturnType<typeof positionChangeView> };
+  "ledger.tradeCreated": { userId: string; trade: TradeRecord & { totalCostDecimal: string } };
+}
+
+export interface ChangeSink {
+  broadcast<K extends keyof LedgerEvents>(event: K, payload: LedgerEvents[K]): void;
+}
+
+/** The state after the batch (the ledger's accounts in memory). */
+export interface AccountReads {
+  balance(account: string): { available: number; locked: number; total: number };
+  positionsOf(account: string): PositionState[];
+}
+
+/** Users, not the house or the pool, hear about their accounts. */
+const isUser = (account: string) => account.startsWith("usr_");
+
+export function notifyCommitted(batch: readonly LedgerEntryDoc[], instance: string, accounts: AccountReads, out: ChangeSink): void {
+  out.broadcast("ledger.durable", { instance, seq: batch[batch.length - 1].seq });
+  const users = new Set<string>();
+  const positions = new Map<string, { userId: string; marketId: string; outcome: "YES" | "NO" }>();
+  const trades: TradeRecord[] = [];
+  for (const d of batch) {
+    for (const p of d.postings) {
+      if (p.kind === "cash" && isUser(p.account)) users.add(p.account);
+      if (p.kind === "shares" && isUser(p.account)) positions.set(`${p.account}|${p.marketId}|${p.outcome}`, { userId: p.account, marketId: p.marketId, outcome: p.outcome });
+    }
+    if (d.trades) trades.push(...d.trades);
+  }
+  for (const userId of users) out.broadcast("ledger.balanceChanged", { userId, balance: balanceView(accounts.balance(userId)) });
+  for (const { userId, marketId, outcome } of positions.values()) {
+    const p = accounts.positionsOf(userId).find((x) => x.marketId === marketId && x.outcome === outcome);
+    if (p) out.broadcast("ledger.positionChanged", { userId, position: positionChangeView(p) });
+  }
+  for (const t of trades) if (isUser(t.userId)) out.broadcast("ledger.tradeCreated", { userId: t.userId, trade: { ...t, totalCostDecimal: formatMicro(t.totalCost) } });
+}
+
+/** What the deadlines keep (ledger/deadlines.ts). */
+export interface DeadlineNotes {
+  noteExpiry(iso: string): void;
+  heartbeat(userId: string, deadline: string | null): void;
+}
+
+/** A committed GTD placement is a deadline; a committed heartbeat arms or disarms a switch. */
+export function noteDeadlines(batch: readonly LedgerEntryDoc[], deadlines: DeadlineNotes): void {
+  for (const d of batch) {
+    const c = d.book?.command;
+    if (c?.type === "place" && c.order.expiresAt) deadlines.noteExpiry(c.order.expiresAt);
+    if (d.heartbeat) deadlines.heartbeat(d.heartbeat.userId, d.heartbeat.deadline);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The ledger's cores on one money store, wired to the edge ports the ledger service gives them:
+ * the core opened and checked (a damaged journal or books that do not add up stop the start,
+ * naming what they found), its commits told to the world (ledger/changes.ts), and the orders'
+ * deadlines (GTD expiry, dead man's switches) kept and fired through the market's owner.
+ */
+import type { CancelReasonCode } from "../engine/settlement";
+import { newId } from "../lib/ids";
+import { notifyCommitted, noteDeadlines, type ChangeSink } from "./changes";
+import { Deadlines, type DeadlinePorts } from "./deadlines";
+import { LedgerDesk } from "./desk";
+import { Ledger } from "./ledger";
+import { StoreDamaged, type MoneyStore } from "./store";
+import { verifyChain } from "./verify";
+import { moneyCheckProblems } from "./views";
+
+export interface LedgerEdges {
+  out: ChangeSink;
+  /** Cancel orders on the market's owner: the given ones, or every one of a user. */
+  cancelMany(marketId: string, which: { orderIds: string[] } | { userId: string }, reason: Extract<CancelReasonCode, "expired" | "heartbeat">): Promise<void>;
+  log: { info(message: string): void; warn(message: string, detail?: unknown): void };
+  now?(): number;
+}
+
+export class LedgerCores {
+  private constructor(
+    readonly store: MoneyStore,
+    readonly ledger: Ledger,
+    readonly desk: LedgerDesk,
+    readonly deadlines: Deadlines,
+    private readonly edges: LedgerEdges,
+  ) {}
+
+  /** Open the ledger on `store` and check it; the store is closed again when the start fails. */
+  static async open(store: MoneyStore, edges: LedgerEdges): Promise<LedgerCores> {
+    const now = edges.now ?? (() => Date.now());
+    let deadlines: Deadlines | undefined;
+    try {
+      const ledger = await Ledger.open(store, {
+        committed: (docs) => {
+          notifyCommitted(docs, ledger.instance, ledger, edges.out);
+          if (deadlines) noteDeadlines(docs, deadlines);
+        },
+      });
+      // A changed, missing or reordered entry anywhere stops the start, naming it.
+      const chain = await verifyChain(store);
+      if (!chain.ok) throw new StoreDamaged(`ledger journal: ${chain.problems.slice(0, 5).join("; ")}`);
+      const check = await ledger.check();
+      if (!check.ok) throw new StoreDamaged(`the money store ${store.location} does not add up: ${moneyCheckProblems(check).join("; ")}`);
+      edges.log.info(`ledger: ${ledger.lastSeq} journal entries verified in ${chain.ms} ms (${store.location})`);
+      const desk = new LedgerDesk(ledger, store, { now, newId });
+      deadlines = new Deadlines(deadlinePorts(store, desk, edges, now, () => deadlines as Deadlines));
+      return new LedgerCores(store, ledger, desk, deadlines, edges);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  }
+
+  /** Deadlines that passed while the exchange was down fire now (once the engines answer). */
+  startDeadlines(): void {
+    void this.deadlines.start().catch((err) => this.edges.log.warn("deadlines could not start", err));
+  }
+
+  async close(): Promise<void> {
+    this.deadlines.stop();
+    await this.ledger.idle();
+    await this.store.close();
+  }
+}
+
+/** GTD expiry and heartbeat lapses, fired through the market's owner. */
+export function deadlinePorts(store: MoneyStore, desk: Pick<LedgerDesk, "disarm">, edges: Pick<LedgerEdges, "cancelMany" | "log">, now: () => number, self: () => Pick<Deadlines, "armed">): DeadlinePorts {
+  return {
+    now,
+    dueExpiries: (nowIso, limit) => store.dueExpiries(nowIso, limit),
+    nextExpiry: () => store.nextExpiry(),
+    heartbeats: () => store.heartbeats(),
+    expire: (marketId, orderIds) => edges.cancelMany(marketId, { orderIds }, "expired"),
+    lapse: async (userId, at) => {
+      for (const marketId of await store.openMarketsOf(userId)) await edges.cancelMany(marketId, { userId }, "heartbeat");
+      // Disarmed once it fired, unless a heartbeat re-armed it meanwhile.
+      if (self().armed(userId) !== at) return;
+      await desk.disarm(userId);
+    },
+    log: (message, err) => edges.log.warn(message, (err as Error)?.message ?? ""),
+  };
+}

@@ -1,0 +1,198 @@
+import { Errors } from "moleculer";
+import { OrderDesk, type OrderDeskPorts, type PlaceTerms } from "../../trading/order-desk";
+import type { PlaceCommand, PlaceResult } from "../../trading/market-actor";
+import type { IdemKey, OrderDoc } from "../../models/trading";
+import { isFault } from "../../lib/fault";
+import { Validator } from "../../lib/validator";
+
+/** The order desk on in-memory fakes: the owner's actor, the other nodes, the read model. */
+type Req = { id: string; journaled: number };
+
+const NOW = Date.parse("2030-01-01T00:00:00.000Z");
+const shape = Validator.compile({ marketId: "string", side: { type: "enum", values: ["BUY", "SELL"] }, outcome: { type: "enum", values: ["YES", "NO"] }, orderType: "string", price: "number", quantity: "number", $$strict: "remove" }) as (v: unknown) => true | Array<{ field: string; type: string }>;
+
+function result(orderId: string, over: Partial<PlaceResult> = {}): PlaceResult {
+  return { orderId, status: "open", filledQuantity: 0, remainingQuantity: 100, cancelledQuantity: 0, totalCost: 0, fee: 0, tradeId: null, fills: [], createdAt: "2030-01-01T00:00:01.000Z", ...over };
+}
+
+function order(over: Partial<OrderDoc> = {}): OrderDoc {
+  return {
+    _id: "ord_1",
+    userId: "usr_a",
+    marketId: "mkt_1",
+    side: "BUY",
+    outcome: "YES",
+    orderType: "GTC",
+    price: 40,
+    quantity: 300,
+    filledQuantity: 100,
+    remaining: 200,
+    cancelledQuantity: 0,
+    holds: 8_000,
+    status: "partially_filled",
+    cancelReason: null,
+    clientOrderId: "c-1",
+    expiresAt: null,
+    postOnly: false,
+    prio: 3,
+    seq: 9,
+    createdAt: "2030-01-01T00:00:00.000Z",
+    updatedAt: "2030-01-01T00:00:00.000Z",
+    ...over,
+  };
+}
+
+function world() {
+  const local = new Set(["mkt_1", "mkt_closed"]);
+  const placed: Array<{ marketId: string; cmd: PlaceCommand }> = [];
+  const remote: PlaceTerms[] = [];
+  const claims: IdemKey[] = [];
+  const answered = new Map<string, unknown>();
+  const orders = new Map<string, OrderDoc>();
+  const amends: unknown[] = [];
+  const cancels: unknown[] = [];
+  let n = 0;
+  const ports: OrderDeskPorts<Req> = {
+    now: () => NOW,
+    checkShape: shape,
+    owns: (marketId) => local.has(marketId),
+    place: async (marketId, cmd) => {
+      if (marketId === "mkt_closed") throw new Errors.MoleculerClientError("Market is closed", 400, "MARKET_NOT_OPEN");
+      placed.push({ marketId, cmd });
+      const r = result(`ord_${++n}`);
+      // The actor journals the rendered answer with the command.
+      if (cmd.idem) answered.set(cmd.idem.key, cmd.idem.render(r));
+      return r;
+    },
+    placeRemote: async (_c, p) => {
+      remote.push(p);
+      return { orderId: "ord_remote" } as never;
+    },
+    journaled: (c) => void c.journaled++,
+    withIdempotency: async (_c, idem, run) => {
+      claims.push(idem);
+      return answered.has(idem.key) ? answered.get(idem.key) : run();
+    },
+    order: async (_c, orderId) => orders.get(orderId) ?? null,
+    amendOrder: async (_c, a) => {
+      amends.push(a);
+      return result(a.orderId, { filledQuantity: 50, remainingQuantity: 150, createdAt: "2030-01-01T00:00:02.000Z" });
+    },
+    openMarketsOf: async () => ["mkt_1", "mkt_2"],
+    cancelMany: async (_c, marketId, userId, reason) => {
+      cancels.push({ marketId, userId, reason });
+      return { cancelled: [`${marketId}_o1`, `${marketId}_o2`], releasedAmount: marketId === "mkt_1" ? 40 : 2 };
+    },
+    cancel: async (_c, marketId, orderId, userId) => {
+      cancels.push({ marketId, orderId, userId });
+      return { orderId, status: "cancelled", cancelledQuantity: 200, releasedAmount: 80 };
+    },
+  };
+  return { desk: new OrderDesk(ports), local, placed, remote, claims, orders, amends, cancels };
+}
+
+const req = (): Req => ({ id: "r", journaled: 0 });
+const body = { marketId: "mkt_1", side: "BUY", outcome: "YES", orderType: "GTC", price: 0.4, quantity: 300 } as const;
+
+describe("OrderDesk", () => {
+  test("an order's rules are checked before anything is placed (a refusal names its field)", async () => {
+    const w = world();
+    const bad = [
+      { ...body, price: 0.405 },
+      { ...body, quantity: 150 },
+      { ...body, orderType: "GTD" as const },
+      { ...body, orderType: "FOK" as const, postOnly: true },
+      { ...body, clientOrderId: "no spaces" },
+    ];
+    const fields = [];
+    for (const p of bad) {
+      const err = await w.desk.placeOne(req(), "usr_a", p).catch((e: unknown) => e);
+      expect(isFault(err) && err.code).toBe("VALIDATION_ERROR");
+      fields.push((err as { data: { fields: Array<{ field: string }> } }).data.fields[0].field);
+    }
+    expect(fields).toEqual(["price", "quantity", "expiresAt", "postOnly", "clientOrderId"]);
+    expect(w.placed).toEqual([]);
+    expect(w.remote).toEqual([]);
+  });
+
+  test("on the market's owner the order goes to its actor with the checked terms; elsewhere it is one call to the owner", async () => {
+    const w = world();
+    const c = req();
+    const view = await w.desk.placeOne(c, "usr_a", { ...body, clientOrderId: "c-7", postOnly: true });
+    expect(w.placed).toEqual([{ marketId: "mkt_1", cmd: { userId: "usr_a", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: 300, expiresAt: undefined, postOnly: true, clientOrderId: "c-7", idem: undefined } }]);
+    expect(view).toMatchObject({ orderId: "ord_1", marketId: "mkt_1", price: "0.40", quantity: "300", status: "open", clientOrderId: "c-7", postOnly: true });
+    expect(c.journaled).toBe(0);
+    await w.desk.placeOne(c, "usr_a", { ...body, marketId: "mkt_far" });
+    expect(w.remote).toEqual([{ marketId: "mkt_far", userId: "usr_a", terms: { marketId: "mkt_far", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: 300, postOnly: false } }]);
+  });
+
+  test("with an Idempotency-Key the answer is journaled with the command, on the owner or through it", async () => {
+    const w = world();
+    const c = req();
+    const idem = { scope: "usr_a", key: "k1", fingerprint: "f" };
+    await w.desk.placeOne(c, "usr_a", body, idem);
+    expect(w.placed[0].cmd.idem).toMatchObject(idem);
+    expect(c.journaled).toBe(1);
+    await w.desk.placeOne(c, "usr_a", { ...body, marketId: "mkt_far" }, idem);
+    expect(w.remote[0].idem).toEqual(idem);
+    expect(c.journaled).toBe(2);
+  });
+
+  test("a batch answers each order in its place: shape errors with their index, refusals with their code, the rest placed", async () => {
+    const w = world();
+    const items = await w.desk.placeBatch(req(), "usr_a", [body, { ...body, side: "HOLD" }, { ...body, price: 0.405 }, { ...body, marketId: "mkt_closed" }, body]);
+    expect(items.map((i) => i.ok)).toEqual([true, false, false, false, true]);
+    expect(items[1]).toEqual({ ok: false, error: { code: "VALIDATION_ERROR", message: "Parameters validation error", fields: [{ field: "orders[1].side", rule: "enumValue" }] } });
+    expect(items[2]).toEqual({ ok: false, error: { code: "VALIDATION_ERROR", message: "price must be on the 0.01 grid between 0.01 and 0.99", fields: [{ field: "price", rule: "tick" }] } });
+    expect(items[3]).toEqual({ ok: false, error: { code: "MARKET_NOT_OPEN", message: "Market is closed" } });
+    expect(w.placed.length).toBe(2);
+  });
+
+  test("an idempotent batch gives each order its own key, so a retry places only what did not land", async () => {
+    const w = world();
+    const idem = { scope: "usr_a", key: "batch-1", fingerprint: "f" };
+    const first = await w.desk.placeBatch(req(), "usr_a", [body, { ...body, marketId: "mkt_closed" }], idem);
+    expect(w.claims.map((k) => k.key)).toEqual(["batch-1#0", "batch-1#1"]);
+    const again = await w.desk.placeBatch(req(), "usr_a", [body, { ...body, marketId: "mkt_closed" }], idem);
+    expect(again[0]).toEqual(first[0]);
+    expect(w.placed.length).toBe(1);
+  });
+
+  test("an amend reads the order, refuses what is not the caller's open order, and answers with the order's whole size", async () => {
+    const w = world();
+    w.orders.set("ord_1", order());
+    w.orders.set("ord_gone", order({ _id: "ord_gone", remaining: 0, status: "filled" }));
+    await expect(w.desk.amend(req(), "usr_a", { orderId: "ord_1" })).rejects.toMatchObject({ code: "VALIDATION_ERROR", data: { fields: [{ field: "price", rule: "required" }] } });
+    await expect(w.desk.amend(req(), "usr_a", { orderId: "ord_1", price: 0.123 })).rejects.toMatchObject({ code: "VALIDATION_ERROR", data: { fields: [{ field: "price", rule: "tick" }] } });
+    for (const [userId, orderId] of [["usr_b", "ord_1"], ["usr_a", "ord_gone"], ["usr_a", "ord_none"]]) {
+      await expect(w.desk.amend(req(), userId, { orderId, price: 0.45 })).rejects.toMatchObject({ kind: "not_found", code: "ORDER_NOT_FOUND", message: "Order not found" });
+    }
+    expect(w.amends).toEqual([]);
+    const r = await w.desk.amend(req(), "usr_a", { orderId: "ord_1", price: 0.45 });
+    expect(w.amends).toEqual([{ marketId: "mkt_1", orderId: "ord_1", userId: "usr_a", price: 45, quantity: undefined, postOnly: false }]);
+    // Filled 100 before, 50 now, 150 resting: 300 in all, 150 filled.
+    expect(r).toMatchObject({ orderId: "ord_1", price: "0.45", quantity: "300", filledQuantity: "150", remainingQuantity: "150", clientOrderId: "c-1", createdAt: "2030-01-01T00:00:00.000Z", updatedAt: "2030-01-01T00:00:02.000Z" });
+  });
+
+  test("cancel-all cancels in each market with open orders (or the one named) and adds up what it released", async () => {
+    const w = world();
+    expect(await w.desk.cancelAll(req(), "usr_a")).toEqual({ cancelled: ["mkt_1_o1", "mkt_1_o2", "mkt_2_o1", "mkt_2_o2"], releasedAmount: "42" });
+    expect(await w.desk.cancelAll(req(), "usr_a", "mkt_2")).toEqual({ cancelled: ["mkt_2_o1", "mkt_2_o2"], releasedAmount: "2" });
+    expect(w.cancels).toEqual([
+      { marketId: "mkt_1", userId: "usr_a", reason: "user" },
+      { marketId: "mkt_2", userId: "usr_a", reason: "user" },
+      { marketId: "mkt_2", userId: "usr_a", reason: "user" },
+    ]);
+  });
+
+  test("a cancel touches only the caller's open order, on its market, and answers amounts as digit strings", async () => {
+    const w = world();
+    w.orders.set("ord_1", order());
+    w.orders.set("ord_done", order({ _id: "ord_done", status: "cancelled" }));
+    for (const [userId, orderId] of [["usr_b", "ord_1"], ["usr_a", "ord_done"], ["usr_a", "nope"]]) {
+      await expect(w.desk.cancelOrder(req(), userId, orderId)).rejects.toMatchObject({ code: "ORDER_NOT_FOUND" });
+    }
+    expect(await w.desk.cancelOrder(req(), "usr_a", "ord_1")).toEqual({ orderId: "ord_1", status: "cancelled", cancelledQuantity: "200", releasedAmount: "80" });
+    expect(w.cancels).toEqual([{ marketId: "mkt_1", orderId: "ord_1", userId: "usr_a" }]);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * The book's cores wired to one set of edge ports (what the book service gives them: the broker's
+ * calls, events and metrics): the market actors' registry, the order desk, and the durability
+ * watch that acknowledges commands on the ledger's watermark. Each core is unit-tested on its own
+ * ports; this only connects them.
+ */
+import type { FeeSchedule } from "../engine/money";
+import { newId } from "../lib/ids";
+import type { MarketLease } from "../models/trading";
+import { DurabilityWatch } from "./durability";
+import { MarketActor, marketInfo, type MarketPorts } from "./market-actor";
+import { MarketRegistry, type RegistryPorts } from "./market-registry";
+import { OrderDesk, type OrderDeskPorts } from "./order-desk";
+import { publishCommitted, type PublicationSink } from "./publication";
+
+export interface BookEdges<C> {
+  nodeID: string;
+  fees: FeeSchedule;
+  ammFeeBps: number;
+  /** The engine nodes as this node sees them: a market's owner (HRW), and a refresh when they change. */
+  engines: { ownerOf(marketId: string): string | null; refresh(): void };
+  /** The catalog's record of a market; null when it does not know it. */
+  market(marketId: string): Promise<{ status: string; ammLiquidity?: string } | null>;
+  ledger: Omit<MarketPorts["ledger"], "acquire" | "durable"> & {
+    /** The market's writer lease for this node. */
+    acquire(marketId: string, node: string): Promise<MarketLease & { instance: string }>;
+    /** Ask the ledger whether entry `seq` of process `instance` is durable (when no watermark came). */
+    sync(seq: number, instance: string): Promise<void>;
+  };
+  /** Where a committed command's events go (trading/publication.ts). */
+  out: PublicationSink;
+  measured: RegistryPorts<MarketActor>["measured"];
+  log(message: string): void;
+  /** The order desk's calls under a request. */
+  requests: Omit<OrderDeskPorts<C>, "now" | "owns" | "place">;
+}
+
+export class BookCores<C> {
+  readonly durability: DurabilityWatch;
+  readonly registry: MarketRegistry<MarketActor>;
+  readonly desk: OrderDesk<C>;
+
+  constructor(e: BookEdges<C>) {
+    const durability = (this.durability = new DurabilityWatch((seq, instance) => e.ledger.sync(seq, instance)));
+    const actorPorts: MarketPorts = {
+      fees: e.fees,
+      ammFeeBps: e.ammFeeBps,
+      newId,
+      nodeID: e.nodeID,
+      // A catalog that is down is not "no such market": that error goes up (503).
+      market: async (marketId) => marketInfo(await e.market(marketId)),
+      ledger: {
+        acquire: (marketId) => e.ledger.acquire(marketId, e.nodeID),
+        restingOrders: e.ledger.restingOrders,
+        post: e.ledger.post,
+        durable: (seq, instance) => durability.wait(seq, instance),
+      },
+      publish(doc, actor) {
+        publishCommitted(doc, actor, e.out);
+        actor.forgetClosed(doc.orders);
+      },
+    };
+    const registry = (this.registry = new MarketRegistry<MarketActor>({
+      nodeID: e.nodeID,
+      ownerOf: e.engines.ownerOf,
+      refreshOwners: e.engines.refresh,
+      load: (marketId) => MarketActor.load(marketId, actorPorts),
+      measured: e.measured,
+      log: e.log,
+    }));
+    this.desk = new OrderDesk<C>({
+      ...e.requests,
+      now: () => Date.now(),
+      owns: (marketId) => registry.owns(marketId),
+      place: (marketId, cmd) => registry.onMarket(marketId, (actor) => actor.place(cmd)),
+    });
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * The order desk: the trader API's order flows before they reach a market's actor. An order's
+ * rules are checked here (once, for POST /orders, each order of a batch and an amend), then the
+ * command goes to the market's owner; reads of the order read model decide what a cancel or an
+ * amend may touch. `C` is the request the ports act under (the shell's call context): the desk
+ * passes it through and never looks inside.
+ */
+import { invalid, isFault, notFoundFault, type FieldError } from "../lib/fault";
+import type { CancelReasonCode } from "../engine/settlement";
+import type { IdemKey, OrderDoc } from "../models/trading";
+import type { CancelManyResult, PlaceCommand, PlaceResult } from "./market-actor";
+import { checkOrder, checkPriceAndQuantity, type OrderTerms, type PlaceOrderParams } from "./order-rules";
+import { placeView, type PlaceView } from "./order-views";
+
+/** A placement for the market's owner: checked terms, the user, and the order's own Idempotency-Key. */
+export interface PlaceTerms {
+  marketId: string;
+  userId: string;
+  terms: OrderTerms;
+  idem?: IdemKey;
+}
+
+export interface AmendTerms {
+  marketId: string;
+  orderId: string;
+  userId: string;
+  /** New limit as a tick, new open remainder. */
+  price?: number;
+  quantity?: number;
+  postOnly?: boolean;
+}
+
+export interface CancelResult {
+  orderId: string;
+  status: string;
+  cancelledQuantity: number;
+  releasedAmount: number;
+}
+
+export interface OrderDeskPorts<C> {
+  now(): number;
+  /** The body of one order of a batch against POST /orders' schema: true, or the problems. */
+  checkShape(body: unknown): true | Array<{ field: string; type: string }>;
+  /** Does this node own the market (its actor is here)? */
+  owns(marketId: string): boolean;
+  /** Place on this node's actor of the market. */
+  place(marketId: string, cmd: PlaceCommand): Promise<PlaceResult>;
+  /** Place on the market's owner elsewhere (`placeOnOwner` there). */
+  placeRemote(c: C, p: PlaceTerms): Promise<PlaceView>;
+  /** The request's answer was journaled with its command (the idempotency layer need not store it). */
+  journaled(c: C): void;
+  /** Run `run` once per Idempotency-Key (mixins/idempotency.middleware.ts): a repeat answers the first answer. */
+  withIdempotency(c: C, idem: IdemKey, run: () => Promise<PlaceView>): Promise<unknown>;
+  /** One order's read model. */
+  order(c: C, orderId: string): Promise<OrderDoc | null>;
+  amendOrder(c: C, a: AmendTerms): Promise<PlaceResult>;
+  /** Markets where the user has open orders. */
+  openMarketsOf(c: C, userId: string): Promise<string[]>;
+  cancelMany(c: C, marketId: string, userId: string, reason: CancelReasonCode): Promise<CancelManyResult>;
+  cancel(c: C, marketId: string, orderId: string, userId: string): Promise<CancelResult>;
+}
+
+/** One answer of POST /orders/batch: the order, or the error it got, in the contract's shape. */
+export type BatchItem = { ok: true; order: unknown } | { ok: false; error: { code: string; message: string; fields?: unknown } };
+
+export class OrderDesk<C> {
+  constructor(private readonly ports: OrderDeskPorts<C>) {}
+
+  /** One order: its rules checked here, then placed by the market's owner. */
+  placeOne(c: C, userId: string, p: PlaceOrderParams, idem?: IdemKey): Promise<PlaceView> {
+    const checked = checkOrder(p, this.ports.now());
+    if (!checked.ok) return Promise.reject(invalid(checked.message, checked.fields));
+    return this.placeOnOwner(c, idem ? { marketId: p.marketId, userId, terms: checked.value, idem } : { marketId: p.marketId, userId, terms: checked.value });
+  }
+
+  /**
+   * Checked terms, placed by the market's owner: on this node when it is the owner (where
+   * MarketRouting sends POST /orders, so no further call), else one more call that lands there.
+   * With an Idempotency-Key, the answer is journaled with the command.
+   */
+  placeOnOwner(c: C, p: PlaceTerms): Promise<PlaceView> {
+    const { terms: t, userId, idem } = p;
+    if (!this.ports.owns(t.marketId)) {
+      return this.ports.placeRemote(c, p).then((view) => {
+        if (idem) this.ports.journaled(c);
+        return view;
+      });
+    }
+    const render = (r: PlaceResult) => placeView(t, r);
+    const cmd: PlaceCommand = { userId, side: t.side, outcome: t.outcome, orderType: t.orderType, price: t.price, quantity: t.quantity, expiresAt: t.expiresAt, postOnly: t.postOnly, clientOrderId: t.clientOrderId, idem: idem ? { ...idem, render } : undefined };
+    return this.ports.place(t.marketId, cmd).then((r) => {
+      if (idem) this.ports.journaled(c);
+      return render(r);
+    });
+  }
+
+  /**
+   * Up to MAX_BATCH orders, each standing alone: an order that fails gets its error in its place,
+   * the others go on. Each order of an idempotent batch has its own key, so a retry after a crash
+   * places only the ones that did not land the first time.
+   */
+  async placeBatch(c: C, userId: string, orders: unknown[], idem?: IdemKey): Promise<BatchItem[]> {
+    const results: BatchItem[] = [];
+    for (let i = 0; i < orders.length; i++) {
+      const body = orders[i];
+      const check = this.ports.checkShape(body);
+      if (check !== true) {
+        results.push({ ok: false, error: { code: "VALIDATION_ERROR", message: "Parameters validation error", fields: check.map((f) => ({ field: `orders[${i}].${f.field}`, rule: f.type })) } });
+        continue;
+      }
+      const p = body as PlaceOrderParams;
+      const key = idem ? { ...idem, key: `${idem.key}#${i}` } : undefined;
+      try {
+        const order = key ? await this.ports.withIdempotency(c, key, () => this.placeOne(c, userId, p, key)) : await this.placeOne(c, userId, p);
+        results.push({ ok: true, order });
+      } catch (err) {
+        results.push({ ok: false, error: batchError(err) });
+      }
+    }
+    return results;
+  }
+
+  /** PATCH /orders/:orderId: the caller's open order amended on the market's owner, answered like a placement. */
+  async amend(c: C, userId: string, a: { orderId: string; price?: number; quantity?: number }) {
+    if (a.price === undefined && a.quantity === undefined) throw invalid("Give price, quantity or both", [{ field: "price", rule: "required" }]);
+    const pq = checkPriceAndQuantity(a.price, a.quantity);
+    if (!pq.ok) throw invalid(pq.message, pq.fields);
+    const o = await this.ports.order(c, a.orderId);
+    if (!o || o.userId !== userId || o.remaining <= 0) throw notFoundFault("Order", "ORDER_NOT_FOUND");
+    const r = await this.ports.amendOrder(c, { marketId: o.marketId, orderId: a.orderId, userId, price: pq.value.tick, quantity: pq.value.quantity, postOnly: o.postOnly });
+    // The order's size is what it filled before plus what it filled now plus its new rest.
+    const terms: OrderTerms = { marketId: o.marketId, side: o.side, outcome: o.outcome, orderType: o.orderType, price: pq.value.tick ?? o.price, quantity: o.filledQuantity + r.filledQuantity + r.remainingQuantity, postOnly: o.postOnly, ...(o.clientOrderId ? { clientOrderId: o.clientOrderId } : {}), ...(o.expiresAt ? { expiresAt: o.expiresAt } : {}) };
+    return { ...placeView(terms, r), filledQuantity: String(o.filledQuantity + r.filledQuantity), createdAt: o.createdAt, updatedAt: r.createdAt };
+  }
+
+  /** DELETE /orders: every open order of the user (in one market, with `marketId`), one entry per market. */
+  async cancelAll(c: C, userId: string, marketId?: string): Promise<{ cancelled: string[]; releasedAmount: string }> {
+    const markets = marketId ? [marketId] : await this.ports.openMarketsOf(c, userId);
+    const cancelled: string[] = [];
+    let released = 0;
+    for (const m of markets) {
+      const r = await this.ports.cancelMany(c, m, userId, "user");
+      cancelled.push(...r.cancelled);
+      released += r.releasedAmount;
+    }
+    return { cancelled, releasedAmount: String(released) };
+  }
+
+  /** DELETE /orders/:orderId: the caller's open order, cancelled by the market's owner. */
+  async cancelOrder(c: C, userId: string, orderId: string): Promise<{ orderId: string; status: string; cancelledQuantity: string; releasedAmount: string }> {
+    const o = await this.ports.order(c, orderId);
+    if (!o || o.userId !== userId || (o.status !== "open" && o.status !== "partially_filled")) throw notFoundFault("Order", "ORDER_NOT_FOUND");
+    const r = await this.ports.cancel(c, o.marketId, o._id, userId);
+    // Amounts as digit strings, like every quantity and money field of the contract.
+    return { orderId: r.orderId, status: r.status, cancelledQuantity: String(r.cancelledQuantity), releasedAmount: String(r.releasedAmount) };
+  }
+}
+
+/** An order's failure inside a batch: the broker's error code (`type`) or a domain fault's code. */
+function batchError(err: unknown): { code: string; message: string; fields?: unknown } {
+  const e = err as { type?: unknown; message?: string; data?: { fields?: FieldError[] } };
+  const code = typeof e.type === "string" ? e.type : isFault(err) ? err.code : "INTERNAL_ERROR";
+  return { code, message: e.message ?? "failed", ...(e.data?.fields ? { fields: e.data.fields } : {}) };
+}

@@ -1,0 +1,82 @@
+/**
+ * What the exchange tells the world about a committed market command: the book and prices for
+ * every gateway, a price print per execution for the catalog (every venue prints), an update per
+ * order change for its owner, and the counters. Decided here, from the journal entry and the
+ * actor's book; the shell only dispatches (broadcast, emit, metrics). Written to a sink rather
+ * than returned as a list, so the order path allocates nothing beyond the payloads themselves.
+ */
+import { cost } from "../engine/money";
+import type { PoolState } from "../engine/amm";
+import type { BestPrices, Depth, Outcome } from "../engine/types";
+import type { MarketTradeEvent } from "../models/catalog";
+import type { BookJournalDoc } from "../models/trading";
+import { levelView, poolYesPrice, type LevelView } from "./order-views";
+
+/** Levels of the book shown in real time. */
+export const PUBLISHED_LEVELS = 10;
+
+/** Broadcast: every gateway pushes to its own sockets. */
+export interface BroadcastEvents {
+  "book.changed": { marketId: string; seq: number; yes: LevelView };
+  "market.pricesChanged": { marketId: string; yesBid: number | null; yesAsk: number | null; ammYes: { num: string; den: string } | null };
+  "order.updated": {
+    orderId: string;
+    userId: string;
+    marketId: string;
+    status: string;
+    remainingQuantity: string;
+    filledDelta: string;
+    clientOrderId: string | null;
+    cancelReason: string | null;
+  };
+}
+
+export type MarketMetric = "orders" | "fills";
+
+export interface PublicationSink {
+  broadcast<K extends keyof BroadcastEvents>(event: K, payload: BroadcastEvents[K]): void;
+  /** Emitted (one consumer per service): the price print for price history and volume. */
+  emit(event: "market.trade", payload: MarketTradeEvent): void;
+  count(metric: MarketMetric, labels: Record<string, string>): void;
+}
+
+/** The actor's state after the command (its book, pool and client order ids). */
+export interface PublishedMarket {
+  readonly book: { readonly seq: number; best(outcome: Outcome): BestPrices; depth(outcome: Outcome, levels: number): Depth };
+  readonly pool: PoolState | null;
+  clientOrderIdOf(orderId: string): string | null;
+}
+
+/** The AMM's print price: its execution at its average price to the cent (candles are in cents), in YES terms. */
+export function ammPrintYesPrice(a: { outcome: Outcome; quantity: number; cash: number }): number {
+  const ticks = Math.min(99, Math.max(1, Math.round((a.cash * 100) / a.quantity)));
+  return a.outcome === "YES" ? ticks : 100 - ticks;
+}
+
+export function publishCommitted(doc: BookJournalDoc, market: PublishedMarket, out: PublicationSink): void {
+  const { marketId } = doc;
+  const best = market.book.best("YES");
+  out.broadcast("book.changed", { marketId, seq: market.book.seq, yes: levelView(market.book.depth("YES", PUBLISHED_LEVELS)) });
+  out.broadcast("market.pricesChanged", { marketId, yesBid: best.bid, yesAsk: best.ask, ammYes: market.pool ? poolYesPrice(market.pool) : null });
+  const command = doc.command;
+  const kind = command.type === "place" ? "limit" : command.type === "route" ? command.mode.toLowerCase() : null;
+  if (kind) out.count("orders", { kind, result: "accepted" });
+  for (const f of doc.fills) out.count("fills", { kind: f.kind });
+  if (doc.pool && command.type === "route") out.count("fills", { kind: "amm" });
+  for (const f of doc.fills) out.emit("market.trade", { marketId, tradeId: f.fillId, outcome: "YES", yesPrice: f.yesPrice, quantity: f.quantity, notional: cost(f.quantity, f.yesPrice), at: doc.at });
+  const a = doc.amm;
+  // Every venue prints: the pool's notional in YES terms like a book fill's.
+  if (a) out.emit("market.trade", { marketId, tradeId: a.fillId, outcome: "YES", yesPrice: ammPrintYesPrice(a), quantity: a.quantity, notional: a.outcome === "YES" ? a.cash : a.quantity - a.cash, at: doc.at });
+  for (const c of doc.orders) {
+    out.broadcast("order.updated", {
+      orderId: c.orderId,
+      userId: c.userId,
+      marketId,
+      status: c.status,
+      remainingQuantity: String(c.remaining),
+      filledDelta: String(c.filledDelta),
+      clientOrderId: market.clientOrderIdOf(c.orderId),
+      cancelReason: c.reason ?? null,
+    });
+  }
+}
