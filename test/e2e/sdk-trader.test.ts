@@ -322,7 +322,7 @@ describe("a withdrawal whose answer was not stored", () => {
     await waitFor("credit", async () => (await c.portfolio.balance()).available === toMicro(50));
     // The ledger refuses the one write that stores the withdrawal's answer (status 202, the answer
     // itself rather than the key's binding to the debit), as if the node had died right after the chain answered.
-    const ledger = (srv.broker.getLocalService("ledger") as unknown as { ledger: { post(input: { idem?: { status: number; answerFrom?: unknown } }): unknown } }).ledger;
+    const ledger = (srv.broker.getLocalService("ledger") as unknown as { cores: { ledger: { post(input: { idem?: { status: number; answerFrom?: unknown } }): unknown } } }).cores.ledger;
     const post = ledger.post.bind(ledger);
     let refuse = 1;
     ledger.post = (input) => {
