@@ -182,9 +182,6 @@ const fmtMs = (x: number): string => `${x < 10 ? x.toFixed(2) : x.toFixed(1)}`;
 /** The pass with the most requests/s. */
 const best = (ms: Measure[]): Measure => ms.reduce((a, b) => (b.reqPerSec > a.reqPerSec ? b : a));
 
-/** The pass with the median p99 (the upper one of an even count). */
-const medianP99 = (ms: Measure[]): Measure => [...ms].sort((a, b) => a.p99 - b.p99)[ms.length >> 1];
-
 const p99Range = (ms: Measure[]): string => (ms.length > 1 ? `  (p99 of the ${ms.length} rounds ${ms.map((m) => fmtMs(m.p99)).join(", ")} ms)` : "");
 
 function printRow(r: Row): void {

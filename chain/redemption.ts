@@ -89,7 +89,10 @@ export function refundCancelled(marketId: string, holders: readonly PositionStat
   if (locked) throw new Error(`shares of ${locked.account} are still locked by orders`);
   let yes = 0;
   let no = 0;
-  for (const h of open) (h.outcome === "YES" ? (yes += h.quantity) : (no += h.quantity));
+  for (const h of open) {
+    if (h.outcome === "YES") yes += h.quantity;
+    else no += h.quantity;
+  }
   if (yes !== no) throw new Error(`market ${marketId} does not balance (YES ${yes}, NO ${no})`);
   const collateral = yes;
   const postings: Posting[] = [];

@@ -209,9 +209,8 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
     this.settings.port = cfg.port;
     this.settings.ip = cfg.host;
     if (cfg.redisUrl) this.redis = new IORedis(cfg.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
-    const svc = this;
 
-    const rateLimit = (category: RateCategory) => categoryLimit<Req>(category, { windowMs: cfg.rateLimit.windowMs, limit: cfg.rateLimit[category] }, this.redis, svc.rateKey);
+    const rateLimit = (category: RateCategory) => categoryLimit<Req>(category, { windowMs: cfg.rateLimit.windowMs, limit: cfg.rateLimit[category] }, this.redis, this.rateKey);
     const rateLimitOpts = { read: rateLimit("read"), trade: rateLimit("trade"), faucet: rateLimit("faucet") };
 
     const common = {
@@ -248,12 +247,8 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
         onBeforeCall: showReadBudget,
         onError: this.settings.onError,
         aliases: {
-          "GET /health"(_req: Req, res: ServerResponse) {
-            svc.health(res, false);
-          },
-          "GET /health/ready"(_req: Req, res: ServerResponse) {
-            svc.health(res, true);
-          },
+          "GET /health": (_req: Req, res: ServerResponse) => this.health(res, false),
+          "GET /health/ready": (_req: Req, res: ServerResponse) => this.health(res, true),
         },
       },
       // The OpenAPI document: static, outside the rate categories like /health.

@@ -147,7 +147,10 @@ class Feed<T> implements AsyncIterable<T> {
     if (this.done) return;
     this.done = true;
     this.failure = err ?? null;
-    for (const w of this.waiters.splice(0)) (err ? w.reject(err) : w.resolve({ value: undefined, done: true }));
+    for (const w of this.waiters.splice(0)) {
+      if (err) w.reject(err);
+      else w.resolve({ value: undefined, done: true });
+    }
   }
 
   [Symbol.asyncIterator](): AsyncIterator<T> {
@@ -618,8 +621,9 @@ export class PmxSocket extends Emitter<PmxSocketEvents> {
         return;
       case "update":
         if (m.channel === "book") this.bookOf(m.marketId, m.outcome)?.applyUpdate(m.seq, m.data, this.opts.resyncOnGap ?? false);
-        else if (m.channel === "market") for (const s of this.markets) s.marketIds.includes(m.data.marketId) && s.deliver(m.data);
-        else if (m.channel === "user") this.user?.deliver(m.data);
+        else if (m.channel === "market") {
+          for (const s of this.markets) if (s.marketIds.includes(m.data.marketId)) s.deliver(m.data);
+        } else if (m.channel === "user") this.user?.deliver(m.data);
         return;
       case "error":
         this.onError(m);

@@ -32,8 +32,8 @@ describe("cluster over NATS", () => {
   const dataDirs = new Map<string, string>();
   const nodes = new Map<string, NodeProcess>();
   let env: Record<string, string>;
-  let markets: string[] = [];
-  let users: Client[] = [];
+  const markets: string[] = [];
+  const users: Client[] = [];
   /** Every acknowledged order: id, market, owner. */
   const acked: Array<{ orderId: string; marketId: string; userId: string; status: string }> = [];
 

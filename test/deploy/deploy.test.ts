@@ -24,7 +24,7 @@ const jsYaml = require("js-yaml") as {
 const loadYaml = (s: string) => (jsYaml.safeLoad ?? jsYaml.load)(s);
 const loadYamlAll = (s: string) => (jsYaml.safeLoadAll ?? jsYaml.loadAll)(s).filter((d) => d !== null && d !== undefined);
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 type Any = any;
 
 const ROOT = join(__dirname, "..", "..");

@@ -23,7 +23,7 @@ describe("demo catalog", () => {
     const dataDir = freshDir();
     const first = await startServer(ENV, { dataDir });
     let firstIds: string[];
-    let firstMarkets: Record<string, string[]> = {};
+    const firstMarkets: Record<string, string[]> = {};
     try {
       const list = await first.http("GET", "/api/v1/events?pageSize=100");
       expect(list.status).toBe(200);

@@ -6,7 +6,6 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
 import { BUILD_REPORT, CACHE_IMMUTABLE, CACHE_REVALIDATE, findWebBuild } from "../../gateway/web";
 import { APP_ROUTES, matchRoute, pathFor } from "../../gateway/web-routes";
 import { startServer, type TestServer } from "../support/server";
