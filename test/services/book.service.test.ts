@@ -9,94 +9,37 @@
  * a fake would have to re-implement the money engine and the test would be about the fake.
  * Fencing between engine nodes is covered by test/services/fencing.test.ts.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { ServiceBroker, type Context, type ServiceSchema } from "moleculer";
-import { bindConfig, loadConfig } from "../../lib/config";
-import { VALIDATOR_OPTIONS } from "../../lib/params";
-import { notFound } from "../../lib/errors";
-import { AuthGuard } from "../../mixins/guard.middleware";
-import { Idempotency } from "../../mixins/idempotency.middleware";
-import { createMarketRouting } from "../../mixins/market-routing.middleware";
-import type { RequestMeta, SessionUser } from "../../mixins/context";
-import LedgerService from "../../services/ledger.service";
-import BookService from "../../services/book.service";
-import type { MoneyCheck } from "../../ledger/ledger";
+import type { SessionUser } from "../../mixins/context";
 import type { PlaceView } from "../../trading/order-views";
 import { fund, SHARE } from "../support/trading";
 import { until } from "../support/until";
+import { asUser as as, sessionUser as user, startTradingBroker, type TradingBroker } from "../support/trading-broker";
 
-const user = (n: string): SessionUser => ({ id: `usr_${n}`, wallet: "0:" + n.repeat(64).slice(0, 64), sid: `ses_${n}`, exp: 2e9 });
 const ALICE = user("a");
 const BOB = user("b");
 const CAROL = user("c");
-const as = (u: SessionUser | null, meta: Partial<RequestMeta> = {}) => ({ meta: { user: u, ...meta } });
 
 describe("book service", () => {
-  let broker: ServiceBroker;
-  let dir: string;
-  const markets = new Map<string, { status: string; ammLiquidity: string }>();
-  const heard: Array<{ name: string; params: any }> = [];
-
-  const catalog: ServiceSchema = {
-    name: "catalog",
-    actions: {
-      // As the real catalog answers: the market's record, or 404 for one it does not know.
-      getMarketInternal(ctx: Context<{ marketId: string }>) {
-        const m = markets.get(ctx.params.marketId);
-        if (!m) throw notFound("Market");
-        return { id: ctx.params.marketId, ...m };
-      },
-    },
-  };
-  const listener: ServiceSchema = {
-    name: "listener",
-    events: Object.fromEntries(
-      ["book.changed", "market.pricesChanged", "order.updated", "market.trade"].map((name) => [
-        name,
-        (ctx: Context) => {
-          heard.push({ name, params: ctx.params });
-        },
-      ]),
-    ),
-  };
-  /** A caller that sees what the action left in meta (the gateway reads status and headers there). */
-  const gateway: ServiceSchema = {
-    name: "gateway",
-    actions: {
-      async call(ctx: Context<{ action: string; params: object }, RequestMeta>) {
-        const data = await ctx.call(ctx.params.action, ctx.params.params);
-        return { data, headers: ctx.meta.$responseHeaders ?? {} };
-      },
-    },
-  };
+  let t: TradingBroker;
+  let broker: TradingBroker["broker"];
+  let heard: TradingBroker["heard"];
+  let of: TradingBroker["of"];
 
   const place = (u: SessionUser | null, body: object) => broker.call<PlaceView, object>("book.place", body, as(u));
   const order = (marketId: string, side: "BUY" | "SELL", outcome: "YES" | "NO", price: number, shares: number, extra: object = {}) => ({ marketId, side, outcome, orderType: "GTC", price, quantity: shares * SHARE, ...extra });
   const balance = (u: SessionUser) => broker.call<{ available: string; locked: string; total: string }, object>("ledger.balance", {}, as(u));
-  const of = (name: string) => heard.filter((h) => h.name === name).map((h) => h.params);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "pmx-book-svc-"));
-    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS }, middlewares: [AuthGuard, Idempotency, createMarketRouting()] });
-    bindConfig(broker, loadConfig({ DATA_DIR: dir, JWT_SECRET: "x", LOG_LEVEL: "false", TAKER_FEE_BPS: "0", MAKER_FEE_BPS: "0" }));
-    for (const s of [catalog, listener, gateway, LedgerService, BookService]) broker.createService(s);
-    await broker.start();
+    t = await startTradingBroker([], { TAKER_FEE_BPS: "0", MAKER_FEE_BPS: "0" });
+    ({ broker, heard, of } = t);
     for (const u of [ALICE, BOB]) await fund(broker, u.id, 100 * SHARE);
-    for (const m of ["mkt_1", "mkt_2", "mkt_3", "mkt_4"]) markets.set(m, { status: "open", ammLiquidity: "0" });
+    for (const m of ["mkt_1", "mkt_2", "mkt_3", "mkt_4"]) t.markets.set(m, { status: "open", ammLiquidity: "0" });
   });
-  afterAll(async () => {
-    await broker?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => t?.stop());
   beforeEach(() => {
     heard.length = 0;
   });
-  afterEach(async () => {
-    const check = await broker.call<MoneyCheck>("ledger.conservation");
-    expect({ ok: check.ok, badOrders: check.badOrders, badLocks: check.badLocks }).toEqual({ ok: true, badOrders: [], badLocks: [] });
-  });
+  afterEach(() => t.expectMoneyCheck());
 
   test("place: the session user is required; params and the order's rules refused before the book (400 VALIDATION_ERROR naming the field); nothing changes", async () => {
     await expect(place(null, order("mkt_1", "BUY", "YES", 0.4, 1))).rejects.toMatchObject({ code: 401, type: "UNAUTHORIZED" });
@@ -168,7 +111,7 @@ describe("book service", () => {
     await place(ALICE, order("mkt_2", "BUY", "NO", 0.5, 1, { clientOrderId: "dup" }));
     await expect(place(ALICE, order("mkt_2", "BUY", "NO", 0.4, 1, { clientOrderId: "dup" }))).rejects.toMatchObject({ code: 409, type: "DUPLICATE_CLIENT_ORDER_ID" });
     await expect(place(ALICE, order("mkt_unknown", "BUY", "YES", 0.4, 1))).rejects.toMatchObject({ code: 404, type: "RESOURCE_NOT_FOUND" });
-    markets.set("mkt_closed", { status: "closed", ammLiquidity: "0" });
+    t.markets.set("mkt_closed", { status: "closed", ammLiquidity: "0" });
     await expect(place(ALICE, order("mkt_closed", "BUY", "YES", 0.4, 1))).rejects.toMatchObject({ code: 400, type: "MARKET_NOT_OPEN" });
     // Only the one order that was accepted holds Alice's money (0.50 x 1 share).
     expect(await balance(ALICE)).toEqual({ available: String(Number(before.available) - 0.5 * SHARE), locked: String(Number(before.locked) + 0.5 * SHARE), total: before.total });
@@ -258,7 +201,7 @@ describe("book service", () => {
 
   test("Idempotency-Key: the same order again answers the first answer (Idempotent-Replayed) and places nothing; another body under the key is 409", async () => {
     const body = order("mkt_3", "BUY", "NO", 0.3, 1);
-    const viaGateway = (b: object, key: string) => broker.call<{ data: PlaceView; headers: Record<string, string> }, object>("gateway.call", { action: "book.place", params: b }, as(ALICE, { idempotencyKey: key }));
+    const viaGateway = (b: object, key: string) => t.viaGateway<PlaceView>(ALICE, "book.place", b, { idempotencyKey: key });
     const openIds = async () => (await broker.call<Array<{ _id: string }>, object>("ledger.openOrders", { userId: ALICE.id, marketId: "mkt_3" })).map((o) => o._id).sort();
     const before = await openIds();
     const first = await viaGateway(body, "idem-1");
@@ -277,7 +220,7 @@ describe("book service", () => {
   test("market lifecycle events: a closed market's owner releases every resting order (market_closed) and refuses new ones", async () => {
     const open = await broker.call<Array<{ _id: string; userId: string }>, object>("ledger.openOrders", { userId: ALICE.id, marketId: "mkt_1" });
     expect(open.length).toBeGreaterThan(0);
-    markets.set("mkt_1", { status: "closed", ammLiquidity: "0" });
+    t.markets.set("mkt_1", { status: "closed", ammLiquidity: "0" });
     heard.length = 0;
     broker.emit("market.closed", { marketId: "mkt_1" });
     await until("the halt's order updates", () => of("order.updated").length === open.length && of("order.updated"));
