@@ -46,10 +46,10 @@ describe("book service", () => {
     const refused = (body: object, field: string, type: string) => expect(place(ALICE, body)).rejects.toMatchObject({ name: "ValidationError", code: 422, type: "VALIDATION_ERROR", data: [expect.objectContaining({ field, type })] });
     await refused(order("mkt_1", "BUY", "YES", 1.5, 1), "price", "numberMax");
     await refused(order("mkt_1", "BUY", "YES", 0.4, 0), "quantity", "numberPositive");
-    await refused(order("mkt_1", "HOLD", "YES", 0.4, 1), "side", "enumValue");
+    await refused(order("mkt_1", "BUY", "YES", 0.4, 1, { side: "HOLD" }), "side", "enumValue");
     await refused(order("mkt_1", "BUY", "YES", 0.4, 1, { orderType: "IOC" }), "orderType", "enumValue");
     await refused(order("mkt 1", "BUY", "YES", 0.4, 1), "marketId", "stringPattern");
-    await refused(order("mkt_1", "BUY", "YES", "0.4", 1), "price", "number");
+    await refused(order("mkt_1", "BUY", "YES", 0.4, 1, { price: "0.4" }), "price", "number");
     const rule = (body: object, field: string, r: string) => expect(place(ALICE, body)).rejects.toMatchObject({ code: 400, type: "VALIDATION_ERROR", data: { fields: [{ field, rule: r }] } });
     await rule(order("mkt_1", "BUY", "YES", 0.405, 1), "price", "tick");
     await rule({ ...order("mkt_1", "BUY", "YES", 0.4, 1), quantity: 150 }, "quantity", "lot");
