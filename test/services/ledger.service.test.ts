@@ -11,19 +11,18 @@ import { join } from "node:path";
 import { ServiceBroker, type Context, type ServiceSchema } from "moleculer";
 import { bindConfig, loadConfig } from "../../lib/config";
 import { VALIDATOR_OPTIONS } from "../../lib/params";
-import { newId } from "../../lib/ids";
 import { AuthGuard } from "../../mixins/guard.middleware";
 import type { SessionUser } from "../../mixins/context";
 import LedgerService from "../../services/ledger.service";
-import { MarketActor, type MarketPorts } from "../../trading/market-actor";
-import { DurabilityWatch } from "../../trading/durability";
-import type { BookJournalDoc, MarketLease, OrderDoc } from "../../models/trading";
+import { MarketActor } from "../../trading/market-actor";
+import type { BookJournalDoc, OrderDoc } from "../../models/trading";
 import type { Posting } from "../../engine/accounts";
 import type { TradeRecord } from "../../engine/settlement";
 import type { MoneyCheck, PostOutcome } from "../../ledger/ledger";
 import type { VerifyReport } from "../../ledger/verify";
 import { SHARE } from "../support/trading";
 import { until } from "../support/until";
+import { marketPortsOverLedger } from "../support/ledger-ports";
 
 const MKT = "mkt_ledger";
 const A: SessionUser = { id: "usr_a", wallet: "0:" + "a".repeat(64), sid: "ses_a", exp: 2e9 };
@@ -79,26 +78,7 @@ describe("ledger service", () => {
   const names = () => heard.map((h) => h.name);
 
   /** A market's writer, as the book service wires it: every port one of the ledger's actions. */
-  const actor = (node: string) => {
-    const watch = new DurabilityWatch(async (seq, instance) => {
-      await broker.call("ledger.sync", { seq, instance });
-    }, 10);
-    const ports: MarketPorts = {
-      fees: { takerBps: 0, makerBps: 0 },
-      ammFeeBps: 0,
-      newId,
-      nodeID: node,
-      market: async () => ({ status: "open", ammLiquidity: 0 }),
-      ledger: {
-        acquire: (m) => broker.call<MarketLease & { instance: string }, object>("ledger.acquireMarket", { marketId: m, node }),
-        restingOrders: (m, afterPrio, limit) => broker.call("ledger.restingOrders", { marketId: m, afterPrio, limit }),
-        post: (entry) => broker.call("ledger.post", { ...entry, durable: false }),
-        durable: (seq, instance) => watch.wait(seq, instance),
-      },
-      publish: () => undefined,
-    };
-    return MarketActor.load(MKT, ports);
-  };
+  const actor = (node: string) => MarketActor.load(MKT, marketPortsOverLedger(broker, node));
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "pmx-ledger-svc-"));
