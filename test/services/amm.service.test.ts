@@ -7,6 +7,7 @@
 import AmmService from "../../services/amm.service";
 import { ammPrintYesPrice } from "../../trading/publication";
 import { formatAvgPrice } from "../../engine/money";
+import { tradeView } from "../../trading/market-order";
 import { fund, SHARE } from "../support/trading";
 import { until } from "../support/until";
 import { asUser, sessionUser, startTradingBroker, type TradingBroker } from "../support/trading-broker";
@@ -18,14 +19,8 @@ const POOL = "mkt_pool";
 const BOOK_ONLY = "mkt_book";
 const LIQUIDITY = 100 * SHARE;
 
-interface TradeAnswer {
-  tradeId: string;
-  venue: string;
-  filledQuantity: string;
-  avgPrice: string;
-  totalCost: string;
-  fee: string;
-}
+/** The contract's trade execution answer. */
+type TradeAnswer = ReturnType<typeof tradeView>;
 
 describe("amm service", () => {
   let t: TradingBroker;

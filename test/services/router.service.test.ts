@@ -5,6 +5,7 @@
  * faked (test/support/trading-broker.ts); what a trade emits heard by a listener.
  */
 import RouterService from "../../services/router.service";
+import { tradeView } from "../../trading/market-order";
 import { fund, SHARE } from "../support/trading";
 import { until } from "../support/until";
 import { asUser, sessionUser, startTradingBroker, type TradingBroker } from "../support/trading-broker";
@@ -17,14 +18,8 @@ const BOTH = "mkt_both";
 const BOOK_ONLY = "mkt_book";
 const LIQUIDITY = 100 * SHARE;
 
-interface TradeAnswer {
-  tradeId: string;
-  venue: string;
-  filledQuantity: string;
-  avgPrice: string;
-  totalCost: string;
-  fee: string;
-}
+/** The contract's trade execution answer. */
+type TradeAnswer = ReturnType<typeof tradeView>;
 interface QuoteAnswer {
   estimatedPrice: string;
   estimatedCost: string;
