@@ -2,12 +2,11 @@ import { ServiceBroker } from "moleculer";
 import { bindConfig, loadConfig } from "../../lib/config";
 import LedgerService from "../../services/ledger.service";
 import { VALIDATOR_OPTIONS } from "../../lib/params";
-import { MarketActor, type MarketPorts } from "../../trading/market-actor";
-import { DurabilityWatch } from "../../trading/durability";
-import { newId } from "../../lib/ids";
+import { MarketActor } from "../../trading/market-actor";
 import type { BookJournalDoc, LedgerEntryDoc, MarketLease } from "../../models/trading";
 import type { MoneyCheck } from "../../ledger/ledger";
 import { SHARE } from "../support/trading";
+import { marketPortsOverLedger } from "../support/ledger-ports";
 
 /**
  * One writer per market: the ledger issues a market's writer lease (epoch) and refuses every book
@@ -29,25 +28,7 @@ describe("single writer per market, fenced by the ledger's lease", () => {
   });
   afterAll(() => broker.stop());
 
-  const ports = (node: string): MarketPorts => {
-    const watch = new DurabilityWatch(async (seq, instance) => {
-      await broker.call("ledger.sync", { seq, instance });
-    }, 10);
-    return {
-      fees: { takerBps: 0, makerBps: 0 },
-      ammFeeBps: 0,
-      newId,
-      nodeID: node,
-      market: async () => ({ status: "open", ammLiquidity: 0 }),
-      ledger: {
-        acquire: (m) => broker.call<MarketLease & { instance: string }, object>("ledger.acquireMarket", { marketId: m, node }),
-        restingOrders: (m, afterPrio, limit) => broker.call("ledger.restingOrders", { marketId: m, afterPrio, limit }),
-        post: (entry) => broker.call("ledger.post", { ...entry, durable: false }),
-        durable: (seq, instance) => watch.wait(seq, instance),
-      },
-      publish: () => undefined,
-    };
-  };
+  const ports = (node: string) => marketPortsOverLedger(broker, node);
 
   test("the old owner's commit is refused before any money moves; the new owner continues from the journal", async () => {
     const old = await MarketActor.load(marketId, ports("eng-old"));

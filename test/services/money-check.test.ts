@@ -6,14 +6,13 @@ import { ServiceBroker } from "moleculer";
 import { bindConfig, loadConfig } from "../../lib/config";
 import LedgerService from "../../services/ledger.service";
 import { VALIDATOR_OPTIONS } from "../../lib/params";
-import { MarketActor, type MarketPorts } from "../../trading/market-actor";
-import { DurabilityWatch } from "../../trading/durability";
-import { newId } from "../../lib/ids";
+import { MarketActor } from "../../trading/market-actor";
 import { chainHash, GENESIS_HASH } from "../../ledger/chain-hash";
 import type { BookJournalDoc, LedgerEntryDoc, MarketLease } from "../../models/trading";
 import type { MoneyCheck } from "../../ledger/ledger";
 import type { VerifyReport } from "../../ledger/verify";
 import { SHARE } from "../support/trading";
+import { marketPortsOverLedger } from "../support/ledger-ports";
 
 /**
  * The money check that would have caught the cluster's double fills: a stale engine's entry that
@@ -45,25 +44,7 @@ describe("the money check on a journal holding a double fill", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const ports = (node: string): MarketPorts => {
-    const watch = new DurabilityWatch(async (seq, instance) => {
-      await broker.call("ledger.sync", { seq, instance });
-    }, 10);
-    return {
-      fees: { takerBps: 0, makerBps: 0 },
-      ammFeeBps: 0,
-      newId,
-      nodeID: node,
-      market: async () => ({ status: "open", ammLiquidity: 0 }),
-      ledger: {
-        acquire: (m) => broker.call<MarketLease & { instance: string }, object>("ledger.acquireMarket", { marketId: m, node }),
-        restingOrders: (m, afterPrio, limit) => broker.call("ledger.restingOrders", { marketId: m, afterPrio, limit }),
-        post: (entry) => broker.call("ledger.post", { ...entry, durable: false }),
-        durable: (seq, instance) => watch.wait(seq, instance),
-      },
-      publish: () => undefined,
-    };
-  };
+  const ports = (node: string) => marketPortsOverLedger(broker, node);
 
   test("conservation's equation still holds, the extended check and verification do not", async () => {
     const engine = await MarketActor.load(marketId, ports("eng1"));
