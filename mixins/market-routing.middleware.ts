@@ -2,7 +2,21 @@ import { Errors, type Middleware, type ServiceBroker } from "moleculer";
 import { ownerOf } from "../trading/ownership";
 
 /** Actions on one market's book: served by the engine node that owns the market. */
-export const MARKET_ACTIONS: ReadonlySet<string> = new Set(["book.place", "book.cancel", "book.route", "book.quote", "book.orderbook", "book.depth", "book.top", "book.halt", "book.exitQuote", "book.ensureMarket"]);
+export const MARKET_ACTIONS: ReadonlySet<string> = new Set([
+  "book.place",
+  "book.placeTerms",
+  "book.amendOrder",
+  "book.cancel",
+  "book.cancelMany",
+  "book.route",
+  "book.quote",
+  "book.orderbook",
+  "book.depth",
+  "book.top",
+  "book.halt",
+  "book.exitQuote",
+  "book.ensureMarket",
+]);
 /** Of those, the ones that change nothing: repeated on the new owner when the node asked died mid-call. */
 const READS: ReadonlySet<string> = new Set(["book.quote", "book.orderbook", "book.depth", "book.top", "book.exitQuote", "book.ensureMarket"]);
 

@@ -81,7 +81,7 @@ const BookService = defineService<BookThis>({
       visibility: "public",
       params: { marketId: ID, userId: "string", terms: "object", idem: { type: "object", optional: true } },
       handler(this: BookThis, ctx: AppContext<PlaceTerms>): Promise<PlaceView> {
-        return this.desk.placeOnOwner(ctx, ctx.params).catch(throwWire);
+        return this.desk.placeHere(ctx, ctx.params).catch(throwWire);
       },
     },
 

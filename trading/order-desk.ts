@@ -79,13 +79,23 @@ export class OrderDesk<C> {
    * With an Idempotency-Key, the answer is journaled with the command.
    */
   placeOnOwner(c: C, p: PlaceTerms): Promise<PlaceView> {
-    const { terms: t, userId, idem } = p;
-    if (!this.ports.owns(t.marketId)) {
+    if (!this.ports.owns(p.terms.marketId)) {
       return this.ports.placeRemote(c, p).then((view) => {
-        if (idem) this.ports.journaled(c);
+        if (p.idem) this.ports.journaled(c);
         return view;
       });
     }
+    return this.placeHere(c, p);
+  }
+
+  /**
+   * Checked terms sent here as the market's owner: placed on this node's actor, or refused with
+   * MARKET_MOVED when this node does not own the market (the sender's view of the engines differs;
+   * it retries on the owner it sees next). Never forwarded again, so two views cannot bounce an
+   * order between nodes, or back to this node, without end.
+   */
+  placeHere(c: C, p: PlaceTerms): Promise<PlaceView> {
+    const { terms: t, userId, idem } = p;
     const render = (r: PlaceResult) => placeView(t, r);
     const cmd: PlaceCommand = { userId, side: t.side, outcome: t.outcome, orderType: t.orderType, price: t.price, quantity: t.quantity, expiresAt: t.expiresAt, postOnly: t.postOnly, clientOrderId: t.clientOrderId, idem: idem ? { ...idem, render } : undefined };
     return this.ports.place(t.marketId, cmd).then((r) => {

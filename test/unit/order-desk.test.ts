@@ -4,6 +4,7 @@ import type { PlaceCommand, PlaceResult } from "../../trading/market-actor";
 import type { IdemKey, OrderDoc } from "../../models/trading";
 import { isFault } from "../../lib/fault";
 import { Validator } from "../../lib/validator";
+import { marketMoved } from "../../trading/market-registry";
 
 /** The order desk on in-memory fakes: the owner's actor, the other nodes, the read model. */
 type Req = { id: string; journaled: number };
@@ -58,6 +59,8 @@ function world() {
     owns: (marketId) => local.has(marketId),
     place: async (marketId, cmd) => {
       if (marketId === "mkt_closed") throw new Errors.MoleculerClientError("Market is closed", 400, "MARKET_NOT_OPEN");
+      // As the registry: only the owner's actor takes a command.
+      if (!local.has(marketId)) throw marketMoved(marketId);
       placed.push({ marketId, cmd });
       const r = result(`ord_${++n}`);
       // The actor journals the rendered answer with the command.
@@ -124,6 +127,17 @@ describe("OrderDesk", () => {
     expect(c.journaled).toBe(0);
     await w.desk.placeOne(c, "usr_a", { ...body, marketId: "mkt_far" });
     expect(w.remote).toEqual([{ marketId: "mkt_far", userId: "usr_a", terms: { marketId: "mkt_far", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: 300, postOnly: false } }]);
+  });
+
+  test("terms sent to this node as the owner are placed here or refused as moved, never forwarded again (two views of the engines cannot bounce an order)", async () => {
+    const w = world();
+    const terms = { marketId: "mkt_far", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: 300, postOnly: false } as const;
+    const err = await w.desk.placeHere(req(), { marketId: "mkt_far", userId: "usr_a", terms }).catch((e: unknown) => e);
+    expect(isFault(err) && err.code).toBe("MARKET_MOVED");
+    expect(w.remote).toEqual([]);
+    expect(w.placed).toEqual([]);
+    await w.desk.placeHere(req(), { marketId: "mkt_1", userId: "usr_a", terms: { ...terms, marketId: "mkt_1" } });
+    expect(w.placed.map((p) => p.marketId)).toEqual(["mkt_1"]);
   });
 
   test("with an Idempotency-Key the answer is journaled with the command, on the owner or through it", async () => {
