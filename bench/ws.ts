@@ -12,10 +12,12 @@
  * before vs after connecting; the server runs with --expose-gc).
  * Wall clock via performance.timeOrigin + now() (one host, so the processes share the clock).
  *
- *   node dist-bench/bench/ws.js [--clients=10000] [--orders=40] [--procs=4] [--gap=400] [--profile]
+ *   node dist-bench/bench/ws.js [--clients=10000] [--orders=40] [--procs=4] [--gap=400] [--channels=market,book] [--profile]
  * --profile: V8 CPU profile of the server while the orders fan out, and of the first client
  * process over its whole life (the profilers slow both, so the latencies of a profiled run are not
  * comparable), written to dist-bench/profiles/, tops printed.
+ * --channels=market,book (default both): the channels each client follows; with one, each order is
+ * one message per socket instead of two.
  * Loopback only; every process is stopped at the end (hard limit 5 minutes).
  */
 import { fork, type ChildProcess } from "node:child_process";
@@ -34,9 +36,10 @@ const ADMIN_KEY = "bench-admin-key";
 
 type ToParent = { kind: "ready"; failed: number } | { kind: "arrivals"; arrivals: Record<string, number[]>; disconnects: number; errors: string[] };
 type ToChild = { kind: "report" };
+type Channel = "market" | "book";
 
 /** Client process: `count` sockets on the market and book channels; arrival time per update key. */
-async function client(url: string, marketId: string, count: number): Promise<void> {
+async function client(url: string, marketId: string, count: number, channels: Channel[]): Promise<void> {
   const arrivals: Record<string, number[]> = {};
   const sockets: Socket[] = [];
   const errors: string[] = [];
@@ -66,12 +69,12 @@ async function client(url: string, marketId: string, count: number): Promise<voi
         } else if (m.type === "update" && m.channel === "market") {
           const p = m.data?.sellYesPrice;
           if (p) (arrivals[`m:${Number(p)}`] ??= []).push(wallMs());
-        } else if (m.type === "subscribed" && m.channel === "book") finish();
+        } else if (m.type === "subscribed" && m.channel === channels[channels.length - 1]) finish();
         else if (m.type === "error" && errors.length < 5) errors.push(JSON.stringify(m));
       });
       s.once("connect", () => {
-        s.emit("subscribe", { channel: "market", marketIds: [marketId] });
-        s.emit("subscribe", { channel: "book", marketId });
+        if (channels.includes("market")) s.emit("subscribe", { channel: "market", marketIds: [marketId] });
+        if (channels.includes("book")) s.emit("subscribe", { channel: "book", marketId });
       });
     });
   // The contract closes a socket that sends no ping for 10 s. Each socket pings every 4 s, the
@@ -108,8 +111,10 @@ async function main(): Promise<void> {
   const procs = num(f, "procs", 4);
   const gap = num(f, "gap", 400);
   const profile = !!f.profile;
+  const channels = (["market", "book"] as const).filter((c) => (f.channels ?? "market,book").split(",").includes(c));
+  if (!channels.length) throw new Error("--channels must name market, book or both");
   console.log(`# bench/ws  ${machine()}`);
-  console.log(`# ${clients} Socket.IO subscribers (market + book channels of one market) in ${procs} client processes; ${orders} orders, ${gap} ms apart`);
+  console.log(`# ${clients} Socket.IO subscribers (${channels.join(" + ")} channel${channels.length > 1 ? "s" : ""} of one market) in ${procs} client processes; ${orders} orders, ${gap} ms apart`);
 
   const server = await BenchNode.launch(
     "exchange",
@@ -145,7 +150,7 @@ async function main(): Promise<void> {
     Array.from({ length: procs }, (_, i) => {
       const n = Math.max(0, Math.min(per, clients - i * per));
       const execArgv = profile && i === 0 ? ["--cpu-prof", `--cpu-prof-dir=${join(__dirname, "..", "profiles")}`, "--cpu-prof-name=ws-client-0.cpuprofile"] : [];
-      const child = fork(__filename, ["client", server.url, marketId, String(n)], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv });
+      const child = fork(__filename, ["client", server.url, marketId, String(n), channels.join(",")], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv });
       children.push(child);
       return new Promise<{ failed: number }>((resolve, reject) => {
         child.once("message", (m: ToParent) => (m.kind === "ready" ? resolve(m) : reject(new Error("unexpected message"))));
@@ -208,8 +213,9 @@ async function main(): Promise<void> {
   const hist = { b: { ack: new Histogram(), send: new Histogram() }, m: { ack: new Histogram(), send: new Histogram() } };
   let early = 0;
   const missing = { b: 0, m: 0 };
+  const followed = channels.map((c) => (c === "book" ? "b" : "m"));
   for (const o of placed) {
-    for (const ch of ["b", "m"] as const) {
+    for (const ch of followed) {
       let got = 0;
       for (const r of reports) {
         for (const t of r.arrivals[`${ch}:${o.price}`] ?? []) {
@@ -228,10 +234,10 @@ async function main(): Promise<void> {
   const ackRtt = new Histogram();
   for (const o of placed) ackRtt.record((o.acked - o.sent) * 1000);
   console.log(`order HTTP round trip (send -> ack): p50 ${ms(ackRtt, 0.5)} ms, p99 ${ms(ackRtt, 0.99)} ms`);
-  console.log(line("book channel,   ack -> subscriber: ", hist.b.ack));
-  console.log(line("market channel, ack -> subscriber: ", hist.m.ack));
-  console.log(line("book channel,  send -> subscriber: ", hist.b.send));
-  console.log(line("market channel, send -> subscriber:", hist.m.send));
+  if (followed.includes("b")) console.log(line("book channel,   ack -> subscriber: ", hist.b.ack));
+  if (followed.includes("m")) console.log(line("market channel, ack -> subscriber: ", hist.m.ack));
+  if (followed.includes("b")) console.log(line("book channel,  send -> subscriber: ", hist.b.send));
+  if (followed.includes("m")) console.log(line("market channel, send -> subscriber:", hist.m.send));
   console.log(`missing deliveries: book ${missing.b}, market ${missing.m}; disconnects ${reports.reduce((s, r) => s + r.disconnects, 0)}; updates before the ack ${early}${errors.length ? `; errors: ${errors.slice(0, 3).join(" | ")}` : ""}`);
   const wallS = (cpu1.at - cpu0.at) / 1000;
   console.log(
@@ -243,13 +249,13 @@ async function main(): Promise<void> {
     `server memory: RSS ${mib(mem0.rss)} -> ${mib(mem1.rss)}, heap ${mib(mem0.heapUsed)} -> ${mib(mem1.heapUsed)}; ` +
       `per connection: RSS ${(perConn(mem0.rss, mem1.rss) / 1024).toFixed(1)} KiB, heap ${(perConn(mem0.heapUsed, mem1.heapUsed) / 1024).toFixed(1)} KiB, external+buffers ${(perConn(mem0.external, mem1.external) / 1024).toFixed(1)} KiB`,
   );
-  const p99 = Math.max(hist.b.ack.quantile(0.99), hist.m.ack.quantile(0.99)) / 1000;
+  const p99 = Math.max(...followed.map((ch) => hist[ch].ack.quantile(0.99))) / 1000;
   const complete = missing.b === 0 && missing.m === 0 && connected === clients;
   console.log(`\n## summary\nfan-out to ${connected} subscribers: p99 ack -> delivery ${p99.toFixed(1)} ms (target < 250 ms: ${mark(p99 < 250 && complete)}${complete ? "" : ", deliveries missing"})`);
 }
 
 if (process.argv[2] === "client") {
-  client(process.argv[3], process.argv[4], Number(process.argv[5])).catch((err) => {
+  client(process.argv[3], process.argv[4], Number(process.argv[5]), process.argv[6].split(",") as Channel[]).catch((err) => {
     console.error(err);
     process.exit(1);
   });
