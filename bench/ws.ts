@@ -12,13 +12,18 @@
  * before vs after connecting; the server runs with --expose-gc).
  * Wall clock via performance.timeOrigin + now() (one host, so the processes share the clock).
  *
- *   node dist-bench/bench/ws.js [--clients=10000] [--orders=40] [--procs=4] [--gap=400] [--channels=market,book] [--profile]
+ *   node dist-bench/bench/ws.js [--clients=10000] [--orders=40] [--procs=4] [--gap=400] [--channels=market,book] [--fanout=both] [--rounds=1] [--profile]
  * --profile: V8 CPU profile of the server while the orders fan out, and of the first client
  * process over its whole life (the profilers slow both, so the latencies of a profiled run are not
  * comparable), written to dist-bench/profiles/, tops printed.
  * --channels=market,book (default both): the channels each client follows; with one, each order is
  * one message per socket instead of two.
- * Loopback only; every process is stopped at the end (hard limit 5 minutes).
+ * --fanout=shared|engine-io|both (default both): the gateway's fan-out write (SOCKET_SHARED_FRAMES,
+ * gateway/socket-frames.ts): `shared` one pre-encoded frame per socket written through ws's
+ * `_sender.sendFrame`, `engine-io` engine.io's public `conn.write` per message; `both` runs each on
+ * a fresh server and fresh clients, --rounds times, taking turns (A B, then B A, ...), and ends with
+ * both side by side (server CPU per order, p50/p99 of each channel, the writes each path counted).
+ * Loopback only; every process of a run is stopped at its end (hard limit 5 minutes per run).
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -37,6 +42,27 @@ const ADMIN_KEY = "bench-admin-key";
 type ToParent = { kind: "ready"; failed: number } | { kind: "arrivals"; arrivals: Record<string, number[]>; disconnects: number; errors: string[] };
 type ToChild = { kind: "report" };
 type Channel = "market" | "book";
+type Fanout = "shared" | "engine-io";
+type FanoutWrites = { "shared-frame": number; "engine-io": number };
+
+interface Options {
+  clients: number;
+  orders: number;
+  procs: number;
+  gap: number;
+  profile: boolean;
+  channels: Channel[];
+}
+
+/** One run's figures (ms), for the side-by-side summary of --fanout=both. */
+interface RunResult {
+  fanout: Fanout;
+  cpuMsPerOrder: number;
+  latency: Partial<Record<Channel, { p50: number; p99: number }>>;
+  missing: number;
+  disconnects: number;
+  writes: FanoutWrites;
+}
 
 /** Client process: `count` sockets on the market and book channels; arrival time per update key. */
 async function client(url: string, marketId: string, count: number, channels: Channel[]): Promise<void> {
@@ -104,18 +130,9 @@ async function client(url: string, marketId: string, count: number, channels: Ch
   process.send?.({ kind: "ready", failed } satisfies ToParent);
 }
 
-async function main(): Promise<void> {
-  const f = flags();
-  const clients = num(f, "clients", 10_000);
-  const orders = Math.min(98, num(f, "orders", 40));
-  const procs = num(f, "procs", 4);
-  const gap = num(f, "gap", 400);
-  const profile = !!f.profile;
-  const channels = (["market", "book"] as const).filter((c) => (f.channels ?? "market,book").split(",").includes(c));
-  if (!channels.length) throw new Error("--channels must name market, book or both");
-  console.log(`# bench/ws  ${machine()}`);
-  console.log(`# ${clients} Socket.IO subscribers (${channels.join(" + ")} channel${channels.length > 1 ? "s" : ""} of one market) in ${procs} client processes; ${orders} orders, ${gap} ms apart`);
-
+async function run(o: Options, fanout: Fanout): Promise<RunResult> {
+  const { clients, orders, procs, gap, profile, channels } = o;
+  console.log(`\n# fan-out write: ${fanout} (SOCKET_SHARED_FRAMES=${fanout === "shared"})`);
   const server = await BenchNode.launch(
     "exchange",
     {
@@ -129,6 +146,7 @@ async function main(): Promise<void> {
       ADMIN_KEY,
       RATE_LIMIT_TRADE: "1000000",
       RATE_LIMIT_READ: "1000000",
+      SOCKET_SHARED_FRAMES: String(fanout === "shared"),
       ...(profile ? { BENCH_PROFILE: "1" } : {}),
     },
     { execArgv: ["--expose-gc"] },
@@ -167,6 +185,7 @@ async function main(): Promise<void> {
 
   const cpu = () => ({ server: procCpuSec(server.pid), clients: children.reduce((a, c) => a + procCpuSec(c.pid as number), 0), at: Date.now() });
   if (profile) await server.ctl({ cmd: "profileStart" });
+  const writes0 = await server.ctl<FanoutWrites>({ cmd: "fanoutWrites" });
   const cpu0 = cpu();
   const placed: Array<{ price: number; sent: number; acked: number }> = [];
   for (let k = 0; k < orders; k++) {
@@ -180,6 +199,8 @@ async function main(): Promise<void> {
   }
   await sleep(1_000);
   const cpu1 = cpu();
+  const writes1 = await server.ctl<FanoutWrites>({ cmd: "fanoutWrites" });
+  const writes: FanoutWrites = { "shared-frame": writes1["shared-frame"] - writes0["shared-frame"], "engine-io": writes1["engine-io"] - writes0["engine-io"] };
   if (profile) {
     const dir = join(__dirname, "..", "profiles");
     mkdirSync(dir, { recursive: true });
@@ -249,9 +270,58 @@ async function main(): Promise<void> {
     `server memory: RSS ${mib(mem0.rss)} -> ${mib(mem1.rss)}, heap ${mib(mem0.heapUsed)} -> ${mib(mem1.heapUsed)}; ` +
       `per connection: RSS ${(perConn(mem0.rss, mem1.rss) / 1024).toFixed(1)} KiB, heap ${(perConn(mem0.heapUsed, mem1.heapUsed) / 1024).toFixed(1)} KiB, external+buffers ${(perConn(mem0.external, mem1.external) / 1024).toFixed(1)} KiB`,
   );
+  console.log(`fan-out writes while orders fanned out (pongs included): shared-frame ${writes["shared-frame"]}, engine-io ${writes["engine-io"]}`);
   const p99 = Math.max(...followed.map((ch) => hist[ch].ack.quantile(0.99))) / 1000;
   const complete = missing.b === 0 && missing.m === 0 && connected === clients;
-  console.log(`\n## summary\nfan-out to ${connected} subscribers: p99 ack -> delivery ${p99.toFixed(1)} ms (target < 250 ms: ${mark(p99 < 250 && complete)}${complete ? "" : ", deliveries missing"})`);
+  console.log(`fan-out to ${connected} subscribers (${fanout}): p99 ack -> delivery ${p99.toFixed(1)} ms (target < 250 ms: ${mark(p99 < 250 && complete)}${complete ? "" : ", deliveries missing"})`);
+  if (fanout === "shared" && !writes["shared-frame"]) throw new Error("--fanout=shared: the server wrote nothing as a shared frame (see its warning: the installed engine.io/ws lack it?)");
+  if (fanout === "engine-io" && writes["shared-frame"]) throw new Error("--fanout=engine-io: the server still wrote shared frames");
+
+  for (const child of children) if (child.exitCode === null) await new Promise((resolve) => child.once("exit", resolve));
+  await server.stop();
+  const latency: RunResult["latency"] = {};
+  for (const c of channels) {
+    const h = hist[c === "book" ? "b" : "m"].ack;
+    latency[c] = { p50: h.quantile(0.5) / 1000, p99: h.quantile(0.99) / 1000 };
+  }
+  return {
+    fanout,
+    cpuMsPerOrder: (1000 * (cpu1.server - cpu0.server)) / orders,
+    latency,
+    missing: missing.b + missing.m + (clients - connected) * orders * channels.length,
+    disconnects: reports.reduce((a, r) => a + r.disconnects, 0),
+    writes,
+  };
+}
+
+async function main(): Promise<void> {
+  const f = flags();
+  const channels = (["market", "book"] as const).filter((c) => (f.channels ?? "market,book").split(",").includes(c));
+  if (!channels.length) throw new Error("--channels must name market, book or both");
+  const o: Options = { clients: num(f, "clients", 10_000), orders: Math.min(98, num(f, "orders", 40)), procs: num(f, "procs", 4), gap: num(f, "gap", 400), profile: !!f.profile, channels };
+  const fanout = f.fanout ?? "both";
+  if (!["shared", "engine-io", "both"].includes(fanout)) throw new Error("--fanout must be shared, engine-io or both");
+  const rounds = fanout === "both" ? Math.max(1, num(f, "rounds", 1)) : 1;
+  const order: Fanout[] = fanout === "both" ? Array.from({ length: rounds }, (_, r): Fanout[] => (r % 2 ? ["engine-io", "shared"] : ["shared", "engine-io"])).flat() : [fanout as Fanout];
+  console.log(`# bench/ws  ${machine()}`);
+  console.log(`# ${o.clients} Socket.IO subscribers (${channels.join(" + ")} channel${channels.length > 1 ? "s" : ""} of one market) in ${o.procs} client processes; ${o.orders} orders, ${o.gap} ms apart; fan-out write: ${order.join(", ")}`);
+  const results: RunResult[] = [];
+  for (const fo of order) results.push(await run(o, fo));
+
+  const fmt = (x: number) => x.toFixed(0);
+  console.log(`\n## summary (${o.clients} subscribers, ${o.orders} orders, ack -> subscriber)`);
+  for (const r of results) {
+    const lat = channels.map((c) => `${c} p50 ${fmt(r.latency[c]!.p50)} / p99 ${fmt(r.latency[c]!.p99)} ms`).join(", ");
+    console.log(`${r.fanout.padEnd(9)}  server CPU ${fmt(r.cpuMsPerOrder)} ms per order; ${lat}; missing ${r.missing}, disconnects ${r.disconnects}; writes shared-frame ${r.writes["shared-frame"]}, engine-io ${r.writes["engine-io"]}`);
+  }
+  const cpuOf = (fo: Fanout) => results.filter((r) => r.fanout === fo).map((r) => r.cpuMsPerOrder);
+  if (fanout === "both") {
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    console.log(`server CPU per order, engine-io / shared: ${(mean(cpuOf("engine-io")) / mean(cpuOf("shared"))).toFixed(2)}x`);
+  }
+  const worst = Math.max(...results.flatMap((r) => channels.map((c) => r.latency[c]!.p99)));
+  const complete = results.every((r) => r.missing === 0);
+  console.log(`worst p99 ack -> delivery ${worst.toFixed(1)} ms (target < 250 ms: ${mark(worst < 250 && complete)}${complete ? "" : ", deliveries missing"})`);
 }
 
 if (process.argv[2] === "client") {
@@ -260,5 +330,7 @@ if (process.argv[2] === "client") {
     process.exit(1);
   });
 } else {
-  runBench(main, 5 * 60_000);
+  const f = flags();
+  const runs = (f.fanout ?? "both") === "both" ? 2 * Math.max(1, num(f, "rounds", 1)) : 1;
+  runBench(main, runs * 5 * 60_000);
 }
