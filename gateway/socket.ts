@@ -482,7 +482,9 @@ const SocketGateway = defineService<SocketGatewayThis>({
      * `msgs[i]` to every socket in room `roomNames[i]`; a socket in several of them gets its messages
      * in that order in one write. Each message is encoded and framed once; websocket sockets get
      * the frames of their room combination as one pre-encoded frame buffer (Socket.IO's own
-     * broadcast does the same for one message), other transports get the encoded packets.
+     * broadcast does the same for one message), other transports get the encoded packets. Without
+     * the shared-frame write (SOCKET_SHARED_FRAMES=false, or engine.io/ws without it: socket-frames.ts)
+     * every socket gets its messages one by one through engine.io, as Socket.IO's broadcast does.
      */
     fanOut(this: SocketGatewayThis, roomNames: string[], msgs: ServerMessage[]) {
       const nsp = this.io.of("/");
