@@ -12,11 +12,18 @@
  * before vs after connecting; the server runs with --expose-gc).
  * Wall clock via performance.timeOrigin + now() (one host, so the processes share the clock).
  *
- *   node dist-bench/bench/ws.js [--clients=10000] [--orders=40] [--procs=4] [--gap=400] [--profile]
+ *   node dist-bench/bench/ws.js [--clients=10000] [--orders=40] [--procs=4] [--gap=400] [--channels=market,book] [--fanout=both] [--rounds=1] [--profile]
  * --profile: V8 CPU profile of the server while the orders fan out, and of the first client
  * process over its whole life (the profilers slow both, so the latencies of a profiled run are not
  * comparable), written to dist-bench/profiles/, tops printed.
- * Loopback only; every process is stopped at the end (hard limit 5 minutes).
+ * --channels=market,book (default both): the channels each client follows; with one, each order is
+ * one message per socket instead of two.
+ * --fanout=shared|engine-io|both (default both): the gateway's fan-out write (SOCKET_SHARED_FRAMES,
+ * gateway/socket-frames.ts): `shared` one pre-encoded frame per socket written through ws's
+ * `_sender.sendFrame`, `engine-io` engine.io's public `conn.write` per message; `both` runs each on
+ * a fresh server and fresh clients, --rounds times, taking turns (A B, then B A, ...), and ends with
+ * both side by side (server CPU per order, p50/p99 of each channel, the writes each path counted).
+ * Loopback only; every process of a run is stopped at its end (hard limit 5 minutes per run).
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -34,9 +41,31 @@ const ADMIN_KEY = "bench-admin-key";
 
 type ToParent = { kind: "ready"; failed: number } | { kind: "arrivals"; arrivals: Record<string, number[]>; disconnects: number; errors: string[] };
 type ToChild = { kind: "report" };
+type Channel = "market" | "book";
+type Fanout = "shared" | "engine-io";
+type FanoutWrites = { "shared-frame": number; "engine-io": number };
+
+interface Options {
+  clients: number;
+  orders: number;
+  procs: number;
+  gap: number;
+  profile: boolean;
+  channels: Channel[];
+}
+
+/** One run's figures (ms), for the side-by-side summary of --fanout=both. */
+interface RunResult {
+  fanout: Fanout;
+  cpuMsPerOrder: number;
+  latency: Partial<Record<Channel, { p50: number; p99: number }>>;
+  missing: number;
+  disconnects: number;
+  writes: FanoutWrites;
+}
 
 /** Client process: `count` sockets on the market and book channels; arrival time per update key. */
-async function client(url: string, marketId: string, count: number): Promise<void> {
+async function client(url: string, marketId: string, count: number, channels: Channel[]): Promise<void> {
   const arrivals: Record<string, number[]> = {};
   const sockets: Socket[] = [];
   const errors: string[] = [];
@@ -66,12 +95,12 @@ async function client(url: string, marketId: string, count: number): Promise<voi
         } else if (m.type === "update" && m.channel === "market") {
           const p = m.data?.sellYesPrice;
           if (p) (arrivals[`m:${Number(p)}`] ??= []).push(wallMs());
-        } else if (m.type === "subscribed" && m.channel === "book") finish();
+        } else if (m.type === "subscribed" && m.channel === channels[channels.length - 1]) finish();
         else if (m.type === "error" && errors.length < 5) errors.push(JSON.stringify(m));
       });
       s.once("connect", () => {
-        s.emit("subscribe", { channel: "market", marketIds: [marketId] });
-        s.emit("subscribe", { channel: "book", marketId });
+        if (channels.includes("market")) s.emit("subscribe", { channel: "market", marketIds: [marketId] });
+        if (channels.includes("book")) s.emit("subscribe", { channel: "book", marketId });
       });
     });
   // The contract closes a socket that sends no ping for 10 s. Each socket pings every 4 s, the
@@ -101,16 +130,9 @@ async function client(url: string, marketId: string, count: number): Promise<voi
   process.send?.({ kind: "ready", failed } satisfies ToParent);
 }
 
-async function main(): Promise<void> {
-  const f = flags();
-  const clients = num(f, "clients", 10_000);
-  const orders = Math.min(98, num(f, "orders", 40));
-  const procs = num(f, "procs", 4);
-  const gap = num(f, "gap", 400);
-  const profile = !!f.profile;
-  console.log(`# bench/ws  ${machine()}`);
-  console.log(`# ${clients} Socket.IO subscribers (market + book channels of one market) in ${procs} client processes; ${orders} orders, ${gap} ms apart`);
-
+async function run(o: Options, fanout: Fanout): Promise<RunResult> {
+  const { clients, orders, procs, gap, profile, channels } = o;
+  console.log(`\n# fan-out write: ${fanout} (SOCKET_SHARED_FRAMES=${fanout === "shared"})`);
   const server = await BenchNode.launch(
     "exchange",
     {
@@ -124,6 +146,10 @@ async function main(): Promise<void> {
       ADMIN_KEY,
       RATE_LIMIT_TRADE: "1000000",
       RATE_LIMIT_READ: "1000000",
+      SOCKET_SHARED_FRAMES: String(fanout === "shared"),
+      // Clients ping every 4 s as the contract asks; on a starved machine the contract's 10 s idle
+      // limit closed sockets mid-run (a run with fewer sockets does not compare): 60 s here.
+      SOCKET_IDLE_TIMEOUT_MS: "60000",
       ...(profile ? { BENCH_PROFILE: "1" } : {}),
     },
     { execArgv: ["--expose-gc"] },
@@ -145,7 +171,7 @@ async function main(): Promise<void> {
     Array.from({ length: procs }, (_, i) => {
       const n = Math.max(0, Math.min(per, clients - i * per));
       const execArgv = profile && i === 0 ? ["--cpu-prof", `--cpu-prof-dir=${join(__dirname, "..", "profiles")}`, "--cpu-prof-name=ws-client-0.cpuprofile"] : [];
-      const child = fork(__filename, ["client", server.url, marketId, String(n)], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv });
+      const child = fork(__filename, ["client", server.url, marketId, String(n), channels.join(",")], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv });
       children.push(child);
       return new Promise<{ failed: number }>((resolve, reject) => {
         child.once("message", (m: ToParent) => (m.kind === "ready" ? resolve(m) : reject(new Error("unexpected message"))));
@@ -162,6 +188,7 @@ async function main(): Promise<void> {
 
   const cpu = () => ({ server: procCpuSec(server.pid), clients: children.reduce((a, c) => a + procCpuSec(c.pid as number), 0), at: Date.now() });
   if (profile) await server.ctl({ cmd: "profileStart" });
+  const writes0 = await server.ctl<FanoutWrites>({ cmd: "fanoutWrites" });
   const cpu0 = cpu();
   const placed: Array<{ price: number; sent: number; acked: number }> = [];
   for (let k = 0; k < orders; k++) {
@@ -175,6 +202,8 @@ async function main(): Promise<void> {
   }
   await sleep(1_000);
   const cpu1 = cpu();
+  const writes1 = await server.ctl<FanoutWrites>({ cmd: "fanoutWrites" });
+  const writes: FanoutWrites = { "shared-frame": writes1["shared-frame"] - writes0["shared-frame"], "engine-io": writes1["engine-io"] - writes0["engine-io"] };
   if (profile) {
     const dir = join(__dirname, "..", "profiles");
     mkdirSync(dir, { recursive: true });
@@ -208,8 +237,9 @@ async function main(): Promise<void> {
   const hist = { b: { ack: new Histogram(), send: new Histogram() }, m: { ack: new Histogram(), send: new Histogram() } };
   let early = 0;
   const missing = { b: 0, m: 0 };
+  const followed = channels.map((c) => (c === "book" ? "b" : "m"));
   for (const o of placed) {
-    for (const ch of ["b", "m"] as const) {
+    for (const ch of followed) {
       let got = 0;
       for (const r of reports) {
         for (const t of r.arrivals[`${ch}:${o.price}`] ?? []) {
@@ -228,10 +258,10 @@ async function main(): Promise<void> {
   const ackRtt = new Histogram();
   for (const o of placed) ackRtt.record((o.acked - o.sent) * 1000);
   console.log(`order HTTP round trip (send -> ack): p50 ${ms(ackRtt, 0.5)} ms, p99 ${ms(ackRtt, 0.99)} ms`);
-  console.log(line("book channel,   ack -> subscriber: ", hist.b.ack));
-  console.log(line("market channel, ack -> subscriber: ", hist.m.ack));
-  console.log(line("book channel,  send -> subscriber: ", hist.b.send));
-  console.log(line("market channel, send -> subscriber:", hist.m.send));
+  if (followed.includes("b")) console.log(line("book channel,   ack -> subscriber: ", hist.b.ack));
+  if (followed.includes("m")) console.log(line("market channel, ack -> subscriber: ", hist.m.ack));
+  if (followed.includes("b")) console.log(line("book channel,  send -> subscriber: ", hist.b.send));
+  if (followed.includes("m")) console.log(line("market channel, send -> subscriber:", hist.m.send));
   console.log(`missing deliveries: book ${missing.b}, market ${missing.m}; disconnects ${reports.reduce((s, r) => s + r.disconnects, 0)}; updates before the ack ${early}${errors.length ? `; errors: ${errors.slice(0, 3).join(" | ")}` : ""}`);
   const wallS = (cpu1.at - cpu0.at) / 1000;
   console.log(
@@ -243,16 +273,67 @@ async function main(): Promise<void> {
     `server memory: RSS ${mib(mem0.rss)} -> ${mib(mem1.rss)}, heap ${mib(mem0.heapUsed)} -> ${mib(mem1.heapUsed)}; ` +
       `per connection: RSS ${(perConn(mem0.rss, mem1.rss) / 1024).toFixed(1)} KiB, heap ${(perConn(mem0.heapUsed, mem1.heapUsed) / 1024).toFixed(1)} KiB, external+buffers ${(perConn(mem0.external, mem1.external) / 1024).toFixed(1)} KiB`,
   );
-  const p99 = Math.max(hist.b.ack.quantile(0.99), hist.m.ack.quantile(0.99)) / 1000;
+  console.log(`fan-out writes while orders fanned out (pongs included): shared-frame ${writes["shared-frame"]}, engine-io ${writes["engine-io"]}`);
+  const p99 = Math.max(...followed.map((ch) => hist[ch].ack.quantile(0.99))) / 1000;
   const complete = missing.b === 0 && missing.m === 0 && connected === clients;
-  console.log(`\n## summary\nfan-out to ${connected} subscribers: p99 ack -> delivery ${p99.toFixed(1)} ms (target < 250 ms: ${mark(p99 < 250 && complete)}${complete ? "" : ", deliveries missing"})`);
+  console.log(`fan-out to ${connected} subscribers (${fanout}): p99 ack -> delivery ${p99.toFixed(1)} ms (target < 250 ms: ${mark(p99 < 250 && complete)}${complete ? "" : ", deliveries missing"})`);
+  if (fanout === "shared" && !writes["shared-frame"]) throw new Error("--fanout=shared: the server wrote nothing as a shared frame (see its warning: the installed engine.io/ws lack it?)");
+  if (fanout === "engine-io" && writes["shared-frame"]) throw new Error("--fanout=engine-io: the server still wrote shared frames");
+
+  for (const child of children) if (child.exitCode === null) await new Promise((resolve) => child.once("exit", resolve));
+  await server.stop();
+  const latency: RunResult["latency"] = {};
+  for (const c of channels) {
+    const h = hist[c === "book" ? "b" : "m"].ack;
+    latency[c] = { p50: h.quantile(0.5) / 1000, p99: h.quantile(0.99) / 1000 };
+  }
+  return {
+    fanout,
+    cpuMsPerOrder: (1000 * (cpu1.server - cpu0.server)) / orders,
+    latency,
+    missing: missing.b + missing.m + (clients - connected) * orders * channels.length,
+    disconnects: reports.reduce((a, r) => a + r.disconnects, 0),
+    writes,
+  };
+}
+
+async function main(): Promise<void> {
+  const f = flags();
+  const channels = (["market", "book"] as const).filter((c) => (f.channels ?? "market,book").split(",").includes(c));
+  if (!channels.length) throw new Error("--channels must name market, book or both");
+  const o: Options = { clients: num(f, "clients", 10_000), orders: Math.min(98, num(f, "orders", 40)), procs: num(f, "procs", 4), gap: num(f, "gap", 400), profile: !!f.profile, channels };
+  const fanout = f.fanout ?? "both";
+  if (!["shared", "engine-io", "both"].includes(fanout)) throw new Error("--fanout must be shared, engine-io or both");
+  const rounds = fanout === "both" ? Math.max(1, num(f, "rounds", 1)) : 1;
+  const order: Fanout[] = fanout === "both" ? Array.from({ length: rounds }, (_, r): Fanout[] => (r % 2 ? ["engine-io", "shared"] : ["shared", "engine-io"])).flat() : [fanout as Fanout];
+  console.log(`# bench/ws  ${machine()}`);
+  console.log(`# ${o.clients} Socket.IO subscribers (${channels.join(" + ")} channel${channels.length > 1 ? "s" : ""} of one market) in ${o.procs} client processes; ${o.orders} orders, ${o.gap} ms apart; fan-out write: ${order.join(", ")}`);
+  const results: RunResult[] = [];
+  for (const fo of order) results.push(await run(o, fo));
+
+  const fmt = (x: number) => x.toFixed(0);
+  console.log(`\n## summary (${o.clients} subscribers, ${o.orders} orders, ack -> subscriber)`);
+  for (const r of results) {
+    const lat = channels.map((c) => `${c} p50 ${fmt(r.latency[c]!.p50)} / p99 ${fmt(r.latency[c]!.p99)} ms`).join(", ");
+    console.log(`${r.fanout.padEnd(9)}  server CPU ${fmt(r.cpuMsPerOrder)} ms per order; ${lat}; missing ${r.missing}, disconnects ${r.disconnects}; writes shared-frame ${r.writes["shared-frame"]}, engine-io ${r.writes["engine-io"]}`);
+  }
+  const cpuOf = (fo: Fanout) => results.filter((r) => r.fanout === fo).map((r) => r.cpuMsPerOrder);
+  if (fanout === "both") {
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    console.log(`server CPU per order, engine-io / shared: ${(mean(cpuOf("engine-io")) / mean(cpuOf("shared"))).toFixed(2)}x`);
+  }
+  const worst = Math.max(...results.flatMap((r) => channels.map((c) => r.latency[c]!.p99)));
+  const complete = results.every((r) => r.missing === 0);
+  console.log(`worst p99 ack -> delivery ${worst.toFixed(1)} ms (target < 250 ms: ${mark(worst < 250 && complete)}${complete ? "" : ", deliveries missing"})`);
 }
 
 if (process.argv[2] === "client") {
-  client(process.argv[3], process.argv[4], Number(process.argv[5])).catch((err) => {
+  client(process.argv[3], process.argv[4], Number(process.argv[5]), process.argv[6].split(",") as Channel[]).catch((err) => {
     console.error(err);
     process.exit(1);
   });
 } else {
-  runBench(main, 5 * 60_000);
+  const f = flags();
+  const runs = (f.fanout ?? "both") === "both" ? 2 * Math.max(1, num(f, "rounds", 1)) : 1;
+  runBench(main, runs * 5 * 60_000);
 }

@@ -20,6 +20,8 @@ import type { NotificationItem } from "../models/notification";
 import { configOf } from "../lib/config";
 import { livePrices } from "../trading/live-prices";
 import { Coalescer } from "./socket-coalesce";
+import { METRIC } from "../lib/metrics";
+import { installedFrameLibs, missingForSharedFrames, missingOnConnection, takesPreEncodedFrames, writeDirect, type EngineConn, type FanoutPath } from "./socket-frames";
 import {
   COALESCE_MS,
   MAX_BOOK_SUBSCRIPTIONS,
@@ -86,40 +88,6 @@ type UserPush = { userId: string; data: UserUpdate };
 /** A market's latest book and prices waiting to go out (each absent until its event arrives). */
 type MarketChange = { book: BookChangedEvent | null; prices: PricesChangedEvent | null };
 
-/** The parts of an engine.io connection the shared-frame write relies on (engine.io 6, ws 8). */
-interface EngineConn {
-  readyState: string;
-  writeBuffer: unknown[];
-  transport: {
-    name: string;
-    writable: boolean;
-    perMessageDeflate?: unknown;
-    socket?: { readyState: number; _sender?: { sendFrame?: (list: Buffer[], cb?: () => void) => void } };
-  };
-  write(data: string, options: { wsPreEncodedFrame?: Buffer[] }): void;
-}
-
-/**
- * Whether the transport writes a packet's `wsPreEncodedFrame` bytes as they are (the path
- * Socket.IO's own broadcasts take): websocket without compression.
- */
-function takesPreEncodedFrames(t: EngineConn["transport"]): boolean {
-  return t.name === "websocket" && !t.perMessageDeflate && typeof t.socket?._sender?.sendFrame === "function";
-}
-
-/**
- * Write `frame` straight to the websocket when engine.io has nothing queued or in flight on it, so
- * the bytes land in order; engine.io's own write would do the same plus per-packet bookkeeping
- * (events, a completion callback) that costs as much as the write at 10,000 sockets. False: not
- * possible now, go through engine.io.
- */
-function writeDirect(conn: EngineConn, frame: Buffer[]): boolean {
-  const t = conn.transport;
-  if (!t.writable || conn.writeBuffer.length !== 0 || t.socket?.readyState !== 1 /* OPEN */) return false;
-  t.socket._sender?.sendFrame?.(frame);
-  return true;
-}
-
 export type SocketGatewayThis = Service & {
   io: Server;
   socketStates: Map<string, SocketState>;
@@ -151,6 +119,15 @@ export type SocketGatewayThis = Service & {
   encode(msg: ServerMessage): Encoded;
   writeEncoded(socket: Socket, e: Encoded): void;
   pong: Encoded | null;
+  /** The fan-out write in use and why: SOCKET_SHARED_FRAMES and what the installed engine.io/ws offer. */
+  fanoutPath: { path: FanoutPath; reason: "available" | "setting" | "unsupported" };
+  /** No websocket connection has been checked yet (see socket-frames.ts `missingOnConnection`). */
+  frameCheckPending: boolean;
+  /** Fan-out writes per path since start (the metric's counts; also read by bench/ws.ts). */
+  fanoutWrites: Record<FanoutPath, number>;
+  countWrites(shared: number, engineIo: number): void;
+  fanoutPathIs(path: FanoutPath, reason: SocketGatewayThis["fanoutPath"]["reason"]): void;
+  sharedFramesUnsupported(missing: string, versions: string): void;
   pushUser(userId: string, data: UserUpdate, coalesceKey?: string): void;
 };
 
@@ -303,6 +280,11 @@ const SocketGateway = defineService<SocketGatewayThis>({
 
   methods: {
     socketConnected(this: SocketGatewayThis, socket: Socket) {
+      if (this.frameCheckPending) {
+        const { missing, complete } = missingOnConnection(socket.conn as unknown as EngineConn);
+        this.frameCheckPending = !complete && !missing;
+        if (missing) this.sharedFramesUnsupported(missing, installedFrameLibs().versions);
+      }
       const idle = setTimeout(() => {
         this.send(socket, errorMsg("IDLE_TIMEOUT", `No ping for ${this.idleTimeoutMs / 1000} s`));
         socket.disconnect(true);
@@ -500,7 +482,9 @@ const SocketGateway = defineService<SocketGatewayThis>({
      * `msgs[i]` to every socket in room `roomNames[i]`; a socket in several of them gets its messages
      * in that order in one write. Each message is encoded and framed once; websocket sockets get
      * the frames of their room combination as one pre-encoded frame buffer (Socket.IO's own
-     * broadcast does the same for one message), other transports get the encoded packets.
+     * broadcast does the same for one message), other transports get the encoded packets. Without
+     * the shared-frame write (SOCKET_SHARED_FRAMES=false, or engine.io/ws without it: socket-frames.ts)
+     * every socket gets its messages one by one through engine.io, as Socket.IO's broadcast does.
      */
     fanOut(this: SocketGatewayThis, roomNames: string[], msgs: ServerMessage[]) {
       const nsp = this.io.of("/");
@@ -519,8 +503,10 @@ const SocketGateway = defineService<SocketGatewayThis>({
         }
         return w;
       };
-      const plain = {};
       const floors = roomNames.map((r) => this.bookFloors.get(r));
+      const sharedFrames = this.fanoutPath.path === "shared-frame";
+      let direct = 0;
+      let viaEngine = 0;
       for (let i = 0; i < members.length; i++) {
         next: for (const id of members[i]) {
           for (let j = 0; j < i; j++) if (members[j].has(id)) continue next; // served with room j
@@ -536,15 +522,25 @@ const SocketGateway = defineService<SocketGatewayThis>({
           if (!mask) continue;
           const conn = nsp.sockets.get(id)?.conn as unknown as EngineConn | undefined;
           if (!conn || conn.readyState !== "open") continue;
-          if (takesPreEncodedFrames(conn.transport)) {
+          if (sharedFrames && takesPreEncodedFrames(conn.transport)) {
             const w = shared(mask);
-            if (!writeDirect(conn, w.opts.wsPreEncodedFrame)) conn.write(w.packet, w.opts);
+            if (writeDirect(conn, w.opts.wsPreEncodedFrame)) direct++;
+            else {
+              conn.write(w.packet, w.opts);
+              viaEngine++;
+            }
           } else {
-            for (let k = 0; k < encoded.length; k++) if (mask & (1 << k)) conn.write(encoded[k], plain);
+            // Socket.IO's own broadcast, message by message (engine.io uses the frame on a websocket).
+            for (let k = 0; k < encoded.length; k++) {
+              if (!(mask & (1 << k))) continue;
+              conn.write(encoded[k], one[k].opts);
+              viaEngine++;
+            }
           }
         }
       }
       roomNames.forEach((r, k) => floors[k]?.size === 0 && this.bookFloors.delete(r));
+      this.countWrites(direct, viaEngine);
     },
 
     encode(this: SocketGatewayThis, msg: ServerMessage): Encoded {
@@ -557,7 +553,31 @@ const SocketGateway = defineService<SocketGatewayThis>({
     writeEncoded(this: SocketGatewayThis, socket: Socket, e: Encoded) {
       const conn = socket.conn as unknown as EngineConn;
       if (conn.readyState !== "open") return;
-      if (!takesPreEncodedFrames(conn.transport) || !writeDirect(conn, e.opts.wsPreEncodedFrame)) conn.write(e.packet, e.opts);
+      if (this.fanoutPath.path === "shared-frame" && takesPreEncodedFrames(conn.transport) && writeDirect(conn, e.opts.wsPreEncodedFrame)) return this.countWrites(1, 0);
+      conn.write(e.packet, e.opts);
+      this.countWrites(0, 1);
+    },
+
+    countWrites(this: SocketGatewayThis, shared: number, engineIo: number) {
+      this.fanoutWrites["shared-frame"] += shared;
+      this.fanoutWrites["engine-io"] += engineIo;
+      if (!this.broker.metrics.isEnabled()) return;
+      if (shared) this.broker.metrics.increment(METRIC.socketWrites, { path: "shared-frame" }, shared);
+      if (engineIo) this.broker.metrics.increment(METRIC.socketWrites, { path: "engine-io" }, engineIo);
+    },
+
+    fanoutPathIs(this: SocketGatewayThis, path: FanoutPath, reason: SocketGatewayThis["fanoutPath"]["reason"]) {
+      const prev = this.fanoutPath;
+      this.fanoutPath = { path, reason };
+      if (!this.broker.metrics.isEnabled()) return;
+      if (prev) this.broker.metrics.set(METRIC.socketPath, 0, prev);
+      this.broker.metrics.set(METRIC.socketPath, 1, this.fanoutPath);
+    },
+
+    /** A library upgrade took away what the shared-frame write needs: say so once, write through engine.io. */
+    sharedFramesUnsupported(this: SocketGatewayThis, missing: string, versions: string) {
+      this.logger.warn(`Socket fan-out: the shared websocket frame write is not possible with ${versions} (${missing}); every push goes through engine.io's public conn.write instead (correct, more server CPU per push: see README Benchmarks, bench:ws --fanout=both)`);
+      this.fanoutPathIs("engine-io", "unsupported");
     },
 
     pushUser(this: SocketGatewayThis, userId: string, data: UserUpdate, coalesceKey?: string) {
@@ -586,6 +606,18 @@ const SocketGateway = defineService<SocketGatewayThis>({
   },
 
   started() {
+    this.fanoutWrites = { "shared-frame": 0, "engine-io": 0 };
+    this.frameCheckPending = configOf(this.broker).socketSharedFrames;
+    if (!this.frameCheckPending) this.fanoutPathIs("engine-io", "setting");
+    else {
+      const libs = installedFrameLibs();
+      const missing = missingForSharedFrames(libs);
+      this.fanoutPathIs("shared-frame", "available");
+      if (missing) {
+        this.frameCheckPending = false;
+        this.sharedFramesUnsupported(missing, libs.versions);
+      }
+    }
     // moleculer-io's own started hook (it is our mixin) has created `this.io` by now.
     this.io.on("connection", (socket: Socket) => this.socketConnected(socket));
   },

@@ -63,6 +63,8 @@ export interface AppConfig {
   metrics: { enabled: boolean; port: number };
   /** A socket that sends no ping for this long is closed (10 s by the contract; tests shorten it). */
   socketIdleTimeoutMs: number;
+  /** SOCKET_SHARED_FRAMES: fan-out through one shared websocket frame per message set (ws internals, see gateway/socket-frames.ts); false: engine.io's public write only. */
+  socketSharedFrames: boolean;
   /** Telegram push retries: first delay (doubling) and attempts in all. */
   notifierRetry: { baseMs: number; maxAttempts: number };
 }
@@ -244,6 +246,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     seedDemo: env.SEED_DEMO !== "false",
     metrics: { enabled: env.METRICS === "true", port: int(env, "METRICS_PORT", 3030) },
     socketIdleTimeoutMs: Math.max(100, int(env, "SOCKET_IDLE_TIMEOUT_MS", 10_000)),
+    socketSharedFrames: env.SOCKET_SHARED_FRAMES !== "false",
     notifierRetry: { baseMs: Math.max(1, int(env, "NOTIFIER_RETRY_BASE_MS", 2_000)), maxAttempts: Math.max(1, int(env, "NOTIFIER_MAX_ATTEMPTS", 8)) },
     logLevel: env.LOG_LEVEL === "false" ? false : env.LOG_LEVEL || "info",
   };

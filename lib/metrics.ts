@@ -8,6 +8,8 @@ export const METRIC = {
   queueDepth: "pmx_market_queue_depth",
   deposits: "pmx_deposits_credited_total",
   settlementLag: "pmx_settlement_lag_seconds",
+  socketWrites: "pmx_socket_fanout_writes_total",
+  socketPath: "pmx_socket_fanout_path",
 } as const;
 
 /** Registered on every node; on a node that never touches one of them it simply stays at zero. */
@@ -19,5 +21,7 @@ export function registerExchangeMetrics(broker: ServiceBroker): void {
   m.register({ type: "histogram", name: METRIC.commandLatency, labelNames: ["command"], buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250], description: "Time of a market command inside its actor, ms" });
   m.register({ type: "gauge", name: METRIC.queueDepth, labelNames: ["marketId"], description: "Commands waiting for a market's actor" });
   m.register({ type: "counter", name: METRIC.deposits, description: "On-chain deposits credited" });
+  m.register({ type: "counter", name: METRIC.socketWrites, labelNames: ["path"], description: "Socket pushes written straight to the websocket as a shared frame (shared-frame) or through engine.io's public write (engine-io)" });
+  m.register({ type: "gauge", name: METRIC.socketPath, labelNames: ["path", "reason"], description: "1 on the fan-out write in use; engine-io with reason setting (SOCKET_SHARED_FRAMES=false) or unsupported (the installed engine.io/ws lack it)" });
   m.register({ type: "histogram", name: METRIC.settlementLag, buckets: [1, 2, 5, 10, 30, 60, 300, 900], description: "Seconds from a trade to its on-chain settlement" });
 }

@@ -11,6 +11,7 @@
  * Parent -> child: { id, cmd, ... } with cmd
  *   fund {userId, amount} | fundMany {userIds, amount} | call {action, params?, meta?}
  *   mem (runs the GC when exposed, answers process.memoryUsage()) | profileStart | profileStop {file}
+ *   fanoutWrites (the gateway's socket fan-out writes per path so far: shared-frame, engine-io)
  *   placeMany {count, markets, users, seed, concurrency, offset?, maxMs?} (resting limit orders through book.place,
  *     with the user on ctx.meta as the gateway puts it there; for the memory bench)
  * Child -> parent: { ready: true, port } once listening, then { id, ok, result | error }.
@@ -26,6 +27,7 @@ import ApiGateway from "moleculer-web";
 import { loadConfig } from "../../lib/config";
 import { createNode } from "../../server";
 import { serveOverIpc } from "../../scripts/ipc-node";
+import type { SocketGatewayThis } from "../../gateway/socket";
 
 type Msg = { id: number; cmd: string; [k: string]: unknown };
 
@@ -118,6 +120,8 @@ async function run(broker: ServiceBroker, session: Session | null, m: Msg): Prom
       return broker.call(m.action as string, (m.params as object) ?? {}, m.meta ? { meta: m.meta as object } : undefined);
     case "placeMany":
       return placeMany(broker, m);
+    case "fanoutWrites":
+      return { ...(broker.getLocalService("api") as unknown as Pick<SocketGatewayThis, "fanoutWrites">).fanoutWrites };
     case "mem": {
       const g = (globalThis as { gc?: () => void }).gc;
       if (g) {
