@@ -68,11 +68,14 @@ export function installedFrameLibs(): FrameLibs {
   // Through this module's own `require` (not createRequire): the very instances socket.io loaded.
   const engineIoPath = require.resolve("engine.io", { paths: [dirname(require.resolve("socket.io"))] });
   const wsPath = require.resolve("ws", { paths: [dirname(engineIoPath)] });
+  // A dynamic path: the instances socket.io resolved, which `import` cannot name.
+  /* eslint-disable @typescript-eslint/no-require-imports */
   return {
     engineIo: require(engineIoPath) as FrameLibs["engineIo"],
     ws: require(wsPath) as FrameLibs["ws"],
     versions: `engine.io ${versionOf(engineIoPath, "engine.io")}, ws ${versionOf(wsPath, "ws")}`,
   };
+  /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
 const isFn = (o: object | undefined, name: string) => typeof (o as Record<string, unknown> | undefined)?.[name] === "function";
