@@ -1,6 +1,6 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { QUANTITY } from "../lib/params";
+import { routeAction } from "../contract";
 import { currentUser, type AppContext } from "../mixins/context";
 import { formatMicro } from "../engine/money";
 import { checkTradeQuantity, tradeView, type MarketTradeParams, type RouteRequest } from "../trading/market-order";
@@ -18,15 +18,7 @@ const AmmService = defineService<AmmThis>({
 
   actions: {
     trade: {
-      auth: "user",
-      idempotent: true,
-      params: {
-        marketId: { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_:-]+$/ },
-        side: { type: "enum", values: ["BUY", "SELL"] },
-        outcome: { type: "enum", values: ["YES", "NO"] },
-        quantity: QUANTITY,
-        $$strict: "remove",
-      },
+      ...routeAction("amm.trade"),
       async handler(this: AmmThis, ctx: AppContext<MarketTradeParams>) {
         const user = currentUser(ctx);
         const q = checkTradeQuantity(ctx.params.quantity);

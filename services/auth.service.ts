@@ -1,5 +1,6 @@
 import { Errors, type Service } from "moleculer";
 import { defineService } from "../lib/service";
+import { routeAction } from "../contract";
 import { configOf, type AppConfig } from "../lib/config";
 import { unauthorized } from "../lib/errors";
 import { newId } from "../lib/ids";
@@ -43,7 +44,7 @@ const AuthService = defineService<AuthThis>({
   actions: {
     /** GET /auth/challenge: the proof domain this exchange checks and a fresh payload to sign. */
     challenge: {
-      params: { $$strict: "remove" },
+      ...routeAction("auth.challenge"),
       handler(this: AuthThis, ctx: AppContext): ChallengeResponse {
         return this.auth.challenge(this.domainFor(ctx));
       },
@@ -51,14 +52,7 @@ const AuthService = defineService<AuthThis>({
 
     /** POST /auth/connect: ton_proof login. Every failure is a 401, as the contract says. */
     connect: {
-      params: {
-        // Shapes are checked by the proof verifier so that a missing or malformed proof is a 401.
-        address: { type: "any", optional: true },
-        publicKey: { type: "any", optional: true },
-        proof: { type: "any", optional: true },
-        messengerInitData: { type: "string", optional: true, max: 8192 },
-        $$strict: "remove",
-      },
+      ...routeAction("auth.connect"),
       handler(this: AuthThis, ctx: AppContext<ConnectParams>): Promise<SessionResponse> {
         return this.auth.connect(ctx.params, this.domainFor(ctx), this.out(ctx));
       },
@@ -66,7 +60,7 @@ const AuthService = defineService<AuthThis>({
 
     /** POST /auth/refresh: a new token only in the last hour; the old session ends with it. */
     refresh: {
-      params: { token: { type: "string", optional: true, max: 4096 }, $$strict: "remove" },
+      ...routeAction("auth.refresh"),
       handler(this: AuthThis, ctx: AppContext<{ token?: string }>): Promise<SessionResponse> {
         return this.auth.refresh(ctx.meta.user ?? null, ctx.params.token, this.out(ctx));
       },
@@ -74,8 +68,7 @@ const AuthService = defineService<AuthThis>({
 
     /** POST /auth/logout: the session ends now, on every node. */
     logout: {
-      auth: "user",
-      params: { $$strict: "remove" },
+      ...routeAction("auth.logout"),
       async handler(this: AuthThis, ctx: AppContext<Record<string, never>>): Promise<null> {
         await this.auth.logout(currentUser(ctx), this.out(ctx));
         ctx.meta.$statusCode = 204;

@@ -1,5 +1,6 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
+import { ID_PARAM, routeAction, rulesOf } from "../contract";
 import { configOf } from "../lib/config";
 import { notFound } from "../lib/errors";
 import { throwWire } from "../gateway/faults";
@@ -10,14 +11,13 @@ import type { CancelManyResult, MarketActor, PlaceResult } from "../trading/mark
 import type { MarketRegistry } from "../trading/market-registry";
 import type { AmendTerms, CancelResult, OrderDesk, PlaceTerms } from "../trading/order-desk";
 import { BookCores } from "../trading/book-cores";
-import { MAX_BATCH, type PlaceOrderParams } from "../trading/order-rules";
+import { type PlaceOrderParams } from "../trading/order-rules";
 import { levelView, orderView, topOfBook, type PlaceView, type TopOfBook } from "../trading/order-views";
 import { tradeView, type RouteRequest } from "../trading/market-order";
 import type { DurabilityWatch } from "../trading/durability";
 import type { CancelReasonCode } from "../engine/settlement";
 import type { Outcome, Side } from "../engine/types";
 import { METRIC } from "../lib/metrics";
-import { PAGE, pageSizeParam, POSITIVE_SAFE_INTEGER } from "../lib/params";
 import { page } from "../lib/paging";
 import { Validator } from "../lib/validator";
 import type { OrderDoc } from "../models/trading";
@@ -28,27 +28,13 @@ type BookThis = Service & {
   durability: DurabilityWatch;
 };
 
-const ID = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_:-]+$/ } as const;
 const SIDE = { type: "enum", values: ["BUY", "SELL"] } as const;
 const OUTCOME = { type: "enum", values: ["YES", "NO"] } as const;
-const ROUTE_PARAMS = { marketId: ID, userId: "string", side: SIDE, outcome: OUTCOME, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } } as const;
+const ROUTE_PARAMS = { marketId: ID_PARAM, userId: "string", side: SIDE, outcome: OUTCOME, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } } as const;
 
-export const ORDERS_DEFAULT_PAGE_SIZE = 100;
-export const ORDERS_MAX_PAGE_SIZE = 500;
 
-/** POST /orders' body: one schema for the order endpoint and each order of a batch. */
-const PLACE_PARAMS = {
-  marketId: ID,
-  side: SIDE,
-  outcome: OUTCOME,
-  orderType: { type: "enum", values: ["GTC", "GTD", "FOK", "FAK"] },
-  price: { type: "number", min: 0.01, max: 0.99 },
-  quantity: POSITIVE_SAFE_INTEGER,
-  expiresAt: { type: "string", max: 40, optional: true },
-  postOnly: { type: "boolean", optional: true },
-  clientOrderId: { type: "string", max: 200, optional: true },
-} as const;
-const placeCheck = Validator.compile({ ...PLACE_PARAMS, $$strict: "remove" }) as (v: unknown) => true | Array<{ field: string; type: string }>;
+/** Each order of a batch is checked like POST /orders' body. */
+const placeCheck = Validator.compile(rulesOf("PlaceOrderRequest")) as (v: unknown) => true | Array<{ field: string; type: string }>;
 
 /** A market stopped trading: its owner releases every resting order (book.halt). */
 const halt = (status: string) => (ctx: AppContext<{ marketId: string }>) => ctx.call("book.halt", { marketId: ctx.params.marketId, status });
@@ -68,9 +54,7 @@ const BookService = defineService<BookThis>({
   actions: {
     /** POST /orders: a limit order, GTC, GTD, FOK or FAK, optionally post-only, with a client order id. */
     place: {
-      auth: "user",
-      idempotent: true,
-      params: { ...PLACE_PARAMS, $$strict: "remove" },
+      ...routeAction("book.place"),
       handler(this: BookThis, ctx: AppContext<PlaceOrderParams>) {
         return this.desk.placeOne(ctx, currentUser(ctx).id, ctx.params, ctx.meta.idem).catch(throwWire);
       },
@@ -79,7 +63,7 @@ const BookService = defineService<BookThis>({
     /** Internal: place on the market's owner (an order that reached another node). */
     placeTerms: {
       visibility: "public",
-      params: { marketId: ID, userId: "string", terms: "object", idem: { type: "object", optional: true } },
+      params: { marketId: ID_PARAM, userId: "string", terms: "object", idem: { type: "object", optional: true } },
       handler(this: BookThis, ctx: AppContext<PlaceTerms>): Promise<PlaceView> {
         return this.desk.placeOnOwner(ctx, ctx.params).catch(throwWire);
       },
@@ -87,9 +71,7 @@ const BookService = defineService<BookThis>({
 
     /** POST /orders/batch: up to 20 orders, each standing alone; the answers in request order. */
     placeBatch: {
-      auth: "user",
-      idempotent: true,
-      params: { orders: { type: "array", min: 1, max: MAX_BATCH, items: "object" }, $$strict: "remove" },
+      ...routeAction("book.placeBatch"),
       handler(this: BookThis, ctx: AppContext<{ orders: unknown[] }>) {
         return this.desk.placeBatch(ctx, currentUser(ctx).id, ctx.params.orders, ctx.meta.idem);
       },
@@ -97,8 +79,7 @@ const BookService = defineService<BookThis>({
 
     /** PATCH /orders/:orderId: atomic amend under the same id (a lower quantity keeps priority). */
     amend: {
-      auth: "user",
-      params: { orderId: { type: "string", min: 1, max: 64 }, price: { type: "number", min: 0.01, max: 0.99, optional: true }, quantity: { ...POSITIVE_SAFE_INTEGER, optional: true }, $$strict: "remove" },
+      ...routeAction("book.amend"),
       handler(this: BookThis, ctx: AppContext<{ orderId: string; price?: number; quantity?: number }>) {
         return this.desk.amend(ctx, currentUser(ctx).id, ctx.params).catch(throwWire);
       },
@@ -107,7 +88,7 @@ const BookService = defineService<BookThis>({
     /** Internal: the amend inside the market's actor. */
     amendOrder: {
       visibility: "public",
-      params: { marketId: ID, orderId: "string", userId: "string", price: { type: "number", optional: true }, quantity: { type: "number", optional: true }, postOnly: { type: "boolean", optional: true } },
+      params: { marketId: ID_PARAM, orderId: "string", userId: "string", price: { type: "number", optional: true }, quantity: { type: "number", optional: true }, postOnly: { type: "boolean", optional: true } },
       handler(this: BookThis, ctx: AppContext<AmendTerms>): Promise<PlaceResult> {
         const { orderId, userId, price, quantity, postOnly } = ctx.params;
         return this.registry.onMarket(ctx.params.marketId, (actor) => actor.amend({ orderId, userId, price, quantity, postOnly })).catch(throwWire);
@@ -116,8 +97,7 @@ const BookService = defineService<BookThis>({
 
     /** DELETE /orders: every open order of the caller (in one market, with `marketId`). */
     cancelAll: {
-      auth: "user",
-      params: { marketId: { ...ID, optional: true }, $$strict: "remove" },
+      ...routeAction("book.cancelAll"),
       handler(this: BookThis, ctx: AppContext<{ marketId?: string }>) {
         return this.desk.cancelAll(ctx, currentUser(ctx).id, ctx.params.marketId);
       },
@@ -126,7 +106,7 @@ const BookService = defineService<BookThis>({
     /** Internal: cancel a user's resting orders, or given ones (expiry), in one entry on the market's owner. */
     cancelMany: {
       visibility: "public",
-      params: { marketId: ID, userId: { type: "string", optional: true }, orderIds: { type: "array", items: "string", optional: true }, reason: { type: "enum", values: ["user", "expired", "heartbeat"] } },
+      params: { marketId: ID_PARAM, userId: { type: "string", optional: true }, orderIds: { type: "array", items: "string", optional: true }, reason: { type: "enum", values: ["user", "expired", "heartbeat"] } },
       handler(this: BookThis, ctx: AppContext<{ marketId: string; userId?: string; orderIds?: string[]; reason: CancelReasonCode }>): Promise<CancelManyResult> {
         const { marketId, userId, orderIds, reason } = ctx.params;
         return this.registry.onMarket(marketId, (actor) => actor.cancelMany(userId ?? null, orderIds ?? null, reason)).catch(throwWire);
@@ -135,8 +115,7 @@ const BookService = defineService<BookThis>({
 
     /** DELETE /orders/:orderId */
     cancelOrder: {
-      auth: "user",
-      params: { orderId: { type: "string", min: 1, max: 64 }, $$strict: "remove" },
+      ...routeAction("book.cancelOrder"),
       handler(this: BookThis, ctx: AppContext<{ orderId: string }>) {
         return this.desk.cancelOrder(ctx, currentUser(ctx).id, ctx.params.orderId).catch(throwWire);
       },
@@ -145,7 +124,7 @@ const BookService = defineService<BookThis>({
     /** Internal: cancel inside the market's actor. */
     cancel: {
       visibility: "public",
-      params: { marketId: ID, orderId: "string", userId: "string" },
+      params: { marketId: ID_PARAM, orderId: "string", userId: "string" },
       handler(this: BookThis, ctx: AppContext<{ marketId: string; orderId: string; userId: string }>): Promise<CancelResult> {
         return this.registry.onMarket(ctx.params.marketId, (actor) => actor.cancel(ctx.params.orderId, ctx.params.userId)).catch(throwWire);
       },
@@ -153,8 +132,7 @@ const BookService = defineService<BookThis>({
 
     /** GET /orders: the caller's orders, newest first: open (default), closed or all; paged. */
     listOrders: {
-      auth: "user",
-      params: { marketId: { ...ID, optional: true }, status: { type: "enum", values: ["open", "closed", "all"], optional: true, default: "open" }, clientOrderId: { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9._:-]+$/, optional: true }, page: PAGE, pageSize: pageSizeParam(ORDERS_DEFAULT_PAGE_SIZE, ORDERS_MAX_PAGE_SIZE), $$strict: "remove" },
+      ...routeAction("book.listOrders"),
       async handler(this: BookThis, ctx: AppContext<{ marketId?: string; status: "open" | "closed" | "all"; clientOrderId?: string; page: number; pageSize: number }>) {
         const { items, total } = await ctx.call<{ items: OrderDoc[]; total: number }, object>("ledger.orders", { ...ctx.params, userId: currentUser(ctx).id });
         return page(items.map(orderView), total, ctx.params.page, ctx.params.pageSize);
@@ -163,7 +141,7 @@ const BookService = defineService<BookThis>({
 
     /** GET /markets/:marketId/orderbook: top 10 aggregated levels of the YES or NO view. */
     orderbook: {
-      params: { marketId: ID, outcome: { ...OUTCOME, optional: true, default: "YES" }, $$strict: "remove" },
+      ...routeAction("book.orderbook"),
       async handler(this: BookThis, ctx: AppContext<{ marketId: string; outcome: Outcome }>) {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) throw notFound("Market");
@@ -199,7 +177,7 @@ const BookService = defineService<BookThis>({
     /** Internal: load a market's actor (funds its AMM pool on first sight of an open market). */
     ensureMarket: {
       visibility: "public",
-      params: { marketId: ID },
+      params: { marketId: ID_PARAM },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         return { loaded: !!actor, pool: actor?.pool ?? null, nodeID: this.broker.nodeID };
@@ -209,7 +187,7 @@ const BookService = defineService<BookThis>({
     /** Internal: depth of both views with the book's sequence (socket snapshots). */
     depth: {
       visibility: "public",
-      params: { marketId: ID, levels: { type: "number", optional: true, default: 10 } },
+      params: { marketId: ID_PARAM, levels: { type: "number", optional: true, default: 10 } },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string; levels: number }>) {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) throw notFound("Market");
@@ -232,7 +210,7 @@ const BookService = defineService<BookThis>({
     /** Internal: one market's best prices, answered by its owner. */
     top: {
       visibility: "public",
-      params: { marketId: ID },
+      params: { marketId: ID_PARAM },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string }>): Promise<TopOfBook> {
         const actor = await this.registry.actorIfServed(ctx.params.marketId);
         return topOfBook(actor?.book, actor?.pool);
@@ -242,7 +220,7 @@ const BookService = defineService<BookThis>({
     /** Internal: a market stopped trading (closed, cancelled, resolved): its owner releases every resting order. */
     halt: {
       visibility: "public",
-      params: { marketId: ID, status: "string" },
+      params: { marketId: ID_PARAM, status: "string" },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string; status: string }>) {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) return { released: 0 };
@@ -257,7 +235,7 @@ const BookService = defineService<BookThis>({
     /** Internal: what an immediate order of `quantity` would get from the book (mark prices, quotes). */
     exitQuote: {
       visibility: "public",
-      params: { marketId: ID, outcome: OUTCOME, quantity: { type: "number", integer: true, min: 0 }, side: { ...SIDE, optional: true, default: "SELL" }, userId: { type: "string", optional: true } },
+      params: { marketId: ID_PARAM, outcome: OUTCOME, quantity: { type: "number", integer: true, min: 0 }, side: { ...SIDE, optional: true, default: "SELL" }, userId: { type: "string", optional: true } },
       async handler(this: BookThis, ctx: AppContext<{ marketId: string; outcome: Outcome; quantity: number; side: Side; userId?: string }>) {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) return { filled: 0, proceeds: 0 };

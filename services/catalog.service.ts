@@ -1,6 +1,6 @@
 import { Errors, type Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { digitsParam, PAGE, pageSizeParam } from "../lib/params";
+import { ID_PARAM, ISO_DATE_PATTERN, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { WriteBatcher } from "../lib/serial";
 import { DomainError } from "../lib/errors";
@@ -9,12 +9,11 @@ import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import type { AppContext } from "../mixins/context";
 import { page, type Page } from "../gateway/envelope";
 import type { MarketCommand } from "../catalog/lifecycle";
-import { INTERVALS } from "../catalog/candles";
 import { renderInternal, renderMarket } from "../catalog/views";
 import { Catalog, CatalogRefusal, type CatalogOut } from "../catalog/catalog";
 import { CatalogReads, type QuoteSource } from "../catalog/reads";
 import { catalogReadPorts, catalogStorePorts } from "../catalog/store";
-import { CATEGORIES, type CatalogCollections, type CreateEventParams, type EventView, type FailResolutionParams, type IdParams, type ListEventsParams, type LivePricesParams } from "../models/catalog";
+import { type CatalogCollections, type CreateEventParams, type EventView, type FailResolutionParams, type IdParams, type ListEventsParams, type LivePricesParams } from "../models/catalog";
 import type { LivePricesResult, MarketInternal, MarketOpenedEvent, MarketTradeEvent, MarketView, PriceHistoryParams, PriceHistoryView, ResolveMarketParams, SearchEventsParams, UpdateEventParams } from "../models/catalog";
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
@@ -24,22 +23,6 @@ const LIVE_PRICES_TIMEOUT_MS = 1_000;
 /** Prints arriving within this long are one insert and one volume update per market. */
 const PRINTS_GATHER_MS = 100;
 
-// Ids are plain strings of a known alphabet, so an object or operator never reaches the store.
-const ID = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_-]+$/ };
-const PAGE_SIZE = pageSizeParam(20, 100);
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-const TITLE = { type: "string", trim: true, min: 1, max: 200 };
-const TAGS = { type: "array", max: 20, items: { type: "string", trim: true, min: 1, max: 40 } };
-const DISPLAY_FIELDS = {
-  subtitle: { type: "string", trim: true, max: 500, optional: true },
-  category: { type: "enum", values: [...CATEGORIES] },
-  subcategory: { type: "string", trim: true, max: 60, optional: true },
-  imageUrl: { type: "url", max: 2048, optional: true },
-  beginAt: { type: "string", max: 40, pattern: ISO_DATE, optional: true },
-  tags: { ...TAGS, optional: true },
-  isActive: { type: "boolean", optional: true },
-  isLive: { type: "boolean", optional: true },
-};
 const STATUS_OF_REFUSAL: Record<CatalogRefusal["kind"], number> = { invalid: 400, not_found: 404, conflict: 409 };
 
 type CatalogThis = Service &
@@ -80,13 +63,7 @@ const CatalogService = defineService<CatalogThis>({
   actions: {
     /** GET /events: published events, soonest `beginAt` first; `markets` is empty in lists. */
     listEvents: {
-      params: {
-        category: { type: "enum", values: ["all", ...CATEGORIES], optional: true, default: "all" },
-        page: PAGE,
-        pageSize: PAGE_SIZE,
-        search: { type: "string", max: 200, optional: true },
-        $$strict: "remove",
-      },
+      ...routeAction("catalog.listEvents"),
       async handler(this: CatalogThis, ctx: AppContext<ListEventsParams>): Promise<Page<EventView>> {
         const { items, total } = await this.reads.listEvents(ctx.params);
         return page(items, total, ctx.params.page, ctx.params.pageSize);
@@ -95,7 +72,7 @@ const CatalogService = defineService<CatalogThis>({
 
     /** GET /events/search: published events matching every word of `q`, best match first. */
     searchEvents: {
-      params: { q: { type: "string", min: 1, max: 200 }, page: PAGE, pageSize: PAGE_SIZE, $$strict: "remove" },
+      ...routeAction("catalog.searchEvents"),
       async handler(this: CatalogThis, ctx: AppContext<SearchEventsParams>): Promise<Page<EventView>> {
         const { items, total } = await this.reads.searchEvents(ctx.params);
         return page(items, total, ctx.params.page, ctx.params.pageSize);
@@ -104,7 +81,7 @@ const CatalogService = defineService<CatalogThis>({
 
     /** GET /events/:id: the event (published or not) with its markets and their live prices. */
     getEvent: {
-      params: { id: ID, $$strict: "remove" },
+      ...routeAction("catalog.getEvent"),
       async handler(this: CatalogThis, ctx: AppContext<IdParams>): Promise<EventView> {
         return this.reads.eventView(await this.catalog.event(ctx.params.id), this.quotes(ctx));
       },
@@ -112,7 +89,7 @@ const CatalogService = defineService<CatalogThis>({
 
     /** GET /markets/:id: one MarketItem with live prices; cached 5 s, dropped on status change. */
     getMarket: {
-      params: { id: ID, $$strict: "remove" },
+      ...routeAction("catalog.getMarket"),
       cache: { keys: ["id"], ttl: MARKET_CACHE_TTL_SEC },
       async handler(this: CatalogThis, ctx: AppContext<IdParams>): Promise<MarketView> {
         return this.reads.marketView(await this.catalog.market(ctx.params.id), this.quotes(ctx));
@@ -121,12 +98,7 @@ const CatalogService = defineService<CatalogThis>({
 
     /** GET /markets/:marketId/price-history, built from recorded `market.trade` prints. */
     priceHistory: {
-      params: {
-        marketId: ID,
-        outcome: { type: "enum", values: ["YES", "NO"], optional: true, default: "YES" },
-        interval: { type: "enum", values: [...INTERVALS], optional: true, default: "1D" },
-        $$strict: "remove",
-      },
+      ...routeAction("catalog.priceHistory"),
       async handler(this: CatalogThis, ctx: AppContext<PriceHistoryParams>): Promise<PriceHistoryView> {
         const { marketId, outcome, interval } = ctx.params;
         return this.reads.priceHistory(await this.catalog.market(marketId), outcome, interval);
@@ -136,7 +108,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Internal: the raw market other services act on (book, amm, chain). 404 when unknown. */
     getMarketInternal: {
       visibility: "public",
-      params: { marketId: ID },
+      params: { marketId: ID_PARAM },
       cache: { keys: ["marketId"], ttl: MARKET_CACHE_TTL_SEC },
       async handler(this: CatalogThis, ctx: AppContext<{ marketId: string }>): Promise<MarketInternal> {
         return renderInternal(await this.catalog.market(ctx.params.marketId));
@@ -146,7 +118,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Internal: titles of many markets at once (portfolio views); unknown ids are left out. */
     marketTitles: {
       visibility: "public",
-      params: { marketIds: { type: "array", max: 500, items: ID } },
+      params: { marketIds: { type: "array", max: 500, items: ID_PARAM } },
       async handler(this: CatalogThis, ctx: AppContext<{ marketIds: string[] }>): Promise<Record<string, { title: string; status: string; result: string | null }>> {
         return this.reads.marketTitles(ctx.params.marketIds);
       },
@@ -154,14 +126,7 @@ const CatalogService = defineService<CatalogThis>({
 
     /** Operator: a new event with 1..10 open markets. 409 DUPLICATE_EVENT on a reused externalEventId. */
     createEvent: {
-      auth: "admin",
-      params: {
-        title: TITLE,
-        ...DISPLAY_FIELDS,
-        externalEventId: { type: "string", trim: true, min: 1, max: 128, optional: true },
-        markets: { type: "array", min: 1, max: 10, items: { type: "object", strict: "remove", props: { title: TITLE, ammLiquidity: { ...digitsParam(15, "micro-USDT"), optional: true } } } },
-        $$strict: "remove",
-      },
+      ...routeAction("catalog.createEvent"),
       async handler(this: CatalogThis, ctx: AppContext<CreateEventParams>): Promise<EventView> {
         const { event, markets } = await this.catalog.createEvent(ctx.params, this.out(ctx));
         ctx.meta.$statusCode = 201;
@@ -171,15 +136,7 @@ const CatalogService = defineService<CatalogThis>({
 
     /** Operator: display fields of an event, and market titles. Status changes have their own actions. */
     updateEvent: {
-      auth: "admin",
-      params: {
-        id: ID,
-        title: { ...TITLE, optional: true },
-        ...DISPLAY_FIELDS,
-        category: { ...DISPLAY_FIELDS.category, optional: true },
-        markets: { type: "array", optional: true, max: 10, items: { type: "object", strict: "remove", props: { id: ID, title: TITLE } } },
-        $$strict: "remove",
-      },
+      ...routeAction("catalog.updateEvent"),
       async handler(this: CatalogThis, ctx: AppContext<UpdateEventParams>): Promise<EventView> {
         const { event, markets } = await this.catalog.updateEvent(ctx.params);
         return this.reads.eventView(event, this.quotes(ctx), markets);
@@ -188,8 +145,7 @@ const CatalogService = defineService<CatalogThis>({
 
     /** Operator: stop trading (open -> closed). */
     closeMarket: {
-      auth: "admin",
-      params: { id: ID, $$strict: "remove" },
+      ...routeAction("catalog.closeMarket"),
       handler(this: CatalogThis, ctx: AppContext<IdParams>): Promise<MarketView> {
         return this.transition(ctx, "close");
       },
@@ -197,8 +153,7 @@ const CatalogService = defineService<CatalogThis>({
 
     /** Operator: void the market (open|closed -> cancelled). */
     cancelMarket: {
-      auth: "admin",
-      params: { id: ID, $$strict: "remove" },
+      ...routeAction("catalog.cancelMarket"),
       handler(this: CatalogThis, ctx: AppContext<IdParams>): Promise<MarketView> {
         return this.transition(ctx, "cancel");
       },
@@ -206,8 +161,7 @@ const CatalogService = defineService<CatalogThis>({
 
     /** Operator: settle the outcome (closed|resolution_failed -> resolved; open passes through closed). */
     resolveMarket: {
-      auth: "admin",
-      params: { id: ID, result: { type: "enum", values: ["YES", "NO"] }, $$strict: "remove" },
+      ...routeAction("catalog.resolveMarket"),
       handler(this: CatalogThis, ctx: AppContext<ResolveMarketParams>): Promise<MarketView> {
         return this.transition(ctx, "resolve", { result: ctx.params.result });
       },
@@ -216,7 +170,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator or chain: resolution could not be carried out (closed -> resolution_failed); retry with resolveMarket. */
     failResolution: {
       auth: "admin",
-      params: { id: ID, reason: { type: "string", max: 500, optional: true }, $$strict: "remove" },
+      params: { id: ID_PARAM, reason: { type: "string", max: 500, optional: true }, $$strict: "remove" },
       handler(this: CatalogThis, ctx: AppContext<FailResolutionParams>): Promise<MarketView> {
         return this.transition(ctx, "failResolution", { reason: ctx.params.reason });
       },
@@ -227,13 +181,13 @@ const CatalogService = defineService<CatalogThis>({
     /** Trade prints for price history and volume; a replayed tradeId changes nothing. */
     "market.trade": {
       params: {
-        marketId: ID,
+        marketId: ID_PARAM,
         tradeId: { type: "string", min: 1, max: 128 },
         outcome: { type: "enum", values: ["YES", "NO"] },
         yesPrice: { type: "number", integer: true, min: 1, max: 99 },
         quantity: { type: "number", integer: true, positive: true },
         notional: { type: "number", integer: true, min: 0 },
-        at: { type: "string", max: 40, pattern: ISO_DATE },
+        at: { type: "string", max: 40, pattern: new RegExp(ISO_DATE_PATTERN) },
       },
       async handler(this: CatalogThis, ctx: AppContext<MarketTradeEvent>): Promise<void> {
         await this.prints.add(ctx.params);
@@ -242,7 +196,7 @@ const CatalogService = defineService<CatalogThis>({
 
     /** Broadcast by whichever catalog node changed a market's status, so every node's cache forgets it. */
     "catalog.marketChanged": {
-      params: { marketId: ID },
+      params: { marketId: ID_PARAM },
       async handler(this: CatalogThis, ctx: AppContext<{ marketId: string }>): Promise<void> {
         await this.dropMarketCache(ctx.params.marketId);
       },

@@ -7,9 +7,10 @@ import { Address, Cell } from "@ton/core";
 import type { Service, ServiceBroker } from "moleculer";
 import { METRIC } from "../lib/metrics";
 import { defineService } from "../lib/service";
+import { routeAction } from "../contract";
 import { configOf, type AppConfig, type ChainConfig } from "../lib/config";
 import { DomainError, notFound, validationError } from "../lib/errors";
-import { AMOUNT, PAGE, pageSizeParam } from "../lib/params";
+import { AMOUNT } from "../lib/params";
 import { tonLimitText, usdtLimitText } from "../lib/units";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
@@ -66,8 +67,6 @@ function ledgerOf(broker: ServiceBroker): ChainLedger {
   };
 }
 
-const HEX32 = /^0x[0-9a-fA-F]{64}$/;
-
 const ChainService = defineService<ChainThis>({
   name: "chain",
   mixins: [createDbMixin<ChainCollections>(CHAIN_INDEXES)],
@@ -75,8 +74,7 @@ const ChainService = defineService<ChainThis>({
   actions: {
     /** GET /transfers: the caller's deposits (credited or not, with the reason) and withdrawals, newest first. */
     transfers: {
-      auth: "user",
-      params: { type: { type: "enum", values: ["deposit", "withdrawal"], optional: true }, page: PAGE, pageSize: pageSizeParam(20, 100), $$strict: "remove" },
+      ...routeAction("chain.transfers"),
       async handler(this: ChainThis, ctx: AppContext<{ type?: "deposit" | "withdrawal"; page: number; pageSize: number }>) {
         const { type, page: pageNo, pageSize } = ctx.params;
         const all = await this.cores.transfers(currentUser(ctx).id, type);
@@ -86,8 +84,7 @@ const ChainService = defineService<ChainThis>({
 
     /** GET /deposit-address: allocated on first call, the same ever after. */
     depositAddress: {
-      auth: "user",
-      params: { $$strict: "remove" },
+      ...routeAction("chain.depositAddress"),
       async handler(this: ChainThis, ctx: AppContext) {
         const doc = await this.actor.run(() => this.cores.deposits.allocate(currentUser(ctx).id));
         return addressView(doc, this.port.testnet);
@@ -96,9 +93,7 @@ const ChainService = defineService<ChainThis>({
 
     /** POST /withdraw: to the session's wallet only; any other body field is ignored. */
     withdraw: {
-      idempotent: true,
-      auth: "user",
-      params: { amount: AMOUNT, $$strict: "remove" },
+      ...routeAction("chain.withdraw"),
       async handler(this: ChainThis, ctx: AppContext<WithdrawParams>): Promise<SubmissionResult> {
         const user = currentUser(ctx);
         const amount = Number(ctx.params.amount);
@@ -125,14 +120,7 @@ const ChainService = defineService<ChainThis>({
 
     /** POST /redeem/:marketId */
     redeem: {
-      idempotent: true,
-      auth: "user",
-      params: {
-        marketId: { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_-]+$/ },
-        conditionId: { type: "string", pattern: HEX32, messages: { stringPattern: "conditionId must be 0x followed by 64 hex digits" } },
-        indexSets: { type: "array", min: 1, max: 2, items: { type: "string", min: 3, max: 66 } },
-        $$strict: "remove",
-      },
+      ...routeAction("chain.redeem"),
       async handler(this: ChainThis, ctx: AppContext<RedeemParams>) {
         const req = { userId: currentUser(ctx).id, ...ctx.params };
         const market = (marketId: string) => ctx.call<MarketInternal, { marketId: string }>("catalog.getMarketInternal", { marketId });
@@ -145,8 +133,7 @@ const ChainService = defineService<ChainThis>({
 
     /** POST /sandbox/faucet: real emulated tokens to the caller's deposit address (sandbox chain only). */
     faucet: {
-      auth: "user",
-      params: { amount: AMOUNT, asset: { type: "enum", values: ["USDT", "TON", "FOREIGN_USDT"], optional: true, default: "USDT" }, $$strict: "remove" },
+      ...routeAction("chain.faucet"),
       async handler(this: ChainThis, ctx: AppContext<FaucetParams>) {
         const sandbox = this.sandbox;
         if (!sandbox) throw notFound("Sandbox faucet");

@@ -1,12 +1,12 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
+import { routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
 import { throwWire, wireError } from "../gateway/faults";
 import type { RestingOrder } from "../engine/types";
 import type { BookJournalDoc, IdemKey, IdemRecord, LedgerEntryDoc, MarketLease, OrderDoc, SettlementRecord } from "../models/trading";
 import type { Page } from "../lib/paging";
-import { PAGE, pageSizeParam } from "../lib/params";
 import type { IdemClaim, MoneyCheck, PostInput, PostOutcome } from "../ledger/ledger";
 import { LedgerCores } from "../ledger/ledger-cores";
 import type { LedgerDesk } from "../ledger/desk";
@@ -22,8 +22,6 @@ export type PostParams = Omit<PostInput, "fence" | "settlement" | "heartbeat"> &
   durable?: boolean;
 };
 
-export const TRADES_DEFAULT_PAGE_SIZE = 20;
-export const TRADES_MAX_PAGE_SIZE = 100;
 
 type LedgerThis = Service & {
   cores?: LedgerCores;
@@ -104,8 +102,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** GET /balance */
     balance: {
-      auth: "user",
-      params: { $$strict: "remove" },
+      ...routeAction("ledger.balance"),
       handler(this: LedgerThis, ctx: AppContext) {
         return this.desk.balance(currentUser(ctx).id);
       },
@@ -113,8 +110,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** GET /positions: open positions with a depth-aware mark price from the book. */
     positions: {
-      auth: "user",
-      params: { $$strict: "remove" },
+      ...routeAction("ledger.positions"),
       handler(this: LedgerThis, ctx: AppContext) {
         const userId = currentUser(ctx).id;
         return positionsView(userId, this.desk.ledger.positionsOf(userId), {
@@ -126,8 +122,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** GET /trades: newest first. */
     listTrades: {
-      auth: "user",
-      params: { page: PAGE, pageSize: pageSizeParam(TRADES_DEFAULT_PAGE_SIZE, TRADES_MAX_PAGE_SIZE), $$strict: "remove" },
+      ...routeAction("ledger.listTrades"),
       handler(this: LedgerThis, ctx: AppContext<{ page: number; pageSize: number }>): Promise<Page<TradeView>> {
         return this.desk.trades(currentUser(ctx).id, ctx.params.page, ctx.params.pageSize);
       },
@@ -135,8 +130,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** GET /trades/:id: only the caller's own trades exist for the caller. */
     getTrade: {
-      auth: "user",
-      params: { id: { type: "string", min: 1, max: 100 }, $$strict: "remove" },
+      ...routeAction("ledger.getTrade"),
       handler(this: LedgerThis, ctx: AppContext<{ id: string }>) {
         return this.desk.trade(currentUser(ctx).id, ctx.params.id).catch(throwWire);
       },
@@ -248,8 +242,7 @@ const LedgerService = defineService<LedgerThis>({
      * restart keeps it; when no heartbeat comes in time every open order of the caller is cancelled.
      */
     heartbeat: {
-      auth: "user",
-      params: { timeoutSeconds: { type: "number", integer: true, min: 0, max: 300 }, $$strict: "remove" },
+      ...routeAction("ledger.heartbeat"),
       handler(this: LedgerThis, ctx: AppContext<{ timeoutSeconds: number }>) {
         return this.desk.heartbeat(currentUser(ctx).id, ctx.params.timeoutSeconds).catch(throwWire);
       },

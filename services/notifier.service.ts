@@ -1,7 +1,7 @@
 import type { Service } from "moleculer";
 import { Api } from "grammy";
 import { defineService } from "../lib/service";
-import { PAGE, pageSizeParam } from "../lib/params";
+import { routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { validationError } from "../lib/errors";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
@@ -16,8 +16,6 @@ import { Delivery, type BotClient } from "../notifier/delivery";
 import { notifierStorePorts, outboxOf } from "../notifier/store";
 import { retryPolicy } from "../notifier/policy";
 
-export const NOTIFICATIONS_DEFAULT_PAGE_SIZE = 20;
-export const NOTIFICATIONS_MAX_PAGE_SIZE = 100;
 /** Fallback pull and job retry period; broker events only make pulls happen sooner. */
 const POLL_MS = 2_000;
 /** Scan for due deliveries (restart, expired leases, other instances' retries). */
@@ -65,14 +63,7 @@ const NotifierService = defineService<NotifierThis>({
   actions: {
     /** GET /notifications: the caller's, newest first. */
     list: {
-      auth: "user",
-      params: {
-        page: PAGE,
-        pageSize: pageSizeParam(NOTIFICATIONS_DEFAULT_PAGE_SIZE, NOTIFICATIONS_MAX_PAGE_SIZE),
-        // Only unread ones: pagination.total is then the unread count (a badge needs one small call).
-        unread: { type: "boolean", optional: true, convert: true },
-        $$strict: "remove",
-      },
+      ...routeAction("notifier.list"),
       async handler(this: NotifierThis, ctx: AppContext<{ page: number; pageSize: number; unread?: boolean }>): Promise<Page<NotificationItem>> {
         const user = currentUser(ctx);
         const { page: pageNo, pageSize } = ctx.params;
@@ -87,12 +78,7 @@ const NotifierService = defineService<NotifierThis>({
 
     /** POST /notifications/read: {ids} marks those of the caller's, {all: true} every one. */
     markRead: {
-      auth: "user",
-      params: {
-        ids: { type: "array", items: { type: "string", min: 1, max: 200 }, max: 500, optional: true },
-        all: { type: "boolean", optional: true },
-        $$strict: "remove",
-      },
+      ...routeAction("notifier.markRead"),
       async handler(this: NotifierThis, ctx: AppContext<MarkReadParams>): Promise<{ updated: number; unread: number }> {
         const user = currentUser(ctx);
         const { ids, all } = ctx.params;

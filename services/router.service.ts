@@ -1,6 +1,6 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { QUANTITY } from "../lib/params";
+import { routeAction } from "../contract";
 import { currentUser, type AppContext } from "../mixins/context";
 import { checkTradeQuantity, tradeView, type MarketTradeParams, type RouteRequest } from "../trading/market-order";
 import { validationError } from "../lib/errors";
@@ -11,12 +11,6 @@ import type { LivePrice } from "../models/catalog";
 
 type RouterThis = Service;
 
-const ID = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_:-]+$/ } as const;
-const ORDER_PARAMS = {
-  side: { type: "enum", values: ["BUY", "SELL"] },
-  outcome: { type: "enum", values: ["YES", "NO"] },
-  quantity: QUANTITY,
-} as const;
 
 /** POST /trade/market and POST /markets/:id/quote: the smart router, planned and executed in the market's actor. */
 const RouterService = defineService<RouterThis>({
@@ -24,9 +18,7 @@ const RouterService = defineService<RouterThis>({
 
   actions: {
     trade: {
-      auth: "user",
-      idempotent: true,
-      params: { marketId: ID, ...ORDER_PARAMS, $$strict: "remove" },
+      ...routeAction("router.trade"),
       async handler(this: RouterThis, ctx: AppContext<MarketTradeParams>) {
         const user = currentUser(ctx);
         const q = checkTradeQuantity(ctx.params.quantity);
@@ -38,8 +30,7 @@ const RouterService = defineService<RouterThis>({
 
     /** `venue: "AMM"` prices what POST /trade/amm would do; the default what POST /trade/market would. */
     quote: {
-      auth: "user",
-      params: { marketId: ID, ...ORDER_PARAMS, venue: { type: "enum", values: ["AUTO", "AMM"], optional: true, default: "AUTO" }, $$strict: "remove" },
+      ...routeAction("router.quote"),
       async handler(this: RouterThis, ctx: AppContext<MarketTradeParams & { venue: "AUTO" | "AMM" }>) {
         const user = currentUser(ctx);
         const q = checkTradeQuantity(ctx.params.quantity);
