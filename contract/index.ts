@@ -10,6 +10,7 @@ import { ID, toProps, toRule, type Defaulted, type FromSchema, type FvRule, type
 
 export * from "./schema";
 export * from "./routes";
+export { sdkModels } from "./sdk";
 export { SCHEMAS } from "./models";
 
 export type Schemas = typeof SCHEMAS;
@@ -35,15 +36,20 @@ export interface Paged<T> {
 /** What the action returns (the envelope's `data`; a page for a paged route). */
 export type ResultOf<A extends RoutedAction> = Routes[A] extends { result: infer S } ? (Routes[A] extends { paged: true } ? Paged<FromSchema<S, Schemas>> : FromSchema<S, Schemas>) : void;
 
-const components = SCHEMAS as unknown as Record<string, JsonSchema>;
+/** The shapes as plain JSON Schema (what the converters and generators take). */
+export const components = SCHEMAS as unknown as Record<string, JsonSchema>;
 
-/** A routed action's fastest-validator params: its path ids, query and body; unknown fields are removed. */
-export function paramsOf(action: RoutedAction): Record<string, FvRule | string> {
-  const route: RouteDef = ROUTES[action];
-  const ids = Object.fromEntries(Object.keys(route.ids ?? {}).map((name) => [name, toRule(ID, components)]));
-  const query = route.query ? toProps(route.query, components) : {};
-  const body = route.body ? toProps(route.body, components) : {};
+/** A route's fastest-validator params: its path ids, query and body; unknown fields are removed. */
+export function paramsFor(route: RouteDef, schemas: Record<string, JsonSchema>): Record<string, FvRule | string> {
+  const ids = Object.fromEntries(Object.keys(route.ids ?? {}).map((name) => [name, toRule(ID, schemas)]));
+  const query = route.query ? toProps(route.query, schemas) : {};
+  const body = route.body ? toProps(route.body, schemas) : {};
   return { ...ids, ...query, ...body, $$strict: "remove" };
+}
+
+/** A routed action's params, as its service declares them. */
+export function paramsOf(action: RoutedAction): Record<string, FvRule | string> {
+  return paramsFor(ROUTES[action], components);
 }
 
 /** The options of a routed action that come from its route: params, who may call it, Idempotency-Key. */
