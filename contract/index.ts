@@ -11,6 +11,8 @@ import { ID, toProps, toRule, type Defaulted, type FromSchema, type FvRule, type
 export * from "./schema";
 export * from "./routes";
 export { sdkModels } from "./sdk";
+export * from "./actions";
+export * from "./call";
 export { SCHEMAS } from "./models";
 
 export type Schemas = typeof SCHEMAS;
@@ -34,7 +36,7 @@ export interface Paged<T> {
   pagination: Model<"Pagination">;
 }
 /** What the action returns (the envelope's `data`; a page for a paged route). */
-export type ResultOf<A extends RoutedAction> = Routes[A] extends { result: infer S } ? (Routes[A] extends { paged: true } ? Paged<FromSchema<S, Schemas>> : FromSchema<S, Schemas>) : void;
+export type ResultOf<A extends RoutedAction> = Routes[A] extends { result: infer S } ? (Routes[A] extends { paged: true } ? Paged<FromSchema<S, Schemas>> : FromSchema<S, Schemas>) : null;
 
 /** The shapes as plain JSON Schema (what the converters and generators take). */
 export const components = SCHEMAS as unknown as Record<string, JsonSchema>;

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Context, Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { aliasesOf, GROUP_MOUNT, GROUP_RATE, ROUTED_ACTIONS } from "../contract";
+import { aliasesOf, GROUP_MOUNT, GROUP_RATE, ROUTED_ACTIONS, call } from "../contract";
 import ApiGateway from "moleculer-web";
 import IORedis, { type Redis } from "ioredis";
 import { configOf, type AppConfig } from "../lib/config";
@@ -162,7 +162,7 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
     const cfg = configOf(this.broker);
     this.cfg = cfg;
     // Embedded, the revocation event reaches the cache before a logout answers: confirmed sessions are kept.
-    this.sessions = new SessionCache({ verify: (token) => verifyToken(cfg.jwtSecret, token), isLive: (ctx, sid, userId) => ctx.call<boolean, object>("auth.checkSession", { sid, userId }) }, { keep: !cfg.transporter });
+    this.sessions = new SessionCache({ verify: (token) => verifyToken(cfg.jwtSecret, token), isLive: (ctx, sid, userId) => call(ctx, "auth.checkSession", { sid, userId }) }, { keep: !cfg.transporter });
     this.proxies = trustedProxies(cfg.trustedProxies);
     this.settings.port = cfg.port;
     this.settings.ip = cfg.host;

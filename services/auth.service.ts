@@ -1,14 +1,13 @@
 import { Errors, type Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { routeAction } from "../contract";
+import { type ActionResult, type Answer, type HandlerParams, routeAction } from "../contract";
 import { configOf, type AppConfig } from "../lib/config";
 import { unauthorized } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
-import { Auth, AuthRefusal, type AuthOut, type ChallengeResponse, type ConnectParams, type SessionResponse, type TokenUser } from "../auth/auth";
+import { Auth, AuthRefusal, type AuthOut } from "../auth/auth";
 import { authStorePorts, type AuthCollections } from "../auth/store";
-import type { UserDoc } from "../models/user";
 
 /** How often stale proofs and long-expired sessions are dropped. */
 const SWEEP_MS = 60_000;
@@ -45,7 +44,7 @@ const AuthService = defineService<AuthThis>({
     /** GET /auth/challenge: the proof domain this exchange checks and a fresh payload to sign. */
     challenge: {
       ...routeAction("auth.challenge"),
-      handler(this: AuthThis, ctx: AppContext): ChallengeResponse {
+      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.challenge">>): Answer<"auth.challenge"> {
         return this.auth.challenge(this.domainFor(ctx));
       },
     },
@@ -53,7 +52,7 @@ const AuthService = defineService<AuthThis>({
     /** POST /auth/connect: ton_proof login. Every failure is a 401, as the contract says. */
     connect: {
       ...routeAction("auth.connect"),
-      handler(this: AuthThis, ctx: AppContext<ConnectParams>): Promise<SessionResponse> {
+      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.connect">>): Answer<"auth.connect"> {
         return this.auth.connect(ctx.params, this.domainFor(ctx), this.out(ctx));
       },
     },
@@ -61,7 +60,7 @@ const AuthService = defineService<AuthThis>({
     /** POST /auth/refresh: a new token only in the last hour; the old session ends with it. */
     refresh: {
       ...routeAction("auth.refresh"),
-      handler(this: AuthThis, ctx: AppContext<{ token?: string }>): Promise<SessionResponse> {
+      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.refresh">>): Answer<"auth.refresh"> {
         return this.auth.refresh(ctx.meta.user ?? null, ctx.params.token, this.out(ctx));
       },
     },
@@ -69,7 +68,7 @@ const AuthService = defineService<AuthThis>({
     /** POST /auth/logout: the session ends now, on every node. */
     logout: {
       ...routeAction("auth.logout"),
-      async handler(this: AuthThis, ctx: AppContext<Record<string, never>>): Promise<null> {
+      async handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.logout">>): Promise<ActionResult<"auth.logout">> {
         await this.auth.logout(currentUser(ctx), this.out(ctx));
         ctx.meta.$statusCode = 204;
         return null;
@@ -80,7 +79,7 @@ const AuthService = defineService<AuthThis>({
     checkSession: {
       visibility: "public",
       params: { sid: { type: "string", max: 128 }, userId: { type: "string", max: 128 } },
-      handler(this: AuthThis, ctx: AppContext<{ sid: string; userId: string }>): Promise<boolean> {
+      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.checkSession">>): Answer<"auth.checkSession"> {
         return this.auth.checkSession(ctx.params.sid, ctx.params.userId);
       },
     },
@@ -89,7 +88,7 @@ const AuthService = defineService<AuthThis>({
     resolveToken: {
       visibility: "public",
       params: { token: { type: "string", max: 4096 } },
-      handler(this: AuthThis, ctx: AppContext<{ token: string }>): Promise<TokenUser | null> {
+      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.resolveToken">>): Answer<"auth.resolveToken"> {
         return this.auth.resolveToken(ctx.params.token);
       },
     },
@@ -98,7 +97,7 @@ const AuthService = defineService<AuthThis>({
     getUser: {
       visibility: "public",
       params: { userId: { type: "string", max: 128 } },
-      handler(this: AuthThis, ctx: AppContext<{ userId: string }>): Promise<UserDoc | null> {
+      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.getUser">>): Answer<"auth.getUser"> {
         return this.stores.users.findOne({ _id: ctx.params.userId });
       },
     },

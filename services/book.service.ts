@@ -1,26 +1,22 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { ID_PARAM, routeAction, rulesOf } from "../contract";
+import { type ActionResult, type Answer, type HandlerParams, ID_PARAM, call, routeAction, rulesOf } from "../contract";
 import { configOf } from "../lib/config";
 import { notFound } from "../lib/errors";
 import { throwWire } from "../gateway/faults";
 import { currentUser, type AppContext } from "../mixins/context";
 import { withIdempotency } from "../mixins/idempotency.middleware";
 import { marketOwner, refreshOwners } from "../mixins/market-routing.middleware";
-import type { CancelManyResult, MarketActor, PlaceResult } from "../trading/market-actor";
+import type { MarketActor } from "../trading/market-actor";
 import type { MarketRegistry } from "../trading/market-registry";
-import type { AmendTerms, CancelResult, OrderDesk, PlaceTerms } from "../trading/order-desk";
+import type { OrderDesk } from "../trading/order-desk";
 import { BookCores } from "../trading/book-cores";
-import { type PlaceOrderParams } from "../trading/order-rules";
-import { levelView, orderView, topOfBook, type PlaceView, type TopOfBook } from "../trading/order-views";
-import { tradeView, type RouteRequest } from "../trading/market-order";
+import { levelView, orderView, topOfBook, type TopOfBook } from "../trading/order-views";
+import { tradeView } from "../trading/market-order";
 import type { DurabilityWatch } from "../trading/durability";
-import type { CancelReasonCode } from "../engine/settlement";
-import type { Outcome, Side } from "../engine/types";
 import { METRIC } from "../lib/metrics";
 import { page } from "../lib/paging";
 import { Validator } from "../lib/validator";
-import type { OrderDoc } from "../models/trading";
 
 type BookThis = Service & {
   registry: MarketRegistry<MarketActor>;
@@ -37,7 +33,7 @@ const ROUTE_PARAMS = { marketId: ID_PARAM, userId: "string", side: SIDE, outcome
 const placeCheck = Validator.compile(rulesOf("PlaceOrderRequest")) as (v: unknown) => true | Array<{ field: string; type: string }>;
 
 /** A market stopped trading: its owner releases every resting order (book.halt). */
-const halt = (status: string) => (ctx: AppContext<{ marketId: string }>) => ctx.call("book.halt", { marketId: ctx.params.marketId, status });
+const halt = (status: string) => (ctx: AppContext<{ marketId: string }>) => call(ctx, "book.halt", { marketId: ctx.params.marketId, status });
 
 function dropForeignMarkets(this: BookThis) {
   this.registry.dropForeignMarkets();
@@ -55,7 +51,7 @@ const BookService = defineService<BookThis>({
     /** POST /orders: a limit order, GTC, GTD, FOK or FAK, optionally post-only, with a client order id. */
     place: {
       ...routeAction("book.place"),
-      handler(this: BookThis, ctx: AppContext<PlaceOrderParams>) {
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.place">>) {
         return this.desk.placeOne(ctx, currentUser(ctx).id, ctx.params, ctx.meta.idem).catch(throwWire);
       },
     },
@@ -64,7 +60,7 @@ const BookService = defineService<BookThis>({
     placeTerms: {
       visibility: "public",
       params: { marketId: ID_PARAM, userId: "string", terms: "object", idem: { type: "object", optional: true } },
-      handler(this: BookThis, ctx: AppContext<PlaceTerms>): Promise<PlaceView> {
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.placeTerms">>): Answer<"book.placeTerms"> {
         return this.desk.placeOnOwner(ctx, ctx.params).catch(throwWire);
       },
     },
@@ -72,7 +68,7 @@ const BookService = defineService<BookThis>({
     /** POST /orders/batch: up to 20 orders, each standing alone; the answers in request order. */
     placeBatch: {
       ...routeAction("book.placeBatch"),
-      handler(this: BookThis, ctx: AppContext<{ orders: unknown[] }>) {
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.placeBatch">>) {
         return this.desk.placeBatch(ctx, currentUser(ctx).id, ctx.params.orders, ctx.meta.idem);
       },
     },
@@ -80,7 +76,7 @@ const BookService = defineService<BookThis>({
     /** PATCH /orders/:orderId: atomic amend under the same id (a lower quantity keeps priority). */
     amend: {
       ...routeAction("book.amend"),
-      handler(this: BookThis, ctx: AppContext<{ orderId: string; price?: number; quantity?: number }>) {
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.amend">>) {
         return this.desk.amend(ctx, currentUser(ctx).id, ctx.params).catch(throwWire);
       },
     },
@@ -89,7 +85,7 @@ const BookService = defineService<BookThis>({
     amendOrder: {
       visibility: "public",
       params: { marketId: ID_PARAM, orderId: "string", userId: "string", price: { type: "number", optional: true }, quantity: { type: "number", optional: true }, postOnly: { type: "boolean", optional: true } },
-      handler(this: BookThis, ctx: AppContext<AmendTerms>): Promise<PlaceResult> {
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.amendOrder">>): Answer<"book.amendOrder"> {
         const { orderId, userId, price, quantity, postOnly } = ctx.params;
         return this.registry.onMarket(ctx.params.marketId, (actor) => actor.amend({ orderId, userId, price, quantity, postOnly })).catch(throwWire);
       },
@@ -98,7 +94,7 @@ const BookService = defineService<BookThis>({
     /** DELETE /orders: every open order of the caller (in one market, with `marketId`). */
     cancelAll: {
       ...routeAction("book.cancelAll"),
-      handler(this: BookThis, ctx: AppContext<{ marketId?: string }>) {
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancelAll">>): Answer<"book.cancelAll"> {
         return this.desk.cancelAll(ctx, currentUser(ctx).id, ctx.params.marketId);
       },
     },
@@ -107,7 +103,7 @@ const BookService = defineService<BookThis>({
     cancelMany: {
       visibility: "public",
       params: { marketId: ID_PARAM, userId: { type: "string", optional: true }, orderIds: { type: "array", items: "string", optional: true }, reason: { type: "enum", values: ["user", "expired", "heartbeat"] } },
-      handler(this: BookThis, ctx: AppContext<{ marketId: string; userId?: string; orderIds?: string[]; reason: CancelReasonCode }>): Promise<CancelManyResult> {
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancelMany">>): Answer<"book.cancelMany"> {
         const { marketId, userId, orderIds, reason } = ctx.params;
         return this.registry.onMarket(marketId, (actor) => actor.cancelMany(userId ?? null, orderIds ?? null, reason)).catch(throwWire);
       },
@@ -116,7 +112,7 @@ const BookService = defineService<BookThis>({
     /** DELETE /orders/:orderId */
     cancelOrder: {
       ...routeAction("book.cancelOrder"),
-      handler(this: BookThis, ctx: AppContext<{ orderId: string }>) {
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancelOrder">>): Answer<"book.cancelOrder"> {
         return this.desk.cancelOrder(ctx, currentUser(ctx).id, ctx.params.orderId).catch(throwWire);
       },
     },
@@ -125,7 +121,7 @@ const BookService = defineService<BookThis>({
     cancel: {
       visibility: "public",
       params: { marketId: ID_PARAM, orderId: "string", userId: "string" },
-      handler(this: BookThis, ctx: AppContext<{ marketId: string; orderId: string; userId: string }>): Promise<CancelResult> {
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancel">>): Answer<"book.cancel"> {
         return this.registry.onMarket(ctx.params.marketId, (actor) => actor.cancel(ctx.params.orderId, ctx.params.userId)).catch(throwWire);
       },
     },
@@ -133,8 +129,8 @@ const BookService = defineService<BookThis>({
     /** GET /orders: the caller's orders, newest first: open (default), closed or all; paged. */
     listOrders: {
       ...routeAction("book.listOrders"),
-      async handler(this: BookThis, ctx: AppContext<{ marketId?: string; status: "open" | "closed" | "all"; clientOrderId?: string; page: number; pageSize: number }>) {
-        const { items, total } = await ctx.call<{ items: OrderDoc[]; total: number }, object>("ledger.orders", { ...ctx.params, userId: currentUser(ctx).id });
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.listOrders">>) {
+        const { items, total } = await call(ctx, "ledger.orders", { ...ctx.params, userId: currentUser(ctx).id });
         return page(items.map(orderView), total, ctx.params.page, ctx.params.pageSize);
       },
     },
@@ -142,7 +138,7 @@ const BookService = defineService<BookThis>({
     /** GET /markets/:marketId/orderbook: top 10 aggregated levels of the YES or NO view. */
     orderbook: {
       ...routeAction("book.orderbook"),
-      async handler(this: BookThis, ctx: AppContext<{ marketId: string; outcome: Outcome }>) {
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.orderbook">>): Promise<ActionResult<"book.orderbook">> {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) throw notFound("Market");
         return levelView(actor.book.depth(ctx.params.outcome, 10));
@@ -153,7 +149,7 @@ const BookService = defineService<BookThis>({
     route: {
       visibility: "public",
       params: { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
-      handler(this: BookThis, ctx: AppContext<RouteRequest>) {
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.route">>): Answer<"book.route"> {
         const { userId, side, outcome, quantity, mode, idem } = ctx.params;
         // The answer (the trade's wire view) is journaled with the trade under the request's key.
         return this.registry.onMarket(ctx.params.marketId, (actor) => actor.route({ userId, side, outcome, quantity, mode, ...(idem ? { idem: { ...idem, render: tradeView } } : {}) })).then((r) => {
@@ -167,7 +163,7 @@ const BookService = defineService<BookThis>({
     quote: {
       visibility: "public",
       params: ROUTE_PARAMS,
-      async handler(this: BookThis, ctx: AppContext<RouteRequest>) {
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.quote">>): Promise<ActionResult<"book.quote">> {
         const { userId, side, outcome, quantity, mode } = ctx.params;
         const plan = await this.registry.onMarket(ctx.params.marketId, (actor) => actor.quote({ userId, side, outcome, quantity, mode })).catch(throwWire);
         return { venue: plan.venue, filled: plan.filled, totalCost: plan.totalCost, fee: plan.fee, avgPrice: plan.avgPrice };
@@ -178,7 +174,7 @@ const BookService = defineService<BookThis>({
     ensureMarket: {
       visibility: "public",
       params: { marketId: ID_PARAM },
-      async handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.ensureMarket">>): Promise<ActionResult<"book.ensureMarket">> {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         return { loaded: !!actor, pool: actor?.pool ?? null, nodeID: this.broker.nodeID };
       },
@@ -188,7 +184,7 @@ const BookService = defineService<BookThis>({
     depth: {
       visibility: "public",
       params: { marketId: ID_PARAM, levels: { type: "number", optional: true, default: 10 } },
-      async handler(this: BookThis, ctx: AppContext<{ marketId: string; levels: number }>) {
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.depth">>): Promise<ActionResult<"book.depth">> {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) throw notFound("Market");
         return { seq: actor.book.seq, yes: levelView(actor.book.depth("YES", ctx.params.levels)), no: levelView(actor.book.depth("NO", ctx.params.levels)) };
@@ -199,9 +195,9 @@ const BookService = defineService<BookThis>({
     topOfBook: {
       visibility: "public",
       params: { marketIds: { type: "array", items: "string", max: 200 } },
-      async handler(this: BookThis, ctx: AppContext<{ marketIds: string[] }>) {
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.topOfBook">>): Promise<ActionResult<"book.topOfBook">> {
         const out: Record<string, TopOfBook> = {};
-        const tops = await Promise.all(ctx.params.marketIds.map((marketId) => ctx.call<TopOfBook, { marketId: string }>("book.top", { marketId }).catch(() => null)));
+        const tops = await Promise.all(ctx.params.marketIds.map((marketId) => call(ctx, "book.top", { marketId }).catch(() => null)));
         ctx.params.marketIds.forEach((id, i) => (out[id] = tops[i] ?? topOfBook(undefined, null)));
         return out;
       },
@@ -211,7 +207,7 @@ const BookService = defineService<BookThis>({
     top: {
       visibility: "public",
       params: { marketId: ID_PARAM },
-      async handler(this: BookThis, ctx: AppContext<{ marketId: string }>): Promise<TopOfBook> {
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.top">>): Promise<ActionResult<"book.top">> {
         const actor = await this.registry.actorIfServed(ctx.params.marketId);
         return topOfBook(actor?.book, actor?.pool);
       },
@@ -221,7 +217,7 @@ const BookService = defineService<BookThis>({
     halt: {
       visibility: "public",
       params: { marketId: ID_PARAM, status: "string" },
-      async handler(this: BookThis, ctx: AppContext<{ marketId: string; status: string }>) {
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.halt">>): Promise<ActionResult<"book.halt">> {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) return { released: 0 };
         if (ctx.params.status === "resolution_failed") {
@@ -236,7 +232,7 @@ const BookService = defineService<BookThis>({
     exitQuote: {
       visibility: "public",
       params: { marketId: ID_PARAM, outcome: OUTCOME, quantity: { type: "number", integer: true, min: 0 }, side: { ...SIDE, optional: true, default: "SELL" }, userId: { type: "string", optional: true } },
-      async handler(this: BookThis, ctx: AppContext<{ marketId: string; outcome: Outcome; quantity: number; side: Side; userId?: string }>) {
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.exitQuote">>): Promise<ActionResult<"book.exitQuote">> {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) return { filled: 0, proceeds: 0 };
         return actor.exitQuote(ctx.params.outcome, ctx.params.quantity, ctx.params.side, ctx.params.userId);
@@ -247,7 +243,7 @@ const BookService = defineService<BookThis>({
   events: {
     // Lifecycle events reach one engine node (balanced); the owner of the market acts on them.
     "market.opened"(this: BookThis, ctx: AppContext<{ marketId: string }>) {
-      return ctx.call("book.ensureMarket", { marketId: ctx.params.marketId }).then(() => undefined, (err) => this.logger.warn("market.opened", err));
+      return call(ctx, "book.ensureMarket", { marketId: ctx.params.marketId }).then(() => undefined, (err) => this.logger.warn("market.opened", err));
     },
     "market.closed": halt("closed"),
     "market.cancelled": halt("cancelled"),
@@ -271,12 +267,12 @@ const BookService = defineService<BookThis>({
       fees: { takerBps: cfg.takerFeeBps, makerBps: cfg.makerFeeBps },
       ammFeeBps: cfg.ammFeeBps,
       engines: { ownerOf: (marketId) => marketOwner(broker, marketId), refresh: () => refreshOwners(broker) },
-      market: (marketId) => broker.call("catalog.getMarketInternal", { marketId }),
+      market: (marketId) => call(broker, "catalog.getMarketInternal", { marketId }),
       ledger: {
-        acquire: (marketId, node) => broker.call("ledger.acquireMarket", { marketId, node }),
-        restingOrders: (marketId, afterPrio, limit) => broker.call("ledger.restingOrders", { marketId, afterPrio, limit }),
-        post: (entry) => broker.call("ledger.post", { ...entry, durable: false }),
-        sync: (seq, instance) => broker.call("ledger.sync", { seq, instance }).then(() => undefined),
+        acquire: (marketId, node) => call(broker, "ledger.acquireMarket", { marketId, node }),
+        restingOrders: (marketId, afterPrio, limit) => call(broker, "ledger.restingOrders", { marketId, afterPrio, limit }),
+        post: (entry) => call(broker, "ledger.post", { ...entry, durable: false }),
+        sync: (seq, instance) => call(broker, "ledger.sync", { seq, instance }).then(() => undefined),
       },
       // What a committed command tells the world (trading/publication.ts), dispatched here.
       out: {
@@ -291,14 +287,14 @@ const BookService = defineService<BookThis>({
       log: (message) => this.logger.info(message),
       requests: {
         checkShape: placeCheck,
-        placeRemote: (ctx, p) => ctx.call("book.placeTerms", p),
+        placeRemote: (ctx, p) => call(ctx, "book.placeTerms", p),
         journaled: (ctx) => void (ctx.meta.idemJournaled = true),
         withIdempotency: (ctx, idem, run) => withIdempotency(ctx, idem, run).then((r) => r.value),
-        order: (ctx, orderId) => ctx.call("ledger.getOrder", { orderId }),
-        amendOrder: (ctx, a) => ctx.call("book.amendOrder", a),
-        openMarketsOf: (ctx, userId) => ctx.call("ledger.openMarketsOf", { userId }),
-        cancelMany: (ctx, marketId, userId, reason) => ctx.call("book.cancelMany", { marketId, userId, reason }),
-        cancel: (ctx, marketId, orderId, userId) => ctx.call("book.cancel", { marketId, orderId, userId }),
+        order: (ctx, orderId) => call(ctx, "ledger.getOrder", { orderId }),
+        amendOrder: (ctx, a) => call(ctx, "book.amendOrder", a),
+        openMarketsOf: (ctx, userId) => call(ctx, "ledger.openMarketsOf", { userId }),
+        cancelMany: (ctx, marketId, userId, reason) => call(ctx, "book.cancelMany", { marketId, userId, reason }),
+        cancel: (ctx, marketId, orderId, userId) => call(ctx, "book.cancel", { marketId, orderId, userId }),
       },
     });
     this.registry = cores.registry;

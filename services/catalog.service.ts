@@ -1,20 +1,20 @@
 import { Errors, type Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { ID_PARAM, ISO_DATE_PATTERN, routeAction } from "../contract";
+import { type ActionResult, type Answer, type HandlerParams, ID_PARAM, ISO_DATE_PATTERN, call, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { WriteBatcher } from "../lib/serial";
 import { DomainError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import type { AppContext } from "../mixins/context";
-import { page, type Page } from "../gateway/envelope";
+import { page } from "../gateway/envelope";
 import type { MarketCommand } from "../catalog/lifecycle";
 import { renderInternal, renderMarket } from "../catalog/views";
 import { Catalog, CatalogRefusal, type CatalogOut } from "../catalog/catalog";
 import { CatalogReads, type QuoteSource } from "../catalog/reads";
 import { catalogReadPorts, catalogStorePorts } from "../catalog/store";
-import { type CatalogCollections, type CreateEventParams, type EventView, type FailResolutionParams, type IdParams, type ListEventsParams, type LivePricesParams } from "../models/catalog";
-import type { LivePricesResult, MarketInternal, MarketOpenedEvent, MarketTradeEvent, MarketView, PriceHistoryParams, PriceHistoryView, ResolveMarketParams, SearchEventsParams, UpdateEventParams } from "../models/catalog";
+import { type CatalogCollections, type FailResolutionParams } from "../models/catalog";
+import type { MarketOpenedEvent, MarketTradeEvent, MarketView, ResolveMarketParams } from "../models/catalog";
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
 export const MARKET_CACHE_TTL_SEC = 5;
@@ -64,7 +64,7 @@ const CatalogService = defineService<CatalogThis>({
     /** GET /events: published events, soonest `beginAt` first; `markets` is empty in lists. */
     listEvents: {
       ...routeAction("catalog.listEvents"),
-      async handler(this: CatalogThis, ctx: AppContext<ListEventsParams>): Promise<Page<EventView>> {
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.listEvents">>): Promise<ActionResult<"catalog.listEvents">> {
         const { items, total } = await this.reads.listEvents(ctx.params);
         return page(items, total, ctx.params.page, ctx.params.pageSize);
       },
@@ -73,7 +73,7 @@ const CatalogService = defineService<CatalogThis>({
     /** GET /events/search: published events matching every word of `q`, best match first. */
     searchEvents: {
       ...routeAction("catalog.searchEvents"),
-      async handler(this: CatalogThis, ctx: AppContext<SearchEventsParams>): Promise<Page<EventView>> {
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.searchEvents">>): Promise<ActionResult<"catalog.searchEvents">> {
         const { items, total } = await this.reads.searchEvents(ctx.params);
         return page(items, total, ctx.params.page, ctx.params.pageSize);
       },
@@ -82,7 +82,7 @@ const CatalogService = defineService<CatalogThis>({
     /** GET /events/:id: the event (published or not) with its markets and their live prices. */
     getEvent: {
       ...routeAction("catalog.getEvent"),
-      async handler(this: CatalogThis, ctx: AppContext<IdParams>): Promise<EventView> {
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.getEvent">>): Promise<ActionResult<"catalog.getEvent">> {
         return this.reads.eventView(await this.catalog.event(ctx.params.id), this.quotes(ctx));
       },
     },
@@ -91,7 +91,7 @@ const CatalogService = defineService<CatalogThis>({
     getMarket: {
       ...routeAction("catalog.getMarket"),
       cache: { keys: ["id"], ttl: MARKET_CACHE_TTL_SEC },
-      async handler(this: CatalogThis, ctx: AppContext<IdParams>): Promise<MarketView> {
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.getMarket">>): Promise<ActionResult<"catalog.getMarket">> {
         return this.reads.marketView(await this.catalog.market(ctx.params.id), this.quotes(ctx));
       },
     },
@@ -99,7 +99,7 @@ const CatalogService = defineService<CatalogThis>({
     /** GET /markets/:marketId/price-history, built from recorded `market.trade` prints. */
     priceHistory: {
       ...routeAction("catalog.priceHistory"),
-      async handler(this: CatalogThis, ctx: AppContext<PriceHistoryParams>): Promise<PriceHistoryView> {
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.priceHistory">>): Promise<ActionResult<"catalog.priceHistory">> {
         const { marketId, outcome, interval } = ctx.params;
         return this.reads.priceHistory(await this.catalog.market(marketId), outcome, interval);
       },
@@ -110,7 +110,7 @@ const CatalogService = defineService<CatalogThis>({
       visibility: "public",
       params: { marketId: ID_PARAM },
       cache: { keys: ["marketId"], ttl: MARKET_CACHE_TTL_SEC },
-      async handler(this: CatalogThis, ctx: AppContext<{ marketId: string }>): Promise<MarketInternal> {
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.getMarketInternal">>): Promise<ActionResult<"catalog.getMarketInternal">> {
         return renderInternal(await this.catalog.market(ctx.params.marketId));
       },
     },
@@ -119,7 +119,7 @@ const CatalogService = defineService<CatalogThis>({
     marketTitles: {
       visibility: "public",
       params: { marketIds: { type: "array", max: 500, items: ID_PARAM } },
-      async handler(this: CatalogThis, ctx: AppContext<{ marketIds: string[] }>): Promise<Record<string, { title: string; status: string; result: string | null }>> {
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.marketTitles">>): Promise<ActionResult<"catalog.marketTitles">> {
         return this.reads.marketTitles(ctx.params.marketIds);
       },
     },
@@ -127,7 +127,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: a new event with 1..10 open markets. 409 DUPLICATE_EVENT on a reused externalEventId. */
     createEvent: {
       ...routeAction("catalog.createEvent"),
-      async handler(this: CatalogThis, ctx: AppContext<CreateEventParams>): Promise<EventView> {
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.createEvent">>): Promise<ActionResult<"catalog.createEvent">> {
         const { event, markets } = await this.catalog.createEvent(ctx.params, this.out(ctx));
         ctx.meta.$statusCode = 201;
         return this.reads.eventView(event, this.quotes(ctx), markets);
@@ -137,7 +137,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: display fields of an event, and market titles. Status changes have their own actions. */
     updateEvent: {
       ...routeAction("catalog.updateEvent"),
-      async handler(this: CatalogThis, ctx: AppContext<UpdateEventParams>): Promise<EventView> {
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.updateEvent">>): Promise<ActionResult<"catalog.updateEvent">> {
         const { event, markets } = await this.catalog.updateEvent(ctx.params);
         return this.reads.eventView(event, this.quotes(ctx), markets);
       },
@@ -146,7 +146,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: stop trading (open -> closed). */
     closeMarket: {
       ...routeAction("catalog.closeMarket"),
-      handler(this: CatalogThis, ctx: AppContext<IdParams>): Promise<MarketView> {
+      handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.closeMarket">>): Answer<"catalog.closeMarket"> {
         return this.transition(ctx, "close");
       },
     },
@@ -154,7 +154,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: void the market (open|closed -> cancelled). */
     cancelMarket: {
       ...routeAction("catalog.cancelMarket"),
-      handler(this: CatalogThis, ctx: AppContext<IdParams>): Promise<MarketView> {
+      handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.cancelMarket">>): Answer<"catalog.cancelMarket"> {
         return this.transition(ctx, "cancel");
       },
     },
@@ -162,7 +162,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: settle the outcome (closed|resolution_failed -> resolved; open passes through closed). */
     resolveMarket: {
       ...routeAction("catalog.resolveMarket"),
-      handler(this: CatalogThis, ctx: AppContext<ResolveMarketParams>): Promise<MarketView> {
+      handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.resolveMarket">>): Answer<"catalog.resolveMarket"> {
         return this.transition(ctx, "resolve", { result: ctx.params.result });
       },
     },
@@ -231,7 +231,7 @@ const CatalogService = defineService<CatalogThis>({
       const registry = this.broker.registry as unknown as { hasService(fullName: string): boolean };
       return async (marketIds) => {
         if (!registry.hasService("router")) return null;
-        return ctx.call<LivePricesResult, LivePricesParams>("router.livePrices", { marketIds }, { timeout: LIVE_PRICES_TIMEOUT_MS }).catch((err: unknown) => {
+        return call(ctx, "router.livePrices", { marketIds }, { timeout: LIVE_PRICES_TIMEOUT_MS }).catch((err: unknown) => {
           if (err instanceof Errors.ServiceNotFoundError) return null;
           throw err;
         });

@@ -1,27 +1,15 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { routeAction } from "../contract";
+import { type ActionResult, type Answer, type HandlerParams, call, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
 import { throwWire, wireError } from "../gateway/faults";
-import type { RestingOrder } from "../engine/types";
-import type { BookJournalDoc, IdemKey, IdemRecord, LedgerEntryDoc, MarketLease, OrderDoc, SettlementRecord } from "../models/trading";
-import type { Page } from "../lib/paging";
-import type { IdemClaim, MoneyCheck, PostInput, PostOutcome } from "../ledger/ledger";
+import type { BookJournalDoc, MarketLease, OrderDoc } from "../models/trading";
 import { LedgerCores } from "../ledger/ledger-cores";
 import type { LedgerDesk } from "../ledger/desk";
 import { openMoneyStore } from "../ledger/money-store";
-import type { OrderQuery } from "../ledger/store";
-import { positionsView, type MarketTitle } from "../ledger/positions";
-import type { TradeView } from "../ledger/views";
+import { positionsView } from "../ledger/positions";
 import type { VerifyReport } from "../ledger/verify";
-
-/** `ledger.post`: an entry (ledger/ledger.ts PostInput, without the ledger's own records). */
-export type PostParams = Omit<PostInput, "fence" | "settlement" | "heartbeat"> & {
-  /** false: answer once applied in memory; the caller waits for durability itself (`sync` or `ledger.durable`). */
-  durable?: boolean;
-};
-
 
 type LedgerThis = Service & {
   cores?: LedgerCores;
@@ -54,7 +42,7 @@ const LedgerService = defineService<LedgerThis>({
         part: { type: "object", optional: true, props: { group: "string", index: { type: "number", integer: true, min: 0 }, count: { type: "number", integer: true, min: 2 } } },
         durable: { type: "boolean", optional: true },
       },
-      async handler(this: LedgerThis, ctx: AppContext<PostParams>): Promise<PostOutcome> {
+      async handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.post">>): Promise<ActionResult<"ledger.post">> {
         const { durable, ...entry } = ctx.params;
         try {
           return await this.desk.post(entry, durable);
@@ -68,7 +56,7 @@ const LedgerService = defineService<LedgerThis>({
     sync: {
       visibility: "public",
       params: { seq: { type: "number", integer: true, min: 0 }, instance: { type: "string", optional: true } },
-      handler(this: LedgerThis, ctx: AppContext<{ seq: number; instance?: string }>) {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.sync">>): Answer<"ledger.sync"> {
         return this.desk.sync(ctx.params.seq, ctx.params.instance).catch(throwWire);
       },
     },
@@ -77,7 +65,7 @@ const LedgerService = defineService<LedgerThis>({
     acquireMarket: {
       visibility: "public",
       params: { marketId: "string", node: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ marketId: string; node: string }>): Promise<MarketLease & { instance: string }> {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.acquireMarket">>): Answer<"ledger.acquireMarket"> {
         return this.desk.acquire(ctx.params.marketId, ctx.params.node).catch(throwWire);
       },
     },
@@ -95,7 +83,7 @@ const LedgerService = defineService<LedgerThis>({
     restingOrders: {
       visibility: "public",
       params: { marketId: "string", afterPrio: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 5000 } },
-      handler(this: LedgerThis, ctx: AppContext<{ marketId: string; afterPrio: number; limit: number }>): Promise<RestingOrder[]> {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.restingOrders">>): Answer<"ledger.restingOrders"> {
         return this.desk.store.restingOrders(ctx.params.marketId, ctx.params.afterPrio, ctx.params.limit);
       },
     },
@@ -103,7 +91,7 @@ const LedgerService = defineService<LedgerThis>({
     /** GET /balance */
     balance: {
       ...routeAction("ledger.balance"),
-      handler(this: LedgerThis, ctx: AppContext) {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.balance">>): Answer<"ledger.balance"> {
         return this.desk.balance(currentUser(ctx).id);
       },
     },
@@ -111,11 +99,11 @@ const LedgerService = defineService<LedgerThis>({
     /** GET /positions: open positions with a depth-aware mark price from the book. */
     positions: {
       ...routeAction("ledger.positions"),
-      handler(this: LedgerThis, ctx: AppContext) {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.positions">>): Answer<"ledger.positions"> {
         const userId = currentUser(ctx).id;
         return positionsView(userId, this.desk.ledger.positionsOf(userId), {
-          titles: (marketIds) => ctx.call<Record<string, MarketTitle>, { marketIds: string[] }>("catalog.marketTitles", { marketIds }).catch(() => ({})),
-          exitQuote: (p) => ctx.call<{ filled: number; proceeds: number }, object>("book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
+          titles: (marketIds) => call(ctx, "catalog.marketTitles", { marketIds }).catch(() => ({})),
+          exitQuote: (p) => call(ctx, "book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
         });
       },
     },
@@ -123,7 +111,7 @@ const LedgerService = defineService<LedgerThis>({
     /** GET /trades: newest first. */
     listTrades: {
       ...routeAction("ledger.listTrades"),
-      handler(this: LedgerThis, ctx: AppContext<{ page: number; pageSize: number }>): Promise<Page<TradeView>> {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.listTrades">>): Answer<"ledger.listTrades"> {
         return this.desk.trades(currentUser(ctx).id, ctx.params.page, ctx.params.pageSize);
       },
     },
@@ -131,7 +119,7 @@ const LedgerService = defineService<LedgerThis>({
     /** GET /trades/:id: only the caller's own trades exist for the caller. */
     getTrade: {
       ...routeAction("ledger.getTrade"),
-      handler(this: LedgerThis, ctx: AppContext<{ id: string }>) {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.getTrade">>): Answer<"ledger.getTrade"> {
         return this.desk.trade(currentUser(ctx).id, ctx.params.id).catch(throwWire);
       },
     },
@@ -140,7 +128,7 @@ const LedgerService = defineService<LedgerThis>({
     markSettlement: {
       visibility: "public",
       params: { tradeIds: { type: "array", items: "string" }, status: { type: "enum", values: ["confirmed", "failed"] }, txHash: { type: "string", optional: true } },
-      handler(this: LedgerThis, ctx: AppContext<{ tradeIds: string[]; status: SettlementRecord["status"]; txHash?: string }>) {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.markSettlement">>): Answer<"ledger.markSettlement"> {
         return this.desk.markSettlement(ctx.params.tradeIds, ctx.params.status, ctx.params.txHash).catch(throwWire);
       },
     },
@@ -152,7 +140,7 @@ const LedgerService = defineService<LedgerThis>({
      */
     conservation: {
       visibility: "public",
-      handler(this: LedgerThis): Promise<MoneyCheck> {
+      handler(this: LedgerThis): Answer<"ledger.conservation"> {
         return this.desk.ledger.check();
       },
     },
@@ -169,7 +157,7 @@ const LedgerService = defineService<LedgerThis>({
     account: {
       visibility: "public",
       params: { account: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ account: string }>) {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.account">>): Answer<"ledger.account"> {
         return this.desk.account(ctx.params.account);
       },
     },
@@ -196,7 +184,7 @@ const LedgerService = defineService<LedgerThis>({
     orders: {
       visibility: "public",
       params: { userId: "string", marketId: { type: "string", optional: true }, status: { type: "enum", values: ["open", "closed", "all"] }, clientOrderId: { type: "string", optional: true }, page: "number", pageSize: "number" },
-      handler(this: LedgerThis, ctx: AppContext<OrderQuery>): Promise<{ items: OrderDoc[]; total: number }> {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.orders">>): Answer<"ledger.orders"> {
         return this.desk.store.orders(ctx.params);
       },
     },
@@ -205,7 +193,7 @@ const LedgerService = defineService<LedgerThis>({
     openMarketsOf: {
       visibility: "public",
       params: { userId: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ userId: string }>): Promise<string[]> {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.openMarketsOf">>): Answer<"ledger.openMarketsOf"> {
         return this.desk.store.openMarketsOf(ctx.params.userId);
       },
     },
@@ -214,7 +202,7 @@ const LedgerService = defineService<LedgerThis>({
     idemClaim: {
       visibility: "public",
       params: { scope: "string", key: { type: "string", max: 300 }, fingerprint: "string" },
-      handler(this: LedgerThis, ctx: AppContext<IdemKey>): Promise<IdemClaim> {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.idemClaim">>): Answer<"ledger.idemClaim"> {
         return this.desk.ledger.idemClaim(ctx.params.scope, ctx.params.key, ctx.params.fingerprint).catch(throwWire);
       },
     },
@@ -222,7 +210,7 @@ const LedgerService = defineService<LedgerThis>({
     idemRelease: {
       visibility: "public",
       params: { scope: "string", key: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ scope: string; key: string }>) {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.idemRelease">>): Answer<"ledger.idemRelease"> {
         this.desk.ledger.idemRelease(ctx.params.scope, ctx.params.key);
         return { released: true };
       },
@@ -232,7 +220,7 @@ const LedgerService = defineService<LedgerThis>({
     idemAnswer: {
       visibility: "public",
       params: { scope: "string", key: "string", fingerprint: "string", status: "number", response: "any" },
-      handler(this: LedgerThis, ctx: AppContext<IdemRecord>) {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.idemAnswer">>): Answer<"ledger.idemAnswer"> {
         return this.desk.storeAnswer(ctx.params).catch(throwWire);
       },
     },
@@ -243,7 +231,7 @@ const LedgerService = defineService<LedgerThis>({
      */
     heartbeat: {
       ...routeAction("ledger.heartbeat"),
-      handler(this: LedgerThis, ctx: AppContext<{ timeoutSeconds: number }>) {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.heartbeat">>): Answer<"ledger.heartbeat"> {
         return this.desk.heartbeat(currentUser(ctx).id, ctx.params.timeoutSeconds).catch(throwWire);
       },
     },
@@ -252,7 +240,7 @@ const LedgerService = defineService<LedgerThis>({
     getOrder: {
       visibility: "public",
       params: { orderId: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ orderId: string }>): Promise<OrderDoc | null> {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.getOrder">>): Answer<"ledger.getOrder"> {
         return this.desk.store.order(ctx.params.orderId);
       },
     },
@@ -261,7 +249,7 @@ const LedgerService = defineService<LedgerThis>({
     holders: {
       visibility: "public",
       params: { marketId: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ marketId: string }>) {
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.holders">>): Answer<"ledger.holders"> {
         return this.desk.ledger.holders(ctx.params.marketId);
       },
     },
@@ -270,7 +258,7 @@ const LedgerService = defineService<LedgerThis>({
     entriesAfter: {
       visibility: "public",
       params: { seq: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 1000, optional: true, default: 200 } },
-      async handler(this: LedgerThis, ctx: AppContext<{ seq: number; limit: number }>): Promise<LedgerEntryDoc[]> {
+      async handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.entriesAfter">>): Promise<ActionResult<"ledger.entriesAfter">> {
         return this.desk.entriesAfter(ctx.params.seq, ctx.params.limit);
       },
     },
@@ -282,7 +270,7 @@ const LedgerService = defineService<LedgerThis>({
       // Broadcast: every gateway pushes to its own sockets (ledger/changes.ts decides what).
       out: { broadcast: (event, payload) => void broker.broadcast(event, payload) },
       cancelMany: async (marketId, which, reason) => {
-        await broker.call("book.cancelMany", { marketId, ...which, reason });
+        await call(broker, "book.cancelMany", { marketId, ...which, reason });
       },
       log: { info: (message) => this.logger.info(message), warn: (message, detail) => this.logger.warn(message, detail) },
     });

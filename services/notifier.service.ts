@@ -1,17 +1,14 @@
 import type { Service } from "moleculer";
 import { Api } from "grammy";
 import { defineService } from "../lib/service";
-import { routeAction } from "../contract";
+import { type ActionResult, type HandlerParams, call, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { validationError } from "../lib/errors";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
-import { page, type Page } from "../gateway/envelope";
-import type { PositionState } from "../engine/accounts";
-import type { LedgerEntryDoc } from "../models/trading";
-import type { UserDoc } from "../models/user";
-import { notificationItem, type NotificationItem, type NotifierCollections } from "../models/notification";
-import { Notifier, type OrderUpdate, type TradeSettledParams, type WithdrawalFailed, type WithdrawalSent } from "../notifier/notifier";
+import { page } from "../gateway/envelope";
+import { notificationItem, type NotifierCollections } from "../models/notification";
+import { Notifier, type OrderUpdate, type WithdrawalFailed, type WithdrawalSent } from "../notifier/notifier";
 import { Delivery, type BotClient } from "../notifier/delivery";
 import { notifierStorePorts, outboxOf } from "../notifier/store";
 import { retryPolicy } from "../notifier/policy";
@@ -64,7 +61,7 @@ const NotifierService = defineService<NotifierThis>({
     /** GET /notifications: the caller's, newest first. */
     list: {
       ...routeAction("notifier.list"),
-      async handler(this: NotifierThis, ctx: AppContext<{ page: number; pageSize: number; unread?: boolean }>): Promise<Page<NotificationItem>> {
+      async handler(this: NotifierThis, ctx: AppContext<HandlerParams<"notifier.list">>): Promise<ActionResult<"notifier.list">> {
         const user = currentUser(ctx);
         const { page: pageNo, pageSize } = ctx.params;
         const q: Record<string, unknown> = ctx.params.unread ? { userId: user.id, read: false } : { userId: user.id };
@@ -79,7 +76,7 @@ const NotifierService = defineService<NotifierThis>({
     /** POST /notifications/read: {ids} marks those of the caller's, {all: true} every one. */
     markRead: {
       ...routeAction("notifier.markRead"),
-      async handler(this: NotifierThis, ctx: AppContext<MarkReadParams>): Promise<{ updated: number; unread: number }> {
+      async handler(this: NotifierThis, ctx: AppContext<HandlerParams<"notifier.markRead">>): Promise<ActionResult<"notifier.markRead">> {
         const user = currentUser(ctx);
         const { ids, all } = ctx.params;
         if (all !== true && !ids?.length) throw validationError("Give ids (non-empty) or all: true", [{ field: "ids", rule: "required" }]);
@@ -102,7 +99,7 @@ const NotifierService = defineService<NotifierThis>({
         txHash: { type: "string", optional: true, nullable: true },
         trades: { type: "array", min: 1, max: 100_000, items: { type: "object", strict: "remove", props: { tradeId: "string", userId: "string", marketId: "string" } } },
       },
-      async handler(this: NotifierThis, ctx: AppContext<TradeSettledParams>) {
+      async handler(this: NotifierThis, ctx: AppContext<HandlerParams<"notifier.tradeSettled">>): Promise<ActionResult<"notifier.tradeSettled">> {
         return { created: await this.notifier.settle(ctx.params) };
       },
     },
@@ -163,11 +160,11 @@ const NotifierService = defineService<NotifierThis>({
       ...notifierStorePorts(stores),
       ledger: {
         reachable: () => this.broker.registry.actions.isAvailable("ledger.entriesAfter"),
-        entriesAfter: (seq, limit) => this.broker.call<LedgerEntryDoc[], { seq: number; limit: number }>("ledger.entriesAfter", { seq, limit }),
-        holders: (marketId) => this.broker.call<PositionState[], { marketId: string }>("ledger.holders", { marketId }),
+        entriesAfter: (seq, limit) => call(this.broker, "ledger.entriesAfter", { seq, limit }),
+        holders: (marketId) => call(this.broker, "ledger.holders", { marketId }),
       },
-      market: (marketId) => this.broker.call<{ title?: string; status?: string } | null, { marketId: string }>("catalog.getMarketInternal", { marketId }),
-      user: (userId) => this.broker.call<UserDoc | null, { userId: string }>("auth.getUser", { userId }),
+      market: (marketId) => call(this.broker, "catalog.getMarketInternal", { marketId }),
+      user: (userId) => call(this.broker, "auth.getUser", { userId }),
       created: (userId, notification) => void this.broker.emit("notifier.created", { userId, notification }),
       delivery: this.delivery,
       now: Date.now,
