@@ -13,6 +13,7 @@ export * from "./routes";
 export { sdkModels } from "./sdk";
 export * from "./actions";
 export * from "./call";
+export * from "./events";
 export { SCHEMAS } from "./models";
 
 export type Schemas = typeof SCHEMAS;
