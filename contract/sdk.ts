@@ -41,13 +41,29 @@ function objectBody(s: JsonSchema, indent: string): string {
   return `{\n${lines.join("\n")}\n${indent}}`;
 }
 
-/** The generated module's text for the given component schemas. */
-export function sdkModels(schemasIn: Record<string, JsonSchema>): string {
+/** A route as the generator needs it: its operation and its query parameters. */
+interface QueryRoute {
+  readonly operationId: string;
+  readonly method: string;
+  readonly path: string;
+  readonly query?: JsonSchema;
+}
+
+/**
+ * The generated module's text: one declaration per component schema, then one `<Operation>Query`
+ * interface per route with query parameters (the SDK's list and filter options).
+ */
+export function sdkModels(schemasIn: Record<string, JsonSchema>, routes: Record<string, QueryRoute> = {}): string {
   const schemas = publicSchema(schemasIn) as Record<string, JsonSchema>;
   const out = [HEADER];
   for (const [name, s] of Object.entries(schemas)) {
     const isObject = s.type === "object" && s.properties && !s.nullable;
     out.push(`${doc(s, "")}${isObject ? `export interface ${name} ${objectBody(s, "")}` : `export type ${name} = ${typeOf(s, "")};`}\n`);
+  }
+  for (const r of Object.values(routes)) {
+    if (!r.query) continue;
+    const name = r.operationId[0].toUpperCase() + r.operationId.slice(1) + "Query";
+    out.push(`/** Query parameters of ${r.method} ${r.path}. */\nexport interface ${name} ${objectBody(publicSchema(r.query) as JsonSchema, "")}\n`);
   }
   return out.join("\n");
 }

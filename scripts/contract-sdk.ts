@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SCHEMAS } from "../contract/models";
+import { ROUTES } from "../contract/routes";
 import { sdkModels } from "../contract/sdk";
 import type { JsonSchema } from "../contract/schema";
 
@@ -17,7 +18,7 @@ export const SDK_GENERATED_DIR = "client/src/generated";
 export function writeSdkModels(dir: string): { file: string; written: boolean } {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, "models.ts");
-  const text = sdkModels(SCHEMAS as unknown as Record<string, JsonSchema>);
+  const text = sdkModels(SCHEMAS as unknown as Record<string, JsonSchema>, ROUTES);
   if (existsSync(file) && readFileSync(file, "utf8") === text) return { file, written: false };
   writeFileSync(file, text);
   return { file, written: true };

@@ -8,7 +8,20 @@
  * 1,000,000); prices are decimal strings ("0.55"). Use money.ts to convert without float loss.
  */
 
-import type { ConnectRequest, CreateEventRequest, MarketItem, Pagination, PlacedOrder } from "./generated/models";
+import type {
+  ConnectRequest,
+  CreateEventRequest,
+  GetPriceHistoryQuery,
+  ListEventsQuery,
+  ListNotificationsQuery,
+  ListOrdersQuery,
+  ListTradesQuery,
+  ListTransfersQuery,
+  MarketItem,
+  Pagination,
+  PlacedOrder,
+  SearchEventsQuery,
+} from "./generated/models";
 
 /** The route models, generated from the server's contract (npm run contract:sdk). */
 export type * from "./generated/models";
@@ -48,10 +61,8 @@ export interface Page<T> {
   requestId: string;
 }
 
-export interface PageParams {
-  page?: number;
-  pageSize?: number;
-}
+/** Paging of a list (GET /trades takes only these). */
+export type PageParams = ListTradesQuery;
 
 // ---- auth ----
 
@@ -67,19 +78,11 @@ export type TonProof = ConnectRequest["proof"];
 /** Live prices are null when that side has no liquidity (never made up). */
 export type LivePrices = Pick<MarketItem, "buyYesPrice" | "buyNoPrice" | "sellYesPrice" | "sellNoPrice">;
 
-export interface ListEventsParams extends PageParams {
-  category?: Category | "all";
-  search?: string;
-}
+export type ListEventsParams = ListEventsQuery;
 
-export interface SearchEventsParams extends PageParams {
-  q: string;
-}
+export type SearchEventsParams = SearchEventsQuery;
 
-export interface PriceHistoryParams {
-  outcome?: Outcome;
-  interval?: Interval;
-}
+export type PriceHistoryParams = GetPriceHistoryQuery;
 
 // ---- trading ----
 
@@ -88,12 +91,7 @@ export type QuoteVenue = "AUTO" | "AMM";
 /** What every view of an order adds to the contract's fields (trading-api.md). */
 export type OrderOptionsView = Pick<PlacedOrder, "cancelledQuantity" | "cancelReason" | "clientOrderId" | "expiresAt" | "postOnly">;
 
-export interface ListOrdersParams extends PageParams {
-  marketId?: string;
-  /** open (default: open and partially filled), closed (filled, cancelled, expired) or all. */
-  status?: "open" | "closed" | "all";
-  clientOrderId?: string;
-}
+export type ListOrdersParams = ListOrdersQuery;
 
 // ---- portfolio ----
 
@@ -102,9 +100,7 @@ export type TransferType = "deposit" | "withdrawal";
 export type TransferStatus = "credited" | "not_credited" | "pending" | "confirmed" | "failed";
 export type KnownTransferReason = "native_coin" | "foreign_jetton" | "forged_notification" | "bounced" | "unknown_message" | "bad_amount";
 
-export interface ListTransfersParams extends PageParams {
-  type?: TransferType;
-}
+export type ListTransfersParams = ListTransfersQuery;
 
 // ---- chain ----
 
@@ -120,10 +116,7 @@ export type KnownNotificationType =
   | "DEPOSIT_CREDITED"
   | "WITHDRAWAL_SENT";
 
-export interface ListNotificationsParams extends PageParams {
-  /** Only unread ones; `pagination.total` is then the unread count. */
-  unread?: boolean;
-}
+export type ListNotificationsParams = ListNotificationsQuery;
 
 // ---- operator API (X-Admin-Key) ----
 

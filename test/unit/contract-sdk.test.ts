@@ -45,7 +45,7 @@ describe("SDK models from the contract", () => {
   });
 
   test("the comparison can fail: a changed contract generates other models", () => {
-    expect(sdkModels(changedContract())).not.toBe(committed());
+    expect(sdkModels(changedContract(), ROUTES)).not.toBe(committed());
   });
 
   test("one field added in the contract reaches the params validation, the OpenAPI document and the SDK", () => {
@@ -76,10 +76,13 @@ describe("SDK models from the contract", () => {
   });
 
   test("the generator writes what the schemas say: optional, nullable, enums, arrays, oneOf", () => {
-    const sdk = sdkModels(components);
+    const sdk = sdkModels(components, ROUTES);
     expect(sdk).toMatch(/export interface Heartbeat \{\n {2}armed: boolean;\n {2}\/\*\*[^\n]*\*\/\n {2}expiresAt: string \| null;\n\}/);
     expect(sdk).toContain('export type BatchOrderResult = {\n  ok: true;\n  order: PlacedOrder;\n} | {\n  ok: false;\n  error: ErrorDetail;\n};');
     expect(sdk).toMatch(/export interface WithdrawResult \{\n {2}status: "accepted" \| "duplicate" \| "failed";\n {2}txHash\?: string;\n {2}message: string;\n\}/);
     expect(sdk).not.toContain("x-fv");
+    // Query parameters of the list routes, with their documented defaults left to the server.
+    expect(sdk).toContain('/** Query parameters of GET /orders. */\nexport interface ListOrdersQuery {');
+    expect(sdk).toMatch(/export interface SearchEventsQuery \{\n {2}\/\*\* Search words \*\/\n {2}q: string;/);
   });
 });

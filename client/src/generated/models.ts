@@ -498,3 +498,87 @@ export interface UpdateEventRequest {
 export interface ResolveMarketRequest {
   result: "YES" | "NO";
 }
+
+/** Query parameters of GET /events. */
+export interface ListEventsQuery {
+  /** Category filter */
+  category?: "all" | "Sports" | "Crypto" | "Politics" | "E-sports" | "Culture" | "Economics" | "Tech";
+  /** Page number, from 1 (plain digits) */
+  page?: number;
+  /** Items per page, 1 to 100 */
+  pageSize?: number;
+  /** Free-text filter */
+  search?: string;
+}
+
+/** Query parameters of GET /events/search. */
+export interface SearchEventsQuery {
+  /** Search words */
+  q: string;
+  /** Page number, from 1 (plain digits) */
+  page?: number;
+  /** Items per page, 1 to 100 */
+  pageSize?: number;
+}
+
+/** Query parameters of GET /markets/:marketId/orderbook. */
+export interface GetOrderBookQuery {
+  /** Book view */
+  outcome?: "YES" | "NO";
+}
+
+/** Query parameters of GET /markets/:marketId/price-history. */
+export interface GetPriceHistoryQuery {
+  /** Outcome */
+  outcome?: "YES" | "NO";
+  /** Interval */
+  interval?: "1H" | "1D" | "1W" | "1M" | "MAX";
+}
+
+/** Query parameters of GET /orders. */
+export interface ListOrdersQuery {
+  /** Only this market */
+  marketId?: string;
+  /** open: open and partially filled; closed: filled, cancelled and expired; all */
+  status?: "open" | "closed" | "all";
+  /** Only orders with this client order id */
+  clientOrderId?: string;
+  /** Page number, from 1 (plain digits) */
+  page?: number;
+  /** Items per page, 1 to 500 */
+  pageSize?: number;
+}
+
+/** Query parameters of DELETE /orders. */
+export interface CancelAllOrdersQuery {
+  /** Only this market */
+  marketId?: string;
+}
+
+/** Query parameters of GET /trades. */
+export interface ListTradesQuery {
+  /** Page number, from 1 (plain digits) */
+  page?: number;
+  /** Items per page, 1 to 100 */
+  pageSize?: number;
+}
+
+/** Query parameters of GET /transfers. */
+export interface ListTransfersQuery {
+  /** Only deposits or only withdrawals */
+  type?: "deposit" | "withdrawal";
+  /** Page number, from 1 (plain digits) */
+  page?: number;
+  /** Items per page, 1 to 100 */
+  pageSize?: number;
+}
+
+/** Query parameters of GET /notifications. */
+export interface ListNotificationsQuery {
+  /** Page number, from 1 (plain digits) */
+  page?: number;
+  /** Items per page, 1 to 100 */
+  pageSize?: number;
+  /** Only unread ones (pagination.total is then the unread count) */
+  unread?: boolean;
+}
