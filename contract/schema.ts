@@ -66,13 +66,14 @@ export const req = <const P extends Record<string, object>, const R extends read
  * socket protocol and the published document already used this alphabet (the `_-` copy was
  * a narrower duplicate). A plain alphabet keeps objects and operators away from the stores.
  */
-export const ID_PATTERN = "^[A-Za-z0-9_:-]+$";
+const ID_CHARS = "A-Za-z0-9_:-";
+export const ID_PATTERN = `^[${ID_CHARS}]+$`;
 export const ID_MAX = 64;
 export const ID = { type: "string", minLength: 1, maxLength: ID_MAX, pattern: ID_PATTERN } as const;
 /** A calendar date or date-time as the catalog accepts it (ISO 8601, optional time and zone). */
 export const ISO_DATE_PATTERN = "^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$";
 /** The same rule as one RegExp (socket subscriptions check ids outside the broker's validator). */
-export const ID_RE = new RegExp(`^[A-Za-z0-9_:-]{1,${ID_MAX}}$`);
+export const ID_RE = new RegExp(`^[${ID_CHARS}]{1,${ID_MAX}}$`);
 
 // ---------------------------------------------------------------------------------------------
 // Types derived from schemas
