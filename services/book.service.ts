@@ -51,7 +51,7 @@ const BookService = defineService<BookThis>({
     /** POST /orders: a limit order, GTC, GTD, FOK or FAK, optionally post-only, with a client order id. */
     place: {
       ...routeAction("book.place"),
-      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.place">>) {
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.place">>): Answer<"book.place"> {
         return this.desk.placeOne(ctx, currentUser(ctx).id, ctx.params, ctx.meta.idem).catch(throwWire);
       },
     },
@@ -76,7 +76,7 @@ const BookService = defineService<BookThis>({
     /** PATCH /orders/:orderId: atomic amend under the same id (a lower quantity keeps priority). */
     amend: {
       ...routeAction("book.amend"),
-      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.amend">>) {
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.amend">>): Answer<"book.amend"> {
         return this.desk.amend(ctx, currentUser(ctx).id, ctx.params).catch(throwWire);
       },
     },
