@@ -25,6 +25,7 @@ import type { AmendTerms, CancelResult, PlaceTerms } from "../trading/order-desk
 import type { PlaceView, TopOfBook } from "../trading/order-views";
 import type { Model, ParamsOf, RequestOf, ResultOf } from "./index";
 import type { RoutedAction } from "./routes";
+import { ID, toRule, type FvRule } from "./schema";
 
 /** `ledger.post`: an entry (ledger/ledger.ts PostInput, without the ledger's own records). */
 export type PostParams = Omit<PostInput, "fence" | "settlement" | "heartbeat"> & {
@@ -78,48 +79,6 @@ export interface InternalActions {
   "auth.getUser": Entry<{ userId: string }, UserDoc | null>;
 }
 
-/** The internal actions by name (a test checks each one is a service's action). */
-export const INTERNAL_ACTIONS = [
-  "ledger.post",
-  "ledger.sync",
-  "ledger.acquireMarket",
-  "ledger.restingOrders",
-  "ledger.markSettlement",
-  "ledger.conservation",
-  "ledger.account",
-  "ledger.holders",
-  "ledger.entriesAfter",
-  "ledger.orders",
-  "ledger.openMarketsOf",
-  "ledger.getOrder",
-  "ledger.idemClaim",
-  "ledger.idemRelease",
-  "ledger.idemAnswer",
-  "book.placeTerms",
-  "book.amendOrder",
-  "book.cancelMany",
-  "book.cancel",
-  "book.route",
-  "book.quote",
-  "book.ensureMarket",
-  "book.depth",
-  "book.top",
-  "book.topOfBook",
-  "book.halt",
-  "book.exitQuote",
-  "catalog.getMarketInternal",
-  "catalog.marketTitles",
-  "router.livePrices",
-  "notifier.tradeSettled",
-  "auth.checkSession",
-  "auth.resolveToken",
-  "auth.getUser",
-] as const satisfies readonly (keyof InternalActions)[];
-/** Compile-time: the list names every entry of the map. */
-export type MissingInternalAction = Exclude<keyof InternalActions, (typeof INTERNAL_ACTIONS)[number]>;
-type AssertNone<T extends never> = T;
-export type InternalActionsListed = AssertNone<MissingInternalAction>;
-
 /** Internal and routed actions: name -> params and result. */
 export type ActionMap = InternalActions & { [A in RoutedAction]: Entry<RequestOf<A>, ResultOf<A>, ParamsOf<A>> };
 export type ActionName = keyof ActionMap;
@@ -129,3 +88,73 @@ export type ActionResult<A extends ActionName> = ActionMap[A]["result"];
 export type HandlerParams<A extends ActionName> = ActionMap[A]["handled"];
 /** What a handler of the action returns (Moleculer takes a value or a promise). */
 export type Answer<A extends ActionName> = ActionResult<A> | Promise<ActionResult<A>>;
+
+// ---------------------------------------------------------------------------------------------
+// The internal actions' fastest-validator params (what the broker checks on each call), by name.
+
+const ID_RULE = toRule(ID, {});
+const SIDE = { type: "enum", values: ["BUY", "SELL"] } as const;
+const OUTCOME = { type: "enum", values: ["YES", "NO"] } as const;
+/** A market order inside the market's actor (book.route, book.quote). */
+const ROUTE_PARAMS = { marketId: ID_RULE, userId: "string", side: SIDE, outcome: OUTCOME, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } } as const;
+
+/** Every internal action with its params (null: it takes none); the keys are the map's names. */
+export const INTERNAL_PARAMS = {
+  "ledger.post": {
+    key: { type: "string", min: 1, max: 200 },
+    postings: { type: "array", items: "object" },
+    checkAfter: { type: "number", integer: true, min: 0, optional: true },
+    trades: { type: "array", items: "object", optional: true },
+    book: { type: "object", optional: true },
+    idem: { type: "object", optional: true },
+    part: { type: "object", optional: true, props: { group: "string", index: { type: "number", integer: true, min: 0 }, count: { type: "number", integer: true, min: 2 } } },
+    durable: { type: "boolean", optional: true },
+  },
+  "ledger.sync": { seq: { type: "number", integer: true, min: 0 }, instance: { type: "string", optional: true } },
+  "ledger.acquireMarket": { marketId: "string", node: "string" },
+  "ledger.restingOrders": { marketId: "string", afterPrio: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 5000 } },
+  "ledger.markSettlement": { tradeIds: { type: "array", items: "string" }, status: { type: "enum", values: ["confirmed", "failed"] }, txHash: { type: "string", optional: true } },
+  "ledger.conservation": null,
+  "ledger.account": { account: "string" },
+  "ledger.holders": { marketId: "string" },
+  "ledger.entriesAfter": { seq: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 1000, optional: true, default: 200 } },
+  "ledger.orders": { userId: "string", marketId: { type: "string", optional: true }, status: { type: "enum", values: ["open", "closed", "all"] }, clientOrderId: { type: "string", optional: true }, page: "number", pageSize: "number" },
+  "ledger.openMarketsOf": { userId: "string" },
+  "ledger.getOrder": { orderId: "string" },
+  "ledger.idemClaim": { scope: "string", key: { type: "string", max: 300 }, fingerprint: "string" },
+  "ledger.idemRelease": { scope: "string", key: "string" },
+  "ledger.idemAnswer": { scope: "string", key: "string", fingerprint: "string", status: "number", response: "any" },
+  "book.placeTerms": { marketId: ID_RULE, userId: "string", terms: "object", idem: { type: "object", optional: true } },
+  "book.amendOrder": { marketId: ID_RULE, orderId: "string", userId: "string", price: { type: "number", optional: true }, quantity: { type: "number", optional: true }, postOnly: { type: "boolean", optional: true } },
+  "book.cancelMany": { marketId: ID_RULE, userId: { type: "string", optional: true }, orderIds: { type: "array", items: "string", optional: true }, reason: { type: "enum", values: ["user", "expired", "heartbeat"] } },
+  "book.cancel": { marketId: ID_RULE, orderId: "string", userId: "string" },
+  "book.route": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
+  "book.quote": ROUTE_PARAMS,
+  "book.ensureMarket": { marketId: ID_RULE },
+  "book.depth": { marketId: ID_RULE, levels: { type: "number", optional: true, default: 10 } },
+  "book.top": { marketId: ID_RULE },
+  "book.topOfBook": { marketIds: { type: "array", items: "string", max: 200 } },
+  "book.halt": { marketId: ID_RULE, status: "string" },
+  "book.exitQuote": { marketId: ID_RULE, outcome: OUTCOME, quantity: { type: "number", integer: true, min: 0 }, side: { ...SIDE, optional: true, default: "SELL" }, userId: { type: "string", optional: true } },
+  "catalog.getMarketInternal": { marketId: ID_RULE },
+  "catalog.marketTitles": { marketIds: { type: "array", max: 500, items: ID_RULE } },
+  "router.livePrices": { marketIds: { type: "array", items: "string", max: 200 } },
+  "notifier.tradeSettled": {
+    batchId: { type: "string", min: 1, max: 100 },
+    status: { type: "enum", values: ["confirmed", "failed"] },
+    txHash: { type: "string", optional: true, nullable: true },
+    trades: { type: "array", min: 1, max: 100_000, items: { type: "object", strict: "remove", props: { tradeId: "string", userId: "string", marketId: "string" } } },
+  },
+  "auth.checkSession": { sid: { type: "string", max: 128 }, userId: { type: "string", max: 128 } },
+  "auth.resolveToken": { token: { type: "string", max: 4096 } },
+  "auth.getUser": { userId: { type: "string", max: 128 } },
+} as const satisfies { [A in keyof InternalActions]: Record<string, FvRule | string> | null };
+
+/** The internal actions by name (a test checks each one is a service's action). */
+export const INTERNAL_ACTIONS = Object.keys(INTERNAL_PARAMS) as Array<keyof InternalActions>;
+
+/** An internal action's options: callable from other nodes, its params from the contract. */
+export function internalAction(action: keyof InternalActions): { visibility: "public"; params?: Record<string, FvRule | string> } {
+  const params: Record<string, FvRule | string> | null = INTERNAL_PARAMS[action];
+  return params ? { visibility: "public", params } : { visibility: "public" };
+}

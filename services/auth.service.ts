@@ -1,6 +1,6 @@
 import { Errors, type Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { type ActionResult, type Answer, type HandlerParams, routeAction } from "../contract";
+import { type ActionResult, type Answer, type HandlerParams, internalAction, routeAction } from "../contract";
 import { configOf, type AppConfig } from "../lib/config";
 import { unauthorized } from "../lib/errors";
 import { newId } from "../lib/ids";
@@ -77,8 +77,7 @@ const AuthService = defineService<AuthThis>({
 
     /** Internal: is this session still live? Used by the gateway and the socket on every request. */
     checkSession: {
-      visibility: "public",
-      params: { sid: { type: "string", max: 128 }, userId: { type: "string", max: 128 } },
+      ...internalAction("auth.checkSession"),
       handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.checkSession">>): Answer<"auth.checkSession"> {
         return this.auth.checkSession(ctx.params.sid, ctx.params.userId);
       },
@@ -86,8 +85,7 @@ const AuthService = defineService<AuthThis>({
 
     /** Internal: a verified token to its session user (socket `user` channel). */
     resolveToken: {
-      visibility: "public",
-      params: { token: { type: "string", max: 4096 } },
+      ...internalAction("auth.resolveToken"),
       handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.resolveToken">>): Answer<"auth.resolveToken"> {
         return this.auth.resolveToken(ctx.params.token);
       },
@@ -95,8 +93,7 @@ const AuthService = defineService<AuthThis>({
 
     /** Internal: user profile (wallet, Telegram link) for other services. */
     getUser: {
-      visibility: "public",
-      params: { userId: { type: "string", max: 128 } },
+      ...internalAction("auth.getUser"),
       handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.getUser">>): Answer<"auth.getUser"> {
         return this.stores.users.findOne({ _id: ctx.params.userId });
       },

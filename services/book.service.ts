@@ -1,6 +1,6 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { type ActionResult, type Answer, type HandlerParams, ID_PARAM, call, routeAction, rulesOf } from "../contract";
+import { type ActionResult, type Answer, type HandlerParams, call, internalAction, routeAction, rulesOf } from "../contract";
 import { configOf } from "../lib/config";
 import { notFound } from "../lib/errors";
 import { throwWire } from "../gateway/faults";
@@ -24,9 +24,6 @@ type BookThis = Service & {
   durability: DurabilityWatch;
 };
 
-const SIDE = { type: "enum", values: ["BUY", "SELL"] } as const;
-const OUTCOME = { type: "enum", values: ["YES", "NO"] } as const;
-const ROUTE_PARAMS = { marketId: ID_PARAM, userId: "string", side: SIDE, outcome: OUTCOME, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } } as const;
 
 
 /** Each order of a batch is checked like POST /orders' body. */
@@ -58,8 +55,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: place on the market's owner (an order that reached another node). */
     placeTerms: {
-      visibility: "public",
-      params: { marketId: ID_PARAM, userId: "string", terms: "object", idem: { type: "object", optional: true } },
+      ...internalAction("book.placeTerms"),
       handler(this: BookThis, ctx: AppContext<HandlerParams<"book.placeTerms">>): Answer<"book.placeTerms"> {
         return this.desk.placeOnOwner(ctx, ctx.params).catch(throwWire);
       },
@@ -83,8 +79,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: the amend inside the market's actor. */
     amendOrder: {
-      visibility: "public",
-      params: { marketId: ID_PARAM, orderId: "string", userId: "string", price: { type: "number", optional: true }, quantity: { type: "number", optional: true }, postOnly: { type: "boolean", optional: true } },
+      ...internalAction("book.amendOrder"),
       handler(this: BookThis, ctx: AppContext<HandlerParams<"book.amendOrder">>): Answer<"book.amendOrder"> {
         const { orderId, userId, price, quantity, postOnly } = ctx.params;
         return this.registry.onMarket(ctx.params.marketId, (actor) => actor.amend({ orderId, userId, price, quantity, postOnly })).catch(throwWire);
@@ -101,8 +96,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: cancel a user's resting orders, or given ones (expiry), in one entry on the market's owner. */
     cancelMany: {
-      visibility: "public",
-      params: { marketId: ID_PARAM, userId: { type: "string", optional: true }, orderIds: { type: "array", items: "string", optional: true }, reason: { type: "enum", values: ["user", "expired", "heartbeat"] } },
+      ...internalAction("book.cancelMany"),
       handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancelMany">>): Answer<"book.cancelMany"> {
         const { marketId, userId, orderIds, reason } = ctx.params;
         return this.registry.onMarket(marketId, (actor) => actor.cancelMany(userId ?? null, orderIds ?? null, reason)).catch(throwWire);
@@ -119,8 +113,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: cancel inside the market's actor. */
     cancel: {
-      visibility: "public",
-      params: { marketId: ID_PARAM, orderId: "string", userId: "string" },
+      ...internalAction("book.cancel"),
       handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancel">>): Answer<"book.cancel"> {
         return this.registry.onMarket(ctx.params.marketId, (actor) => actor.cancel(ctx.params.orderId, ctx.params.userId)).catch(throwWire);
       },
@@ -147,8 +140,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: a market order (AMM only or routed) inside the market's actor. */
     route: {
-      visibility: "public",
-      params: { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
+      ...internalAction("book.route"),
       handler(this: BookThis, ctx: AppContext<HandlerParams<"book.route">>): Answer<"book.route"> {
         const { userId, side, outcome, quantity, mode, idem } = ctx.params;
         // The answer (the trade's wire view) is journaled with the trade under the request's key.
@@ -161,8 +153,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: what `route` would do now, without doing it. */
     quote: {
-      visibility: "public",
-      params: ROUTE_PARAMS,
+      ...internalAction("book.quote"),
       async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.quote">>): Promise<ActionResult<"book.quote">> {
         const { userId, side, outcome, quantity, mode } = ctx.params;
         const plan = await this.registry.onMarket(ctx.params.marketId, (actor) => actor.quote({ userId, side, outcome, quantity, mode })).catch(throwWire);
@@ -172,8 +163,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: load a market's actor (funds its AMM pool on first sight of an open market). */
     ensureMarket: {
-      visibility: "public",
-      params: { marketId: ID_PARAM },
+      ...internalAction("book.ensureMarket"),
       async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.ensureMarket">>): Promise<ActionResult<"book.ensureMarket">> {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         return { loaded: !!actor, pool: actor?.pool ?? null, nodeID: this.broker.nodeID };
@@ -182,8 +172,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: depth of both views with the book's sequence (socket snapshots). */
     depth: {
-      visibility: "public",
-      params: { marketId: ID_PARAM, levels: { type: "number", optional: true, default: 10 } },
+      ...internalAction("book.depth"),
       async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.depth">>): Promise<ActionResult<"book.depth">> {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) throw notFound("Market");
@@ -193,8 +182,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: best prices per market for live prices (null where the book is empty). */
     topOfBook: {
-      visibility: "public",
-      params: { marketIds: { type: "array", items: "string", max: 200 } },
+      ...internalAction("book.topOfBook"),
       async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.topOfBook">>): Promise<ActionResult<"book.topOfBook">> {
         const out: Record<string, TopOfBook> = {};
         const tops = await Promise.all(ctx.params.marketIds.map((marketId) => call(ctx, "book.top", { marketId }).catch(() => null)));
@@ -205,8 +193,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: one market's best prices, answered by its owner. */
     top: {
-      visibility: "public",
-      params: { marketId: ID_PARAM },
+      ...internalAction("book.top"),
       async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.top">>): Promise<ActionResult<"book.top">> {
         const actor = await this.registry.actorIfServed(ctx.params.marketId);
         return topOfBook(actor?.book, actor?.pool);
@@ -215,8 +202,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: a market stopped trading (closed, cancelled, resolved): its owner releases every resting order. */
     halt: {
-      visibility: "public",
-      params: { marketId: ID_PARAM, status: "string" },
+      ...internalAction("book.halt"),
       async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.halt">>): Promise<ActionResult<"book.halt">> {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) return { released: 0 };
@@ -230,8 +216,7 @@ const BookService = defineService<BookThis>({
 
     /** Internal: what an immediate order of `quantity` would get from the book (mark prices, quotes). */
     exitQuote: {
-      visibility: "public",
-      params: { marketId: ID_PARAM, outcome: OUTCOME, quantity: { type: "number", integer: true, min: 0 }, side: { ...SIDE, optional: true, default: "SELL" }, userId: { type: "string", optional: true } },
+      ...internalAction("book.exitQuote"),
       async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.exitQuote">>): Promise<ActionResult<"book.exitQuote">> {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) return { filled: 0, proceeds: 0 };

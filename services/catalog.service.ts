@@ -1,6 +1,6 @@
 import { Errors, type Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { type ActionResult, type Answer, type HandlerParams, ID_PARAM, ISO_DATE_PATTERN, call, routeAction } from "../contract";
+import { type ActionResult, type Answer, type HandlerParams, ID_PARAM, ISO_DATE_PATTERN, call, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { WriteBatcher } from "../lib/serial";
 import { DomainError } from "../lib/errors";
@@ -107,8 +107,7 @@ const CatalogService = defineService<CatalogThis>({
 
     /** Internal: the raw market other services act on (book, amm, chain). 404 when unknown. */
     getMarketInternal: {
-      visibility: "public",
-      params: { marketId: ID_PARAM },
+      ...internalAction("catalog.getMarketInternal"),
       cache: { keys: ["marketId"], ttl: MARKET_CACHE_TTL_SEC },
       async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.getMarketInternal">>): Promise<ActionResult<"catalog.getMarketInternal">> {
         return renderInternal(await this.catalog.market(ctx.params.marketId));
@@ -117,8 +116,7 @@ const CatalogService = defineService<CatalogThis>({
 
     /** Internal: titles of many markets at once (portfolio views); unknown ids are left out. */
     marketTitles: {
-      visibility: "public",
-      params: { marketIds: { type: "array", max: 500, items: ID_PARAM } },
+      ...internalAction("catalog.marketTitles"),
       async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.marketTitles">>): Promise<ActionResult<"catalog.marketTitles">> {
         return this.reads.marketTitles(ctx.params.marketIds);
       },

@@ -1,6 +1,6 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { type ActionResult, type Answer, type HandlerParams, call, routeAction } from "../contract";
+import { type ActionResult, type Answer, type HandlerParams, call, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
 import { throwWire, wireError } from "../gateway/faults";
@@ -31,17 +31,7 @@ const LedgerService = defineService<LedgerThis>({
      * not journaled. Answered once durable unless `durable: false`.
      */
     post: {
-      visibility: "public",
-      params: {
-        key: { type: "string", min: 1, max: 200 },
-        postings: { type: "array", items: "object" },
-        checkAfter: { type: "number", integer: true, min: 0, optional: true },
-        trades: { type: "array", items: "object", optional: true },
-        book: { type: "object", optional: true },
-        idem: { type: "object", optional: true },
-        part: { type: "object", optional: true, props: { group: "string", index: { type: "number", integer: true, min: 0 }, count: { type: "number", integer: true, min: 2 } } },
-        durable: { type: "boolean", optional: true },
-      },
+      ...internalAction("ledger.post"),
       async handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.post">>): Promise<ActionResult<"ledger.post">> {
         const { durable, ...entry } = ctx.params;
         try {
@@ -54,8 +44,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: resolves once every entry up to `seq` is durable (of this ledger process, when `instance` is given). */
     sync: {
-      visibility: "public",
-      params: { seq: { type: "number", integer: true, min: 0 }, instance: { type: "string", optional: true } },
+      ...internalAction("ledger.sync"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.sync">>): Answer<"ledger.sync"> {
         return this.desk.sync(ctx.params.seq, ctx.params.instance).catch(throwWire);
       },
@@ -63,8 +52,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: a market's writer lease for `node` (fences every earlier writer); answered once durable. */
     acquireMarket: {
-      visibility: "public",
-      params: { marketId: "string", node: "string" },
+      ...internalAction("ledger.acquireMarket"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.acquireMarket">>): Answer<"ledger.acquireMarket"> {
         return this.desk.acquire(ctx.params.marketId, ctx.params.node).catch(throwWire);
       },
@@ -81,8 +69,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: resting orders of a market in time priority, a page at a time (rebuilding its book). */
     restingOrders: {
-      visibility: "public",
-      params: { marketId: "string", afterPrio: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 5000 } },
+      ...internalAction("ledger.restingOrders"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.restingOrders">>): Answer<"ledger.restingOrders"> {
         return this.desk.store.restingOrders(ctx.params.marketId, ctx.params.afterPrio, ctx.params.limit);
       },
@@ -126,8 +113,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: settlement progress of trades (the chain service), journaled like every fact of the money path. */
     markSettlement: {
-      visibility: "public",
-      params: { tradeIds: { type: "array", items: "string" }, status: { type: "enum", values: ["confirmed", "failed"] }, txHash: { type: "string", optional: true } },
+      ...internalAction("ledger.markSettlement"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.markSettlement">>): Answer<"ledger.markSettlement"> {
         return this.desk.markSettlement(ctx.params.tradeIds, ctx.params.status, ctx.params.txHash).catch(throwWire);
       },
@@ -139,7 +125,7 @@ const LedgerService = defineService<LedgerThis>({
      * positions contiguous under writer epochs that never go back.
      */
     conservation: {
-      visibility: "public",
+      ...internalAction("ledger.conservation"),
       handler(this: LedgerThis): Answer<"ledger.conservation"> {
         return this.desk.ledger.check();
       },
@@ -155,8 +141,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: raw state of an account (tests, operators, other services). */
     account: {
-      visibility: "public",
-      params: { account: "string" },
+      ...internalAction("ledger.account"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.account">>): Answer<"ledger.account"> {
         return this.desk.account(ctx.params.account);
       },
@@ -182,8 +167,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: a user's orders, newest first, filtered and paged (GET /orders). */
     orders: {
-      visibility: "public",
-      params: { userId: "string", marketId: { type: "string", optional: true }, status: { type: "enum", values: ["open", "closed", "all"] }, clientOrderId: { type: "string", optional: true }, page: "number", pageSize: "number" },
+      ...internalAction("ledger.orders"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.orders">>): Answer<"ledger.orders"> {
         return this.desk.store.orders(ctx.params);
       },
@@ -191,8 +175,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: markets where the user has open orders (cancel-all, a lapsed heartbeat). */
     openMarketsOf: {
-      visibility: "public",
-      params: { userId: "string" },
+      ...internalAction("ledger.openMarketsOf"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.openMarketsOf">>): Answer<"ledger.openMarketsOf"> {
         return this.desk.store.openMarketsOf(ctx.params.userId);
       },
@@ -200,16 +183,14 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal (the idempotency layer): the stored answer of an Idempotency-Key, or the right to execute. */
     idemClaim: {
-      visibility: "public",
-      params: { scope: "string", key: { type: "string", max: 300 }, fingerprint: "string" },
+      ...internalAction("ledger.idemClaim"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.idemClaim">>): Answer<"ledger.idemClaim"> {
         return this.desk.ledger.idemClaim(ctx.params.scope, ctx.params.key, ctx.params.fingerprint).catch(throwWire);
       },
     },
 
     idemRelease: {
-      visibility: "public",
-      params: { scope: "string", key: "string" },
+      ...internalAction("ledger.idemRelease"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.idemRelease">>): Answer<"ledger.idemRelease"> {
         this.desk.ledger.idemRelease(ctx.params.scope, ctx.params.key);
         return { released: true };
@@ -218,8 +199,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: the answer of an idempotent request whose command journaled none (withdrawals, redemptions). */
     idemAnswer: {
-      visibility: "public",
-      params: { scope: "string", key: "string", fingerprint: "string", status: "number", response: "any" },
+      ...internalAction("ledger.idemAnswer"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.idemAnswer">>): Answer<"ledger.idemAnswer"> {
         return this.desk.storeAnswer(ctx.params).catch(throwWire);
       },
@@ -238,8 +218,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: one order's read model. */
     getOrder: {
-      visibility: "public",
-      params: { orderId: "string" },
+      ...internalAction("ledger.getOrder"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.getOrder">>): Answer<"ledger.getOrder"> {
         return this.desk.store.order(ctx.params.orderId);
       },
@@ -247,8 +226,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: holders of a market's positions (redemption, refunds, notices). */
     holders: {
-      visibility: "public",
-      params: { marketId: "string" },
+      ...internalAction("ledger.holders"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.holders">>): Answer<"ledger.holders"> {
         return this.desk.ledger.holders(ctx.params.marketId);
       },
@@ -256,8 +234,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: durable journal entries with seq > `seq`, in seq order (durable cursors of the notifier and the chain). */
     entriesAfter: {
-      visibility: "public",
-      params: { seq: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 1000, optional: true, default: 200 } },
+      ...internalAction("ledger.entriesAfter"),
       async handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.entriesAfter">>): Promise<ActionResult<"ledger.entriesAfter">> {
         return this.desk.entriesAfter(ctx.params.seq, ctx.params.limit);
       },

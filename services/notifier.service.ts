@@ -1,7 +1,7 @@
 import type { Service } from "moleculer";
 import { Api } from "grammy";
 import { defineService } from "../lib/service";
-import { type ActionResult, type HandlerParams, call, routeAction } from "../contract";
+import { type ActionResult, type HandlerParams, call, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { validationError } from "../lib/errors";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
@@ -92,13 +92,7 @@ const NotifierService = defineService<NotifierThis>({
      * notification per owner and market of the batch's trades, however often it is told.
      */
     tradeSettled: {
-      visibility: "public",
-      params: {
-        batchId: { type: "string", min: 1, max: 100 },
-        status: { type: "enum", values: ["confirmed", "failed"] },
-        txHash: { type: "string", optional: true, nullable: true },
-        trades: { type: "array", min: 1, max: 100_000, items: { type: "object", strict: "remove", props: { tradeId: "string", userId: "string", marketId: "string" } } },
-      },
+      ...internalAction("notifier.tradeSettled"),
       async handler(this: NotifierThis, ctx: AppContext<HandlerParams<"notifier.tradeSettled">>): Promise<ActionResult<"notifier.tradeSettled">> {
         return { created: await this.notifier.settle(ctx.params) };
       },

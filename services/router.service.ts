@@ -1,6 +1,6 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { type ActionResult, type HandlerParams, call, routeAction } from "../contract";
+import { type ActionResult, type HandlerParams, call, internalAction, routeAction } from "../contract";
 import { currentUser, type AppContext } from "../mixins/context";
 import { checkTradeQuantity, tradeView } from "../trading/market-order";
 import { validationError } from "../lib/errors";
@@ -41,8 +41,7 @@ const RouterService = defineService<RouterThis>({
 
     /** Internal: the price source of market listings (catalog) and the market channel. */
     livePrices: {
-      visibility: "public",
-      params: { marketIds: { type: "array", items: "string", max: 200 } },
+      ...internalAction("router.livePrices"),
       async handler(this: RouterThis, ctx: AppContext<HandlerParams<"router.livePrices">>): Promise<ActionResult<"router.livePrices">> {
         const top = await call(ctx, "book.topOfBook", { marketIds: ctx.params.marketIds });
         const out: Record<string, LivePrice> = {};
