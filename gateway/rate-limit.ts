@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import type { RateCategory } from "../contract/routes";
 
 /**
  * Sliding-window rate limiting behind moleculer-web's rate-limit store interface
@@ -249,8 +250,8 @@ export function storeFactory(category: string, redis?: Redis): new (windowMs: nu
   };
 }
 
-/** The contract's rate categories (RATE_LIMIT_* settings); a route belongs to one (services/api.service.ts). */
-export type RateCategory = "read" | "trade" | "faucet";
+/** The contract's rate categories (RATE_LIMIT_* settings); each route names its own (contract/routes.ts). */
+export type { RateCategory };
 
 /** What moleculer-web keeps of a route's `rateLimit` option: our key function and the store it built. */
 export interface RouteRateLimit<R> {

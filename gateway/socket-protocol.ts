@@ -5,6 +5,7 @@
 import type { Outcome } from "../engine/types";
 import type { NotificationItem } from "../models/notification";
 import type { LivePrice } from "../models/catalog";
+import { ID_RE } from "../contract/schema";
 
 export const SOCKET_PATH = "/ws";
 /** Market ids one connection may follow on the `market` channel. */
@@ -16,7 +17,8 @@ export const COALESCE_MS = 50;
 /** Largest client packet accepted (a full market subscription plus a token fits easily). */
 export const MAX_PACKET_BYTES = 64 * 1024;
 
-const MARKET_ID_RE = /^[A-Za-z0-9_:-]{1,64}$/;
+/** The contract's one id rule. */
+const MARKET_ID_RE = ID_RE;
 const MAX_TOKEN_LENGTH = 4096;
 
 export type Channel = "market" | "book" | "user";

@@ -38,7 +38,7 @@ export async function positionsView(userId: string, positions: readonly Position
         avgEntryPrice: formatAvgPrice(p.totalCost, p.quantity),
         totalCost: String(p.totalCost),
         realizedPnl: String(p.realizedPnl),
-        status: p.settled ? "settled" : "open",
+        status: p.settled ? ("settled" as const) : ("open" as const),
         market: { id: p.marketId, title: m?.title ?? null },
         markPrice,
         unrealizedPnl: unrealized === null ? null : String(unrealized),

@@ -1,20 +1,12 @@
 import { createHash } from "node:crypto";
 import type { ActionSchema, Middleware } from "moleculer";
 import { validationError } from "../lib/errors";
-import type { IdemAnswerSource } from "../models/trading";
 import type { AppContext } from "./context";
 import type { IdemKey } from "../models/trading";
+import { call } from "../contract";
 
 /** IETF httpapi Idempotency-Key: the key is the client's, at most this long. */
 export const MAX_IDEMPOTENCY_KEY = 255;
-
-interface Claim {
-  answered: boolean;
-  status?: number;
-  response?: unknown;
-  /** The key is bound to a command whose answer was never stored: read it from what the command left. */
-  answerFrom?: IdemAnswerSource;
-}
 
 /** The Idempotency-Key header of a request, which the gateway hands over as `meta.idempotencyKey`. */
 export function idempotencyKeyHeader(headers: { [name: string]: string | string[] | undefined }): string | undefined {
@@ -35,7 +27,7 @@ export function fingerprint(action: string, params: unknown): string {
  * refusal is not kept: the key may be used again.
  */
 export async function withIdempotency<T>(ctx: AppContext, idem: IdemKey, run: () => Promise<T>): Promise<{ value: T | unknown; replayed: boolean; status?: number }> {
-  const claim = await ctx.call<Claim, typeof idem>("ledger.idemClaim", idem);
+  const claim = await call(ctx, "ledger.idemClaim", idem);
   if (claim.answered && claim.answerFrom) return { value: await ctx.call(claim.answerFrom.action, claim.answerFrom.params), replayed: true, status: claim.status };
   if (claim.answered) return { value: claim.response, replayed: true, status: claim.status };
   const journaled = ctx.meta.idemJournaled;
@@ -43,10 +35,10 @@ export async function withIdempotency<T>(ctx: AppContext, idem: IdemKey, run: ()
   try {
     const value = await run();
     // An action whose command did not carry the answer (withdrawals, redemptions) stores it now.
-    if (!ctx.meta.idemJournaled) await ctx.call("ledger.idemAnswer", { ...idem, status: ctx.meta.$statusCode ?? 200, response: value });
+    if (!ctx.meta.idemJournaled) await call(ctx, "ledger.idemAnswer", { ...idem, status: ctx.meta.$statusCode ?? 200, response: value });
     return { value, replayed: false };
   } catch (err) {
-    await ctx.call("ledger.idemRelease", { scope: idem.scope, key: idem.key }).catch(() => undefined);
+    await call(ctx, "ledger.idemRelease", { scope: idem.scope, key: idem.key }).catch(() => undefined);
     throw err;
   } finally {
     ctx.meta.idemJournaled = journaled;

@@ -1,5 +1,6 @@
 import type { MarketStatus } from "../catalog/lifecycle";
 import type { Interval, Outcome } from "../catalog/candles";
+import type { Model } from "../contract";
 
 export const CATEGORIES = ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -90,34 +91,11 @@ export interface LivePricesParams {
 }
 export type LivePricesResult = Record<string, LivePrice>;
 
-/** MarketItem of the spec, plus the additive `eventId` and `conditionId`. */
-export interface MarketView extends LivePrice {
-  id: string;
-  eventId: string;
-  title: string;
-  status: MarketStatus;
-  result: MarketResult | null;
-  outcomes: string[];
-  volume: string;
-  conditionId: string;
-}
+/** MarketItem of the spec, plus the additive `eventId` and `conditionId` (the contract's shape). */
+export type MarketView = Model<"MarketItem">;
 
-/** Event of the spec. */
-export interface EventView {
-  id: string;
-  externalEventId: string;
-  title: string;
-  subtitle: string;
-  category: Category;
-  subcategory: string;
-  imageUrl: string;
-  volumeUsd: string;
-  isActive: boolean;
-  isLive: boolean;
-  beginAt: string;
-  tags: string[];
-  markets: MarketView[];
-}
+/** Event of the spec (the contract's shape). */
+export type EventView = Model<"Event">;
 
 /** `catalog.getMarketInternal`: the raw facts other services act on. */
 export interface MarketInternal {
@@ -130,17 +108,8 @@ export interface MarketInternal {
   ammLiquidity: string;
 }
 
-/** `catalog.priceHistory` response data. */
-export interface PriceHistoryView {
-  marketId: string;
-  outcome: Outcome;
-  interval: string;
-  candles: Array<{ timestamp: string; open: number; high: number; low: number; close: number; volume: number }>;
-  currentPrice: number;
-  priceChange: number;
-  priceChangePercent: number;
-  volume24h: number;
-}
+/** `catalog.priceHistory` response data (the contract's shape). */
+export type PriceHistoryView = Model<"PriceHistory">;
 
 /** Broker events this service emits. */
 export interface MarketOpenedEvent {

@@ -12,6 +12,7 @@ import type { ServiceBroker } from "moleculer";
 import { loadConfig } from "../lib/config";
 import { createNode } from "../server";
 import { serveOverIpc } from "./ipc-node";
+import { call } from "../contract";
 
 type Command =
   | { id: number; cmd: "fund"; userId: string; amount: number; key?: string }
@@ -23,7 +24,7 @@ function run(broker: ServiceBroker, m: Command): Promise<unknown> {
     case "fund":
       if (typeof m.userId !== "string" || !Number.isSafeInteger(m.amount) || m.amount <= 0) throw new Error("fund needs userId and a positive integer amount");
       // The same entry a confirmed deposit posts (test/support/trading.ts fund()).
-      return broker.call("ledger.post", {
+      return call(broker, "ledger.post", {
         key: m.key ?? `test-deposit:${randomUUID()}`,
         postings: [
           { kind: "cash", account: m.userId, available: m.amount },
@@ -31,7 +32,7 @@ function run(broker: ServiceBroker, m: Command): Promise<unknown> {
         ],
       });
     case "conservation":
-      return broker.call("ledger.conservation");
+      return call(broker, "ledger.conservation");
     case "call":
       if (typeof m.action !== "string") throw new Error("call needs an action");
       return broker.call(m.action, m.params ?? {});

@@ -1,11 +1,10 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { QUANTITY } from "../lib/params";
+import { type ActionResult, type HandlerParams, call, routeAction } from "../contract";
 import { currentUser, type AppContext } from "../mixins/context";
 import { formatMicro } from "../engine/money";
-import { checkTradeQuantity, tradeView, type MarketTradeParams, type RouteRequest } from "../trading/market-order";
+import { checkTradeQuantity, tradeView } from "../trading/market-order";
 import { validationError } from "../lib/errors";
-import type { RouteExecution } from "../trading/market-actor";
 
 type AmmThis = Service;
 
@@ -18,20 +17,12 @@ const AmmService = defineService<AmmThis>({
 
   actions: {
     trade: {
-      auth: "user",
-      idempotent: true,
-      params: {
-        marketId: { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_:-]+$/ },
-        side: { type: "enum", values: ["BUY", "SELL"] },
-        outcome: { type: "enum", values: ["YES", "NO"] },
-        quantity: QUANTITY,
-        $$strict: "remove",
-      },
-      async handler(this: AmmThis, ctx: AppContext<MarketTradeParams>) {
+      ...routeAction("amm.trade"),
+      async handler(this: AmmThis, ctx: AppContext<HandlerParams<"amm.trade">>): Promise<ActionResult<"amm.trade">> {
         const user = currentUser(ctx);
         const q = checkTradeQuantity(ctx.params.quantity);
         if (!q.ok) throw validationError(q.message, q.fields);
-        const r = await ctx.call<RouteExecution, RouteRequest>("book.route", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity: q.value, mode: "AMM", ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}) });
+        const r = await call(ctx, "book.route", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity: q.value, mode: "AMM", ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}) });
         return tradeView(r);
       },
     },
@@ -41,7 +32,7 @@ const AmmService = defineService<AmmThis>({
       visibility: "public",
       params: { marketId: "string" },
       async handler(this: AmmThis, ctx: AppContext<{ marketId: string }>) {
-        const r = await ctx.call<{ pool: { yes: number; no: number } | null }, { marketId: string }>("book.ensureMarket", { marketId: ctx.params.marketId });
+        const r = await call(ctx, "book.ensureMarket", { marketId: ctx.params.marketId });
         return r.pool ? { yes: String(r.pool.yes), no: String(r.pool.no), liquidity: formatMicro(Math.min(r.pool.yes, r.pool.no)) } : null;
       },
     },

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Context, Service } from "moleculer";
 import { defineService } from "../lib/service";
+import { aliasesOf, GROUP_MOUNT, GROUP_RATE, ROUTED_ACTIONS, call } from "../contract";
 import ApiGateway from "moleculer-web";
 import IORedis, { type Redis } from "ioredis";
 import { configOf, type AppConfig } from "../lib/config";
@@ -20,54 +21,11 @@ import { OPENAPI_JSON } from "../gateway/openapi";
 import { findWebBuild, WebSite } from "../gateway/web";
 import { listenHost, proofDomain } from "../auth/domain";
 
-/** The REST contract's routes by rate category; every other path is a 404. */
-export const TRADE_ALIASES: Record<string, string> = {
-  "POST /orders": "book.place",
-  "POST /orders/batch": "book.placeBatch",
-  "PATCH /orders/:orderId": "book.amend",
-  "POST /trade/amm": "amm.trade",
-  "POST /trade/market": "router.trade",
-  "POST /withdraw": "chain.withdraw",
-  "POST /redeem/:marketId": "chain.redeem",
-};
-
-export const READ_ALIASES: Record<string, string> = {
-  "POST /auth/connect": "auth.connect",
-  "POST /auth/refresh": "auth.refresh",
-  "POST /auth/logout": "auth.logout",
-  "GET /auth/challenge": "auth.challenge",
-  "DELETE /orders": "book.cancelAll",
-  "POST /heartbeats": "ledger.heartbeat",
-  "GET /transfers": "chain.transfers",
-  "GET /events": "catalog.listEvents",
-  "GET /events/search": "catalog.searchEvents",
-  "GET /events/:id": "catalog.getEvent",
-  "GET /markets/:id": "catalog.getMarket",
-  "GET /markets/:marketId/orderbook": "book.orderbook",
-  "GET /markets/:marketId/price-history": "catalog.priceHistory",
-  "POST /markets/:marketId/quote": "router.quote",
-  "DELETE /orders/:orderId": "book.cancelOrder",
-  "GET /orders": "book.listOrders",
-  "GET /deposit-address": "chain.depositAddress",
-  "GET /balance": "ledger.balance",
-  "GET /positions": "ledger.positions",
-  "GET /trades": "ledger.listTrades",
-  "GET /trades/:id": "ledger.getTrade",
-  "GET /notifications": "notifier.list",
-  "POST /notifications/read": "notifier.markRead",
-};
-
-export const ADMIN_ALIASES: Record<string, string> = {
-  "POST /events": "catalog.createEvent",
-  "PATCH /events/:id": "catalog.updateEvent",
-  "POST /markets/:id/close": "catalog.closeMarket",
-  "POST /markets/:id/cancel": "catalog.cancelMarket",
-  "POST /markets/:id/resolve": "catalog.resolveMarket",
-};
-
-export const SANDBOX_ALIASES: Record<string, string> = {
-  "POST /faucet": "chain.faucet",
-};
+/** The REST contract's routes by route group (contract/routes.ts); every other path is a 404. */
+export const TRADE_ALIASES = aliasesOf("trade");
+export const READ_ALIASES = aliasesOf("read");
+export const ADMIN_ALIASES = aliasesOf("admin");
+export const SANDBOX_ALIASES = aliasesOf("sandbox");
 
 type Req = IncomingMessage &
   RateLimited & {
@@ -204,14 +162,13 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
     const cfg = configOf(this.broker);
     this.cfg = cfg;
     // Embedded, the revocation event reaches the cache before a logout answers: confirmed sessions are kept.
-    this.sessions = new SessionCache({ verify: (token) => verifyToken(cfg.jwtSecret, token), isLive: (ctx, sid, userId) => ctx.call<boolean, object>("auth.checkSession", { sid, userId }) }, { keep: !cfg.transporter });
+    this.sessions = new SessionCache({ verify: (token) => verifyToken(cfg.jwtSecret, token), isLive: (ctx, sid, userId) => call(ctx, "auth.checkSession", { sid, userId }) }, { keep: !cfg.transporter });
     this.proxies = trustedProxies(cfg.trustedProxies);
     this.settings.port = cfg.port;
     this.settings.ip = cfg.host;
     if (cfg.redisUrl) this.redis = new IORedis(cfg.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
 
     const rateLimit = (category: RateCategory) => categoryLimit<Req>(category, { windowMs: cfg.rateLimit.windowMs, limit: cfg.rateLimit[category] }, this.redis, this.rateKey);
-    const rateLimitOpts = { read: rateLimit("read"), trade: rateLimit("trade"), faucet: rateLimit("faucet") };
 
     const common = {
       mappingPolicy: "restrict",
@@ -267,15 +224,17 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
           },
         },
       },
-      { ...common, name: "trade", path: "/api/v1", aliases: TRADE_ALIASES, rateLimit: rateLimitOpts.trade },
-      { ...common, name: "read", path: "/api/v1", aliases: READ_ALIASES, rateLimit: rateLimitOpts.read },
+      // The contract's route groups: one moleculer-web route per rate category and mount point.
+      { ...common, name: "trade", path: "/api/v1" + GROUP_MOUNT.trade, aliases: TRADE_ALIASES, rateLimit: rateLimit(GROUP_RATE.trade) },
+      { ...common, name: "read", path: "/api/v1" + GROUP_MOUNT.read, aliases: READ_ALIASES, rateLimit: rateLimit(GROUP_RATE.read) },
       // Only routes that can answer are registered (and listed in the log): the faucet exists on
       // the sandbox chain, the operator API with an operator key.
-      ...(cfg.chain === "sandbox" ? [{ ...common, name: "sandbox", path: "/api/v1/sandbox", aliases: SANDBOX_ALIASES, rateLimit: rateLimitOpts.faucet }] : []),
+      ...(cfg.chain === "sandbox" ? [{ ...common, name: "sandbox", path: "/api/v1" + GROUP_MOUNT.sandbox, aliases: SANDBOX_ALIASES, rateLimit: rateLimit(GROUP_RATE.sandbox) }] : []),
+      // The operator API spends no category: it shows the read budget (GROUP_RATE.admin is null).
       ...(cfg.adminKey ? [{
         ...common,
         name: "admin",
-        path: "/api/v1/admin",
+        path: "/api/v1" + GROUP_MOUNT.admin,
         aliases: ADMIN_ALIASES,
         authentication: false,
         async onBeforeCall(this: ApiThis, ctx: Context<unknown, RequestMeta>, route: unknown, req: Req, res: ServerResponse) {
@@ -287,7 +246,7 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
       }] : []),
     ];
     // What readiness checks: every action a route or the socket layer of this node calls.
-    this.routedActions = [TRADE_ALIASES, READ_ALIASES, ADMIN_ALIASES, SANDBOX_ALIASES].flatMap((t) => Object.values(t)).concat(SOCKET_ACTIONS);
+    this.routedActions = [...ROUTED_ACTIONS, ...SOCKET_ACTIONS];
     // Routes depend on this node's configuration, so they are added here rather than in settings.
     for (const route of routes) {
       const added = this.addRoute(route, true);

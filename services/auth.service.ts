@@ -1,13 +1,13 @@
 import { Errors, type Service } from "moleculer";
 import { defineService } from "../lib/service";
+import { type ActionResult, type Answer, type HandlerParams, internalAction, routeAction } from "../contract";
 import { configOf, type AppConfig } from "../lib/config";
 import { unauthorized } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
-import { Auth, AuthRefusal, type AuthOut, type ChallengeResponse, type ConnectParams, type SessionResponse, type TokenUser } from "../auth/auth";
+import { Auth, AuthRefusal, type AuthOut } from "../auth/auth";
 import { authStorePorts, type AuthCollections } from "../auth/store";
-import type { UserDoc } from "../models/user";
 
 /** How often stale proofs and long-expired sessions are dropped. */
 const SWEEP_MS = 60_000;
@@ -43,40 +43,32 @@ const AuthService = defineService<AuthThis>({
   actions: {
     /** GET /auth/challenge: the proof domain this exchange checks and a fresh payload to sign. */
     challenge: {
-      params: { $$strict: "remove" },
-      handler(this: AuthThis, ctx: AppContext): ChallengeResponse {
+      ...routeAction("auth.challenge"),
+      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.challenge">>): Answer<"auth.challenge"> {
         return this.auth.challenge(this.domainFor(ctx));
       },
     },
 
     /** POST /auth/connect: ton_proof login. Every failure is a 401, as the contract says. */
     connect: {
-      params: {
-        // Shapes are checked by the proof verifier so that a missing or malformed proof is a 401.
-        address: { type: "any", optional: true },
-        publicKey: { type: "any", optional: true },
-        proof: { type: "any", optional: true },
-        messengerInitData: { type: "string", optional: true, max: 8192 },
-        $$strict: "remove",
-      },
-      handler(this: AuthThis, ctx: AppContext<ConnectParams>): Promise<SessionResponse> {
+      ...routeAction("auth.connect"),
+      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.connect">>): Answer<"auth.connect"> {
         return this.auth.connect(ctx.params, this.domainFor(ctx), this.out(ctx));
       },
     },
 
     /** POST /auth/refresh: a new token only in the last hour; the old session ends with it. */
     refresh: {
-      params: { token: { type: "string", optional: true, max: 4096 }, $$strict: "remove" },
-      handler(this: AuthThis, ctx: AppContext<{ token?: string }>): Promise<SessionResponse> {
+      ...routeAction("auth.refresh"),
+      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.refresh">>): Answer<"auth.refresh"> {
         return this.auth.refresh(ctx.meta.user ?? null, ctx.params.token, this.out(ctx));
       },
     },
 
     /** POST /auth/logout: the session ends now, on every node. */
     logout: {
-      auth: "user",
-      params: { $$strict: "remove" },
-      async handler(this: AuthThis, ctx: AppContext<Record<string, never>>): Promise<null> {
+      ...routeAction("auth.logout"),
+      async handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.logout">>): Promise<ActionResult<"auth.logout">> {
         await this.auth.logout(currentUser(ctx), this.out(ctx));
         ctx.meta.$statusCode = 204;
         return null;
@@ -85,27 +77,24 @@ const AuthService = defineService<AuthThis>({
 
     /** Internal: is this session still live? Used by the gateway and the socket on every request. */
     checkSession: {
-      visibility: "public",
-      params: { sid: { type: "string", max: 128 }, userId: { type: "string", max: 128 } },
-      handler(this: AuthThis, ctx: AppContext<{ sid: string; userId: string }>): Promise<boolean> {
+      ...internalAction("auth.checkSession"),
+      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.checkSession">>): Answer<"auth.checkSession"> {
         return this.auth.checkSession(ctx.params.sid, ctx.params.userId);
       },
     },
 
     /** Internal: a verified token to its session user (socket `user` channel). */
     resolveToken: {
-      visibility: "public",
-      params: { token: { type: "string", max: 4096 } },
-      handler(this: AuthThis, ctx: AppContext<{ token: string }>): Promise<TokenUser | null> {
+      ...internalAction("auth.resolveToken"),
+      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.resolveToken">>): Answer<"auth.resolveToken"> {
         return this.auth.resolveToken(ctx.params.token);
       },
     },
 
     /** Internal: user profile (wallet, Telegram link) for other services. */
     getUser: {
-      visibility: "public",
-      params: { userId: { type: "string", max: 128 } },
-      handler(this: AuthThis, ctx: AppContext<{ userId: string }>): Promise<UserDoc | null> {
+      ...internalAction("auth.getUser"),
+      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.getUser">>): Answer<"auth.getUser"> {
         return this.stores.users.findOne({ _id: ctx.params.userId });
       },
     },

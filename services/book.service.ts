@@ -1,26 +1,22 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
+import { type ActionResult, type Answer, type HandlerParams, call, internalAction, routeAction, rulesOf } from "../contract";
 import { configOf } from "../lib/config";
 import { notFound } from "../lib/errors";
 import { throwWire } from "../gateway/faults";
 import { currentUser, type AppContext } from "../mixins/context";
 import { withIdempotency } from "../mixins/idempotency.middleware";
 import { marketOwner, refreshOwners } from "../mixins/market-routing.middleware";
-import type { CancelManyResult, MarketActor, PlaceResult } from "../trading/market-actor";
+import type { MarketActor } from "../trading/market-actor";
 import type { MarketRegistry } from "../trading/market-registry";
-import type { AmendTerms, CancelResult, OrderDesk, PlaceTerms } from "../trading/order-desk";
+import type { OrderDesk } from "../trading/order-desk";
 import { BookCores } from "../trading/book-cores";
-import { MAX_BATCH, type PlaceOrderParams } from "../trading/order-rules";
-import { levelView, orderView, topOfBook, type PlaceView, type TopOfBook } from "../trading/order-views";
-import { tradeView, type RouteRequest } from "../trading/market-order";
+import { levelView, orderView, topOfBook, type TopOfBook } from "../trading/order-views";
+import { tradeView } from "../trading/market-order";
 import type { DurabilityWatch } from "../trading/durability";
-import type { CancelReasonCode } from "../engine/settlement";
-import type { Outcome, Side } from "../engine/types";
 import { METRIC } from "../lib/metrics";
-import { PAGE, pageSizeParam, POSITIVE_SAFE_INTEGER } from "../lib/params";
 import { page } from "../lib/paging";
 import { Validator } from "../lib/validator";
-import type { OrderDoc } from "../models/trading";
 
 type BookThis = Service & {
   registry: MarketRegistry<MarketActor>;
@@ -28,30 +24,13 @@ type BookThis = Service & {
   durability: DurabilityWatch;
 };
 
-const ID = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_:-]+$/ } as const;
-const SIDE = { type: "enum", values: ["BUY", "SELL"] } as const;
-const OUTCOME = { type: "enum", values: ["YES", "NO"] } as const;
-const ROUTE_PARAMS = { marketId: ID, userId: "string", side: SIDE, outcome: OUTCOME, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } } as const;
 
-export const ORDERS_DEFAULT_PAGE_SIZE = 100;
-export const ORDERS_MAX_PAGE_SIZE = 500;
 
-/** POST /orders' body: one schema for the order endpoint and each order of a batch. */
-const PLACE_PARAMS = {
-  marketId: ID,
-  side: SIDE,
-  outcome: OUTCOME,
-  orderType: { type: "enum", values: ["GTC", "GTD", "FOK", "FAK"] },
-  price: { type: "number", min: 0.01, max: 0.99 },
-  quantity: POSITIVE_SAFE_INTEGER,
-  expiresAt: { type: "string", max: 40, optional: true },
-  postOnly: { type: "boolean", optional: true },
-  clientOrderId: { type: "string", max: 200, optional: true },
-} as const;
-const placeCheck = Validator.compile({ ...PLACE_PARAMS, $$strict: "remove" }) as (v: unknown) => true | Array<{ field: string; type: string }>;
+/** Each order of a batch is checked like POST /orders' body. */
+const placeCheck = Validator.compile(rulesOf("PlaceOrderRequest")) as (v: unknown) => true | Array<{ field: string; type: string }>;
 
 /** A market stopped trading: its owner releases every resting order (book.halt). */
-const halt = (status: string) => (ctx: AppContext<{ marketId: string }>) => ctx.call("book.halt", { marketId: ctx.params.marketId, status });
+const halt = (status: string) => (ctx: AppContext<{ marketId: string }>) => call(ctx, "book.halt", { marketId: ctx.params.marketId, status });
 
 function dropForeignMarkets(this: BookThis) {
   this.registry.dropForeignMarkets();
@@ -68,47 +47,40 @@ const BookService = defineService<BookThis>({
   actions: {
     /** POST /orders: a limit order, GTC, GTD, FOK or FAK, optionally post-only, with a client order id. */
     place: {
-      auth: "user",
-      idempotent: true,
-      params: { ...PLACE_PARAMS, $$strict: "remove" },
-      handler(this: BookThis, ctx: AppContext<PlaceOrderParams>) {
+      ...routeAction("book.place"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.place">>): Answer<"book.place"> {
         return this.desk.placeOne(ctx, currentUser(ctx).id, ctx.params, ctx.meta.idem).catch(throwWire);
       },
     },
 
     /** Internal: place on the market's owner (an order that reached another node). */
     placeTerms: {
-      visibility: "public",
-      params: { marketId: ID, userId: "string", terms: "object", idem: { type: "object", optional: true } },
-      handler(this: BookThis, ctx: AppContext<PlaceTerms>): Promise<PlaceView> {
+      ...internalAction("book.placeTerms"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.placeTerms">>): Answer<"book.placeTerms"> {
         return this.desk.placeHere(ctx, ctx.params).catch(throwWire);
       },
     },
 
     /** POST /orders/batch: up to 20 orders, each standing alone; the answers in request order. */
     placeBatch: {
-      auth: "user",
-      idempotent: true,
-      params: { orders: { type: "array", min: 1, max: MAX_BATCH, items: "object" }, $$strict: "remove" },
-      handler(this: BookThis, ctx: AppContext<{ orders: unknown[] }>) {
+      ...routeAction("book.placeBatch"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.placeBatch">>) {
         return this.desk.placeBatch(ctx, currentUser(ctx).id, ctx.params.orders, ctx.meta.idem);
       },
     },
 
     /** PATCH /orders/:orderId: atomic amend under the same id (a lower quantity keeps priority). */
     amend: {
-      auth: "user",
-      params: { orderId: { type: "string", min: 1, max: 64 }, price: { type: "number", min: 0.01, max: 0.99, optional: true }, quantity: { ...POSITIVE_SAFE_INTEGER, optional: true }, $$strict: "remove" },
-      handler(this: BookThis, ctx: AppContext<{ orderId: string; price?: number; quantity?: number }>) {
+      ...routeAction("book.amend"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.amend">>): Answer<"book.amend"> {
         return this.desk.amend(ctx, currentUser(ctx).id, ctx.params).catch(throwWire);
       },
     },
 
     /** Internal: the amend inside the market's actor. */
     amendOrder: {
-      visibility: "public",
-      params: { marketId: ID, orderId: "string", userId: "string", price: { type: "number", optional: true }, quantity: { type: "number", optional: true }, postOnly: { type: "boolean", optional: true } },
-      handler(this: BookThis, ctx: AppContext<AmendTerms>): Promise<PlaceResult> {
+      ...internalAction("book.amendOrder"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.amendOrder">>): Answer<"book.amendOrder"> {
         const { orderId, userId, price, quantity, postOnly } = ctx.params;
         return this.registry.onMarket(ctx.params.marketId, (actor) => actor.amend({ orderId, userId, price, quantity, postOnly })).catch(throwWire);
       },
@@ -116,18 +88,16 @@ const BookService = defineService<BookThis>({
 
     /** DELETE /orders: every open order of the caller (in one market, with `marketId`). */
     cancelAll: {
-      auth: "user",
-      params: { marketId: { ...ID, optional: true }, $$strict: "remove" },
-      handler(this: BookThis, ctx: AppContext<{ marketId?: string }>) {
+      ...routeAction("book.cancelAll"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancelAll">>): Answer<"book.cancelAll"> {
         return this.desk.cancelAll(ctx, currentUser(ctx).id, ctx.params.marketId);
       },
     },
 
     /** Internal: cancel a user's resting orders, or given ones (expiry), in one entry on the market's owner. */
     cancelMany: {
-      visibility: "public",
-      params: { marketId: ID, userId: { type: "string", optional: true }, orderIds: { type: "array", items: "string", optional: true }, reason: { type: "enum", values: ["user", "expired", "heartbeat"] } },
-      handler(this: BookThis, ctx: AppContext<{ marketId: string; userId?: string; orderIds?: string[]; reason: CancelReasonCode }>): Promise<CancelManyResult> {
+      ...internalAction("book.cancelMany"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancelMany">>): Answer<"book.cancelMany"> {
         const { marketId, userId, orderIds, reason } = ctx.params;
         return this.registry.onMarket(marketId, (actor) => actor.cancelMany(userId ?? null, orderIds ?? null, reason)).catch(throwWire);
       },
@@ -135,36 +105,33 @@ const BookService = defineService<BookThis>({
 
     /** DELETE /orders/:orderId */
     cancelOrder: {
-      auth: "user",
-      params: { orderId: { type: "string", min: 1, max: 64 }, $$strict: "remove" },
-      handler(this: BookThis, ctx: AppContext<{ orderId: string }>) {
+      ...routeAction("book.cancelOrder"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancelOrder">>): Answer<"book.cancelOrder"> {
         return this.desk.cancelOrder(ctx, currentUser(ctx).id, ctx.params.orderId).catch(throwWire);
       },
     },
 
     /** Internal: cancel inside the market's actor. */
     cancel: {
-      visibility: "public",
-      params: { marketId: ID, orderId: "string", userId: "string" },
-      handler(this: BookThis, ctx: AppContext<{ marketId: string; orderId: string; userId: string }>): Promise<CancelResult> {
+      ...internalAction("book.cancel"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancel">>): Answer<"book.cancel"> {
         return this.registry.onMarket(ctx.params.marketId, (actor) => actor.cancel(ctx.params.orderId, ctx.params.userId)).catch(throwWire);
       },
     },
 
     /** GET /orders: the caller's orders, newest first: open (default), closed or all; paged. */
     listOrders: {
-      auth: "user",
-      params: { marketId: { ...ID, optional: true }, status: { type: "enum", values: ["open", "closed", "all"], optional: true, default: "open" }, clientOrderId: { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9._:-]+$/, optional: true }, page: PAGE, pageSize: pageSizeParam(ORDERS_DEFAULT_PAGE_SIZE, ORDERS_MAX_PAGE_SIZE), $$strict: "remove" },
-      async handler(this: BookThis, ctx: AppContext<{ marketId?: string; status: "open" | "closed" | "all"; clientOrderId?: string; page: number; pageSize: number }>) {
-        const { items, total } = await ctx.call<{ items: OrderDoc[]; total: number }, object>("ledger.orders", { ...ctx.params, userId: currentUser(ctx).id });
+      ...routeAction("book.listOrders"),
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.listOrders">>) {
+        const { items, total } = await call(ctx, "ledger.orders", { ...ctx.params, userId: currentUser(ctx).id });
         return page(items.map(orderView), total, ctx.params.page, ctx.params.pageSize);
       },
     },
 
     /** GET /markets/:marketId/orderbook: top 10 aggregated levels of the YES or NO view. */
     orderbook: {
-      params: { marketId: ID, outcome: { ...OUTCOME, optional: true, default: "YES" }, $$strict: "remove" },
-      async handler(this: BookThis, ctx: AppContext<{ marketId: string; outcome: Outcome }>) {
+      ...routeAction("book.orderbook"),
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.orderbook">>): Promise<ActionResult<"book.orderbook">> {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) throw notFound("Market");
         return levelView(actor.book.depth(ctx.params.outcome, 10));
@@ -173,9 +140,8 @@ const BookService = defineService<BookThis>({
 
     /** Internal: a market order (AMM only or routed) inside the market's actor. */
     route: {
-      visibility: "public",
-      params: { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
-      handler(this: BookThis, ctx: AppContext<RouteRequest>) {
+      ...internalAction("book.route"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.route">>): Answer<"book.route"> {
         const { userId, side, outcome, quantity, mode, idem } = ctx.params;
         // The answer (the trade's wire view) is journaled with the trade under the request's key.
         return this.registry.onMarket(ctx.params.marketId, (actor) => actor.route({ userId, side, outcome, quantity, mode, ...(idem ? { idem: { ...idem, render: tradeView } } : {}) })).then((r) => {
@@ -187,9 +153,8 @@ const BookService = defineService<BookThis>({
 
     /** Internal: what `route` would do now, without doing it. */
     quote: {
-      visibility: "public",
-      params: ROUTE_PARAMS,
-      async handler(this: BookThis, ctx: AppContext<RouteRequest>) {
+      ...internalAction("book.quote"),
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.quote">>): Promise<ActionResult<"book.quote">> {
         const { userId, side, outcome, quantity, mode } = ctx.params;
         const plan = await this.registry.onMarket(ctx.params.marketId, (actor) => actor.quote({ userId, side, outcome, quantity, mode })).catch(throwWire);
         return { venue: plan.venue, filled: plan.filled, totalCost: plan.totalCost, fee: plan.fee, avgPrice: plan.avgPrice };
@@ -198,9 +163,8 @@ const BookService = defineService<BookThis>({
 
     /** Internal: load a market's actor (funds its AMM pool on first sight of an open market). */
     ensureMarket: {
-      visibility: "public",
-      params: { marketId: ID },
-      async handler(this: BookThis, ctx: AppContext<{ marketId: string }>) {
+      ...internalAction("book.ensureMarket"),
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.ensureMarket">>): Promise<ActionResult<"book.ensureMarket">> {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         return { loaded: !!actor, pool: actor?.pool ?? null, nodeID: this.broker.nodeID };
       },
@@ -208,9 +172,8 @@ const BookService = defineService<BookThis>({
 
     /** Internal: depth of both views with the book's sequence (socket snapshots). */
     depth: {
-      visibility: "public",
-      params: { marketId: ID, levels: { type: "number", optional: true, default: 10 } },
-      async handler(this: BookThis, ctx: AppContext<{ marketId: string; levels: number }>) {
+      ...internalAction("book.depth"),
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.depth">>): Promise<ActionResult<"book.depth">> {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) throw notFound("Market");
         return { seq: actor.book.seq, yes: levelView(actor.book.depth("YES", ctx.params.levels)), no: levelView(actor.book.depth("NO", ctx.params.levels)) };
@@ -219,11 +182,10 @@ const BookService = defineService<BookThis>({
 
     /** Internal: best prices per market for live prices (null where the book is empty). */
     topOfBook: {
-      visibility: "public",
-      params: { marketIds: { type: "array", items: "string", max: 200 } },
-      async handler(this: BookThis, ctx: AppContext<{ marketIds: string[] }>) {
+      ...internalAction("book.topOfBook"),
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.topOfBook">>): Promise<ActionResult<"book.topOfBook">> {
         const out: Record<string, TopOfBook> = {};
-        const tops = await Promise.all(ctx.params.marketIds.map((marketId) => ctx.call<TopOfBook, { marketId: string }>("book.top", { marketId }).catch(() => null)));
+        const tops = await Promise.all(ctx.params.marketIds.map((marketId) => call(ctx, "book.top", { marketId }).catch(() => null)));
         ctx.params.marketIds.forEach((id, i) => (out[id] = tops[i] ?? topOfBook(undefined, null)));
         return out;
       },
@@ -231,9 +193,8 @@ const BookService = defineService<BookThis>({
 
     /** Internal: one market's best prices, answered by its owner. */
     top: {
-      visibility: "public",
-      params: { marketId: ID },
-      async handler(this: BookThis, ctx: AppContext<{ marketId: string }>): Promise<TopOfBook> {
+      ...internalAction("book.top"),
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.top">>): Promise<ActionResult<"book.top">> {
         const actor = await this.registry.actorIfServed(ctx.params.marketId);
         return topOfBook(actor?.book, actor?.pool);
       },
@@ -241,9 +202,8 @@ const BookService = defineService<BookThis>({
 
     /** Internal: a market stopped trading (closed, cancelled, resolved): its owner releases every resting order. */
     halt: {
-      visibility: "public",
-      params: { marketId: ID, status: "string" },
-      async handler(this: BookThis, ctx: AppContext<{ marketId: string; status: string }>) {
+      ...internalAction("book.halt"),
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.halt">>): Promise<ActionResult<"book.halt">> {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) return { released: 0 };
         if (ctx.params.status === "resolution_failed") {
@@ -256,9 +216,8 @@ const BookService = defineService<BookThis>({
 
     /** Internal: what an immediate order of `quantity` would get from the book (mark prices, quotes). */
     exitQuote: {
-      visibility: "public",
-      params: { marketId: ID, outcome: OUTCOME, quantity: { type: "number", integer: true, min: 0 }, side: { ...SIDE, optional: true, default: "SELL" }, userId: { type: "string", optional: true } },
-      async handler(this: BookThis, ctx: AppContext<{ marketId: string; outcome: Outcome; quantity: number; side: Side; userId?: string }>) {
+      ...internalAction("book.exitQuote"),
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.exitQuote">>): Promise<ActionResult<"book.exitQuote">> {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) return { filled: 0, proceeds: 0 };
         return actor.exitQuote(ctx.params.outcome, ctx.params.quantity, ctx.params.side, ctx.params.userId);
@@ -269,7 +228,7 @@ const BookService = defineService<BookThis>({
   events: {
     // Lifecycle events reach one engine node (balanced); the owner of the market acts on them.
     "market.opened"(this: BookThis, ctx: AppContext<{ marketId: string }>) {
-      return ctx.call("book.ensureMarket", { marketId: ctx.params.marketId }).then(() => undefined, (err) => this.logger.warn("market.opened", err));
+      return call(ctx, "book.ensureMarket", { marketId: ctx.params.marketId }).then(() => undefined, (err) => this.logger.warn("market.opened", err));
     },
     "market.closed": halt("closed"),
     "market.cancelled": halt("cancelled"),
@@ -293,12 +252,12 @@ const BookService = defineService<BookThis>({
       fees: { takerBps: cfg.takerFeeBps, makerBps: cfg.makerFeeBps },
       ammFeeBps: cfg.ammFeeBps,
       engines: { ownerOf: (marketId) => marketOwner(broker, marketId), refresh: () => refreshOwners(broker) },
-      market: (marketId) => broker.call("catalog.getMarketInternal", { marketId }),
+      market: (marketId) => call(broker, "catalog.getMarketInternal", { marketId }),
       ledger: {
-        acquire: (marketId, node) => broker.call("ledger.acquireMarket", { marketId, node }),
-        restingOrders: (marketId, afterPrio, limit) => broker.call("ledger.restingOrders", { marketId, afterPrio, limit }),
-        post: (entry) => broker.call("ledger.post", { ...entry, durable: false }),
-        sync: (seq, instance) => broker.call("ledger.sync", { seq, instance }).then(() => undefined),
+        acquire: (marketId, node) => call(broker, "ledger.acquireMarket", { marketId, node }),
+        restingOrders: (marketId, afterPrio, limit) => call(broker, "ledger.restingOrders", { marketId, afterPrio, limit }),
+        post: (entry) => call(broker, "ledger.post", { ...entry, durable: false }),
+        sync: (seq, instance) => call(broker, "ledger.sync", { seq, instance }).then(() => undefined),
       },
       // What a committed command tells the world (trading/publication.ts), dispatched here.
       out: {
@@ -313,14 +272,14 @@ const BookService = defineService<BookThis>({
       log: (message) => this.logger.info(message),
       requests: {
         checkShape: placeCheck,
-        placeRemote: (ctx, p) => ctx.call("book.placeTerms", p),
+        placeRemote: (ctx, p) => call(ctx, "book.placeTerms", p),
         journaled: (ctx) => void (ctx.meta.idemJournaled = true),
         withIdempotency: (ctx, idem, run) => withIdempotency(ctx, idem, run).then((r) => r.value),
-        order: (ctx, orderId) => ctx.call("ledger.getOrder", { orderId }),
-        amendOrder: (ctx, a) => ctx.call("book.amendOrder", a),
-        openMarketsOf: (ctx, userId) => ctx.call("ledger.openMarketsOf", { userId }),
-        cancelMany: (ctx, marketId, userId, reason) => ctx.call("book.cancelMany", { marketId, userId, reason }),
-        cancel: (ctx, marketId, orderId, userId) => ctx.call("book.cancel", { marketId, orderId, userId }),
+        order: (ctx, orderId) => call(ctx, "ledger.getOrder", { orderId }),
+        amendOrder: (ctx, a) => call(ctx, "book.amendOrder", a),
+        openMarketsOf: (ctx, userId) => call(ctx, "ledger.openMarketsOf", { userId }),
+        cancelMany: (ctx, marketId, userId, reason) => call(ctx, "book.cancelMany", { marketId, userId, reason }),
+        cancel: (ctx, marketId, orderId, userId) => call(ctx, "book.cancel", { marketId, orderId, userId }),
       },
     });
     this.registry = cores.registry;

@@ -1,21 +1,20 @@
 import { Errors, type Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { digitsParam, PAGE, pageSizeParam } from "../lib/params";
+import { type ActionResult, type Answer, type HandlerParams, ID_PARAM, ISO_DATE_PATTERN, call, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { WriteBatcher } from "../lib/serial";
 import { DomainError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import type { AppContext } from "../mixins/context";
-import { page, type Page } from "../gateway/envelope";
+import { page } from "../gateway/envelope";
 import type { MarketCommand } from "../catalog/lifecycle";
-import { INTERVALS } from "../catalog/candles";
 import { renderInternal, renderMarket } from "../catalog/views";
 import { Catalog, CatalogRefusal, type CatalogOut } from "../catalog/catalog";
 import { CatalogReads, type QuoteSource } from "../catalog/reads";
 import { catalogReadPorts, catalogStorePorts } from "../catalog/store";
-import { CATEGORIES, type CatalogCollections, type CreateEventParams, type EventView, type FailResolutionParams, type IdParams, type ListEventsParams, type LivePricesParams } from "../models/catalog";
-import type { LivePricesResult, MarketInternal, MarketOpenedEvent, MarketTradeEvent, MarketView, PriceHistoryParams, PriceHistoryView, ResolveMarketParams, SearchEventsParams, UpdateEventParams } from "../models/catalog";
+import { type CatalogCollections, type FailResolutionParams } from "../models/catalog";
+import type { MarketOpenedEvent, MarketTradeEvent, MarketView, ResolveMarketParams } from "../models/catalog";
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
 export const MARKET_CACHE_TTL_SEC = 5;
@@ -24,22 +23,6 @@ const LIVE_PRICES_TIMEOUT_MS = 1_000;
 /** Prints arriving within this long are one insert and one volume update per market. */
 const PRINTS_GATHER_MS = 100;
 
-// Ids are plain strings of a known alphabet, so an object or operator never reaches the store.
-const ID = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_-]+$/ };
-const PAGE_SIZE = pageSizeParam(20, 100);
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-const TITLE = { type: "string", trim: true, min: 1, max: 200 };
-const TAGS = { type: "array", max: 20, items: { type: "string", trim: true, min: 1, max: 40 } };
-const DISPLAY_FIELDS = {
-  subtitle: { type: "string", trim: true, max: 500, optional: true },
-  category: { type: "enum", values: [...CATEGORIES] },
-  subcategory: { type: "string", trim: true, max: 60, optional: true },
-  imageUrl: { type: "url", max: 2048, optional: true },
-  beginAt: { type: "string", max: 40, pattern: ISO_DATE, optional: true },
-  tags: { ...TAGS, optional: true },
-  isActive: { type: "boolean", optional: true },
-  isLive: { type: "boolean", optional: true },
-};
 const STATUS_OF_REFUSAL: Record<CatalogRefusal["kind"], number> = { invalid: 400, not_found: 404, conflict: 409 };
 
 type CatalogThis = Service &
@@ -80,14 +63,8 @@ const CatalogService = defineService<CatalogThis>({
   actions: {
     /** GET /events: published events, soonest `beginAt` first; `markets` is empty in lists. */
     listEvents: {
-      params: {
-        category: { type: "enum", values: ["all", ...CATEGORIES], optional: true, default: "all" },
-        page: PAGE,
-        pageSize: PAGE_SIZE,
-        search: { type: "string", max: 200, optional: true },
-        $$strict: "remove",
-      },
-      async handler(this: CatalogThis, ctx: AppContext<ListEventsParams>): Promise<Page<EventView>> {
+      ...routeAction("catalog.listEvents"),
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.listEvents">>): Promise<ActionResult<"catalog.listEvents">> {
         const { items, total } = await this.reads.listEvents(ctx.params);
         return page(items, total, ctx.params.page, ctx.params.pageSize);
       },
@@ -95,8 +72,8 @@ const CatalogService = defineService<CatalogThis>({
 
     /** GET /events/search: published events matching every word of `q`, best match first. */
     searchEvents: {
-      params: { q: { type: "string", min: 1, max: 200 }, page: PAGE, pageSize: PAGE_SIZE, $$strict: "remove" },
-      async handler(this: CatalogThis, ctx: AppContext<SearchEventsParams>): Promise<Page<EventView>> {
+      ...routeAction("catalog.searchEvents"),
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.searchEvents">>): Promise<ActionResult<"catalog.searchEvents">> {
         const { items, total } = await this.reads.searchEvents(ctx.params);
         return page(items, total, ctx.params.page, ctx.params.pageSize);
       },
@@ -104,30 +81,25 @@ const CatalogService = defineService<CatalogThis>({
 
     /** GET /events/:id: the event (published or not) with its markets and their live prices. */
     getEvent: {
-      params: { id: ID, $$strict: "remove" },
-      async handler(this: CatalogThis, ctx: AppContext<IdParams>): Promise<EventView> {
+      ...routeAction("catalog.getEvent"),
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.getEvent">>): Promise<ActionResult<"catalog.getEvent">> {
         return this.reads.eventView(await this.catalog.event(ctx.params.id), this.quotes(ctx));
       },
     },
 
     /** GET /markets/:id: one MarketItem with live prices; cached 5 s, dropped on status change. */
     getMarket: {
-      params: { id: ID, $$strict: "remove" },
+      ...routeAction("catalog.getMarket"),
       cache: { keys: ["id"], ttl: MARKET_CACHE_TTL_SEC },
-      async handler(this: CatalogThis, ctx: AppContext<IdParams>): Promise<MarketView> {
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.getMarket">>): Promise<ActionResult<"catalog.getMarket">> {
         return this.reads.marketView(await this.catalog.market(ctx.params.id), this.quotes(ctx));
       },
     },
 
     /** GET /markets/:marketId/price-history, built from recorded `market.trade` prints. */
     priceHistory: {
-      params: {
-        marketId: ID,
-        outcome: { type: "enum", values: ["YES", "NO"], optional: true, default: "YES" },
-        interval: { type: "enum", values: [...INTERVALS], optional: true, default: "1D" },
-        $$strict: "remove",
-      },
-      async handler(this: CatalogThis, ctx: AppContext<PriceHistoryParams>): Promise<PriceHistoryView> {
+      ...routeAction("catalog.priceHistory"),
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.priceHistory">>): Promise<ActionResult<"catalog.priceHistory">> {
         const { marketId, outcome, interval } = ctx.params;
         return this.reads.priceHistory(await this.catalog.market(marketId), outcome, interval);
       },
@@ -135,34 +107,25 @@ const CatalogService = defineService<CatalogThis>({
 
     /** Internal: the raw market other services act on (book, amm, chain). 404 when unknown. */
     getMarketInternal: {
-      visibility: "public",
-      params: { marketId: ID },
+      ...internalAction("catalog.getMarketInternal"),
       cache: { keys: ["marketId"], ttl: MARKET_CACHE_TTL_SEC },
-      async handler(this: CatalogThis, ctx: AppContext<{ marketId: string }>): Promise<MarketInternal> {
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.getMarketInternal">>): Promise<ActionResult<"catalog.getMarketInternal">> {
         return renderInternal(await this.catalog.market(ctx.params.marketId));
       },
     },
 
     /** Internal: titles of many markets at once (portfolio views); unknown ids are left out. */
     marketTitles: {
-      visibility: "public",
-      params: { marketIds: { type: "array", max: 500, items: ID } },
-      async handler(this: CatalogThis, ctx: AppContext<{ marketIds: string[] }>): Promise<Record<string, { title: string; status: string; result: string | null }>> {
+      ...internalAction("catalog.marketTitles"),
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.marketTitles">>): Promise<ActionResult<"catalog.marketTitles">> {
         return this.reads.marketTitles(ctx.params.marketIds);
       },
     },
 
     /** Operator: a new event with 1..10 open markets. 409 DUPLICATE_EVENT on a reused externalEventId. */
     createEvent: {
-      auth: "admin",
-      params: {
-        title: TITLE,
-        ...DISPLAY_FIELDS,
-        externalEventId: { type: "string", trim: true, min: 1, max: 128, optional: true },
-        markets: { type: "array", min: 1, max: 10, items: { type: "object", strict: "remove", props: { title: TITLE, ammLiquidity: { ...digitsParam(15, "micro-USDT"), optional: true } } } },
-        $$strict: "remove",
-      },
-      async handler(this: CatalogThis, ctx: AppContext<CreateEventParams>): Promise<EventView> {
+      ...routeAction("catalog.createEvent"),
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.createEvent">>): Promise<ActionResult<"catalog.createEvent">> {
         const { event, markets } = await this.catalog.createEvent(ctx.params, this.out(ctx));
         ctx.meta.$statusCode = 201;
         return this.reads.eventView(event, this.quotes(ctx), markets);
@@ -171,16 +134,8 @@ const CatalogService = defineService<CatalogThis>({
 
     /** Operator: display fields of an event, and market titles. Status changes have their own actions. */
     updateEvent: {
-      auth: "admin",
-      params: {
-        id: ID,
-        title: { ...TITLE, optional: true },
-        ...DISPLAY_FIELDS,
-        category: { ...DISPLAY_FIELDS.category, optional: true },
-        markets: { type: "array", optional: true, max: 10, items: { type: "object", strict: "remove", props: { id: ID, title: TITLE } } },
-        $$strict: "remove",
-      },
-      async handler(this: CatalogThis, ctx: AppContext<UpdateEventParams>): Promise<EventView> {
+      ...routeAction("catalog.updateEvent"),
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.updateEvent">>): Promise<ActionResult<"catalog.updateEvent">> {
         const { event, markets } = await this.catalog.updateEvent(ctx.params);
         return this.reads.eventView(event, this.quotes(ctx), markets);
       },
@@ -188,27 +143,24 @@ const CatalogService = defineService<CatalogThis>({
 
     /** Operator: stop trading (open -> closed). */
     closeMarket: {
-      auth: "admin",
-      params: { id: ID, $$strict: "remove" },
-      handler(this: CatalogThis, ctx: AppContext<IdParams>): Promise<MarketView> {
+      ...routeAction("catalog.closeMarket"),
+      handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.closeMarket">>): Answer<"catalog.closeMarket"> {
         return this.transition(ctx, "close");
       },
     },
 
     /** Operator: void the market (open|closed -> cancelled). */
     cancelMarket: {
-      auth: "admin",
-      params: { id: ID, $$strict: "remove" },
-      handler(this: CatalogThis, ctx: AppContext<IdParams>): Promise<MarketView> {
+      ...routeAction("catalog.cancelMarket"),
+      handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.cancelMarket">>): Answer<"catalog.cancelMarket"> {
         return this.transition(ctx, "cancel");
       },
     },
 
     /** Operator: settle the outcome (closed|resolution_failed -> resolved; open passes through closed). */
     resolveMarket: {
-      auth: "admin",
-      params: { id: ID, result: { type: "enum", values: ["YES", "NO"] }, $$strict: "remove" },
-      handler(this: CatalogThis, ctx: AppContext<ResolveMarketParams>): Promise<MarketView> {
+      ...routeAction("catalog.resolveMarket"),
+      handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.resolveMarket">>): Answer<"catalog.resolveMarket"> {
         return this.transition(ctx, "resolve", { result: ctx.params.result });
       },
     },
@@ -216,7 +168,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator or chain: resolution could not be carried out (closed -> resolution_failed); retry with resolveMarket. */
     failResolution: {
       auth: "admin",
-      params: { id: ID, reason: { type: "string", max: 500, optional: true }, $$strict: "remove" },
+      params: { id: ID_PARAM, reason: { type: "string", max: 500, optional: true }, $$strict: "remove" },
       handler(this: CatalogThis, ctx: AppContext<FailResolutionParams>): Promise<MarketView> {
         return this.transition(ctx, "failResolution", { reason: ctx.params.reason });
       },
@@ -227,13 +179,13 @@ const CatalogService = defineService<CatalogThis>({
     /** Trade prints for price history and volume; a replayed tradeId changes nothing. */
     "market.trade": {
       params: {
-        marketId: ID,
+        marketId: ID_PARAM,
         tradeId: { type: "string", min: 1, max: 128 },
         outcome: { type: "enum", values: ["YES", "NO"] },
         yesPrice: { type: "number", integer: true, min: 1, max: 99 },
         quantity: { type: "number", integer: true, positive: true },
         notional: { type: "number", integer: true, min: 0 },
-        at: { type: "string", max: 40, pattern: ISO_DATE },
+        at: { type: "string", max: 40, pattern: new RegExp(ISO_DATE_PATTERN) },
       },
       async handler(this: CatalogThis, ctx: AppContext<MarketTradeEvent>): Promise<void> {
         await this.prints.add(ctx.params);
@@ -242,7 +194,7 @@ const CatalogService = defineService<CatalogThis>({
 
     /** Broadcast by whichever catalog node changed a market's status, so every node's cache forgets it. */
     "catalog.marketChanged": {
-      params: { marketId: ID },
+      params: { marketId: ID_PARAM },
       async handler(this: CatalogThis, ctx: AppContext<{ marketId: string }>): Promise<void> {
         await this.dropMarketCache(ctx.params.marketId);
       },
@@ -277,7 +229,7 @@ const CatalogService = defineService<CatalogThis>({
       const registry = this.broker.registry as unknown as { hasService(fullName: string): boolean };
       return async (marketIds) => {
         if (!registry.hasService("router")) return null;
-        return ctx.call<LivePricesResult, LivePricesParams>("router.livePrices", { marketIds }, { timeout: LIVE_PRICES_TIMEOUT_MS }).catch((err: unknown) => {
+        return call(ctx, "router.livePrices", { marketIds }, { timeout: LIVE_PRICES_TIMEOUT_MS }).catch((err: unknown) => {
           if (err instanceof Errors.ServiceNotFoundError) return null;
           throw err;
         });

@@ -7,15 +7,14 @@ import { Address, Cell } from "@ton/core";
 import type { Service, ServiceBroker } from "moleculer";
 import { METRIC } from "../lib/metrics";
 import { defineService } from "../lib/service";
+import { type ActionResult, type HandlerParams, call, routeAction } from "../contract";
 import { configOf, type AppConfig, type ChainConfig } from "../lib/config";
 import { DomainError, notFound, validationError } from "../lib/errors";
-import { AMOUNT, PAGE, pageSizeParam } from "../lib/params";
+import { AMOUNT } from "../lib/params";
 import { tonLimitText, usdtLimitText } from "../lib/units";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
-import type { PositionState } from "../engine/accounts";
 import type { Outcome } from "../engine/types";
-import type { MarketInternal } from "../models/catalog";
 import type { ChainReconciliation, SubmissionResult } from "../models/chain";
 import { page } from "../gateway/envelope";
 import { KeyRing } from "../chain/keys";
@@ -57,16 +56,14 @@ type ChainThis = Service &
 /** The ledger's actions as the cores' port. */
 function ledgerOf(broker: ServiceBroker): ChainLedger {
   return {
-    post: (entry) => broker.call("ledger.post", entry),
-    positions: async (account) => (await broker.call<{ positions: PositionState[] }, { account: string }>("ledger.account", { account })).positions,
-    holders: (marketId) => broker.call("ledger.holders", { marketId }),
-    conservation: () => broker.call("ledger.conservation"),
-    markSettlement: async (tradeIds, status, txHash) => void (await broker.call("ledger.markSettlement", txHash ? { tradeIds, status, txHash } : { tradeIds, status })),
-    entriesAfter: (seq, limit) => broker.call("ledger.entriesAfter", { seq, limit }),
+    post: (entry) => call(broker, "ledger.post", entry),
+    positions: async (account) => (await call(broker, "ledger.account", { account })).positions,
+    holders: (marketId) => call(broker, "ledger.holders", { marketId }),
+    conservation: () => call(broker, "ledger.conservation"),
+    markSettlement: async (tradeIds, status, txHash) => void (await call(broker, "ledger.markSettlement", txHash ? { tradeIds, status, txHash } : { tradeIds, status })),
+    entriesAfter: (seq, limit) => call(broker, "ledger.entriesAfter", { seq, limit }),
   };
 }
-
-const HEX32 = /^0x[0-9a-fA-F]{64}$/;
 
 const ChainService = defineService<ChainThis>({
   name: "chain",
@@ -75,9 +72,8 @@ const ChainService = defineService<ChainThis>({
   actions: {
     /** GET /transfers: the caller's deposits (credited or not, with the reason) and withdrawals, newest first. */
     transfers: {
-      auth: "user",
-      params: { type: { type: "enum", values: ["deposit", "withdrawal"], optional: true }, page: PAGE, pageSize: pageSizeParam(20, 100), $$strict: "remove" },
-      async handler(this: ChainThis, ctx: AppContext<{ type?: "deposit" | "withdrawal"; page: number; pageSize: number }>) {
+      ...routeAction("chain.transfers"),
+      async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.transfers">>): Promise<ActionResult<"chain.transfers">> {
         const { type, page: pageNo, pageSize } = ctx.params;
         const all = await this.cores.transfers(currentUser(ctx).id, type);
         return page(all.slice((pageNo - 1) * pageSize, pageNo * pageSize), all.length, pageNo, pageSize);
@@ -86,9 +82,8 @@ const ChainService = defineService<ChainThis>({
 
     /** GET /deposit-address: allocated on first call, the same ever after. */
     depositAddress: {
-      auth: "user",
-      params: { $$strict: "remove" },
-      async handler(this: ChainThis, ctx: AppContext) {
+      ...routeAction("chain.depositAddress"),
+      async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.depositAddress">>): Promise<ActionResult<"chain.depositAddress">> {
         const doc = await this.actor.run(() => this.cores.deposits.allocate(currentUser(ctx).id));
         return addressView(doc, this.port.testnet);
       },
@@ -96,10 +91,8 @@ const ChainService = defineService<ChainThis>({
 
     /** POST /withdraw: to the session's wallet only; any other body field is ignored. */
     withdraw: {
-      idempotent: true,
-      auth: "user",
-      params: { amount: AMOUNT, $$strict: "remove" },
-      async handler(this: ChainThis, ctx: AppContext<WithdrawParams>): Promise<SubmissionResult> {
+      ...routeAction("chain.withdraw"),
+      async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.withdraw">>): Promise<ActionResult<"chain.withdraw">> {
         const user = currentUser(ctx);
         const amount = Number(ctx.params.amount);
         const { withdrawals } = this.cores;
@@ -125,17 +118,10 @@ const ChainService = defineService<ChainThis>({
 
     /** POST /redeem/:marketId */
     redeem: {
-      idempotent: true,
-      auth: "user",
-      params: {
-        marketId: { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_-]+$/ },
-        conditionId: { type: "string", pattern: HEX32, messages: { stringPattern: "conditionId must be 0x followed by 64 hex digits" } },
-        indexSets: { type: "array", min: 1, max: 2, items: { type: "string", min: 3, max: 66 } },
-        $$strict: "remove",
-      },
-      async handler(this: ChainThis, ctx: AppContext<RedeemParams>) {
+      ...routeAction("chain.redeem"),
+      async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.redeem">>) {
         const req = { userId: currentUser(ctx).id, ...ctx.params };
-        const market = (marketId: string) => ctx.call<MarketInternal, { marketId: string }>("catalog.getMarketInternal", { marketId });
+        const market = (marketId: string) => call(ctx, "catalog.getMarketInternal", { marketId });
         const key = ctx.meta.idem ? { ...ctx.meta.idem, status: 202 } : undefined;
         const res = await this.actor.run(() => this.cores.redemptions.redeem(req, market, key));
         ctx.meta.$statusCode = 202;
@@ -145,9 +131,8 @@ const ChainService = defineService<ChainThis>({
 
     /** POST /sandbox/faucet: real emulated tokens to the caller's deposit address (sandbox chain only). */
     faucet: {
-      auth: "user",
-      params: { amount: AMOUNT, asset: { type: "enum", values: ["USDT", "TON", "FOREIGN_USDT"], optional: true, default: "USDT" }, $$strict: "remove" },
-      async handler(this: ChainThis, ctx: AppContext<FaucetParams>) {
+      ...routeAction("chain.faucet"),
+      async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.faucet">>): Promise<ActionResult<"chain.faucet">> {
         const sandbox = this.sandbox;
         if (!sandbox) throw notFound("Sandbox faucet");
         const { asset } = ctx.params;
@@ -289,7 +274,7 @@ const ChainService = defineService<ChainThis>({
       config: ccfg,
       emit: (event, payload) => void broker.emit(event, payload),
       log: this.logger as Log,
-      notifier: { available: () => broker.registry.actions.isAvailable("notifier.tradeSettled"), tradeSettled: async (o) => void (await broker.call("notifier.tradeSettled", o)) },
+      notifier: { available: () => broker.registry.actions.isAvailable("notifier.tradeSettled"), tradeSettled: async (o) => void (await call(broker, "notifier.tradeSettled", o)) },
       metrics: {
         depositCredited: () => void broker.metrics.increment(METRIC.deposits),
         settlementLag: { enabled: () => broker.metrics.isEnabled(), observe: (s) => void broker.metrics.observe(METRIC.settlementLag, s) },

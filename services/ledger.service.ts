@@ -1,29 +1,15 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
+import { type ActionResult, type Answer, type HandlerParams, call, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
 import { throwWire, wireError } from "../gateway/faults";
-import type { RestingOrder } from "../engine/types";
-import type { BookJournalDoc, IdemKey, IdemRecord, LedgerEntryDoc, MarketLease, OrderDoc, SettlementRecord } from "../models/trading";
-import type { Page } from "../lib/paging";
-import { PAGE, pageSizeParam } from "../lib/params";
-import type { IdemClaim, MoneyCheck, PostInput, PostOutcome } from "../ledger/ledger";
+import type { BookJournalDoc, MarketLease, OrderDoc } from "../models/trading";
 import { LedgerCores } from "../ledger/ledger-cores";
 import type { LedgerDesk } from "../ledger/desk";
 import { openMoneyStore } from "../ledger/money-store";
-import type { OrderQuery } from "../ledger/store";
-import { positionsView, type MarketTitle } from "../ledger/positions";
-import type { TradeView } from "../ledger/views";
+import { positionsView } from "../ledger/positions";
 import type { VerifyReport } from "../ledger/verify";
-
-/** `ledger.post`: an entry (ledger/ledger.ts PostInput, without the ledger's own records). */
-export type PostParams = Omit<PostInput, "fence" | "settlement" | "heartbeat"> & {
-  /** false: answer once applied in memory; the caller waits for durability itself (`sync` or `ledger.durable`). */
-  durable?: boolean;
-};
-
-export const TRADES_DEFAULT_PAGE_SIZE = 20;
-export const TRADES_MAX_PAGE_SIZE = 100;
 
 type LedgerThis = Service & {
   cores?: LedgerCores;
@@ -45,18 +31,8 @@ const LedgerService = defineService<LedgerThis>({
      * not journaled. Answered once durable unless `durable: false`.
      */
     post: {
-      visibility: "public",
-      params: {
-        key: { type: "string", min: 1, max: 200 },
-        postings: { type: "array", items: "object" },
-        checkAfter: { type: "number", integer: true, min: 0, optional: true },
-        trades: { type: "array", items: "object", optional: true },
-        book: { type: "object", optional: true },
-        idem: { type: "object", optional: true },
-        part: { type: "object", optional: true, props: { group: "string", index: { type: "number", integer: true, min: 0 }, count: { type: "number", integer: true, min: 2 } } },
-        durable: { type: "boolean", optional: true },
-      },
-      async handler(this: LedgerThis, ctx: AppContext<PostParams>): Promise<PostOutcome> {
+      ...internalAction("ledger.post"),
+      async handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.post">>): Promise<ActionResult<"ledger.post">> {
         const { durable, ...entry } = ctx.params;
         try {
           return await this.desk.post(entry, durable);
@@ -68,18 +44,16 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: resolves once every entry up to `seq` is durable (of this ledger process, when `instance` is given). */
     sync: {
-      visibility: "public",
-      params: { seq: { type: "number", integer: true, min: 0 }, instance: { type: "string", optional: true } },
-      handler(this: LedgerThis, ctx: AppContext<{ seq: number; instance?: string }>) {
+      ...internalAction("ledger.sync"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.sync">>): Answer<"ledger.sync"> {
         return this.desk.sync(ctx.params.seq, ctx.params.instance).catch(throwWire);
       },
     },
 
     /** Internal: a market's writer lease for `node` (fences every earlier writer); answered once durable. */
     acquireMarket: {
-      visibility: "public",
-      params: { marketId: "string", node: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ marketId: string; node: string }>): Promise<MarketLease & { instance: string }> {
+      ...internalAction("ledger.acquireMarket"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.acquireMarket">>): Answer<"ledger.acquireMarket"> {
         return this.desk.acquire(ctx.params.marketId, ctx.params.node).catch(throwWire);
       },
     },
@@ -95,58 +69,52 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: resting orders of a market in time priority, a page at a time (rebuilding its book). */
     restingOrders: {
-      visibility: "public",
-      params: { marketId: "string", afterPrio: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 5000 } },
-      handler(this: LedgerThis, ctx: AppContext<{ marketId: string; afterPrio: number; limit: number }>): Promise<RestingOrder[]> {
+      ...internalAction("ledger.restingOrders"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.restingOrders">>): Answer<"ledger.restingOrders"> {
         return this.desk.store.restingOrders(ctx.params.marketId, ctx.params.afterPrio, ctx.params.limit);
       },
     },
 
     /** GET /balance */
     balance: {
-      auth: "user",
-      params: { $$strict: "remove" },
-      handler(this: LedgerThis, ctx: AppContext) {
+      ...routeAction("ledger.balance"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.balance">>): Answer<"ledger.balance"> {
         return this.desk.balance(currentUser(ctx).id);
       },
     },
 
     /** GET /positions: open positions with a depth-aware mark price from the book. */
     positions: {
-      auth: "user",
-      params: { $$strict: "remove" },
-      handler(this: LedgerThis, ctx: AppContext) {
+      ...routeAction("ledger.positions"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.positions">>): Answer<"ledger.positions"> {
         const userId = currentUser(ctx).id;
         return positionsView(userId, this.desk.ledger.positionsOf(userId), {
-          titles: (marketIds) => ctx.call<Record<string, MarketTitle>, { marketIds: string[] }>("catalog.marketTitles", { marketIds }).catch(() => ({})),
-          exitQuote: (p) => ctx.call<{ filled: number; proceeds: number }, object>("book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
+          titles: (marketIds) => call(ctx, "catalog.marketTitles", { marketIds }).catch(() => ({})),
+          exitQuote: (p) => call(ctx, "book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
         });
       },
     },
 
     /** GET /trades: newest first. */
     listTrades: {
-      auth: "user",
-      params: { page: PAGE, pageSize: pageSizeParam(TRADES_DEFAULT_PAGE_SIZE, TRADES_MAX_PAGE_SIZE), $$strict: "remove" },
-      handler(this: LedgerThis, ctx: AppContext<{ page: number; pageSize: number }>): Promise<Page<TradeView>> {
+      ...routeAction("ledger.listTrades"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.listTrades">>): Answer<"ledger.listTrades"> {
         return this.desk.trades(currentUser(ctx).id, ctx.params.page, ctx.params.pageSize);
       },
     },
 
     /** GET /trades/:id: only the caller's own trades exist for the caller. */
     getTrade: {
-      auth: "user",
-      params: { id: { type: "string", min: 1, max: 100 }, $$strict: "remove" },
-      handler(this: LedgerThis, ctx: AppContext<{ id: string }>) {
+      ...routeAction("ledger.getTrade"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.getTrade">>): Answer<"ledger.getTrade"> {
         return this.desk.trade(currentUser(ctx).id, ctx.params.id).catch(throwWire);
       },
     },
 
     /** Internal: settlement progress of trades (the chain service), journaled like every fact of the money path. */
     markSettlement: {
-      visibility: "public",
-      params: { tradeIds: { type: "array", items: "string" }, status: { type: "enum", values: ["confirmed", "failed"] }, txHash: { type: "string", optional: true } },
-      handler(this: LedgerThis, ctx: AppContext<{ tradeIds: string[]; status: SettlementRecord["status"]; txHash?: string }>) {
+      ...internalAction("ledger.markSettlement"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.markSettlement">>): Answer<"ledger.markSettlement"> {
         return this.desk.markSettlement(ctx.params.tradeIds, ctx.params.status, ctx.params.txHash).catch(throwWire);
       },
     },
@@ -157,8 +125,8 @@ const LedgerService = defineService<LedgerThis>({
      * positions contiguous under writer epochs that never go back.
      */
     conservation: {
-      visibility: "public",
-      handler(this: LedgerThis): Promise<MoneyCheck> {
+      ...internalAction("ledger.conservation"),
+      handler(this: LedgerThis): Answer<"ledger.conservation"> {
         return this.desk.ledger.check();
       },
     },
@@ -173,9 +141,8 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: raw state of an account (tests, operators, other services). */
     account: {
-      visibility: "public",
-      params: { account: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ account: string }>) {
+      ...internalAction("ledger.account"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.account">>): Answer<"ledger.account"> {
         return this.desk.account(ctx.params.account);
       },
     },
@@ -200,35 +167,31 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: a user's orders, newest first, filtered and paged (GET /orders). */
     orders: {
-      visibility: "public",
-      params: { userId: "string", marketId: { type: "string", optional: true }, status: { type: "enum", values: ["open", "closed", "all"] }, clientOrderId: { type: "string", optional: true }, page: "number", pageSize: "number" },
-      handler(this: LedgerThis, ctx: AppContext<OrderQuery>): Promise<{ items: OrderDoc[]; total: number }> {
+      ...internalAction("ledger.orders"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.orders">>): Answer<"ledger.orders"> {
         return this.desk.store.orders(ctx.params);
       },
     },
 
     /** Internal: markets where the user has open orders (cancel-all, a lapsed heartbeat). */
     openMarketsOf: {
-      visibility: "public",
-      params: { userId: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ userId: string }>): Promise<string[]> {
+      ...internalAction("ledger.openMarketsOf"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.openMarketsOf">>): Answer<"ledger.openMarketsOf"> {
         return this.desk.store.openMarketsOf(ctx.params.userId);
       },
     },
 
     /** Internal (the idempotency layer): the stored answer of an Idempotency-Key, or the right to execute. */
     idemClaim: {
-      visibility: "public",
-      params: { scope: "string", key: { type: "string", max: 300 }, fingerprint: "string" },
-      handler(this: LedgerThis, ctx: AppContext<IdemKey>): Promise<IdemClaim> {
+      ...internalAction("ledger.idemClaim"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.idemClaim">>): Answer<"ledger.idemClaim"> {
         return this.desk.ledger.idemClaim(ctx.params.scope, ctx.params.key, ctx.params.fingerprint).catch(throwWire);
       },
     },
 
     idemRelease: {
-      visibility: "public",
-      params: { scope: "string", key: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ scope: string; key: string }>) {
+      ...internalAction("ledger.idemRelease"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.idemRelease">>): Answer<"ledger.idemRelease"> {
         this.desk.ledger.idemRelease(ctx.params.scope, ctx.params.key);
         return { released: true };
       },
@@ -236,9 +199,8 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: the answer of an idempotent request whose command journaled none (withdrawals, redemptions). */
     idemAnswer: {
-      visibility: "public",
-      params: { scope: "string", key: "string", fingerprint: "string", status: "number", response: "any" },
-      handler(this: LedgerThis, ctx: AppContext<IdemRecord>) {
+      ...internalAction("ledger.idemAnswer"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.idemAnswer">>): Answer<"ledger.idemAnswer"> {
         return this.desk.storeAnswer(ctx.params).catch(throwWire);
       },
     },
@@ -248,36 +210,32 @@ const LedgerService = defineService<LedgerThis>({
      * restart keeps it; when no heartbeat comes in time every open order of the caller is cancelled.
      */
     heartbeat: {
-      auth: "user",
-      params: { timeoutSeconds: { type: "number", integer: true, min: 0, max: 300 }, $$strict: "remove" },
-      handler(this: LedgerThis, ctx: AppContext<{ timeoutSeconds: number }>) {
+      ...routeAction("ledger.heartbeat"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.heartbeat">>): Answer<"ledger.heartbeat"> {
         return this.desk.heartbeat(currentUser(ctx).id, ctx.params.timeoutSeconds).catch(throwWire);
       },
     },
 
     /** Internal: one order's read model. */
     getOrder: {
-      visibility: "public",
-      params: { orderId: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ orderId: string }>): Promise<OrderDoc | null> {
+      ...internalAction("ledger.getOrder"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.getOrder">>): Answer<"ledger.getOrder"> {
         return this.desk.store.order(ctx.params.orderId);
       },
     },
 
     /** Internal: holders of a market's positions (redemption, refunds, notices). */
     holders: {
-      visibility: "public",
-      params: { marketId: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ marketId: string }>) {
+      ...internalAction("ledger.holders"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.holders">>): Answer<"ledger.holders"> {
         return this.desk.ledger.holders(ctx.params.marketId);
       },
     },
 
     /** Internal: durable journal entries with seq > `seq`, in seq order (durable cursors of the notifier and the chain). */
     entriesAfter: {
-      visibility: "public",
-      params: { seq: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 1000, optional: true, default: 200 } },
-      async handler(this: LedgerThis, ctx: AppContext<{ seq: number; limit: number }>): Promise<LedgerEntryDoc[]> {
+      ...internalAction("ledger.entriesAfter"),
+      async handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.entriesAfter">>): Promise<ActionResult<"ledger.entriesAfter">> {
         return this.desk.entriesAfter(ctx.params.seq, ctx.params.limit);
       },
     },
@@ -289,7 +247,7 @@ const LedgerService = defineService<LedgerThis>({
       // Broadcast: every gateway pushes to its own sockets (ledger/changes.ts decides what).
       out: { broadcast: (event, payload) => void broker.broadcast(event, payload) },
       cancelMany: async (marketId, which, reason) => {
-        await broker.call("book.cancelMany", { marketId, ...which, reason });
+        await call(broker, "book.cancelMany", { marketId, ...which, reason });
       },
       log: { info: (message) => this.logger.info(message), warn: (message, detail) => this.logger.warn(message, detail) },
     });

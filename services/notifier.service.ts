@@ -1,23 +1,18 @@
 import type { Service } from "moleculer";
 import { Api } from "grammy";
 import { defineService } from "../lib/service";
-import { PAGE, pageSizeParam } from "../lib/params";
+import { type ActionResult, type HandlerParams, call, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { validationError } from "../lib/errors";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
-import { page, type Page } from "../gateway/envelope";
-import type { PositionState } from "../engine/accounts";
-import type { LedgerEntryDoc } from "../models/trading";
-import type { UserDoc } from "../models/user";
-import { notificationItem, type NotificationItem, type NotifierCollections } from "../models/notification";
-import { Notifier, type OrderUpdate, type TradeSettledParams, type WithdrawalFailed, type WithdrawalSent } from "../notifier/notifier";
+import { page } from "../gateway/envelope";
+import { notificationItem, type NotifierCollections } from "../models/notification";
+import { Notifier, type OrderUpdate, type WithdrawalFailed, type WithdrawalSent } from "../notifier/notifier";
 import { Delivery, type BotClient } from "../notifier/delivery";
 import { notifierStorePorts, outboxOf } from "../notifier/store";
 import { retryPolicy } from "../notifier/policy";
 
-export const NOTIFICATIONS_DEFAULT_PAGE_SIZE = 20;
-export const NOTIFICATIONS_MAX_PAGE_SIZE = 100;
 /** Fallback pull and job retry period; broker events only make pulls happen sooner. */
 const POLL_MS = 2_000;
 /** Scan for due deliveries (restart, expired leases, other instances' retries). */
@@ -65,15 +60,8 @@ const NotifierService = defineService<NotifierThis>({
   actions: {
     /** GET /notifications: the caller's, newest first. */
     list: {
-      auth: "user",
-      params: {
-        page: PAGE,
-        pageSize: pageSizeParam(NOTIFICATIONS_DEFAULT_PAGE_SIZE, NOTIFICATIONS_MAX_PAGE_SIZE),
-        // Only unread ones: pagination.total is then the unread count (a badge needs one small call).
-        unread: { type: "boolean", optional: true, convert: true },
-        $$strict: "remove",
-      },
-      async handler(this: NotifierThis, ctx: AppContext<{ page: number; pageSize: number; unread?: boolean }>): Promise<Page<NotificationItem>> {
+      ...routeAction("notifier.list"),
+      async handler(this: NotifierThis, ctx: AppContext<HandlerParams<"notifier.list">>): Promise<ActionResult<"notifier.list">> {
         const user = currentUser(ctx);
         const { page: pageNo, pageSize } = ctx.params;
         const q: Record<string, unknown> = ctx.params.unread ? { userId: user.id, read: false } : { userId: user.id };
@@ -87,13 +75,8 @@ const NotifierService = defineService<NotifierThis>({
 
     /** POST /notifications/read: {ids} marks those of the caller's, {all: true} every one. */
     markRead: {
-      auth: "user",
-      params: {
-        ids: { type: "array", items: { type: "string", min: 1, max: 200 }, max: 500, optional: true },
-        all: { type: "boolean", optional: true },
-        $$strict: "remove",
-      },
-      async handler(this: NotifierThis, ctx: AppContext<MarkReadParams>): Promise<{ updated: number; unread: number }> {
+      ...routeAction("notifier.markRead"),
+      async handler(this: NotifierThis, ctx: AppContext<HandlerParams<"notifier.markRead">>): Promise<ActionResult<"notifier.markRead">> {
         const user = currentUser(ctx);
         const { ids, all } = ctx.params;
         if (all !== true && !ids?.length) throw validationError("Give ids (non-empty) or all: true", [{ field: "ids", rule: "required" }]);
@@ -109,14 +92,8 @@ const NotifierService = defineService<NotifierThis>({
      * notification per owner and market of the batch's trades, however often it is told.
      */
     tradeSettled: {
-      visibility: "public",
-      params: {
-        batchId: { type: "string", min: 1, max: 100 },
-        status: { type: "enum", values: ["confirmed", "failed"] },
-        txHash: { type: "string", optional: true, nullable: true },
-        trades: { type: "array", min: 1, max: 100_000, items: { type: "object", strict: "remove", props: { tradeId: "string", userId: "string", marketId: "string" } } },
-      },
-      async handler(this: NotifierThis, ctx: AppContext<TradeSettledParams>) {
+      ...internalAction("notifier.tradeSettled"),
+      async handler(this: NotifierThis, ctx: AppContext<HandlerParams<"notifier.tradeSettled">>): Promise<ActionResult<"notifier.tradeSettled">> {
         return { created: await this.notifier.settle(ctx.params) };
       },
     },
@@ -177,11 +154,11 @@ const NotifierService = defineService<NotifierThis>({
       ...notifierStorePorts(stores),
       ledger: {
         reachable: () => this.broker.registry.actions.isAvailable("ledger.entriesAfter"),
-        entriesAfter: (seq, limit) => this.broker.call<LedgerEntryDoc[], { seq: number; limit: number }>("ledger.entriesAfter", { seq, limit }),
-        holders: (marketId) => this.broker.call<PositionState[], { marketId: string }>("ledger.holders", { marketId }),
+        entriesAfter: (seq, limit) => call(this.broker, "ledger.entriesAfter", { seq, limit }),
+        holders: (marketId) => call(this.broker, "ledger.holders", { marketId }),
       },
-      market: (marketId) => this.broker.call<{ title?: string; status?: string } | null, { marketId: string }>("catalog.getMarketInternal", { marketId }),
-      user: (userId) => this.broker.call<UserDoc | null, { userId: string }>("auth.getUser", { userId }),
+      market: (marketId) => call(this.broker, "catalog.getMarketInternal", { marketId }),
+      user: (userId) => call(this.broker, "auth.getUser", { userId }),
       created: (userId, notification) => void this.broker.emit("notifier.created", { userId, notification }),
       delivery: this.delivery,
       now: Date.now,

@@ -1,22 +1,14 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { QUANTITY } from "../lib/params";
+import { type ActionResult, type HandlerParams, call, internalAction, routeAction } from "../contract";
 import { currentUser, type AppContext } from "../mixins/context";
-import { checkTradeQuantity, tradeView, type MarketTradeParams, type RouteRequest } from "../trading/market-order";
+import { checkTradeQuantity, tradeView } from "../trading/market-order";
 import { validationError } from "../lib/errors";
-import type { RouteExecution } from "../trading/market-actor";
-import type { TopOfBook } from "../trading/order-views";
 import { livePrices } from "../trading/live-prices";
 import type { LivePrice } from "../models/catalog";
 
 type RouterThis = Service;
 
-const ID = { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9_:-]+$/ } as const;
-const ORDER_PARAMS = {
-  side: { type: "enum", values: ["BUY", "SELL"] },
-  outcome: { type: "enum", values: ["YES", "NO"] },
-  quantity: QUANTITY,
-} as const;
 
 /** POST /trade/market and POST /markets/:id/quote: the smart router, planned and executed in the market's actor. */
 const RouterService = defineService<RouterThis>({
@@ -24,38 +16,34 @@ const RouterService = defineService<RouterThis>({
 
   actions: {
     trade: {
-      auth: "user",
-      idempotent: true,
-      params: { marketId: ID, ...ORDER_PARAMS, $$strict: "remove" },
-      async handler(this: RouterThis, ctx: AppContext<MarketTradeParams>) {
+      ...routeAction("router.trade"),
+      async handler(this: RouterThis, ctx: AppContext<HandlerParams<"router.trade">>): Promise<ActionResult<"router.trade">> {
         const user = currentUser(ctx);
         const q = checkTradeQuantity(ctx.params.quantity);
         if (!q.ok) throw validationError(q.message, q.fields);
-        const r = await ctx.call<RouteExecution, RouteRequest>("book.route", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity: q.value, mode: "ROUTE", ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}) });
+        const r = await call(ctx, "book.route", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity: q.value, mode: "ROUTE", ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}) });
         return tradeView(r);
       },
     },
 
     /** `venue: "AMM"` prices what POST /trade/amm would do; the default what POST /trade/market would. */
     quote: {
-      auth: "user",
-      params: { marketId: ID, ...ORDER_PARAMS, venue: { type: "enum", values: ["AUTO", "AMM"], optional: true, default: "AUTO" }, $$strict: "remove" },
-      async handler(this: RouterThis, ctx: AppContext<MarketTradeParams & { venue: "AUTO" | "AMM" }>) {
+      ...routeAction("router.quote"),
+      async handler(this: RouterThis, ctx: AppContext<HandlerParams<"router.quote">>): Promise<ActionResult<"router.quote">> {
         const user = currentUser(ctx);
         const q = checkTradeQuantity(ctx.params.quantity);
         if (!q.ok) throw validationError(q.message, q.fields);
         const mode = ctx.params.venue === "AMM" ? "AMM" : "ROUTE";
-        const plan = await ctx.call<{ venue: string; totalCost: number; fee: number; avgPrice: string }, RouteRequest>("book.quote", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity: q.value, mode });
+        const plan = await call(ctx, "book.quote", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity: q.value, mode });
         return { estimatedPrice: plan.avgPrice, estimatedCost: String(plan.totalCost), source: plan.venue, fee: String(plan.fee) };
       },
     },
 
     /** Internal: the price source of market listings (catalog) and the market channel. */
     livePrices: {
-      visibility: "public",
-      params: { marketIds: { type: "array", items: "string", max: 200 } },
-      async handler(this: RouterThis, ctx: AppContext<{ marketIds: string[] }>): Promise<Record<string, LivePrice>> {
-        const top = await ctx.call<Record<string, TopOfBook>, { marketIds: string[] }>("book.topOfBook", { marketIds: ctx.params.marketIds });
+      ...internalAction("router.livePrices"),
+      async handler(this: RouterThis, ctx: AppContext<HandlerParams<"router.livePrices">>): Promise<ActionResult<"router.livePrices">> {
+        const top = await call(ctx, "book.topOfBook", { marketIds: ctx.params.marketIds });
         const out: Record<string, LivePrice> = {};
         for (const id of ctx.params.marketIds) out[id] = livePrices(top[id]);
         return out;

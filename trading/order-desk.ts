@@ -32,7 +32,7 @@ export interface AmendTerms {
 
 export interface CancelResult {
   orderId: string;
-  status: string;
+  status: "cancelled";
   cancelledQuantity: number;
   releasedAmount: number;
 }
@@ -157,7 +157,7 @@ export class OrderDesk<C> {
   }
 
   /** DELETE /orders/:orderId: the caller's open order, cancelled by the market's owner. */
-  async cancelOrder(c: C, userId: string, orderId: string): Promise<{ orderId: string; status: string; cancelledQuantity: string; releasedAmount: string }> {
+  async cancelOrder(c: C, userId: string, orderId: string): Promise<{ orderId: string; status: "cancelled"; cancelledQuantity: string; releasedAmount: string }> {
     const o = await this.ports.order(c, orderId);
     if (!o || o.userId !== userId || (o.status !== "open" && o.status !== "partially_filled")) throw notFoundFault("Order", "ORDER_NOT_FOUND");
     const r = await this.ports.cancel(c, o.marketId, o._id, userId);

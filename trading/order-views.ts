@@ -6,6 +6,12 @@ import type { OrderDoc } from "../models/trading";
 import type { PlaceResult } from "./market-actor";
 import type { OrderTerms } from "./order-rules";
 
+/** The statuses an answer shows: a rejected order was refused with an error, never rendered. */
+function shownStatus<S extends string>(s: S): Exclude<S, "rejected"> {
+  if (s === "rejected") throw new Error("A rejected order is refused, never rendered");
+  return s as Exclude<S, "rejected">;
+}
+
 /** An order as GET /orders lists it. */
 export function orderView(o: OrderDoc) {
   return {
@@ -20,7 +26,7 @@ export function orderView(o: OrderDoc) {
     filledQuantity: String(o.filledQuantity),
     remainingQuantity: String(o.remaining),
     cancelledQuantity: String(o.cancelledQuantity),
-    status: o.status,
+    status: shownStatus(o.status),
     cancelReason: o.cancelReason,
     clientOrderId: o.clientOrderId,
     expiresAt: o.expiresAt,
@@ -42,7 +48,7 @@ export function placeView(t: OrderTerms, r: PlaceResult, quantity = t.quantity) 
     orderType: t.orderType,
     price: formatTick(t.price),
     quantity: String(quantity),
-    status: r.status,
+    status: shownStatus(r.status),
     filledQuantity: String(r.filledQuantity),
     remainingQuantity: String(r.remainingQuantity),
     cancelledQuantity: String(r.cancelledQuantity),

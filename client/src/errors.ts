@@ -4,10 +4,9 @@
  * `requestId` (quote the requestId when reporting a problem).
  */
 
-export interface FieldError {
-  field: string;
-  rule: string;
-}
+import type { FieldError } from "./generated/models";
+
+export type { FieldError };
 
 export class PmxError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -1,0 +1,584 @@
+/**
+ * GENERATED from the server's contract (contract/models.ts) by `npm run contract:sdk`; do not edit.
+ * Request and response models of every REST route; quantities and money are strings of digits in
+ * micro-units, prices decimal strings (see ../money.ts).
+ */
+
+export interface Pagination {
+  total: number;
+  page: number;
+  pageSize: number;
+  hasNext: boolean;
+}
+
+export interface FieldError {
+  field: string;
+  rule: string;
+}
+
+export interface ErrorDetail {
+  code: string;
+  message: string;
+  fields?: FieldError[];
+}
+
+export interface ErrorEnvelope {
+  error: ErrorDetail;
+  requestId: string;
+}
+
+export interface Health {
+  status: string;
+  nodeID: string;
+  uptime: number;
+}
+
+export interface ConnectRequest {
+  /** Wallet address, raw (0:<hex>) or friendly */
+  address: string;
+  publicKey: string;
+  proof: {
+    /** Unix seconds; at most 5 minutes old */
+    timestamp: number;
+    domain: {
+      lengthBytes: number;
+      value: string;
+    };
+    payload: string;
+    /** Base64 ed25519 signature of the TON Connect ton_proof message */
+    signature: string;
+    /** Base64 BOC of the wallet StateInit (optional) */
+    stateInit?: string;
+  };
+  /** Telegram Mini App init data */
+  messengerInitData?: string;
+}
+
+export interface Challenge {
+  /** The domain POST /auth/connect checks (APP_DOMAIN, else the server's listening host:port) */
+  domain: string;
+  /** A fresh random payload to sign (client-made payloads are accepted too) */
+  payload: string;
+  /** A proof made now is fresh (5 minutes) until then */
+  expiresAt: string;
+}
+
+export interface RefreshRequest {
+  /** Alternative to the Authorization header */
+  token?: string;
+}
+
+export interface Session {
+  accessToken: string;
+  /** Unix seconds */
+  expiresAt: number;
+  userId: string;
+  walletAddress: string;
+}
+
+export interface MarketItem {
+  id: string;
+  eventId: string;
+  title: string;
+  status: "open" | "closed" | "resolved" | "resolution_failed" | "cancelled";
+  result: "YES" | "NO" | null;
+  outcomes: Array<"YES" | "NO">;
+  /** Decimal price, e.g. 0.55 or 0.50125 */
+  buyYesPrice: string | null;
+  /** Decimal price, e.g. 0.55 or 0.50125 */
+  buyNoPrice: string | null;
+  /** Decimal price, e.g. 0.55 or 0.50125 */
+  sellYesPrice: string | null;
+  /** Decimal price, e.g. 0.55 or 0.50125 */
+  sellNoPrice: string | null;
+  /** Decimal amount of USDT, e.g. 0 or 12.5 */
+  volume: string;
+  conditionId: string;
+}
+
+export interface Event {
+  id: string;
+  externalEventId: string;
+  title: string;
+  subtitle: string;
+  category: "Sports" | "Crypto" | "Politics" | "E-sports" | "Culture" | "Economics" | "Tech";
+  subcategory: string;
+  imageUrl: string;
+  /** Decimal amount of USDT, e.g. 0 or 12.5 */
+  volumeUsd: string;
+  isActive: boolean;
+  isLive: boolean;
+  beginAt: string;
+  tags: string[];
+  markets: MarketItem[];
+}
+
+export interface BookLevel {
+  price: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  quantity: string;
+  numOrders: number;
+}
+
+export interface OrderBook {
+  bids: BookLevel[];
+  asks: BookLevel[];
+}
+
+export interface Candle {
+  timestamp: string;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+}
+
+export interface PriceHistory {
+  marketId: string;
+  outcome: "YES" | "NO";
+  interval: "1H" | "1D" | "1W" | "1M" | "MAX";
+  candles: Candle[];
+  currentPrice: number;
+  priceChange: number;
+  priceChangePercent: number;
+  volume24h: number;
+}
+
+export interface QuoteRequest {
+  side: "BUY" | "SELL";
+  outcome: "YES" | "NO";
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  quantity: string;
+  /** AUTO prices POST /trade/market (the router), AMM prices POST /trade/amm */
+  venue?: "AUTO" | "AMM";
+}
+
+export interface Quote {
+  /** Decimal price, e.g. 0.55 or 0.50125 */
+  estimatedPrice: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  estimatedCost: string;
+  source: "AMM" | "CLOB" | "HYBRID";
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  fee: string;
+}
+
+export interface PlaceOrderRequest {
+  marketId: string;
+  side: "BUY" | "SELL";
+  outcome: "YES" | "NO";
+  orderType: "GTC" | "GTD" | "FOK" | "FAK";
+  /** On the 0.01 grid */
+  price: number;
+  /** Micro-shares, a positive multiple of 100 */
+  quantity: number;
+  /** Required for GTD (5 s to 365 days ahead), refused otherwise */
+  expiresAt?: string;
+  /** GTC and GTD only: refused whole (POST_ONLY_WOULD_CROSS) if any part would execute at once */
+  postOnly?: boolean;
+  /** The caller's own id: 1 to 64 of A-Z a-z 0-9 . _ : -; unique among the caller's open orders */
+  clientOrderId?: string;
+}
+
+export interface BatchOrderRequest {
+  orders: PlaceOrderRequest[];
+}
+
+export type BatchOrderResult = {
+  ok: true;
+  order: PlacedOrder;
+} | {
+  ok: false;
+  error: ErrorDetail;
+};
+
+/** At least one of price and quantity; quantity is the new open remainder */
+export interface AmendOrderRequest {
+  /** On the 0.01 grid; a new price loses time priority */
+  price?: number;
+  /** Micro-shares, a positive multiple of 100; lower keeps time priority, higher loses it */
+  quantity?: number;
+}
+
+export interface CancelAllResult {
+  /** Order ids */
+  cancelled: string[];
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  releasedAmount: string;
+}
+
+export interface HeartbeatRequest {
+  /** 0 disarms; else 5 to 300 */
+  timeoutSeconds: number;
+}
+
+export interface Heartbeat {
+  armed: boolean;
+  /** When every open order is cancelled unless another heartbeat comes first */
+  expiresAt: string | null;
+}
+
+export interface Fill {
+  /** Decimal price, e.g. 0.55 or 0.50125 */
+  price: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  quantity: string;
+}
+
+export interface PlacedOrder {
+  orderId: string;
+  marketId: string;
+  side: "BUY" | "SELL";
+  outcome: "YES" | "NO";
+  orderType: "GTC" | "GTD" | "FOK" | "FAK";
+  /** Decimal price, e.g. 0.55 or 0.50125 */
+  price: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  quantity: string;
+  status: "open" | "partially_filled" | "filled" | "cancelled" | "expired";
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  filledQuantity: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  remainingQuantity: string;
+  /** Decimal price, e.g. 0.55 or 0.50125 */
+  avgPrice: string | null;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  totalCost: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  fee: string;
+  tradeId: string | null;
+  fills: Fill[];
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  cancelledQuantity: string;
+  /** Why the order left the book unfilled; null while it is open or filled, and for the cancelled rest of a FAK */
+  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | null;
+  /** The caller's own id: 1 to 64 of A-Z a-z 0-9 . _ : -; unique among the caller's open orders */
+  clientOrderId: string | null;
+  /** GTD only: when the rest is cancelled with status expired */
+  expiresAt: string | null;
+  postOnly: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CancelledOrder {
+  orderId: string;
+  status: "cancelled";
+  /** Micro-shares left unfilled */
+  cancelledQuantity: string;
+  /** Micro-USDT returned to the available balance */
+  releasedAmount: string;
+}
+
+export interface Order {
+  id: string;
+  orderId: string;
+  marketId: string;
+  side: "BUY" | "SELL";
+  outcome: "YES" | "NO";
+  orderType: "GTC" | "GTD" | "FOK" | "FAK";
+  /** Decimal price, e.g. 0.55 or 0.50125 */
+  price: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  quantity: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  filledQuantity: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  remainingQuantity: string;
+  status: "open" | "partially_filled" | "filled" | "cancelled" | "expired";
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  cancelledQuantity: string;
+  /** Why the order left the book unfilled; null while it is open or filled, and for the cancelled rest of a FAK */
+  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | null;
+  /** The caller's own id: 1 to 64 of A-Z a-z 0-9 . _ : -; unique among the caller's open orders */
+  clientOrderId: string | null;
+  /** GTD only: when the rest is cancelled with status expired */
+  expiresAt: string | null;
+  postOnly: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TradeRequest {
+  marketId: string;
+  side: "BUY" | "SELL";
+  outcome: "YES" | "NO";
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  quantity: string;
+}
+
+export interface TradeExecution {
+  tradeId: string;
+  venue: "AMM" | "CLOB" | "HYBRID";
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  filledQuantity: string;
+  /** Decimal price, e.g. 0.55 or 0.50125 */
+  avgPrice: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  totalCost: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  fee: string;
+}
+
+export interface Balance {
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  available: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  locked: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  total: string;
+}
+
+export interface Position {
+  id: string;
+  marketId: string;
+  outcome: "YES" | "NO";
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  quantity: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  lockedQuantity: string;
+  /** Decimal price, e.g. 0.55 or 0.50125 */
+  avgEntryPrice: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  totalCost: string;
+  /** Integer micro-units, may be negative */
+  realizedPnl: string;
+  status: "open" | "settled";
+  market: {
+    id: string;
+    title: string | null;
+  };
+  /** Decimal price, e.g. 0.55 or 0.50125 */
+  markPrice: string | null;
+  /** Integer micro-units, may be negative */
+  unrealizedPnl: string | null;
+}
+
+export interface Trade {
+  id: string;
+  tradeId: string;
+  marketId: string;
+  orderId: string;
+  side: "BUY" | "SELL";
+  outcome: "YES" | "NO";
+  venue: "AMM" | "CLOB" | "HYBRID";
+  role: "taker" | "maker";
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  filledQuantity: string;
+  /** Decimal price, e.g. 0.55 or 0.50125 */
+  avgPrice: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  totalCost: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  fee: string;
+  settlementStatus: "pending" | "confirmed" | "failed";
+  settlementTxHash: string | null;
+  createdAt: string;
+}
+
+export interface DepositAddress {
+  address: string;
+  jettonWalletAddress: string | null;
+  derivationIndex: number;
+}
+
+export interface WithdrawRequest {
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  amount: string;
+}
+
+export interface WithdrawResult {
+  status: "accepted" | "duplicate" | "failed";
+  txHash?: string;
+  message: string;
+}
+
+export interface RedeemRequest {
+  conditionId: string;
+  indexSets: string[];
+}
+
+export interface RedeemResult {
+  status: "accepted" | "duplicate";
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  payout?: string;
+  message: string;
+}
+
+export interface Transfer {
+  id: string;
+  type: "deposit" | "withdrawal";
+  /** Micro-USDT; for a deposit not credited, the units that arrived (nanoTON, the foreign jetton's units) */
+  amount: string;
+  /** What amount counts; null when it cannot be told */
+  asset: "USDT" | "TON" | "OTHER_JETTON" | null;
+  /** Deposits: credited or not_credited; withdrawals: pending, confirmed or failed */
+  status: "credited" | "not_credited" | "pending" | "confirmed" | "failed";
+  /** Only on not_credited deposits: native_coin, foreign_jetton, forged_notification, bounced, unknown_message, bad_amount */
+  reason?: string;
+  txHash: string | null;
+  /** Deposits: the deposit address; withdrawals: the destination wallet */
+  address: string;
+  createdAt: string;
+}
+
+export interface FaucetRequest {
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  amount: string;
+  asset?: "USDT" | "TON" | "FOREIGN_USDT";
+}
+
+export interface FaucetResult {
+  status: "accepted";
+  txHash: string;
+  asset: "USDT" | "TON" | "FOREIGN_USDT";
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  amount: string;
+  address: string;
+}
+
+export interface Notification {
+  id: string;
+  /** TRADE_FILLED, ORDER_CANCELLED, SETTLEMENT_CONFIRMED, SETTLEMENT_FAILED, MARKET_RESOLVED, MARKET_CANCELLED, DEPOSIT_CREDITED, WITHDRAWAL_SENT, ... */
+  type: string;
+  title: string;
+  body: string;
+  /** Shape depends on type */
+  metadata: Record<string, unknown>;
+  delivered: boolean;
+  read: boolean;
+  createdAt: string;
+}
+
+export interface MarkReadRequest {
+  ids?: string[];
+  all?: boolean;
+}
+
+export interface MarkReadResult {
+  updated: number;
+  unread: number;
+}
+
+export interface CreateEventRequest {
+  title: string;
+  subtitle?: string;
+  category: "Sports" | "Crypto" | "Politics" | "E-sports" | "Culture" | "Economics" | "Tech";
+  subcategory?: string;
+  imageUrl?: string;
+  beginAt?: string;
+  tags?: string[];
+  isActive?: boolean;
+  isLive?: boolean;
+  externalEventId?: string;
+  markets: Array<{
+    title: string;
+    /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+    ammLiquidity?: string;
+  }>;
+}
+
+export interface UpdateEventRequest {
+  title?: string;
+  subtitle?: string;
+  category?: "Sports" | "Crypto" | "Politics" | "E-sports" | "Culture" | "Economics" | "Tech";
+  subcategory?: string;
+  imageUrl?: string;
+  beginAt?: string;
+  tags?: string[];
+  isActive?: boolean;
+  isLive?: boolean;
+  markets?: Array<{
+    id: string;
+    title: string;
+  }>;
+}
+
+export interface ResolveMarketRequest {
+  result: "YES" | "NO";
+}
+
+/** Query parameters of GET /events. */
+export interface ListEventsQuery {
+  /** Category filter */
+  category?: "all" | "Sports" | "Crypto" | "Politics" | "E-sports" | "Culture" | "Economics" | "Tech";
+  /** Page number, from 1 (plain digits) */
+  page?: number;
+  /** Items per page, 1 to 100 */
+  pageSize?: number;
+  /** Free-text filter */
+  search?: string;
+}
+
+/** Query parameters of GET /events/search. */
+export interface SearchEventsQuery {
+  /** Search words */
+  q: string;
+  /** Page number, from 1 (plain digits) */
+  page?: number;
+  /** Items per page, 1 to 100 */
+  pageSize?: number;
+}
+
+/** Query parameters of GET /markets/:marketId/orderbook. */
+export interface GetOrderBookQuery {
+  /** Book view */
+  outcome?: "YES" | "NO";
+}
+
+/** Query parameters of GET /markets/:marketId/price-history. */
+export interface GetPriceHistoryQuery {
+  /** Outcome */
+  outcome?: "YES" | "NO";
+  /** Interval */
+  interval?: "1H" | "1D" | "1W" | "1M" | "MAX";
+}
+
+/** Query parameters of GET /orders. */
+export interface ListOrdersQuery {
+  /** Only this market */
+  marketId?: string;
+  /** open: open and partially filled; closed: filled, cancelled and expired; all */
+  status?: "open" | "closed" | "all";
+  /** Only orders with this client order id */
+  clientOrderId?: string;
+  /** Page number, from 1 (plain digits) */
+  page?: number;
+  /** Items per page, 1 to 500 */
+  pageSize?: number;
+}
+
+/** Query parameters of DELETE /orders. */
+export interface CancelAllOrdersQuery {
+  /** Only this market */
+  marketId?: string;
+}
+
+/** Query parameters of GET /trades. */
+export interface ListTradesQuery {
+  /** Page number, from 1 (plain digits) */
+  page?: number;
+  /** Items per page, 1 to 100 */
+  pageSize?: number;
+}
+
+/** Query parameters of GET /transfers. */
+export interface ListTransfersQuery {
+  /** Only deposits or only withdrawals */
+  type?: "deposit" | "withdrawal";
+  /** Page number, from 1 (plain digits) */
+  page?: number;
+  /** Items per page, 1 to 100 */
+  pageSize?: number;
+}
+
+/** Query parameters of GET /notifications. */
+export interface ListNotificationsQuery {
+  /** Page number, from 1 (plain digits) */
+  page?: number;
+  /** Items per page, 1 to 100 */
+  pageSize?: number;
+  /** Only unread ones (pagination.total is then the unread count) */
+  unread?: boolean;
+}

@@ -1,0 +1,160 @@
+/**
+ * Every action one service calls on another, written once: its name, the params it takes and
+ * the result it answers. The handlers declare `ActionParams<A>` / `ActionResult<A>` (so the
+ * compiler holds each handler to its entry) and callers go through `call()` (contract/call.ts),
+ * so a call names an action that exists, passes what it takes and gets what it answers.
+ * The routed actions (contract/routes.ts) are in the same map, with their wire types.
+ * The shapes themselves live in the cores and models they belong to; only type imports here.
+ */
+import type { PoolState } from "../engine/amm";
+import type { CashAccount, PositionState } from "../engine/accounts";
+import type { CancelReasonCode } from "../engine/settlement";
+import type { Outcome, RestingOrder, Side } from "../engine/types";
+import type { RoutePlan } from "../engine/router";
+import type { IdemClaim, MoneyCheck, PostInput, PostOutcome } from "../ledger/ledger";
+import type { MarketTitle } from "../ledger/positions";
+import type { OrderQuery } from "../ledger/store";
+import type { LivePrice, MarketInternal } from "../models/catalog";
+import type { IdemKey, IdemRecord, LedgerEntryDoc, MarketLease, OrderDoc, SettlementRecord } from "../models/trading";
+import type { UserDoc } from "../models/user";
+import type { TokenUser } from "../auth/auth";
+import type { TradeSettledParams } from "../notifier/notifier";
+import type { CancelManyResult, PlaceResult, RouteExecution } from "../trading/market-actor";
+import type { RouteRequest } from "../trading/market-order";
+import type { AmendTerms, CancelResult, PlaceTerms } from "../trading/order-desk";
+import type { PlaceView, TopOfBook } from "../trading/order-views";
+import type { Model, ParamsOf, RequestOf, ResultOf } from "./index";
+import type { RoutedAction } from "./routes";
+import { ID, toRule, type FvRule } from "./schema";
+
+/** `ledger.post`: an entry (ledger/ledger.ts PostInput, without the ledger's own records). */
+export type PostParams = Omit<PostInput, "fence" | "settlement" | "heartbeat"> & {
+  /** false: answer once applied in memory; the caller waits for durability itself (`sync` or `ledger.durable`). */
+  durable?: boolean;
+};
+
+/** P: what a caller passes; R: what it gets; H: what the handler sees (defaults filled in). */
+type Entry<P, R, H = P> = { params: P; result: R; handled: H };
+
+export interface InternalActions {
+  // ledger
+  "ledger.post": Entry<PostParams, PostOutcome>;
+  "ledger.sync": Entry<{ seq: number; instance?: string }, { durableSeq: number; instance: string }>;
+  "ledger.acquireMarket": Entry<{ marketId: string; node: string }, MarketLease & { instance: string }>;
+  "ledger.restingOrders": Entry<{ marketId: string; afterPrio: number; limit: number }, RestingOrder[]>;
+  "ledger.markSettlement": Entry<{ tradeIds: string[]; status: SettlementRecord["status"]; txHash?: string }, { updated: number }>;
+  "ledger.conservation": Entry<void, MoneyCheck>;
+  "ledger.account": Entry<{ account: string }, { balance: CashAccount & { total: number }; positions: PositionState[] }>;
+  "ledger.holders": Entry<{ marketId: string }, PositionState[]>;
+  "ledger.entriesAfter": Entry<{ seq: number; limit?: number }, LedgerEntryDoc[], { seq: number; limit: number }>;
+  "ledger.orders": Entry<OrderQuery, { items: OrderDoc[]; total: number }>;
+  "ledger.openMarketsOf": Entry<{ userId: string }, string[]>;
+  "ledger.getOrder": Entry<{ orderId: string }, OrderDoc | null>;
+  "ledger.idemClaim": Entry<IdemKey, IdemClaim>;
+  "ledger.idemRelease": Entry<{ scope: string; key: string }, { released: true }>;
+  "ledger.idemAnswer": Entry<IdemRecord, { stored: true }>;
+  // book (the market actors)
+  "book.placeTerms": Entry<PlaceTerms, PlaceView>;
+  "book.amendOrder": Entry<AmendTerms, PlaceResult>;
+  "book.cancelMany": Entry<{ marketId: string; userId?: string; orderIds?: string[]; reason: CancelReasonCode }, CancelManyResult>;
+  "book.cancel": Entry<{ marketId: string; orderId: string; userId: string }, CancelResult>;
+  "book.route": Entry<RouteRequest, RouteExecution>;
+  "book.quote": Entry<RouteRequest, Pick<RoutePlan, "venue" | "filled" | "totalCost" | "fee" | "avgPrice">>;
+  "book.ensureMarket": Entry<{ marketId: string }, { loaded: boolean; pool: PoolState | null; nodeID: string }>;
+  "book.depth": Entry<{ marketId: string; levels?: number }, { seq: number; yes: Model<"OrderBook">; no: Model<"OrderBook"> }, { marketId: string; levels: number }>;
+  "book.top": Entry<{ marketId: string }, TopOfBook>;
+  "book.topOfBook": Entry<{ marketIds: string[] }, Record<string, TopOfBook>>;
+  "book.halt": Entry<{ marketId: string; status: string }, { released: number }>;
+  "book.exitQuote": Entry<{ marketId: string; outcome: Outcome; quantity: number; side?: Side; userId?: string }, { filled: number; proceeds: number }, { marketId: string; outcome: Outcome; quantity: number; side: Side; userId?: string }>;
+  // catalog
+  "catalog.getMarketInternal": Entry<{ marketId: string }, MarketInternal>;
+  "catalog.marketTitles": Entry<{ marketIds: string[] }, Record<string, MarketTitle>>;
+  // router
+  "router.livePrices": Entry<{ marketIds: string[] }, Record<string, LivePrice>>;
+  // notifier
+  "notifier.tradeSettled": Entry<TradeSettledParams, { created: number }>;
+  // auth
+  "auth.checkSession": Entry<{ sid: string; userId: string }, boolean>;
+  "auth.resolveToken": Entry<{ token: string }, TokenUser | null>;
+  "auth.getUser": Entry<{ userId: string }, UserDoc | null>;
+}
+
+/** Internal and routed actions: name -> params and result. */
+export type ActionMap = InternalActions & { [A in RoutedAction]: Entry<RequestOf<A>, ResultOf<A>, ParamsOf<A>> };
+export type ActionName = keyof ActionMap;
+export type ActionParams<A extends ActionName> = ActionMap[A]["params"];
+export type ActionResult<A extends ActionName> = ActionMap[A]["result"];
+/** What the action's handler finds in `ctx.params`. */
+export type HandlerParams<A extends ActionName> = ActionMap[A]["handled"];
+/** What a handler of the action returns (Moleculer takes a value or a promise). */
+export type Answer<A extends ActionName> = ActionResult<A> | Promise<ActionResult<A>>;
+
+// ---------------------------------------------------------------------------------------------
+// The internal actions' fastest-validator params (what the broker checks on each call), by name.
+
+const ID_RULE = toRule(ID, {});
+const SIDE = { type: "enum", values: ["BUY", "SELL"] } as const;
+const OUTCOME = { type: "enum", values: ["YES", "NO"] } as const;
+/** A market order inside the market's actor (book.route, book.quote). */
+const ROUTE_PARAMS = { marketId: ID_RULE, userId: "string", side: SIDE, outcome: OUTCOME, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } } as const;
+
+/** Every internal action with its params (null: it takes none); the keys are the map's names. */
+export const INTERNAL_PARAMS = {
+  "ledger.post": {
+    key: { type: "string", min: 1, max: 200 },
+    postings: { type: "array", items: "object" },
+    checkAfter: { type: "number", integer: true, min: 0, optional: true },
+    trades: { type: "array", items: "object", optional: true },
+    book: { type: "object", optional: true },
+    idem: { type: "object", optional: true },
+    part: { type: "object", optional: true, props: { group: "string", index: { type: "number", integer: true, min: 0 }, count: { type: "number", integer: true, min: 2 } } },
+    durable: { type: "boolean", optional: true },
+  },
+  "ledger.sync": { seq: { type: "number", integer: true, min: 0 }, instance: { type: "string", optional: true } },
+  "ledger.acquireMarket": { marketId: "string", node: "string" },
+  "ledger.restingOrders": { marketId: "string", afterPrio: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 5000 } },
+  "ledger.markSettlement": { tradeIds: { type: "array", items: "string" }, status: { type: "enum", values: ["confirmed", "failed"] }, txHash: { type: "string", optional: true } },
+  "ledger.conservation": null,
+  "ledger.account": { account: "string" },
+  "ledger.holders": { marketId: "string" },
+  "ledger.entriesAfter": { seq: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 1000, optional: true, default: 200 } },
+  "ledger.orders": { userId: "string", marketId: { type: "string", optional: true }, status: { type: "enum", values: ["open", "closed", "all"] }, clientOrderId: { type: "string", optional: true }, page: "number", pageSize: "number" },
+  "ledger.openMarketsOf": { userId: "string" },
+  "ledger.getOrder": { orderId: "string" },
+  "ledger.idemClaim": { scope: "string", key: { type: "string", max: 300 }, fingerprint: "string" },
+  "ledger.idemRelease": { scope: "string", key: "string" },
+  "ledger.idemAnswer": { scope: "string", key: "string", fingerprint: "string", status: "number", response: "any" },
+  "book.placeTerms": { marketId: ID_RULE, userId: "string", terms: "object", idem: { type: "object", optional: true } },
+  "book.amendOrder": { marketId: ID_RULE, orderId: "string", userId: "string", price: { type: "number", optional: true }, quantity: { type: "number", optional: true }, postOnly: { type: "boolean", optional: true } },
+  "book.cancelMany": { marketId: ID_RULE, userId: { type: "string", optional: true }, orderIds: { type: "array", items: "string", optional: true }, reason: { type: "enum", values: ["user", "expired", "heartbeat"] } },
+  "book.cancel": { marketId: ID_RULE, orderId: "string", userId: "string" },
+  "book.route": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
+  "book.quote": ROUTE_PARAMS,
+  "book.ensureMarket": { marketId: ID_RULE },
+  "book.depth": { marketId: ID_RULE, levels: { type: "number", optional: true, default: 10 } },
+  "book.top": { marketId: ID_RULE },
+  "book.topOfBook": { marketIds: { type: "array", items: "string", max: 200 } },
+  "book.halt": { marketId: ID_RULE, status: "string" },
+  "book.exitQuote": { marketId: ID_RULE, outcome: OUTCOME, quantity: { type: "number", integer: true, min: 0 }, side: { ...SIDE, optional: true, default: "SELL" }, userId: { type: "string", optional: true } },
+  "catalog.getMarketInternal": { marketId: ID_RULE },
+  "catalog.marketTitles": { marketIds: { type: "array", max: 500, items: ID_RULE } },
+  "router.livePrices": { marketIds: { type: "array", items: "string", max: 200 } },
+  "notifier.tradeSettled": {
+    batchId: { type: "string", min: 1, max: 100 },
+    status: { type: "enum", values: ["confirmed", "failed"] },
+    txHash: { type: "string", optional: true, nullable: true },
+    trades: { type: "array", min: 1, max: 100_000, items: { type: "object", strict: "remove", props: { tradeId: "string", userId: "string", marketId: "string" } } },
+  },
+  "auth.checkSession": { sid: { type: "string", max: 128 }, userId: { type: "string", max: 128 } },
+  "auth.resolveToken": { token: { type: "string", max: 4096 } },
+  "auth.getUser": { userId: { type: "string", max: 128 } },
+} as const satisfies { [A in keyof InternalActions]: Record<string, FvRule | string> | null };
+
+/** The internal actions by name (a test checks each one is a service's action). */
+export const INTERNAL_ACTIONS = Object.keys(INTERNAL_PARAMS) as Array<keyof InternalActions>;
+
+/** An internal action's options: callable from other nodes, its params from the contract. */
+export function internalAction(action: keyof InternalActions): { visibility: "public"; params?: Record<string, FvRule | string> } {
+  const params: Record<string, FvRule | string> | null = INTERNAL_PARAMS[action];
+  return params ? { visibility: "public", params } : { visibility: "public" };
+}

@@ -1,0 +1,365 @@
+/**
+ * The contract's shapes, written once: every request body and every result the REST routes carry
+ * (api-spec.md, trading-api.md, and the README's decisions where the spec says "not shown").
+ * The OpenAPI document's components, the SDK's models and the services' param rules follow from
+ * these. Results are closed (additionalProperties: false) so an undocumented field fails the
+ * document's checks; requests are open (the validator removes unknown fields).
+ */
+import { AMOUNT, digitsParam, POSITIVE_SAFE_INTEGER, QUANTITY } from "../lib/params";
+import { CLIENT_ORDER_ID, MAX_BATCH } from "../trading/order-rules";
+import { bool, ID, int, ISO_DATE_PATTERN, nullableStr, num, obj, ref, str, time } from "./schema";
+
+const micro = { type: "string", pattern: "^(0|[1-9][0-9]*)$", description: "Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent" } as const;
+const signedMicro = { type: "string", pattern: "^(0|-?[1-9][0-9]*)$", description: "Integer micro-units, may be negative" } as const;
+const decimal = { type: "string", pattern: "^[0-9]+\\.[0-9]+$", description: "Decimal price, e.g. 0.55 or 0.50125" } as const;
+const nullableDecimal = { ...decimal, nullable: true } as const;
+const units = { type: "string", pattern: "^[0-9]+(\\.[0-9]+)?$", description: "Decimal amount of USDT, e.g. 0 or 12.5" } as const;
+const outcome = { type: "string", enum: ["YES", "NO"] } as const;
+const side = { type: "string", enum: ["BUY", "SELL"] } as const;
+const venue = { type: "string", enum: ["AMM", "CLOB", "HYBRID"] } as const;
+const orderType = { type: "string", enum: ["GTC", "GTD", "FOK", "FAK"] } as const;
+const orderStatus = { type: "string", enum: ["open", "partially_filled", "filled", "cancelled", "expired"] } as const;
+const cancelReason = {
+  type: "string",
+  nullable: true,
+  enum: ["user", "expired", "heartbeat", "self_trade", "market_closed", "market_cancelled", "market_resolved"],
+  description: "Why the order left the book unfilled; null while it is open or filled, and for the cancelled rest of a FAK",
+} as const;
+const clientOrderId = { type: "string", pattern: CLIENT_ORDER_ID.source, description: "The caller's own id: 1 to 64 of A-Z a-z 0-9 . _ : -; unique among the caller's open orders" } as const;
+/** What GET /orders and every answer about an order add to the contract's fields (trading-api.md). */
+const orderOptions = {
+  cancelledQuantity: micro,
+  cancelReason,
+  clientOrderId: { ...clientOrderId, nullable: true },
+  expiresAt: { ...time, nullable: true, description: "GTD only: when the rest is cancelled with status expired" },
+  postOnly: bool,
+} as const;
+const category = { type: "string", enum: ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"] } as const;
+const marketStatus = { type: "string", enum: ["open", "closed", "resolved", "resolution_failed", "cancelled"] } as const;
+const faucetAsset = { type: "string", enum: ["USDT", "TON", "FOREIGN_USDT"] } as const;
+
+// Validator hints (contract/schema.ts `x-fv`): what JSON Schema cannot tell fastest-validator.
+const TRIM = { trim: true } as const;
+const STRICT_REMOVE = { strict: "remove" } as const;
+const PROOF_CHECKED = { type: "any", optional: true } as const;
+/** Digit strings with the canonical-number refusal (lib/params.ts). */
+const quantityString = { ...micro, "x-fv": QUANTITY } as const;
+const amountString = { ...micro, "x-fv": AMOUNT } as const;
+/** A limit order's quantity: a safe positive integer here, the lot (multiple of 100) in the order rules. */
+const orderQuantity = { type: "integer", minimum: 100, description: "Micro-shares, a positive multiple of 100", "x-fv": POSITIVE_SAFE_INTEGER } as const;
+const title = { type: "string", minLength: 1, maxLength: 200, "x-fv": TRIM } as const;
+/** An event's display fields, as created and as updated. */
+const displayFields = {
+  subtitle: { type: "string", maxLength: 500, "x-fv": TRIM },
+  category,
+  subcategory: { type: "string", maxLength: 60, "x-fv": TRIM },
+  imageUrl: { type: "string", format: "uri", maxLength: 2048, "x-fv": { type: "url", max: 2048, optional: true } },
+  beginAt: { ...time, maxLength: 40, pattern: ISO_DATE_PATTERN },
+  tags: { type: "array", maxItems: 20, items: { type: "string", minLength: 1, maxLength: 40, "x-fv": TRIM } },
+  isActive: bool,
+  isLive: bool,
+} as const;
+
+export const SCHEMAS = {
+  Pagination: obj({ total: int, page: int, pageSize: int, hasNext: bool }, ["total", "page", "pageSize", "hasNext"]),
+  FieldError: obj({ field: str, rule: str }, ["field", "rule"]),
+  ErrorDetail: obj({ code: str, message: str, fields: { type: "array", items: ref("FieldError") } }, ["code", "message"]),
+  ErrorEnvelope: obj({ error: ref("ErrorDetail"), requestId: str }, ["error", "requestId"]),
+  Health: obj({ status: str, nodeID: str, uptime: int }, ["status", "nodeID", "uptime"]),
+
+  ConnectRequest: {
+    type: "object",
+    required: ["address", "publicKey", "proof"],
+    properties: {
+      // The validator lets these through: the proof verifier checks them, so a missing or malformed proof is the contract's 401.
+      address: { type: "string", description: "Wallet address, raw (0:<hex>) or friendly", "x-fv": PROOF_CHECKED },
+      publicKey: { type: "string", pattern: "^[0-9a-fA-F]{64}$", "x-fv": PROOF_CHECKED },
+      proof: {
+        "x-fv": PROOF_CHECKED,
+        type: "object",
+        required: ["timestamp", "domain", "payload", "signature"],
+        properties: {
+          timestamp: { type: "integer", description: "Unix seconds; at most 5 minutes old" },
+          domain: { type: "object", required: ["lengthBytes", "value"], properties: { lengthBytes: int, value: str } },
+          payload: str,
+          signature: { type: "string", description: "Base64 ed25519 signature of the TON Connect ton_proof message" },
+          stateInit: { type: "string", description: "Base64 BOC of the wallet StateInit (optional)" },
+        },
+      },
+      messengerInitData: { type: "string", maxLength: 8192, description: "Telegram Mini App init data" },
+    },
+  },
+  Challenge: obj(
+    {
+      domain: { type: "string", description: "The domain POST /auth/connect checks (APP_DOMAIN, else the server's listening host:port)" },
+      payload: { type: "string", pattern: "^[0-9a-f]{64}$", description: "A fresh random payload to sign (client-made payloads are accepted too)" },
+      expiresAt: { ...time, description: "A proof made now is fresh (5 minutes) until then" },
+    },
+    ["domain", "payload", "expiresAt"],
+  ),
+  RefreshRequest: { type: "object", properties: { token: { type: "string", maxLength: 4096, description: "Alternative to the Authorization header" } } },
+  Session: obj({ accessToken: str, expiresAt: { type: "integer", description: "Unix seconds" }, userId: str, walletAddress: str }, ["accessToken", "expiresAt", "userId", "walletAddress"]),
+
+  MarketItem: obj(
+    {
+      id: str,
+      eventId: str,
+      title: str,
+      status: marketStatus,
+      result: { ...outcome, nullable: true },
+      outcomes: { type: "array", items: outcome },
+      buyYesPrice: nullableDecimal,
+      buyNoPrice: nullableDecimal,
+      sellYesPrice: nullableDecimal,
+      sellNoPrice: nullableDecimal,
+      volume: units,
+      conditionId: { type: "string", pattern: "^0x[0-9a-f]{64}$" },
+    },
+    ["id", "eventId", "title", "status", "result", "outcomes", "buyYesPrice", "buyNoPrice", "sellYesPrice", "sellNoPrice", "volume", "conditionId"],
+  ),
+  Event: obj(
+    {
+      id: str,
+      externalEventId: str,
+      title: str,
+      subtitle: str,
+      category,
+      subcategory: str,
+      imageUrl: str,
+      volumeUsd: units,
+      isActive: bool,
+      isLive: bool,
+      beginAt: time,
+      tags: { type: "array", items: str },
+      markets: { type: "array", items: ref("MarketItem") },
+    },
+    ["id", "externalEventId", "title", "subtitle", "category", "subcategory", "imageUrl", "volumeUsd", "isActive", "isLive", "beginAt", "tags", "markets"],
+  ),
+  BookLevel: obj({ price: { type: "string", pattern: "^0\\.[0-9]{2}$" }, quantity: micro, numOrders: int }, ["price", "quantity", "numOrders"]),
+  OrderBook: obj({ bids: { type: "array", items: ref("BookLevel") }, asks: { type: "array", items: ref("BookLevel") } }, ["bids", "asks"]),
+  Candle: obj({ timestamp: time, open: num, high: num, low: num, close: num, volume: num }, ["timestamp", "open", "high", "low", "close", "volume"]),
+  PriceHistory: obj(
+    {
+      marketId: str,
+      outcome,
+      interval: { type: "string", enum: ["1H", "1D", "1W", "1M", "MAX"] },
+      candles: { type: "array", items: ref("Candle") },
+      currentPrice: num,
+      priceChange: num,
+      priceChangePercent: num,
+      volume24h: num,
+    },
+    ["marketId", "outcome", "interval", "candles", "currentPrice", "priceChange", "priceChangePercent", "volume24h"],
+  ),
+
+  QuoteRequest: {
+    type: "object",
+    required: ["side", "outcome", "quantity"],
+    properties: {
+      side,
+      outcome,
+      quantity: quantityString,
+      venue: { type: "string", enum: ["AUTO", "AMM"], default: "AUTO", description: "AUTO prices POST /trade/market (the router), AMM prices POST /trade/amm" },
+    },
+  },
+  Quote: obj({ estimatedPrice: decimal, estimatedCost: micro, source: venue, fee: micro }, ["estimatedPrice", "estimatedCost", "source", "fee"]),
+  PlaceOrderRequest: {
+    type: "object",
+    required: ["marketId", "side", "outcome", "orderType", "price", "quantity"],
+    properties: {
+      marketId: ID,
+      side,
+      outcome,
+      orderType,
+      price: { type: "number", minimum: 0.01, maximum: 0.99, description: "On the 0.01 grid" },
+      quantity: orderQuantity,
+      // Length only here: the order rules refuse a bad time or id naming the field (trading/order-rules.ts).
+      expiresAt: { ...time, description: "Required for GTD (5 s to 365 days ahead), refused otherwise", "x-fv": { max: 40 } },
+      postOnly: { type: "boolean", default: false, description: "GTC and GTD only: refused whole (POST_ONLY_WOULD_CROSS) if any part would execute at once", "x-fv": { type: "boolean", optional: true } },
+      clientOrderId: { ...clientOrderId, "x-fv": { type: "string", max: 200, optional: true } },
+    },
+  },
+  BatchOrderRequest: { type: "object", required: ["orders"], properties: { orders: { type: "array", minItems: 1, maxItems: MAX_BATCH, items: { ...ref("PlaceOrderRequest"), "x-fv": { type: "object" } } } } },
+  BatchOrderResult: {
+    oneOf: [
+      obj({ ok: { type: "boolean", enum: [true] }, order: ref("PlacedOrder") }, ["ok", "order"]),
+      obj({ ok: { type: "boolean", enum: [false] }, error: ref("ErrorDetail") }, ["ok", "error"]),
+    ],
+  },
+  AmendOrderRequest: {
+    type: "object",
+    minProperties: 1,
+    description: "At least one of price and quantity; quantity is the new open remainder",
+    properties: {
+      price: { type: "number", minimum: 0.01, maximum: 0.99, description: "On the 0.01 grid; a new price loses time priority" },
+      quantity: { ...orderQuantity, description: "Micro-shares, a positive multiple of 100; lower keeps time priority, higher loses it" },
+    },
+  },
+  CancelAllResult: obj({ cancelled: { type: "array", items: str, description: "Order ids" }, releasedAmount: micro }, ["cancelled", "releasedAmount"]),
+  HeartbeatRequest: { type: "object", required: ["timeoutSeconds"], properties: { timeoutSeconds: { type: "integer", minimum: 0, maximum: 300, description: "0 disarms; else 5 to 300" } } },
+  Heartbeat: obj({ armed: bool, expiresAt: { ...time, nullable: true, description: "When every open order is cancelled unless another heartbeat comes first" } }, ["armed", "expiresAt"]),
+  Fill: obj({ price: decimal, quantity: micro }, ["price", "quantity"]),
+  PlacedOrder: obj(
+    {
+      orderId: str,
+      marketId: str,
+      side,
+      outcome,
+      orderType,
+      price: decimal,
+      quantity: micro,
+      status: orderStatus,
+      filledQuantity: micro,
+      remainingQuantity: micro,
+      avgPrice: nullableDecimal,
+      totalCost: micro,
+      fee: micro,
+      tradeId: nullableStr,
+      fills: { type: "array", items: ref("Fill") },
+      ...orderOptions,
+      createdAt: time,
+      updatedAt: time,
+    },
+    [
+      "orderId", "marketId", "side", "outcome", "orderType", "price", "quantity", "status", "filledQuantity", "remainingQuantity", "avgPrice", "totalCost", "fee", "tradeId", "fills",
+      "cancelledQuantity", "cancelReason", "clientOrderId", "expiresAt", "postOnly", "createdAt", "updatedAt",
+    ],
+  ),
+  CancelledOrder: obj(
+    {
+      orderId: str,
+      status: { type: "string", enum: ["cancelled"] },
+      cancelledQuantity: { type: "string", pattern: "^[0-9]+$", description: "Micro-shares left unfilled" },
+      releasedAmount: { type: "string", pattern: "^[0-9]+$", description: "Micro-USDT returned to the available balance" },
+    },
+    ["orderId", "status", "cancelledQuantity", "releasedAmount"],
+  ),
+  Order: obj(
+    {
+      id: str,
+      orderId: str,
+      marketId: str,
+      side,
+      outcome,
+      orderType,
+      price: decimal,
+      quantity: micro,
+      filledQuantity: micro,
+      remainingQuantity: micro,
+      status: orderStatus,
+      ...orderOptions,
+      createdAt: time,
+      updatedAt: time,
+    },
+    [
+      "id", "orderId", "marketId", "side", "outcome", "orderType", "price", "quantity", "filledQuantity", "remainingQuantity", "status",
+      "cancelledQuantity", "cancelReason", "clientOrderId", "expiresAt", "postOnly", "createdAt", "updatedAt",
+    ],
+  ),
+  TradeRequest: { type: "object", required: ["marketId", "side", "outcome", "quantity"], properties: { marketId: ID, side, outcome, quantity: quantityString } },
+  TradeExecution: obj({ tradeId: str, venue, filledQuantity: micro, avgPrice: decimal, totalCost: micro, fee: micro }, ["tradeId", "venue", "filledQuantity", "avgPrice", "totalCost", "fee"]),
+
+  Balance: obj({ available: micro, locked: micro, total: micro }, ["available", "locked", "total"]),
+  Position: obj(
+    {
+      id: str,
+      marketId: str,
+      outcome,
+      quantity: micro,
+      lockedQuantity: micro,
+      avgEntryPrice: decimal,
+      totalCost: micro,
+      realizedPnl: signedMicro,
+      status: { type: "string", enum: ["open", "settled"] },
+      market: obj({ id: str, title: nullableStr }, ["id", "title"]),
+      markPrice: nullableDecimal,
+      unrealizedPnl: { ...signedMicro, nullable: true },
+    },
+    ["id", "marketId", "outcome", "quantity", "lockedQuantity", "avgEntryPrice", "totalCost", "realizedPnl", "status", "market", "markPrice", "unrealizedPnl"],
+  ),
+  Trade: obj(
+    {
+      id: str,
+      tradeId: str,
+      marketId: str,
+      orderId: str,
+      side,
+      outcome,
+      venue,
+      role: { type: "string", enum: ["taker", "maker"] },
+      filledQuantity: micro,
+      avgPrice: decimal,
+      totalCost: micro,
+      fee: micro,
+      settlementStatus: { type: "string", enum: ["pending", "confirmed", "failed"] },
+      settlementTxHash: nullableStr,
+      createdAt: time,
+    },
+    ["id", "tradeId", "marketId", "orderId", "side", "outcome", "venue", "role", "filledQuantity", "avgPrice", "totalCost", "fee", "settlementStatus", "settlementTxHash", "createdAt"],
+  ),
+
+  DepositAddress: obj({ address: str, jettonWalletAddress: nullableStr, derivationIndex: int }, ["address", "jettonWalletAddress", "derivationIndex"]),
+  WithdrawRequest: { type: "object", required: ["amount"], properties: { amount: amountString } },
+  WithdrawResult: obj({ status: { type: "string", enum: ["accepted", "duplicate", "failed"] }, txHash: str, message: str }, ["status", "message"]),
+  RedeemRequest: {
+    type: "object",
+    required: ["conditionId", "indexSets"],
+    properties: {
+      conditionId: { type: "string", pattern: "^0x[0-9a-fA-F]{64}$", "x-fv": { messages: { stringPattern: "conditionId must be 0x followed by 64 hex digits" } } },
+      indexSets: { type: "array", minItems: 1, maxItems: 2, items: { type: "string", minLength: 3, maxLength: 66, description: '"0x1" = YES, "0x2" = NO' } },
+    },
+  },
+  RedeemResult: obj({ status: { type: "string", enum: ["accepted", "duplicate"] }, payout: micro, message: str }, ["status", "message"]),
+  Transfer: obj(
+    {
+      id: str,
+      type: { type: "string", enum: ["deposit", "withdrawal"] },
+      amount: { ...micro, description: "Micro-USDT; for a deposit not credited, the units that arrived (nanoTON, the foreign jetton's units)" },
+      asset: { type: "string", nullable: true, enum: ["USDT", "TON", "OTHER_JETTON"], description: "What amount counts; null when it cannot be told" },
+      status: { type: "string", enum: ["credited", "not_credited", "pending", "confirmed", "failed"], description: "Deposits: credited or not_credited; withdrawals: pending, confirmed or failed" },
+      reason: { type: "string", description: "Only on not_credited deposits: native_coin, foreign_jetton, forged_notification, bounced, unknown_message, bad_amount" },
+      txHash: nullableStr,
+      address: { type: "string", description: "Deposits: the deposit address; withdrawals: the destination wallet" },
+      createdAt: time,
+    },
+    ["id", "type", "amount", "asset", "status", "txHash", "address", "createdAt"],
+  ),
+  FaucetRequest: { type: "object", required: ["amount"], properties: { amount: amountString, asset: { ...faucetAsset, default: "USDT" } } },
+  FaucetResult: obj({ status: { type: "string", enum: ["accepted"] }, txHash: str, asset: faucetAsset, amount: micro, address: str }, ["status", "txHash", "asset", "amount", "address"]),
+
+  Notification: obj(
+    {
+      id: str,
+      type: { type: "string", description: "TRADE_FILLED, ORDER_CANCELLED, SETTLEMENT_CONFIRMED, SETTLEMENT_FAILED, MARKET_RESOLVED, MARKET_CANCELLED, DEPOSIT_CREDITED, WITHDRAWAL_SENT, ..." },
+      title: str,
+      body: str,
+      metadata: { type: "object", additionalProperties: true, description: "Shape depends on type" },
+      delivered: bool,
+      read: bool,
+      createdAt: time,
+    },
+    ["id", "type", "title", "body", "metadata", "delivered", "read", "createdAt"],
+  ),
+  MarkReadRequest: { type: "object", properties: { ids: { type: "array", maxItems: 500, items: { type: "string", minLength: 1, maxLength: 200 } }, all: bool } },
+  MarkReadResult: obj({ updated: int, unread: int }, ["updated", "unread"]),
+
+  CreateEventRequest: {
+    type: "object",
+    required: ["title", "category", "markets"],
+    properties: {
+      title,
+      ...displayFields,
+      externalEventId: { type: "string", minLength: 1, maxLength: 128, "x-fv": TRIM },
+      markets: { type: "array", minItems: 1, maxItems: 10, items: { type: "object", required: ["title"], properties: { title, ammLiquidity: { ...micro, "x-fv": digitsParam(15, "micro-USDT") } }, "x-fv": STRICT_REMOVE } },
+    },
+  },
+  UpdateEventRequest: {
+    type: "object",
+    properties: {
+      title,
+      ...displayFields,
+      markets: { type: "array", maxItems: 10, items: { type: "object", required: ["id", "title"], properties: { id: ID, title }, "x-fv": STRICT_REMOVE } },
+    },
+  },
+  ResolveMarketRequest: { type: "object", required: ["result"], properties: { result: outcome } },
+} as const;

@@ -1,0 +1,69 @@
+/**
+ * The SDK's model types as TypeScript source, generated from the contract's shapes: one
+ * declaration per component schema (an interface for an object, a type otherwise), descriptions
+ * as doc comments. `npm run contract:sdk` writes it to client/src/generated/models.ts, so the SDK
+ * package keeps no import from outside client/ and stays installable on its own.
+ */
+import { publicSchema, type JsonSchema } from "./schema";
+
+const HEADER = `/**
+ * GENERATED from the server's contract (contract/models.ts) by \`npm run contract:sdk\`; do not edit.
+ * Request and response models of every REST route; quantities and money are strings of digits in
+ * micro-units, prices decimal strings (see ../money.ts).
+ */
+`;
+
+const NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const key = (k: string) => (NAME.test(k) ? k : JSON.stringify(k));
+const doc = (s: JsonSchema, indent: string) => (s.description ? `${indent}/** ${s.description.replace(/\*\//g, "*\\/")} */\n` : "");
+
+function typeOf(s: JsonSchema, indent: string): string {
+  if (s.$ref) return s.$ref.replace("#/components/schemas/", "");
+  let t: string;
+  if (s.oneOf) t = s.oneOf.map((b) => typeOf(b, indent)).join(" | ");
+  else if (s.enum) t = s.enum.map((v) => JSON.stringify(v)).join(" | ");
+  else if (s.type === "string") t = "string";
+  else if (s.type === "integer" || s.type === "number") t = "number";
+  else if (s.type === "boolean") t = "boolean";
+  else if (s.type === "array") {
+    const item = s.items ? typeOf(s.items, indent) : "unknown";
+    t = /[|&{]/.test(item) ? `Array<${item}>` : `${item}[]`;
+  } else if (s.type === "object" && s.properties) t = objectBody(s, indent);
+  else if (s.type === "object") t = "Record<string, unknown>";
+  else t = "unknown";
+  return s.nullable ? `${t} | null` : t;
+}
+
+function objectBody(s: JsonSchema, indent: string): string {
+  const required = new Set(s.required ?? []);
+  const inner = indent + "  ";
+  const lines = Object.entries(s.properties ?? {}).map(([k, p]) => `${doc(p, inner)}${inner}${key(k)}${required.has(k) ? "" : "?"}: ${typeOf(p, inner)};`);
+  return `{\n${lines.join("\n")}\n${indent}}`;
+}
+
+/** A route as the generator needs it: its operation and its query parameters. */
+interface QueryRoute {
+  readonly operationId: string;
+  readonly method: string;
+  readonly path: string;
+  readonly query?: JsonSchema;
+}
+
+/**
+ * The generated module's text: one declaration per component schema, then one `<Operation>Query`
+ * interface per route with query parameters (the SDK's list and filter options).
+ */
+export function sdkModels(schemasIn: Record<string, JsonSchema>, routes: Record<string, QueryRoute> = {}): string {
+  const schemas = publicSchema(schemasIn) as Record<string, JsonSchema>;
+  const out = [HEADER];
+  for (const [name, s] of Object.entries(schemas)) {
+    const isObject = s.type === "object" && s.properties && !s.nullable;
+    out.push(`${doc(s, "")}${isObject ? `export interface ${name} ${objectBody(s, "")}` : `export type ${name} = ${typeOf(s, "")};`}\n`);
+  }
+  for (const r of Object.values(routes)) {
+    if (!r.query) continue;
+    const name = r.operationId[0].toUpperCase() + r.operationId.slice(1) + "Query";
+    out.push(`/** Query parameters of ${r.method} ${r.path}. */\nexport interface ${name} ${objectBody(publicSchema(r.query) as JsonSchema, "")}\n`);
+  }
+  return out.join("\n");
+}
