@@ -5,14 +5,43 @@ import tseslint from "typescript-eslint";
 import prettier from "eslint-config-prettier";
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "dist/**", "dist-bench/**", "client/dist/**", "coverage/**", "data/**", "test-artifacts/**", ".tmp/**"] },
+  {
+    ignores: ["**/node_modules/**", "dist/**", "dist-bench/**", "client/dist/**", "coverage/**", "data/**", "test-artifacts/**", ".tmp/**"],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: { process: "readonly", console: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", setImmediate: "readonly", queueMicrotask: "readonly", URL: "readonly", fetch: "readonly", performance: "readonly", structuredClone: "readonly", TextEncoder: "readonly", TextDecoder: "readonly", AbortController: "readonly", __dirname: "readonly", require: "readonly", module: "writable" } },
+    languageOptions: {
+      ecmaVersion: 2022,
+      sourceType: "module",
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        Buffer: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        setInterval: "readonly",
+        clearInterval: "readonly",
+        setImmediate: "readonly",
+        queueMicrotask: "readonly",
+        URL: "readonly",
+        fetch: "readonly",
+        performance: "readonly",
+        structuredClone: "readonly",
+        TextEncoder: "readonly",
+        TextDecoder: "readonly",
+        AbortController: "readonly",
+        __dirname: "readonly",
+        require: "readonly",
+        module: "writable",
+      },
+    },
     rules: {
       // Unused names are errors, except the ones a signature needs (`_x`).
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none", ignoreRestSiblings: true }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none", ignoreRestSiblings: true },
+      ],
     },
   },
   {

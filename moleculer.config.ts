@@ -43,7 +43,9 @@ export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
     heartbeatTimeout: 3,
     // Custom checkers that convert (lib/params.ts: one canonical form for numeric parameters).
     validator: { type: "Fastest", options: VALIDATOR_OPTIONS },
-    metrics: cfg.metrics.enabled ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: cfg.metrics.port, path: "/metrics" } }] } : { enabled: false },
+    metrics: cfg.metrics.enabled
+      ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: cfg.metrics.port, path: "/metrics" } }] }
+      : { enabled: false },
     middlewares: [...(onDisk ? [createDataDirLock(cfg.dataDir)] : []), AuthGuard, Idempotency, createMarketRouting()],
   };
 }

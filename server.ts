@@ -46,14 +46,24 @@ export function stopOnSignals(broker: ServiceBroker, extra: string[] = []): void
 export function startupBanner(cfg: AppConfig, broker: ServiceBroker): string[] {
   const api = broker.getLocalService("api") as unknown as GatewayAddress | undefined;
   const at = api?.publicAddress();
-  const lines = [at ? `Exchange ready at ${at.url}  (REST ${at.url}/api/v1, Socket.IO path /ws, ${at.url}/health)` : `Node ${broker.nodeID} ready: ${cfg.services.join(", ")}`];
-  if (at) lines.push(`  login domain  ${at.domain}${cfg.appDomain ? " (APP_DOMAIN)" : " (the listening address; APP_DOMAIN sets another)"}`);
+  const lines = [
+    at
+      ? `Exchange ready at ${at.url}  (REST ${at.url}/api/v1, Socket.IO path /ws, ${at.url}/health)`
+      : `Node ${broker.nodeID} ready: ${cfg.services.join(", ")}`,
+  ];
+  if (at)
+    lines.push(`  login domain  ${at.domain}${cfg.appDomain ? " (APP_DOMAIN)" : " (the listening address; APP_DOMAIN sets another)"}`);
   lines.push(`  data dir      ${cfg.mongoUri ? "MongoDB (MONGO_URI)" : cfg.dataDir}`);
-  lines.push(`  chain         ${cfg.chain === "sandbox" ? `sandbox: TON emulator in this process, ${cfg.ton.testnet ? "testnet" : "mainnet"} addresses, faucet at /api/v1/sandbox/faucet` : `TON ${cfg.ton.testnet ? "testnet" : "mainnet"} via ${cfg.ton.endpoint}`}`);
+  lines.push(
+    `  chain         ${cfg.chain === "sandbox" ? `sandbox: TON emulator in this process, ${cfg.ton.testnet ? "testnet" : "mainnet"} addresses, faucet at /api/v1/sandbox/faucet` : `TON ${cfg.ton.testnet ? "testnet" : "mainnet"} via ${cfg.ton.endpoint}`}`,
+  );
   if (!at) return lines;
   if (!cfg.adminKey) lines.push("  operator      API off (ADMIN_KEY sets a key); console: npm run repl");
   else {
-    const where = cfg.adminKeyFrom === "env" ? "the key in ADMIN_KEY" : `the key in ${cfg.dataDir}/secrets.json (\`npm run --silent admin-key\` prints it)`;
+    const where =
+      cfg.adminKeyFrom === "env"
+        ? "the key in ADMIN_KEY"
+        : `the key in ${cfg.dataDir}/secrets.json (\`npm run --silent admin-key\` prints it)`;
     lines.push(`  operator      API ${at.url}/api/v1/admin with header X-Admin-Key: ${where}; console: npm run repl`);
     // The one time a generated key is shown: at its creation.
     if (cfg.adminKeyFrom === "generated") lines.push(`  operator key  ${cfg.adminKey}  (generated now, shown once)`);

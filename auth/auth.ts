@@ -54,7 +54,9 @@ export interface TokenUser {
   exp: number;
 }
 
-export type AuthEvent = { name: "auth.userCreated"; payload: { userId: string; walletAddress: string } } | { name: "auth.telegramLinked"; payload: { userId: string; chatId: number } };
+export type AuthEvent =
+  | { name: "auth.userCreated"; payload: { userId: string; walletAddress: string } }
+  | { name: "auth.telegramLinked"; payload: { userId: string; chatId: number } };
 
 /** Where a command's announcements go (the caller's context: they travel with its request). */
 export interface AuthOut {
@@ -101,7 +103,11 @@ export class Auth {
 
   /** A fresh payload to sign for `domain`, fresh enough until the proof window ends. */
   challenge(domain: string): ChallengeResponse {
-    return { domain, payload: randomBytes(32).toString("hex"), expiresAt: new Date((this.nowSec() + PROOF_MAX_AGE_SEC) * 1000).toISOString() };
+    return {
+      domain,
+      payload: randomBytes(32).toString("hex"),
+      expiresAt: new Date((this.nowSec() + PROOF_MAX_AGE_SEC) * 1000).toISOString(),
+    };
   }
 
   /** ton_proof login for `domain`. Every failure is a refusal (401), as the contract says. */
@@ -120,7 +126,10 @@ export class Auth {
     }
 
     // One-time use, recorded only after the proof verified so junk cannot burn real proofs.
-    const fresh = await this.ports.usedProofs.claim({ _id: verdict.proofId, staleAt: (proof as { timestamp: number }).timestamp + USED_PROOF_KEEP_SEC });
+    const fresh = await this.ports.usedProofs.claim({
+      _id: verdict.proofId,
+      staleAt: (proof as { timestamp: number }).timestamp + USED_PROOF_KEEP_SEC,
+    });
     if (!fresh) throw new AuthRefusal("Proof already used");
 
     const user = await this.findOrCreateUser(verdict.rawAddress, out);
@@ -181,7 +190,10 @@ export class Auth {
   /** Stale proofs can no longer log in, and expired sessions no longer authenticate: drop both. */
   async sweep(): Promise<void> {
     const now = this.nowSec();
-    await Promise.all([this.ports.usedProofs.sweep(now).catch(() => undefined), this.ports.sessions.sweep(now - EXPIRED_SESSION_KEEP_SEC).catch(() => undefined)]);
+    await Promise.all([
+      this.ports.usedProofs.sweep(now).catch(() => undefined),
+      this.ports.sessions.sweep(now - EXPIRED_SESSION_KEEP_SEC).catch(() => undefined),
+    ]);
   }
 
   private async findOrCreateUser(wallet: string, out: AuthOut): Promise<UserDoc> {
@@ -201,8 +213,18 @@ export class Auth {
   private async openSession(user: UserDoc): Promise<SessionResponse> {
     const sid = this.ports.newId("ses");
     const nowSec = this.nowSec();
-    const { token, expiresAt } = issueToken(this.ports.jwtSecret, { userId: user._id, walletAddress: user.walletAddress, sessionId: sid }, nowSec);
-    await this.ports.sessions.insert({ _id: sid, userId: user._id, walletAddress: user.walletAddress, expiresAt, createdAt: new Date(nowSec * 1000).toISOString() });
+    const { token, expiresAt } = issueToken(
+      this.ports.jwtSecret,
+      { userId: user._id, walletAddress: user.walletAddress, sessionId: sid },
+      nowSec,
+    );
+    await this.ports.sessions.insert({
+      _id: sid,
+      userId: user._id,
+      walletAddress: user.walletAddress,
+      expiresAt,
+      createdAt: new Date(nowSec * 1000).toISOString(),
+    });
     return { accessToken: token, expiresAt, userId: user._id, walletAddress: user.walletAddress };
   }
 

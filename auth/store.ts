@@ -20,7 +20,8 @@ export function authStorePorts(stores: () => Stores<AuthCollections>): Pick<Auth
     sessions: {
       get: (_id) => s().sessions.findOne({ _id }),
       insert: async (session) => void (await s().sessions.insert(session)),
-      revokeOnce: async (_id, revokedAt) => (await s().sessions.update({ _id, revokedAt: { $exists: false } }, { $set: { revokedAt } })) > 0,
+      revokeOnce: async (_id, revokedAt) =>
+        (await s().sessions.update({ _id, revokedAt: { $exists: false } }, { $set: { revokedAt } })) > 0,
       revoke: async (_id, revokedAt) => void (await s().sessions.update({ _id }, { $set: { revokedAt } })),
       sweep: async (expiresBefore) => void (await s().sessions.remove({ expiresAt: { $lt: expiresBefore } }, { multi: true })),
     },

@@ -14,9 +14,7 @@ export interface TelegramUser {
   isPremium?: boolean;
 }
 
-export type TelegramVerdict =
-  | { ok: true; user: TelegramUser; authDate: number }
-  | { ok: false; reason: "INVALID" | "EXPIRED" | "NO_USER" };
+export type TelegramVerdict = { ok: true; user: TelegramUser; authDate: number } | { ok: false; reason: "INVALID" | "EXPIRED" | "NO_USER" };
 
 export interface TelegramVerifyOptions {
   /** must be > 0: there is no "never expires" mode */

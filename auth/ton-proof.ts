@@ -39,13 +39,7 @@ export interface ConnectProof {
 }
 
 export type ProofFailureReason =
-  | "MISSING_FIELDS"
-  | "MALFORMED"
-  | "STALE"
-  | "FUTURE"
-  | "DOMAIN_MISMATCH"
-  | "BAD_SIGNATURE"
-  | "KEY_ADDRESS_MISMATCH";
+  "MISSING_FIELDS" | "MALFORMED" | "STALE" | "FUTURE" | "DOMAIN_MISMATCH" | "BAD_SIGNATURE" | "KEY_ADDRESS_MISMATCH";
 
 export type ProofVerdict =
   | {

@@ -14,7 +14,6 @@ import type { Outcome, Side } from "../engine/types";
 
 const SHARE = 1_000_000;
 
-
 interface Req {
   side: Side;
   outcome: Outcome;
@@ -65,8 +64,24 @@ function realisticBook(seed: number): OrderBook {
       const q = (1 + Math.floor(r() * 200)) * (SHARE / 10);
       const asYes = r() < 0.5;
       // ask at 50 + d (YES), as SELL YES or BUY NO; bid at 50 - d, as BUY YES or SELL NO.
-      book.place({ orderId: `a${id++}`, userId: `u${k}`, side: asYes ? "SELL" : "BUY", outcome: asYes ? "YES" : "NO", price: asYes ? 50 + d : 50 - d, quantity: q, orderType: "GTC" });
-      book.place({ orderId: `b${id++}`, userId: `u${k}`, side: asYes ? "BUY" : "SELL", outcome: asYes ? "YES" : "NO", price: asYes ? 50 - d : 50 + d, quantity: q, orderType: "GTC" });
+      book.place({
+        orderId: `a${id++}`,
+        userId: `u${k}`,
+        side: asYes ? "SELL" : "BUY",
+        outcome: asYes ? "YES" : "NO",
+        price: asYes ? 50 + d : 50 - d,
+        quantity: q,
+        orderType: "GTC",
+      });
+      book.place({
+        orderId: `b${id++}`,
+        userId: `u${k}`,
+        side: asYes ? "BUY" : "SELL",
+        outcome: asYes ? "YES" : "NO",
+        price: asYes ? 50 - d : 50 + d,
+        quantity: q,
+        orderType: "GTC",
+      });
     }
   return book;
 }
@@ -82,7 +97,8 @@ function main(): void {
     }
   };
   const depth = (): void => {
-    for (const q of reqs) sink += q.side === "BUY" ? maxBuyUpToPrice(q.pool, q.outcome, q.tick + 5) : maxSellDownToPrice(q.pool, q.outcome, q.tick - 5);
+    for (const q of reqs)
+      sink += q.side === "BUY" ? maxBuyUpToPrice(q.pool, q.outcome, q.tick + 5) : maxSellDownToPrice(q.pool, q.outcome, q.tick - 5);
   };
   const book = realisticBook(7);
   // Levels as the router gets them: swept per (side, outcome) for the whole order (Infinity = all depth).
@@ -92,7 +108,10 @@ function main(): void {
   const venueCount: Record<string, number> = { CLOB: 0, AMM: 0, HYBRID: 0, refused: 0 };
   const plans = (): void => {
     for (const q of reqs) {
-      const p = planRoute({ side: q.side, outcome: q.outcome, quantity: q.quantity }, { ...venues, pool: q.pool, levels: swept.get(q.side + q.outcome)! });
+      const p = planRoute(
+        { side: q.side, outcome: q.outcome, quantity: q.quantity },
+        { ...venues, pool: q.pool, levels: swept.get(q.side + q.outcome)! },
+      );
       if (p.ok) {
         sink += p.net;
         venueCount[p.venue]++;
@@ -116,7 +135,11 @@ function main(): void {
   const f = (x: number) => `${(x / 1000).toFixed(0)}k/s`;
   console.log(`AMM quote (buy/sell, 0.01..1000 shares)   ${f(kq)}`);
   console.log(`AMM maxBuyUpTo/maxSellDownTo              ${f(kd)}`);
-  console.log(`router plan (20 levels a side + AMM)      ${f(kp)}  (${Object.entries(venueCount).map(([k, v]) => `${k} ${((100 * v) / n).toFixed(0)}%`).join(", ")})`);
+  console.log(
+    `router plan (20 levels a side + AMM)      ${f(kp)}  (${Object.entries(venueCount)
+      .map(([k, v]) => `${k} ${((100 * v) / n).toFixed(0)}%`)
+      .join(", ")})`,
+  );
   console.log(`book.sweep + router plan                  ${f(ks)}`);
   if (sink === 42) console.log(""); // keep the work observable
 }

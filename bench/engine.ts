@@ -93,7 +93,6 @@ function nowNs(): number {
   return t[0] * 1e9 + t[1];
 }
 
-
 const enum Kind {
   GTC = 0,
   FOK = 1,
@@ -112,7 +111,15 @@ interface Scenario {
 const clampTick = (t: number): number => (t < 1 ? 1 : t > 99 ? 99 : t);
 
 /** A YES-view bid/ask at tick t, randomly expressed as either a YES or a NO order. */
-function yesViewOrder(r: () => number, orderId: string, userId: string, bid: boolean, t: number, quantity: number, orderType: OrderType): Order {
+function yesViewOrder(
+  r: () => number,
+  orderId: string,
+  userId: string,
+  bid: boolean,
+  t: number,
+  quantity: number,
+  orderType: OrderType,
+): Order {
   const asYes = r() < 0.5;
   const side = bid === asYes ? "BUY" : "SELL";
   return { orderId, userId, side, outcome: asYes ? "YES" : "NO", price: asYes ? t : 100 - t, quantity, orderType };
@@ -336,7 +343,12 @@ function completeCommand(i: number, h: Histogram): void {
 }
 
 /** Open loop at `rate`/s: latency from each command's scheduled start to its completion. */
-function responseTime(e: Engine, s: Scenario, rate: number, budgetNs: number): { h: Histogram; done: number; fromMs: number; toMs: number } {
+function responseTime(
+  e: Engine,
+  s: Scenario,
+  rate: number,
+  budgetNs: number,
+): { h: Histogram; done: number; fromMs: number; toMs: number } {
   collectBefore(e, s);
   const spinNs = calibrateSpin();
   const h = new Histogram();
@@ -361,7 +373,8 @@ function responseTime(e: Engine, s: Scenario, rate: number, budgetNs: number): {
 }
 
 const us = (ns: number): string => (ns / 1000).toFixed(2);
-const pcts = (h: Histogram): string => `p50 ${us(h.quantile(0.5))}  p99 ${us(h.quantile(0.99))}  p99.9 ${us(h.quantile(0.999))}  max ${us(h.max)} us`;
+const pcts = (h: Histogram): string =>
+  `p50 ${us(h.quantile(0.5))}  p99 ${us(h.quantile(0.99))}  p99.9 ${us(h.quantile(0.999))}  max ${us(h.max)} us`;
 
 interface Row {
   engine: string;
@@ -421,10 +434,14 @@ async function main(): Promise<void> {
       await flushObservers();
       rows.push({ engine: e.name, book: s.name, perSec: t.perSec, done: t.done, svc: svc.all, resp: resp.h, rate: driveAt, resting });
       const partial = t.done < s.cmds.length ? ` (budget: first ${t.done} of ${s.cmds.length} commands)` : "";
-      console.log(`${e.name.padEnd(18)} ${s.name.padEnd(8)} ${fmtRate(t.perSec).padStart(9)} commands/s${partial}, resting at end ${resting}; ${gcBetween(t.fromMs, t.toMs)}`);
+      console.log(
+        `${e.name.padEnd(18)} ${s.name.padEnd(8)} ${fmtRate(t.perSec).padStart(9)} commands/s${partial}, resting at end ${resting}; ${gcBetween(t.fromMs, t.toMs)}`,
+      );
       console.log(`${"".padEnd(27)} service time   ${pcts(svc.all)}`);
       console.log(`${"".padEnd(27)} by kind p99    ${svc.byKind.map((h, i) => `${KIND_NAMES[i]} ${us(h.quantile(0.99))}`).join("  ")} us`);
-      console.log(`${"".padEnd(27)} response @${fmtRate(driveAt).padEnd(8)} ${pcts(resp.h)}${resp.done < s.cmds.length ? ` (first ${resp.done} commands)` : ""}${driveAt !== rate ? "  [driven at half its throughput]" : ""}`);
+      console.log(
+        `${"".padEnd(27)} response @${fmtRate(driveAt).padEnd(8)} ${pcts(resp.h)}${resp.done < s.cmds.length ? ` (first ${resp.done} commands)` : ""}${driveAt !== rate ? "  [driven at half its throughput]" : ""}`,
+      );
       console.log(`${"".padEnd(27)} during the open loop: ${gcBetween(resp.fromMs, resp.toMs)}`);
     }
   }
@@ -439,14 +456,22 @@ async function main(): Promise<void> {
     const line =
       `${s.name.padEnd(8)} this engine ${fmtRate(a.perSec)} (target >= 2.00M/s: ${mark(a.perSec >= 2e6)}), ` +
       `p99 @${fmtRate(a.rate)} ${us(p99)} us (target < 5 us: ${mark(p99 < 5000)})` +
-      (b ? `; nodejs-order-book ${fmtRate(b.perSec)}, ratio ${fmtRatio(a.perSec / b.perSec)}${s.name === "deep" ? ` (target >= 10x: ${mark(a.perSec / b.perSec >= 10)})` : ""}` : "");
+      (b
+        ? `; nodejs-order-book ${fmtRate(b.perSec)}, ratio ${fmtRatio(a.perSec / b.perSec)}${s.name === "deep" ? ` (target >= 10x: ${mark(a.perSec / b.perSec >= 10)})` : ""}`
+        : "");
     console.log(line);
     const c = get("this, place()", s.name);
-    if (c) console.log(`${"".padEnd(8)} with fresh event objects (place/cancel): ${fmtRate(c.perSec)}, p99 @${fmtRate(c.rate)} ${us(c.resp.quantile(0.99))} us`);
+    if (c)
+      console.log(
+        `${"".padEnd(8)} with fresh event objects (place/cancel): ${fmtRate(c.perSec)}, p99 @${fmtRate(c.rate)} ${us(c.resp.quantile(0.99))} us`,
+      );
   }
   const sh = get("this engine", "shallow");
   const dp = get("this engine", "deep");
-  if (sh && dp) console.log(`flatness: deep/shallow throughput ${fmtRatio(dp.perSec / sh.perSec)}, p99 service time ${us(sh.svc.quantile(0.99))} -> ${us(dp.svc.quantile(0.99))} us`);
+  if (sh && dp)
+    console.log(
+      `flatness: deep/shallow throughput ${fmtRatio(dp.perSec / sh.perSec)}, p99 service time ${us(sh.svc.quantile(0.99))} -> ${us(dp.svc.quantile(0.99))} us`,
+    );
 }
 
 main().catch((err) => {

@@ -106,7 +106,11 @@ interface Measure {
 /** Servers whose CPU is sampled around each measurement. */
 let watched: BenchNode[] = [];
 
-async function cannon(url: string, requests: AcRequest[], o: { connections: number; duration: number; overallRate?: number }): Promise<Measure> {
+async function cannon(
+  url: string,
+  requests: AcRequest[],
+  o: { connections: number; duration: number; overallRate?: number },
+): Promise<Measure> {
   const pids = watched.map((n) => n.pid);
   const s0 = pids.map(procCpuSec);
   const c0 = process.cpuUsage();
@@ -129,7 +133,16 @@ async function cannon(url: string, requests: AcRequest[], o: { connections: numb
   const serverCpu = pids.reduce((a, p, i) => a + procCpuSec(p) - s0[i], 0) / wall;
   const c = process.cpuUsage(c0);
   const clientCpu = (c.user + c.system) / 1e6 / wall;
-  return { reqPerSec: ok / r.duration, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, failed: r.non2xx + r.errors + r.timeouts, codes, serverCpu, clientCpu };
+  return {
+    reqPerSec: ok / r.duration,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    p999: r.latency.p99_9,
+    failed: r.non2xx + r.errors + r.timeouts,
+    codes,
+    serverCpu,
+    clientCpu,
+  };
 }
 
 /** Request generators rotating over users and markets (a shared counter across connections); `path` lets the bare gateway get the very same requests. */
@@ -182,7 +195,8 @@ const fmtMs = (x: number): string => `${x < 10 ? x.toFixed(2) : x.toFixed(1)}`;
 /** The pass with the most requests/s. */
 const best = (ms: Measure[]): Measure => ms.reduce((a, b) => (b.reqPerSec > a.reqPerSec ? b : a));
 
-const p99Range = (ms: Measure[]): string => (ms.length > 1 ? `  (p99 of the ${ms.length} rounds ${ms.map((m) => fmtMs(m.p99)).join(", ")} ms)` : "");
+const p99Range = (ms: Measure[]): string =>
+  ms.length > 1 ? `  (p99 of the ${ms.length} rounds ${ms.map((m) => fmtMs(m.p99)).join(", ")} ms)` : "";
 
 function printRow(r: Row): void {
   const ratio = r.ratio === undefined ? "" : fmtRatio(r.ratio);
@@ -229,7 +243,10 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
   let bareNodes: BenchNode[];
   const t0 = Date.now();
   if (variant === "embedded") {
-    const [ex, b] = await Promise.all([BenchNode.launch("exchange", { ...env, DATA_DIR: tempDir("pmx-bench-") }), BenchNode.launch("bare", { BENCH_KIND: "bare", PORT: "0", HOST: "127.0.0.1" })]);
+    const [ex, b] = await Promise.all([
+      BenchNode.launch("exchange", { ...env, DATA_DIR: tempDir("pmx-bench-") }),
+      BenchNode.launch("bare", { BENCH_KIND: "bare", PORT: "0", HOST: "127.0.0.1" }),
+    ]);
     gateway = ledgerNode = ex;
     bare = b;
     profileNodes = [ex];
@@ -260,7 +277,14 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
   // Markets through the operator API.
   const markets: string[] = [];
   for (let e = 0; e < o.events; e++) {
-    const r = await gateway.http("POST", "/api/v1/admin/events", { headers: { "x-admin-key": ADMIN_KEY }, body: { title: `Bench event ${e}`, category: "Tech", markets: [{ title: `Bench market ${e} A?` }, { title: `Bench market ${e} B?` }] } });
+    const r = await gateway.http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: {
+        title: `Bench event ${e}`,
+        category: "Tech",
+        markets: [{ title: `Bench market ${e} A?` }, { title: `Bench market ${e} B?` }],
+      },
+    });
     if (r.status !== 201) throw new Error(`create event: ${r.status} ${JSON.stringify(r.body)}`);
     for (const m of r.body.data.markets as Array<{ id: string }>) markets.push(m.id);
   }
@@ -269,7 +293,10 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
   // Every market's actor loaded (its owner found in a cluster) before anything is timed.
   for (const m of markets) {
     await until(`first order on ${m}`, async () => {
-      const r = await gateway.http("POST", "/api/v1/orders", { token: users[0].token, body: { marketId: m, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.01, quantity: SHARE } });
+      const r = await gateway.http("POST", "/api/v1/orders", {
+        token: users[0].token,
+        body: { marketId: m, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.01, quantity: SHARE },
+      });
       return r.status === 200 ? true : null;
     });
   }
@@ -280,7 +307,9 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
     bodyBytes.push(`${path.replace(markets[0], ":id")} ${Buffer.byteLength(JSON.stringify(r.body))} B`);
   }
-  console.log(`# ${variant}: started and seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s (${markets.length} markets, ${users.length} logged-in funded users); bodies: ${bodyBytes.join(", ")}, /bare 11 B`);
+  console.log(
+    `# ${variant}: started and seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s (${markets.length} markets, ${users.length} logged-in funded users); bodies: ${bodyBytes.join(", ")}, /bare 11 B`,
+  );
 
   const base = { connections: o.connections, duration: o.duration };
   const warm = { connections: o.connections, duration: o.warmup };
@@ -299,12 +328,24 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
   // each throughput figure is the best of its passes: on a shared VM noise only ever lowers
   // throughput, and a slow baseline pass no longer inflates a ratio (or a slow exchange pass
   // deflate it).
-  for (const [url, req] of [[bare.url, bareReq], [bare.url, barePostReq], [gateway.url, ordersReq], [gateway.url, marketReq], [gateway.url, eventsReq]] as const) {
+  for (const [url, req] of [
+    [bare.url, bareReq],
+    [bare.url, barePostReq],
+    [gateway.url, ordersReq],
+    [gateway.url, marketReq],
+    [gateway.url, eventsReq],
+  ] as const) {
     if (o.warmup > 0) await cannon(url, req as AcRequest[], warm);
   }
   const onBare = () => (watched = bareNodes);
   const onExchange = () => (watched = profileNodes);
-  const passes = { bare: [] as Measure[], barePost: [] as Measure[], orders: [] as Measure[], market: [] as Measure[], events: [] as Measure[] };
+  const passes = {
+    bare: [] as Measure[],
+    barePost: [] as Measure[],
+    orders: [] as Measure[],
+    market: [] as Measure[],
+    events: [] as Measure[],
+  };
   for (let r = 0; r < o.rounds; r++) {
     onBare();
     passes.bare.push(await cannon(bare.url, bareReq, base));
@@ -323,7 +364,14 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
   add({ variant, what: "bare POST /bare (order body)", m: barePost, ratio: barePost.reqPerSec / bareM.reqPerSec });
   // Issue 16's targets: orders at least 0.5x (cluster 0.35x) of the bare gateway answering the same POSTs.
   const postTarget = variant === "embedded" ? 0.5 : 0.35;
-  add({ variant, what: "POST /orders (max)", m: orders, ratio: orders.reqPerSec / bareM.reqPerSec, ratioPost: orders.reqPerSec / barePost.reqPerSec, target: `target >= ${postTarget.toFixed(2)}x of bare POST: ${mark(orders.reqPerSec / barePost.reqPerSec >= postTarget)}` });
+  add({
+    variant,
+    what: "POST /orders (max)",
+    m: orders,
+    ratio: orders.reqPerSec / bareM.reqPerSec,
+    ratioPost: orders.reqPerSec / barePost.reqPerSec,
+    target: `target >= ${postTarget.toFixed(2)}x of bare POST: ${mark(orders.reqPerSec / barePost.reqPerSec >= postTarget)}`,
+  });
   // Latency at half the best rate: one pass per round, each beside the bare gateway answering the
   // same POSTs at the same rate; the row is the round with the median p99 ratio (never the best).
   const half = Math.max(10, Math.floor(orders.reqPerSec / 2));
@@ -344,8 +392,20 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     m: ordersHalf,
     target: `p99 ${fmtRatio(p99Ratios[mid])} of bare POST's in its round, target <= 2x: ${mark(p99Ratios[mid] <= 2 && !ordersHalf.failed)}${p99Range(halfPasses)}`,
   });
-  add({ variant, what: "GET /markets/:id (cached)", m: market, ratio: market.reqPerSec / bareM.reqPerSec, target: `target >= 0.80x: ${mark(market.reqPerSec / bareM.reqPerSec >= 0.8)}` });
-  add({ variant, what: "GET /events (not cached)", m: events, ratio: events.reqPerSec / bareM.reqPerSec, target: `(0.80x applies to cached reads: ${mark(events.reqPerSec / bareM.reqPerSec >= 0.8)})` });
+  add({
+    variant,
+    what: "GET /markets/:id (cached)",
+    m: market,
+    ratio: market.reqPerSec / bareM.reqPerSec,
+    target: `target >= 0.80x: ${mark(market.reqPerSec / bareM.reqPerSec >= 0.8)}`,
+  });
+  add({
+    variant,
+    what: "GET /events (not cached)",
+    m: events,
+    ratio: events.reqPerSec / bareM.reqPerSec,
+    target: `(0.80x applies to cached reads: ${mark(events.reqPerSec / bareM.reqPerSec >= 0.8)})`,
+  });
   add({ variant, what: `bare POST /bare @ ${half}/s`, m: bareHalfPasses[mid], target: `the same round${p99Range(bareHalfPasses)}` });
 
   if (o.profile) {
@@ -366,13 +426,20 @@ async function main(): Promise<void> {
     events: num(f, "events", 10),
     profile: !!f.profile,
     outDir: f.out ?? join(__dirname, "..", "profiles"),
-    env: Object.fromEntries((f.env ?? "").split(",").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])),
+    env: Object.fromEntries(
+      (f.env ?? "")
+        .split(",")
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+    ),
   };
   mkdirSync(o.outDir, { recursive: true });
   const variants = (f.variant ?? "both") === "both" ? (["embedded", "cluster"] as const) : ([f.variant] as Array<"embedded" | "cluster">);
   console.log(`# bench/http  ${machine()}`);
   if (Object.keys(o.env).length) console.log(`# exchange settings: ${JSON.stringify(o.env)}`);
-  console.log(`# autocannon in this process, ${o.connections} connections, ${o.duration} s per pass after ${o.warmup} s warm-up; baseline and exchange take turns ${o.rounds} times: throughput rows are the best pass, half-rate rows the median-p99 round; latencies in ms`);
+  console.log(
+    `# autocannon in this process, ${o.connections} connections, ${o.duration} s per pass after ${o.warmup} s warm-up; baseline and exchange take turns ${o.rounds} times: throughput rows are the best pass, half-rate rows the median-p99 round; latencies in ms`,
+  );
   const all: Row[] = [];
   for (const v of variants) {
     all.push(...(await runVariant(v, o)));

@@ -42,11 +42,22 @@ async function main(): Promise<void> {
 
   const server = await BenchNode.launch(
     "exchange",
-    { DATA_DIR: tempDir("pmx-bench-mem-"), PORT: "0", HOST: "127.0.0.1", APP_DOMAIN: DOMAIN, JWT_SECRET: randomBytes(32).toString("hex"), LOG_LEVEL: "false", SEED_DEMO: "false" },
+    {
+      DATA_DIR: tempDir("pmx-bench-mem-"),
+      PORT: "0",
+      HOST: "127.0.0.1",
+      APP_DOMAIN: DOMAIN,
+      JWT_SECRET: randomBytes(32).toString("hex"),
+      LOG_LEVEL: "false",
+      SEED_DEMO: "false",
+    },
     { execArgv: ["--expose-gc"] },
   );
   const mem = () => server.ctl<Mem>({ cmd: "mem" });
-  const show = (what: string, m: Mem, extra = "") => console.log(`${what.padEnd(44)} RSS ${mib(m.rss).padStart(11)}  heap used ${mib(m.heapUsed).padStart(11)}  external ${mib(m.external).padStart(9)}${extra}`);
+  const show = (what: string, m: Mem, extra = "") =>
+    console.log(
+      `${what.padEnd(44)} RSS ${mib(m.rss).padStart(11)}  heap used ${mib(m.heapUsed).padStart(11)}  external ${mib(m.external).padStart(9)}${extra}`,
+    );
   const m0 = await mem();
   show("idle embedded server", m0);
 
@@ -65,15 +76,21 @@ async function main(): Promise<void> {
   show(`+ ${markets.length} markets`, m1, `  (${((Date.now() - t) / 1000).toFixed(1)} s)`);
 
   t = Date.now();
-  for (let i = 0; i < nLogins; i++) await server.call("auth.connect", TestWallet.random().connectBody({ domain: DOMAIN }) as unknown as Record<string, unknown>);
+  for (let i = 0; i < nLogins; i++)
+    await server.call("auth.connect", TestWallet.random().connectBody({ domain: DOMAIN }) as unknown as Record<string, unknown>);
   const mL2 = await mem();
   // RSS moves by whole pages and keeps freed memory, so a small step is read off the V8 heap.
   const perLogin = nLogins ? Math.max(0, mL2.heapUsed - m1.heapUsed) / nLogins : 0;
-  show(`+ ${nLogins} logins (auth user + session)`, mL2, `  (${((Date.now() - t) / 1000).toFixed(1)} s, heap ${(perLogin / 1024).toFixed(2)} KiB each)`);
+  show(
+    `+ ${nLogins} logins (auth user + session)`,
+    mL2,
+    `  (${((Date.now() - t) / 1000).toFixed(1)} s, heap ${(perLogin / 1024).toFixed(2)} KiB each)`,
+  );
 
   t = Date.now();
   const users = Array.from({ length: nUsers }, (_, i) => `usr_bench${String(i).padStart(7, "0")}`);
-  for (let i = 0; i < users.length; i += 1000) await server.ctl({ cmd: "fundMany", userIds: users.slice(i, i + 1000), amount: 1_000 * SHARE });
+  for (let i = 0; i < users.length; i += 1000)
+    await server.ctl({ cmd: "fundMany", userIds: users.slice(i, i + 1000), amount: 1_000 * SHARE });
   const m2 = await mem();
   show(`+ ${nUsers} funded users (ledger accounts)`, m2, `  (${((Date.now() - t) / 1000).toFixed(1)} s)`);
 
@@ -106,7 +123,11 @@ async function main(): Promise<void> {
     const m = await mem();
     samples.push({ orders: placed, m, atMs: Date.now() - t0 });
     const rate = (placed * 1000) / (Date.now() - t0);
-    show(`  ${placed} resting orders`, m, `  (${((Date.now() - t0) / 1000).toFixed(0)} s, ${rate.toFixed(0)} orders/s${failed ? `, ${failed} failed: ${lastError}` : ""})`);
+    show(
+      `  ${placed} resting orders`,
+      m,
+      `  (${((Date.now() - t0) / 1000).toFixed(0)} s, ${rate.toFixed(0)} orders/s${failed ? `, ${failed} failed: ${lastError}` : ""})`,
+    );
     if (r.ok === 0) break;
   }
   const last = samples[samples.length - 1];
@@ -122,8 +143,12 @@ async function main(): Promise<void> {
     `idle server RSS ${mib(m0.rss)}; heap growth: ${markets.length} markets ${mib(m1.heapUsed - m0.heapUsed)}, ` +
       `${nLogins} logins ${mib(mL2.heapUsed - m1.heapUsed)}, ${nUsers} funded users ${mib(m2.heapUsed - mL2.heapUsed)} (${((m2.heapUsed - mL2.heapUsed) / nUsers / 1024).toFixed(2)} KiB each)`,
   );
-  console.log(`measured: RSS ${mib(last.m.rss)} (heap used ${mib(last.m.heapUsed)}) with ${markets.length} markets, ${nUsers} users (${nLogins} logged in), ${last.orders} resting orders`);
-  console.log(`per resting order (second half of the run): RSS ${(perOrder / 1024).toFixed(2)} KiB, heap ${(perOrderHeap / 1024).toFixed(2)} KiB; placement ${((last.orders * 1000) / Math.max(1, last.atMs)).toFixed(0)} orders/s`);
+  console.log(
+    `measured: RSS ${mib(last.m.rss)} (heap used ${mib(last.m.heapUsed)}) with ${markets.length} markets, ${nUsers} users (${nLogins} logged in), ${last.orders} resting orders`,
+  );
+  console.log(
+    `per resting order (second half of the run): RSS ${(perOrder / 1024).toFixed(2)} KiB, heap ${(perOrderHeap / 1024).toFixed(2)} KiB; placement ${((last.orders * 1000) / Math.max(1, last.atMs)).toFixed(0)} orders/s`,
+  );
   if (last.orders < nOrders || nLogins < nUsers) {
     const est = last.m.rss + (nOrders - last.orders) * perOrder + loginsRest;
     const estHeap = last.m.heapUsed + (nOrders - last.orders) * perOrderHeap + loginsRest;

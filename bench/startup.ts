@@ -24,7 +24,14 @@ async function build(dir: string): Promise<{ entries: number; ms: number }> {
   const t0 = Date.now();
   const store = SqliteMoneyStore.open(dir, { fsync: false });
   const ledger = await Ledger.open(store);
-  for (let u = 0; u < USERS; u++) ledger.post({ key: `dep:${u}`, postings: [{ kind: "cash", account: `usr_${u}`, available: 1_000_000 * SHARE }, { kind: "external", flow: "deposit", amount: 1_000_000 * SHARE }] });
+  for (let u = 0; u < USERS; u++)
+    ledger.post({
+      key: `dep:${u}`,
+      postings: [
+        { kind: "cash", account: `usr_${u}`, available: 1_000_000 * SHARE },
+        { kind: "external", flow: "deposit", amount: 1_000_000 * SHARE },
+      ],
+    });
   let ids = 0;
   const ports: MarketPorts = {
     fees: { takerBps: 200, makerBps: 0 },
@@ -52,9 +59,11 @@ async function build(dir: string): Promise<{ entries: number; ms: number }> {
     const actor = actors[i % MARKETS];
     const userId = `usr_${i % USERS}`;
     // Prices spread so about half the orders cross a resting one and the rest rest.
-    const p = actor.place({ userId, side: "BUY", outcome: i % 2 ? "YES" : "NO", orderType: "GTC", price: 30 + (i % 41), quantity: 100 * (1 + (i % 7)) }).then((r) => {
-      if (r.remainingQuantity > 0) resting.push({ actor, orderId: r.orderId, userId });
-    });
+    const p = actor
+      .place({ userId, side: "BUY", outcome: i % 2 ? "YES" : "NO", orderType: "GTC", price: 30 + (i % 41), quantity: 100 * (1 + (i % 7)) })
+      .then((r) => {
+        if (r.remainingQuantity > 0) resting.push({ actor, orderId: r.orderId, userId });
+      });
     inflight.push(p);
     if (inflight.length >= 256) await inflight.shift();
     // Cancels of resting orders bring the journal to about two entries per order.
@@ -95,7 +104,9 @@ async function main(): Promise<void> {
     const e = SqliteMoneyStore.open(empty, { fsync: false });
     await (await Ledger.open(e)).idle();
     await e.close();
-    console.log(`# building a store of ${ORDERS} orders over ${MARKETS} markets and ${USERS} users through the ledger and market actors...`);
+    console.log(
+      `# building a store of ${ORDERS} orders over ${MARKETS} markets and ${USERS} users through the ledger and market actors...`,
+    );
     const built = await build(big);
     const size = statSync(join(big, "money.db")).size;
     console.log(`# built in ${(built.ms / 1000).toFixed(0)} s: ${built.entries} journal entries, ${(size / 2 ** 20).toFixed(0)} MiB`);
@@ -104,7 +115,12 @@ async function main(): Promise<void> {
     for (let r = 0; r < 3; r++) rounds.push(await start(big));
     const best = rounds.sort((a, b) => a.total - b.total)[0];
     console.log(`start, empty store (baseline)      ${base.total} ms`);
-    console.log(`start, ${ORDERS} orders / ${built.entries} entries   ${best.total} ms (load ${best.loadMs} ms, hash chain ${best.chainMs} ms, money check ${best.checkMs} ms); best of 3, the others ${rounds.slice(1).map((r) => r.total).join(", ")} ms`);
+    console.log(
+      `start, ${ORDERS} orders / ${built.entries} entries   ${best.total} ms (load ${best.loadMs} ms, hash chain ${best.chainMs} ms, money check ${best.checkMs} ms); best of 3, the others ${rounds
+        .slice(1)
+        .map((r) => r.total)
+        .join(", ")} ms`,
+    );
   } finally {
     rmSync(empty, { recursive: true, force: true });
     rmSync(big, { recursive: true, force: true });

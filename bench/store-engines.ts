@@ -86,7 +86,9 @@ function lmdbEngine(dir: string, mode: "sync" | "async") {
   const req = require as (id: string) => { open(opts: object): LmdbDb };
   const { open } = req(process.env.LMDB_MODULE ?? "lmdb");
   const env = open({ path: join(dir, `l-${mode}`), compression: false });
-  const dbs = Object.fromEntries(["journal", "keys", "cash", "pos", "orders", "o_u", "o_m", "trades", "t_u"].map((n) => [n, env.openDB(n)])) as Record<string, LmdbDb>;
+  const dbs = Object.fromEntries(
+    ["journal", "keys", "cash", "pos", "orders", "o_u", "o_m", "trades", "t_u"].map((n) => [n, env.openDB(n)]),
+  ) as Record<string, LmdbDb>;
   let lastOrder = "";
   const work = () => {
     for (let i = 0; i < ORDERS_PER_COMMIT; i++) {
@@ -118,7 +120,11 @@ function lmdbEngine(dir: string, mode: "sync" | "async") {
   // sync: a transaction committed and synced on the event loop; async: lmdb-js commits and syncs in
   // its own thread, the promise settles once durable (what the money store does with SQLite's WAL).
   const commit = mode === "sync" ? async () => env.transactionSync(work) : () => env.transaction(work);
-  return { name: `LMDB (${mode === "sync" ? "transactionSync" : "transaction, committed off the event loop"})`, commit, close: () => void env.close() };
+  return {
+    name: `LMDB (${mode === "sync" ? "transactionSync" : "transaction, committed off the event loop"})`,
+    commit,
+    close: () => void env.close(),
+  };
 }
 
 async function measure(e: { commit: () => Promise<unknown> }): Promise<Result> {
@@ -143,10 +149,14 @@ async function main(): Promise<void> {
   }
   const results = new Map<string, Result[]>();
   for (let r = 0; r < ROUNDS; r++) for (const e of engines) results.set(e.name, [...(results.get(e.name) ?? []), await measure(e)]);
-  console.log(`# ${ORDERS_PER_COMMIT} orders per durable commit, ${COMMITS} commits per round, ${ROUNDS} rounds interleaved; best round by CPU`);
+  console.log(
+    `# ${ORDERS_PER_COMMIT} orders per durable commit, ${COMMITS} commits per round, ${ROUNDS} rounds interleaved; best round by CPU`,
+  );
   for (const e of engines) {
     const best = (results.get(e.name) as Result[]).sort((a, b) => a.cpuUs - b.cpuUs)[0];
-    console.log(`${e.name.padEnd(58)} commit p50 ${pct(best.ms, 50).toFixed(2)} ms  p99 ${pct(best.ms, 99).toFixed(2)} ms  event-loop CPU ${(best.cpuUs / best.orders).toFixed(1)} us/order`);
+    console.log(
+      `${e.name.padEnd(58)} commit p50 ${pct(best.ms, 50).toFixed(2)} ms  p99 ${pct(best.ms, 99).toFixed(2)} ms  event-loop CPU ${(best.cpuUs / best.orders).toFixed(1)} us/order`,
+    );
     e.close();
   }
   rmSync(dir, { recursive: true, force: true });

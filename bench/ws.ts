@@ -39,7 +39,8 @@ const SHARE = 1_000_000;
 const DOMAIN = "bench.local";
 const ADMIN_KEY = "bench-admin-key";
 
-type ToParent = { kind: "ready"; failed: number } | { kind: "arrivals"; arrivals: Record<string, number[]>; disconnects: number; errors: string[] };
+type ToParent =
+  { kind: "ready"; failed: number } | { kind: "arrivals"; arrivals: Record<string, number[]>; disconnects: number; errors: string[] };
 type ToChild = { kind: "report" };
 type Channel = "market" | "book";
 type Fanout = "shared" | "engine-io";
@@ -156,7 +157,10 @@ async function run(o: Options, fanout: Fanout): Promise<RunResult> {
   );
   const [trader] = await login(server, DOMAIN, 1);
   await server.ctl({ cmd: "fund", userId: trader.userId, amount: 1_000_000 * SHARE });
-  const ev = await server.http("POST", "/api/v1/admin/events", { headers: { "x-admin-key": ADMIN_KEY }, body: { title: "Fan-out event", category: "Tech", markets: [{ title: "Fan-out market?" }] } });
+  const ev = await server.http("POST", "/api/v1/admin/events", {
+    headers: { "x-admin-key": ADMIN_KEY },
+    body: { title: "Fan-out event", category: "Tech", markets: [{ title: "Fan-out market?" }] },
+  });
   if (ev.status !== 201) throw new Error(`create event: ${ev.status}`);
   const marketId = ev.body.data.markets[0].id as string;
   // Load the market's actor before the clients arrive.
@@ -170,8 +174,14 @@ async function run(o: Options, fanout: Fanout): Promise<RunResult> {
   const readies = await Promise.all(
     Array.from({ length: procs }, (_, i) => {
       const n = Math.max(0, Math.min(per, clients - i * per));
-      const execArgv = profile && i === 0 ? ["--cpu-prof", `--cpu-prof-dir=${join(__dirname, "..", "profiles")}`, "--cpu-prof-name=ws-client-0.cpuprofile"] : [];
-      const child = fork(__filename, ["client", server.url, marketId, String(n), channels.join(",")], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv });
+      const execArgv =
+        profile && i === 0
+          ? ["--cpu-prof", `--cpu-prof-dir=${join(__dirname, "..", "profiles")}`, "--cpu-prof-name=ws-client-0.cpuprofile"]
+          : [];
+      const child = fork(__filename, ["client", server.url, marketId, String(n), channels.join(",")], {
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+        execArgv,
+      });
       children.push(child);
       return new Promise<{ failed: number }>((resolve, reject) => {
         child.once("message", (m: ToParent) => (m.kind === "ready" ? resolve(m) : reject(new Error("unexpected message"))));
@@ -184,9 +194,15 @@ async function run(o: Options, fanout: Fanout): Promise<RunResult> {
   await sleep(1_000);
   const mem1 = await server.ctl<Mem>({ cmd: "mem" });
   const connected = clients - failedConnects;
-  console.log(`# ${connected} of ${clients} subscribed in ${(connectMs / 1000).toFixed(1)} s${failedConnects ? ` (${failedConnects} failed to connect)` : ""}`);
+  console.log(
+    `# ${connected} of ${clients} subscribed in ${(connectMs / 1000).toFixed(1)} s${failedConnects ? ` (${failedConnects} failed to connect)` : ""}`,
+  );
 
-  const cpu = () => ({ server: procCpuSec(server.pid), clients: children.reduce((a, c) => a + procCpuSec(c.pid as number), 0), at: Date.now() });
+  const cpu = () => ({
+    server: procCpuSec(server.pid),
+    clients: children.reduce((a, c) => a + procCpuSec(c.pid as number), 0),
+    at: Date.now(),
+  });
   if (profile) await server.ctl({ cmd: "profileStart" });
   const writes0 = await server.ctl<FanoutWrites>({ cmd: "fanoutWrites" });
   const cpu0 = cpu();
@@ -194,7 +210,10 @@ async function run(o: Options, fanout: Fanout): Promise<RunResult> {
   for (let k = 0; k < orders; k++) {
     const price = (k + 1) / 100;
     const sent = wallMs();
-    const r = await server.http("POST", "/api/v1/orders", { token: trader.token, body: { marketId, side: "BUY", outcome: "YES", orderType: "GTC", price, quantity: SHARE } });
+    const r = await server.http("POST", "/api/v1/orders", {
+      token: trader.token,
+      body: { marketId, side: "BUY", outcome: "YES", orderType: "GTC", price, quantity: SHARE },
+    });
     const acked = wallMs();
     if (r.status !== 200) throw new Error(`order failed: ${r.status} ${JSON.stringify(r.body)}`);
     placed.push({ price, sent, acked });
@@ -203,7 +222,10 @@ async function run(o: Options, fanout: Fanout): Promise<RunResult> {
   await sleep(1_000);
   const cpu1 = cpu();
   const writes1 = await server.ctl<FanoutWrites>({ cmd: "fanoutWrites" });
-  const writes: FanoutWrites = { "shared-frame": writes1["shared-frame"] - writes0["shared-frame"], "engine-io": writes1["engine-io"] - writes0["engine-io"] };
+  const writes: FanoutWrites = {
+    "shared-frame": writes1["shared-frame"] - writes0["shared-frame"],
+    "engine-io": writes1["engine-io"] - writes0["engine-io"],
+  };
   if (profile) {
     const dir = join(__dirname, "..", "profiles");
     mkdirSync(dir, { recursive: true });
@@ -254,7 +276,8 @@ async function run(o: Options, fanout: Fanout): Promise<RunResult> {
     }
   }
   const ms = (h: Histogram, q: number) => (h.quantile(q) / 1000).toFixed(1);
-  const line = (name: string, h: Histogram) => `${name} p50 ${ms(h, 0.5)} ms, p99 ${ms(h, 0.99)} ms, max ${(h.max / 1000).toFixed(1)} ms (${h.count} deliveries)`;
+  const line = (name: string, h: Histogram) =>
+    `${name} p50 ${ms(h, 0.5)} ms, p99 ${ms(h, 0.99)} ms, max ${(h.max / 1000).toFixed(1)} ms (${h.count} deliveries)`;
   const ackRtt = new Histogram();
   for (const o of placed) ackRtt.record((o.acked - o.sent) * 1000);
   console.log(`order HTTP round trip (send -> ack): p50 ${ms(ackRtt, 0.5)} ms, p99 ${ms(ackRtt, 0.99)} ms`);
@@ -262,7 +285,9 @@ async function run(o: Options, fanout: Fanout): Promise<RunResult> {
   if (followed.includes("m")) console.log(line("market channel, ack -> subscriber: ", hist.m.ack));
   if (followed.includes("b")) console.log(line("book channel,  send -> subscriber: ", hist.b.send));
   if (followed.includes("m")) console.log(line("market channel, send -> subscriber:", hist.m.send));
-  console.log(`missing deliveries: book ${missing.b}, market ${missing.m}; disconnects ${reports.reduce((s, r) => s + r.disconnects, 0)}; updates before the ack ${early}${errors.length ? `; errors: ${errors.slice(0, 3).join(" | ")}` : ""}`);
+  console.log(
+    `missing deliveries: book ${missing.b}, market ${missing.m}; disconnects ${reports.reduce((s, r) => s + r.disconnects, 0)}; updates before the ack ${early}${errors.length ? `; errors: ${errors.slice(0, 3).join(" | ")}` : ""}`,
+  );
   const wallS = (cpu1.at - cpu0.at) / 1000;
   console.log(
     `CPU while orders fanned out: server ${((cpu1.server - cpu0.server) / wallS).toFixed(2)} cores (${((1000 * (cpu1.server - cpu0.server)) / orders).toFixed(0)} ms per order), ` +
@@ -273,11 +298,16 @@ async function run(o: Options, fanout: Fanout): Promise<RunResult> {
     `server memory: RSS ${mib(mem0.rss)} -> ${mib(mem1.rss)}, heap ${mib(mem0.heapUsed)} -> ${mib(mem1.heapUsed)}; ` +
       `per connection: RSS ${(perConn(mem0.rss, mem1.rss) / 1024).toFixed(1)} KiB, heap ${(perConn(mem0.heapUsed, mem1.heapUsed) / 1024).toFixed(1)} KiB, external+buffers ${(perConn(mem0.external, mem1.external) / 1024).toFixed(1)} KiB`,
   );
-  console.log(`fan-out writes while orders fanned out (pongs included): shared-frame ${writes["shared-frame"]}, engine-io ${writes["engine-io"]}`);
+  console.log(
+    `fan-out writes while orders fanned out (pongs included): shared-frame ${writes["shared-frame"]}, engine-io ${writes["engine-io"]}`,
+  );
   const p99 = Math.max(...followed.map((ch) => hist[ch].ack.quantile(0.99))) / 1000;
   const complete = missing.b === 0 && missing.m === 0 && connected === clients;
-  console.log(`fan-out to ${connected} subscribers (${fanout}): p99 ack -> delivery ${p99.toFixed(1)} ms (target < 250 ms: ${mark(p99 < 250 && complete)}${complete ? "" : ", deliveries missing"})`);
-  if (fanout === "shared" && !writes["shared-frame"]) throw new Error("--fanout=shared: the server wrote nothing as a shared frame (see its warning: the installed engine.io/ws lack it?)");
+  console.log(
+    `fan-out to ${connected} subscribers (${fanout}): p99 ack -> delivery ${p99.toFixed(1)} ms (target < 250 ms: ${mark(p99 < 250 && complete)}${complete ? "" : ", deliveries missing"})`,
+  );
+  if (fanout === "shared" && !writes["shared-frame"])
+    throw new Error("--fanout=shared: the server wrote nothing as a shared frame (see its warning: the installed engine.io/ws lack it?)");
   if (fanout === "engine-io" && writes["shared-frame"]) throw new Error("--fanout=engine-io: the server still wrote shared frames");
 
   for (const child of children) if (child.exitCode === null) await new Promise((resolve) => child.once("exit", resolve));
@@ -301,13 +331,25 @@ async function main(): Promise<void> {
   const f = flags();
   const channels = (["market", "book"] as const).filter((c) => (f.channels ?? "market,book").split(",").includes(c));
   if (!channels.length) throw new Error("--channels must name market, book or both");
-  const o: Options = { clients: num(f, "clients", 10_000), orders: Math.min(98, num(f, "orders", 40)), procs: num(f, "procs", 4), gap: num(f, "gap", 400), profile: !!f.profile, channels };
+  const o: Options = {
+    clients: num(f, "clients", 10_000),
+    orders: Math.min(98, num(f, "orders", 40)),
+    procs: num(f, "procs", 4),
+    gap: num(f, "gap", 400),
+    profile: !!f.profile,
+    channels,
+  };
   const fanout = f.fanout ?? "both";
   if (!["shared", "engine-io", "both"].includes(fanout)) throw new Error("--fanout must be shared, engine-io or both");
   const rounds = fanout === "both" ? Math.max(1, num(f, "rounds", 1)) : 1;
-  const order: Fanout[] = fanout === "both" ? Array.from({ length: rounds }, (_, r): Fanout[] => (r % 2 ? ["engine-io", "shared"] : ["shared", "engine-io"])).flat() : [fanout as Fanout];
+  const order: Fanout[] =
+    fanout === "both"
+      ? Array.from({ length: rounds }, (_, r): Fanout[] => (r % 2 ? ["engine-io", "shared"] : ["shared", "engine-io"])).flat()
+      : [fanout as Fanout];
   console.log(`# bench/ws  ${machine()}`);
-  console.log(`# ${o.clients} Socket.IO subscribers (${channels.join(" + ")} channel${channels.length > 1 ? "s" : ""} of one market) in ${o.procs} client processes; ${o.orders} orders, ${o.gap} ms apart; fan-out write: ${order.join(", ")}`);
+  console.log(
+    `# ${o.clients} Socket.IO subscribers (${channels.join(" + ")} channel${channels.length > 1 ? "s" : ""} of one market) in ${o.procs} client processes; ${o.orders} orders, ${o.gap} ms apart; fan-out write: ${order.join(", ")}`,
+  );
   const results: RunResult[] = [];
   for (const fo of order) results.push(await run(o, fo));
 
@@ -315,7 +357,9 @@ async function main(): Promise<void> {
   console.log(`\n## summary (${o.clients} subscribers, ${o.orders} orders, ack -> subscriber)`);
   for (const r of results) {
     const lat = channels.map((c) => `${c} p50 ${fmt(r.latency[c]!.p50)} / p99 ${fmt(r.latency[c]!.p99)} ms`).join(", ");
-    console.log(`${r.fanout.padEnd(9)}  server CPU ${fmt(r.cpuMsPerOrder)} ms per order; ${lat}; missing ${r.missing}, disconnects ${r.disconnects}; writes shared-frame ${r.writes["shared-frame"]}, engine-io ${r.writes["engine-io"]}`);
+    console.log(
+      `${r.fanout.padEnd(9)}  server CPU ${fmt(r.cpuMsPerOrder)} ms per order; ${lat}; missing ${r.missing}, disconnects ${r.disconnects}; writes shared-frame ${r.writes["shared-frame"]}, engine-io ${r.writes["engine-io"]}`,
+    );
   }
   const cpuOf = (fo: Fanout) => results.filter((r) => r.fanout === fo).map((r) => r.cpuMsPerOrder);
   if (fanout === "both") {
@@ -324,7 +368,9 @@ async function main(): Promise<void> {
   }
   const worst = Math.max(...results.flatMap((r) => channels.map((c) => r.latency[c]!.p99)));
   const complete = results.every((r) => r.missing === 0);
-  console.log(`worst p99 ack -> delivery ${worst.toFixed(1)} ms (target < 250 ms: ${mark(worst < 250 && complete)}${complete ? "" : ", deliveries missing"})`);
+  console.log(
+    `worst p99 ack -> delivery ${worst.toFixed(1)} ms (target < 250 ms: ${mark(worst < 250 && complete)}${complete ? "" : ", deliveries missing"})`,
+  );
 }
 
 if (process.argv[2] === "client") {

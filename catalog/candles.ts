@@ -139,7 +139,14 @@ export function buildPriceHistory(input: HistoryInput): PriceHistory {
     }
     if (firstTicks === null) firstTicks = o;
     carry = c;
-    candles.push({ timestamp: new Date(b).toISOString(), open: ticksToPrice(o), high: ticksToPrice(h), low: ticksToPrice(l), close: ticksToPrice(c), volume: unitsOf(qty) });
+    candles.push({
+      timestamp: new Date(b).toISOString(),
+      open: ticksToPrice(o),
+      high: ticksToPrice(h),
+      low: ticksToPrice(l),
+      close: ticksToPrice(c),
+      volume: unitsOf(qty),
+    });
   }
 
   const currentTicks = last ? tick(last) : NO_TRADE_PRICE_TICKS;

@@ -43,7 +43,8 @@ export const DUPLICATE_EVENT = "DUPLICATE_EVENT";
 const TRANSITION_ATTEMPTS = 3;
 
 const notFound = (what: string) => new CatalogRefusal("not_found", "RESOURCE_NOT_FOUND", `${what} not found`);
-const invalid = (message: string, field: string, rule: string) => new CatalogRefusal("invalid", "VALIDATION_ERROR", message, [{ field, rule }]);
+const invalid = (message: string, field: string, rule: string) =>
+  new CatalogRefusal("invalid", "VALIDATION_ERROR", message, [{ field, rule }]);
 
 /** Broker events the catalog announces. */
 export type CatalogEvent =
@@ -175,7 +176,12 @@ export class Catalog {
    * one matches; the other re-reads and is judged against the new status. Every status entered
    * is announced, in order (resolving an open market closes it first).
    */
-  async transition(id: string, command: MarketCommand, out: CatalogOut, opts: { result?: MarketResult; reason?: string } = {}): Promise<MarketDoc> {
+  async transition(
+    id: string,
+    command: MarketCommand,
+    out: CatalogOut,
+    opts: { result?: MarketResult; reason?: string } = {},
+  ): Promise<MarketDoc> {
     for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
       const market = await this.market(id);
       const plan = planTransition(market.status, command);
@@ -202,7 +208,11 @@ export class Catalog {
         if (s === "closed") out.emit({ name: "market.closed", payload: { marketId: id } });
         if (s === "cancelled") out.emit({ name: "market.cancelled", payload: { marketId: id } });
         if (s === "resolution_failed") out.emit({ name: "market.resolutionFailed", payload: { marketId: id } });
-        if (s === "resolved") out.emit({ name: "market.resolved", payload: { marketId: id, result: updated.result as MarketResult, conditionId: updated.conditionId } });
+        if (s === "resolved")
+          out.emit({
+            name: "market.resolved",
+            payload: { marketId: id, result: updated.result as MarketResult, conditionId: updated.conditionId },
+          });
       }
       return updated;
     }
@@ -224,7 +234,16 @@ export class Catalog {
         this.ports.log.warn(`market.trade for unknown market ${t.marketId} ignored`);
         continue;
       }
-      prints.push({ _id: t.tradeId, marketId: t.marketId, outcome: t.outcome, yesPrice: t.yesPrice, quantity: t.quantity, notional: t.notional, at: new Date(atMs).toISOString(), atMs });
+      prints.push({
+        _id: t.tradeId,
+        marketId: t.marketId,
+        outcome: t.outcome,
+        yesPrice: t.yesPrice,
+        quantity: t.quantity,
+        notional: t.notional,
+        at: new Date(atMs).toISOString(),
+        atMs,
+      });
     }
     // A replayed tradeId changes nothing (events reach one catalog node each, so no race here).
     const known = new Set(await this.ports.prints.storedIds(prints.map((p) => p._id)));
@@ -289,7 +308,11 @@ export class Catalog {
    * Markets first, the event last: the event is what lists and search show, so a crash midway
    * leaves nothing visible half-made. Inserts are by id, so a repeated seed inserts nothing.
    */
-  private async storeEvent(input: CreateEventParams, ids: { eventId: string; marketIds: string[] }, nowIso: string): Promise<{ event: EventDoc; markets: MarketDoc[]; opened: MarketDoc[] }> {
+  private async storeEvent(
+    input: CreateEventParams,
+    ids: { eventId: string; marketIds: string[] },
+    nowIso: string,
+  ): Promise<{ event: EventDoc; markets: MarketDoc[]; opened: MarketDoc[] }> {
     const beginAt = input.beginAt ? isoOrThrow(input.beginAt, "beginAt") : nowIso;
     const markets: MarketDoc[] = input.markets.map((m, i) => ({
       _id: ids.marketIds[i],

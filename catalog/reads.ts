@@ -89,7 +89,10 @@ export class CatalogReads {
   async priceHistory(market: MarketDoc, outcome: Outcome, interval: Interval): Promise<PriceHistoryView> {
     const nowMs = this.ports.now();
     const since = printsSince(interval, nowMs);
-    const [prints, prior] = await Promise.all([this.ports.prints.since(market._id, since), this.ports.prints.lastBefore(market._id, since)]);
+    const [prints, prior] = await Promise.all([
+      this.ports.prints.since(market._id, since),
+      this.ports.prints.lastBefore(market._id, since),
+    ]);
     return { marketId: market._id, outcome, interval, ...buildPriceHistory({ interval, outcome, nowMs, prints, prior }) };
   }
 

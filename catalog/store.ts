@@ -59,7 +59,8 @@ export function catalogReadPorts(stores: () => Stores<CatalogCollections>): Pick
     },
     prints: {
       since: (marketId, sinceMs) => s().prints.find({ marketId, atMs: { $gte: sinceMs } }, { sort: { atMs: 1, _id: 1 } }),
-      lastBefore: async (marketId, sinceMs) => (await s().prints.find({ marketId, atMs: { $lt: sinceMs } }, { sort: { atMs: -1, _id: -1 }, limit: 1 }))[0] ?? null,
+      lastBefore: async (marketId, sinceMs) =>
+        (await s().prints.find({ marketId, atMs: { $lt: sinceMs } }, { sort: { atMs: -1, _id: -1 }, limit: 1 }))[0] ?? null,
     },
   };
 }

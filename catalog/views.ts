@@ -59,5 +59,13 @@ export function renderEvent(e: EventDoc, markets: MarketView[] = []): EventView 
 }
 
 export function renderInternal(m: MarketDoc): MarketInternal {
-  return { id: m._id, eventId: m.eventId, title: m.title, status: m.status, result: m.result, conditionId: m.conditionId, ammLiquidity: m.ammLiquidity };
+  return {
+    id: m._id,
+    eventId: m.eventId,
+    title: m.title,
+    status: m.status,
+    result: m.result,
+    conditionId: m.conditionId,
+    ammLiquidity: m.ammLiquidity,
+  };
 }

@@ -16,15 +16,35 @@ export interface OpenedChain {
 }
 
 /** The sandbox keeps its state under `<dataDir>/chain` (in memory with DATA_DIR=:memory:). */
-export function openChain(kind: "sandbox" | "ton", cfg: ChainConfig, keys: KeyRing, dataDir: string, log: (msg: string) => void): OpenedChain {
+export function openChain(
+  kind: "sandbox" | "ton",
+  cfg: ChainConfig,
+  keys: KeyRing,
+  dataDir: string,
+  log: (msg: string) => void,
+): OpenedChain {
   let sandbox: SandboxChain | null = null;
   let port: ChainPort;
   if (kind === "sandbox") {
-    sandbox = new SandboxChain({ keys, testnet: cfg.testnet, dir: dataDir === ":memory:" ? null : join(dataDir, "chain"), operatorNano: cfg.sandboxOperatorNano, log });
+    sandbox = new SandboxChain({
+      keys,
+      testnet: cfg.testnet,
+      dir: dataDir === ":memory:" ? null : join(dataDir, "chain"),
+      operatorNano: cfg.sandboxOperatorNano,
+      log,
+    });
     port = sandbox;
   } else {
     if (!cfg.usdtMinter) throw new Error("USDT_MINTER is required with CHAIN=ton");
-    port = new TonChain({ keys, testnet: cfg.testnet, endpoint: cfg.endpoint, apiKey: cfg.apiKey, usdtMinter: Address.parse(cfg.usdtMinter), confirmTimeoutMs: cfg.confirmTimeoutMs, log });
+    port = new TonChain({
+      keys,
+      testnet: cfg.testnet,
+      endpoint: cfg.endpoint,
+      apiKey: cfg.apiKey,
+      usdtMinter: Address.parse(cfg.usdtMinter),
+      confirmTimeoutMs: cfg.confirmTimeoutMs,
+      log,
+    });
   }
   const side: ChainSide = {
     port,

@@ -40,7 +40,13 @@ export class ChainCores {
     const { chain, stores, ledger, emit, log, config: c } = p;
     const common = { chain, ledger, emit, log, clock };
     this.deposits = new DepositWatcher({ ...common, store: depositStore(stores), counted: p.metrics.depositCredited });
-    this.withdrawals = new Withdrawals({ ...common, store: withdrawalStore(stores), newId, queryId: () => BigInt("0x" + randomBytes(8).toString("hex")), limits: { min: c.withdrawMin, max: c.withdrawMax, dedupMs: c.withdrawDedupMs } });
+    this.withdrawals = new Withdrawals({
+      ...common,
+      store: withdrawalStore(stores),
+      newId,
+      queryId: () => BigInt("0x" + randomBytes(8).toString("hex")),
+      limits: { min: c.withdrawMin, max: c.withdrawMax, dedupMs: c.withdrawDedupMs },
+    });
     this.redemptions = new Redemptions({ ...common, store: redemptionStore(stores) });
     this.settlement = new SettlementBatcher({
       ...common,

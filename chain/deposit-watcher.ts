@@ -9,7 +9,17 @@ import type { ChainIncidentDoc, DepositAddressDoc, DepositDoc } from "../models/
 import { classifyDepositTx, refineNotification } from "./deposits";
 import { friendlyContract, friendlyWallet } from "./keys";
 import { jettonBalance, jettonTransferMessage, transferOutcome } from "./operations";
-import { errorText, LANDING_GRACE_SEC, type ChainLedger, type ChainSide, type Clock, type EmitChainEvent, type LedgerEntry, type Log, type MetaStore } from "./ports";
+import {
+  errorText,
+  LANDING_GRACE_SEC,
+  type ChainLedger,
+  type ChainSide,
+  type Clock,
+  type EmitChainEvent,
+  type LedgerEntry,
+  type Log,
+  type MetaStore,
+} from "./ports";
 
 /** TON a deposit wallet needs to pay a sweep (external fee + the jetton transfer's attached TON). */
 export const SWEEP_MIN_TON = toNano("0.07");
@@ -53,7 +63,8 @@ export function depositEntry(userId: string, txHash: string, amount: number): Le
 export function addressView(doc: DepositAddressDoc, testnet: boolean) {
   return {
     address: friendlyWallet(Address.parseRaw(doc.address), testnet),
-    jettonWalletAddress: doc.firstDepositAt && doc.canonicalJettonWallet ? friendlyContract(Address.parseRaw(doc.canonicalJettonWallet), testnet) : null,
+    jettonWalletAddress:
+      doc.firstDepositAt && doc.canonicalJettonWallet ? friendlyContract(Address.parseRaw(doc.canonicalJettonWallet), testnet) : null,
     derivationIndex: doc.index,
   };
 }
@@ -69,7 +80,16 @@ export class DepositWatcher {
     let index = await store.meta.get("nextIndex");
     for (let attempt = 0; attempt < 1000; attempt++, index++) {
       const w = await this.p.chain.keys.deposit(index);
-      const doc: DepositAddressDoc = { _id: userId, index, address: w.address.toRawString(), canonicalJettonWallet: null, firstDepositAt: null, lastLt: "0", needsSweep: false, createdAt: new Date(this.p.clock.now()).toISOString() };
+      const doc: DepositAddressDoc = {
+        _id: userId,
+        index,
+        address: w.address.toRawString(),
+        canonicalJettonWallet: null,
+        firstDepositAt: null,
+        lastLt: "0",
+        needsSweep: false,
+        createdAt: new Date(this.p.clock.now()).toISOString(),
+      };
       if (await store.insertAddress(doc)) {
         await store.meta.set("nextIndex", index + 1);
         return doc;
@@ -115,12 +135,21 @@ export class DepositWatcher {
     const hot = await chain.keys.wallet("hot");
     for (const tx of txs) {
       let verdict = classifyDepositTx(tx, { depositAddress: address, canonicalJettonWallet, hotWallet: hot.address });
-      if (verdict.kind === "suspect") verdict = refineNotification(verdict, await port.jettonWalletData(Address.parseRaw(verdict.src)), port.usdtMinter(), address);
+      if (verdict.kind === "suspect")
+        verdict = refineNotification(verdict, await port.jettonWalletData(Address.parseRaw(verdict.src)), port.usdtMinter(), address);
       const at = new Date(tx.now * 1000).toISOString();
       if (verdict.kind === "credit") {
         const amount = Number(verdict.amount);
         const posted = await this.p.ledger.post(depositEntry(doc._id, tx.hash, amount));
-        await store.insertDeposit({ _id: tx.hash, userId: doc._id, amount, address: doc.address, jettonWallet: doc.canonicalJettonWallet, lt: tx.lt, at });
+        await store.insertDeposit({
+          _id: tx.hash,
+          userId: doc._id,
+          amount,
+          address: doc.address,
+          jettonWallet: doc.canonicalJettonWallet,
+          lt: tx.lt,
+          at,
+        });
         const set: Partial<DepositAddressDoc> = { needsSweep: true };
         if (!doc.firstDepositAt) set.firstDepositAt = doc.firstDepositAt = at;
         doc.needsSweep = true;
@@ -130,7 +159,17 @@ export class DepositWatcher {
           this.p.emit("chain.depositCredited", { userId: doc._id, amount: String(amount), txHash: tx.hash });
         }
       } else if (verdict.kind === "incident") {
-        const incident: ChainIncidentDoc = { _id: tx.hash, userId: doc._id, address: doc.address, kind: verdict.incident, src: verdict.src, amount: verdict.amount === null ? null : verdict.amount.toString(), detail: verdict.detail, lt: tx.lt, at };
+        const incident: ChainIncidentDoc = {
+          _id: tx.hash,
+          userId: doc._id,
+          address: doc.address,
+          kind: verdict.incident,
+          src: verdict.src,
+          amount: verdict.amount === null ? null : verdict.amount.toString(),
+          detail: verdict.detail,
+          lt: tx.lt,
+          at,
+        };
         if (await store.insertIncident(incident)) {
           this.p.log.warn(`deposit incident ${incident.kind} at ${doc.address} (user ${doc._id}): ${incident.detail}`);
           this.p.emit("chain.incident", { userId: doc._id, kind: incident.kind, txHash: tx.hash });
@@ -171,7 +210,15 @@ export class DepositWatcher {
     const wallet = await chain.keys.deposit(doc.index);
     const from = Address.parseRaw(doc.canonicalJettonWallet as string);
     const hotJw = await port.jettonWalletAddress(hot.address);
-    const sub = await port.submit(wallet, [jettonTransferMessage(from, { queryId: BigInt(clock.now()), amount: balance, destination: hot.address, responseTo: hot.address, notifyTon: 0n })]);
+    const sub = await port.submit(wallet, [
+      jettonTransferMessage(from, {
+        queryId: BigInt(clock.now()),
+        amount: balance,
+        destination: hot.address,
+        responseTo: hot.address,
+        notifyTon: 0n,
+      }),
+    ]);
     await chain.persist();
     const outcome = await transferOutcome(port, wallet.address, sub, from, hotJw);
     if (outcome.status === "failed") throw new Error(outcome.reason);

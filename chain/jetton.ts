@@ -65,11 +65,31 @@ export interface MintParams {
 
 /** Minter `mint` (op 21): to, TON for the wallet, and the internal_transfer the minter forwards. */
 export function mintBody(p: MintParams, minter: Address): Cell {
-  const internal = internalTransferBody({ queryId: p.queryId, amount: p.amount, from: minter, responseTo: p.responseTo, forwardTon: p.forwardTon, forwardPayload: p.forwardPayload ?? null });
-  return beginCell().storeUint(OP.mint, 32).storeUint(p.queryId, 64).storeAddress(p.to).storeCoins(p.walletTon).storeRef(internal).endCell();
+  const internal = internalTransferBody({
+    queryId: p.queryId,
+    amount: p.amount,
+    from: minter,
+    responseTo: p.responseTo,
+    forwardTon: p.forwardTon,
+    forwardPayload: p.forwardPayload ?? null,
+  });
+  return beginCell()
+    .storeUint(OP.mint, 32)
+    .storeUint(p.queryId, 64)
+    .storeAddress(p.to)
+    .storeCoins(p.walletTon)
+    .storeRef(internal)
+    .endCell();
 }
 
-export function internalTransferBody(p: { queryId: bigint; amount: bigint; from: Address; responseTo: Address | null; forwardTon: bigint; forwardPayload: Cell | null }): Cell {
+export function internalTransferBody(p: {
+  queryId: bigint;
+  amount: bigint;
+  from: Address;
+  responseTo: Address | null;
+  forwardTon: bigint;
+  forwardPayload: Cell | null;
+}): Cell {
   return beginCell()
     .storeUint(OP.internalTransfer, 32)
     .storeUint(p.queryId, 64)

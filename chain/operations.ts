@@ -35,11 +35,21 @@ export function jettonTransferMessage(ownJettonWallet: Address, p: JettonSend): 
     to: ownJettonWallet,
     value: JETTON_TRANSFER_TON + notify,
     bounce: true,
-    body: transferBody({ queryId: p.queryId, amount: p.amount, destination: p.destination, responseTo: p.responseTo, forwardTon: notify, forwardPayload: p.comment ? commentBody(p.comment) : null }),
+    body: transferBody({
+      queryId: p.queryId,
+      amount: p.amount,
+      destination: p.destination,
+      responseTo: p.responseTo,
+      forwardTon: notify,
+      forwardPayload: p.comment ? commentBody(p.comment) : null,
+    }),
   });
 }
 
-export type TransferOutcome = { status: "delivered"; txHash: string } | { status: "failed"; txHash: string | null; reason: string } | { status: "pending"; txHash: string | null };
+export type TransferOutcome =
+  | { status: "delivered"; txHash: string }
+  | { status: "failed"; txHash: string | null; reason: string }
+  | { status: "pending"; txHash: string | null };
 
 const JETTON_EXIT: Record<number, string> = {
   333: "the destination must be a basechain (workchain 0) wallet",
@@ -50,8 +60,10 @@ const JETTON_EXIT: Record<number, string> = {
 };
 
 export function describeExit(tx: ChainTx): string {
-  if (tx.exitCode !== null && tx.exitCode !== 0 && tx.exitCode !== 1) return JETTON_EXIT[tx.exitCode] ?? `the contract failed with exit code ${tx.exitCode}`;
-  if (tx.actionResult !== null && tx.actionResult !== 0) return `the contract could not send its messages (action result ${tx.actionResult})`;
+  if (tx.exitCode !== null && tx.exitCode !== 0 && tx.exitCode !== 1)
+    return JETTON_EXIT[tx.exitCode] ?? `the contract failed with exit code ${tx.exitCode}`;
+  if (tx.actionResult !== null && tx.actionResult !== 0)
+    return `the contract could not send its messages (action result ${tx.actionResult})`;
   return "the transaction failed";
 }
 
@@ -60,8 +72,15 @@ export function describeExit(tx: ChainTx): string {
  * wallet: delivered when every hop succeeded; failed at the first hop that failed (the jettons
  * then stay where they were); pending while a hop is not on chain yet.
  */
-export async function transferOutcome(port: ChainPort, wallet: Address, sub: Submission, fromJettonWallet: Address, toJettonWallet: Address): Promise<TransferOutcome> {
-  const walletTx = sub.trace?.[0] ?? (sub.txHash ? await port.findTransaction(sub.txHash) : null) ?? (await port.findByExternal(wallet, sub.msgHash));
+export async function transferOutcome(
+  port: ChainPort,
+  wallet: Address,
+  sub: Submission,
+  fromJettonWallet: Address,
+  toJettonWallet: Address,
+): Promise<TransferOutcome> {
+  const walletTx =
+    sub.trace?.[0] ?? (sub.txHash ? await port.findTransaction(sub.txHash) : null) ?? (await port.findByExternal(wallet, sub.msgHash));
   if (!walletTx) return { status: "pending", txHash: sub.txHash };
   const txHash = walletTx.hash;
   if (!walletTx.success) return { status: "failed", txHash, reason: `the hot wallet refused to send: ${describeExit(walletTx)}` };
@@ -77,5 +96,10 @@ export async function transferOutcome(port: ChainPort, wallet: Address, sub: Sub
 /** Children of `tx` in a known trace that ran on `dest`. */
 export function childOn(trace: readonly ChainTx[], tx: ChainTx, dest: Address): ChainTx | null {
   const raw = dest.toRawString();
-  return trace.find((t) => t.account === raw && t.in?.kind === "internal" && t.in.src === tx.account && (tx.children ? tx.children.includes(t.hash) : true)) ?? null;
+  return (
+    trace.find(
+      (t) =>
+        t.account === raw && t.in?.kind === "internal" && t.in.src === tx.account && (tx.children ? tx.children.includes(t.hash) : true),
+    ) ?? null
+  );
 }

@@ -40,7 +40,15 @@ export function sweepLosers(marketId: string, loser: Outcome, holders: readonly 
     if (h.outcome !== loser || h.account === escrow || h.marketId !== marketId) continue;
     const m = h.quantity - h.locked;
     if (m <= 0) continue;
-    out.push({ kind: "shares", account: h.account, marketId, outcome: loser, quantity: -m, proceeds: 0, ...(m === h.quantity ? { settle: true } : {}) });
+    out.push({
+      kind: "shares",
+      account: h.account,
+      marketId,
+      outcome: loser,
+      quantity: -m,
+      proceeds: 0,
+      ...(m === h.quantity ? { settle: true } : {}),
+    });
     moved += m;
   }
   if (moved > 0) out.push({ kind: "shares", account: escrow, marketId, outcome: loser, quantity: moved });
@@ -105,7 +113,15 @@ export function refundCancelled(marketId: string, holders: readonly PositionStat
   for (const h of open) {
     // Users get their cost basis back; the pool gets 1 per pair it holds (on its YES leg), its one-sided rest nothing.
     const amount = h.account === pool ? (h.outcome === "YES" ? pairs : 0) : Math.max(0, h.totalCost);
-    postings.push({ kind: "shares", account: h.account, marketId, outcome: h.outcome, quantity: -h.quantity, proceeds: amount, settle: true });
+    postings.push({
+      kind: "shares",
+      account: h.account,
+      marketId,
+      outcome: h.outcome,
+      quantity: -h.quantity,
+      proceeds: amount,
+      settle: true,
+    });
     if (amount > 0) postings.push({ kind: "cash", account: h.account, available: amount });
     byAccount.set(h.account, (byAccount.get(h.account) ?? 0) + amount);
     refunded += amount;

@@ -58,7 +58,11 @@ export class Redemptions {
    * POST /redeem/:marketId. With `key`, a winner's payout entry carries the request's
    * Idempotency-Key and its answer: a replay after a crash answers the payout, not "duplicate".
    */
-  async redeem(req: RedeemRequest, market: MarketLookup, key?: Omit<IdemRecord, "response" | "answerFrom">): Promise<SubmissionResult & { payout?: string }> {
+  async redeem(
+    req: RedeemRequest,
+    market: MarketLookup,
+    key?: Omit<IdemRecord, "response" | "answerFrom">,
+  ): Promise<SubmissionResult & { payout?: string }> {
     const { userId, marketId, conditionId, indexSets } = req;
     const { ledger, store } = this.p;
     const selected = new Set<Outcome>();
@@ -69,23 +73,40 @@ export class Redemptions {
       selected.add(o);
     });
     const m = await market(marketId);
-    if (m.conditionId.toLowerCase() !== conditionId.toLowerCase()) throw badRequest("CONDITION_MISMATCH", "conditionId does not match this market's condition");
+    if (m.conditionId.toLowerCase() !== conditionId.toLowerCase())
+      throw badRequest("CONDITION_MISMATCH", "conditionId does not match this market's condition");
     const redemptionId = `${userId}:${marketId}`;
     const mine = (await ledger.positions(userId)).filter((p) => p.marketId === marketId);
 
     if (m.status === "cancelled") {
       await this.cancelled(marketId);
       const done = await this.refundMarket(marketId);
-      if (!done || done.status !== "done") throw conflict("REFUND_PENDING", "The market's refund is not done yet (orders still hold shares); try again shortly");
+      if (!done || done.status !== "done")
+        throw conflict("REFUND_PENDING", "The market's refund is not done yet (orders still hold shares); try again shortly");
       const refund = done.refunds.find((r) => r.account === userId);
       if (!refund && !mine.length) throw badRequest("NO_POSITION", "You hold no position in this market");
       const payout = refund?.amount ?? 0;
-      if (!(await store.insertRedemption({ _id: redemptionId, userId, marketId, kind: "refund", payout, ledgerKey: `refund:${marketId}`, at: this.iso() }))) {
+      if (
+        !(await store.insertRedemption({
+          _id: redemptionId,
+          userId,
+          marketId,
+          kind: "refund",
+          payout,
+          ledgerKey: `refund:${marketId}`,
+          at: this.iso(),
+        }))
+      ) {
         return { status: "duplicate", message: "This market's refund was already acknowledged; nothing new was paid" };
       }
-      return { status: "accepted", payout: String(payout), message: `Market cancelled: your positions were refunded at cost, ${usdtText(payout)} credited to your available balance` };
+      return {
+        status: "accepted",
+        payout: String(payout),
+        message: `Market cancelled: your positions were refunded at cost, ${usdtText(payout)} credited to your available balance`,
+      };
     }
-    if (m.status !== "resolved" || (m.result !== "YES" && m.result !== "NO")) throw badRequest("MARKET_NOT_RESOLVED", `Only resolved markets can be redeemed; this market is ${m.status}`);
+    if (m.status !== "resolved" || (m.result !== "YES" && m.result !== "NO"))
+      throw badRequest("MARKET_NOT_RESOLVED", `Only resolved markets can be redeemed; this market is ${m.status}`);
 
     const winner = m.result;
     const loser = other(winner);
@@ -94,14 +115,22 @@ export class Redemptions {
     if (selected.has(winner) && q > 0) {
       if (win && win.locked > 0) throw conflict("SHARES_LOCKED", "Some of your winning shares are held by open orders; cancel them first");
       // The market's resolution rides along: whatever the sweep at resolution could not move yet.
-      const postings: Posting[] = [...resolutionPostings(marketId, winner, await ledger.holders(marketId)), ...redeemWinner(marketId, userId, winner, q)];
+      const postings: Posting[] = [
+        ...resolutionPostings(marketId, winner, await ledger.holders(marketId)),
+        ...redeemWinner(marketId, userId, winner, q),
+      ];
       const entryKey = `redeem:${userId}:${marketId}`;
-      const answer = { status: "accepted" as const, payout: String(q), message: `Redeemed ${sharesText(q)} ${winner} shares for ${usdtText(q)}` };
+      const answer = {
+        status: "accepted" as const,
+        payout: String(q),
+        message: `Redeemed ${sharesText(q)} ${winner} shares for ${usdtText(q)}`,
+      };
       let res: { applied: boolean };
       try {
         res = await ledger.post({ key: entryKey, postings, ...(key ? { idem: { ...key, response: answer } } : {}) });
       } catch (err) {
-        if (errorType(err) === "INSUFFICIENT_SHARES") throw conflict("RESOLUTION_PENDING", "Losing shares of this market are still held by open orders; try again shortly");
+        if (errorType(err) === "INSUFFICIENT_SHARES")
+          throw conflict("RESOLUTION_PENDING", "Losing shares of this market are still held by open orders; try again shortly");
         throw err;
       }
       await store.insertRedemption({ _id: redemptionId, userId, marketId, kind: "redeem", payout: q, ledgerKey: entryKey, at: this.iso() });
@@ -111,7 +140,11 @@ export class Redemptions {
     }
     if (await store.redemption(redemptionId)) return ALREADY_REDEEMED;
     const lost = mine.find((p) => p.outcome === loser);
-    if (selected.has(loser) && lost) throw badRequest("LOSING_POSITION", `The market resolved ${winner}: ${loser} shares pay nothing${lost.quantity > 0 ? "" : " (your position was settled at 0)"}`);
+    if (selected.has(loser) && lost)
+      throw badRequest(
+        "LOSING_POSITION",
+        `The market resolved ${winner}: ${loser} shares pay nothing${lost.quantity > 0 ? "" : " (your position was settled at 0)"}`,
+      );
     if (!mine.length) throw badRequest("NO_POSITION", "You hold no position in this market");
     throw badRequest("NO_POSITION", `You hold no ${[...selected].join(" or ")} shares of this market to redeem`);
   }
@@ -157,7 +190,11 @@ export class Redemptions {
     if (plan.postings.length) await ledger.post({ key: `refund:${marketId}`, postings: plan.postings });
     const doc: MarketSettlementDoc = { _id: marketId, kind: "refund", status: "done", refunds: plan.refunds, at: this.iso() };
     await store.putSettlement(doc);
-    this.p.emit("chain.refunded", { marketId, refunds: plan.refunds.map((r) => ({ account: r.account, amount: String(r.amount) })), difference: String(plan.difference) });
+    this.p.emit("chain.refunded", {
+      marketId,
+      refunds: plan.refunds.map((r) => ({ account: r.account, amount: String(r.amount) })),
+      difference: String(plan.difference),
+    });
     return doc;
   }
 }

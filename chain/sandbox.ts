@@ -12,7 +12,15 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdir, open, rename } from "node:fs/promises";
 import { join } from "node:path";
 import { Address, beginCell, external, toNano, type MessageRelaxed, SendMode, type Cell } from "@ton/core";
-import { Blockchain, snapshotFromSerializable, snapshotToSerializable, type BlockchainTransaction, type SandboxContract, type SendMessageResult, type TreasuryContract } from "@ton/sandbox";
+import {
+  Blockchain,
+  snapshotFromSerializable,
+  snapshotToSerializable,
+  type BlockchainTransaction,
+  type SandboxContract,
+  type SendMessageResult,
+  type TreasuryContract,
+} from "@ton/sandbox";
 import { contentCell, minterAddress, minterInit, mintBody } from "./jetton";
 import type { DerivedWallet, KeyRing } from "./keys";
 import { ChainRejected, type ChainPort, type JettonWalletData, type Submission } from "./port";
@@ -107,7 +115,12 @@ export class SandboxChain implements ChainPort {
       const op = await this.opts.keys.wallet("operator");
       this.record(await this.faucet.send({ to: op.address, value: this.opts.operatorNano, bounce: false }));
     }
-    this.meta = { version: 1, usdtMinter: usdtAddr.toRawString(), foreignMinter: foreignAddr.toRawString(), createdAt: new Date().toISOString() };
+    this.meta = {
+      version: 1,
+      usdtMinter: usdtAddr.toRawString(),
+      foreignMinter: foreignAddr.toRawString(),
+      createdAt: new Date().toISOString(),
+    };
     this.opts.log?.(`sandbox chain created: USDT minter ${usdtAddr.toString()}`);
   }
 
@@ -153,7 +166,11 @@ export class SandboxChain implements ChainPort {
     const dir = this.opts.dir;
     if (!dir) return this.writing;
     const snap = this.bc.snapshot();
-    const lines = fresh.length ? snapshotToSerializable({ ...snap, contracts: [], transactions: fresh }).transactions.map((t, i) => json({ ...t, lt: fresh[i].lt.toString() }) + "\n").join("") : "";
+    const lines = fresh.length
+      ? snapshotToSerializable({ ...snap, contracts: [], transactions: fresh })
+          .transactions.map((t, i) => json({ ...t, lt: fresh[i].lt.toString() }) + "\n")
+          .join("")
+      : "";
     const state = json({ meta: this.meta, snapshot: snapshotToSerializable({ ...snap, transactions: [] }) });
     const write = async () => {
       await mkdir(dir, { recursive: true });
@@ -191,7 +208,9 @@ export class SandboxChain implements ChainPort {
   }
 
   async jettonWalletAddress(owner: Address, minter?: Address): Promise<Address> {
-    const res = await this.bc.runGetMethod(minter ?? this.usdtMinter(), "get_wallet_address", [{ type: "slice", cell: beginCell().storeAddress(owner).endCell() }]);
+    const res = await this.bc.runGetMethod(minter ?? this.usdtMinter(), "get_wallet_address", [
+      { type: "slice", cell: beginCell().storeAddress(owner).endCell() },
+    ]);
     return res.stackReader.readAddress();
   }
 
@@ -247,7 +266,13 @@ export class SandboxChain implements ChainPort {
     const active = await this.isActive(wallet.address);
     const seqno = active ? await this.bc.openContract(wallet.contract).getSeqno() : 0;
     const validUntil = Math.floor(Date.now() / 1000) + MESSAGE_TTL_SEC;
-    const body = wallet.contract.createTransfer({ seqno, secretKey: wallet.keyPair.secretKey, messages, sendMode: opts.sendMode ?? SendMode.PAY_GAS_SEPARATELY, timeout: validUntil });
+    const body = wallet.contract.createTransfer({
+      seqno,
+      secretKey: wallet.keyPair.secretKey,
+      messages,
+      sendMode: opts.sendMode ?? SendMode.PAY_GAS_SEPARATELY,
+      timeout: validUntil,
+    });
     const msgHash = normalizedExternalHash(wallet.address, body);
     let res: SendMessageResult;
     try {
@@ -274,7 +299,10 @@ export class SandboxChain implements ChainPort {
       res = await this.faucet.send({ to, value: amount, bounce: false });
     } else {
       const minter = asset === "USDT" ? this.usdtMinter() : this.foreignMinter();
-      const body = mintBody({ queryId: this.nextQueryId(), to, amount, responseTo: this.faucet.address, forwardTon: 1n, walletTon: MINT_WALLET_TON }, minter);
+      const body = mintBody(
+        { queryId: this.nextQueryId(), to, amount, responseTo: this.faucet.address, forwardTon: 1n, walletTon: MINT_WALLET_TON },
+        minter,
+      );
       res = await this.faucet.send({ to: minter, value: MINT_TON, body, bounce: true });
     }
     const trace = this.record(res);
@@ -296,14 +324,16 @@ export class SandboxChain implements ChainPort {
   /** Keep the hot wallet's TON float (sandbox only: the faucet pays everyone's gas). */
   async topUpHot(): Promise<void> {
     const hot = await this.opts.keys.wallet("hot");
-    if ((await this.tonBalance(hot.address)) < HOT_LOW_WATER) this.record(await this.faucet.send({ to: hot.address, value: HOT_FLOAT, bounce: false }));
+    if ((await this.tonBalance(hot.address)) < HOT_LOW_WATER)
+      this.record(await this.faucet.send({ to: hot.address, value: HOT_FLOAT, bounce: false }));
   }
 
   /** Keep the operator's gas at its genesis level; an operator created unfunded stays unfunded (the failure drill). */
   async topUpOperator(): Promise<void> {
     if (this.opts.operatorNano <= 0n) return;
     const op = await this.opts.keys.wallet("operator");
-    if ((await this.tonBalance(op.address)) < this.opts.operatorNano / 10n) this.record(await this.faucet.send({ to: op.address, value: this.opts.operatorNano, bounce: false }));
+    if ((await this.tonBalance(op.address)) < this.opts.operatorNano / 10n)
+      this.record(await this.faucet.send({ to: op.address, value: this.opts.operatorNano, bounce: false }));
   }
 
   /** How many transactions the emulator has executed (diagnostics). */

@@ -83,7 +83,10 @@ export interface SettlementPorts {
 
 export type BatchOutcome = { ok: true; txHash: string } | { ok: false; error: string };
 
-const committed = (tx: ChainTx): BatchOutcome => (tx.success && tx.outs.length > 0 ? { ok: true, txHash: tx.hash } : { ok: false, error: `the commitment transaction failed (exit ${tx.exitCode}, action ${tx.actionResult})` });
+const committed = (tx: ChainTx): BatchOutcome =>
+  tx.success && tx.outs.length > 0
+    ? { ok: true, txHash: tx.hash }
+    : { ok: false, error: `the commitment transaction failed (exit ${tx.exitCode}, action ${tx.actionResult})` };
 
 export class SettlementBatcher {
   /**
@@ -103,7 +106,19 @@ export class SettlementBatcher {
     for (;;) {
       const entries = await this.p.ledger.entriesAfter(cursor, INTAKE_PAGE);
       if (!entries.length) return;
-      const items: SettlementItemDoc[] = entries.flatMap((e) => (e.trades ?? []).map((t) => ({ _id: t.tradeId, userId: t.userId, marketId: t.marketId, status: "pending" as const, attempts: 0, batchId: null, txHash: null, createdAt: e.at, queue: `${e.at}|${t.tradeId}` })));
+      const items: SettlementItemDoc[] = entries.flatMap((e) =>
+        (e.trades ?? []).map((t) => ({
+          _id: t.tradeId,
+          userId: t.userId,
+          marketId: t.marketId,
+          status: "pending" as const,
+          attempts: 0,
+          batchId: null,
+          txHash: null,
+          createdAt: e.at,
+          queue: `${e.at}|${t.tradeId}`,
+        })),
+      );
       // One insert for the page; items already taken in (a replay after a crash) are left as they are.
       const known = new Set(await store.items.known(items.map((i) => i._id)));
       const fresh = items.filter((i) => !known.has(i._id) && (known.add(i._id), true));
@@ -129,7 +144,8 @@ export class SettlementBatcher {
       // Submitted earlier without a known outcome (the ton adapter, or a restart mid-way).
       const tx = inFlight.msgHash ? await chain.port.findByExternal(operator.address, inFlight.msgHash) : null;
       if (tx) return this.finish(inFlight, committed(tx));
-      if (!inFlight.validUntil || clock.now() / 1000 > inFlight.validUntil + LANDING_GRACE_SEC) return this.finish(inFlight, { ok: false, error: "the commitment message expired without landing" });
+      if (!inFlight.validUntil || clock.now() / 1000 > inFlight.validUntil + LANDING_GRACE_SEC)
+        return this.finish(inFlight, { ok: false, error: "the commitment message expired without landing" });
       return;
     }
     // Trades at least the minimum age: a burst of trades lands in one batch.
@@ -139,14 +155,27 @@ export class SettlementBatcher {
     while (n < queue.length && n < config.batchSize && queue[n].at <= cutoff) n++;
     if (!n) return;
     const c = commitmentOf(queue.splice(0, n).map((i) => i.id));
-    const batch: SettlementBatchDoc = { _id: this.p.newId("stl"), tradeIds: c.tradeIds, count: c.count, root: c.root, status: "sending", msgHash: null, validUntil: null, txHash: null, error: null, at: new Date(clock.now()).toISOString() };
+    const batch: SettlementBatchDoc = {
+      _id: this.p.newId("stl"),
+      tradeIds: c.tradeIds,
+      count: c.count,
+      root: c.root,
+      status: "sending",
+      msgHash: null,
+      validUntil: null,
+      txHash: null,
+      error: null,
+      at: new Date(clock.now()).toISOString(),
+    };
     await store.batches.insert(batch);
     await store.items.assign(c.tradeIds, batch._id);
     const registry = await chain.keys.wallet("registry");
     let sub;
     try {
       await chain.topUp("operator");
-      sub = await chain.port.submit(operator, [internal({ to: registry.address, value: COMMIT_TON, bounce: false, body: settlementBody(BigInt(clock.now()), batch._id, c) })]);
+      sub = await chain.port.submit(operator, [
+        internal({ to: registry.address, value: COMMIT_TON, bounce: false, body: settlementBody(BigInt(clock.now()), batch._id, c) }),
+      ]);
     } catch (err) {
       return this.finish(batch, { ok: false, error: err instanceof ChainRejected ? err.message : `submission failed: ${errorText(err)}` });
     }
@@ -189,7 +218,12 @@ export class SettlementBatcher {
   }
 
   /** Store a settlement outcome for the ledger and the notifier (before anything else changes). */
-  private async noticeOf(batch: SettlementBatchDoc, status: SettlementNoticeDoc["status"], tradeIds: string[], txHash: string | null): Promise<SettlementNoticeDoc> {
+  private async noticeOf(
+    batch: SettlementBatchDoc,
+    status: SettlementNoticeDoc["status"],
+    tradeIds: string[],
+    txHash: string | null,
+  ): Promise<SettlementNoticeDoc> {
     const { notices, items } = this.p.store;
     const notice: SettlementNoticeDoc = {
       _id: `${batch._id}:${status}`,

@@ -3,7 +3,19 @@
  * cores' operations become Mongo-style queries (the same on NeDB and MongoDB).
  */
 import type { IndexSpec, Store, Stores } from "../mixins/db.mixin";
-import type { ChainIncidentDoc, ChainMetaDoc, DepositAddressDoc, DepositDoc, MarketSettlementDoc, RedemptionDoc, SettlementBatchDoc, SettlementItemDoc, SettlementNoticeDoc, WithdrawalDoc, WithdrawalLockDoc } from "../models/chain";
+import type {
+  ChainIncidentDoc,
+  ChainMetaDoc,
+  DepositAddressDoc,
+  DepositDoc,
+  MarketSettlementDoc,
+  RedemptionDoc,
+  SettlementBatchDoc,
+  SettlementItemDoc,
+  SettlementNoticeDoc,
+  WithdrawalDoc,
+  WithdrawalLockDoc,
+} from "../models/chain";
 import type { DepositStore } from "./deposit-watcher";
 import type { MetaStore } from "./ports";
 import type { RedemptionStore } from "./redemptions";
@@ -26,7 +38,10 @@ export type ChainCollections = {
 };
 
 export const CHAIN_INDEXES: { [K in keyof ChainCollections]: IndexSpec[] } = {
-  depositAddresses: [{ fields: { index: 1 }, unique: true }, { fields: { address: 1 }, unique: true }],
+  depositAddresses: [
+    { fields: { index: 1 }, unique: true },
+    { fields: { address: 1 }, unique: true },
+  ],
   deposits: [{ fields: { userId: 1 } }],
   chainIncidents: [{ fields: { userId: 1 } }],
   withdrawals: [{ fields: { userId: 1 } }, { fields: { status: 1 } }],
@@ -100,7 +115,8 @@ export function settlementStore(s: Stores<ChainCollections>): SettlementStore {
       byIds: (ids) => items.find(among(ids)),
       queued: () => items.find({ queue: { $exists: true }, batchId: null }, { sort: { queue: 1 } }),
       assign: async (ids, batchId) => void (await items.update(among(ids), { $set: { batchId } }, { multi: true })),
-      confirm: async (ids, txHash) => void (await items.update(among(ids), { $set: { status: "confirmed", txHash }, $unset: { queue: true } }, { multi: true })),
+      confirm: async (ids, txHash) =>
+        void (await items.update(among(ids), { $set: { status: "confirmed", txHash }, $unset: { queue: true } }, { multi: true })),
       attemptedAtLeast: (ids, attempts) => items.find({ ...among(ids), attempts: { $gte: attempts } }),
       attemptedBelow: (ids, attempts) => items.find({ ...among(ids), attempts: { $lt: attempts } }, { sort: { queue: 1 } }),
       release: async (ids) => void (await items.update(among(ids), { $inc: { attempts: 1 }, $set: { batchId: null } }, { multi: true })),

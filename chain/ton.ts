@@ -37,7 +37,8 @@ const CACHE_LIMIT = 10_000;
 /** An error from the HTTP layer that carries the server's answer (it saw the request and refused it). */
 function answeredBy(err: unknown): string | null {
   const e = err as { response?: { status?: number; data?: unknown }; message?: string };
-  if (e?.response) return `${e.response.status ?? ""} ${typeof e.response.data === "string" ? e.response.data : JSON.stringify(e.response.data)}`.trim();
+  if (e?.response)
+    return `${e.response.status ?? ""} ${typeof e.response.data === "string" ? e.response.data : JSON.stringify(e.response.data)}`.trim();
   if (typeof e?.message === "string" && e.message.startsWith("Received error:")) return e.message;
   return null;
 }
@@ -57,7 +58,9 @@ export class TonChain implements ChainPort {
   }
 
   async start(): Promise<void> {
-    this.opts.log?.(`TON ${this.testnet ? "testnet" : "mainnet"} via ${this.opts.endpoint}; USDT minter ${this.opts.usdtMinter.toString()}`);
+    this.opts.log?.(
+      `TON ${this.testnet ? "testnet" : "mainnet"} via ${this.opts.endpoint}; USDT minter ${this.opts.usdtMinter.toString()}`,
+    );
   }
 
   async stop(): Promise<void> {}
@@ -108,7 +111,11 @@ export class TonChain implements ChainPort {
     const out: ChainTx[] = [];
     let cursor: { lt: string; hash: string } | undefined;
     for (;;) {
-      const page = await this.client.getTransactions(address, { limit: PAGE, archival: true, ...(cursor ? { lt: cursor.lt, hash: cursor.hash } : {}) });
+      const page = await this.client.getTransactions(address, {
+        limit: PAGE,
+        archival: true,
+        ...(cursor ? { lt: cursor.lt, hash: cursor.hash } : {}),
+      });
       let older = false;
       for (const t of page) {
         if (t.lt <= afterLt) {
@@ -154,7 +161,13 @@ export class TonChain implements ChainPort {
     const active = state.state === "active";
     const seqno = active ? (await this.client.runMethod(wallet.address, "seqno")).stack.readNumber() : 0;
     const validUntil = this.now() + MESSAGE_TTL_SEC;
-    const body = wallet.contract.createTransfer({ seqno, secretKey: wallet.keyPair.secretKey, messages, sendMode: opts.sendMode ?? SendMode.PAY_GAS_SEPARATELY, timeout: validUntil });
+    const body = wallet.contract.createTransfer({
+      seqno,
+      secretKey: wallet.keyPair.secretKey,
+      messages,
+      sendMode: opts.sendMode ?? SendMode.PAY_GAS_SEPARATELY,
+      timeout: validUntil,
+    });
     const msgHash = normalizedExternalHash(wallet.address, body);
     const boc = beginCell()
       .store(storeMessage(external({ to: wallet.address, init: active ? null : wallet.contract.init, body })))

@@ -28,10 +28,24 @@ const REASON: Record<IncidentKind, string> = {
   bad_amount: "bad_amount",
 };
 
-const WITHDRAWAL: Record<WithdrawalStatus, TransferView["status"]> = { debiting: "pending", submitted: "pending", sent: "confirmed", failed: "failed" };
+const WITHDRAWAL: Record<WithdrawalStatus, TransferView["status"]> = {
+  debiting: "pending",
+  submitted: "pending",
+  sent: "confirmed",
+  failed: "failed",
+};
 
 export function depositView(d: DepositDoc): TransferView {
-  return { id: d._id, type: "deposit", amount: String(d.amount), asset: "USDT", status: "credited", txHash: d._id, address: d.address, createdAt: d.at };
+  return {
+    id: d._id,
+    type: "deposit",
+    amount: String(d.amount),
+    asset: "USDT",
+    status: "credited",
+    txHash: d._id,
+    address: d.address,
+    createdAt: d.at,
+  };
 }
 
 export function incidentView(i: ChainIncidentDoc): TransferView {
@@ -49,7 +63,16 @@ export function incidentView(i: ChainIncidentDoc): TransferView {
 }
 
 export function withdrawalView(w: WithdrawalDoc): TransferView {
-  return { id: w._id, type: "withdrawal", amount: String(w.amount), asset: "USDT", status: WITHDRAWAL[w.status], txHash: w.txHash, address: w.destination, createdAt: w.createdAt };
+  return {
+    id: w._id,
+    type: "withdrawal",
+    amount: String(w.amount),
+    asset: "USDT",
+    status: WITHDRAWAL[w.status],
+    txHash: w.txHash,
+    address: w.destination,
+    createdAt: w.createdAt,
+  };
 }
 
 /** Newest first; ties by id so pages are stable. */

@@ -43,18 +43,55 @@ export interface ChainTx {
 
 /** TEP-467 normalized hash of an external-in message: addr_none source, zero import fee, no init, body by ref. */
 export function normalizedExternalHash(dest: Address, body: Cell): string {
-  return beginCell().storeUint(2, 2).storeUint(0, 2).storeAddress(dest).storeCoins(0).storeBit(false).storeBit(true).storeRef(body).endCell().hash().toString("hex");
+  return beginCell()
+    .storeUint(2, 2)
+    .storeUint(0, 2)
+    .storeAddress(dest)
+    .storeCoins(0)
+    .storeBit(false)
+    .storeBit(true)
+    .storeRef(body)
+    .endCell()
+    .hash()
+    .toString("hex");
 }
 
 function message(m: Message): ChainMessage {
   const info = m.info;
   if (info.type === "internal") {
-    return { kind: "internal", src: info.src.toRawString(), dest: info.dest.toRawString(), value: info.value.coins, bounce: info.bounce, bounced: info.bounced, body: m.body, createdLt: info.createdLt.toString() };
+    return {
+      kind: "internal",
+      src: info.src.toRawString(),
+      dest: info.dest.toRawString(),
+      value: info.value.coins,
+      bounce: info.bounce,
+      bounced: info.bounced,
+      body: m.body,
+      createdLt: info.createdLt.toString(),
+    };
   }
   if (info.type === "external-in") {
-    return { kind: "external-in", src: null, dest: info.dest.toRawString(), value: 0n, bounce: false, bounced: false, body: m.body, createdLt: "0" };
+    return {
+      kind: "external-in",
+      src: null,
+      dest: info.dest.toRawString(),
+      value: 0n,
+      bounce: false,
+      bounced: false,
+      body: m.body,
+      createdLt: "0",
+    };
   }
-  return { kind: "external-out", src: info.src.toRawString(), dest: null, value: 0n, bounce: false, bounced: false, body: m.body, createdLt: info.createdLt.toString() };
+  return {
+    kind: "external-out",
+    src: info.src.toRawString(),
+    dest: null,
+    value: 0n,
+    bounce: false,
+    bounced: false,
+    body: m.body,
+    createdLt: info.createdLt.toString(),
+  };
 }
 
 export function normalizeTx(tx: Transaction, workchain = 0, links?: { parent?: string; children?: string[] }): ChainTx {
@@ -80,7 +117,8 @@ export function normalizeTx(tx: Transaction, workchain = 0, links?: { parent?: s
       actionOk = d.actionPhase.success;
     }
   }
-  const externalHash = tx.inMessage && tx.inMessage.info.type === "external-in" ? normalizedExternalHash(tx.inMessage.info.dest, tx.inMessage.body) : null;
+  const externalHash =
+    tx.inMessage && tx.inMessage.info.type === "external-in" ? normalizedExternalHash(tx.inMessage.info.dest, tx.inMessage.body) : null;
   return {
     hash: tx.hash().toString("hex"),
     lt: tx.lt.toString(),

@@ -20,7 +20,17 @@ import type { SubmissionResult, WithdrawalDoc, WithdrawalLockDoc } from "../mode
 import type { IdemRecord } from "../models/trading";
 import { jettonTransferMessage, transferOutcome } from "./operations";
 import { ChainRejected } from "./port";
-import { errorText, isRefusal, LANDING_GRACE_SEC, type ChainLedger, type ChainSide, type Clock, type EmitChainEvent, type LedgerEntry, type Log } from "./ports";
+import {
+  errorText,
+  isRefusal,
+  LANDING_GRACE_SEC,
+  type ChainLedger,
+  type ChainSide,
+  type Clock,
+  type EmitChainEvent,
+  type LedgerEntry,
+  type Log,
+} from "./ports";
 
 export interface WithdrawalStore {
   get(id: string): Promise<WithdrawalDoc | null>;
@@ -77,7 +87,8 @@ export class Withdrawals {
   /** The bounds of one withdrawal (the service asks before queueing the request on the chain). */
   checkAmount(amount: number): void {
     const { min, max } = this.p.limits;
-    if (!Number.isSafeInteger(amount) || amount < min) throw validationError(`amount must be at least ${usdtLimitText(min)}`, [{ field: "amount", rule: "min" }]);
+    if (!Number.isSafeInteger(amount) || amount < min)
+      throw validationError(`amount must be at least ${usdtLimitText(min)}`, [{ field: "amount", rule: "min" }]);
     if (amount > max) throw validationError(`amount must be at most ${usdtLimitText(max)}`, [{ field: "amount", rule: "max" }]);
   }
 
@@ -86,7 +97,12 @@ export class Withdrawals {
    * request's Idempotency-Key is journaled with the debit: whatever happens after it (a crash before
    * the answer is stored), the key stays bound to this withdrawal and never sends another.
    */
-  async withdraw(userId: string, wallet: string, amount: number, key?: Omit<IdemRecord, "response" | "answerFrom">): Promise<SubmissionResult> {
+  async withdraw(
+    userId: string,
+    wallet: string,
+    amount: number,
+    key?: Omit<IdemRecord, "response" | "answerFrom">,
+  ): Promise<SubmissionResult> {
     const { store, ledger, chain, limits } = this.p;
     this.checkAmount(amount);
     const now = this.p.clock.now();
@@ -96,7 +112,11 @@ export class Withdrawals {
       const prior = await store.get(lock.withdrawalId);
       const inFlight = prior && (prior.status === "debiting" || prior.status === "submitted");
       if (inFlight || (prior && prior.status !== "failed" && lock.until > now)) {
-        return { status: "duplicate", ...(prior?.txHash ? { txHash: prior.txHash } : {}), message: `An identical withdrawal of ${usdtText(amount)} was ${inFlight ? "submitted moments ago and is in flight" : "accepted within the last " + Math.round(limits.dedupMs / 1000) + " s"}; nothing new was sent` };
+        return {
+          status: "duplicate",
+          ...(prior?.txHash ? { txHash: prior.txHash } : {}),
+          message: `An identical withdrawal of ${usdtText(amount)} was ${inFlight ? "submitted moments ago and is in flight" : "accepted within the last " + Math.round(limits.dedupMs / 1000) + " s"}; nothing new was sent`,
+        };
       }
     }
     let destination: Address;
@@ -106,10 +126,26 @@ export class Withdrawals {
       throw badRequest("INVALID_WALLET", "The session's wallet address cannot receive jettons");
     }
     const id = this.p.newId("wd");
-    const wd: WithdrawalDoc = { _id: id, userId, amount, destination: destination.toRawString(), status: "debiting", queryId: this.p.queryId().toString(), msgHash: null, txHash: null, message: null, validUntil: null, createdAt: this.iso(now), updatedAt: this.iso(now) };
+    const wd: WithdrawalDoc = {
+      _id: id,
+      userId,
+      amount,
+      destination: destination.toRawString(),
+      status: "debiting",
+      queryId: this.p.queryId().toString(),
+      msgHash: null,
+      txHash: null,
+      message: null,
+      validUntil: null,
+      createdAt: this.iso(now),
+      updatedAt: this.iso(now),
+    };
     await store.insert(wd);
     try {
-      await ledger.post({ ...withdrawalEntry(wd, "debit"), ...(key ? { idem: { ...key, response: null, answerFrom: { action: WITHDRAWAL_ANSWER, params: { withdrawalId: id } } } } : {}) });
+      await ledger.post({
+        ...withdrawalEntry(wd, "debit"),
+        ...(key ? { idem: { ...key, response: null, answerFrom: { action: WITHDRAWAL_ANSWER, params: { withdrawalId: id } } } } : {}),
+      });
     } catch (err) {
       // Refused (insufficient balance): nothing was debited. Any other failure leaves the record
       // `debiting` for reconciliation, which settles whether the debit happened.
@@ -124,19 +160,41 @@ export class Withdrawals {
       await chain.topUp("hot");
       const hotJw = await port.jettonWalletAddress(hot.address);
       const destJw = await port.jettonWalletAddress(destination);
-      const sub = await port.submit(hot, [jettonTransferMessage(hotJw, { queryId: BigInt(wd.queryId), amount: BigInt(amount), destination, responseTo: hot.address, comment: `withdrawal ${id}` })]);
+      const sub = await port.submit(hot, [
+        jettonTransferMessage(hotJw, {
+          queryId: BigInt(wd.queryId),
+          amount: BigInt(amount),
+          destination,
+          responseTo: hot.address,
+          comment: `withdrawal ${id}`,
+        }),
+      ]);
       // Recorded before the chain's state is written: after a crash in between, reconciliation
       // looks the message up and, not finding it past its validity, reverses the debit.
-      await store.update(id, { status: "submitted", msgHash: sub.msgHash, txHash: sub.txHash, validUntil: sub.validUntil, updatedAt: this.iso() });
+      await store.update(id, {
+        status: "submitted",
+        msgHash: sub.msgHash,
+        txHash: sub.txHash,
+        validUntil: sub.validUntil,
+        updatedAt: this.iso(),
+      });
       await chain.persist();
       const outcome = await transferOutcome(port, hot.address, sub, hotJw, destJw);
       if (outcome.status === "failed") {
         await this.fail({ ...wd, txHash: outcome.txHash }, outcome.reason);
-        return { status: "failed", ...(outcome.txHash ? { txHash: outcome.txHash } : {}), message: `Withdrawal failed on chain: ${outcome.reason}; ${usdtText(amount)} returned to your available balance` };
+        return {
+          status: "failed",
+          ...(outcome.txHash ? { txHash: outcome.txHash } : {}),
+          message: `Withdrawal failed on chain: ${outcome.reason}; ${usdtText(amount)} returned to your available balance`,
+        };
       }
       const txHash = outcome.txHash ?? sub.msgHash;
       if (outcome.status === "delivered") await this.sent(wd, txHash);
-      return { status: "accepted", txHash, message: `Withdrawal of ${usdtText(amount)} to ${destination.toRawString()} ${outcome.status === "delivered" ? "sent" : "submitted"}` };
+      return {
+        status: "accepted",
+        txHash,
+        message: `Withdrawal of ${usdtText(amount)} to ${destination.toRawString()} ${outcome.status === "delivered" ? "sent" : "submitted"}`,
+      };
     } catch (err) {
       if (!(err instanceof ChainRejected)) {
         // Before submission (a get-method failed): certainly not sent. After it the outcome is
@@ -144,12 +202,19 @@ export class Withdrawals {
         const cur = await store.get(id);
         if (cur?.status === "submitted") {
           this.p.log.warn(`withdrawal ${id}: outcome unknown, left to reconciliation:`, (err as Error)?.message);
-          return { status: "accepted", txHash: cur.txHash ?? cur.msgHash ?? undefined, message: `Withdrawal of ${usdtText(amount)} submitted` };
+          return {
+            status: "accepted",
+            txHash: cur.txHash ?? cur.msgHash ?? undefined,
+            message: `Withdrawal of ${usdtText(amount)} submitted`,
+          };
         }
       }
       const reason = err instanceof ChainRejected ? err.message : `the transfer could not be submitted (${errorText(err)})`;
       await this.fail(wd, reason);
-      return { status: "failed", message: `Withdrawal could not be submitted: ${reason}; ${usdtText(amount)} returned to your available balance` };
+      return {
+        status: "failed",
+        message: `Withdrawal could not be submitted: ${reason}; ${usdtText(amount)} returned to your available balance`,
+      };
     }
   }
 
@@ -161,9 +226,18 @@ export class Withdrawals {
     const wd = await this.p.store.get(id);
     if (!wd || wd.status === "debiting") return null;
     const amount = usdtText(wd.amount);
-    if (wd.status === "failed") return { status: "failed", ...(wd.txHash ? { txHash: wd.txHash } : {}), message: `Withdrawal failed: ${wd.message ?? "unknown reason"}; ${amount} returned to your available balance` };
+    if (wd.status === "failed")
+      return {
+        status: "failed",
+        ...(wd.txHash ? { txHash: wd.txHash } : {}),
+        message: `Withdrawal failed: ${wd.message ?? "unknown reason"}; ${amount} returned to your available balance`,
+      };
     const txHash = wd.txHash ?? wd.msgHash;
-    return { status: "accepted", ...(txHash ? { txHash } : {}), message: `Withdrawal of ${amount} to ${wd.destination} ${wd.status === "sent" ? "sent" : "submitted"}` };
+    return {
+      status: "accepted",
+      ...(txHash ? { txHash } : {}),
+      message: `Withdrawal of ${amount} to ${wd.destination} ${wd.status === "sent" ? "sent" : "submitted"}`,
+    };
   }
 
   private async sent(wd: WithdrawalDoc, txHash: string): Promise<void> {
@@ -206,10 +280,17 @@ export class Withdrawals {
         continue;
       }
       const destJw = await chain.port.jettonWalletAddress(Address.parseRaw(wd.destination));
-      const outcome = await transferOutcome(chain.port, hot.address, { msgHash: wd.msgHash as string, txHash: wd.txHash, trace: null, validUntil: wd.validUntil ?? 0 }, hotJw, destJw);
+      const outcome = await transferOutcome(
+        chain.port,
+        hot.address,
+        { msgHash: wd.msgHash as string, txHash: wd.txHash, trace: null, validUntil: wd.validUntil ?? 0 },
+        hotJw,
+        destJw,
+      );
       if (outcome.status === "delivered") await this.sent(wd, outcome.txHash);
       else if (outcome.status === "failed") await this.fail({ ...wd, txHash: outcome.txHash }, outcome.reason);
-      else if (!outcome.txHash && wd.validUntil !== null && nowSec > wd.validUntil + LANDING_GRACE_SEC) await this.fail(wd, "the hot wallet's message expired without landing on chain");
+      else if (!outcome.txHash && wd.validUntil !== null && nowSec > wd.validUntil + LANDING_GRACE_SEC)
+        await this.fail(wd, "the hot wallet's message expired without landing on chain");
     }
   }
 

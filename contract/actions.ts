@@ -61,11 +61,19 @@ export interface InternalActions {
   "book.route": Entry<RouteRequest, RouteExecution>;
   "book.quote": Entry<RouteRequest, Pick<RoutePlan, "venue" | "filled" | "totalCost" | "fee" | "avgPrice">>;
   "book.ensureMarket": Entry<{ marketId: string }, { loaded: boolean; pool: PoolState | null; nodeID: string }>;
-  "book.depth": Entry<{ marketId: string; levels?: number }, { seq: number; yes: Model<"OrderBook">; no: Model<"OrderBook"> }, { marketId: string; levels: number }>;
+  "book.depth": Entry<
+    { marketId: string; levels?: number },
+    { seq: number; yes: Model<"OrderBook">; no: Model<"OrderBook"> },
+    { marketId: string; levels: number }
+  >;
   "book.top": Entry<{ marketId: string }, TopOfBook>;
   "book.topOfBook": Entry<{ marketIds: string[] }, Record<string, TopOfBook>>;
   "book.halt": Entry<{ marketId: string; status: string }, { released: number }>;
-  "book.exitQuote": Entry<{ marketId: string; outcome: Outcome; quantity: number; side?: Side; userId?: string }, { filled: number; proceeds: number }, { marketId: string; outcome: Outcome; quantity: number; side: Side; userId?: string }>;
+  "book.exitQuote": Entry<
+    { marketId: string; outcome: Outcome; quantity: number; side?: Side; userId?: string },
+    { filled: number; proceeds: number },
+    { marketId: string; outcome: Outcome; quantity: number; side: Side; userId?: string }
+  >;
   // catalog
   "catalog.getMarketInternal": Entry<{ marketId: string }, MarketInternal>;
   "catalog.marketTitles": Entry<{ marketIds: string[] }, Record<string, MarketTitle>>;
@@ -96,7 +104,14 @@ const ID_RULE = toRule(ID, {});
 const SIDE = { type: "enum", values: ["BUY", "SELL"] } as const;
 const OUTCOME = { type: "enum", values: ["YES", "NO"] } as const;
 /** A market order inside the market's actor (book.route, book.quote). */
-const ROUTE_PARAMS = { marketId: ID_RULE, userId: "string", side: SIDE, outcome: OUTCOME, quantity: { type: "number", integer: true, positive: true }, mode: { type: "enum", values: ["AMM", "ROUTE"] } } as const;
+const ROUTE_PARAMS = {
+  marketId: ID_RULE,
+  userId: "string",
+  side: SIDE,
+  outcome: OUTCOME,
+  quantity: { type: "number", integer: true, positive: true },
+  mode: { type: "enum", values: ["AMM", "ROUTE"] },
+} as const;
 
 /** Every internal action with its params (null: it takes none); the keys are the map's names. */
 export const INTERNAL_PARAMS = {
@@ -107,26 +122,60 @@ export const INTERNAL_PARAMS = {
     trades: { type: "array", items: "object", optional: true },
     book: { type: "object", optional: true },
     idem: { type: "object", optional: true },
-    part: { type: "object", optional: true, props: { group: "string", index: { type: "number", integer: true, min: 0 }, count: { type: "number", integer: true, min: 2 } } },
+    part: {
+      type: "object",
+      optional: true,
+      props: { group: "string", index: { type: "number", integer: true, min: 0 }, count: { type: "number", integer: true, min: 2 } },
+    },
     durable: { type: "boolean", optional: true },
   },
   "ledger.sync": { seq: { type: "number", integer: true, min: 0 }, instance: { type: "string", optional: true } },
   "ledger.acquireMarket": { marketId: "string", node: "string" },
-  "ledger.restingOrders": { marketId: "string", afterPrio: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 5000 } },
-  "ledger.markSettlement": { tradeIds: { type: "array", items: "string" }, status: { type: "enum", values: ["confirmed", "failed"] }, txHash: { type: "string", optional: true } },
+  "ledger.restingOrders": {
+    marketId: "string",
+    afterPrio: { type: "number", integer: true, min: 0 },
+    limit: { type: "number", integer: true, min: 1, max: 5000 },
+  },
+  "ledger.markSettlement": {
+    tradeIds: { type: "array", items: "string" },
+    status: { type: "enum", values: ["confirmed", "failed"] },
+    txHash: { type: "string", optional: true },
+  },
   "ledger.conservation": null,
   "ledger.account": { account: "string" },
   "ledger.holders": { marketId: "string" },
-  "ledger.entriesAfter": { seq: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 1000, optional: true, default: 200 } },
-  "ledger.orders": { userId: "string", marketId: { type: "string", optional: true }, status: { type: "enum", values: ["open", "closed", "all"] }, clientOrderId: { type: "string", optional: true }, page: "number", pageSize: "number" },
+  "ledger.entriesAfter": {
+    seq: { type: "number", integer: true, min: 0 },
+    limit: { type: "number", integer: true, min: 1, max: 1000, optional: true, default: 200 },
+  },
+  "ledger.orders": {
+    userId: "string",
+    marketId: { type: "string", optional: true },
+    status: { type: "enum", values: ["open", "closed", "all"] },
+    clientOrderId: { type: "string", optional: true },
+    page: "number",
+    pageSize: "number",
+  },
   "ledger.openMarketsOf": { userId: "string" },
   "ledger.getOrder": { orderId: "string" },
   "ledger.idemClaim": { scope: "string", key: { type: "string", max: 300 }, fingerprint: "string" },
   "ledger.idemRelease": { scope: "string", key: "string" },
   "ledger.idemAnswer": { scope: "string", key: "string", fingerprint: "string", status: "number", response: "any" },
   "book.placeTerms": { marketId: ID_RULE, userId: "string", terms: "object", idem: { type: "object", optional: true } },
-  "book.amendOrder": { marketId: ID_RULE, orderId: "string", userId: "string", price: { type: "number", optional: true }, quantity: { type: "number", optional: true }, postOnly: { type: "boolean", optional: true } },
-  "book.cancelMany": { marketId: ID_RULE, userId: { type: "string", optional: true }, orderIds: { type: "array", items: "string", optional: true }, reason: { type: "enum", values: ["user", "expired", "heartbeat"] } },
+  "book.amendOrder": {
+    marketId: ID_RULE,
+    orderId: "string",
+    userId: "string",
+    price: { type: "number", optional: true },
+    quantity: { type: "number", optional: true },
+    postOnly: { type: "boolean", optional: true },
+  },
+  "book.cancelMany": {
+    marketId: ID_RULE,
+    userId: { type: "string", optional: true },
+    orderIds: { type: "array", items: "string", optional: true },
+    reason: { type: "enum", values: ["user", "expired", "heartbeat"] },
+  },
   "book.cancel": { marketId: ID_RULE, orderId: "string", userId: "string" },
   "book.route": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
   "book.quote": ROUTE_PARAMS,
@@ -135,7 +184,13 @@ export const INTERNAL_PARAMS = {
   "book.top": { marketId: ID_RULE },
   "book.topOfBook": { marketIds: { type: "array", items: "string", max: 200 } },
   "book.halt": { marketId: ID_RULE, status: "string" },
-  "book.exitQuote": { marketId: ID_RULE, outcome: OUTCOME, quantity: { type: "number", integer: true, min: 0 }, side: { ...SIDE, optional: true, default: "SELL" }, userId: { type: "string", optional: true } },
+  "book.exitQuote": {
+    marketId: ID_RULE,
+    outcome: OUTCOME,
+    quantity: { type: "number", integer: true, min: 0 },
+    side: { ...SIDE, optional: true, default: "SELL" },
+    userId: { type: "string", optional: true },
+  },
   "catalog.getMarketInternal": { marketId: ID_RULE },
   "catalog.marketTitles": { marketIds: { type: "array", max: 500, items: ID_RULE } },
   "router.livePrices": { marketIds: { type: "array", items: "string", max: 200 } },
@@ -143,7 +198,12 @@ export const INTERNAL_PARAMS = {
     batchId: { type: "string", min: 1, max: 100 },
     status: { type: "enum", values: ["confirmed", "failed"] },
     txHash: { type: "string", optional: true, nullable: true },
-    trades: { type: "array", min: 1, max: 100_000, items: { type: "object", strict: "remove", props: { tradeId: "string", userId: "string", marketId: "string" } } },
+    trades: {
+      type: "array",
+      min: 1,
+      max: 100_000,
+      items: { type: "object", strict: "remove", props: { tradeId: "string", userId: "string", marketId: "string" } },
+    },
   },
   "auth.checkSession": { sid: { type: "string", max: 128 }, userId: { type: "string", max: 128 } },
   "auth.resolveToken": { token: { type: "string", max: 4096 } },

@@ -25,7 +25,11 @@ type Resolve<S> = S extends { $ref: `#/components/schemas/${infer N}` } ? (N ext
 type IdsOf<R> = R extends { ids: infer I } ? { -readonly [K in keyof I]: string } : unknown;
 type Part<S, D extends boolean> = D extends true ? Defaulted<Resolve<S>, Schemas> : FromSchema<S, Schemas>;
 type QueryOf<R, D extends boolean> = R extends { query: infer Q } ? Part<Q, D> : unknown;
-type BodyOf<R, D extends boolean> = R extends { body: infer B } ? (R extends { bodyOptional: true } ? Partial<Part<B, D>> : Part<B, D>) : unknown;
+type BodyOf<R, D extends boolean> = R extends { body: infer B }
+  ? R extends { bodyOptional: true }
+    ? Partial<Part<B, D>>
+    : Part<B, D>
+  : unknown;
 
 /** What a client sends to a routed action (path ids, query and body merged, as moleculer-web does). */
 export type RequestOf<A extends RoutedAction> = Simplify<IdsOf<Routes[A]> & QueryOf<Routes[A], false> & BodyOf<Routes[A], false>>;
@@ -37,7 +41,11 @@ export interface Paged<T> {
   pagination: Model<"Pagination">;
 }
 /** What the action returns (the envelope's `data`; a page for a paged route). */
-export type ResultOf<A extends RoutedAction> = Routes[A] extends { result: infer S } ? (Routes[A] extends { paged: true } ? Paged<FromSchema<S, Schemas>> : FromSchema<S, Schemas>) : null;
+export type ResultOf<A extends RoutedAction> = Routes[A] extends { result: infer S }
+  ? Routes[A] extends { paged: true }
+    ? Paged<FromSchema<S, Schemas>>
+    : FromSchema<S, Schemas>
+  : null;
 
 /** The shapes as plain JSON Schema (what the converters and generators take). */
 export const components = SCHEMAS as unknown as Record<string, JsonSchema>;
@@ -58,13 +66,20 @@ export function paramsOf(action: RoutedAction): Record<string, FvRule | string> 
 /** The options of a routed action that come from its route: params, who may call it, Idempotency-Key. */
 export function routeAction(action: RoutedAction): { params: Record<string, FvRule | string>; auth?: "user" | "admin"; idempotent?: true } {
   const route: RouteDef = ROUTES[action];
-  return { params: paramsOf(action), ...(route.auth !== "public" ? { auth: route.auth } : {}), ...(route.idempotent ? { idempotent: true as const } : {}) };
+  return {
+    params: paramsOf(action),
+    ...(route.auth !== "public" ? { auth: route.auth } : {}),
+    ...(route.idempotent ? { idempotent: true as const } : {}),
+  };
 }
 
 /** The gateway's route groups: one moleculer-web route each (rate category, mount point, operator key). */
 export type RouteGroup = "trade" | "read" | "sandbox" | "admin";
 export const GROUP_MOUNT: Record<RouteGroup, string> = { trade: "", read: "", sandbox: "/sandbox", admin: "/admin" };
-export const GROUP_RATE = { trade: "trade", read: "read", sandbox: "faucet", admin: null } as const satisfies Record<RouteGroup, RateCategory | null>;
+export const GROUP_RATE = { trade: "trade", read: "read", sandbox: "faucet", admin: null } as const satisfies Record<
+  RouteGroup,
+  RateCategory | null
+>;
 
 export function groupOf(route: RouteDef): RouteGroup {
   if (route.auth === "admin") return "admin";

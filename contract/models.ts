@@ -9,7 +9,11 @@ import { AMOUNT, digitsParam, POSITIVE_SAFE_INTEGER, QUANTITY } from "../lib/par
 import { CLIENT_ORDER_ID, MAX_BATCH } from "../trading/order-rules";
 import { bool, ID, int, ISO_DATE_PATTERN, nullableStr, num, obj, ref, str, time } from "./schema";
 
-const micro = { type: "string", pattern: "^(0|[1-9][0-9]*)$", description: "Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent" } as const;
+const micro = {
+  type: "string",
+  pattern: "^(0|[1-9][0-9]*)$",
+  description: "Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent",
+} as const;
 const signedMicro = { type: "string", pattern: "^(0|-?[1-9][0-9]*)$", description: "Integer micro-units, may be negative" } as const;
 const decimal = { type: "string", pattern: "^[0-9]+\\.[0-9]+$", description: "Decimal price, e.g. 0.55 or 0.50125" } as const;
 const nullableDecimal = { ...decimal, nullable: true } as const;
@@ -25,7 +29,11 @@ const cancelReason = {
   enum: ["user", "expired", "heartbeat", "self_trade", "market_closed", "market_cancelled", "market_resolved"],
   description: "Why the order left the book unfilled; null while it is open or filled, and for the cancelled rest of a FAK",
 } as const;
-const clientOrderId = { type: "string", pattern: CLIENT_ORDER_ID.source, description: "The caller's own id: 1 to 64 of A-Z a-z 0-9 . _ : -; unique among the caller's open orders" } as const;
+const clientOrderId = {
+  type: "string",
+  pattern: CLIENT_ORDER_ID.source,
+  description: "The caller's own id: 1 to 64 of A-Z a-z 0-9 . _ : -; unique among the caller's open orders",
+} as const;
 /** What GET /orders and every answer about an order add to the contract's fields (trading-api.md). */
 const orderOptions = {
   cancelledQuantity: micro,
@@ -46,7 +54,12 @@ const PROOF_CHECKED = { type: "any", optional: true } as const;
 const quantityString = { ...micro, "x-fv": QUANTITY } as const;
 const amountString = { ...micro, "x-fv": AMOUNT } as const;
 /** A limit order's quantity: a safe positive integer here, the lot (multiple of 100) in the order rules. */
-const orderQuantity = { type: "integer", minimum: 100, description: "Micro-shares, a positive multiple of 100", "x-fv": POSITIVE_SAFE_INTEGER } as const;
+const orderQuantity = {
+  type: "integer",
+  minimum: 100,
+  description: "Micro-shares, a positive multiple of 100",
+  "x-fv": POSITIVE_SAFE_INTEGER,
+} as const;
 const title = { type: "string", minLength: 1, maxLength: 200, "x-fv": TRIM } as const;
 /** An event's display fields, as created and as updated. */
 const displayFields = {
@@ -92,13 +105,25 @@ export const SCHEMAS = {
   Challenge: obj(
     {
       domain: { type: "string", description: "The domain POST /auth/connect checks (APP_DOMAIN, else the server's listening host:port)" },
-      payload: { type: "string", pattern: "^[0-9a-f]{64}$", description: "A fresh random payload to sign (client-made payloads are accepted too)" },
+      payload: {
+        type: "string",
+        pattern: "^[0-9a-f]{64}$",
+        description: "A fresh random payload to sign (client-made payloads are accepted too)",
+      },
       expiresAt: { ...time, description: "A proof made now is fresh (5 minutes) until then" },
     },
     ["domain", "payload", "expiresAt"],
   ),
-  RefreshRequest: { type: "object", properties: { token: { type: "string", maxLength: 4096, description: "Alternative to the Authorization header" } } },
-  Session: obj({ accessToken: str, expiresAt: { type: "integer", description: "Unix seconds" }, userId: str, walletAddress: str }, ["accessToken", "expiresAt", "userId", "walletAddress"]),
+  RefreshRequest: {
+    type: "object",
+    properties: { token: { type: "string", maxLength: 4096, description: "Alternative to the Authorization header" } },
+  },
+  Session: obj({ accessToken: str, expiresAt: { type: "integer", description: "Unix seconds" }, userId: str, walletAddress: str }, [
+    "accessToken",
+    "expiresAt",
+    "userId",
+    "walletAddress",
+  ]),
 
   MarketItem: obj(
     {
@@ -115,7 +140,20 @@ export const SCHEMAS = {
       volume: units,
       conditionId: { type: "string", pattern: "^0x[0-9a-f]{64}$" },
     },
-    ["id", "eventId", "title", "status", "result", "outcomes", "buyYesPrice", "buyNoPrice", "sellYesPrice", "sellNoPrice", "volume", "conditionId"],
+    [
+      "id",
+      "eventId",
+      "title",
+      "status",
+      "result",
+      "outcomes",
+      "buyYesPrice",
+      "buyNoPrice",
+      "sellYesPrice",
+      "sellNoPrice",
+      "volume",
+      "conditionId",
+    ],
   ),
   Event: obj(
     {
@@ -133,11 +171,36 @@ export const SCHEMAS = {
       tags: { type: "array", items: str },
       markets: { type: "array", items: ref("MarketItem") },
     },
-    ["id", "externalEventId", "title", "subtitle", "category", "subcategory", "imageUrl", "volumeUsd", "isActive", "isLive", "beginAt", "tags", "markets"],
+    [
+      "id",
+      "externalEventId",
+      "title",
+      "subtitle",
+      "category",
+      "subcategory",
+      "imageUrl",
+      "volumeUsd",
+      "isActive",
+      "isLive",
+      "beginAt",
+      "tags",
+      "markets",
+    ],
   ),
-  BookLevel: obj({ price: { type: "string", pattern: "^0\\.[0-9]{2}$" }, quantity: micro, numOrders: int }, ["price", "quantity", "numOrders"]),
+  BookLevel: obj({ price: { type: "string", pattern: "^0\\.[0-9]{2}$" }, quantity: micro, numOrders: int }, [
+    "price",
+    "quantity",
+    "numOrders",
+  ]),
   OrderBook: obj({ bids: { type: "array", items: ref("BookLevel") }, asks: { type: "array", items: ref("BookLevel") } }, ["bids", "asks"]),
-  Candle: obj({ timestamp: time, open: num, high: num, low: num, close: num, volume: num }, ["timestamp", "open", "high", "low", "close", "volume"]),
+  Candle: obj({ timestamp: time, open: num, high: num, low: num, close: num, volume: num }, [
+    "timestamp",
+    "open",
+    "high",
+    "low",
+    "close",
+    "volume",
+  ]),
   PriceHistory: obj(
     {
       marketId: str,
@@ -159,10 +222,20 @@ export const SCHEMAS = {
       side,
       outcome,
       quantity: quantityString,
-      venue: { type: "string", enum: ["AUTO", "AMM"], default: "AUTO", description: "AUTO prices POST /trade/market (the router), AMM prices POST /trade/amm" },
+      venue: {
+        type: "string",
+        enum: ["AUTO", "AMM"],
+        default: "AUTO",
+        description: "AUTO prices POST /trade/market (the router), AMM prices POST /trade/amm",
+      },
     },
   },
-  Quote: obj({ estimatedPrice: decimal, estimatedCost: micro, source: venue, fee: micro }, ["estimatedPrice", "estimatedCost", "source", "fee"]),
+  Quote: obj({ estimatedPrice: decimal, estimatedCost: micro, source: venue, fee: micro }, [
+    "estimatedPrice",
+    "estimatedCost",
+    "source",
+    "fee",
+  ]),
   PlaceOrderRequest: {
     type: "object",
     required: ["marketId", "side", "outcome", "orderType", "price", "quantity"],
@@ -175,11 +248,22 @@ export const SCHEMAS = {
       quantity: orderQuantity,
       // Length only here: the order rules refuse a bad time or id naming the field (trading/order-rules.ts).
       expiresAt: { ...time, description: "Required for GTD (5 s to 365 days ahead), refused otherwise", "x-fv": { max: 40 } },
-      postOnly: { type: "boolean", default: false, description: "GTC and GTD only: refused whole (POST_ONLY_WOULD_CROSS) if any part would execute at once", "x-fv": { type: "boolean", optional: true } },
+      postOnly: {
+        type: "boolean",
+        default: false,
+        description: "GTC and GTD only: refused whole (POST_ONLY_WOULD_CROSS) if any part would execute at once",
+        "x-fv": { type: "boolean", optional: true },
+      },
       clientOrderId: { ...clientOrderId, "x-fv": { type: "string", max: 200, optional: true } },
     },
   },
-  BatchOrderRequest: { type: "object", required: ["orders"], properties: { orders: { type: "array", minItems: 1, maxItems: MAX_BATCH, items: { ...ref("PlaceOrderRequest"), "x-fv": { type: "object" } } } } },
+  BatchOrderRequest: {
+    type: "object",
+    required: ["orders"],
+    properties: {
+      orders: { type: "array", minItems: 1, maxItems: MAX_BATCH, items: { ...ref("PlaceOrderRequest"), "x-fv": { type: "object" } } },
+    },
+  },
   BatchOrderResult: {
     oneOf: [
       obj({ ok: { type: "boolean", enum: [true] }, order: ref("PlacedOrder") }, ["ok", "order"]),
@@ -195,9 +279,22 @@ export const SCHEMAS = {
       quantity: { ...orderQuantity, description: "Micro-shares, a positive multiple of 100; lower keeps time priority, higher loses it" },
     },
   },
-  CancelAllResult: obj({ cancelled: { type: "array", items: str, description: "Order ids" }, releasedAmount: micro }, ["cancelled", "releasedAmount"]),
-  HeartbeatRequest: { type: "object", required: ["timeoutSeconds"], properties: { timeoutSeconds: { type: "integer", minimum: 0, maximum: 300, description: "0 disarms; else 5 to 300" } } },
-  Heartbeat: obj({ armed: bool, expiresAt: { ...time, nullable: true, description: "When every open order is cancelled unless another heartbeat comes first" } }, ["armed", "expiresAt"]),
+  CancelAllResult: obj({ cancelled: { type: "array", items: str, description: "Order ids" }, releasedAmount: micro }, [
+    "cancelled",
+    "releasedAmount",
+  ]),
+  HeartbeatRequest: {
+    type: "object",
+    required: ["timeoutSeconds"],
+    properties: { timeoutSeconds: { type: "integer", minimum: 0, maximum: 300, description: "0 disarms; else 5 to 300" } },
+  },
+  Heartbeat: obj(
+    {
+      armed: bool,
+      expiresAt: { ...time, nullable: true, description: "When every open order is cancelled unless another heartbeat comes first" },
+    },
+    ["armed", "expiresAt"],
+  ),
   Fill: obj({ price: decimal, quantity: micro }, ["price", "quantity"]),
   PlacedOrder: obj(
     {
@@ -221,8 +318,28 @@ export const SCHEMAS = {
       updatedAt: time,
     },
     [
-      "orderId", "marketId", "side", "outcome", "orderType", "price", "quantity", "status", "filledQuantity", "remainingQuantity", "avgPrice", "totalCost", "fee", "tradeId", "fills",
-      "cancelledQuantity", "cancelReason", "clientOrderId", "expiresAt", "postOnly", "createdAt", "updatedAt",
+      "orderId",
+      "marketId",
+      "side",
+      "outcome",
+      "orderType",
+      "price",
+      "quantity",
+      "status",
+      "filledQuantity",
+      "remainingQuantity",
+      "avgPrice",
+      "totalCost",
+      "fee",
+      "tradeId",
+      "fills",
+      "cancelledQuantity",
+      "cancelReason",
+      "clientOrderId",
+      "expiresAt",
+      "postOnly",
+      "createdAt",
+      "updatedAt",
     ],
   ),
   CancelledOrder: obj(
@@ -252,12 +369,39 @@ export const SCHEMAS = {
       updatedAt: time,
     },
     [
-      "id", "orderId", "marketId", "side", "outcome", "orderType", "price", "quantity", "filledQuantity", "remainingQuantity", "status",
-      "cancelledQuantity", "cancelReason", "clientOrderId", "expiresAt", "postOnly", "createdAt", "updatedAt",
+      "id",
+      "orderId",
+      "marketId",
+      "side",
+      "outcome",
+      "orderType",
+      "price",
+      "quantity",
+      "filledQuantity",
+      "remainingQuantity",
+      "status",
+      "cancelledQuantity",
+      "cancelReason",
+      "clientOrderId",
+      "expiresAt",
+      "postOnly",
+      "createdAt",
+      "updatedAt",
     ],
   ),
-  TradeRequest: { type: "object", required: ["marketId", "side", "outcome", "quantity"], properties: { marketId: ID, side, outcome, quantity: quantityString } },
-  TradeExecution: obj({ tradeId: str, venue, filledQuantity: micro, avgPrice: decimal, totalCost: micro, fee: micro }, ["tradeId", "venue", "filledQuantity", "avgPrice", "totalCost", "fee"]),
+  TradeRequest: {
+    type: "object",
+    required: ["marketId", "side", "outcome", "quantity"],
+    properties: { marketId: ID, side, outcome, quantity: quantityString },
+  },
+  TradeExecution: obj({ tradeId: str, venue, filledQuantity: micro, avgPrice: decimal, totalCost: micro, fee: micro }, [
+    "tradeId",
+    "venue",
+    "filledQuantity",
+    "avgPrice",
+    "totalCost",
+    "fee",
+  ]),
 
   Balance: obj({ available: micro, locked: micro, total: micro }, ["available", "locked", "total"]),
   Position: obj(
@@ -275,7 +419,20 @@ export const SCHEMAS = {
       markPrice: nullableDecimal,
       unrealizedPnl: { ...signedMicro, nullable: true },
     },
-    ["id", "marketId", "outcome", "quantity", "lockedQuantity", "avgEntryPrice", "totalCost", "realizedPnl", "status", "market", "markPrice", "unrealizedPnl"],
+    [
+      "id",
+      "marketId",
+      "outcome",
+      "quantity",
+      "lockedQuantity",
+      "avgEntryPrice",
+      "totalCost",
+      "realizedPnl",
+      "status",
+      "market",
+      "markPrice",
+      "unrealizedPnl",
+    ],
   ),
   Trade: obj(
     {
@@ -295,18 +452,50 @@ export const SCHEMAS = {
       settlementTxHash: nullableStr,
       createdAt: time,
     },
-    ["id", "tradeId", "marketId", "orderId", "side", "outcome", "venue", "role", "filledQuantity", "avgPrice", "totalCost", "fee", "settlementStatus", "settlementTxHash", "createdAt"],
+    [
+      "id",
+      "tradeId",
+      "marketId",
+      "orderId",
+      "side",
+      "outcome",
+      "venue",
+      "role",
+      "filledQuantity",
+      "avgPrice",
+      "totalCost",
+      "fee",
+      "settlementStatus",
+      "settlementTxHash",
+      "createdAt",
+    ],
   ),
 
-  DepositAddress: obj({ address: str, jettonWalletAddress: nullableStr, derivationIndex: int }, ["address", "jettonWalletAddress", "derivationIndex"]),
+  DepositAddress: obj({ address: str, jettonWalletAddress: nullableStr, derivationIndex: int }, [
+    "address",
+    "jettonWalletAddress",
+    "derivationIndex",
+  ]),
   WithdrawRequest: { type: "object", required: ["amount"], properties: { amount: amountString } },
-  WithdrawResult: obj({ status: { type: "string", enum: ["accepted", "duplicate", "failed"] }, txHash: str, message: str }, ["status", "message"]),
+  WithdrawResult: obj({ status: { type: "string", enum: ["accepted", "duplicate", "failed"] }, txHash: str, message: str }, [
+    "status",
+    "message",
+  ]),
   RedeemRequest: {
     type: "object",
     required: ["conditionId", "indexSets"],
     properties: {
-      conditionId: { type: "string", pattern: "^0x[0-9a-fA-F]{64}$", "x-fv": { messages: { stringPattern: "conditionId must be 0x followed by 64 hex digits" } } },
-      indexSets: { type: "array", minItems: 1, maxItems: 2, items: { type: "string", minLength: 3, maxLength: 66, description: '"0x1" = YES, "0x2" = NO' } },
+      conditionId: {
+        type: "string",
+        pattern: "^0x[0-9a-fA-F]{64}$",
+        "x-fv": { messages: { stringPattern: "conditionId must be 0x followed by 64 hex digits" } },
+      },
+      indexSets: {
+        type: "array",
+        minItems: 1,
+        maxItems: 2,
+        items: { type: "string", minLength: 3, maxLength: 66, description: '"0x1" = YES, "0x2" = NO' },
+      },
     },
   },
   RedeemResult: obj({ status: { type: "string", enum: ["accepted", "duplicate"] }, payout: micro, message: str }, ["status", "message"]),
@@ -314,10 +503,26 @@ export const SCHEMAS = {
     {
       id: str,
       type: { type: "string", enum: ["deposit", "withdrawal"] },
-      amount: { ...micro, description: "Micro-USDT; for a deposit not credited, the units that arrived (nanoTON, the foreign jetton's units)" },
-      asset: { type: "string", nullable: true, enum: ["USDT", "TON", "OTHER_JETTON"], description: "What amount counts; null when it cannot be told" },
-      status: { type: "string", enum: ["credited", "not_credited", "pending", "confirmed", "failed"], description: "Deposits: credited or not_credited; withdrawals: pending, confirmed or failed" },
-      reason: { type: "string", description: "Only on not_credited deposits: native_coin, foreign_jetton, forged_notification, bounced, unknown_message, bad_amount" },
+      amount: {
+        ...micro,
+        description: "Micro-USDT; for a deposit not credited, the units that arrived (nanoTON, the foreign jetton's units)",
+      },
+      asset: {
+        type: "string",
+        nullable: true,
+        enum: ["USDT", "TON", "OTHER_JETTON"],
+        description: "What amount counts; null when it cannot be told",
+      },
+      status: {
+        type: "string",
+        enum: ["credited", "not_credited", "pending", "confirmed", "failed"],
+        description: "Deposits: credited or not_credited; withdrawals: pending, confirmed or failed",
+      },
+      reason: {
+        type: "string",
+        description:
+          "Only on not_credited deposits: native_coin, foreign_jetton, forged_notification, bounced, unknown_message, bad_amount",
+      },
       txHash: nullableStr,
       address: { type: "string", description: "Deposits: the deposit address; withdrawals: the destination wallet" },
       createdAt: time,
@@ -325,12 +530,22 @@ export const SCHEMAS = {
     ["id", "type", "amount", "asset", "status", "txHash", "address", "createdAt"],
   ),
   FaucetRequest: { type: "object", required: ["amount"], properties: { amount: amountString, asset: { ...faucetAsset, default: "USDT" } } },
-  FaucetResult: obj({ status: { type: "string", enum: ["accepted"] }, txHash: str, asset: faucetAsset, amount: micro, address: str }, ["status", "txHash", "asset", "amount", "address"]),
+  FaucetResult: obj({ status: { type: "string", enum: ["accepted"] }, txHash: str, asset: faucetAsset, amount: micro, address: str }, [
+    "status",
+    "txHash",
+    "asset",
+    "amount",
+    "address",
+  ]),
 
   Notification: obj(
     {
       id: str,
-      type: { type: "string", description: "TRADE_FILLED, ORDER_CANCELLED, SETTLEMENT_CONFIRMED, SETTLEMENT_FAILED, MARKET_RESOLVED, MARKET_CANCELLED, DEPOSIT_CREDITED, WITHDRAWAL_SENT, ..." },
+      type: {
+        type: "string",
+        description:
+          "TRADE_FILLED, ORDER_CANCELLED, SETTLEMENT_CONFIRMED, SETTLEMENT_FAILED, MARKET_RESOLVED, MARKET_CANCELLED, DEPOSIT_CREDITED, WITHDRAWAL_SENT, ...",
+      },
       title: str,
       body: str,
       metadata: { type: "object", additionalProperties: true, description: "Shape depends on type" },
@@ -340,7 +555,10 @@ export const SCHEMAS = {
     },
     ["id", "type", "title", "body", "metadata", "delivered", "read", "createdAt"],
   ),
-  MarkReadRequest: { type: "object", properties: { ids: { type: "array", maxItems: 500, items: { type: "string", minLength: 1, maxLength: 200 } }, all: bool } },
+  MarkReadRequest: {
+    type: "object",
+    properties: { ids: { type: "array", maxItems: 500, items: { type: "string", minLength: 1, maxLength: 200 } }, all: bool },
+  },
   MarkReadResult: obj({ updated: int, unread: int }, ["updated", "unread"]),
 
   CreateEventRequest: {
@@ -350,7 +568,17 @@ export const SCHEMAS = {
       title,
       ...displayFields,
       externalEventId: { type: "string", minLength: 1, maxLength: 128, "x-fv": TRIM },
-      markets: { type: "array", minItems: 1, maxItems: 10, items: { type: "object", required: ["title"], properties: { title, ammLiquidity: { ...micro, "x-fv": digitsParam(15, "micro-USDT") } }, "x-fv": STRICT_REMOVE } },
+      markets: {
+        type: "array",
+        minItems: 1,
+        maxItems: 10,
+        items: {
+          type: "object",
+          required: ["title"],
+          properties: { title, ammLiquidity: { ...micro, "x-fv": digitsParam(15, "micro-USDT") } },
+          "x-fv": STRICT_REMOVE,
+        },
+      },
     },
   },
   UpdateEventRequest: {
@@ -358,7 +586,11 @@ export const SCHEMAS = {
     properties: {
       title,
       ...displayFields,
-      markets: { type: "array", maxItems: 10, items: { type: "object", required: ["id", "title"], properties: { id: ID, title }, "x-fv": STRICT_REMOVE } },
+      markets: {
+        type: "array",
+        maxItems: 10,
+        items: { type: "object", required: ["id", "title"], properties: { id: ID, title }, "x-fv": STRICT_REMOVE },
+      },
     },
   },
   ResolveMarketRequest: { type: "object", required: ["result"], properties: { result: outcome } },

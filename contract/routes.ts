@@ -45,9 +45,23 @@ export interface RouteDef {
   readonly description?: string;
 }
 
-const page = { type: "integer", minimum: 1, maximum: MAX_PAGE, default: 1, description: "Page number, from 1 (plain digits)", "x-fv": PAGE } as const;
+const page = {
+  type: "integer",
+  minimum: 1,
+  maximum: MAX_PAGE,
+  default: 1,
+  description: "Page number, from 1 (plain digits)",
+  "x-fv": PAGE,
+} as const;
 const pageSize = <const D extends number, const M extends number>(def: D, max: M) =>
-  ({ type: "integer", minimum: 1, maximum: max, default: def, description: `Items per page, 1 to ${max}`, "x-fv": pageSizeParam(def, max) }) as const;
+  ({
+    type: "integer",
+    minimum: 1,
+    maximum: max,
+    default: def,
+    description: `Items per page, 1 to ${max}`,
+    "x-fv": pageSizeParam(def, max),
+  }) as const;
 
 export const TRADES_DEFAULT_PAGE_SIZE = 20;
 export const TRADES_MAX_PAGE_SIZE = 100;
@@ -105,14 +119,33 @@ export const ROUTES = {
     tags: ["auth"],
     summary: "New token, only in the last hour of the current one (header or body token)",
   },
-  "auth.logout": { method: "POST", path: "/auth/logout", operationId: "logout", auth: "user", rate: "read", status: 204, resultDescription: "Logged out", errors: ["401"], tags: ["auth"], summary: "End the session now" },
+  "auth.logout": {
+    method: "POST",
+    path: "/auth/logout",
+    operationId: "logout",
+    auth: "user",
+    rate: "read",
+    status: 204,
+    resultDescription: "Logged out",
+    errors: ["401"],
+    tags: ["auth"],
+    summary: "End the session now",
+  },
   "catalog.listEvents": {
     method: "GET",
     path: "/events",
     operationId: "listEvents",
     auth: "public",
     rate: "read",
-    query: req({ category: categoryFilter, page, pageSize: EVENTS_PAGE_SIZE, search: { type: "string", maxLength: 200, description: "Free-text filter" } }, []),
+    query: req(
+      {
+        category: categoryFilter,
+        page,
+        pageSize: EVENTS_PAGE_SIZE,
+        search: { type: "string", maxLength: 200, description: "Free-text filter" },
+      },
+      [],
+    ),
     status: 200,
     result: ref("Event"),
     paged: true,
@@ -127,7 +160,9 @@ export const ROUTES = {
     operationId: "searchEvents",
     auth: "public",
     rate: "read",
-    query: req({ q: { type: "string", minLength: 1, maxLength: 200, description: "Search words" }, page, pageSize: EVENTS_PAGE_SIZE }, ["q"]),
+    query: req({ q: { type: "string", minLength: 1, maxLength: 200, description: "Search words" }, page, pageSize: EVENTS_PAGE_SIZE }, [
+      "q",
+    ]),
     status: 200,
     result: ref("Event"),
     paged: true,
@@ -186,7 +221,13 @@ export const ROUTES = {
     auth: "public",
     rate: "read",
     ids: { marketId: "Market id" },
-    query: req({ outcome: { ...outcome, default: "YES", description: "Outcome" }, interval: { ...interval, default: "1D", description: "Interval" } }, []),
+    query: req(
+      {
+        outcome: { ...outcome, default: "YES", description: "Outcome" },
+        interval: { ...interval, default: "1D", description: "Interval" },
+      },
+      [],
+    ),
     status: 200,
     result: ref("PriceHistory"),
     resultDescription: "Price history",
@@ -235,8 +276,17 @@ export const ROUTES = {
     query: req(
       {
         marketId: { ...ID, description: "Only this market" },
-        status: { type: "string", enum: ["open", "closed", "all"], default: "open", description: "open: open and partially filled; closed: filled, cancelled and expired; all" },
-        clientOrderId: { ...SCHEMAS.PlaceOrderRequest.properties.clientOrderId, description: "Only orders with this client order id", "x-fv": { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9._:-]+$/, optional: true } },
+        status: {
+          type: "string",
+          enum: ["open", "closed", "all"],
+          default: "open",
+          description: "open: open and partially filled; closed: filled, cancelled and expired; all",
+        },
+        clientOrderId: {
+          ...SCHEMAS.PlaceOrderRequest.properties.clientOrderId,
+          description: "Only orders with this client order id",
+          "x-fv": { type: "string", min: 1, max: 64, pattern: /^[A-Za-z0-9._:-]+$/, optional: true },
+        },
         page,
         pageSize: pageSize(ORDERS_DEFAULT_PAGE_SIZE, ORDERS_MAX_PAGE_SIZE),
       },
@@ -402,7 +452,19 @@ export const ROUTES = {
     tags: ["chain"],
     summary: "Redeem winning positions of a resolved market, or the refund of a cancelled one (trade rate category)",
   },
-  "ledger.balance": { method: "GET", path: "/balance", operationId: "getBalance", auth: "user", rate: "read", status: 200, result: ref("Balance"), resultDescription: "Balance", errors: ["401"], tags: ["portfolio"], summary: "Available, locked, total" },
+  "ledger.balance": {
+    method: "GET",
+    path: "/balance",
+    operationId: "getBalance",
+    auth: "user",
+    rate: "read",
+    status: 200,
+    result: ref("Balance"),
+    resultDescription: "Balance",
+    errors: ["401"],
+    tags: ["portfolio"],
+    summary: "Available, locked, total",
+  },
   "ledger.positions": {
     method: "GET",
     path: "/positions",
@@ -437,7 +499,14 @@ export const ROUTES = {
     operationId: "listTransfers",
     auth: "user",
     rate: "read",
-    query: req({ type: { type: "string", enum: ["deposit", "withdrawal"], description: "Only deposits or only withdrawals" }, page, pageSize: pageSize(20, 100) }, []),
+    query: req(
+      {
+        type: { type: "string", enum: ["deposit", "withdrawal"], description: "Only deposits or only withdrawals" },
+        page,
+        pageSize: pageSize(20, 100),
+      },
+      [],
+    ),
     status: 200,
     result: ref("Transfer"),
     paged: true,

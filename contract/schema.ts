@@ -105,7 +105,11 @@ type Base<S, C> = S extends { enum: readonly (infer E)[] }
             : S extends { type: "object" }
               ? Record<string, unknown>
               : unknown;
-type ObjectOf<P, R, C> = Simplify<{ -readonly [K in keyof P as K extends R ? K : never]: FromSchema<P[K], C> } & { -readonly [K in keyof P as K extends R ? never : K]?: FromSchema<P[K], C> }>;
+type ObjectOf<P, R, C> = Simplify<
+  { -readonly [K in keyof P as K extends R ? K : never]: FromSchema<P[K], C> } & {
+    -readonly [K in keyof P as K extends R ? never : K]?: FromSchema<P[K], C>;
+  }
+>;
 
 /** What a handler sees: like the wire type, but a field with a default is always there. */
 export type Defaulted<S, C = Record<string, never>> = S extends { type: "object"; properties: infer P }
@@ -116,7 +120,11 @@ export type Defaulted<S, C = Record<string, never>> = S extends { type: "object"
 // Conversions
 
 /** A schema's type without the validator hints. */
-export type Public<S> = S extends readonly unknown[] ? { readonly [K in keyof S]: Public<S[K]> } : S extends object ? { readonly [K in keyof S as K extends "x-fv" ? never : K]: Public<S[K]> } : S;
+export type Public<S> = S extends readonly unknown[]
+  ? { readonly [K in keyof S]: Public<S[K]> }
+  : S extends object
+    ? { readonly [K in keyof S as K extends "x-fv" ? never : K]: Public<S[K]> }
+    : S;
 
 /** The schema without the validator hints: what the OpenAPI document and the SDK see. */
 export function publicSchema<S>(schema: S): Public<S> {
@@ -149,17 +157,32 @@ export function toRule(schemaIn: JsonSchema, components: Components, optional = 
   else
     switch (s.type) {
       case "string":
-        rule = { type: "string", ...(s.minLength !== undefined ? { min: s.minLength } : {}), ...(s.maxLength !== undefined ? { max: s.maxLength } : {}), ...(s.pattern !== undefined ? { pattern: new RegExp(s.pattern) } : {}) };
+        rule = {
+          type: "string",
+          ...(s.minLength !== undefined ? { min: s.minLength } : {}),
+          ...(s.maxLength !== undefined ? { max: s.maxLength } : {}),
+          ...(s.pattern !== undefined ? { pattern: new RegExp(s.pattern) } : {}),
+        };
         break;
       case "integer":
       case "number":
-        rule = { type: "number", ...(s.type === "integer" ? { integer: true } : {}), ...(s.minimum !== undefined ? { min: s.minimum } : {}), ...(s.maximum !== undefined ? { max: s.maximum } : {}) };
+        rule = {
+          type: "number",
+          ...(s.type === "integer" ? { integer: true } : {}),
+          ...(s.minimum !== undefined ? { min: s.minimum } : {}),
+          ...(s.maximum !== undefined ? { max: s.maximum } : {}),
+        };
         break;
       case "boolean":
         rule = { type: "boolean" };
         break;
       case "array":
-        rule = { type: "array", ...(s.minItems !== undefined ? { min: s.minItems } : {}), ...(s.maxItems !== undefined ? { max: s.maxItems } : {}), ...(s.items ? { items: toRule(s.items, components) } : {}) };
+        rule = {
+          type: "array",
+          ...(s.minItems !== undefined ? { min: s.minItems } : {}),
+          ...(s.maxItems !== undefined ? { max: s.maxItems } : {}),
+          ...(s.items ? { items: toRule(s.items, components) } : {}),
+        };
         break;
       case "object":
         rule = s.properties ? { type: "object", props: toProps(s, components) } : { type: "object" };

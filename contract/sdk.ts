@@ -37,7 +37,9 @@ function typeOf(s: JsonSchema, indent: string): string {
 function objectBody(s: JsonSchema, indent: string): string {
   const required = new Set(s.required ?? []);
   const inner = indent + "  ";
-  const lines = Object.entries(s.properties ?? {}).map(([k, p]) => `${doc(p, inner)}${inner}${key(k)}${required.has(k) ? "" : "?"}: ${typeOf(p, inner)};`);
+  const lines = Object.entries(s.properties ?? {}).map(
+    ([k, p]) => `${doc(p, inner)}${inner}${key(k)}${required.has(k) ? "" : "?"}: ${typeOf(p, inner)};`,
+  );
   return `{\n${lines.join("\n")}\n${indent}}`;
 }
 
@@ -63,7 +65,9 @@ export function sdkModels(schemasIn: Record<string, JsonSchema>, routes: Record<
   for (const r of Object.values(routes)) {
     if (!r.query) continue;
     const name = r.operationId[0].toUpperCase() + r.operationId.slice(1) + "Query";
-    out.push(`/** Query parameters of ${r.method} ${r.path}. */\nexport interface ${name} ${objectBody(publicSchema(r.query) as JsonSchema, "")}\n`);
+    out.push(
+      `/** Query parameters of ${r.method} ${r.path}. */\nexport interface ${name} ${objectBody(publicSchema(r.query) as JsonSchema, "")}\n`,
+    );
   }
   return out.join("\n");
 }

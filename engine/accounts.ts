@@ -121,7 +121,8 @@ function validate(cash: Map<string, CashAccount>, pos: Map<string, PositionState
     if (c.available < 0 || c.locked < 0) throw new LedgerRejection("INSUFFICIENT_BALANCE", `insufficient balance on ${account}`);
   }
   for (const p of pos.values()) {
-    if (p.quantity < 0 || p.locked < 0 || p.locked > p.quantity) throw new LedgerRejection("INSUFFICIENT_SHARES", `insufficient ${p.outcome} shares on ${p.account}`);
+    if (p.quantity < 0 || p.locked < 0 || p.locked > p.quantity)
+      throw new LedgerRejection("INSUFFICIENT_SHARES", `insufficient ${p.outcome} shares on ${p.account}`);
   }
   for (const [m, v] of coll) if (v < 0) throw new LedgerRejection("NEGATIVE_COLLATERAL", `collateral of ${m} would go negative`);
   if (fees < 0) throw new LedgerRejection("INSUFFICIENT_BALANCE", "fee account would go negative");
@@ -210,7 +211,20 @@ export class Accounts {
         case "shares": {
           const k = posKey(p.account, p.marketId, p.outcome);
           const base = this.positions.get(k);
-          const cur = pos.get(k) ?? (base ? { ...base } : { account: p.account, marketId: p.marketId, outcome: p.outcome, quantity: 0, locked: 0, totalCost: 0, realizedPnl: 0, settled: false });
+          const cur =
+            pos.get(k) ??
+            (base
+              ? { ...base }
+              : {
+                  account: p.account,
+                  marketId: p.marketId,
+                  outcome: p.outcome,
+                  quantity: 0,
+                  locked: 0,
+                  totalCost: 0,
+                  realizedPnl: 0,
+                  settled: false,
+                });
           const dq = checkInt(p.quantity, "quantity");
           if (p.proceeds !== undefined && dq < 0 && cur.quantity > 0) {
             // Basis leaves in proportion to the shares sold, rounded down; the last share takes the rest.

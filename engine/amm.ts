@@ -171,8 +171,10 @@ export function unwind(s: PoolState): { pairs: MicroUnits; yes: MicroUnits; no: 
 // Core solvers (bigint, no fee, no validation)
 
 /** x = inventory of the traded outcome, o = the other one. */
-const split = (s: PoolState, outcome: Outcome): [bigint, bigint] => (outcome === "YES" ? [BigInt(s.yes), BigInt(s.no)] : [BigInt(s.no), BigInt(s.yes)]);
-const join = (outcome: Outcome, x: bigint, o: bigint): PoolState => (outcome === "YES" ? { yes: Number(x), no: Number(o) } : { yes: Number(o), no: Number(x) });
+const split = (s: PoolState, outcome: Outcome): [bigint, bigint] =>
+  outcome === "YES" ? [BigInt(s.yes), BigInt(s.no)] : [BigInt(s.no), BigInt(s.yes)];
+const join = (outcome: Outcome, x: bigint, o: bigint): PoolState =>
+  outcome === "YES" ? { yes: Number(x), no: Number(o) } : { yes: Number(o), no: Number(x) };
 
 /** Smallest c >= 0 with (x + c - q)(o + c) >= x·o. */
 function buyCash(x: bigint, o: bigint, q: bigint): bigint {

@@ -504,7 +504,11 @@ export class OrderBook {
   private validate(o: Order): RejectReason | null {
     if (o == null || typeof o !== "object") return "INVALID_ORDER";
     if (!isNonEmptyString(o.orderId) || !isNonEmptyString(o.userId)) return "INVALID_ORDER";
-    if (!isValidSide(o.side) || !isValidOutcome(o.outcome) || (o.orderType !== "GTC" && o.orderType !== "GTD" && o.orderType !== "FOK" && o.orderType !== "FAK")) {
+    if (
+      !isValidSide(o.side) ||
+      !isValidOutcome(o.outcome) ||
+      (o.orderType !== "GTC" && o.orderType !== "GTD" && o.orderType !== "FOK" && o.orderType !== "FAK")
+    ) {
       return "INVALID_ORDER";
     }
     if (!isTick(o.price)) return "INVALID_PRICE";
@@ -792,7 +796,15 @@ export class OrderBook {
     this.emit(e);
   }
 
-  private writeFill(e: FillEvent, slot: number, taker: Order, quantity: number, takerRemaining: number, makerRemaining: number, seq: number): void {
+  private writeFill(
+    e: FillEvent,
+    slot: number,
+    taker: Order,
+    quantity: number,
+    takerRemaining: number,
+    makerRemaining: number,
+    seq: number,
+  ): void {
     const meta = this.rows[slot * ROW + META] | 0;
     const makerOutcome: Outcome = meta & NO_BIT ? "NO" : "YES";
     const makerPrice = priceOf(meta);
@@ -819,7 +831,8 @@ export class OrderBook {
     const out: PriceLevel[] = [];
     for (let t = from; out.length < n && t >= MIN_TICK && t <= MAX_TICK; t += step) {
       const level = base + t;
-      if (this.levelCount[level] !== 0) out.push({ price: mirror ? 100 - t : t, quantity: this.levelQuantity[level], numOrders: this.levelCount[level] });
+      if (this.levelCount[level] !== 0)
+        out.push({ price: mirror ? 100 - t : t, quantity: this.levelQuantity[level], numOrders: this.levelCount[level] });
     }
     return out;
   }

@@ -163,7 +163,8 @@ function evaluate(order: MarketOrder, v: RouteVenues, ammQ: MicroUnits): RoutePl
   };
 }
 
-const finish = (p: RoutePlan | null): RouteResult => (p ? { ...p, avgPrice: formatAvgPrice(p.totalCost, p.filled) } : reject("INSUFFICIENT_LIQUIDITY"));
+const finish = (p: RoutePlan | null): RouteResult =>
+  p ? { ...p, avgPrice: formatAvgPrice(p.totalCost, p.filled) } : reject("INSUFFICIENT_LIQUIDITY");
 
 function check(order: MarketOrder, v: RouteVenues): RouteRejection | null {
   if (!isLotQuantity(order.quantity)) return reject("INVALID_QUANTITY");

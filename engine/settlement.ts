@@ -85,7 +85,12 @@ export interface Settlement {
 }
 
 /** The collateral an order holds from acceptance until matching is done. */
-export function placementLock(order: Pick<Order, "side" | "outcome" | "price" | "quantity">, marketId: string, userId: string, fees: FeeSchedule): Posting[] {
+export function placementLock(
+  order: Pick<Order, "side" | "outcome" | "price" | "quantity">,
+  marketId: string,
+  userId: string,
+  fees: FeeSchedule,
+): Posting[] {
   if (order.side === "BUY") {
     const amount = placementBuyLock(order.quantity, order.price, fees);
     return [{ kind: "cash", account: userId, available: -amount, locked: amount }];
@@ -94,14 +99,31 @@ export function placementLock(order: Pick<Order, "side" | "outcome" | "price" | 
 }
 
 /** Undo of placementLock (an order that never entered the book). */
-export function releasePlacement(order: Pick<Order, "side" | "outcome" | "price" | "quantity">, marketId: string, userId: string, fees: FeeSchedule): Posting[] {
+export function releasePlacement(
+  order: Pick<Order, "side" | "outcome" | "price" | "quantity">,
+  marketId: string,
+  userId: string,
+  fees: FeeSchedule,
+): Posting[] {
   return placementLock(order, marketId, userId, fees).map((p) =>
-    p.kind === "cash" ? { ...p, available: -(p.available ?? 0), locked: -(p.locked ?? 0) } : p.kind === "shares" ? { ...p, locked: -(p.locked ?? 0) } : p,
+    p.kind === "cash"
+      ? { ...p, available: -(p.available ?? 0), locked: -(p.locked ?? 0) }
+      : p.kind === "shares"
+        ? { ...p, locked: -(p.locked ?? 0) }
+        : p,
   );
 }
 
 /** Release of what a resting order still holds (cancel, self-trade, market close). */
-export function releaseResting(side: Side, outcome: Outcome, price: Tick, remaining: MicroUnits, marketId: string, userId: string, fees: FeeSchedule): Posting[] {
+export function releaseResting(
+  side: Side,
+  outcome: Outcome,
+  price: Tick,
+  remaining: MicroUnits,
+  marketId: string,
+  userId: string,
+  fees: FeeSchedule,
+): Posting[] {
   if (side === "BUY") {
     const amount = restingBuyLock(remaining, price, fees);
     return [{ kind: "cash", account: userId, available: amount, locked: -amount }];
@@ -143,7 +165,18 @@ export function settlePlacement(
     const takerCost = cost(q, f.takerPrice);
     const fillId = newId("fil");
     takerFillIds.push(fillId);
-    fills.push({ fillId, marketId, kind: f.kind, makerOrderId: f.makerOrderId, takerOrderId: f.takerOrderId, makerUserId: f.makerUserId, takerUserId: f.takerUserId, quantity: q, yesPrice: yesPrice(f.makerOutcome, f.makerPrice), seq: f.seq });
+    fills.push({
+      fillId,
+      marketId,
+      kind: f.kind,
+      makerOrderId: f.makerOrderId,
+      takerOrderId: f.takerOrderId,
+      makerUserId: f.makerUserId,
+      takerUserId: f.takerUserId,
+      quantity: q,
+      yesPrice: yesPrice(f.makerOutcome, f.makerPrice),
+      seq: f.seq,
+    });
 
     // Maker side, at the maker's own price.
     const before = f.makerRemaining + q;
@@ -154,8 +187,19 @@ export function settlePlacement(
       postings.push({ kind: "cash", account: f.makerUserId, locked: -paid });
       postings.push({ kind: "shares", account: f.makerUserId, marketId, outcome: f.makerOutcome, quantity: q, cost: paid });
     } else {
-      makerFee = Math.min(makerCost, feeOn(fees.makerBps, feeWeight(before, f.makerPrice)) - feeOn(fees.makerBps, feeWeight(f.makerRemaining, f.makerPrice)));
-      postings.push({ kind: "shares", account: f.makerUserId, marketId, outcome: f.makerOutcome, quantity: -q, locked: -q, proceeds: makerCost - makerFee });
+      makerFee = Math.min(
+        makerCost,
+        feeOn(fees.makerBps, feeWeight(before, f.makerPrice)) - feeOn(fees.makerBps, feeWeight(f.makerRemaining, f.makerPrice)),
+      );
+      postings.push({
+        kind: "shares",
+        account: f.makerUserId,
+        marketId,
+        outcome: f.makerOutcome,
+        quantity: -q,
+        locked: -q,
+        proceeds: makerCost - makerFee,
+      });
       postings.push({ kind: "cash", account: f.makerUserId, available: makerCost - makerFee });
     }
     if (makerFee) postings.push({ kind: "fee", amount: makerFee });
@@ -177,7 +221,20 @@ export function settlePlacement(
       status: f.makerRemaining === 0 ? "filled" : "partially_filled",
       holds: restingHolds(f.makerSide, f.makerPrice, f.makerRemaining, fees),
     });
-    trades.push({ tradeId: newId("trd"), userId: f.makerUserId, marketId, orderId: f.makerOrderId, side: f.makerSide, outcome: f.makerOutcome, venue: "CLOB", role: "maker", filledQuantity: q, totalCost: makerCost, fee: makerFee, fillIds: [fillId] });
+    trades.push({
+      tradeId: newId("trd"),
+      userId: f.makerUserId,
+      marketId,
+      orderId: f.makerOrderId,
+      side: f.makerSide,
+      outcome: f.makerOutcome,
+      venue: "CLOB",
+      role: "maker",
+      filledQuantity: q,
+      totalCost: makerCost,
+      fee: makerFee,
+      fillIds: [fillId],
+    });
   }
 
   // Taker side, aggregated over its fills so its fee is rounded once.
@@ -189,23 +246,61 @@ export function settlePlacement(
     const keep = rests ? restingBuyLock(lastTakerRemaining, taker.price, fees) : 0;
     const release = held - takerCash - takerFee - keep;
     postings.push({ kind: "cash", account: taker.userId, locked: -(held - keep), available: release });
-    if (takerQty) postings.push({ kind: "shares", account: taker.userId, marketId, outcome: taker.outcome, quantity: takerQty, cost: takerCash + takerFee });
+    if (takerQty)
+      postings.push({
+        kind: "shares",
+        account: taker.userId,
+        marketId,
+        outcome: taker.outcome,
+        quantity: takerQty,
+        cost: takerCash + takerFee,
+      });
   } else {
     takerFee = Math.min(takerFee, takerCash);
     const rests = events.some((e) => e.type === "rested");
     // Shares neither sold nor resting go back to the position.
     const unlock = rests ? 0 : lastTakerRemaining;
-    postings.push({ kind: "shares", account: taker.userId, marketId, outcome: taker.outcome, quantity: -takerQty, locked: -(takerQty + unlock), proceeds: takerCash - takerFee });
+    postings.push({
+      kind: "shares",
+      account: taker.userId,
+      marketId,
+      outcome: taker.outcome,
+      quantity: -takerQty,
+      locked: -(takerQty + unlock),
+      proceeds: takerCash - takerFee,
+    });
     if (takerCash) postings.push({ kind: "cash", account: taker.userId, available: takerCash - takerFee });
   }
   if (takerFee) postings.push({ kind: "fee", amount: takerFee });
-  if (takerQty) trades.push({ tradeId: takerTradeId, userId: taker.userId, marketId, orderId: taker.orderId, side: taker.side, outcome: taker.outcome, venue: "CLOB", role: "taker", filledQuantity: takerQty, totalCost: takerCash, fee: takerFee, fillIds: takerFillIds });
+  if (takerQty)
+    trades.push({
+      tradeId: takerTradeId,
+      userId: taker.userId,
+      marketId,
+      orderId: taker.orderId,
+      side: taker.side,
+      outcome: taker.outcome,
+      venue: "CLOB",
+      role: "taker",
+      filledQuantity: takerQty,
+      totalCost: takerCash,
+      fee: takerFee,
+      fillIds: takerFillIds,
+    });
 
   // Resting orders of the taker's own user cancelled by self-trade prevention release what they held.
   for (const e of events) {
     if (e.type === "cancelled") {
       postings.push(...releaseResting(e.side, e.outcome, e.price, e.remaining, marketId, e.userId, fees));
-      orders.push({ orderId: e.orderId, userId: e.userId, filledDelta: 0, remaining: 0, status: "cancelled", holds: 0, reason: "self_trade" });
+      orders.push({
+        orderId: e.orderId,
+        userId: e.userId,
+        filledDelta: 0,
+        remaining: 0,
+        status: "cancelled",
+        holds: 0,
+        reason: "self_trade",
+      });
     }
   }
   orders.push(...makerFilled.values());
@@ -242,7 +337,13 @@ export function poolFunding(marketId: string, liquidity: MicroUnits): Posting[] 
  * mints `cash` pairs into the pool, which hands out `quantity`; SELL: the pool takes the shares,
  * merges `cash` pairs and pays them out. The LP fee goes to the pool's cash account.
  */
-export function ammLegPostings(marketId: string, userId: string, side: Side, outcome: Outcome, leg: { quantity: MicroUnits; cash: MicroUnits; fee: MicroUnits }): Posting[] {
+export function ammLegPostings(
+  marketId: string,
+  userId: string,
+  side: Side,
+  outcome: Outcome,
+  leg: { quantity: MicroUnits; cash: MicroUnits; fee: MicroUnits },
+): Posting[] {
   const amm = ammAccount(marketId);
   const other: Outcome = outcome === "YES" ? "NO" : "YES";
   const { quantity: q, cash: c, fee: f } = leg;

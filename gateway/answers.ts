@@ -22,7 +22,10 @@ export function errorAnswer(err: unknown, requestId: string, verdict: RateVerdic
 }
 
 /** X-RateLimit-* (and Retry-After when refused) of a request's verdict, on a response not yet sent. */
-export function setRateHeaders(res: { headersSent: boolean; setHeader(name: string, value: string): unknown }, v: RateVerdict | undefined): void {
+export function setRateHeaders(
+  res: { headersSent: boolean; setHeader(name: string, value: string): unknown },
+  v: RateVerdict | undefined,
+): void {
   if (!v || res.headersSent) return;
   res.setHeader("X-RateLimit-Limit", String(v.limit));
   res.setHeader("X-RateLimit-Remaining", String(v.remaining));
@@ -33,7 +36,11 @@ export function setRateHeaders(res: { headersSent: boolean; setHeader(name: stri
  * `GET /health` (liveness: the contract's 200 {status: ok} once this node started) and
  * `GET /health/ready` (readiness: the services behind the routes are reachable).
  */
-export function healthAnswer(started: boolean, ready: (() => Readiness) | null, base: { nodeID: string; uptime: number }): { status: number; body: Record<string, unknown> } {
+export function healthAnswer(
+  started: boolean,
+  ready: (() => Readiness) | null,
+  base: { nodeID: string; uptime: number },
+): { status: number; body: Record<string, unknown> } {
   if (!started) return { status: 503, body: { status: "starting", ...base } };
   if (!ready) return { status: 200, body: { status: "ok", ...base } };
   const r = ready();

@@ -57,11 +57,26 @@ export function toErrorResponse(err: unknown, requestId: string): { status: numb
     return { status: 400, body: body("VALIDATION_ERROR", "Unreadable request body") };
 
   if (e.name === "ValidationError" || type === "VALIDATION_ERROR") {
-    return { status: 400, body: body("VALIDATION_ERROR", status === 422 || !e.message ? "Parameters validation error" : e.message, fieldsOf(e.data)) };
+    return {
+      status: 400,
+      body: body("VALIDATION_ERROR", status === 422 || !e.message ? "Parameters validation error" : e.message, fieldsOf(e.data)),
+    };
   }
   // A service that is not there (yet, or any more) is a moment's outage, never "no such resource".
-  if (e.name === "ServiceNotFoundError" || e.name === "ServiceNotAvailableError" || e.name === "ServiceUnavailableError" || e.name === "RequestRejectedError" || type === "SERVICE_NOT_FOUND" || type === "SERVICE_NOT_AVAILABLE" || type === "REQUEST_REJECTED")
-    return { status: 503, body: body("SERVICE_UNAVAILABLE", "Service temporarily unavailable; retry shortly"), retryAfter: retryAfterOf(e.data, 2) };
+  if (
+    e.name === "ServiceNotFoundError" ||
+    e.name === "ServiceNotAvailableError" ||
+    e.name === "ServiceUnavailableError" ||
+    e.name === "RequestRejectedError" ||
+    type === "SERVICE_NOT_FOUND" ||
+    type === "SERVICE_NOT_AVAILABLE" ||
+    type === "REQUEST_REJECTED"
+  )
+    return {
+      status: 503,
+      body: body("SERVICE_UNAVAILABLE", "Service temporarily unavailable; retry shortly"),
+      retryAfter: retryAfterOf(e.data, 2),
+    };
   if (e.name === "NotFoundError" || type === "NOT_FOUND") return { status: 404, body: body("RESOURCE_NOT_FOUND", "Resource not found") };
   if (e.name === "RateLimitExceeded" || type === "RATE_LIMIT_EXCEEDED")
     return { status: 429, body: body("RATE_LIMIT_EXCEEDED", "Too many requests, please try again later") };

@@ -10,15 +10,33 @@
  */
 
 import { MAX_IDEMPOTENCY_KEY } from "../mixins/idempotency.middleware";
-import { ID, publicSchema, ref, ROUTES, SCHEMAS, type ErrorStatus, type JsonSchema, type Public, type RouteDef, type RoutedAction, type Routes } from "../contract";
+import {
+  ID,
+  publicSchema,
+  ref,
+  ROUTES,
+  SCHEMAS,
+  type ErrorStatus,
+  type JsonSchema,
+  type Public,
+  type RouteDef,
+  type RoutedAction,
+  type Routes,
+} from "../contract";
 
 const str = { type: "string" } as const;
 const int = { type: "integer" } as const;
 
 const json = <const S extends object>(schema: S) => ({ "application/json": { schema } }) as const;
-const envelope = <const D extends object>(data: D) => ({ type: "object", additionalProperties: false, required: ["data", "requestId"], properties: { data, requestId: str } }) as const;
+const envelope = <const D extends object>(data: D) =>
+  ({ type: "object", additionalProperties: false, required: ["data", "requestId"], properties: { data, requestId: str } }) as const;
 const pagedEnvelope = <const D extends object>(items: D) =>
-  ({ type: "object", additionalProperties: false, required: ["data", "pagination", "requestId"], properties: { data: { type: "array", items }, pagination: ref("Pagination"), requestId: str } }) as const;
+  ({
+    type: "object",
+    additionalProperties: false,
+    required: ["data", "pagination", "requestId"],
+    properties: { data: { type: "array", items }, pagination: ref("Pagination"), requestId: str },
+  }) as const;
 
 type AnyStatus = ErrorStatus | "429" | "500" | "503";
 const ERROR_RESPONSES: Record<AnyStatus, string> = {
@@ -45,7 +63,13 @@ export const openPath = (path: string) => path.replace(/:([A-Za-z]+)/g, "{$1}");
 const SECURITY = { public: undefined, user: [{ bearerAuth: [] }], admin: [{ adminKey: [] }] } as const;
 
 function operation(route: RouteDef): Record<string, unknown> {
-  const ids = Object.entries(route.ids ?? {}).map(([name, description]) => ({ name, in: "path", required: true, description, schema: publicSchema(ID) }));
+  const ids = Object.entries(route.ids ?? {}).map(([name, description]) => ({
+    name,
+    in: "path",
+    required: true,
+    description,
+    schema: publicSchema(ID),
+  }));
   const required = new Set(route.query?.required ?? []);
   const query = Object.entries(route.query?.properties ?? {}).map(([name, prop]) => {
     const { description, ...schema } = publicSchema(prop);
@@ -74,10 +98,20 @@ function operation(route: RouteDef): Record<string, unknown> {
 const META_PATHS = {
   "/health": {
     servers: [{ url: "/" }],
-    get: { operationId: "health", tags: ["meta"], summary: "Health check (outside /api/v1)", responses: { "200": { description: "Up", content: json(ref("Health")) } } },
+    get: {
+      operationId: "health",
+      tags: ["meta"],
+      summary: "Health check (outside /api/v1)",
+      responses: { "200": { description: "Up", content: json(ref("Health")) } },
+    },
   },
   "/openapi.json": {
-    get: { operationId: "openapi", tags: ["meta"], summary: "This document", responses: { "200": { description: "OpenAPI 3 document", content: json({ type: "object" }) } } },
+    get: {
+      operationId: "openapi",
+      tags: ["meta"],
+      summary: "This document",
+      responses: { "200": { description: "OpenAPI 3 document", content: json({ type: "object" }) } },
+    },
   },
 } as const;
 
@@ -92,7 +126,9 @@ const errorResponse = (description: string) => ({ description, content: json(ref
 
 /** The document for a contract: the served one is `openApiDocument`; a test builds it from a changed contract. */
 export function buildOpenApi(routes: Record<string, RouteDef>, schemas: Record<string, JsonSchema>) {
-  const tradeRoutes = Object.values(routes).filter((r) => r.rate === "trade").map((r) => `${r.method} ${openPath(r.path)}`);
+  const tradeRoutes = Object.values(routes)
+    .filter((r) => r.rate === "trade")
+    .map((r) => `${r.method} ${openPath(r.path)}`);
   return {
     openapi: "3.0.3",
     info: {
@@ -131,19 +167,34 @@ export function buildOpenApi(routes: Record<string, RouteDef>, schemas: Record<s
         "X-RateLimit-Limit": { schema: int },
         "X-RateLimit-Remaining": { schema: int },
         "X-Request-ID": { schema: str },
-        IdempotentReplayed: { description: "true when this is the stored answer of an earlier request with the same Idempotency-Key", schema: { type: "string", enum: ["true"] } },
+        IdempotentReplayed: {
+          description: "true when this is the stored answer of an earlier request with the same Idempotency-Key",
+          schema: { type: "string", enum: ["true"] },
+        },
         RetryAfter: { description: "Seconds to wait before trying again", schema: int },
       },
       responses: {
-        BadRequest: errorResponse("VALIDATION_ERROR (with fields) or a business refusal such as INSUFFICIENT_BALANCE, FOK_NOT_FILLED, POST_ONLY_WOULD_CROSS"),
+        BadRequest: errorResponse(
+          "VALIDATION_ERROR (with fields) or a business refusal such as INSUFFICIENT_BALANCE, FOK_NOT_FILLED, POST_ONLY_WOULD_CROSS",
+        ),
         Unauthorized: errorResponse("UNAUTHORIZED"),
         Forbidden: errorResponse("FORBIDDEN"),
         NotFound: errorResponse("RESOURCE_NOT_FOUND, ORDER_NOT_FOUND"),
-        Conflict: errorResponse("The resource's state forbids it (ILLEGAL_TRANSITION, SHARES_LOCKED, DUPLICATE_CLIENT_ORDER_ID, ...), or IDEMPOTENCY_KEY_REUSED"),
+        Conflict: errorResponse(
+          "The resource's state forbids it (ILLEGAL_TRANSITION, SHARES_LOCKED, DUPLICATE_CLIENT_ORDER_ID, ...), or IDEMPOTENCY_KEY_REUSED",
+        ),
         PayloadTooLarge: errorResponse("PAYLOAD_TOO_LARGE (over 64 KiB)"),
-        TooManyRequests: { description: "RATE_LIMIT_EXCEEDED", headers: { "Retry-After": { $ref: "#/components/headers/RetryAfter" } }, content: json(ref("ErrorEnvelope")) },
+        TooManyRequests: {
+          description: "RATE_LIMIT_EXCEEDED",
+          headers: { "Retry-After": { $ref: "#/components/headers/RetryAfter" } },
+          content: json(ref("ErrorEnvelope")),
+        },
         InternalError: errorResponse("INTERNAL_ERROR"),
-        ServiceUnavailable: { description: "SERVICE_UNAVAILABLE, MARKET_MOVED (nothing executed): retry after Retry-After", headers: { "Retry-After": { $ref: "#/components/headers/RetryAfter" } }, content: json(ref("ErrorEnvelope")) },
+        ServiceUnavailable: {
+          description: "SERVICE_UNAVAILABLE, MARKET_MOVED (nothing executed): retry after Retry-After",
+          headers: { "Retry-After": { $ref: "#/components/headers/RetryAfter" } },
+          content: json(ref("ErrorEnvelope")),
+        },
       },
       schemas: publicSchema(schemas),
     },
@@ -153,9 +204,15 @@ export function buildOpenApi(routes: Record<string, RouteDef>, schemas: Record<s
 // ---------------------------------------------------------------------------------------------
 // The document's type, from the contract's literal types (what `buildOpenApi` builds at run time).
 
-type OpenPath<P extends string> = P extends `${infer A}:${infer N}/${infer R}` ? `${A}{${N}}/${OpenPath<R>}` : P extends `${infer A}:${infer N}` ? `${A}{${N}}` : P;
+type OpenPath<P extends string> = P extends `${infer A}:${infer N}/${infer R}`
+  ? `${A}{${N}}/${OpenPath<R>}`
+  : P extends `${infer A}:${infer N}`
+    ? `${A}{${N}}`
+    : P;
 type DataSchema<R> = R extends { result: infer S } ? (R extends { paged: true } ? { type: "array"; items: Public<S> } : Public<S>) : never;
-type Answer<R> = R extends { result: unknown } ? { description: string; content: { "application/json": { schema: { type: "object"; properties: { data: DataSchema<R> } } } } } : { description: string };
+type Answer<R> = R extends { result: unknown }
+  ? { description: string; content: { "application/json": { schema: { type: "object"; properties: { data: DataSchema<R> } } } } }
+  : { description: string };
 type Operation<R extends RouteDef> = {
   operationId: R["operationId"];
   security?: readonly object[];
@@ -163,7 +220,11 @@ type Operation<R extends RouteDef> = {
   responses: { [S in `${R["status"]}`]: Answer<R> } & { [S in AnyStatus]?: { $ref: string } };
 };
 type RoutePath<A extends RoutedAction> = OpenPath<Routes[A]["path"]>;
-type Paths = typeof META_PATHS & { [P in RoutePath<RoutedAction>]: { [A in RoutedAction as RoutePath<A> extends P ? Lowercase<Routes[A]["method"]> : never]: Operation<Routes[A]> } };
+type Paths = typeof META_PATHS & {
+  [P in RoutePath<RoutedAction>]: {
+    [A in RoutedAction as RoutePath<A> extends P ? Lowercase<Routes[A]["method"]> : never]: Operation<Routes[A]>;
+  };
+};
 
 export type OpenApiDocument = Omit<ReturnType<typeof buildOpenApi>, "paths" | "components"> & {
   paths: Paths;

@@ -150,7 +150,11 @@ export class MemorySlidingStore extends VerdictStore {
   private readonly buckets = new Map<string, Stamps>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(windowMs: number, opts: StoreOpts, private readonly clock: () => number = Date.now) {
+  constructor(
+    windowMs: number,
+    opts: StoreOpts,
+    private readonly clock: () => number = Date.now,
+  ) {
     super(windowMs, opts.limit);
     this.timer = setInterval(() => this.sweep(), windowMs);
     this.timer.unref();
@@ -221,7 +225,13 @@ export class RedisSlidingStore extends VerdictStore {
   }
 
   protected async decide(bucket: string): Promise<RateVerdict> {
-    const [allowedRaw, nRaw, oldest, now] = (await this.redis.eval(SLIDE_LUA, 1, `${this.prefix}:${bucket}`, this.windowMs, this.limit)) as number[];
+    const [allowedRaw, nRaw, oldest, now] = (await this.redis.eval(
+      SLIDE_LUA,
+      1,
+      `${this.prefix}:${bucket}`,
+      this.windowMs,
+      this.limit,
+    )) as number[];
     const allowed = allowedRaw === 1;
     const count = allowed ? Math.min(nRaw, this.limit) : this.limit + 1;
     const retryAfterSec = allowed ? 0 : Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000));
@@ -264,7 +274,12 @@ export interface RouteRateLimit<R> {
  * headers written by the gateway itself, and the request's key from `keyOf` (which tells the store
  * which request the next count decides for).
  */
-export function categoryLimit<R>(category: RateCategory, opts: { windowMs: number; limit: number }, redis: Redis | undefined, keyOf: (req: R, store: RateLimitStore) => string) {
+export function categoryLimit<R>(
+  category: RateCategory,
+  opts: { windowMs: number; limit: number },
+  redis: Redis | undefined,
+  keyOf: (req: R, store: RateLimitStore) => string,
+) {
   return {
     window: opts.windowMs,
     limit: opts.limit,
@@ -282,7 +297,11 @@ export function categoryLimit<R>(category: RateCategory, opts: { windowMs: numbe
  * (unreadable body, unknown route) is counted now, in its route's category or else as a read;
  * routes outside the categories (health, OpenAPI, operator API) show the read budget uncounted.
  */
-export async function decideRate<R extends RateLimited & { $route?: { rateLimit?: RouteRateLimit<R> }; $alias?: unknown }>(req: R, reads: RouteRateLimit<R>, keyOf: (req: R, store: RateLimitStore) => string): Promise<void> {
+export async function decideRate<R extends RateLimited & { $route?: { rateLimit?: RouteRateLimit<R> }; $alias?: unknown }>(
+  req: R,
+  reads: RouteRateLimit<R>,
+  keyOf: (req: R, store: RateLimitStore) => string,
+): Promise<void> {
   if (req.$rateVerdict) return;
   const own = req.$route?.rateLimit;
   if (own || !req.$alias) {

@@ -24,7 +24,11 @@ export const serviceOf = (action: string): string => action.slice(0, action.inde
  * `actions` are every action the gateway routes to; a service counts as reachable when each of its
  * routed actions has an available endpoint. The required services must be reachable.
  */
-export function readiness(actions: Iterable<string>, available: (action: string) => boolean, required: readonly string[] = REQUIRED_SERVICES): Readiness {
+export function readiness(
+  actions: Iterable<string>,
+  available: (action: string) => boolean,
+  required: readonly string[] = REQUIRED_SERVICES,
+): Readiness {
   const down = new Set<string>();
   const seen = new Set<string>();
   for (const action of actions) {

@@ -87,7 +87,8 @@ const isFn = (o: object | undefined, name: string) => typeof (o as Record<string
  */
 export function missingForSharedFrames(libs: Pick<FrameLibs, "engineIo" | "ws">): string | null {
   if (!isFn(libs.ws.Sender?.prototype, "sendFrame")) return "ws has no Sender.prototype.sendFrame";
-  if (!isFn(libs.engineIo.transports?.websocket?.prototype, "_canSendPreEncodedFrame")) return "engine.io's websocket transport has no _canSendPreEncodedFrame (wsPreEncodedFrame support)";
+  if (!isFn(libs.engineIo.transports?.websocket?.prototype, "_canSendPreEncodedFrame"))
+    return "engine.io's websocket transport has no _canSendPreEncodedFrame (wsPreEncodedFrame support)";
   return null;
 }
 
@@ -100,7 +101,8 @@ export function missingOnConnection(conn: EngineConn): { missing: string | null;
   if (!Array.isArray(conn.writeBuffer)) return { missing: "engine.io's socket has no writeBuffer array", complete: true };
   if (t.name !== "websocket") return { missing: null, complete: false };
   if (typeof t.writable !== "boolean") return { missing: "engine.io's websocket transport has no writable flag", complete: true };
-  if (typeof t.socket?.readyState !== "number") return { missing: "engine.io's websocket transport has no ws socket (transport.socket.readyState)", complete: true };
+  if (typeof t.socket?.readyState !== "number")
+    return { missing: "engine.io's websocket transport has no ws socket (transport.socket.readyState)", complete: true };
   if (typeof t.socket._sender?.sendFrame !== "function") return { missing: "the ws socket has no _sender.sendFrame", complete: true };
   return { missing: null, complete: true };
 }

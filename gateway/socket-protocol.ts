@@ -85,7 +85,8 @@ export type UserUpdate =
   | { trade: TradeUpdate }
   | { notification: NotificationItem };
 
-export type SocketErrorCode = "VALIDATION_ERROR" | "UNAUTHORIZED" | "SESSION_ENDED" | "NOT_FOUND" | "LIMIT_EXCEEDED" | "UNSUPPORTED" | "IDLE_TIMEOUT" | "UNAVAILABLE";
+export type SocketErrorCode =
+  "VALIDATION_ERROR" | "UNAUTHORIZED" | "SESSION_ENDED" | "NOT_FOUND" | "LIMIT_EXCEEDED" | "UNSUPPORTED" | "IDLE_TIMEOUT" | "UNAVAILABLE";
 
 /** Everything the server sends, as the payload of the `message` event. */
 export type ServerMessage =
@@ -106,11 +107,10 @@ export type ErrorMessage = Extract<ServerMessage, { type: "error" }>;
 
 /** Client -> server `subscribe` / `unsubscribe` payloads after validation. */
 export type Subscription =
-  | { channel: "market"; marketIds: string[] }
-  | { channel: "book"; marketId: string; outcome: Outcome }
-  | { channel: "user"; token: string };
+  { channel: "market"; marketIds: string[] } | { channel: "book"; marketId: string; outcome: Outcome } | { channel: "user"; token: string };
 
-export type Unsubscription = { channel: "market"; marketIds: string[] | null } | { channel: "book"; marketId: string; outcome: Outcome } | { channel: "user" };
+export type Unsubscription =
+  { channel: "market"; marketIds: string[] | null } | { channel: "book"; marketId: string; outcome: Outcome } | { channel: "user" };
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; error: ErrorMessage };
 
@@ -131,7 +131,11 @@ function parseOutcome(x: unknown): Outcome | null {
 function parseMarketIds(x: unknown, channel: "market"): Parsed<string[]> {
   if (!Array.isArray(x) || x.length === 0) return invalid("marketIds must be a non-empty array of market ids", channel);
   // Cheap size check before looking at elements.
-  if (x.length > MAX_MARKET_SUBSCRIPTIONS) return { ok: false, error: { type: "error", code: "LIMIT_EXCEEDED", message: `At most ${MAX_MARKET_SUBSCRIPTIONS} markets per connection`, channel } };
+  if (x.length > MAX_MARKET_SUBSCRIPTIONS)
+    return {
+      ok: false,
+      error: { type: "error", code: "LIMIT_EXCEEDED", message: `At most ${MAX_MARKET_SUBSCRIPTIONS} markets per connection`, channel },
+    };
   const ids: string[] = [];
   const seen = new Set<string>();
   for (const id of x) {
@@ -163,7 +167,8 @@ export function parseSubscribe(payload: unknown): Parsed<Subscription> {
     case "book":
       return parseBook(p);
     case "user":
-      if (typeof p.token !== "string" || p.token.length === 0 || p.token.length > MAX_TOKEN_LENGTH) return { ok: false, error: { type: "error", code: "UNAUTHORIZED", message: "A valid access token is required", channel: "user" } };
+      if (typeof p.token !== "string" || p.token.length === 0 || p.token.length > MAX_TOKEN_LENGTH)
+        return { ok: false, error: { type: "error", code: "UNAUTHORIZED", message: "A valid access token is required", channel: "user" } };
       return { ok: true, value: { channel: "user", token: p.token } };
     default:
       return invalid('channel must be "market", "book" or "user"');

@@ -21,7 +21,15 @@ import { configOf } from "../lib/config";
 import { livePrices } from "../trading/live-prices";
 import { Coalescer } from "./socket-coalesce";
 import { METRIC } from "../lib/metrics";
-import { installedFrameLibs, missingForSharedFrames, missingOnConnection, takesPreEncodedFrames, writeDirect, type EngineConn, type FanoutPath } from "./socket-frames";
+import {
+  installedFrameLibs,
+  missingForSharedFrames,
+  missingOnConnection,
+  takesPreEncodedFrames,
+  writeDirect,
+  type EngineConn,
+  type FanoutPath,
+} from "./socket-frames";
 import {
   COALESCE_MS,
   MAX_BOOK_SUBSCRIPTIONS,
@@ -227,12 +235,14 @@ const SocketGateway = defineService<SocketGatewayThis>({
         const prev = this.lastBook.get(ev.marketId);
         if (prev && prev.seq > ev.seq) return;
         this.lastBook.set(ev.marketId, ev);
-        if (this.hasMembers(rooms.book(ev.marketId, "YES")) || this.hasMembers(rooms.book(ev.marketId, "NO"))) this.marketPush.push(ev.marketId, { book: ev, prices: null });
+        if (this.hasMembers(rooms.book(ev.marketId, "YES")) || this.hasMembers(rooms.book(ev.marketId, "NO")))
+          this.marketPush.push(ev.marketId, { book: ev, prices: null });
       },
     },
     "market.pricesChanged": {
       handler(this: SocketGatewayThis, ctx: Context<PricesChangedEvent>) {
-        if (this.hasMembers(rooms.market(ctx.params.marketId))) this.marketPush.push(ctx.params.marketId, { book: null, prices: ctx.params });
+        if (this.hasMembers(rooms.market(ctx.params.marketId)))
+          this.marketPush.push(ctx.params.marketId, { book: null, prices: ctx.params });
         else this.lastPrices.delete(ctx.params.marketId);
       },
     },
@@ -245,7 +255,14 @@ const SocketGateway = defineService<SocketGatewayThis>({
     "ledger.positionChanged": {
       handler(this: SocketGatewayThis, ctx: Context<{ userId: string; position: PositionUpdate }>) {
         const { userId, position: p } = ctx.params;
-        const position: PositionUpdate = { marketId: p.marketId, outcome: p.outcome, quantity: p.quantity, avgEntryPrice: p.avgEntryPrice, totalCost: p.totalCost, realizedPnl: p.realizedPnl };
+        const position: PositionUpdate = {
+          marketId: p.marketId,
+          outcome: p.outcome,
+          quantity: p.quantity,
+          avgEntryPrice: p.avgEntryPrice,
+          totalCost: p.totalCost,
+          realizedPnl: p.realizedPnl,
+        };
         this.pushUser(userId, { position }, `pos:${userId}:${p.marketId}:${p.outcome}`);
       },
     },
@@ -258,7 +275,17 @@ const SocketGateway = defineService<SocketGatewayThis>({
     "order.updated": {
       handler(this: SocketGatewayThis, ctx: Context<OrderUpdatedEvent>) {
         const o = ctx.params;
-        this.pushUser(o.userId, { order: { orderId: o.orderId, marketId: o.marketId, status: o.status, remainingQuantity: o.remainingQuantity, filledDelta: o.filledDelta, clientOrderId: o.clientOrderId ?? null, cancelReason: o.cancelReason ?? null } });
+        this.pushUser(o.userId, {
+          order: {
+            orderId: o.orderId,
+            marketId: o.marketId,
+            status: o.status,
+            remainingQuantity: o.remainingQuantity,
+            filledDelta: o.filledDelta,
+            clientOrderId: o.clientOrderId ?? null,
+            cancelReason: o.cancelReason ?? null,
+          },
+        });
       },
     },
     "notifier.created": {
@@ -272,7 +299,8 @@ const SocketGateway = defineService<SocketGatewayThis>({
         for (const id of [...(members ?? [])]) {
           const socket = this.io.of("/").sockets.get(id);
           const state = this.socketStates.get(id);
-          if (socket && state?.user?.sid === ctx.params.sid) this.endUser(socket, state, errorMsg("SESSION_ENDED", "Session ended; subscribe again with a valid token", "user"));
+          if (socket && state?.user?.sid === ctx.params.sid)
+            this.endUser(socket, state, errorMsg("SESSION_ENDED", "Session ended; subscribe again with a valid token", "user"));
         }
       },
     },
@@ -353,11 +381,18 @@ const SocketGateway = defineService<SocketGatewayThis>({
       state.pendingBooks.set(key, gen);
       let depth: { seq: number; yes: BookLevels; no: BookLevels };
       try {
-        depth = await this.broker.call<{ seq: number; yes: BookLevels; no: BookLevels }, { marketId: string }>("book.depth", { marketId: sub.marketId });
+        depth = await this.broker.call<{ seq: number; yes: BookLevels; no: BookLevels }, { marketId: string }>("book.depth", {
+          marketId: sub.marketId,
+        });
       } catch (err) {
         if (state.pendingBooks.get(key) === gen) state.pendingBooks.delete(key);
         const notFound = (err as { code?: number }).code === 404;
-        return this.send(socket, notFound ? errorMsg("NOT_FOUND", "Market not found", "book") : errorMsg("UNAVAILABLE", "Order book unavailable, try again", "book"));
+        return this.send(
+          socket,
+          notFound
+            ? errorMsg("NOT_FOUND", "Market not found", "book")
+            : errorMsg("UNAVAILABLE", "Order book unavailable, try again", "book"),
+        );
       }
       // Unsubscribed, resubscribed or gone while the snapshot was on its way.
       if (state.pendingBooks.get(key) !== gen || !socket.connected) return;
@@ -367,14 +402,28 @@ const SocketGateway = defineService<SocketGatewayThis>({
       const room = rooms.book(sub.marketId, sub.outcome);
       socket.join(room);
       const data = sub.outcome === "YES" ? depth.yes : depth.no;
-      this.send(socket, { type: "snapshot", channel: "book", marketId: sub.marketId, outcome: sub.outcome, seq: depth.seq, data: { bids: data.bids, asks: data.asks } });
+      this.send(socket, {
+        type: "snapshot",
+        channel: "book",
+        marketId: sub.marketId,
+        outcome: sub.outcome,
+        seq: depth.seq,
+        data: { bids: data.bids, asks: data.asks },
+      });
       this.send(socket, { type: "subscribed", channel: "book", marketId: sub.marketId, outcome: sub.outcome });
       // A change this node heard while the snapshot was fetched would otherwise be missed.
       const last = this.lastBook.get(sub.marketId);
       let floor = depth.seq;
       if (last && last.seq > depth.seq) {
         const levels = sub.outcome === "YES" ? last.yes : noView(last.yes);
-        this.send(socket, { type: "update", channel: "book", marketId: sub.marketId, outcome: sub.outcome, seq: last.seq, data: { marketId: sub.marketId, bids: levels.bids, asks: levels.asks } });
+        this.send(socket, {
+          type: "update",
+          channel: "book",
+          marketId: sub.marketId,
+          outcome: sub.outcome,
+          seq: last.seq,
+          data: { marketId: sub.marketId, bids: levels.bids, asks: levels.asks },
+        });
         floor = last.seq;
       }
       let floors = this.bookFloors.get(room);
@@ -400,9 +449,12 @@ const SocketGateway = defineService<SocketGatewayThis>({
         if (prev.userId !== user.id) socket.leave(rooms.user(prev.userId));
       }
       // The subscription ends with the token: past `exp` the session no longer authorizes anything.
-      const expiry = setTimeout(() => {
-        this.endUser(socket, state, errorMsg("SESSION_ENDED", "Token expired; subscribe again with a fresh token", "user"));
-      }, Math.max(0, user.exp * 1000 - Date.now()));
+      const expiry = setTimeout(
+        () => {
+          this.endUser(socket, state, errorMsg("SESSION_ENDED", "Token expired; subscribe again with a fresh token", "user"));
+        },
+        Math.max(0, user.exp * 1000 - Date.now()),
+      );
       expiry.unref();
       state.user = { userId: user.id, sid: user.sid, expiry };
       socket.join(rooms.user(user.id));
@@ -457,7 +509,14 @@ const SocketGateway = defineService<SocketGatewayThis>({
           if (!this.hasMembers(room)) continue;
           const levels = outcome === "YES" ? ev.yes : noView(ev.yes);
           targets.push(room);
-          msgs.push({ type: "update", channel: "book", marketId, outcome, seq: ev.seq, data: { marketId, bids: levels.bids, asks: levels.asks } });
+          msgs.push({
+            type: "update",
+            channel: "book",
+            marketId,
+            outcome,
+            seq: ev.seq,
+            data: { marketId, bids: levels.bids, asks: levels.asks },
+          });
         }
       }
       const price = change.prices && this.priceUpdate(change.prices);
@@ -470,7 +529,10 @@ const SocketGateway = defineService<SocketGatewayThis>({
 
     priceUpdate(this: SocketGatewayThis, ev: PricesChangedEvent): ServerMessage | null {
       // The same prices as REST (best of book and pool), so the socket and GET /markets/:id agree.
-      const data: MarketPrices = { marketId: ev.marketId, ...livePrices({ yesBid: ev.yesBid, yesAsk: ev.yesAsk, ammYes: ev.ammYes ?? null }) };
+      const data: MarketPrices = {
+        marketId: ev.marketId,
+        ...livePrices({ yesBid: ev.yesBid, yesAsk: ev.yesAsk, ammYes: ev.ammYes ?? null }),
+      };
       // Most book changes leave the best prices alone: push only real changes.
       const sig = `${data.buyYesPrice}|${data.buyNoPrice}|${data.sellYesPrice}|${data.sellNoPrice}`;
       if (this.lastPrices.get(ev.marketId) === sig) return null;
@@ -498,7 +560,10 @@ const SocketGateway = defineService<SocketGatewayThis>({
         let w = byMask.get(mask);
         if (!w) {
           const mine = frames.filter((_, k) => mask & (1 << k));
-          w = { packet: encoded[Math.log2(mask & -mask)], opts: { wsPreEncodedFrame: [mine.length === 1 ? mine[0] : Buffer.concat(mine)] } };
+          w = {
+            packet: encoded[Math.log2(mask & -mask)],
+            opts: { wsPreEncodedFrame: [mine.length === 1 ? mine[0] : Buffer.concat(mine)] },
+          };
           byMask.set(mask, w);
         }
         return w;
@@ -516,7 +581,8 @@ const SocketGateway = defineService<SocketGatewayThis>({
             const floor = mask & (1 << k) ? floors[k]?.get(id) : undefined;
             if (floor === undefined) continue;
             const seq = (msgs[k] as { seq?: number }).seq;
-            if (seq !== undefined && seq <= floor) mask &= ~(1 << k); // already in its snapshot
+            if (seq !== undefined && seq <= floor)
+              mask &= ~(1 << k); // already in its snapshot
             else floors[k]?.delete(id);
           }
           if (!mask) continue;
@@ -553,7 +619,8 @@ const SocketGateway = defineService<SocketGatewayThis>({
     writeEncoded(this: SocketGatewayThis, socket: Socket, e: Encoded) {
       const conn = socket.conn as unknown as EngineConn;
       if (conn.readyState !== "open") return;
-      if (this.fanoutPath.path === "shared-frame" && takesPreEncodedFrames(conn.transport) && writeDirect(conn, e.opts.wsPreEncodedFrame)) return this.countWrites(1, 0);
+      if (this.fanoutPath.path === "shared-frame" && takesPreEncodedFrames(conn.transport) && writeDirect(conn, e.opts.wsPreEncodedFrame))
+        return this.countWrites(1, 0);
       conn.write(e.packet, e.opts);
       this.countWrites(0, 1);
     },
@@ -576,7 +643,9 @@ const SocketGateway = defineService<SocketGatewayThis>({
 
     /** A library upgrade took away what the shared-frame write needs: say so once, write through engine.io. */
     sharedFramesUnsupported(this: SocketGatewayThis, missing: string, versions: string) {
-      this.logger.warn(`Socket fan-out: the shared websocket frame write is not possible with ${versions} (${missing}); every push goes through engine.io's public conn.write instead (correct, more server CPU per push: see README Benchmarks, bench:ws --fanout=both)`);
+      this.logger.warn(
+        `Socket fan-out: the shared websocket frame write is not possible with ${versions} (${missing}); every push goes through engine.io's public conn.write instead (correct, more server CPU per push: see README Benchmarks, bench:ws --fanout=both)`,
+      );
       this.fanoutPathIs("engine-io", "unsupported");
     },
 

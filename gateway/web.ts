@@ -60,7 +60,8 @@ type AliasHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** Where the build is: dist/web seen from the sources (tests) or from dist/gateway (npm start). */
 export function findWebBuild(): string | null {
-  for (const dir of [join(__dirname, "..", "web"), join(__dirname, "..", "dist", "web")]) if (existsSync(join(dir, BUILD_REPORT))) return dir;
+  for (const dir of [join(__dirname, "..", "web"), join(__dirname, "..", "dist", "web")])
+    if (existsSync(join(dir, BUILD_REPORT))) return dir;
   return null;
 }
 
@@ -124,7 +125,12 @@ export class WebSite {
     const domain = this.settings.proofDomain() ?? "localhost";
     const local = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i.test(domain);
     const origin = `${local ? "http" : "https"}://${domain}`;
-    return asset(Buffer.from(JSON.stringify({ url: origin, name: "PMX prediction markets", iconUrl: `${origin}/icon-180.png` })), TYPES[".json"], "no-cache", null);
+    return asset(
+      Buffer.from(JSON.stringify({ url: origin, name: "PMX prediction markets", iconUrl: `${origin}/icon-180.png` })),
+      TYPES[".json"],
+      "no-cache",
+      null,
+    );
   }
 
   /** The built app in `dir`, or null when there is none (not built yet). */
@@ -146,7 +152,10 @@ export class WebSite {
       aliases[`GET ${path}`] = handler;
       aliases[`HEAD ${path}`] = handler;
     };
-    const send = (a: Asset): AliasHandler => (req, res) => this.send(req, res, a);
+    const send =
+      (a: Asset): AliasHandler =>
+      (req, res) =>
+        this.send(req, res, a);
     for (const path of Object.values(APP_ROUTES)) get(path, send(this.index));
     if (this.docs) get("/docs", send(this.docs));
     get("/tonconnect-manifest.json", (req, res) => this.send(req, res, this.manifest()));

@@ -39,7 +39,8 @@ export function notifyCommitted(batch: readonly LedgerEntryDoc[], instance: stri
   for (const d of batch) {
     for (const p of d.postings) {
       if (p.kind === "cash" && isUser(p.account)) users.add(p.account);
-      if (p.kind === "shares" && isUser(p.account)) positions.set(`${p.account}|${p.marketId}|${p.outcome}`, { userId: p.account, marketId: p.marketId, outcome: p.outcome });
+      if (p.kind === "shares" && isUser(p.account))
+        positions.set(`${p.account}|${p.marketId}|${p.outcome}`, { userId: p.account, marketId: p.marketId, outcome: p.outcome });
     }
     if (d.trades) trades.push(...d.trades);
   }
@@ -48,7 +49,9 @@ export function notifyCommitted(batch: readonly LedgerEntryDoc[], instance: stri
     const p = accounts.positionsOf(userId).find((x) => x.marketId === marketId && x.outcome === outcome);
     if (p) out.broadcast("ledger.positionChanged", { userId, position: positionChangeView(p) });
   }
-  for (const t of trades) if (isUser(t.userId)) out.broadcast("ledger.tradeCreated", { userId: t.userId, trade: { ...t, totalCostDecimal: formatMicro(t.totalCost) } });
+  for (const t of trades)
+    if (isUser(t.userId))
+      out.broadcast("ledger.tradeCreated", { userId: t.userId, trade: { ...t, totalCostDecimal: formatMicro(t.totalCost) } });
 }
 
 /** What the deadlines keep (ledger/deadlines.ts). */

@@ -70,13 +70,21 @@ export class LedgerDesk {
     const t = checkHeartbeat(timeoutSeconds);
     if (!t.ok) throw invalid(t.message, t.fields);
     const deadline = t.value ? new Date(this.ports.now() + t.value * 1000).toISOString() : null;
-    await this.write({ key: `heartbeat:${userId}:${this.ports.newId("hb")}`, postings: [], heartbeat: { userId, timeoutSeconds: t.value, deadline } });
+    await this.write({
+      key: `heartbeat:${userId}:${this.ports.newId("hb")}`,
+      postings: [],
+      heartbeat: { userId, timeoutSeconds: t.value, deadline },
+    });
     return { armed: deadline !== null, expiresAt: deadline };
   }
 
   /** The switch fired: disarmed (journaled). */
   async disarm(userId: string): Promise<void> {
-    await this.write({ key: `heartbeat:${userId}:${this.ports.newId("hb")}`, postings: [], heartbeat: { userId, timeoutSeconds: 0, deadline: null } });
+    await this.write({
+      key: `heartbeat:${userId}:${this.ports.newId("hb")}`,
+      postings: [],
+      heartbeat: { userId, timeoutSeconds: 0, deadline: null },
+    });
   }
 
   balance(userId: string): BalanceView {

@@ -17,7 +17,11 @@ import { moneyCheckProblems } from "./views";
 export interface LedgerEdges {
   out: ChangeSink;
   /** Cancel orders on the market's owner: the given ones, or every one of a user. */
-  cancelMany(marketId: string, which: { orderIds: string[] } | { userId: string }, reason: Extract<CancelReasonCode, "expired" | "heartbeat">): Promise<void>;
+  cancelMany(
+    marketId: string,
+    which: { orderIds: string[] } | { userId: string },
+    reason: Extract<CancelReasonCode, "expired" | "heartbeat">,
+  ): Promise<void>;
   log: { info(message: string): void; warn(message: string, detail?: unknown): void };
   now?(): number;
 }
@@ -70,7 +74,13 @@ export class LedgerCores {
 }
 
 /** GTD expiry and heartbeat lapses, fired through the market's owner. */
-export function deadlinePorts(store: MoneyStore, desk: Pick<LedgerDesk, "disarm">, edges: Pick<LedgerEdges, "cancelMany" | "log">, now: () => number, self: () => Pick<Deadlines, "armed">): DeadlinePorts {
+export function deadlinePorts(
+  store: MoneyStore,
+  desk: Pick<LedgerDesk, "disarm">,
+  edges: Pick<LedgerEdges, "cancelMany" | "log">,
+  now: () => number,
+  self: () => Pick<Deadlines, "armed">,
+): DeadlinePorts {
   return {
     now,
     dueExpiries: (nowIso, limit) => store.dueExpiries(nowIso, limit),

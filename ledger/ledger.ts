@@ -1,7 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { Accounts, LedgerRejection, type ConservationReport, type Posting, type PreparedChange } from "../engine/accounts";
 import type { TradeRecord } from "../engine/settlement";
-import type { BookJournalDoc, FenceRecord, HeartbeatRecord, IdemAnswerSource, IdemRecord, LedgerEntryDoc, MarketLease, SettlementRecord } from "../models/trading";
+import type {
+  BookJournalDoc,
+  FenceRecord,
+  HeartbeatRecord,
+  IdemAnswerSource,
+  IdemRecord,
+  LedgerEntryDoc,
+  MarketLease,
+  SettlementRecord,
+} from "../models/trading";
 import { chainHash } from "./chain-hash";
 import type { CommitBatch, JournalRow, MarketRow, MoneyStore, StoredState } from "./store";
 
@@ -162,11 +171,13 @@ export class Ledger {
    * then validated and applied together (all or nothing) and written in the same commit.
    */
   post(input: PostInput): PostOutcome {
-    if (this.broken) throw new LedgerFault("unavailable", "LEDGER_UNAVAILABLE", "The ledger stopped after a failed write; it recovers on restart");
+    if (this.broken)
+      throw new LedgerFault("unavailable", "LEDGER_UNAVAILABLE", "The ledger stopped after a failed write; it recovers on restart");
     const part = input.part;
     if (!part) return this.apply([input]);
     const b = input.book;
-    if (!b || part.count < 2 || part.index < 0 || part.index >= part.count) throw new LedgerFault("rejected", "INVALID_POSTING", "an entry group is parts of one book command");
+    if (!b || part.count < 2 || part.index < 0 || part.index >= part.count)
+      throw new LedgerFault("rejected", "INVALID_POSTING", "an entry group is parts of one book command");
     let group = this.groups.get(part.group);
     if (part.index === 0) this.groups.set(part.group, (group = { marketId: b.marketId, parts: [] }));
     if (!group || group.parts.length !== part.index || group.marketId !== b.marketId) {
@@ -201,7 +212,8 @@ export class Ledger {
         );
       }
       parts.forEach((p, i) => {
-        if (!p.book || p.book.marketId !== b.marketId || p.book.epoch !== b.epoch || p.book.seq !== b.seq + i) throw new LedgerFault("rejected", "INVALID_POSTING", "the parts of a book command take consecutive positions of one market");
+        if (!p.book || p.book.marketId !== b.marketId || p.book.epoch !== b.epoch || p.book.seq !== b.seq + i)
+          throw new LedgerFault("rejected", "INVALID_POSTING", "the parts of a book command take consecutive positions of one market");
       });
     } else {
       const seq = this.pendingKeys.get(first.key)?.seq ?? this.store.keySeq(first.key);
@@ -214,7 +226,11 @@ export class Ledger {
     for (const p of parts) {
       const placed = p.book?.command.type === "place" ? p.book.command.order : null;
       if (placed?.clientOrderId && this.clientOrderIdTaken(placed.userId, placed.clientOrderId)) {
-        throw new LedgerFault("conflict", "DUPLICATE_CLIENT_ORDER_ID", `clientOrderId ${placed.clientOrderId} names another of your open orders`);
+        throw new LedgerFault(
+          "conflict",
+          "DUPLICATE_CLIENT_ORDER_ID",
+          `clientOrderId ${placed.clientOrderId} names another of your open orders`,
+        );
       }
     }
     let change: PreparedChange;
@@ -223,8 +239,17 @@ export class Ledger {
       change = this.accounts.prepare(postings, first.checkAfter ?? 0);
     } catch (err) {
       if (err instanceof LedgerRejection) {
-        const code = err.code === "INSUFFICIENT_SHARES" ? "INSUFFICIENT_SHARES" : err.code === "INVALID_POSTING" ? "INVALID_POSTING" : "INSUFFICIENT_BALANCE";
-        throw new LedgerFault("rejected", code, code === "INSUFFICIENT_SHARES" ? "Insufficient shares" : code === "INVALID_POSTING" ? err.message : "Insufficient balance");
+        const code =
+          err.code === "INSUFFICIENT_SHARES"
+            ? "INSUFFICIENT_SHARES"
+            : err.code === "INVALID_POSTING"
+              ? "INVALID_POSTING"
+              : "INSUFFICIENT_BALANCE";
+        throw new LedgerFault(
+          "rejected",
+          code,
+          code === "INSUFFICIENT_SHARES" ? "Insufficient shares" : code === "INVALID_POSTING" ? err.message : "Insufficient balance",
+        );
       }
       throw err;
     }
@@ -280,7 +305,10 @@ export class Ledger {
 
   /** Resolves once every entry up to `seq` is durable; rejects if this is another ledger process than `instance`'s. */
   waitDurable(seq: number, instance?: string): Promise<void> {
-    if (instance && instance !== this.instance) return Promise.reject(new LedgerFault("restarted", "LEDGER_RESTARTED", "The ledger restarted; the outcome of that entry is unknown to this writer"));
+    if (instance && instance !== this.instance)
+      return Promise.reject(
+        new LedgerFault("restarted", "LEDGER_RESTARTED", "The ledger restarted; the outcome of that entry is unknown to this writer"),
+      );
     if (seq <= this.durable) return Promise.resolve();
     if (this.broken) return Promise.reject(this.unavailable());
     return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
@@ -315,9 +343,24 @@ export class Ledger {
         hash = chainHash(hash, body);
         const b = doc.book;
         const f = doc.fence;
-        rows.push({ seq: doc.seq, key: doc._id, body, hash, marketId: b?.marketId ?? f?.marketId ?? null, position: b ? b.seq : null, epoch: b ? b.epoch : f ? f.epoch : null });
+        rows.push({
+          seq: doc.seq,
+          key: doc._id,
+          body,
+          hash,
+          marketId: b?.marketId ?? f?.marketId ?? null,
+          position: b ? b.seq : null,
+          epoch: b ? b.epoch : f ? f.epoch : null,
+        });
       }
-      const commit: CommitBatch = { rows, docs: batch.map((p) => p.doc), cash: [], positions: [], markets: [], totals: { fees: this.accounts.feeBalance(), ...this.accounts.externalTotals() } };
+      const commit: CommitBatch = {
+        rows,
+        docs: batch.map((p) => p.doc),
+        cash: [],
+        positions: [],
+        markets: [],
+        totals: { fees: this.accounts.feeBalance(), ...this.accounts.externalTotals() },
+      };
       for (const a of this.touchedCash) {
         const c = this.accounts.balance(a);
         commit.cash.push([a, { available: c.available, locked: c.locked }]);
@@ -380,7 +423,8 @@ export class Ledger {
     for (;;) {
       const unwritten = this.pending.find((p) => p.doc.idem?.scope === scope && p.doc.idem.key === key)?.doc;
       if (unwritten) {
-        if (unwritten.idem?.fingerprint !== fingerprint) throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
+        if (unwritten.idem?.fingerprint !== fingerprint)
+          throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
         // Answered once durable, like the first answer.
         await this.waitDurable(unwritten.seq);
         continue;
@@ -388,20 +432,27 @@ export class Ledger {
       const stored = await this.store.idempotent(scope, key);
       const c = this.claims.get(id);
       if (stored) {
-        if (stored.fingerprint !== fingerprint) throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
+        if (stored.fingerprint !== fingerprint)
+          throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
         // Bound to a command whose request still runs: its answer is on its way.
         if (stored.answerFrom && c) {
           const answer = await new Promise<IdemClaim | null>((resolve) => c.waiters.push(resolve));
           if (answer) return answer;
           continue;
         }
-        return { answered: true, status: stored.status, response: stored.response, ...(stored.answerFrom ? { answerFrom: stored.answerFrom } : {}) };
+        return {
+          answered: true,
+          status: stored.status,
+          response: stored.response,
+          ...(stored.answerFrom ? { answerFrom: stored.answerFrom } : {}),
+        };
       }
       if (!c) {
         this.claims.set(id, { fingerprint, waiters: [] });
         return { answered: false };
       }
-      if (c.fingerprint !== fingerprint) throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key is in use by another request");
+      if (c.fingerprint !== fingerprint)
+        throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key is in use by another request");
       const answer = await new Promise<IdemClaim | null>((resolve) => c.waiters.push(resolve));
       if (answer) return answer;
       // The first one gave up without an answer: try again (perhaps to execute).
@@ -434,7 +485,8 @@ export class Ledger {
   /** Is this client order id on an open order of the user (committed, or placed by an entry not yet written)? */
   private clientOrderIdTaken(userId: string, cid: string): boolean {
     const open = this.store.openOrderByClientId(userId, cid);
-    const closedSince = (orderId: string) => this.pending.some((p) => p.doc.book?.orders.some((o) => o.orderId === orderId && o.remaining === 0));
+    const closedSince = (orderId: string) =>
+      this.pending.some((p) => p.doc.book?.orders.some((o) => o.orderId === orderId && o.remaining === 0));
     if (open && !closedSince(open)) return true;
     for (const p of this.pending) {
       const c = p.doc.book?.command;
@@ -509,7 +561,8 @@ export class Ledger {
         if (locked !== held) badLocks.push({ account, marketId, outcome, locked, heldByOrders: held });
       }
       for (const p of this.accounts.lockedPositions()) {
-        if (!seenPos.has(posKey(p.account, p.marketId, p.outcome))) badLocks.push({ account: p.account, marketId: p.marketId, outcome: p.outcome, locked: p.locked, heldByOrders: 0 });
+        if (!seenPos.has(posKey(p.account, p.marketId, p.outcome)))
+          badLocks.push({ account: p.account, marketId: p.marketId, outcome: p.outcome, locked: p.locked, heldByOrders: 0 });
       }
       const ok = report.ok && !facts.badOrders.length && !badLocks.length && !facts.badPositions.length;
       return { ...report, ok, badOrders: facts.badOrders, badLocks, badPositions: facts.badPositions };
@@ -525,4 +578,3 @@ export class Ledger {
     return [...this.markets.values()];
   }
 }
-

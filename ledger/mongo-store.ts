@@ -12,7 +12,16 @@ import type { BookJournalDoc, IdemAnswerSource, LedgerEntryDoc, MarketLease, Ord
 import { MONGO_CLIENT_OPTIONS } from "../mixins/mongo-store";
 import { GENESIS_HASH } from "./chain-hash";
 import { applyOrderChange, projectEntry } from "./projection";
-import { StoreDamaged, type CommitBatch, type JournalRow, type MoneyStore, type OrderQuery, type ReadModelFacts, type StoredIdem, type StoredState } from "./store";
+import {
+  StoreDamaged,
+  type CommitBatch,
+  type JournalRow,
+  type MoneyStore,
+  type OrderQuery,
+  type ReadModelFacts,
+  type StoredIdem,
+  type StoredState,
+} from "./store";
 
 const FORMAT = "pmx-money/1";
 
@@ -56,13 +65,29 @@ export interface CommitPlan {
   created: { orders: number; trades: number };
 }
 
-const upsert = (_id: string, set: Record<string, unknown>): AnyBulkWriteOperation<Doc> => ({ replaceOne: { filter: { _id }, replacement: { _id, ...set }, upsert: true } });
+const upsert = (_id: string, set: Record<string, unknown>): AnyBulkWriteOperation<Doc> => ({
+  replaceOne: { filter: { _id }, replacement: { _id, ...set }, upsert: true },
+});
 
 export function commitPlan(b: CommitBatch): CommitPlan {
-  const plan: CommitPlan = { journal: b.rows.map(journalDocument), cash: [], positions: [], markets: [], orders: [], trades: [], idempotency: [], heartbeats: [], meta: [], created: { orders: 0, trades: 0 } };
+  const plan: CommitPlan = {
+    journal: b.rows.map(journalDocument),
+    cash: [],
+    positions: [],
+    markets: [],
+    orders: [],
+    trades: [],
+    idempotency: [],
+    heartbeats: [],
+    meta: [],
+    created: { orders: 0, trades: 0 },
+  };
   for (const [account, c] of b.cash) plan.cash.push(upsert(account, { available: c.available, locked: c.locked }));
   for (const p of b.positions) plan.positions.push(upsert(posId(p), { ...p }));
-  for (const m of b.markets) plan.markets.push(upsert(m.marketId, { collateral: m.collateral, epoch: m.epoch, owner: m.owner, seq: m.seq, bookSeq: m.bookSeq, pool: m.pool }));
+  for (const m of b.markets)
+    plan.markets.push(
+      upsert(m.marketId, { collateral: m.collateral, epoch: m.epoch, owner: m.owner, seq: m.seq, bookSeq: m.bookSeq, pool: m.pool }),
+    );
   const fresh = new Map<string, OrderDoc>();
   for (const doc of b.docs) {
     for (const op of projectEntry(doc)) {
@@ -83,19 +108,32 @@ export function commitPlan(b: CommitBatch): CommitPlan {
         plan.orders.push({
           updateOne: {
             filter: { _id: c.orderId },
-            update: [{ $set: { ...set, filledQuantity: { $add: ["$filledQuantity", c.filledDelta] } } }, { $set: { cancelledQuantity: { $subtract: [{ $subtract: ["$quantity", "$filledQuantity"] }, "$remaining"] } } }],
+            update: [
+              { $set: { ...set, filledQuantity: { $add: ["$filledQuantity", c.filledDelta] } } },
+              { $set: { cancelledQuantity: { $subtract: [{ $subtract: ["$quantity", "$filledQuantity"] }, "$remaining"] } } },
+            ],
           },
         });
       } else if (op.op === "insertTrade") {
         plan.trades.push({ insertOne: { document: { ...op.trade, seq: doc.seq } as Doc } });
         plan.created.trades++;
       } else {
-        plan.trades.push({ updateMany: { filter: { _id: { $in: op.tradeIds } }, update: { $set: { settlementStatus: op.status, settlementTxHash: op.txHash } } } });
+        plan.trades.push({
+          updateMany: {
+            filter: { _id: { $in: op.tradeIds } },
+            update: { $set: { settlementStatus: op.status, settlementTxHash: op.txHash } },
+          },
+        });
       }
     }
     if (doc.idem) plan.idempotency.push({ _id: `${doc.idem.scope}\u0000${doc.idem.key}`, ...doc.idem, seq: doc.seq, createdAt: doc.at });
     const h = doc.heartbeat;
-    if (h) plan.heartbeats.push(h.deadline ? upsert(h.userId, { timeoutSeconds: h.timeoutSeconds, deadline: h.deadline }) : { deleteOne: { filter: { _id: h.userId } } });
+    if (h)
+      plan.heartbeats.push(
+        h.deadline
+          ? upsert(h.userId, { timeoutSeconds: h.timeoutSeconds, deadline: h.deadline })
+          : { deleteOne: { filter: { _id: h.userId } } },
+      );
   }
   for (const o of fresh.values()) {
     plan.orders.unshift({ insertOne: { document: o as unknown as Doc } });
@@ -109,8 +147,10 @@ export function commitPlan(b: CommitBatch): CommitPlan {
   meta("house", b.totals.house);
   meta("head_seq", last.seq);
   meta("head_hash", last.hash);
-  if (plan.created.orders) plan.meta.push({ updateOne: { filter: { _id: "orders" }, update: { $inc: { v: plan.created.orders } }, upsert: true } });
-  if (plan.created.trades) plan.meta.push({ updateOne: { filter: { _id: "trades" }, update: { $inc: { v: plan.created.trades } }, upsert: true } });
+  if (plan.created.orders)
+    plan.meta.push({ updateOne: { filter: { _id: "orders" }, update: { $inc: { v: plan.created.orders } }, upsert: true } });
+  if (plan.created.trades)
+    plan.meta.push({ updateOne: { filter: { _id: "trades" }, update: { $inc: { v: plan.created.trades } }, upsert: true } });
   return plan;
 }
 
@@ -132,7 +172,10 @@ const strip = <T>(d: Document | null): T | null => {
 
 export class MongoMoneyStore implements MoneyStore {
   private db!: Db;
-  private c!: Record<"journal" | "cash" | "positions" | "markets" | "orders" | "trades" | "idempotency" | "heartbeats" | "meta", Collection<Doc>>;
+  private c!: Record<
+    "journal" | "cash" | "positions" | "markets" | "orders" | "trades" | "idempotency" | "heartbeats" | "meta",
+    Collection<Doc>
+  >;
   /** Synchronous lookups the ledger makes while validating: the keys of plain entries, open client order ids. */
   private readonly keys = new Map<string, number>();
   private readonly clientIds = new Map<string, string>();
@@ -148,12 +191,25 @@ export class MongoMoneyStore implements MoneyStore {
     const s = new MongoMoneyStore(uri.replace(/\/\/[^@]*@/, "//"), client);
     s.db = client.db();
     const col = (n: string) => s.db.collection<Doc>(`ledger_${n}`);
-    s.c = { journal: col("journal"), cash: col("cash"), positions: col("positions"), markets: col("markets"), orders: col("orders"), trades: col("trades"), idempotency: col("idempotency"), heartbeats: col("heartbeats"), meta: col("meta") };
+    s.c = {
+      journal: col("journal"),
+      cash: col("cash"),
+      positions: col("positions"),
+      markets: col("markets"),
+      orders: col("orders"),
+      trades: col("trades"),
+      idempotency: col("idempotency"),
+      heartbeats: col("heartbeats"),
+      meta: col("meta"),
+    };
     await s.c.journal.createIndex({ plainKey: 1 }, { unique: true, sparse: true });
     await s.c.journal.createIndex({ marketId: 1, position: 1 }, { unique: true, partialFilterExpression: { position: { $exists: true } } });
     await s.c.orders.createIndex({ userId: 1, createdAt: -1, _id: -1 });
     await s.c.orders.createIndex({ marketId: 1, prio: 1 }, { partialFilterExpression: { remaining: { $gt: 0 } } });
-    await s.c.orders.createIndex({ userId: 1, clientOrderId: 1 }, { unique: true, partialFilterExpression: { remaining: { $gt: 0 }, clientOrderId: { $type: "string" } } });
+    await s.c.orders.createIndex(
+      { userId: 1, clientOrderId: 1 },
+      { unique: true, partialFilterExpression: { remaining: { $gt: 0 }, clientOrderId: { $type: "string" } } },
+    );
     await s.c.orders.createIndex({ expiresAt: 1 }, { partialFilterExpression: { remaining: { $gt: 0 }, expiresAt: { $type: "string" } } });
     await s.c.trades.createIndex({ userId: 1, createdAt: -1, _id: -1 });
     return s;
@@ -171,27 +227,49 @@ export class MongoMoneyStore implements MoneyStore {
     if (format === undefined) {
       if (n > 0) throw new StoreDamaged(`the money store ${this.location} has journal entries but no format record`);
       await this.c.meta.insertOne({ _id: "format", v: FORMAT });
-    } else if (format !== FORMAT) throw new StoreDamaged(`the money store ${this.location} is in format "${String(format)}"; this version reads "${FORMAT}"`);
+    } else if (format !== FORMAT)
+      throw new StoreDamaged(`the money store ${this.location} is in format "${String(format)}"; this version reads "${FORMAT}"`);
     const headSeq = Number((await this.meta("head_seq")) ?? 0);
     const headHash = String((await this.meta("head_hash")) ?? GENESIS_HASH);
     if (n !== hi) throw new StoreDamaged(`the ledger journal in ${this.location} holds ${n} entries up to seq ${hi}: entries are missing`);
-    if (hi !== headSeq) throw new StoreDamaged(`the ledger journal in ${this.location} ends at entry ${hi}, but entries up to ${headSeq} were committed`);
-    if (lastRow && lastRow.hash !== headHash) throw new StoreDamaged(`the last ledger journal entry ${hi} in ${this.location} does not hash to the committed head`);
-    for (const [name, col] of [["orders", this.c.orders], ["trades", this.c.trades]] as const) {
+    if (hi !== headSeq)
+      throw new StoreDamaged(`the ledger journal in ${this.location} ends at entry ${hi}, but entries up to ${headSeq} were committed`);
+    if (lastRow && lastRow.hash !== headHash)
+      throw new StoreDamaged(`the last ledger journal entry ${hi} in ${this.location} does not hash to the committed head`);
+    for (const [name, col] of [
+      ["orders", this.c.orders],
+      ["trades", this.c.trades],
+    ] as const) {
       const rows = await col.countDocuments();
       const made = Number((await this.meta(name)) ?? 0);
-      if (rows !== made) throw new StoreDamaged(`the ${name} read model in ${this.location} holds ${rows} ${name}, the journal made ${made}`);
+      if (rows !== made)
+        throw new StoreDamaged(`the ${name} read model in ${this.location} holds ${rows} ${name}, the journal made ${made}`);
     }
-    for await (const d of this.c.journal.find({ plainKey: { $exists: true } }, { projection: { plainKey: 1 } })) this.keys.set(d.plainKey as string, d._id as number);
-    for await (const o of this.c.orders.find({ remaining: { $gt: 0 }, clientOrderId: { $type: "string" } }, { projection: { userId: 1, clientOrderId: 1 } })) this.trackClientId(o._id as string, o.userId as string, o.clientOrderId as string);
-    const cash = (await this.c.cash.find().toArray()).map((d): [string, CashAccount] => [d._id as string, { available: d.available as number, locked: d.locked as number }]);
+    for await (const d of this.c.journal.find({ plainKey: { $exists: true } }, { projection: { plainKey: 1 } }))
+      this.keys.set(d.plainKey as string, d._id as number);
+    for await (const o of this.c.orders.find(
+      { remaining: { $gt: 0 }, clientOrderId: { $type: "string" } },
+      { projection: { userId: 1, clientOrderId: 1 } },
+    ))
+      this.trackClientId(o._id as string, o.userId as string, o.clientOrderId as string);
+    const cash = (await this.c.cash.find().toArray()).map((d): [string, CashAccount] => [
+      d._id as string,
+      { available: d.available as number, locked: d.locked as number },
+    ]);
     const positions = (await this.c.positions.find().toArray()).map((d) => {
       const { _id, ...p } = d;
       void _id;
       return p as unknown as PositionState;
     });
     const marketDocs = await this.c.markets.find().toArray();
-    const markets: MarketLease[] = marketDocs.map((m) => ({ marketId: m._id as string, epoch: m.epoch as number, owner: (m.owner as string | null) ?? null, seq: m.seq as number, bookSeq: m.bookSeq as number, pool: (m.pool as MarketLease["pool"]) ?? null }));
+    const markets: MarketLease[] = marketDocs.map((m) => ({
+      marketId: m._id as string,
+      epoch: m.epoch as number,
+      owner: (m.owner as string | null) ?? null,
+      seq: m.seq as number,
+      bookSeq: m.bookSeq as number,
+      pool: (m.pool as MarketLease["pool"]) ?? null,
+    }));
     return {
       head: { seq: headSeq, hash: headHash },
       accounts: {
@@ -199,7 +277,11 @@ export class MongoMoneyStore implements MoneyStore {
         positions,
         collateral: marketDocs.filter((m) => m.collateral).map((m) => [m._id as string, m.collateral as number]),
         fees: Number((await this.meta("fees")) ?? 0),
-        external: { deposit: Number((await this.meta("deposit")) ?? 0), withdrawal: Number((await this.meta("withdrawal")) ?? 0), house: Number((await this.meta("house")) ?? 0) },
+        external: {
+          deposit: Number((await this.meta("deposit")) ?? 0),
+          withdrawal: Number((await this.meta("withdrawal")) ?? 0),
+          house: Number((await this.meta("house")) ?? 0),
+        },
       },
       markets,
     };
@@ -233,7 +315,11 @@ export class MongoMoneyStore implements MoneyStore {
           if (plan.orders.length) await this.c.orders.bulkWrite(plan.orders, { ...o, ordered: true });
           if (plan.trades.length) await this.c.trades.bulkWrite(plan.trades, { ...o, ordered: true });
           // A key bound to its command first (answerFrom) gets its answer later, under the same key.
-          if (plan.idempotency.length) await this.c.idempotency.bulkWrite(plan.idempotency.map((d) => ({ replaceOne: { filter: { _id: d._id }, replacement: d, upsert: true } })), o);
+          if (plan.idempotency.length)
+            await this.c.idempotency.bulkWrite(
+              plan.idempotency.map((d) => ({ replaceOne: { filter: { _id: d._id }, replacement: d, upsert: true } })),
+              o,
+            );
           if (plan.heartbeats.length) await this.c.heartbeats.bulkWrite(plan.heartbeats, o);
           await this.c.meta.bulkWrite(plan.meta, o);
         },
@@ -245,7 +331,8 @@ export class MongoMoneyStore implements MoneyStore {
     for (const r of batch.rows) if (r.position === null) this.keys.set(r.key, r.seq);
     for (const op of plan.orders) {
       const ins = (op as { insertOne?: { document: Doc } }).insertOne?.document;
-      if (ins && (ins.remaining as number) > 0 && typeof ins.clientOrderId === "string") this.trackClientId(ins._id as string, ins.userId as string, ins.clientOrderId);
+      if (ins && (ins.remaining as number) > 0 && typeof ins.clientOrderId === "string")
+        this.trackClientId(ins._id as string, ins.userId as string, ins.clientOrderId);
     }
     for (const doc of batch.docs) {
       for (const c of doc.book?.orders ?? []) {
@@ -260,29 +347,67 @@ export class MongoMoneyStore implements MoneyStore {
   }
 
   async entriesAfter(seq: number, limit: number): Promise<LedgerEntryDoc[]> {
-    const rows = await this.c.journal.find({ _id: { $gt: seq } }).sort({ _id: 1 }).limit(limit).toArray();
+    const rows = await this.c.journal
+      .find({ _id: { $gt: seq } })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
     return rows.map((r) => ({ ...(JSON.parse(r.body as string) as LedgerEntryDoc), hash: r.hash as string }));
   }
 
   async scanJournal(fromSeq: number, onRow: (row: JournalRow) => void): Promise<void> {
     for await (const r of this.c.journal.find({ _id: { $gte: fromSeq } }).sort({ _id: 1 })) {
-      onRow({ seq: r._id as number, key: r.key as string, body: r.body as string, hash: r.hash as string, marketId: (r.marketId as string) ?? null, position: (r.position as number) ?? null, epoch: (r.epoch as number) ?? null });
+      onRow({
+        seq: r._id as number,
+        key: r.key as string,
+        body: r.body as string,
+        hash: r.hash as string,
+        marketId: (r.marketId as string) ?? null,
+        position: (r.position as number) ?? null,
+        epoch: (r.epoch as number) ?? null,
+      });
     }
   }
 
   async bookEntries(marketId: string, afterPosition: number, limit: number): Promise<BookJournalDoc[]> {
-    const rows = await this.c.journal.find({ marketId, position: { $gt: afterPosition } }).sort({ position: 1 }).limit(limit).toArray();
+    const rows = await this.c.journal
+      .find({ marketId, position: { $gt: afterPosition } })
+      .sort({ position: 1 })
+      .limit(limit)
+      .toArray();
     return rows.map((r) => (JSON.parse(r.body as string) as LedgerEntryDoc).book as BookJournalDoc);
   }
 
   async restingOrders(marketId: string, afterPrio: number, limit: number): Promise<RestingOrder[]> {
-    const rows = await this.c.orders.find({ marketId, remaining: { $gt: 0 }, prio: { $gt: afterPrio } }).sort({ prio: 1 }).limit(limit).toArray();
-    return rows.map((r) => ({ orderId: r._id as string, userId: r.userId, side: r.side, outcome: r.outcome, price: r.price, quantity: r.quantity, remaining: r.remaining, seq: r.prio, clientOrderId: (r.clientOrderId as string | null) ?? null }));
+    const rows = await this.c.orders
+      .find({ marketId, remaining: { $gt: 0 }, prio: { $gt: afterPrio } })
+      .sort({ prio: 1 })
+      .limit(limit)
+      .toArray();
+    return rows.map((r) => ({
+      orderId: r._id as string,
+      userId: r.userId,
+      side: r.side,
+      outcome: r.outcome,
+      price: r.price,
+      quantity: r.quantity,
+      remaining: r.remaining,
+      seq: r.prio,
+      clientOrderId: (r.clientOrderId as string | null) ?? null,
+    }));
   }
 
   async orders(q: OrderQuery): Promise<{ items: OrderDoc[]; total: number }> {
     const f = orderFilter(q);
-    const [items, total] = await Promise.all([this.c.orders.find(f).sort({ createdAt: -1, _id: -1 }).skip((q.page - 1) * q.pageSize).limit(q.pageSize).toArray(), this.c.orders.countDocuments(f)]);
+    const [items, total] = await Promise.all([
+      this.c.orders
+        .find(f)
+        .sort({ createdAt: -1, _id: -1 })
+        .skip((q.page - 1) * q.pageSize)
+        .limit(q.pageSize)
+        .toArray(),
+      this.c.orders.countDocuments(f),
+    ]);
     return { items: items.map((d) => strip<OrderDoc>(d) as OrderDoc), total };
   }
 
@@ -291,7 +416,15 @@ export class MongoMoneyStore implements MoneyStore {
   }
 
   async trades(userId: string, page: number, pageSize: number): Promise<{ items: TradeDoc[]; total: number }> {
-    const [items, total] = await Promise.all([this.c.trades.find({ userId }).sort({ createdAt: -1, _id: -1 }).skip((page - 1) * pageSize).limit(pageSize).toArray(), this.c.trades.countDocuments({ userId })]);
+    const [items, total] = await Promise.all([
+      this.c.trades
+        .find({ userId })
+        .sort({ createdAt: -1, _id: -1 })
+        .skip((page - 1) * pageSize)
+        .limit(pageSize)
+        .toArray(),
+      this.c.trades.countDocuments({ userId }),
+    ]);
     return { items: items.map((d) => strip<TradeDoc>(d) as TradeDoc), total };
   }
 
@@ -302,31 +435,62 @@ export class MongoMoneyStore implements MoneyStore {
   async readModelFacts(): Promise<ReadModelFacts> {
     const badOrders = (
       await this.c.orders
-        .find({ $or: [{ filledQuantity: { $lt: 0 } }, { remaining: { $lt: 0 } }, { cancelledQuantity: { $lt: 0 } }, { $expr: { $gt: ["$filledQuantity", "$quantity"] } }, { $expr: { $ne: [{ $add: ["$filledQuantity", "$remaining", "$cancelledQuantity"] }, "$quantity"] } }] })
+        .find({
+          $or: [
+            { filledQuantity: { $lt: 0 } },
+            { remaining: { $lt: 0 } },
+            { cancelledQuantity: { $lt: 0 } },
+            { $expr: { $gt: ["$filledQuantity", "$quantity"] } },
+            { $expr: { $ne: [{ $add: ["$filledQuantity", "$remaining", "$cancelledQuantity"] }, "$quantity"] } },
+          ],
+        })
         .limit(100)
         .toArray()
-    ).map((o) => ({ orderId: o._id as string, quantity: o.quantity, filled: o.filledQuantity, remaining: o.remaining, cancelled: o.cancelledQuantity }));
+    ).map((o) => ({
+      orderId: o._id as string,
+      quantity: o.quantity,
+      filled: o.filledQuantity,
+      remaining: o.remaining,
+      cancelled: o.cancelledQuantity,
+    }));
     const cashHeld = new Map<string, number>();
-    for await (const r of this.c.orders.aggregate([{ $match: { remaining: { $gt: 0 }, side: "BUY" } }, { $group: { _id: "$userId", held: { $sum: "$holds" } } }])) cashHeld.set(r._id as string, r.held as number);
+    for await (const r of this.c.orders.aggregate([
+      { $match: { remaining: { $gt: 0 }, side: "BUY" } },
+      { $group: { _id: "$userId", held: { $sum: "$holds" } } },
+    ]))
+      cashHeld.set(r._id as string, r.held as number);
     const sharesHeld = new Map<string, number>();
-    for await (const r of this.c.orders.aggregate([{ $match: { remaining: { $gt: 0 }, side: "SELL" } }, { $group: { _id: { u: "$userId", m: "$marketId", o: "$outcome" }, held: { $sum: "$holds" } } }])) {
+    for await (const r of this.c.orders.aggregate([
+      { $match: { remaining: { $gt: 0 }, side: "SELL" } },
+      { $group: { _id: { u: "$userId", m: "$marketId", o: "$outcome" }, held: { $sum: "$holds" } } },
+    ])) {
       const k = r._id as { u: string; m: string; o: string };
       sharesHeld.set(`${k.u}|${k.m}|${k.o}`, r.held as number);
     }
     const badPositions: ReadModelFacts["badPositions"] = [];
     const last = new Map<string, { position: number; epoch: number }>();
-    for await (const r of this.c.journal.find({ position: { $exists: true } }, { projection: { marketId: 1, position: 1, epoch: 1 } }).sort({ marketId: 1, position: 1 })) {
+    for await (const r of this.c.journal
+      .find({ position: { $exists: true } }, { projection: { marketId: 1, position: 1, epoch: 1 } })
+      .sort({ marketId: 1, position: 1 })) {
       const m = r.marketId as string;
       const prev = last.get(m);
       const position = r.position as number;
       const epoch = r.epoch as number;
       if (!prev && position !== 1) badPositions.push({ marketId: m, position, problem: "does not start at 1" });
-      else if (prev && position !== prev.position + 1) badPositions.push({ marketId: m, position, problem: `follows position ${prev.position}` });
-      else if (prev && epoch < prev.epoch) badPositions.push({ marketId: m, position, problem: `written under epoch ${epoch} after epoch ${prev.epoch}` });
+      else if (prev && position !== prev.position + 1)
+        badPositions.push({ marketId: m, position, problem: `follows position ${prev.position}` });
+      else if (prev && epoch < prev.epoch)
+        badPositions.push({ marketId: m, position, problem: `written under epoch ${epoch} after epoch ${prev.epoch}` });
       last.set(m, { position, epoch });
       if (badPositions.length >= 100) break;
     }
-    return { badOrders, cashHeld, sharesHeld, badPositions, counts: { orders: await this.c.orders.countDocuments(), trades: await this.c.trades.countDocuments() } };
+    return {
+      badOrders,
+      cashHeld,
+      sharesHeld,
+      badPositions,
+      counts: { orders: await this.c.orders.countDocuments(), trades: await this.c.trades.countDocuments() },
+    };
   }
 
   async allOrders(onRow: (o: OrderDoc) => void): Promise<void> {
@@ -340,20 +504,37 @@ export class MongoMoneyStore implements MoneyStore {
   async idempotent(scope: string, key: string): Promise<StoredIdem | null> {
     const d = await this.c.idempotency.findOne({ _id: `${scope}\u0000${key}` });
     if (!d) return null;
-    return { fingerprint: d.fingerprint as string, status: d.status as number, response: d.response as unknown, ...(d.answerFrom ? { answerFrom: d.answerFrom as IdemAnswerSource } : {}) };
+    return {
+      fingerprint: d.fingerprint as string,
+      status: d.status as number,
+      response: d.response as unknown,
+      ...(d.answerFrom ? { answerFrom: d.answerFrom as IdemAnswerSource } : {}),
+    };
   }
 
   async heartbeats(): Promise<Array<{ userId: string; timeoutSeconds: number; deadline: string }>> {
-    return (await this.c.heartbeats.find().toArray()).map((d) => ({ userId: d._id as string, timeoutSeconds: d.timeoutSeconds as number, deadline: d.deadline as string }));
+    return (await this.c.heartbeats.find().toArray()).map((d) => ({
+      userId: d._id as string,
+      timeoutSeconds: d.timeoutSeconds as number,
+      deadline: d.deadline as string,
+    }));
   }
 
   async dueExpiries(now: string, limit: number): Promise<Array<{ orderId: string; marketId: string; expiresAt: string }>> {
-    const rows = await this.c.orders.find({ remaining: { $gt: 0 }, expiresAt: { $type: "string", $lte: now } }).sort({ expiresAt: 1 }).limit(limit).toArray();
+    const rows = await this.c.orders
+      .find({ remaining: { $gt: 0 }, expiresAt: { $type: "string", $lte: now } })
+      .sort({ expiresAt: 1 })
+      .limit(limit)
+      .toArray();
     return rows.map((r) => ({ orderId: r._id as string, marketId: r.marketId as string, expiresAt: r.expiresAt as string }));
   }
 
   async nextExpiry(): Promise<string | null> {
-    const r = await this.c.orders.find({ remaining: { $gt: 0 }, expiresAt: { $type: "string" } }).sort({ expiresAt: 1 }).limit(1).next();
+    const r = await this.c.orders
+      .find({ remaining: { $gt: 0 }, expiresAt: { $type: "string" } })
+      .sort({ expiresAt: 1 })
+      .limit(1)
+      .next();
     return (r?.expiresAt as string | undefined) ?? null;
   }
 

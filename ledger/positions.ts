@@ -16,7 +16,12 @@ export interface PositionMarkPorts {
   /** Titles (and status, result) of markets; an empty answer when the catalog cannot tell. */
   titles(marketIds: string[]): Promise<Record<string, MarketTitle>>;
   /** What selling `quantity` now would fetch; nothing filled when the book cannot tell. */
-  exitQuote(p: { marketId: string; outcome: "YES" | "NO"; quantity: number; userId: string }): Promise<{ filled: number; proceeds: number }>;
+  exitQuote(p: {
+    marketId: string;
+    outcome: "YES" | "NO";
+    quantity: number;
+    userId: string;
+  }): Promise<{ filled: number; proceeds: number }>;
 }
 
 export async function positionsView(userId: string, positions: readonly PositionState[], ports: PositionMarkPorts) {
@@ -25,7 +30,10 @@ export async function positionsView(userId: string, positions: readonly Position
   return Promise.all(
     open.map(async (p) => {
       const m = markets[p.marketId];
-      const exit = m?.status === "resolved" && (m.result === "YES" || m.result === "NO") ? { filled: p.quantity, proceeds: m.result === p.outcome ? p.quantity : 0 } : await ports.exitQuote({ marketId: p.marketId, outcome: p.outcome, quantity: p.quantity, userId });
+      const exit =
+        m?.status === "resolved" && (m.result === "YES" || m.result === "NO")
+          ? { filled: p.quantity, proceeds: m.result === p.outcome ? p.quantity : 0 }
+          : await ports.exitQuote({ marketId: p.marketId, outcome: p.outcome, quantity: p.quantity, userId });
       const markPrice = exit.filled > 0 ? formatAvgPrice(exit.proceeds, exit.filled) : null;
       // unrealizedPnl = (mark - avgEntry) x quantity = mark x q - totalCost, exact in micro-units.
       const unrealized = exit.filled > 0 ? Number((BigInt(exit.proceeds) * BigInt(p.quantity)) / BigInt(exit.filled)) - p.totalCost : null;

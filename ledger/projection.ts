@@ -44,8 +44,13 @@ export function projectEntry(doc: LedgerEntryDoc): ReadModelOp[] {
     });
   }
   for (const c of b?.orders ?? []) ops.push({ op: "changeOrder", change: c, seq: doc.seq, at: doc.at });
-  for (const t of doc.trades ?? []) ops.push({ op: "insertTrade", trade: { ...t, _id: t.tradeId, settlementStatus: "pending", settlementTxHash: null, createdAt: doc.at } });
-  if (doc.settlement) ops.push({ op: "settleTrades", tradeIds: doc.settlement.tradeIds, status: doc.settlement.status, txHash: doc.settlement.txHash });
+  for (const t of doc.trades ?? [])
+    ops.push({
+      op: "insertTrade",
+      trade: { ...t, _id: t.tradeId, settlementStatus: "pending", settlementTxHash: null, createdAt: doc.at },
+    });
+  if (doc.settlement)
+    ops.push({ op: "settleTrades", tradeIds: doc.settlement.tradeIds, status: doc.settlement.status, txHash: doc.settlement.txHash });
   return ops;
 }
 

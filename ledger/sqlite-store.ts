@@ -9,7 +9,16 @@ import { GENESIS_HASH } from "./chain-hash";
 import { openConnection } from "./sqlite-connection";
 import { HEAD_FILE, SqliteWriter, type WriteBatch } from "./sqlite-writer";
 import type { WriterReply, WriterRequest } from "./sqlite-writer-thread";
-import { StoreDamaged, type CommitBatch, type JournalRow, type MoneyStore, type OrderQuery, type ReadModelFacts, type StoredIdem, type StoredState } from "./store";
+import {
+  StoreDamaged,
+  type CommitBatch,
+  type JournalRow,
+  type MoneyStore,
+  type OrderQuery,
+  type ReadModelFacts,
+  type StoredIdem,
+  type StoredState,
+} from "./store";
 
 /** Bumped when the schema changes; a store of another format is refused, never misread. */
 const FORMAT = "pmx-money/1";
@@ -178,12 +187,14 @@ export class SqliteMoneyStore implements MoneyStore {
       this.db = location === ":memory:" ? new Database(":memory:") : openConnection(location);
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if (code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB") throw new StoreDamaged(`the money store ${location} is damaged: ${(err as Error).message}`);
+      if (code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB")
+        throw new StoreDamaged(`the money store ${location} is damaged: ${(err as Error).message}`);
       throw err;
     }
     this.db.exec(SCHEMA);
     // Added after format 1 was first written: an additive column, so the format stays.
-    if (!(this.db.pragma("table_info(idempotency)") as Array<{ name: string }>).some((c) => c.name === "answer_from")) this.db.exec("ALTER TABLE idempotency ADD COLUMN answer_from TEXT");
+    if (!(this.db.pragma("table_info(idempotency)") as Array<{ name: string }>).some((c) => c.name === "answer_from"))
+      this.db.exec("ALTER TABLE idempotency ADD COLUMN answer_from TEXT");
     const q = (sql: string) => this.db.prepare(sql);
     this.st = {
       getMeta: q("SELECT v FROM meta WHERE k = ?"),
@@ -195,17 +206,27 @@ export class SqliteMoneyStore implements MoneyStore {
       lastRow: q("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1"),
       rowAt: q("SELECT hash FROM journal WHERE seq = ?"),
       count: q("SELECT count(*) AS n, coalesce(min(seq), 0) AS lo, coalesce(max(seq), 0) AS hi FROM journal"),
-      firstHole: q("SELECT j.seq + 1 AS seq FROM journal j WHERE j.seq < ? AND NOT EXISTS (SELECT 1 FROM journal k WHERE k.seq = j.seq + 1) ORDER BY j.seq LIMIT 1"),
+      firstHole: q(
+        "SELECT j.seq + 1 AS seq FROM journal j WHERE j.seq < ? AND NOT EXISTS (SELECT 1 FROM journal k WHERE k.seq = j.seq + 1) ORDER BY j.seq LIMIT 1",
+      ),
       idem: q("SELECT fingerprint, status, response, answer_from AS answerFrom FROM idempotency WHERE scope = ? AND key = ?"),
       heartbeats: q("SELECT user_id AS userId, timeout_s AS timeoutSeconds, deadline FROM heartbeats"),
       openByClientId: q("SELECT order_id AS orderId FROM orders WHERE user_id = ? AND client_order_id = ? AND remaining > 0"),
-      dueExpiries: q("SELECT order_id AS orderId, market_id AS marketId, expires_at AS expiresAt FROM orders WHERE remaining > 0 AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?"),
+      dueExpiries: q(
+        "SELECT order_id AS orderId, market_id AS marketId, expires_at AS expiresAt FROM orders WHERE remaining > 0 AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?",
+      ),
       nextExpiry: q("SELECT min(expires_at) AS at FROM orders WHERE remaining > 0 AND expires_at IS NOT NULL"),
       openMarketsOf: q("SELECT DISTINCT market_id AS marketId FROM orders WHERE user_id = ? AND remaining > 0"),
       cashAll: q("SELECT account, available, locked FROM cash"),
-      posAll: q("SELECT account, market_id AS marketId, outcome, quantity, locked, total_cost AS totalCost, realized_pnl AS realizedPnl, settled FROM positions"),
-      marketsAll: q("SELECT market_id AS marketId, collateral, epoch, owner, position, book_seq AS bookSeq, pool_yes AS poolYes, pool_no AS poolNo FROM markets"),
-      resting: q("SELECT order_id, user_id, side, outcome, price, quantity, remaining, prio, client_order_id FROM orders WHERE market_id = ? AND remaining > 0 AND prio > ? ORDER BY prio LIMIT ?"),
+      posAll: q(
+        "SELECT account, market_id AS marketId, outcome, quantity, locked, total_cost AS totalCost, realized_pnl AS realizedPnl, settled FROM positions",
+      ),
+      marketsAll: q(
+        "SELECT market_id AS marketId, collateral, epoch, owner, position, book_seq AS bookSeq, pool_yes AS poolYes, pool_no AS poolNo FROM markets",
+      ),
+      resting: q(
+        "SELECT order_id, user_id, side, outcome, price, quantity, remaining, prio, client_order_id FROM orders WHERE market_id = ? AND remaining > 0 AND prio > ? ORDER BY prio LIMIT ?",
+      ),
       order: q("SELECT * FROM orders WHERE order_id = ?"),
       trade: q("SELECT * FROM trades WHERE trade_id = ?"),
       trades: q("SELECT * FROM trades WHERE user_id = ? ORDER BY created_at DESC, trade_id DESC LIMIT ? OFFSET ?"),
@@ -219,7 +240,9 @@ export class SqliteMoneyStore implements MoneyStore {
           "WHERE filled < 0 OR remaining < 0 OR cancelled < 0 OR filled > quantity OR filled + remaining + cancelled != quantity LIMIT 100",
       ),
       cashHeld: q("SELECT user_id AS userId, sum(holds) AS held FROM orders WHERE remaining > 0 AND side = 'BUY' GROUP BY user_id"),
-      sharesHeld: q("SELECT user_id AS userId, market_id AS marketId, outcome, sum(holds) AS held FROM orders WHERE remaining > 0 AND side = 'SELL' GROUP BY user_id, market_id, outcome"),
+      sharesHeld: q(
+        "SELECT user_id AS userId, market_id AS marketId, outcome, sum(holds) AS held FROM orders WHERE remaining > 0 AND side = 'SELL' GROUP BY user_id, market_id, outcome",
+      ),
       badPositions: q(
         "SELECT market_id AS marketId, position, CASE WHEN prev_position IS NULL AND position != 1 THEN 'does not start at 1' WHEN prev_position IS NOT NULL AND position != prev_position + 1 THEN 'follows position ' || prev_position " +
           "ELSE 'written under epoch ' || epoch || ' after epoch ' || prev_epoch END AS problem FROM (" +
@@ -260,14 +283,18 @@ export class SqliteMoneyStore implements MoneyStore {
       if (n > 0) throw new StoreDamaged(`the money store ${this.location} has journal entries but no format record`);
       this.st.setMeta.run("format", FORMAT);
     } else if (format !== FORMAT) {
-      throw new StoreDamaged(`the money store ${this.location} is in format "${format}"; this version reads "${FORMAT}" and does not migrate it`);
+      throw new StoreDamaged(
+        `the money store ${this.location} is in format "${format}"; this version reads "${FORMAT}" and does not migrate it`,
+      );
     }
     const headSeq = this.metaNumber("head_seq");
     const headHash = this.metaString("head_hash") ?? GENESIS_HASH;
     // The journal is seqs 1..head without a hole, and its last row is the recorded head.
     if (n !== hi || (n > 0 && lo !== 1)) {
       const hole = n && lo !== 1 ? 1 : (this.st.firstHole.get(hi) as { seq: number } | undefined)?.seq;
-      throw new StoreDamaged(`the ledger journal in ${this.location} is missing entry ${hole ?? "?"} (it holds ${n} entries up to seq ${hi})`);
+      throw new StoreDamaged(
+        `the ledger journal in ${this.location} is missing entry ${hole ?? "?"} (it holds ${n} entries up to seq ${hi})`,
+      );
     }
     if (hi !== headSeq) {
       throw new StoreDamaged(
@@ -278,18 +305,46 @@ export class SqliteMoneyStore implements MoneyStore {
     }
     if (hi > 0) {
       const last = this.st.lastRow.get() as { seq: number; hash: string };
-      if (last.hash !== headHash) throw new StoreDamaged(`the last ledger journal entry ${last.seq} in ${this.location} does not hash to the committed head`);
+      if (last.hash !== headHash)
+        throw new StoreDamaged(`the last ledger journal entry ${last.seq} in ${this.location} does not hash to the committed head`);
     }
     this.checkWitness(headSeq);
     const orders = (this.st.ordersCount.get() as { n: number }).n;
     const trades = (this.st.tradesCountAll.get() as { n: number }).n;
-    if (orders !== this.metaNumber("orders")) throw new StoreDamaged(`the orders read model in ${this.location} holds ${orders} orders, the journal made ${this.metaNumber("orders")}`);
-    if (trades !== this.metaNumber("trades")) throw new StoreDamaged(`the trades read model in ${this.location} holds ${trades} trades, the journal made ${this.metaNumber("trades")}`);
+    if (orders !== this.metaNumber("orders"))
+      throw new StoreDamaged(
+        `the orders read model in ${this.location} holds ${orders} orders, the journal made ${this.metaNumber("orders")}`,
+      );
+    if (trades !== this.metaNumber("trades"))
+      throw new StoreDamaged(
+        `the trades read model in ${this.location} holds ${trades} trades, the journal made ${this.metaNumber("trades")}`,
+      );
 
-    const cash = (this.st.cashAll.all() as Array<{ account: string; available: number; locked: number }>).map((r): [string, CashAccount] => [r.account, { available: r.available, locked: r.locked }]);
-    const positions = (this.st.posAll.all() as Array<Omit<PositionState, "settled"> & { settled: number }>).map((p) => ({ ...p, settled: p.settled === 1 }));
-    const marketRows = this.st.marketsAll.all() as Array<{ marketId: string; collateral: number; epoch: number; owner: string | null; position: number; bookSeq: number; poolYes: number | null; poolNo: number | null }>;
-    const markets: MarketLease[] = marketRows.map((m) => ({ marketId: m.marketId, epoch: m.epoch, owner: m.owner, seq: m.position, bookSeq: m.bookSeq, pool: m.poolYes === null || m.poolNo === null ? null : { yes: m.poolYes, no: m.poolNo } }));
+    const cash = (this.st.cashAll.all() as Array<{ account: string; available: number; locked: number }>).map(
+      (r): [string, CashAccount] => [r.account, { available: r.available, locked: r.locked }],
+    );
+    const positions = (this.st.posAll.all() as Array<Omit<PositionState, "settled"> & { settled: number }>).map((p) => ({
+      ...p,
+      settled: p.settled === 1,
+    }));
+    const marketRows = this.st.marketsAll.all() as Array<{
+      marketId: string;
+      collateral: number;
+      epoch: number;
+      owner: string | null;
+      position: number;
+      bookSeq: number;
+      poolYes: number | null;
+      poolNo: number | null;
+    }>;
+    const markets: MarketLease[] = marketRows.map((m) => ({
+      marketId: m.marketId,
+      epoch: m.epoch,
+      owner: m.owner,
+      seq: m.position,
+      bookSeq: m.bookSeq,
+      pool: m.poolYes === null || m.poolNo === null ? null : { yes: m.poolYes, no: m.poolNo },
+    }));
     return {
       head: { seq: headSeq, hash: headHash },
       accounts: {
@@ -316,10 +371,14 @@ export class SqliteMoneyStore implements MoneyStore {
     } catch {
       throw new StoreDamaged(`${path} is unreadable`);
     }
-    if (w.seq > headSeq) throw new StoreDamaged(`the ledger journal in ${this.location} ends at entry ${headSeq}, but entry ${w.seq} was committed (${HEAD_FILE}): entries ${headSeq + 1}..${w.seq} are missing`);
+    if (w.seq > headSeq)
+      throw new StoreDamaged(
+        `the ledger journal in ${this.location} ends at entry ${headSeq}, but entry ${w.seq} was committed (${HEAD_FILE}): entries ${headSeq + 1}..${w.seq} are missing`,
+      );
     if (w.seq > 0) {
       const row = this.st.rowAt.get(w.seq) as { hash: string } | undefined;
-      if (!row || row.hash !== w.hash) throw new StoreDamaged(`ledger journal entry ${w.seq} in ${this.location} is not the entry that was committed (${HEAD_FILE})`);
+      if (!row || row.hash !== w.hash)
+        throw new StoreDamaged(`ledger journal entry ${w.seq} in ${this.location} is not the entry that was committed (${HEAD_FILE})`);
     }
   }
 
@@ -344,7 +403,11 @@ export class SqliteMoneyStore implements MoneyStore {
     }
     // The thread parses the entries back from their bodies rather than receiving a clone.
     try {
-      await this.writer.commit(this.writer instanceof ThreadWriter ? { rows: batch.rows, cash: batch.cash, positions: batch.positions, markets: batch.markets, totals: batch.totals } : batch);
+      await this.writer.commit(
+        this.writer instanceof ThreadWriter
+          ? { rows: batch.rows, cash: batch.cash, positions: batch.positions, markets: batch.markets, totals: batch.totals }
+          : batch,
+      );
     } catch (err) {
       this.failed = err as Error;
       throw err;
@@ -360,19 +423,47 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   async bookEntries(marketId: string, afterPosition: number, limit: number): Promise<BookJournalDoc[]> {
-    return (this.st.bookAfter.all(marketId, afterPosition, limit) as Array<{ body: string; hash: string }>).map((r) => parseEntry(r.body, r.hash).book as BookJournalDoc);
+    return (this.st.bookAfter.all(marketId, afterPosition, limit) as Array<{ body: string; hash: string }>).map(
+      (r) => parseEntry(r.body, r.hash).book as BookJournalDoc,
+    );
   }
 
   async restingOrders(marketId: string, afterPrio: number, limit: number): Promise<RestingOrder[]> {
-    const rows = this.st.resting.all(marketId, afterPrio, limit) as Array<{ order_id: string; user_id: string; side: RestingOrder["side"]; outcome: RestingOrder["outcome"]; price: number; quantity: number; remaining: number; prio: number; client_order_id: string | null }>;
-    return rows.map((r) => ({ orderId: r.order_id, userId: r.user_id, side: r.side, outcome: r.outcome, price: r.price, quantity: r.quantity, remaining: r.remaining, seq: r.prio, clientOrderId: r.client_order_id }));
+    const rows = this.st.resting.all(marketId, afterPrio, limit) as Array<{
+      order_id: string;
+      user_id: string;
+      side: RestingOrder["side"];
+      outcome: RestingOrder["outcome"];
+      price: number;
+      quantity: number;
+      remaining: number;
+      prio: number;
+      client_order_id: string | null;
+    }>;
+    return rows.map((r) => ({
+      orderId: r.order_id,
+      userId: r.user_id,
+      side: r.side,
+      outcome: r.outcome,
+      price: r.price,
+      quantity: r.quantity,
+      remaining: r.remaining,
+      seq: r.prio,
+      clientOrderId: r.client_order_id,
+    }));
   }
 
   /** The answer stored for an Idempotency-Key, if any. */
   async idempotent(scope: string, key: string): Promise<StoredIdem | null> {
-    const r = this.st.idem.get(scope, key) as { fingerprint: string; status: number; response: string; answerFrom: string | null } | undefined;
+    const r = this.st.idem.get(scope, key) as
+      { fingerprint: string; status: number; response: string; answerFrom: string | null } | undefined;
     if (!r) return null;
-    return { fingerprint: r.fingerprint, status: r.status, response: JSON.parse(r.response) as unknown, ...(r.answerFrom ? { answerFrom: JSON.parse(r.answerFrom) as IdemAnswerSource } : {}) };
+    return {
+      fingerprint: r.fingerprint,
+      status: r.status,
+      response: JSON.parse(r.response) as unknown,
+      ...(r.answerFrom ? { answerFrom: JSON.parse(r.answerFrom) as IdemAnswerSource } : {}),
+    };
   }
 
   /** The user's open order carrying this client order id, if any. */
@@ -405,10 +496,23 @@ export class SqliteMoneyStore implements MoneyStore {
     if (q.clientOrderId) where.push("client_order_id = @clientOrderId");
     if (q.status === "open") where.push("remaining > 0");
     else if (q.status === "closed") where.push("remaining = 0");
-    const params = { userId: q.userId, marketId: q.marketId ?? null, clientOrderId: q.clientOrderId ?? null, limit: q.pageSize, offset: (q.page - 1) * q.pageSize };
+    const params = {
+      userId: q.userId,
+      marketId: q.marketId ?? null,
+      clientOrderId: q.clientOrderId ?? null,
+      limit: q.pageSize,
+      offset: (q.page - 1) * q.pageSize,
+    };
     const sql = `FROM orders WHERE ${where.join(" AND ")}`;
     let st = this.orderQueries.get(sql);
-    if (!st) this.orderQueries.set(sql, (st = { items: this.db.prepare(`SELECT * ${sql} ORDER BY created_at DESC, order_id DESC LIMIT @limit OFFSET @offset`), total: this.db.prepare(`SELECT count(*) AS n ${sql}`) }));
+    if (!st)
+      this.orderQueries.set(
+        sql,
+        (st = {
+          items: this.db.prepare(`SELECT * ${sql} ORDER BY created_at DESC, order_id DESC LIMIT @limit OFFSET @offset`),
+          total: this.db.prepare(`SELECT count(*) AS n ${sql}`),
+        }),
+      );
     const items = (st.items.all(params) as OrderRow[]).map(orderOf);
     const total = (st.total.get(params) as { n: number }).n;
     return { items, total };
@@ -434,7 +538,8 @@ export class SqliteMoneyStore implements MoneyStore {
     const cashHeld = new Map<string, number>();
     for (const r of this.st.cashHeld.all() as Array<{ userId: string; held: number }>) cashHeld.set(r.userId, r.held);
     const sharesHeld = new Map<string, number>();
-    for (const r of this.st.sharesHeld.all() as Array<{ userId: string; marketId: string; outcome: string; held: number }>) sharesHeld.set(`${r.userId}|${r.marketId}|${r.outcome}`, r.held);
+    for (const r of this.st.sharesHeld.all() as Array<{ userId: string; marketId: string; outcome: string; held: number }>)
+      sharesHeld.set(`${r.userId}|${r.marketId}|${r.outcome}`, r.held);
     return {
       badOrders: this.st.badOrders.all() as ReadModelFacts["badOrders"],
       cashHeld,

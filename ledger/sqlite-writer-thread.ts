@@ -32,7 +32,8 @@ port.on("message", (req: WriterRequest | "close") => {
   chain = chain.then(() =>
     writer.commit(req.batch).then(
       () => port.postMessage({ id: req.id, ok: true } satisfies WriterReply),
-      (err: Error & { code?: string }) => port.postMessage({ id: req.id, ok: false, message: err.message, code: err.code } satisfies WriterReply),
+      (err: Error & { code?: string }) =>
+        port.postMessage({ id: req.id, ok: false, message: err.message, code: err.code } satisfies WriterReply),
     ),
   );
 });

@@ -44,7 +44,9 @@ export class SqliteWriter {
       getMeta: q("SELECT v FROM meta WHERE k = ?"),
       setMeta: q("INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v"),
       insJournal: q("INSERT INTO journal (seq, key, market_id, position, epoch, body, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      upCash: q("INSERT INTO cash (account, available, locked) VALUES (?, ?, ?) ON CONFLICT(account) DO UPDATE SET available = excluded.available, locked = excluded.locked"),
+      upCash: q(
+        "INSERT INTO cash (account, available, locked) VALUES (?, ?, ?) ON CONFLICT(account) DO UPDATE SET available = excluded.available, locked = excluded.locked",
+      ),
       upPos: q(
         "INSERT INTO positions (account, market_id, outcome, quantity, locked, total_cost, realized_pnl, settled) VALUES (?, ?, ?, ?, ?, ?, ?, ?) " +
           "ON CONFLICT(account, market_id, outcome) DO UPDATE SET quantity = excluded.quantity, locked = excluded.locked, total_cost = excluded.total_cost, realized_pnl = excluded.realized_pnl, settled = excluded.settled",
@@ -71,7 +73,9 @@ export class SqliteWriter {
         "INSERT INTO idempotency (scope, key, fingerprint, status, response, seq, created_at, answer_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?) " +
           "ON CONFLICT(scope, key) DO UPDATE SET status = excluded.status, response = excluded.response, seq = excluded.seq, answer_from = excluded.answer_from",
       ),
-      upHeartbeat: q("INSERT INTO heartbeats (user_id, timeout_s, deadline) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET timeout_s = excluded.timeout_s, deadline = excluded.deadline"),
+      upHeartbeat: q(
+        "INSERT INTO heartbeats (user_id, timeout_s, deadline) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET timeout_s = excluded.timeout_s, deadline = excluded.deadline",
+      ),
       delHeartbeat: q("DELETE FROM heartbeats WHERE user_id = ?"),
     };
     const metaNumber = (k: string): number => {
@@ -82,8 +86,10 @@ export class SqliteWriter {
       const docs = b.docs ?? b.rows.map((r) => JSON.parse(r.body) as LedgerEntryDoc);
       for (const r of b.rows) st.insJournal.run(r.seq, r.key, r.marketId, r.position, r.epoch, r.body, r.hash);
       for (const [account, c] of b.cash) st.upCash.run(account, c.available, c.locked);
-      for (const p of b.positions) st.upPos.run(p.account, p.marketId, p.outcome, p.quantity, p.locked, p.totalCost, p.realizedPnl, p.settled ? 1 : 0);
-      for (const m of b.markets) st.upMarket.run(m.marketId, m.collateral, m.epoch, m.owner, m.seq, m.bookSeq, m.pool?.yes ?? null, m.pool?.no ?? null);
+      for (const p of b.positions)
+        st.upPos.run(p.account, p.marketId, p.outcome, p.quantity, p.locked, p.totalCost, p.realizedPnl, p.settled ? 1 : 0);
+      for (const m of b.markets)
+        st.upMarket.run(m.marketId, m.collateral, m.epoch, m.owner, m.seq, m.bookSeq, m.pool?.yes ?? null, m.pool?.no ?? null);
       let orders = 0;
       let trades = 0;
       // Orders placed in this batch are written once, as the batch leaves them.
@@ -98,12 +104,43 @@ export class SqliteWriter {
               const c = op.change;
               const o = fresh.get(c.orderId);
               if (o) applyOrderChange(o, c, op.seq, op.at);
-              else st.changeOrder.run(c.quantity ?? null, c.price ?? null, c.prio ?? null, c.filledDelta, c.remaining, c.quantity ?? null, c.filledDelta, c.remaining, c.holds, c.status, c.reason ?? null, op.seq, op.at, c.orderId);
+              else
+                st.changeOrder.run(
+                  c.quantity ?? null,
+                  c.price ?? null,
+                  c.prio ?? null,
+                  c.filledDelta,
+                  c.remaining,
+                  c.quantity ?? null,
+                  c.filledDelta,
+                  c.remaining,
+                  c.holds,
+                  c.status,
+                  c.reason ?? null,
+                  op.seq,
+                  op.at,
+                  c.orderId,
+                );
               break;
             }
             case "insertTrade": {
               const t = op.trade;
-              st.insTrade.run(t._id, t.userId, t.marketId, t.orderId, t.side, t.outcome, t.venue, t.role, t.filledQuantity, t.totalCost, t.fee, JSON.stringify(t.fillIds), t.createdAt, doc.seq);
+              st.insTrade.run(
+                t._id,
+                t.userId,
+                t.marketId,
+                t.orderId,
+                t.side,
+                t.outcome,
+                t.venue,
+                t.role,
+                t.filledQuantity,
+                t.totalCost,
+                t.fee,
+                JSON.stringify(t.fillIds),
+                t.createdAt,
+                doc.seq,
+              );
               trades++;
               break;
             }
@@ -113,7 +150,17 @@ export class SqliteWriter {
           }
         }
         const i = doc.idem;
-        if (i) st.insIdem.run(i.scope, i.key, i.fingerprint, i.status, JSON.stringify(i.response ?? null), doc.seq, doc.at, i.answerFrom ? JSON.stringify(i.answerFrom) : null);
+        if (i)
+          st.insIdem.run(
+            i.scope,
+            i.key,
+            i.fingerprint,
+            i.status,
+            JSON.stringify(i.response ?? null),
+            doc.seq,
+            doc.at,
+            i.answerFrom ? JSON.stringify(i.answerFrom) : null,
+          );
         const h = doc.heartbeat;
         if (h) {
           if (h.deadline) st.upHeartbeat.run(h.userId, h.timeoutSeconds, h.deadline);
@@ -121,7 +168,29 @@ export class SqliteWriter {
         }
       }
       for (const o of fresh.values()) {
-        st.insOrder.run(o._id, o.userId, o.marketId, o.side, o.outcome, o.orderType, o.price, o.quantity, o.filledQuantity, o.remaining, o.cancelledQuantity, o.holds, o.status, o.cancelReason, o.clientOrderId, o.expiresAt, o.postOnly ? 1 : 0, o.prio, o.seq, o.createdAt, o.updatedAt);
+        st.insOrder.run(
+          o._id,
+          o.userId,
+          o.marketId,
+          o.side,
+          o.outcome,
+          o.orderType,
+          o.price,
+          o.quantity,
+          o.filledQuantity,
+          o.remaining,
+          o.cancelledQuantity,
+          o.holds,
+          o.status,
+          o.cancelReason,
+          o.clientOrderId,
+          o.expiresAt,
+          o.postOnly ? 1 : 0,
+          o.prio,
+          o.seq,
+          o.createdAt,
+          o.updatedAt,
+        );
         orders++;
       }
       const last = b.rows[b.rows.length - 1];

@@ -37,7 +37,10 @@ export async function verifyChain(store: MoneyStore, fromSeq = 1): Promise<Verif
     }
     first = false;
     if (row.seq !== expect) problems.push(`ledger journal entry ${expect} is missing (found ${row.seq} after ${expect - 1})`);
-    if (chainHash(prev, row.body) !== row.hash) problems.push(`ledger journal entry ${row.seq} (${row.key}) does not match its hash: its content was changed or the entry before it was`);
+    if (chainHash(prev, row.body) !== row.hash)
+      problems.push(
+        `ledger journal entry ${row.seq} (${row.key}) does not match its hash: its content was changed or the entry before it was`,
+      );
     prev = row.hash;
     expect = row.seq + 1;
     n++;
@@ -48,15 +51,45 @@ export async function verifyChain(store: MoneyStore, fromSeq = 1): Promise<Verif
 function sortedSnapshot(s: AccountsSnapshot): string {
   return JSON.stringify({
     cash: [...s.cash].filter(([, c]) => c.available !== 0 || c.locked !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-    positions: [...s.positions].map((p) => ({ ...p })).sort((a, b) => (`${a.account}|${a.marketId}|${a.outcome}` < `${b.account}|${b.marketId}|${b.outcome}` ? -1 : 1)),
+    positions: [...s.positions]
+      .map((p) => ({ ...p }))
+      .sort((a, b) => (`${a.account}|${a.marketId}|${a.outcome}` < `${b.account}|${b.marketId}|${b.outcome}` ? -1 : 1)),
     collateral: [...s.collateral].filter(([, v]) => v !== 0).sort(([a], [b]) => (a < b ? -1 : 1)),
     fees: s.fees,
     external: s.external,
   });
 }
 
-const ORDER_FIELDS: Array<keyof OrderDoc> = ["userId", "marketId", "side", "outcome", "orderType", "price", "quantity", "filledQuantity", "remaining", "cancelledQuantity", "holds", "status", "cancelReason", "prio"];
-const TRADE_FIELDS: Array<keyof TradeDoc> = ["userId", "marketId", "orderId", "side", "outcome", "venue", "role", "filledQuantity", "totalCost", "fee", "settlementStatus", "settlementTxHash"];
+const ORDER_FIELDS: Array<keyof OrderDoc> = [
+  "userId",
+  "marketId",
+  "side",
+  "outcome",
+  "orderType",
+  "price",
+  "quantity",
+  "filledQuantity",
+  "remaining",
+  "cancelledQuantity",
+  "holds",
+  "status",
+  "cancelReason",
+  "prio",
+];
+const TRADE_FIELDS: Array<keyof TradeDoc> = [
+  "userId",
+  "marketId",
+  "orderId",
+  "side",
+  "outcome",
+  "venue",
+  "role",
+  "filledQuantity",
+  "totalCost",
+  "fee",
+  "settlementStatus",
+  "settlementTxHash",
+];
 
 /**
  * Everything, from the first entry: the chain; every entry applied again to empty books (it must
@@ -97,8 +130,12 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
     const b = doc.book;
     if (b) {
       const cur = leases.get(b.marketId) ?? { marketId: b.marketId, epoch: 0, owner: null, seq: 0, bookSeq: 0, pool: null };
-      if (b.epoch !== cur.epoch) problem(`entry ${row.seq}: market ${b.marketId} position ${b.seq} was written under lease ${b.epoch} (${b.node}) while lease ${cur.epoch} (${cur.owner}) held it`);
-      else if (cur.owner !== null && b.node !== cur.owner) problem(`entry ${row.seq}: market ${b.marketId} position ${b.seq} was written by ${b.node}, lease ${cur.epoch} is ${cur.owner}'s`);
+      if (b.epoch !== cur.epoch)
+        problem(
+          `entry ${row.seq}: market ${b.marketId} position ${b.seq} was written under lease ${b.epoch} (${b.node}) while lease ${cur.epoch} (${cur.owner}) held it`,
+        );
+      else if (cur.owner !== null && b.node !== cur.owner)
+        problem(`entry ${row.seq}: market ${b.marketId} position ${b.seq} was written by ${b.node}, lease ${cur.epoch} is ${cur.owner}'s`);
       if (b.seq !== cur.seq + 1) problem(`entry ${row.seq}: market ${b.marketId} position ${b.seq} follows position ${cur.seq}`);
       leases.set(b.marketId, { ...cur, seq: b.seq, bookSeq: b.bookSeq, pool: b.pool ?? cur.pool });
     }
@@ -117,7 +154,9 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
         if (!o) continue;
         applyOrderChange(o, op.change, op.seq, op.at);
         if (o.filledQuantity > o.quantity || o.remaining < 0 || o.cancelledQuantity < 0) {
-          problem(`entry ${row.seq}: order ${o._id} would hold filled ${o.filledQuantity} + open ${o.remaining} + cancelled ${o.cancelledQuantity} of quantity ${o.quantity}`);
+          problem(
+            `entry ${row.seq}: order ${o._id} would hold filled ${o.filledQuantity} + open ${o.remaining} + cancelled ${o.cancelledQuantity} of quantity ${o.quantity}`,
+          );
         }
       } else if (op.op === "insertTrade") {
         if (trades.has(op.trade._id)) problem(`entry ${row.seq}: trade ${op.trade._id} recorded twice`);
@@ -138,15 +177,18 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
   for (const o of orders.values()) {
     if (o.remaining <= 0) continue;
     if (o.side === "BUY") cashHeld.set(o.userId, (cashHeld.get(o.userId) ?? 0) + o.holds);
-    else sharesHeld.set(`${o.userId}|${o.marketId}|${o.outcome}`, (sharesHeld.get(`${o.userId}|${o.marketId}|${o.outcome}`) ?? 0) + o.holds);
+    else
+      sharesHeld.set(`${o.userId}|${o.marketId}|${o.outcome}`, (sharesHeld.get(`${o.userId}|${o.marketId}|${o.outcome}`) ?? 0) + o.holds);
   }
   const replayed = accounts.snapshot();
   for (const [account, c] of replayed.cash) {
-    if (account.startsWith("usr_") && c.locked !== (cashHeld.get(account) ?? 0)) problem(`account ${account} has ${c.locked} locked, its open orders hold ${cashHeld.get(account) ?? 0}`);
+    if (account.startsWith("usr_") && c.locked !== (cashHeld.get(account) ?? 0))
+      problem(`account ${account} has ${c.locked} locked, its open orders hold ${cashHeld.get(account) ?? 0}`);
   }
   for (const p of replayed.positions) {
     const held = sharesHeld.get(`${p.account}|${p.marketId}|${p.outcome}`) ?? 0;
-    if (p.account.startsWith("usr_") && p.locked !== held) problem(`position ${p.account} ${p.marketId} ${p.outcome} has ${p.locked} shares locked, its open orders hold ${held}`);
+    if (p.account.startsWith("usr_") && p.locked !== held)
+      problem(`position ${p.account} ${p.marketId} ${p.outcome} has ${p.locked} shares locked, its open orders hold ${held}`);
   }
   const report = accounts.conservation();
   if (!report.ok) problem(`conservation does not hold after replay: ${JSON.stringify(report)}`);
@@ -155,14 +197,18 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
   if (sortedSnapshot(replayed) !== sortedSnapshot(live.accounts)) problem("the balances and positions differ from a replay of the journal");
   for (const l of live.leases) {
     const r = leases.get(l.marketId);
-    if ((r?.epoch ?? 0) !== l.epoch || (r?.seq ?? 0) !== l.seq) problem(`market ${l.marketId}: lease ${l.epoch} at position ${l.seq}, the journal says lease ${r?.epoch ?? 0} at position ${r?.seq ?? 0}`);
+    if ((r?.epoch ?? 0) !== l.epoch || (r?.seq ?? 0) !== l.seq)
+      problem(
+        `market ${l.marketId}: lease ${l.epoch} at position ${l.seq}, the journal says lease ${r?.epoch ?? 0} at position ${r?.seq ?? 0}`,
+      );
   }
   let storedOrders = 0;
   await store.allOrders((o) => {
     storedOrders++;
     const r = orders.get(o._id);
     if (!r) return problem(`order ${o._id} is in the read model but not in the journal`);
-    for (const f of ORDER_FIELDS) if (r[f] !== o[f]) return problem(`order ${o._id}: ${f} is ${String(o[f])} in the read model, ${String(r[f])} in the journal`);
+    for (const f of ORDER_FIELDS)
+      if (r[f] !== o[f]) return problem(`order ${o._id}: ${f} is ${String(o[f])} in the read model, ${String(r[f])} in the journal`);
   });
   if (storedOrders !== orders.size) problem(`the orders read model holds ${storedOrders} orders, the journal made ${orders.size}`);
   let storedTrades = 0;
@@ -170,7 +216,8 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
     storedTrades++;
     const r = trades.get(t._id);
     if (!r) return problem(`trade ${t._id} is in the read model but not in the journal`);
-    for (const f of TRADE_FIELDS) if (r[f] !== t[f]) return problem(`trade ${t._id}: ${f} is ${String(t[f])} in the read model, ${String(r[f])} in the journal`);
+    for (const f of TRADE_FIELDS)
+      if (r[f] !== t[f]) return problem(`trade ${t._id}: ${f} is ${String(t[f])} in the read model, ${String(r[f])} in the journal`);
   });
   if (storedTrades !== trades.size) problem(`the trades read model holds ${storedTrades} trades, the journal made ${trades.size}`);
   return { ok: problems.length === 0, entries, head: { seq: entries, hash: prev }, problems, ms: Date.now() - t0 };

@@ -116,7 +116,8 @@ function nano(env: Env, name: string, fallback: bigint): bigint {
 export function loadChainConfig(env: Env = process.env): ChainConfig {
   const testnet = env.TESTNET !== "false";
   const masterSecret = env.MASTER_SECRET || undefined;
-  if (masterSecret !== undefined && !/^(?:[0-9a-fA-F]{2}){32,64}$/.test(masterSecret)) throw new Error("MASTER_SECRET must be 32 to 64 bytes of hex");
+  if (masterSecret !== undefined && !/^(?:[0-9a-fA-F]{2}){32,64}$/.test(masterSecret))
+    throw new Error("MASTER_SECRET must be 32 to 64 bytes of hex");
   const cfg: ChainConfig = {
     testnet,
     endpoint: env.TON_ENDPOINT || (testnet ? "https://testnet.toncenter.com/api/v2/jsonRPC" : "https://toncenter.com/api/v2/jsonRPC"),
@@ -137,7 +138,8 @@ export function loadChainConfig(env: Env = process.env): ChainConfig {
     faucetMaxNano: nano(env, "FAUCET_MAX_NANO", 100_000_000_000n),
   };
   if (cfg.withdrawMin < 1 || cfg.withdrawMax < cfg.withdrawMin) throw new Error("WITHDRAW_MIN must be >= 1 and <= WITHDRAW_MAX");
-  if (cfg.settlementBatchSize < 1 || cfg.settlementMaxAttempts < 1) throw new Error("SETTLEMENT_BATCH_SIZE and SETTLEMENT_MAX_ATTEMPTS must be >= 1");
+  if (cfg.settlementBatchSize < 1 || cfg.settlementMaxAttempts < 1)
+    throw new Error("SETTLEMENT_BATCH_SIZE and SETTLEMENT_MAX_ATTEMPTS must be >= 1");
   return cfg;
 }
 
@@ -159,7 +161,10 @@ function int(env: Env, name: string, fallback: number): number {
 export function parseServices(raw: string | undefined): ServiceName[] {
   if (!raw || raw.trim() === "") return [...ALL_SERVICES];
   const out = new Set<ServiceName>();
-  for (const part of raw.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const part of raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const role = ROLES[part];
     if (role) role.forEach((s) => out.add(s));
     else if ((ALL_SERVICES as readonly string[]).includes(part)) out.add(part as ServiceName);
@@ -203,8 +208,15 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const ton = loadChainConfig(env);
   // Secrets the environment does not give come from the data dir, decided before any service
   // writes there (lib/secrets.ts); in memory they live as long as the process.
-  const needed = [...(env.JWT_SECRET ? [] : [JWT_SECRET_SPEC]), ...(services.includes("chain") && !ton.masterSecret ? [MASTER_SECRET_SPEC] : [])];
-  const kept = !needed.length ? {} : dataDir === ":memory:" ? Object.fromEntries(needed.map((s) => [s.name, randomBytes(32).toString("hex")])) : dataDirSecrets(dataDir, needed);
+  const needed = [
+    ...(env.JWT_SECRET ? [] : [JWT_SECRET_SPEC]),
+    ...(services.includes("chain") && !ton.masterSecret ? [MASTER_SECRET_SPEC] : []),
+  ];
+  const kept = !needed.length
+    ? {}
+    : dataDir === ":memory:"
+      ? Object.fromEntries(needed.map((s) => [s.name, randomBytes(32).toString("hex")]))
+      : dataDirSecrets(dataDir, needed);
   const jwtSecret = env.JWT_SECRET || kept[JWT_SECRET_SPEC.name];
   ton.masterSecret ??= kept[MASTER_SECRET_SPEC.name];
   const chain = (env.CHAIN || "sandbox") as AppConfig["chain"];
@@ -247,7 +259,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     metrics: { enabled: env.METRICS === "true", port: int(env, "METRICS_PORT", 3030) },
     socketIdleTimeoutMs: Math.max(100, int(env, "SOCKET_IDLE_TIMEOUT_MS", 10_000)),
     socketSharedFrames: env.SOCKET_SHARED_FRAMES !== "false",
-    notifierRetry: { baseMs: Math.max(1, int(env, "NOTIFIER_RETRY_BASE_MS", 2_000)), maxAttempts: Math.max(1, int(env, "NOTIFIER_MAX_ATTEMPTS", 8)) },
+    notifierRetry: {
+      baseMs: Math.max(1, int(env, "NOTIFIER_RETRY_BASE_MS", 2_000)),
+      maxAttempts: Math.max(1, int(env, "NOTIFIER_MAX_ATTEMPTS", 8)),
+    },
     logLevel: env.LOG_LEVEL === "false" ? false : env.LOG_LEVEL || "info",
   };
 }

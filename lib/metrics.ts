@@ -16,12 +16,40 @@ export const METRIC = {
 export function registerExchangeMetrics(broker: ServiceBroker): void {
   const m = broker.metrics;
   if (!m.isEnabled()) return;
-  m.register({ type: "counter", name: METRIC.orders, labelNames: ["kind", "result"], description: "Orders and market trades by kind (limit, amm, route) and result" });
+  m.register({
+    type: "counter",
+    name: METRIC.orders,
+    labelNames: ["kind", "result"],
+    description: "Orders and market trades by kind (limit, amm, route) and result",
+  });
   m.register({ type: "counter", name: METRIC.fills, labelNames: ["kind"], description: "Fills by kind (transfer, mint, merge, amm)" });
-  m.register({ type: "histogram", name: METRIC.commandLatency, labelNames: ["command"], buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250], description: "Time of a market command inside its actor, ms" });
+  m.register({
+    type: "histogram",
+    name: METRIC.commandLatency,
+    labelNames: ["command"],
+    buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250],
+    description: "Time of a market command inside its actor, ms",
+  });
   m.register({ type: "gauge", name: METRIC.queueDepth, labelNames: ["marketId"], description: "Commands waiting for a market's actor" });
   m.register({ type: "counter", name: METRIC.deposits, description: "On-chain deposits credited" });
-  m.register({ type: "counter", name: METRIC.socketWrites, labelNames: ["path"], description: "Socket pushes written straight to the websocket as a shared frame (shared-frame) or through engine.io's public write (engine-io)" });
-  m.register({ type: "gauge", name: METRIC.socketPath, labelNames: ["path", "reason"], description: "1 on the fan-out write in use; engine-io with reason setting (SOCKET_SHARED_FRAMES=false) or unsupported (the installed engine.io/ws lack it)" });
-  m.register({ type: "histogram", name: METRIC.settlementLag, buckets: [1, 2, 5, 10, 30, 60, 300, 900], description: "Seconds from a trade to its on-chain settlement" });
+  m.register({
+    type: "counter",
+    name: METRIC.socketWrites,
+    labelNames: ["path"],
+    description:
+      "Socket pushes written straight to the websocket as a shared frame (shared-frame) or through engine.io's public write (engine-io)",
+  });
+  m.register({
+    type: "gauge",
+    name: METRIC.socketPath,
+    labelNames: ["path", "reason"],
+    description:
+      "1 on the fan-out write in use; engine-io with reason setting (SOCKET_SHARED_FRAMES=false) or unsupported (the installed engine.io/ws lack it)",
+  });
+  m.register({
+    type: "histogram",
+    name: METRIC.settlementLag,
+    buckets: [1, 2, 5, 10, 30, 60, 300, 900],
+    description: "Seconds from a trade to its on-chain settlement",
+  });
 }

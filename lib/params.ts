@@ -23,7 +23,9 @@ export function digitsParam(maxDigits: number, unit: string) {
   return {
     type: "string",
     pattern: new RegExp(`^(?:0|[1-9][0-9]{0,${maxDigits - 1}})$`),
-    messages: { stringPattern: `The '{field}' field must be a string of at most ${maxDigits} digits, without sign, spaces, leading zeros or exponent (${unit}).` },
+    messages: {
+      stringPattern: `The '{field}' field must be a string of at most ${maxDigits} digits, without sign, spaces, leading zeros or exponent (${unit}).`,
+    },
   } as const;
 }
 

@@ -42,7 +42,8 @@ function readSecrets(file: string): Record<string, string> {
   } catch (err) {
     throw new Error(`${file} is damaged (${(err as Error).message}): restore it from a backup; the keys in it cannot be made again.`);
   }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error(`${file} is damaged (not a JSON object): restore it from a backup.`);
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new Error(`${file} is damaged (not a JSON object): restore it from a backup.`);
   return parsed as Record<string, string>;
 }
 

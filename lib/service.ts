@@ -13,10 +13,14 @@ type MethodKeys<T> = { [K in keyof T]-?: NonNullable<T[K]> extends (...args: nev
  * other), each with the declared parameters and result, run with the service as `this`.
  */
 export type MethodsOf<This, Provided extends PropertyKey = never> = {
-  [K in MethodKeys<Own<This, Provided>>]: NonNullable<Own<This, Provided>[K]> extends (...args: infer A) => infer R ? (this: This, ...args: A) => R : never;
+  [K in MethodKeys<Own<This, Provided>>]: NonNullable<Own<This, Provided>[K]> extends (...args: infer A) => infer R
+    ? (this: This, ...args: A) => R
+    : never;
 };
 
-type MethodsField<This, Provided extends PropertyKey> = [MethodKeys<Own<This, Provided>>] extends [never] ? { methods?: Record<string, never> } : { methods: MethodsOf<This, Provided> };
+type MethodsField<This, Provided extends PropertyKey> = [MethodKeys<Own<This, Provided>>] extends [never]
+  ? { methods?: Record<string, never> }
+  : { methods: MethodsOf<This, Provided> };
 
 /**
  * A service schema checked against the service's own `this` type: `methods` implements exactly
@@ -24,7 +28,10 @@ type MethodsField<This, Provided extends PropertyKey> = [MethodKeys<Own<This, Pr
  * an undeclared method does not compile), and the lifecycle hooks see `This`, as handlers do.
  * `Provided` names members of `This` that a mixin implements (moleculer-web's `addRoute`, ...).
  */
-export type ServiceDef<This extends Service, Provided extends PropertyKey = never> = Pick<ServiceSchema, "name" | "version" | "settings" | "dependencies" | "metadata" | "actions" | "mixins" | "hooks"> & {
+export type ServiceDef<This extends Service, Provided extends PropertyKey = never> = Pick<
+  ServiceSchema,
+  "name" | "version" | "settings" | "dependencies" | "metadata" | "actions" | "mixins" | "hooks"
+> & {
   /** Handlers declare their own `this` and context types (Moleculer's event types cannot carry them). */
   events?: Record<string, unknown>;
   /** After the mixins are merged into the schema, before the service is created. */

@@ -105,7 +105,11 @@ interface NedbAdapter extends Adapter {
 }
 
 /** One collection: MongoDB through the official driver, else NeDB (file or memory) through moleculer-db's adapter. */
-export async function openStore<T extends Doc>(service: Service, collection: string, indexes: IndexSpec[]): Promise<{ store: Store<T>; adapter: Adapter }> {
+export async function openStore<T extends Doc>(
+  service: Service,
+  collection: string,
+  indexes: IndexSpec[],
+): Promise<{ store: Store<T>; adapter: Adapter }> {
   const cfg = configOf(service.broker);
   if (cfg.mongoUri) {
     const { collection: col, release } = await openMongoCollection(service.broker, cfg.mongoUri, collection, indexes);
@@ -124,7 +128,9 @@ export async function openStore<T extends Doc>(service: Service, collection: str
   adapter.init(service.broker, { schema: { collection }, logger: service.logger, broker: service.broker });
   await adapter.connect();
   // NeDB indexes one field; compound keys are expressed as one composite field by the services.
-  for (const ix of indexes) for (const fieldName of Object.keys(ix.fields)) await adapter.db.ensureIndexAsync({ fieldName, unique: !!ix.unique, sparse: !!ix.sparse });
+  for (const ix of indexes)
+    for (const fieldName of Object.keys(ix.fields))
+      await adapter.db.ensureIndexAsync({ fieldName, unique: !!ix.unique, sparse: !!ix.sparse });
   return { store: nedbStore<T>(adapter.db), adapter };
 }
 

@@ -16,8 +16,21 @@ export function idempotencyKeyHeader(headers: { [name: string]: string | string[
 
 /** The request a key names: the action and its params, keys sorted (the same body in any key order). */
 export function fingerprint(action: string, params: unknown): string {
-  const canon = (v: unknown): unknown => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])])) : Array.isArray(v) ? v.map(canon) : v);
-  return createHash("sha256").update(action).update("\n").update(JSON.stringify(canon(params))).digest("hex");
+  const canon = (v: unknown): unknown =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v as object)
+            .sort()
+            .map((k) => [k, canon((v as Record<string, unknown>)[k])]),
+        )
+      : Array.isArray(v)
+        ? v.map(canon)
+        : v;
+  return createHash("sha256")
+    .update(action)
+    .update("\n")
+    .update(JSON.stringify(canon(params)))
+    .digest("hex");
 }
 
 /**
@@ -26,9 +39,14 @@ export function fingerprint(action: string, params: unknown): string {
  * runs waits for its answer; the same key for another request is 409 IDEMPOTENCY_KEY_REUSED. A
  * refusal is not kept: the key may be used again.
  */
-export async function withIdempotency<T>(ctx: AppContext, idem: IdemKey, run: () => Promise<T>): Promise<{ value: T | unknown; replayed: boolean; status?: number }> {
+export async function withIdempotency<T>(
+  ctx: AppContext,
+  idem: IdemKey,
+  run: () => Promise<T>,
+): Promise<{ value: T | unknown; replayed: boolean; status?: number }> {
   const claim = await call(ctx, "ledger.idemClaim", idem);
-  if (claim.answered && claim.answerFrom) return { value: await ctx.call(claim.answerFrom.action, claim.answerFrom.params), replayed: true, status: claim.status };
+  if (claim.answered && claim.answerFrom)
+    return { value: await ctx.call(claim.answerFrom.action, claim.answerFrom.params), replayed: true, status: claim.status };
   if (claim.answered) return { value: claim.response, replayed: true, status: claim.status };
   const journaled = ctx.meta.idemJournaled;
   ctx.meta.idemJournaled = false;
@@ -57,7 +75,10 @@ export const Idempotency: Middleware = {
     return async function idempotent(ctx: AppContext) {
       const key = ctx.meta.idempotencyKey;
       if (key === undefined || ctx.meta.idem) return handler(ctx);
-      if (typeof key !== "string" || key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY) throw validationError(`Idempotency-Key is 1 to ${MAX_IDEMPOTENCY_KEY} characters`, [{ field: "Idempotency-Key", rule: "stringMax" }]);
+      if (typeof key !== "string" || key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY)
+        throw validationError(`Idempotency-Key is 1 to ${MAX_IDEMPOTENCY_KEY} characters`, [
+          { field: "Idempotency-Key", rule: "stringMax" },
+        ]);
       const user = ctx.meta.user;
       if (!user) return handler(ctx);
       const idem = { scope: user.id, key, fingerprint: fingerprint(action.name as string, ctx.params) };

@@ -18,7 +18,14 @@ export const MARKET_ACTIONS: ReadonlySet<string> = new Set([
   "book.ensureMarket",
 ]);
 /** Of those, the ones that change nothing: repeated on the new owner when the node asked died mid-call. */
-const READS: ReadonlySet<string> = new Set(["book.quote", "book.orderbook", "book.depth", "book.top", "book.exitQuote", "book.ensureMarket"]);
+const READS: ReadonlySet<string> = new Set([
+  "book.quote",
+  "book.orderbook",
+  "book.depth",
+  "book.top",
+  "book.exitQuote",
+  "book.ensureMarket",
+]);
 
 /** Waits between attempts while a market moves (ms); about 4 s in all, past a dead node's heartbeat timeout. */
 const BACKOFF = [25, 50, 100, 200, 400, 800, 1000, 1000];
@@ -30,7 +37,9 @@ interface EndpointLike {
 
 /** The engine nodes this node sees, by id (the book service's live endpoints). */
 export function engineNodes(broker: ServiceBroker): string[] {
-  const list = (broker.registry as unknown as { getActionEndpoints(name: string): { endpoints: EndpointLike[] } | undefined }).getActionEndpoints("book.place");
+  const list = (
+    broker.registry as unknown as { getActionEndpoints(name: string): { endpoints: EndpointLike[] } | undefined }
+  ).getActionEndpoints("book.place");
   return list ? list.endpoints.filter((e) => e.isAvailable).map((e) => e.id) : [];
 }
 
@@ -103,29 +112,44 @@ export function createMarketRouting(): Middleware {
     },
     call(next: ServiceBroker["call"]) {
       return function routed(actionName: unknown, params?: unknown, opts?: Record<string, unknown>) {
-      const name = typeof actionName === "string" ? actionName : (actionName as { action?: { name?: string } } | null)?.action?.name;
-      const marketId = (params as { marketId?: unknown } | undefined)?.marketId;
-      if (!name || !MARKET_ACTIONS.has(name) || opts?.nodeID || typeof marketId !== "string") return next(actionName as string, params, opts);
-      const attempt = async (n: number): Promise<unknown> => {
-        const owner = marketOwner(self, marketId);
-        if (!owner) {
-          if (n < BACKOFF.length) return sleep(BACKOFF[n]).then(() => attempt(n + 1));
-          throw new Errors.MoleculerError("No engine node is serving markets right now; retry", 503, "SERVICE_UNAVAILABLE", { retryAfter: 2 });
-        }
-        try {
-          return await next(name, params, { ...opts, nodeID: owner });
-        } catch (err) {
-          if ((nothingRan(err) || (nodeGone(err) && READS.has(name))) && n < BACKOFF.length) {
-            await sleep(BACKOFF[n]);
-            refreshOwners(self);
-            return attempt(n + 1);
+        const name = typeof actionName === "string" ? actionName : (actionName as { action?: { name?: string } } | null)?.action?.name;
+        const marketId = (params as { marketId?: unknown } | undefined)?.marketId;
+        if (!name || !MARKET_ACTIONS.has(name) || opts?.nodeID || typeof marketId !== "string")
+          return next(actionName as string, params, opts);
+        const attempt = async (n: number): Promise<unknown> => {
+          const owner = marketOwner(self, marketId);
+          if (!owner) {
+            if (n < BACKOFF.length) return sleep(BACKOFF[n]).then(() => attempt(n + 1));
+            throw new Errors.MoleculerError("No engine node is serving markets right now; retry", 503, "SERVICE_UNAVAILABLE", {
+              retryAfter: 2,
+            });
           }
-          if (nothingRan(err)) throw new Errors.MoleculerError(`Market ${marketId} is moving between engine nodes; nothing was executed, retry`, 503, "MARKET_MOVED", { retryAfter: 1 });
-          if (nodeGone(err)) throw new Errors.MoleculerError("The engine node serving this market stopped during the request; its outcome is unknown, check before retrying", 503, "SERVICE_UNAVAILABLE", { retryAfter: 2 });
-          throw err;
-        }
-      };
-      return attempt(0) as ReturnType<ServiceBroker["call"]>;
+          try {
+            return await next(name, params, { ...opts, nodeID: owner });
+          } catch (err) {
+            if ((nothingRan(err) || (nodeGone(err) && READS.has(name))) && n < BACKOFF.length) {
+              await sleep(BACKOFF[n]);
+              refreshOwners(self);
+              return attempt(n + 1);
+            }
+            if (nothingRan(err))
+              throw new Errors.MoleculerError(
+                `Market ${marketId} is moving between engine nodes; nothing was executed, retry`,
+                503,
+                "MARKET_MOVED",
+                { retryAfter: 1 },
+              );
+            if (nodeGone(err))
+              throw new Errors.MoleculerError(
+                "The engine node serving this market stopped during the request; its outcome is unknown, check before retrying",
+                503,
+                "SERVICE_UNAVAILABLE",
+                { retryAfter: 2 },
+              );
+            throw err;
+          }
+        };
+        return attempt(0) as ReturnType<ServiceBroker["call"]>;
       };
     },
   } as unknown as Middleware;

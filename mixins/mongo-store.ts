@@ -3,7 +3,15 @@
  * shared by every collection of that node, closed with the last of them. What the driver is asked
  * is decided by the pure functions below (unit-tested without a server: test/unit/mongo-store.test.ts).
  */
-import { MongoClient, type Collection, type Document, type Filter, type FindOptions as DriverFindOptions, type MongoClientOptions, type UpdateFilter } from "mongodb";
+import {
+  MongoClient,
+  type Collection,
+  type Document,
+  type Filter,
+  type FindOptions as DriverFindOptions,
+  type MongoClientOptions,
+  type UpdateFilter,
+} from "mongodb";
 import type { Doc, FindOptions, IndexSpec, Query, Store, Update } from "./db.mixin";
 
 /**
@@ -118,7 +126,12 @@ const clients = new WeakMap<object, Map<string, SharedClient>>();
  * One collection of the database named in `uri`, on the client this node (`owner`, its broker)
  * shares for that URI; `release` closes the client once every collection opened on it is released.
  */
-export async function openMongoCollection(owner: object, uri: string, name: string, indexes: IndexSpec[]): Promise<{ collection: Collection<StoredDoc>; release(): Promise<void> }> {
+export async function openMongoCollection(
+  owner: object,
+  uri: string,
+  name: string,
+  indexes: IndexSpec[],
+): Promise<{ collection: Collection<StoredDoc>; release(): Promise<void> }> {
   let byUri = clients.get(owner);
   if (!byUri) clients.set(owner, (byUri = new Map()));
   let shared = byUri.get(uri);

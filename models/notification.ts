@@ -36,7 +36,12 @@ export interface NotificationMetadata {
   /** Every trade of the user in that market committed by one settlement transaction. */
   SETTLEMENT_CONFIRMED: { marketId: string; tradeIds: string[]; txHash: string | null };
   SETTLEMENT_FAILED: { marketId: string; tradeIds: string[]; txHash: string | null };
-  MARKET_RESOLVED: { marketId: string; result: string; conditionId: string | null; positions: Array<{ outcome: Outcome; quantity: string }> };
+  MARKET_RESOLVED: {
+    marketId: string;
+    result: string;
+    conditionId: string | null;
+    positions: Array<{ outcome: Outcome; quantity: string }>;
+  };
   MARKET_CANCELLED: { marketId: string; positions: Array<{ outcome: Outcome; quantity: string }> };
   DEPOSIT_CREDITED: { amount: string; reference: string; txHash: string | null };
   WITHDRAWAL_SENT: { withdrawalId: string; amount: string; txHash: string | null };
@@ -109,7 +114,16 @@ export interface NotifierJobDoc {
 }
 
 export function notificationItem(d: NotificationDoc): NotificationItem {
-  return { id: d._id, type: d.type, title: d.title, body: d.body, metadata: d.metadata, delivered: d.delivered, read: d.read, createdAt: d.createdAt };
+  return {
+    id: d._id,
+    type: d.type,
+    title: d.title,
+    body: d.body,
+    metadata: d.metadata,
+    delivered: d.delivered,
+    read: d.read,
+    createdAt: d.createdAt,
+  };
 }
 
 /** The notifier service's collections. */

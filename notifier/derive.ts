@@ -51,7 +51,15 @@ export function draftsFromEntry(entry: LedgerEntryDoc): AnyDraft[] {
   if (deposit > 0) {
     const txHash = entry._id.startsWith("deposit:") ? entry._id.slice("deposit:".length) : null;
     for (const [userId, delta] of credit) {
-      if (delta > 0) out.push({ id: notificationId("DEPOSIT_CREDITED", entry._id, userId), userId, type: "DEPOSIT_CREDITED", createdAt: entry.at, seq: entry.seq, metadata: { amount: String(delta), reference: entry._id, txHash } });
+      if (delta > 0)
+        out.push({
+          id: notificationId("DEPOSIT_CREDITED", entry._id, userId),
+          userId,
+          type: "DEPOSIT_CREDITED",
+          createdAt: entry.at,
+          seq: entry.seq,
+          metadata: { amount: String(delta), reference: entry._id, txHash },
+        });
     }
   }
   return out;
@@ -62,7 +70,13 @@ export function draftsFromEntry(entry: LedgerEntryDoc): AnyDraft[] {
  * theirs it covers (a maker order filled by three takers is three trades in one transaction: one
  * message, not three identical ones). Keyed by batch, user and market, so telling it again adds nothing.
  */
-export function settlementDrafts(batchId: string, status: "confirmed" | "failed", txHash: string | null, trades: SettledTrade[], at: string): AnyDraft[] {
+export function settlementDrafts(
+  batchId: string,
+  status: "confirmed" | "failed",
+  txHash: string | null,
+  trades: SettledTrade[],
+  at: string,
+): AnyDraft[] {
   const type = status === "failed" ? "SETTLEMENT_FAILED" : "SETTLEMENT_CONFIRMED";
   const groups = new Map<string, { userId: string; marketId: string; tradeIds: Set<string> }>();
   for (const t of trades) {
@@ -72,7 +86,13 @@ export function settlementDrafts(batchId: string, status: "confirmed" | "failed"
     g.tradeIds.add(t.tradeId);
     groups.set(key, g);
   }
-  return [...groups.values()].map((g) => ({ id: notificationId(type, batchId, g.userId, g.marketId), userId: g.userId, type, createdAt: at, metadata: { marketId: g.marketId, tradeIds: [...g.tradeIds].sort(), txHash } }));
+  return [...groups.values()].map((g) => ({
+    id: notificationId(type, batchId, g.userId, g.marketId),
+    userId: g.userId,
+    type,
+    createdAt: at,
+    metadata: { marketId: g.marketId, tradeIds: [...g.tradeIds].sort(), txHash },
+  }));
 }
 
 /** The market a draft is about, for its text (title lookup). */

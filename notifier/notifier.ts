@@ -9,7 +9,14 @@ import type { PositionState } from "../engine/accounts";
 import type { LedgerEntryDoc } from "../models/trading";
 import type { SettledTrade } from "../models/chain";
 import type { UserDoc } from "../models/user";
-import { notificationItem, type HolderPositions, type NotificationDoc, type NotificationItem, type NotifierJobDoc, type OrderCancelNotice } from "../models/notification";
+import {
+  notificationItem,
+  type HolderPositions,
+  type NotificationDoc,
+  type NotificationItem,
+  type NotifierJobDoc,
+  type OrderCancelNotice,
+} from "../models/notification";
 import { draftsFromEntry, marketOf, notificationId, settlementDrafts, type AnyDraft } from "./derive";
 import { PUSH_MAX_AGE_MS } from "./policy";
 import { render } from "./texts";
@@ -218,7 +225,19 @@ export class Notifier {
       const { title, body } = render(d, await this.marketTitle(marketOf(d)));
       const fresh = this.ports.now() - Date.parse(d.createdAt) < PUSH_MAX_AGE_MS;
       const chatId = delivery && fresh ? await this.chatIdOf(d.userId) : null;
-      const doc: NotificationDoc = { _id: d.id, userId: d.userId, type: d.type, title, body, metadata: d.metadata, read: false, createdAt: d.createdAt, delivered: false, delivery: "none", attempts: 0 };
+      const doc: NotificationDoc = {
+        _id: d.id,
+        userId: d.userId,
+        type: d.type,
+        title,
+        body,
+        metadata: d.metadata,
+        read: false,
+        createdAt: d.createdAt,
+        delivered: false,
+        delivery: "none",
+        attempts: 0,
+      };
       if (d.seq !== undefined) doc.seq = d.seq;
       if (chatId !== null) {
         doc.delivery = "pending";
@@ -255,21 +274,39 @@ export class Notifier {
     const reason = o.cancelReason ? CANCEL_NOTICE[o.cancelReason] : await this.closedMarketReason(o.marketId);
     if (!reason) return;
     await this.create([
-      { id: notificationId("ORDER_CANCELLED", o.orderId), userId: o.userId, type: "ORDER_CANCELLED", createdAt: this.nowIso(), metadata: { marketId: o.marketId, orderId: o.orderId, reason } },
+      {
+        id: notificationId("ORDER_CANCELLED", o.orderId),
+        userId: o.userId,
+        type: "ORDER_CANCELLED",
+        createdAt: this.nowIso(),
+        metadata: { marketId: o.marketId, orderId: o.orderId, reason },
+      },
     ]).catch((err) => this.ports.log.warn("ORDER_CANCELLED notification failed", err));
   }
 
   /** Withdrawals are debited before they are sent; the chain says how they ended. */
   async withdrawalSent(w: WithdrawalSent): Promise<void> {
     await this.create([
-      { id: notificationId("WITHDRAWAL_SENT", w.withdrawalId), userId: w.userId, type: "WITHDRAWAL_SENT", createdAt: this.nowIso(), metadata: { withdrawalId: w.withdrawalId, amount: String(w.amount), txHash: w.txHash ?? null } },
+      {
+        id: notificationId("WITHDRAWAL_SENT", w.withdrawalId),
+        userId: w.userId,
+        type: "WITHDRAWAL_SENT",
+        createdAt: this.nowIso(),
+        metadata: { withdrawalId: w.withdrawalId, amount: String(w.amount), txHash: w.txHash ?? null },
+      },
     ]).catch((err) => this.ports.log.warn("WITHDRAWAL_SENT notification failed", err));
   }
 
   async withdrawalFailed(w: WithdrawalFailed): Promise<void> {
     const reason = String(w.reason ?? "unknown reason").slice(0, 300);
     await this.create([
-      { id: notificationId("WITHDRAWAL_FAILED", w.withdrawalId), userId: w.userId, type: "WITHDRAWAL_FAILED", createdAt: this.nowIso(), metadata: { withdrawalId: w.withdrawalId, amount: String(w.amount), reason } },
+      {
+        id: notificationId("WITHDRAWAL_FAILED", w.withdrawalId),
+        userId: w.userId,
+        type: "WITHDRAWAL_FAILED",
+        createdAt: this.nowIso(),
+        metadata: { withdrawalId: w.withdrawalId, amount: String(w.amount), reason },
+      },
     ]).catch((err) => this.ports.log.warn("WITHDRAWAL_FAILED notification failed", err));
   }
 
@@ -280,7 +317,14 @@ export class Notifier {
 
   /** MARKET_RESOLVED to every holder of the market, once per market. */
   marketResolved(p: { marketId: string; result: string; conditionId?: string | null }): Promise<void> {
-    return this.enqueueJob({ _id: `resolved:${p.marketId}`, kind: "marketResolved", marketId: p.marketId, result: p.result, conditionId: p.conditionId ?? null, at: this.nowIso() });
+    return this.enqueueJob({
+      _id: `resolved:${p.marketId}`,
+      kind: "marketResolved",
+      marketId: p.marketId,
+      result: p.result,
+      conditionId: p.conditionId ?? null,
+      at: this.nowIso(),
+    });
   }
 
   /** MARKET_CANCELLED to every holder of the market, once per market. */
@@ -308,8 +352,20 @@ export class Notifier {
     const holders = job.holders ?? (await this.holdersOf(job.marketId));
     const drafts: AnyDraft[] = holders.map(({ userId, positions }) =>
       job.kind === "marketResolved"
-        ? { id: notificationId("MARKET_RESOLVED", job.marketId, userId), userId, type: "MARKET_RESOLVED", createdAt: job.at, metadata: { marketId: job.marketId, result: job.result ?? "", conditionId: job.conditionId ?? null, positions } }
-        : { id: notificationId("MARKET_CANCELLED", job.marketId, userId), userId, type: "MARKET_CANCELLED", createdAt: job.at, metadata: { marketId: job.marketId, positions } },
+        ? {
+            id: notificationId("MARKET_RESOLVED", job.marketId, userId),
+            userId,
+            type: "MARKET_RESOLVED",
+            createdAt: job.at,
+            metadata: { marketId: job.marketId, result: job.result ?? "", conditionId: job.conditionId ?? null, positions },
+          }
+        : {
+            id: notificationId("MARKET_CANCELLED", job.marketId, userId),
+            userId,
+            type: "MARKET_CANCELLED",
+            createdAt: job.at,
+            metadata: { marketId: job.marketId, positions },
+          },
     );
     await this.create(drafts);
     await this.ports.jobs.remove(job._id);
@@ -330,7 +386,13 @@ export class Notifier {
   /** An update without a reason (an earlier engine): a cancel on a market no longer open is its halt. */
   private async closedMarketReason(marketId: string): Promise<OrderCancelNotice | null> {
     const market = await this.ports.market(marketId).catch(() => null);
-    return market?.status === "closed" ? "MARKET_CLOSED" : market?.status === "cancelled" ? "MARKET_CANCELLED" : market?.status === "resolved" ? "MARKET_RESOLVED" : null;
+    return market?.status === "closed"
+      ? "MARKET_CLOSED"
+      : market?.status === "cancelled"
+        ? "MARKET_CANCELLED"
+        : market?.status === "resolved"
+          ? "MARKET_RESOLVED"
+          : null;
   }
 
   private async chatIdOf(userId: string): Promise<number | null> {

@@ -38,8 +38,10 @@ export function outboxOf(stores: () => Stores<NotifierCollections>): Outbox {
   const set = async (_id: string, update: Record<string, unknown>) => void (await stores().notifications.update({ _id }, update));
   return {
     due: (nowMs, limit) => stores().notifications.find({ deliverAt: { $lte: nowMs } }, { sort: { deliverAt: 1 }, limit }),
-    claim: async (_id, deliverAt, leaseUntil) => (await stores().notifications.update({ _id, deliverAt }, { $set: { deliverAt: leaseUntil } })) > 0,
-    delivered: (id, attempts, deliveredAt) => set(id, { $set: { delivered: true, delivery: "delivered", attempts, deliveredAt }, $unset: { deliverAt: true, lastError: true } }),
+    claim: async (_id, deliverAt, leaseUntil) =>
+      (await stores().notifications.update({ _id, deliverAt }, { $set: { deliverAt: leaseUntil } })) > 0,
+    delivered: (id, attempts, deliveredAt) =>
+      set(id, { $set: { delivered: true, delivery: "delivered", attempts, deliveredAt }, $unset: { deliverAt: true, lastError: true } }),
     retryLater: (id, attempts, lastError, retryAt) => set(id, { $set: { attempts, lastError, deliverAt: retryAt } }),
     giveUp: (id, attempts, lastError) => set(id, { $set: { delivery: "failed", attempts, lastError }, $unset: { deliverAt: true } }),
     handBack: (id, at) => set(id, { $set: { deliverAt: at } }),

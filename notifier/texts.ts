@@ -49,18 +49,28 @@ export function render(d: AnyDraft, marketTitle: string | null): { title: string
       const won = m.positions.filter((p) => p.outcome === m.result);
       const lost = m.positions.filter((p) => p.outcome !== m.result);
       const parts: string[] = [];
-      for (const p of won) parts.push(`your ${shares(p.quantity)} ${p.outcome} shares pay ${usdt(p.quantity)}: redeem them from your portfolio`);
+      for (const p of won)
+        parts.push(`your ${shares(p.quantity)} ${p.outcome} shares pay ${usdt(p.quantity)}: redeem them from your portfolio`);
       for (const p of lost) parts.push(`your ${shares(p.quantity)} ${p.outcome} shares did not win`);
-      return { title: `Market resolved: ${m.result}`, body: `${quoted(marketTitle, m.marketId)} resolved ${m.result}${parts.length ? `; ${parts.join("; ")}` : ""}.` };
+      return {
+        title: `Market resolved: ${m.result}`,
+        body: `${quoted(marketTitle, m.marketId)} resolved ${m.result}${parts.length ? `; ${parts.join("; ")}` : ""}.`,
+      };
     }
     case "MARKET_CANCELLED":
-      return { title: "Market cancelled", body: `${quoted(marketTitle, d.metadata.marketId)} was cancelled; your positions there will be refunded.` };
+      return {
+        title: "Market cancelled",
+        body: `${quoted(marketTitle, d.metadata.marketId)} was cancelled; your positions there will be refunded.`,
+      };
     case "DEPOSIT_CREDITED":
       return { title: "Deposit credited", body: `${usdt(d.metadata.amount)} is now available in your account.` };
     case "WITHDRAWAL_SENT":
       return { title: "Withdrawal sent", body: `${usdt(d.metadata.amount)} was sent to your wallet${shortHash(d.metadata.txHash)}.` };
     case "WITHDRAWAL_FAILED":
-      return { title: "Withdrawal failed", body: `Your withdrawal of ${usdt(d.metadata.amount)} failed (${d.metadata.reason}); the amount is available in your account again.` };
+      return {
+        title: "Withdrawal failed",
+        body: `Your withdrawal of ${usdt(d.metadata.amount)} failed (${d.metadata.reason}); the amount is available in your account again.`,
+      };
   }
 }
 

@@ -14,7 +14,9 @@ function main(): number {
   const dataDir = dataDirOf(process.env);
   const key = dataDir === ":memory:" ? undefined : storedSecret(dataDir, "adminKey");
   if (!key) {
-    process.stderr.write(`No operator key in ${join(dataDir, "secrets.json")}: start the embedded server once (npm start) with this DATA_DIR, or set ADMIN_KEY.\n`);
+    process.stderr.write(
+      `No operator key in ${join(dataDir, "secrets.json")}: start the embedded server once (npm start) with this DATA_DIR, or set ADMIN_KEY.\n`,
+    );
     return 1;
   }
   process.stdout.write(`${key}\n`);

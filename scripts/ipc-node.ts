@@ -15,7 +15,11 @@ export interface IpcCommand {
  * is sent once the broker started. Without a parent it refuses to run; it stops when the parent
  * goes away so an orphan never keeps a data dir or port busy.
  */
-export async function serveOverIpc<C extends IpcCommand>(who: string, makeBroker: () => ServiceBroker, handle: (broker: ServiceBroker, cmd: C) => Promise<unknown> | unknown): Promise<void> {
+export async function serveOverIpc<C extends IpcCommand>(
+  who: string,
+  makeBroker: () => ServiceBroker,
+  handle: (broker: ServiceBroker, cmd: C) => Promise<unknown> | unknown,
+): Promise<void> {
   const send = process.send?.bind(process);
   if (!send) {
     console.error(`${who}: fork it with an IPC channel`);

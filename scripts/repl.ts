@@ -106,7 +106,10 @@ export const CATALOG_REPL_COMMANDS: ReplCommand[] = [
     description: "Resolve a market YES or NO (also retries after resolution_failed)",
     async action(broker, args) {
       const result = arg(args, "result").toUpperCase();
-      const market = await broker.call<MarketView, { id: string; result: string }>("catalog.resolveMarket", { id: arg(args, "marketId"), result });
+      const market = await broker.call<MarketView, { id: string; result: string }>("catalog.resolveMarket", {
+        id: arg(args, "marketId"),
+        result,
+      });
       show(market);
       return market;
     },
@@ -134,9 +137,24 @@ export function conservationText(r: MoneyCheck): string[] {
       ["house funding", usdtText(r.house)],
       ["deposits - withdrawals + house", usdtText(owed)],
       ["markets whose YES, NO and collateral disagree", r.unbalancedMarkets.length ? r.unbalancedMarkets.join(", ") : "none"],
-      ["orders whose filled + open + cancelled is not their quantity", (r.badOrders ?? []).length ? r.badOrders.map((o) => `${o.orderId} (${o.filled} + ${o.remaining} + ${o.cancelled} of ${o.quantity})`).join(", ") : "none"],
-      ["locks that differ from what open orders hold", (r.badLocks ?? []).length ? r.badLocks.map((l) => `${l.account}${l.marketId ? ` ${l.marketId} ${l.outcome}` : ""} (${l.locked} locked, ${l.heldByOrders} held)`).join(", ") : "none"],
-      ["journal positions out of order or written under an older lease", (r.badPositions ?? []).length ? r.badPositions.map((p) => `${p.marketId}#${p.position} ${p.problem}`).join(", ") : "none"],
+      [
+        "orders whose filled + open + cancelled is not their quantity",
+        (r.badOrders ?? []).length
+          ? r.badOrders.map((o) => `${o.orderId} (${o.filled} + ${o.remaining} + ${o.cancelled} of ${o.quantity})`).join(", ")
+          : "none",
+      ],
+      [
+        "locks that differ from what open orders hold",
+        (r.badLocks ?? []).length
+          ? r.badLocks
+              .map((l) => `${l.account}${l.marketId ? ` ${l.marketId} ${l.outcome}` : ""} (${l.locked} locked, ${l.heldByOrders} held)`)
+              .join(", ")
+          : "none",
+      ],
+      [
+        "journal positions out of order or written under an older lease",
+        (r.badPositions ?? []).length ? r.badPositions.map((p) => `${p.marketId}#${p.position} ${p.problem}`).join(", ") : "none",
+      ],
     ]),
   ];
 }
@@ -144,7 +162,9 @@ export function conservationText(r: MoneyCheck): string[] {
 export function verifyText(r: VerifyReport): string[] {
   return [
     `Journal verification: ${r.ok ? "OK" : "FAILED"}: ${r.entries} entries, head ${r.head.seq} ${r.head.hash.slice(0, 16)}..., ${r.ms} ms`,
-    ...(r.ok ? ["  every hash links to the one before; a replay of every entry equals the balances, positions, orders and trades"] : r.problems.map((p) => `  ${p}`)),
+    ...(r.ok
+      ? ["  every hash links to the one before; a replay of every entry equals the balances, positions, orders and trades"]
+      : r.problems.map((p) => `  ${p}`)),
   ];
 }
 
@@ -180,9 +200,24 @@ function reportCommand<R>(command: string, action: string, description: string, 
 
 /** Checks of the books. */
 export const CHECK_REPL_COMMANDS: ReplCommand[] = [
-  reportCommand("conservation", "ledger.conservation", "Check the ledger: cash + collateral + fees = deposits - withdrawals + house funding, and every market balanced", conservationText),
-  reportCommand("reconcile", "chain.reconcile", "Check the ledger against the chain: deposits - withdrawals = USDT in the deposit and hot wallets - pending withdrawals", reconciliationText),
-  reportCommand("verify", "ledger.verify", "Verify the whole journal: its hash chain, and a replay of every entry against the balances, positions, orders and trades", verifyText),
+  reportCommand(
+    "conservation",
+    "ledger.conservation",
+    "Check the ledger: cash + collateral + fees = deposits - withdrawals + house funding, and every market balanced",
+    conservationText,
+  ),
+  reportCommand(
+    "reconcile",
+    "chain.reconcile",
+    "Check the ledger against the chain: deposits - withdrawals = USDT in the deposit and hot wallets - pending withdrawals",
+    reconciliationText,
+  ),
+  reportCommand(
+    "verify",
+    "ledger.verify",
+    "Verify the whole journal: its hash chain, and a replay of every entry against the balances, positions, orders and trades",
+    verifyText,
+  ),
 ];
 
 /** A user, as the REPL acts for one (the operator's console is trusted like an internal call). */
@@ -194,8 +229,19 @@ export const TRADING_REPL_COMMANDS: ReplCommand[] = [
     command: "place <userId> <marketId> <side> <outcome> <price> <quantity>",
     description: "Place a GTC limit order for a user (price 0.01..0.99, quantity in micro-shares)",
     async action(broker, args) {
-      const body = { marketId: arg(args, "marketId"), side: arg(args, "side").toUpperCase(), outcome: arg(args, "outcome").toUpperCase(), orderType: "GTC", price: Number(arg(args, "price")), quantity: Number(arg(args, "quantity")) };
-      const r = await broker.call<{ orderId: string; status: string; filledQuantity: string }, typeof body>("book.place", body, asUser(arg(args, "userId")));
+      const body = {
+        marketId: arg(args, "marketId"),
+        side: arg(args, "side").toUpperCase(),
+        outcome: arg(args, "outcome").toUpperCase(),
+        orderType: "GTC",
+        price: Number(arg(args, "price")),
+        quantity: Number(arg(args, "quantity")),
+      };
+      const r = await broker.call<{ orderId: string; status: string; filledQuantity: string }, typeof body>(
+        "book.place",
+        body,
+        asUser(arg(args, "userId")),
+      );
       console.log(`Order ${r.orderId}: ${r.status}, filled ${r.filledQuantity}`);
       return r;
     },
@@ -204,7 +250,11 @@ export const TRADING_REPL_COMMANDS: ReplCommand[] = [
     command: "cancel-order <userId> <orderId>",
     description: "Cancel one of a user's open orders",
     async action(broker, args) {
-      const r = await broker.call<{ orderId: string; cancelledQuantity: string; releasedAmount: string }, { orderId: string }>("book.cancelOrder", { orderId: arg(args, "orderId") }, asUser(arg(args, "userId")));
+      const r = await broker.call<{ orderId: string; cancelledQuantity: string; releasedAmount: string }, { orderId: string }>(
+        "book.cancelOrder",
+        { orderId: arg(args, "orderId") },
+        asUser(arg(args, "userId")),
+      );
       console.log(`Order ${r.orderId} cancelled: ${r.cancelledQuantity} micro-shares, ${usdtText(r.releasedAmount)} released`);
       return r;
     },
@@ -218,7 +268,11 @@ export const REPL_COMMANDS: ReplCommand[] = [...CATALOG_REPL_COMMANDS, ...CHECK_
 export function errorLine(err: unknown): string {
   const e = (err ?? {}) as { type?: unknown; message?: unknown; data?: unknown };
   const data = e.data as { fields?: Array<{ field?: string; rule?: string }> } | Array<{ field?: string; type?: string }> | undefined;
-  const list = Array.isArray(data) ? data.map((f) => `${f.field}: ${f.type}`) : Array.isArray(data?.fields) ? data.fields.map((f) => `${f.field}: ${f.rule}`) : [];
+  const list = Array.isArray(data)
+    ? data.map((f) => `${f.field}: ${f.type}`)
+    : Array.isArray(data?.fields)
+      ? data.fields.map((f) => `${f.field}: ${f.rule}`)
+      : [];
   const code = typeof e.type === "string" && e.type ? `${e.type}: ` : "";
   const message = typeof e.message === "string" && e.message ? e.message : String(err);
   return `Error ${code}${message}${list.length ? ` [${list.join(", ")}]` : ""}`;
@@ -271,7 +325,10 @@ async function main(): Promise<void> {
   }
   broker.options.replCommands = forRepl(REPL_COMMANDS);
   await broker.start();
-  if (cfg.transporter || attached) await broker.waitForServices(["catalog", "ledger"], 10_000).catch(() => broker.logger.warn("The exchange's catalog and ledger are not reachable yet"));
+  if (cfg.transporter || attached)
+    await broker
+      .waitForServices(["catalog", "ledger"], 10_000)
+      .catch(() => broker.logger.warn("The exchange's catalog and ledger are not reachable yet"));
   broker.repl();
 }
 

@@ -22,7 +22,8 @@ type Command =
 function run(broker: ServiceBroker, m: Command): Promise<unknown> {
   switch (m.cmd) {
     case "fund":
-      if (typeof m.userId !== "string" || !Number.isSafeInteger(m.amount) || m.amount <= 0) throw new Error("fund needs userId and a positive integer amount");
+      if (typeof m.userId !== "string" || !Number.isSafeInteger(m.amount) || m.amount <= 0)
+        throw new Error("fund needs userId and a positive integer amount");
       // The same entry a confirmed deposit posts (test/support/trading.ts fund()).
       return call(broker, "ledger.post", {
         key: m.key ?? `test-deposit:${randomUUID()}`,

@@ -22,7 +22,15 @@ const AmmService = defineService<AmmThis>({
         const user = currentUser(ctx);
         const q = checkTradeQuantity(ctx.params.quantity);
         if (!q.ok) throw validationError(q.message, q.fields);
-        const r = await call(ctx, "book.route", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity: q.value, mode: "AMM", ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}) });
+        const r = await call(ctx, "book.route", {
+          marketId: ctx.params.marketId,
+          userId: user.id,
+          side: ctx.params.side,
+          outcome: ctx.params.outcome,
+          quantity: q.value,
+          mode: "AMM",
+          ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}),
+        });
         return tradeView(r);
       },
     },

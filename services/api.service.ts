@@ -9,7 +9,14 @@ import IORedis, { type Redis } from "ioredis";
 import { configOf, type AppConfig } from "../lib/config";
 import { verifyToken } from "../auth/tokens";
 import { successBody } from "../gateway/envelope";
-import { categoryLimit, decideRate, type RateCategory, type RateLimited, type RateLimitStore, type RouteRateLimit } from "../gateway/rate-limit";
+import {
+  categoryLimit,
+  decideRate,
+  type RateCategory,
+  type RateLimited,
+  type RateLimitStore,
+  type RouteRateLimit,
+} from "../gateway/rate-limit";
 import { errorAnswer, healthAnswer, serverTimeouts, setRateHeaders } from "../gateway/answers";
 import { bearerToken, checkOperatorKey, SessionCache } from "../gateway/sessions";
 import { idempotencyKeyHeader } from "../mixins/idempotency.middleware";
@@ -92,7 +99,11 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
      */
     health(this: ApiThis, res: ServerResponse, ready: boolean) {
       const base = { nodeID: this.broker.nodeID, uptime: Math.round(process.uptime()) };
-      const { status, body } = healthAnswer(this.broker.started, ready ? () => readiness(this.routedActions, (a) => this.broker.registry.actions.isAvailable(a)) : null, base);
+      const { status, body } = healthAnswer(
+        this.broker.started,
+        ready ? () => readiness(this.routedActions, (a) => this.broker.registry.actions.isAvailable(a)) : null,
+        base,
+      );
       res.setHeader("Content-Type", "application/json; charset=utf-8");
       res.setHeader("Cache-Control", "no-store");
       res.writeHead(status);
@@ -103,7 +114,9 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
     rateKey(this: ApiThis, req: Req, store: RateLimitStore): string {
       const token = bearerToken(req.headers.authorization);
       const claims = token ? verifyToken(this.cfg.jwtSecret, token) : null;
-      const key = claims ? `u:${claims.sub}` : `ip:${clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], this.proxies)}`;
+      const key = claims
+        ? `u:${claims.sub}`
+        : `ip:${clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], this.proxies)}`;
       store.expect(key, req);
       return key;
     },
@@ -162,13 +175,20 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
     const cfg = configOf(this.broker);
     this.cfg = cfg;
     // Embedded, the revocation event reaches the cache before a logout answers: confirmed sessions are kept.
-    this.sessions = new SessionCache({ verify: (token) => verifyToken(cfg.jwtSecret, token), isLive: (ctx, sid, userId) => call(ctx, "auth.checkSession", { sid, userId }) }, { keep: !cfg.transporter });
+    this.sessions = new SessionCache(
+      {
+        verify: (token) => verifyToken(cfg.jwtSecret, token),
+        isLive: (ctx, sid, userId) => call(ctx, "auth.checkSession", { sid, userId }),
+      },
+      { keep: !cfg.transporter },
+    );
     this.proxies = trustedProxies(cfg.trustedProxies);
     this.settings.port = cfg.port;
     this.settings.ip = cfg.host;
     if (cfg.redisUrl) this.redis = new IORedis(cfg.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
 
-    const rateLimit = (category: RateCategory) => categoryLimit<Req>(category, { windowMs: cfg.rateLimit.windowMs, limit: cfg.rateLimit[category] }, this.redis, this.rateKey);
+    const rateLimit = (category: RateCategory) =>
+      categoryLimit<Req>(category, { windowMs: cfg.rateLimit.windowMs, limit: cfg.rateLimit[category] }, this.redis, this.rateKey);
 
     const common = {
       mappingPolicy: "restrict",
@@ -178,7 +198,8 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
       onError: this.settings.onError,
       onBeforeCall(this: ApiThis, ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req, res: ServerResponse) {
         ctx.meta.origin = "gateway";
-        if (PROOF_ACTIONS.has(req.$alias?.action as string)) ctx.meta.proofDomain = proofDomain(this.cfg.appDomain, this.server.address() as AddressInfo);
+        if (PROOF_ACTIONS.has(req.$alias?.action as string))
+          ctx.meta.proofDomain = proofDomain(this.cfg.appDomain, this.server.address() as AddressInfo);
         // Idempotent writes (mixins/idempotency.middleware.ts) take the key from here.
         const key = idempotencyKeyHeader(req.headers);
         if (key !== undefined) ctx.meta.idempotencyKey = key;
@@ -229,21 +250,35 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
       { ...common, name: "read", path: "/api/v1" + GROUP_MOUNT.read, aliases: READ_ALIASES, rateLimit: rateLimit(GROUP_RATE.read) },
       // Only routes that can answer are registered (and listed in the log): the faucet exists on
       // the sandbox chain, the operator API with an operator key.
-      ...(cfg.chain === "sandbox" ? [{ ...common, name: "sandbox", path: "/api/v1" + GROUP_MOUNT.sandbox, aliases: SANDBOX_ALIASES, rateLimit: rateLimit(GROUP_RATE.sandbox) }] : []),
+      ...(cfg.chain === "sandbox"
+        ? [
+            {
+              ...common,
+              name: "sandbox",
+              path: "/api/v1" + GROUP_MOUNT.sandbox,
+              aliases: SANDBOX_ALIASES,
+              rateLimit: rateLimit(GROUP_RATE.sandbox),
+            },
+          ]
+        : []),
       // The operator API spends no category: it shows the read budget (GROUP_RATE.admin is null).
-      ...(cfg.adminKey ? [{
-        ...common,
-        name: "admin",
-        path: "/api/v1" + GROUP_MOUNT.admin,
-        aliases: ADMIN_ALIASES,
-        authentication: false,
-        async onBeforeCall(this: ApiThis, ctx: Context<unknown, RequestMeta>, route: unknown, req: Req, res: ServerResponse) {
-          ctx.meta.origin = "gateway";
-          await showReadBudget.call(this, ctx, route, req, res);
-          checkOperatorKey(req.headers["x-admin-key"], this.cfg.adminKey as string);
-          ctx.meta.admin = true;
-        },
-      }] : []),
+      ...(cfg.adminKey
+        ? [
+            {
+              ...common,
+              name: "admin",
+              path: "/api/v1" + GROUP_MOUNT.admin,
+              aliases: ADMIN_ALIASES,
+              authentication: false,
+              async onBeforeCall(this: ApiThis, ctx: Context<unknown, RequestMeta>, route: unknown, req: Req, res: ServerResponse) {
+                ctx.meta.origin = "gateway";
+                await showReadBudget.call(this, ctx, route, req, res);
+                checkOperatorKey(req.headers["x-admin-key"], this.cfg.adminKey as string);
+                ctx.meta.admin = true;
+              },
+            },
+          ]
+        : []),
     ];
     // What readiness checks: every action a route or the socket layer of this node calls.
     this.routedActions = [...ROUTED_ACTIONS, ...SOCKET_ACTIONS];
@@ -253,8 +288,24 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
       if (route.name === "read") this.readLimit = added.rateLimit as RouteRateLimit<Req>;
     }
     // The web app at / and the API documentation at /docs (gateway/web.ts), after every API route.
-    const site = WebSite.load(findWebBuild(), { chain: cfg.chain, testnet: cfg.ton.testnet, proofDomain: () => proofDomain(this.cfg.appDomain, this.server?.address() as AddressInfo | null) });
-    if (site) this.addRoute({ name: "web", path: "", mappingPolicy: "restrict", bodyParsers: false, aliases: site.aliases(), onBeforeCall: showReadBudget, onError: this.settings.onError }, true);
+    const site = WebSite.load(findWebBuild(), {
+      chain: cfg.chain,
+      testnet: cfg.ton.testnet,
+      proofDomain: () => proofDomain(this.cfg.appDomain, this.server?.address() as AddressInfo | null),
+    });
+    if (site)
+      this.addRoute(
+        {
+          name: "web",
+          path: "",
+          mappingPolicy: "restrict",
+          bodyParsers: false,
+          aliases: site.aliases(),
+          onBeforeCall: showReadBudget,
+          onError: this.settings.onError,
+        },
+        true,
+      );
     else this.logger.warn("The web app is not built (npm run build): / and /docs answer 404");
   },
 

@@ -104,7 +104,8 @@ const AuthService = defineService<AuthThis>({
     /** APP_DOMAIN when set, else the address of the gateway the request came through. */
     domainFor(this: AuthThis, ctx: AppContext): string {
       const domain = this.cfg.appDomain ?? ctx.meta.proofDomain;
-      if (!domain) throw new Errors.MoleculerServerError("No proof domain: set APP_DOMAIN, or log in through the gateway", 500, "NO_PROOF_DOMAIN");
+      if (!domain)
+        throw new Errors.MoleculerServerError("No proof domain: set APP_DOMAIN, or log in through the gateway", 500, "NO_PROOF_DOMAIN");
       return domain;
     },
 
@@ -120,7 +121,14 @@ const AuthService = defineService<AuthThis>({
   created() {
     this.cfg = configOf(this.broker);
     const { jwtSecret, telegramBotToken, telegramInitDataMaxAgeSec } = this.cfg;
-    this.auth = new Auth({ ...authStorePorts(() => this.stores), jwtSecret, telegramBotToken, telegramInitDataMaxAgeSec, newId, now: Date.now });
+    this.auth = new Auth({
+      ...authStorePorts(() => this.stores),
+      jwtSecret,
+      telegramBotToken,
+      telegramInitDataMaxAgeSec,
+      newId,
+      now: Date.now,
+    });
   },
 
   started() {

@@ -24,13 +24,12 @@ type BookThis = Service & {
   durability: DurabilityWatch;
 };
 
-
-
 /** Each order of a batch is checked like POST /orders' body. */
 const placeCheck = Validator.compile(rulesOf("PlaceOrderRequest")) as (v: unknown) => true | Array<{ field: string; type: string }>;
 
 /** A market stopped trading: its owner releases every resting order (book.halt). */
-const halt = (status: string) => (ctx: AppContext<{ marketId: string }>) => call(ctx, "book.halt", { marketId: ctx.params.marketId, status });
+const halt = (status: string) => (ctx: AppContext<{ marketId: string }>) =>
+  call(ctx, "book.halt", { marketId: ctx.params.marketId, status });
 
 function dropForeignMarkets(this: BookThis) {
   this.registry.dropForeignMarkets();
@@ -82,7 +81,9 @@ const BookService = defineService<BookThis>({
       ...internalAction("book.amendOrder"),
       handler(this: BookThis, ctx: AppContext<HandlerParams<"book.amendOrder">>): Answer<"book.amendOrder"> {
         const { orderId, userId, price, quantity, postOnly } = ctx.params;
-        return this.registry.onMarket(ctx.params.marketId, (actor) => actor.amend({ orderId, userId, price, quantity, postOnly })).catch(throwWire);
+        return this.registry
+          .onMarket(ctx.params.marketId, (actor) => actor.amend({ orderId, userId, price, quantity, postOnly }))
+          .catch(throwWire);
       },
     },
 
@@ -144,10 +145,14 @@ const BookService = defineService<BookThis>({
       handler(this: BookThis, ctx: AppContext<HandlerParams<"book.route">>): Answer<"book.route"> {
         const { userId, side, outcome, quantity, mode, idem } = ctx.params;
         // The answer (the trade's wire view) is journaled with the trade under the request's key.
-        return this.registry.onMarket(ctx.params.marketId, (actor) => actor.route({ userId, side, outcome, quantity, mode, ...(idem ? { idem: { ...idem, render: tradeView } } : {}) })).then((r) => {
-          if (idem) ctx.meta.idemJournaled = true;
-          return r;
-        }, throwWire);
+        return this.registry
+          .onMarket(ctx.params.marketId, (actor) =>
+            actor.route({ userId, side, outcome, quantity, mode, ...(idem ? { idem: { ...idem, render: tradeView } } : {}) }),
+          )
+          .then((r) => {
+            if (idem) ctx.meta.idemJournaled = true;
+            return r;
+          }, throwWire);
       },
     },
 
@@ -156,7 +161,9 @@ const BookService = defineService<BookThis>({
       ...internalAction("book.quote"),
       async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.quote">>): Promise<ActionResult<"book.quote">> {
         const { userId, side, outcome, quantity, mode } = ctx.params;
-        const plan = await this.registry.onMarket(ctx.params.marketId, (actor) => actor.quote({ userId, side, outcome, quantity, mode })).catch(throwWire);
+        const plan = await this.registry
+          .onMarket(ctx.params.marketId, (actor) => actor.quote({ userId, side, outcome, quantity, mode }))
+          .catch(throwWire);
         return { venue: plan.venue, filled: plan.filled, totalCost: plan.totalCost, fee: plan.fee, avgPrice: plan.avgPrice };
       },
     },
@@ -176,7 +183,11 @@ const BookService = defineService<BookThis>({
       async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.depth">>): Promise<ActionResult<"book.depth">> {
         const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
         if (!actor) throw notFound("Market");
-        return { seq: actor.book.seq, yes: levelView(actor.book.depth("YES", ctx.params.levels)), no: levelView(actor.book.depth("NO", ctx.params.levels)) };
+        return {
+          seq: actor.book.seq,
+          yes: levelView(actor.book.depth("YES", ctx.params.levels)),
+          no: levelView(actor.book.depth("NO", ctx.params.levels)),
+        };
       },
     },
 
@@ -228,7 +239,10 @@ const BookService = defineService<BookThis>({
   events: {
     // Lifecycle events reach one engine node (balanced); the owner of the market acts on them.
     "market.opened"(this: BookThis, ctx: AppContext<{ marketId: string }>) {
-      return call(ctx, "book.ensureMarket", { marketId: ctx.params.marketId }).then(() => undefined, (err) => this.logger.warn("market.opened", err));
+      return call(ctx, "book.ensureMarket", { marketId: ctx.params.marketId }).then(
+        () => undefined,
+        (err) => this.logger.warn("market.opened", err),
+      );
     },
     "market.closed": halt("closed"),
     "market.cancelled": halt("cancelled"),

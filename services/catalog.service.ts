@@ -1,6 +1,15 @@
 import { Errors, type Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { type ActionResult, type Answer, type HandlerParams, ID_PARAM, ISO_DATE_PATTERN, call, internalAction, routeAction } from "../contract";
+import {
+  type ActionResult,
+  type Answer,
+  type HandlerParams,
+  ID_PARAM,
+  ISO_DATE_PATTERN,
+  call,
+  internalAction,
+  routeAction,
+} from "../contract";
 import { configOf } from "../lib/config";
 import { WriteBatcher } from "../lib/serial";
 import { DomainError } from "../lib/errors";
@@ -35,7 +44,11 @@ type CatalogThis = Service &
     prints: WriteBatcher<MarketTradeEvent>;
     out(ctx: AppContext<unknown>): CatalogOut;
     quotes(ctx: AppContext<unknown>): QuoteSource;
-    transition(ctx: AppContext<{ id: string }>, command: MarketCommand, opts?: { result?: ResolveMarketParams["result"]; reason?: string }): Promise<MarketView>;
+    transition(
+      ctx: AppContext<{ id: string }>,
+      command: MarketCommand,
+      opts?: { result?: ResolveMarketParams["result"]; reason?: string },
+    ): Promise<MarketView>;
     dropMarketCache(marketId: string): Promise<void>;
   };
 
@@ -73,7 +86,10 @@ const CatalogService = defineService<CatalogThis>({
     /** GET /events/search: published events matching every word of `q`, best match first. */
     searchEvents: {
       ...routeAction("catalog.searchEvents"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.searchEvents">>): Promise<ActionResult<"catalog.searchEvents">> {
+      async handler(
+        this: CatalogThis,
+        ctx: AppContext<HandlerParams<"catalog.searchEvents">>,
+      ): Promise<ActionResult<"catalog.searchEvents">> {
         const { items, total } = await this.reads.searchEvents(ctx.params);
         return page(items, total, ctx.params.page, ctx.params.pageSize);
       },
@@ -99,7 +115,10 @@ const CatalogService = defineService<CatalogThis>({
     /** GET /markets/:marketId/price-history, built from recorded `market.trade` prints. */
     priceHistory: {
       ...routeAction("catalog.priceHistory"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.priceHistory">>): Promise<ActionResult<"catalog.priceHistory">> {
+      async handler(
+        this: CatalogThis,
+        ctx: AppContext<HandlerParams<"catalog.priceHistory">>,
+      ): Promise<ActionResult<"catalog.priceHistory">> {
         const { marketId, outcome, interval } = ctx.params;
         return this.reads.priceHistory(await this.catalog.market(marketId), outcome, interval);
       },
@@ -109,7 +128,10 @@ const CatalogService = defineService<CatalogThis>({
     getMarketInternal: {
       ...internalAction("catalog.getMarketInternal"),
       cache: { keys: ["marketId"], ttl: MARKET_CACHE_TTL_SEC },
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.getMarketInternal">>): Promise<ActionResult<"catalog.getMarketInternal">> {
+      async handler(
+        this: CatalogThis,
+        ctx: AppContext<HandlerParams<"catalog.getMarketInternal">>,
+      ): Promise<ActionResult<"catalog.getMarketInternal">> {
         return renderInternal(await this.catalog.market(ctx.params.marketId));
       },
     },
@@ -117,7 +139,10 @@ const CatalogService = defineService<CatalogThis>({
     /** Internal: titles of many markets at once (portfolio views); unknown ids are left out. */
     marketTitles: {
       ...internalAction("catalog.marketTitles"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.marketTitles">>): Promise<ActionResult<"catalog.marketTitles">> {
+      async handler(
+        this: CatalogThis,
+        ctx: AppContext<HandlerParams<"catalog.marketTitles">>,
+      ): Promise<ActionResult<"catalog.marketTitles">> {
         return this.reads.marketTitles(ctx.params.marketIds);
       },
     },
@@ -125,7 +150,10 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: a new event with 1..10 open markets. 409 DUPLICATE_EVENT on a reused externalEventId. */
     createEvent: {
       ...routeAction("catalog.createEvent"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.createEvent">>): Promise<ActionResult<"catalog.createEvent">> {
+      async handler(
+        this: CatalogThis,
+        ctx: AppContext<HandlerParams<"catalog.createEvent">>,
+      ): Promise<ActionResult<"catalog.createEvent">> {
         const { event, markets } = await this.catalog.createEvent(ctx.params, this.out(ctx));
         ctx.meta.$statusCode = 201;
         return this.reads.eventView(event, this.quotes(ctx), markets);
@@ -135,7 +163,10 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: display fields of an event, and market titles. Status changes have their own actions. */
     updateEvent: {
       ...routeAction("catalog.updateEvent"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.updateEvent">>): Promise<ActionResult<"catalog.updateEvent">> {
+      async handler(
+        this: CatalogThis,
+        ctx: AppContext<HandlerParams<"catalog.updateEvent">>,
+      ): Promise<ActionResult<"catalog.updateEvent">> {
         const { event, markets } = await this.catalog.updateEvent(ctx.params);
         return this.reads.eventView(event, this.quotes(ctx), markets);
       },

@@ -60,7 +60,8 @@ function ledgerOf(broker: ServiceBroker): ChainLedger {
     positions: async (account) => (await call(broker, "ledger.account", { account })).positions,
     holders: (marketId) => call(broker, "ledger.holders", { marketId }),
     conservation: () => call(broker, "ledger.conservation"),
-    markSettlement: async (tradeIds, status, txHash) => void (await call(broker, "ledger.markSettlement", txHash ? { tradeIds, status, txHash } : { tradeIds, status })),
+    markSettlement: async (tradeIds, status, txHash) =>
+      void (await call(broker, "ledger.markSettlement", txHash ? { tradeIds, status, txHash } : { tradeIds, status })),
     entriesAfter: (seq, limit) => call(broker, "ledger.entriesAfter", { seq, limit }),
   };
 }
@@ -83,7 +84,10 @@ const ChainService = defineService<ChainThis>({
     /** GET /deposit-address: allocated on first call, the same ever after. */
     depositAddress: {
       ...routeAction("chain.depositAddress"),
-      async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.depositAddress">>): Promise<ActionResult<"chain.depositAddress">> {
+      async handler(
+        this: ChainThis,
+        ctx: AppContext<HandlerParams<"chain.depositAddress">>,
+      ): Promise<ActionResult<"chain.depositAddress">> {
         const doc = await this.actor.run(() => this.cores.deposits.allocate(currentUser(ctx).id));
         return addressView(doc, this.port.testnet);
       },
@@ -111,7 +115,8 @@ const ChainService = defineService<ChainThis>({
       params: { withdrawalId: { type: "string", min: 1, max: 64 } },
       async handler(this: ChainThis, ctx: AppContext<{ withdrawalId: string }>): Promise<SubmissionResult> {
         const answer = await this.cores.withdrawals.answerOf(ctx.params.withdrawalId);
-        if (!answer) throw new DomainError("This withdrawal's outcome is being settled; retry shortly", 503, "SERVICE_UNAVAILABLE", { retryAfter: 2 });
+        if (!answer)
+          throw new DomainError("This withdrawal's outcome is being settled; retry shortly", 503, "SERVICE_UNAVAILABLE", { retryAfter: 2 });
         return answer;
       },
     },
@@ -139,11 +144,20 @@ const ChainService = defineService<ChainThis>({
         const amount = BigInt(ctx.params.amount);
         const max = asset === "TON" ? this.ccfg.faucetMaxNano : BigInt(this.ccfg.faucetMaxUsdt);
         if (amount < 1n) throw validationError("amount must be positive", [{ field: "amount", rule: "min" }]);
-        if (amount > max) throw validationError(`amount must be at most ${asset === "TON" ? tonLimitText(max) : usdtLimitText(max)}`, [{ field: "amount", rule: "max" }]);
+        if (amount > max)
+          throw validationError(`amount must be at most ${asset === "TON" ? tonLimitText(max) : usdtLimitText(max)}`, [
+            { field: "amount", rule: "max" },
+          ]);
         const userId = currentUser(ctx).id;
         const out = await this.actor.run(() => this.cores.sandboxDeposit(userId, (to) => sandbox.faucetSend(asset, to, amount)));
         ctx.meta.$statusCode = 202;
-        return { status: "accepted", txHash: out.txHash, asset, amount: amount.toString(), address: (await this.cores.addressOf(userId)).address };
+        return {
+          status: "accepted",
+          txHash: out.txHash,
+          asset,
+          amount: amount.toString(),
+          address: (await this.cores.addressOf(userId)).address,
+        };
       },
     },
 
@@ -172,7 +186,11 @@ const ChainService = defineService<ChainThis>({
       params: { owner: { type: "string", min: 3, max: 100 }, minter: { type: "string", optional: true } },
       async handler(this: ChainThis, ctx: AppContext<{ owner: string; minter?: string }>) {
         await this.actor.ready;
-        const b = await jettonBalance(this.port, Address.parse(ctx.params.owner), ctx.params.minter ? Address.parse(ctx.params.minter) : undefined);
+        const b = await jettonBalance(
+          this.port,
+          Address.parse(ctx.params.owner),
+          ctx.params.minter ? Address.parse(ctx.params.minter) : undefined,
+        );
         return b.toString();
       },
     },
@@ -222,7 +240,9 @@ const ChainService = defineService<ChainThis>({
         const sandbox = this.sandbox;
         if (!sandbox) throw notFound("Sandbox");
         const { userId, value, body } = ctx.params;
-        const out = await this.actor.run(() => this.cores.sandboxDeposit(userId, (to) => sandbox.injectFromOutsider(to, BigInt(value), body ? Cell.fromBase64(body) : null)));
+        const out = await this.actor.run(() =>
+          this.cores.sandboxDeposit(userId, (to) => sandbox.injectFromOutsider(to, BigInt(value), body ? Cell.fromBase64(body) : null)),
+        );
         return { txHash: out.txHash, from: sandbox.outsiderAddress().toRawString() };
       },
     },
@@ -263,7 +283,8 @@ const ChainService = defineService<ChainThis>({
   started(this: ChainThis) {
     const { ccfg, broker, actor } = this;
     // loadConfig settles it for a node that runs the chain (MASTER_SECRET or the data dir's).
-    if (!ccfg.masterSecret) throw new Error("no chain master secret: set MASTER_SECRET (loadConfig gives one to every node whose SERVICES include chain)");
+    if (!ccfg.masterSecret)
+      throw new Error("no chain master secret: set MASTER_SECRET (loadConfig gives one to every node whose SERVICES include chain)");
     const chain = openChain(this.cfg.chain, ccfg, new KeyRing(ccfg.masterSecret), this.cfg.dataDir, (msg) => this.logger.info(msg));
     this.port = chain.port;
     this.sandbox = chain.sandbox;
@@ -274,7 +295,10 @@ const ChainService = defineService<ChainThis>({
       config: ccfg,
       emit: (event, payload) => void broker.emit(event, payload),
       log: this.logger as Log,
-      notifier: { available: () => broker.registry.actions.isAvailable("notifier.tradeSettled"), tradeSettled: async (o) => void (await call(broker, "notifier.tradeSettled", o)) },
+      notifier: {
+        available: () => broker.registry.actions.isAvailable("notifier.tradeSettled"),
+        tradeSettled: async (o) => void (await call(broker, "notifier.tradeSettled", o)),
+      },
       metrics: {
         depositCredited: () => void broker.metrics.increment(METRIC.deposits),
         settlementLag: { enabled: () => broker.metrics.isEnabled(), observe: (s) => void broker.metrics.observe(METRIC.settlementLag, s) },
@@ -287,7 +311,9 @@ const ChainService = defineService<ChainThis>({
       await cores.watch().catch((err) => this.logger.warn("initial deposit scan failed:", (err as Error)?.message));
     });
     ready.catch((err) => this.logger.error("the chain could not start:", err));
-    ready.then(() => cores.eachPendingRefund((m) => actor.background(`refund:${m}`, () => redemptions.refundMarket(m)))).catch(() => undefined);
+    ready
+      .then(() => cores.eachPendingRefund((m) => actor.background(`refund:${m}`, () => redemptions.refundMarket(m))))
+      .catch(() => undefined);
     const every = (ms: number, name: string, task: () => Promise<unknown>) => {
       if (ms > 0) this.timers.push(setInterval(() => actor.background(name, task), ms));
     };

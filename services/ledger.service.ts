@@ -150,7 +150,11 @@ const LedgerService = defineService<LedgerThis>({
     /** Internal: a market's book commands after a journal position, in order (audits, tests). */
     bookEntries: {
       visibility: "public",
-      params: { marketId: "string", afterSeq: { type: "number", integer: true, min: 0 }, limit: { type: "number", integer: true, min: 1, max: 10000, optional: true, default: 10000 } },
+      params: {
+        marketId: "string",
+        afterSeq: { type: "number", integer: true, min: 0 },
+        limit: { type: "number", integer: true, min: 1, max: 10000, optional: true, default: 10000 },
+      },
       handler(this: LedgerThis, ctx: AppContext<{ marketId: string; afterSeq: number; limit: number }>): Promise<BookJournalDoc[]> {
         return this.desk.bookEntries(ctx.params.marketId, ctx.params.afterSeq, ctx.params.limit);
       },

@@ -93,7 +93,10 @@ const NotifierService = defineService<NotifierThis>({
      */
     tradeSettled: {
       ...internalAction("notifier.tradeSettled"),
-      async handler(this: NotifierThis, ctx: AppContext<HandlerParams<"notifier.tradeSettled">>): Promise<ActionResult<"notifier.tradeSettled">> {
+      async handler(
+        this: NotifierThis,
+        ctx: AppContext<HandlerParams<"notifier.tradeSettled">>,
+      ): Promise<ActionResult<"notifier.tradeSettled">> {
         return { created: await this.notifier.settle(ctx.params) };
       },
     },
@@ -146,9 +149,19 @@ const NotifierService = defineService<NotifierThis>({
     const cfg = configOf(this.broker);
     // The stores open when the service starts: read them at each call.
     const stores = () => this.stores;
-    const log = { info: (m: string) => this.logger.info(m), warn: (m: string, err?: unknown) => (err === undefined ? this.logger.warn(m) : this.logger.warn(m, err)) };
+    const log = {
+      info: (m: string) => this.logger.info(m),
+      warn: (m: string, err?: unknown) => (err === undefined ? this.logger.warn(m) : this.logger.warn(m, err)),
+    };
     this.delivery = cfg.telegramBotToken
-      ? new Delivery({ bot: grammyClient(cfg.telegramBotToken, cfg.telegramApiRoot), outbox: outboxOf(stores), policy: retryPolicy(cfg.notifierRetry), now: Date.now, after, log })
+      ? new Delivery({
+          bot: grammyClient(cfg.telegramBotToken, cfg.telegramApiRoot),
+          outbox: outboxOf(stores),
+          policy: retryPolicy(cfg.notifierRetry),
+          now: Date.now,
+          after,
+          log,
+        })
       : null;
     this.notifier = new Notifier({
       ...notifierStorePorts(stores),

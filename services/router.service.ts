@@ -9,7 +9,6 @@ import type { LivePrice } from "../models/catalog";
 
 type RouterThis = Service;
 
-
 /** POST /trade/market and POST /markets/:id/quote: the smart router, planned and executed in the market's actor. */
 const RouterService = defineService<RouterThis>({
   name: "router",
@@ -21,7 +20,15 @@ const RouterService = defineService<RouterThis>({
         const user = currentUser(ctx);
         const q = checkTradeQuantity(ctx.params.quantity);
         if (!q.ok) throw validationError(q.message, q.fields);
-        const r = await call(ctx, "book.route", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity: q.value, mode: "ROUTE", ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}) });
+        const r = await call(ctx, "book.route", {
+          marketId: ctx.params.marketId,
+          userId: user.id,
+          side: ctx.params.side,
+          outcome: ctx.params.outcome,
+          quantity: q.value,
+          mode: "ROUTE",
+          ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}),
+        });
         return tradeView(r);
       },
     },
@@ -34,7 +41,14 @@ const RouterService = defineService<RouterThis>({
         const q = checkTradeQuantity(ctx.params.quantity);
         if (!q.ok) throw validationError(q.message, q.fields);
         const mode = ctx.params.venue === "AMM" ? "AMM" : "ROUTE";
-        const plan = await call(ctx, "book.quote", { marketId: ctx.params.marketId, userId: user.id, side: ctx.params.side, outcome: ctx.params.outcome, quantity: q.value, mode });
+        const plan = await call(ctx, "book.quote", {
+          marketId: ctx.params.marketId,
+          userId: user.id,
+          side: ctx.params.side,
+          outcome: ctx.params.outcome,
+          quantity: q.value,
+          mode,
+        });
         return { estimatedPrice: plan.avgPrice, estimatedCost: String(plan.totalCost), source: plan.venue, fee: String(plan.fee) };
       },
     },

@@ -4,7 +4,8 @@ import type { TopOfBook } from "./order-views";
 
 const ceilTick = (num: bigint, den: bigint) => Number((num * 100n + den - 1n) / den);
 const floorTick = (num: bigint, den: bigint) => Number((num * 100n) / den);
-const better = (a: number | null, b: number | null, pick: (x: number, y: number) => number) => (a === null ? b : b === null ? a : pick(a, b));
+const better = (a: number | null, b: number | null, pick: (x: number, y: number) => number) =>
+  a === null ? b : b === null ? a : pick(a, b);
 const clampTick = (t: number | null) => (t === null ? null : Math.min(99, Math.max(1, t)));
 
 /**

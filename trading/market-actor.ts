@@ -2,7 +2,17 @@ import { OrderBook } from "../engine/book";
 import type { BookEvent, Order, OrderType, Outcome, Side } from "../engine/types";
 import { cost, formatTick, LOT, type FeeSchedule } from "../engine/money";
 import type { Posting } from "../engine/accounts";
-import { ammLegPostings, placementLock, poolFunding, releaseResting, restingHolds, settlePlacement, type CancelReasonCode, type Settlement, type TradeRecord } from "../engine/settlement";
+import {
+  ammLegPostings,
+  placementLock,
+  poolFunding,
+  releaseResting,
+  restingHolds,
+  settlePlacement,
+  type CancelReasonCode,
+  type Settlement,
+  type TradeRecord,
+} from "../engine/settlement";
 import { createPool, type PoolState } from "../engine/amm";
 import { planAmmOnly, planRoute, type RoutePlan } from "../engine/router";
 import { SerialQueue } from "../lib/serial";
@@ -54,7 +64,23 @@ export interface MarketPorts {
     /** A writer lease for this node; every earlier writer of the market is refused from now on. */
     acquire(marketId: string): Promise<MarketLease & { instance: string }>;
     /** Resting orders in time priority after `afterPrio` (the book as committed). */
-    restingOrders(marketId: string, afterPrio: number, limit: number): Promise<Array<{ orderId: string; userId: string; side: Side; outcome: Outcome; price: number; quantity: number; remaining: number; seq: number; clientOrderId?: string | null }>>;
+    restingOrders(
+      marketId: string,
+      afterPrio: number,
+      limit: number,
+    ): Promise<
+      Array<{
+        orderId: string;
+        userId: string;
+        side: Side;
+        outcome: Outcome;
+        price: number;
+        quantity: number;
+        remaining: number;
+        seq: number;
+        clientOrderId?: string | null;
+      }>
+    >;
     /** Applies the entry (answered once applied in the ledger's memory, not yet durable). */
     post(entry: LedgerPost): Promise<LedgerAck>;
     /** Resolves once the entry `seq` of ledger process `instance` is durable. */
@@ -195,7 +221,7 @@ export class MarketActor {
     const lease = await ports.ledger.acquire(marketId);
     const book = new OrderBook(marketId, { startSeq: lease.bookSeq });
     const clientIds: Array<[string, string]> = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await ports.ledger.restingOrders(marketId, after, REBUILD_PAGE);
       for (const o of page) {
         book.restore(o);
@@ -212,7 +238,14 @@ export class MarketActor {
     // journal makes it happen once, whichever node or restart gets there first.
     if (!actor.pool && market && market.status === "open" && market.ammLiquidity > 0) {
       const L = market.ammLiquidity;
-      await actor.run(async () => ({ value: undefined, committed: await actor.commit({ type: "ammFund", liquidity: L }, { postings: poolFunding(marketId, L), trades: [], fills: [], orders: [] }, { bookSeq: book.seq, pool: createPool(L) }) }));
+      await actor.run(async () => ({
+        value: undefined,
+        committed: await actor.commit(
+          { type: "ammFund", liquidity: L },
+          { postings: poolFunding(marketId, L), trades: [], fills: [], orders: [] },
+          { bookSeq: book.seq, pool: createPool(L) },
+        ),
+      }));
     }
     return actor;
   }
@@ -237,16 +270,31 @@ export class MarketActor {
   place(cmd: PlaceCommand): Promise<PlaceResult> {
     return this.run(async () => {
       this.ensureWritable();
-      if (this.status !== "open") throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; orders are not accepted`);
+      if (this.status !== "open")
+        throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; orders are not accepted`);
       const createdAt = new Date().toISOString();
-      const order: Order = { orderId: this.ports.newId("ord"), userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, price: cmd.price, quantity: cmd.quantity, orderType: cmd.orderType };
+      const order: Order = {
+        orderId: this.ports.newId("ord"),
+        userId: cmd.userId,
+        side: cmd.side,
+        outcome: cmd.outcome,
+        price: cmd.price,
+        quantity: cmd.quantity,
+        orderType: cmd.orderType,
+      };
       // A post-only order only adds liquidity: meeting anything resting at once refuses it whole.
-      if (cmd.postOnly && this.book.crosses(order)) throw new TradingError("rejected", "POST_ONLY_WOULD_CROSS", "A post-only order may not execute at once; nothing was placed");
+      if (cmd.postOnly && this.book.crosses(order))
+        throw new TradingError("rejected", "POST_ONLY_WOULD_CROSS", "A post-only order may not execute at once; nothing was placed");
       // Matched on a preview first: the book changes only once the ledger took the money.
       const events = this.book.preview(order);
       const rejected = events.find((e) => e.type === "rejected");
       if (rejected && rejected.type === "rejected") {
-        if (rejected.reason === "FOK_NOT_FILLED") throw new TradingError("rejected", "FOK_NOT_FILLED", "Not enough liquidity to fill the whole FOK order at this price; nothing was executed");
+        if (rejected.reason === "FOK_NOT_FILLED")
+          throw new TradingError(
+            "rejected",
+            "FOK_NOT_FILLED",
+            "Not enough liquidity to fill the whole FOK order at this price; nothing was executed",
+          );
         throw new TradingError("rejected", "ORDER_REJECTED", `Order rejected: ${rejected.reason}`);
       }
       const lock = placementLock(order, this.marketId, order.userId, this.ports.fees);
@@ -266,16 +314,27 @@ export class MarketActor {
         fills: events.flatMap((e) => (e.type === "fill" ? [{ price: formatTick(e.takerPrice), quantity: String(e.quantity) }] : [])),
         createdAt,
       };
-      const placed = { ...order, createdAt, prio: events[0].seq, ...(cmd.clientOrderId ? { clientOrderId: cmd.clientOrderId } : {}), ...(cmd.expiresAt ? { expiresAt: cmd.expiresAt } : {}), ...(cmd.postOnly ? { postOnly: true } : {}) };
-      const committed = await this.commit({ type: "place", order: placed }, { ...s, postings: [...lock, ...s.postings] }, {
-        bookSeq: events[events.length - 1].seq,
-        checkAfter: lock.length,
-        idem: idemRecord(cmd.idem, value),
-        onApplied: () => {
-          this.book.place(order);
-          if (cmd.clientOrderId) this.clientIds.set(order.orderId, cmd.clientOrderId);
+      const placed = {
+        ...order,
+        createdAt,
+        prio: events[0].seq,
+        ...(cmd.clientOrderId ? { clientOrderId: cmd.clientOrderId } : {}),
+        ...(cmd.expiresAt ? { expiresAt: cmd.expiresAt } : {}),
+        ...(cmd.postOnly ? { postOnly: true } : {}),
+      };
+      const committed = await this.commit(
+        { type: "place", order: placed },
+        { ...s, postings: [...lock, ...s.postings] },
+        {
+          bookSeq: events[events.length - 1].seq,
+          checkAfter: lock.length,
+          idem: idemRecord(cmd.idem, value),
+          onApplied: () => {
+            this.book.place(order);
+            if (cmd.clientOrderId) this.clientIds.set(order.orderId, cmd.clientOrderId);
+          },
         },
-      });
+      );
       return { value, committed };
     });
   }
@@ -301,12 +360,16 @@ export class MarketActor {
         if (o.side === "BUY") released += (p[0] as { available?: number }).available ?? 0;
         orders.push({ orderId: o.orderId, userId: o.userId, filledDelta: 0, remaining: 0, status, holds: 0, reason });
       }
-      const committed = await this.commit({ type: "cancelMany", userId: userId ?? "*", reason }, { postings, trades: [], fills: [], orders }, {
-        bookSeq: this.book.seq + targets.length,
-        onApplied: () => {
-          for (const o of targets) this.book.cancel(o.orderId, o.userId);
+      const committed = await this.commit(
+        { type: "cancelMany", userId: userId ?? "*", reason },
+        { postings, trades: [], fills: [], orders },
+        {
+          bookSeq: this.book.seq + targets.length,
+          onApplied: () => {
+            for (const o of targets) this.book.cancel(o.orderId, o.userId);
+          },
         },
-      });
+      );
       return { value: { cancelled: targets.map((o) => o.orderId), releasedAmount: released }, committed };
     });
   }
@@ -319,7 +382,8 @@ export class MarketActor {
   amend(cmd: AmendCommand): Promise<PlaceResult> {
     return this.run(async () => {
       this.ensureWritable();
-      if (this.status !== "open") throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; orders cannot be amended`);
+      if (this.status !== "open")
+        throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; orders cannot be amended`);
       const o = this.book.getOrder(cmd.orderId);
       if (!o || o.userId !== cmd.userId) throw new TradingError("not_found", "ORDER_NOT_FOUND", "Order not found");
       const price = cmd.price ?? o.price;
@@ -328,7 +392,14 @@ export class MarketActor {
       const createdAt = new Date().toISOString();
       const base = { orderId: o.orderId, createdAt, fills: [], tradeId: null, totalCost: 0, fee: 0, cancelledQuantity: 0 };
       if (price === o.price && remaining === o.remaining) {
-        return { value: { ...base, status: filledBefore ? "partially_filled" : "open", filledQuantity: 0, remainingQuantity: remaining } as PlaceResult };
+        return {
+          value: {
+            ...base,
+            status: filledBefore ? "partially_filled" : "open",
+            filledQuantity: 0,
+            remainingQuantity: remaining,
+          } as PlaceResult,
+        };
       }
       if (price === o.price && remaining < o.remaining) {
         // Down in place: priority kept, the difference released.
@@ -338,17 +409,46 @@ export class MarketActor {
         const status: OrderStatus = filledBefore ? "partially_filled" : "open";
         const committed = await this.commit(
           { type: "amend", orderId: o.orderId, userId: o.userId, price, quantity: remaining, keepsPriority: true },
-          { postings: [...release, ...hold], trades: [], fills: [], orders: [{ orderId: o.orderId, userId: o.userId, filledDelta: 0, remaining, status, holds: restingHolds(o.side, o.price, remaining, this.ports.fees), quantity: filledBefore + remaining }] },
+          {
+            postings: [...release, ...hold],
+            trades: [],
+            fills: [],
+            orders: [
+              {
+                orderId: o.orderId,
+                userId: o.userId,
+                filledDelta: 0,
+                remaining,
+                status,
+                holds: restingHolds(o.side, o.price, remaining, this.ports.fees),
+                quantity: filledBefore + remaining,
+              },
+            ],
+          },
           { bookSeq: this.book.seq, onApplied: () => this.book.reduce(o.orderId, o.userId, remaining) },
         );
         return { value: { ...base, status, filledQuantity: 0, remainingQuantity: remaining }, committed };
       }
       // Priority lost: the old rest is cancelled and the new terms placed under the same id.
-      const order: Order = { orderId: o.orderId, userId: o.userId, side: o.side, outcome: o.outcome, price, quantity: remaining, orderType: "GTC" };
-      if (cmd.postOnly && this.book.crosses(order, o.orderId)) throw new TradingError("rejected", "POST_ONLY_WOULD_CROSS", "The amended post-only order would execute at once; the order stands unchanged");
+      const order: Order = {
+        orderId: o.orderId,
+        userId: o.userId,
+        side: o.side,
+        outcome: o.outcome,
+        price,
+        quantity: remaining,
+        orderType: "GTC",
+      };
+      if (cmd.postOnly && this.book.crosses(order, o.orderId))
+        throw new TradingError(
+          "rejected",
+          "POST_ONLY_WOULD_CROSS",
+          "The amended post-only order would execute at once; the order stands unchanged",
+        );
       const events = this.book.preview(order, { replacing: true });
       const rejected = events.find((e) => e.type === "rejected");
-      if (rejected && rejected.type === "rejected") throw new TradingError("rejected", "ORDER_REJECTED", `Amend rejected: ${rejected.reason}`);
+      if (rejected && rejected.type === "rejected")
+        throw new TradingError("rejected", "ORDER_REJECTED", `Amend rejected: ${rejected.reason}`);
       const release = releaseResting(o.side, o.outcome, o.price, o.remaining, this.marketId, o.userId, this.ports.fees);
       const lock = placementLock(order, this.marketId, o.userId, this.ports.fees);
       // The first event is the old rest's cancel (accounted for above); the rest is a new placement.
@@ -362,16 +462,20 @@ export class MarketActor {
         if (mine.status === "open" && filled > 0) mine.status = "partially_filled";
       }
       const takerTrade = s.trades.find((t) => t.role === "taker");
-      const committed = await this.commit({ type: "amend", orderId: o.orderId, userId: o.userId, price, quantity: remaining, keepsPriority: false }, { ...s, postings: [...release, ...lock, ...s.postings] }, {
-        bookSeq: events[events.length - 1].seq,
-        checkAfter: release.length + lock.length,
-        onApplied: () => {
-          this.book.cancel(o.orderId, o.userId);
-          this.book.place(order);
-          // The order keeps its fills: its size is what it filled before plus its new rest.
-          this.book.setQuantity(o.orderId, filledBefore + remaining);
+      const committed = await this.commit(
+        { type: "amend", orderId: o.orderId, userId: o.userId, price, quantity: remaining, keepsPriority: false },
+        { ...s, postings: [...release, ...lock, ...s.postings] },
+        {
+          bookSeq: events[events.length - 1].seq,
+          checkAfter: release.length + lock.length,
+          onApplied: () => {
+            this.book.cancel(o.orderId, o.userId);
+            this.book.place(order);
+            // The order keeps its fills: its size is what it filled before plus its new rest.
+            this.book.setQuantity(o.orderId, filledBefore + remaining);
+          },
         },
-      });
+      );
       return {
         value: {
           ...base,
@@ -394,10 +498,20 @@ export class MarketActor {
     const r =
       cmd.mode === "AMM"
         ? planAmmOnly(order, this.pool, this.ports.ammFeeBps)
-        : planRoute(order, { levels: this.book.sweep(cmd.side, cmd.outcome, cmd.quantity, { excludeUserId: cmd.userId }).levels, takerBps: this.ports.fees.takerBps, pool: this.pool, ammFeeBps: this.ports.ammFeeBps });
+        : planRoute(order, {
+            levels: this.book.sweep(cmd.side, cmd.outcome, cmd.quantity, { excludeUserId: cmd.userId }).levels,
+            takerBps: this.ports.fees.takerBps,
+            pool: this.pool,
+            ammFeeBps: this.ports.ammFeeBps,
+          });
     if (!r.ok) {
-      if (r.reason === "INSUFFICIENT_LIQUIDITY" && cmd.mode === "AMM" && !this.pool) throw new TradingError("rejected", "NO_AMM", "This market has no AMM pool");
-      throw new TradingError("rejected", r.reason === "INSUFFICIENT_LIQUIDITY" ? "INSUFFICIENT_LIQUIDITY" : r.reason, `Cannot fill the whole quantity: ${r.reason}`);
+      if (r.reason === "INSUFFICIENT_LIQUIDITY" && cmd.mode === "AMM" && !this.pool)
+        throw new TradingError("rejected", "NO_AMM", "This market has no AMM pool");
+      throw new TradingError(
+        "rejected",
+        r.reason === "INSUFFICIENT_LIQUIDITY" ? "INSUFFICIENT_LIQUIDITY" : r.reason,
+        `Cannot fill the whole quantity: ${r.reason}`,
+      );
     }
     return r;
   }
@@ -418,12 +532,21 @@ export class MarketActor {
   route(cmd: RouteCommand): Promise<RouteExecution> {
     return this.run(async () => {
       this.ensureWritable();
-      if (this.status !== "open") throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; trades are not accepted`);
+      if (this.status !== "open")
+        throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; trades are not accepted`);
       const plan = this.plan(cmd);
       const orderId = this.ports.newId("ord");
       const bookQty = plan.legs.book.reduce((a, l) => a + l.quantity, 0);
       const worst = plan.legs.book.length ? plan.legs.book[plan.legs.book.length - 1].price : 0;
-      const bookOrder: Order = { orderId, userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, price: worst, quantity: bookQty, orderType: "FOK" };
+      const bookOrder: Order = {
+        orderId,
+        userId: cmd.userId,
+        side: cmd.side,
+        outcome: cmd.outcome,
+        price: worst,
+        quantity: bookQty,
+        orderType: "FOK",
+      };
       const amm = plan.legs.amm;
 
       const lock: Posting[] = [];
@@ -442,7 +565,8 @@ export class MarketActor {
       if (bookQty) {
         events = this.book.preview(bookOrder);
         // Cannot happen while the plan was made inside this command; refuse cleanly if it does.
-        if (events.some((e) => e.type === "rejected")) throw new TradingError("conflict", "BOOK_CHANGED", "The book changed; nothing was executed");
+        if (events.some((e) => e.type === "rejected"))
+          throw new TradingError("conflict", "BOOK_CHANGED", "The book changed; nothing was executed");
         const bs = settlePlacement(this.marketId, bookOrder, events, this.ports.fees, this.ports.newId);
         const taker = bs.trades.find((t) => t.role === "taker");
         bookCash = taker?.totalCost ?? 0;
@@ -475,32 +599,56 @@ export class MarketActor {
         fillIds,
       };
       s.trades.push(trade);
-      const value: RouteExecution = { tradeId: trade.tradeId, venue: plan.venue, filledQuantity: trade.filledQuantity, totalCost: trade.totalCost, fee: trade.fee, avgPrice: plan.avgPrice };
-      const committed = await this.commit({ type: "route", orderId, userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, quantity: cmd.quantity, mode: cmd.mode }, s, {
-        idem: idemRecord(cmd.idem, value),
-        bookSeq: events.length ? events[events.length - 1].seq : this.book.seq,
-        checkAfter: lock.length,
-        pool: amm ? amm.newState : undefined,
-        amm: ammPrint,
-        onApplied: () => {
-          if (bookQty) this.book.place(bookOrder);
+      const value: RouteExecution = {
+        tradeId: trade.tradeId,
+        venue: plan.venue,
+        filledQuantity: trade.filledQuantity,
+        totalCost: trade.totalCost,
+        fee: trade.fee,
+        avgPrice: plan.avgPrice,
+      };
+      const committed = await this.commit(
+        { type: "route", orderId, userId: cmd.userId, side: cmd.side, outcome: cmd.outcome, quantity: cmd.quantity, mode: cmd.mode },
+        s,
+        {
+          idem: idemRecord(cmd.idem, value),
+          bookSeq: events.length ? events[events.length - 1].seq : this.book.seq,
+          checkAfter: lock.length,
+          pool: amm ? amm.newState : undefined,
+          amm: ammPrint,
+          onApplied: () => {
+            if (bookQty) this.book.place(bookOrder);
+          },
         },
-      });
+      );
       return { value, committed };
     });
   }
 
   /** Cancel one resting order of `userId`; ORDER_NOT_FOUND for unknown or someone else's. */
-  cancel(orderId: string, userId: string, reason: CancelReasonCode = "user"): Promise<{ orderId: string; status: "cancelled"; cancelledQuantity: number; releasedAmount: number }> {
+  cancel(
+    orderId: string,
+    userId: string,
+    reason: CancelReasonCode = "user",
+  ): Promise<{ orderId: string; status: "cancelled"; cancelledQuantity: number; releasedAmount: number }> {
     return this.run(async () => {
       this.ensureWritable();
       const o = this.book.getOrder(orderId);
       if (!o || o.userId !== userId) throw new TradingError("not_found", "ORDER_NOT_FOUND", "Order not found");
       const postings = releaseResting(o.side, o.outcome, o.price, o.remaining, this.marketId, o.userId, this.ports.fees);
-      const committed = await this.commit({ type: "cancel", orderId, userId }, { postings, trades: [], fills: [], orders: [{ orderId, userId, filledDelta: 0, remaining: 0, status: "cancelled", holds: 0, reason }] }, {
-        bookSeq: this.book.seq + 1,
-        onApplied: () => this.book.cancel(orderId, userId),
-      });
+      const committed = await this.commit(
+        { type: "cancel", orderId, userId },
+        {
+          postings,
+          trades: [],
+          fills: [],
+          orders: [{ orderId, userId, filledDelta: 0, remaining: 0, status: "cancelled", holds: 0, reason }],
+        },
+        {
+          bookSeq: this.book.seq + 1,
+          onApplied: () => this.book.cancel(orderId, userId),
+        },
+      );
       const released = o.side === "BUY" ? ((postings[0] as { available?: number }).available ?? 0) : 0;
       return { value: { orderId, status: "cancelled" as const, cancelledQuantity: o.remaining, releasedAmount: released }, committed };
     });
@@ -511,17 +659,22 @@ export class MarketActor {
     return this.run(async () => {
       this.status = status;
       if (this.fenced || this.book.size === 0) return { value: 0 };
-      const reason: CancelReasonCode = status === "cancelled" ? "market_cancelled" : status === "resolved" ? "market_resolved" : "market_closed";
+      const reason: CancelReasonCode =
+        status === "cancelled" ? "market_cancelled" : status === "resolved" ? "market_resolved" : "market_closed";
       const postings: Posting[] = [];
       const orders: BookJournalDoc["orders"] = [];
       for (const o of this.book.openOrders()) {
         postings.push(...releaseResting(o.side, o.outcome, o.price, o.remaining, this.marketId, o.userId, this.ports.fees));
         orders.push({ orderId: o.orderId, userId: o.userId, filledDelta: 0, remaining: 0, status: "cancelled", holds: 0, reason });
       }
-      const committed = await this.commit({ type: "cancelAll", reason }, { postings, trades: [], fills: [], orders }, {
-        bookSeq: this.book.seq + orders.length,
-        onApplied: () => this.book.cancelAll("MARKET_CLOSED"),
-      });
+      const committed = await this.commit(
+        { type: "cancelAll", reason },
+        { postings, trades: [], fills: [], orders },
+        {
+          bookSeq: this.book.seq + orders.length,
+          onApplied: () => this.book.cancelAll("MARKET_CLOSED"),
+        },
+      );
       return { value: orders.length, committed };
     });
   }
@@ -541,7 +694,15 @@ export class MarketActor {
    */
   exitQuote(outcome: Outcome, quantity: number, side: Side = "SELL", excludeUserId?: string): { filled: number; proceeds: number } {
     if (this.pool && quantity > 0) {
-      const r = planRoute({ side, outcome, quantity }, { levels: this.book.sweep(side, outcome, quantity, { excludeUserId }).levels, takerBps: this.ports.fees.takerBps, pool: this.pool, ammFeeBps: this.ports.ammFeeBps });
+      const r = planRoute(
+        { side, outcome, quantity },
+        {
+          levels: this.book.sweep(side, outcome, quantity, { excludeUserId }).levels,
+          takerBps: this.ports.fees.takerBps,
+          pool: this.pool,
+          ammFeeBps: this.ports.ammFeeBps,
+        },
+      );
       if (r.ok) return { filled: r.filled, proceeds: r.totalCost };
     }
     const sw = this.book.sweep(side, outcome, quantity, { excludeUserId });
@@ -560,22 +721,47 @@ export class MarketActor {
    * changes the book, which must arrive exactly at `bookSeq`. The caller acknowledges only after
    * `afterCommit` (outside this actor's queue, so commands pipeline while the ledger writes).
    */
-  private async commit(command: BookCommand, s: Settlement, opts: { bookSeq: number; checkAfter?: number; pool?: PoolState; amm?: AmmPrint; idem?: IdemRecord; onApplied?: () => void }): Promise<Committed> {
+  private async commit(
+    command: BookCommand,
+    s: Settlement,
+    opts: { bookSeq: number; checkAfter?: number; pool?: PoolState; amm?: AmmPrint; idem?: IdemRecord; onApplied?: () => void },
+  ): Promise<Committed> {
     const seq = this.journalSeq + 1;
-    const doc: BookJournalDoc = { marketId: this.marketId, seq, epoch: this.lease.epoch, bookSeq: opts.bookSeq, node: this.ports.nodeID, command, fills: s.fills, orders: s.orders, at: new Date().toISOString() };
+    const doc: BookJournalDoc = {
+      marketId: this.marketId,
+      seq,
+      epoch: this.lease.epoch,
+      bookSeq: opts.bookSeq,
+      node: this.ports.nodeID,
+      command,
+      fills: s.fills,
+      orders: s.orders,
+      at: new Date().toISOString(),
+    };
     if (opts.pool) doc.pool = { yes: opts.pool.yes, no: opts.pool.no };
     if (opts.amm) doc.amm = opts.amm;
     const parts = splitCommand(doc, s, opts.checkAfter ?? 0);
     let ack!: LedgerAck;
     try {
       if (parts.length === 1) {
-        ack = await this.ports.ledger.post({ key: `book:${this.marketId}:${seq}`, postings: s.postings, checkAfter: opts.checkAfter || undefined, trades: s.trades, book: doc, ...(opts.idem ? { idem: opts.idem } : {}) });
+        ack = await this.ports.ledger.post({
+          key: `book:${this.marketId}:${seq}`,
+          postings: s.postings,
+          checkAfter: opts.checkAfter || undefined,
+          trades: s.trades,
+          book: doc,
+          ...(opts.idem ? { idem: opts.idem } : {}),
+        });
       } else {
         // One command, several bounded entries: the ledger applies them together, all or none.
         const group = `${this.marketId}:${seq}:${this.lease.epoch}`;
         for (let i = 0; i < parts.length; i++) {
           const last = i === parts.length - 1;
-          ack = await this.ports.ledger.post({ ...parts[i], part: { group, index: i, count: parts.length }, ...(last && opts.idem ? { idem: opts.idem } : {}) });
+          ack = await this.ports.ledger.post({
+            ...parts[i],
+            part: { group, index: i, count: parts.length },
+            ...(last && opts.idem ? { idem: opts.idem } : {}),
+          });
         }
       }
     } catch (err) {
@@ -584,7 +770,13 @@ export class MarketActor {
       // The code is `type` on a broker error, `code` on the ledger core's own.
       const e = err as { type?: unknown; code?: unknown };
       const code = typeof e.type === "string" ? e.type : typeof e.code === "string" ? e.code : undefined;
-      if (code !== "INSUFFICIENT_BALANCE" && code !== "INSUFFICIENT_SHARES" && code !== "DUPLICATE_CLIENT_ORDER_ID" && code !== "IDEMPOTENCY_KEY_REUSED") this.fenced = true;
+      if (
+        code !== "INSUFFICIENT_BALANCE" &&
+        code !== "INSUFFICIENT_SHARES" &&
+        code !== "DUPLICATE_CLIENT_ORDER_ID" &&
+        code !== "IDEMPOTENCY_KEY_REUSED"
+      )
+        this.fenced = true;
       throw err;
     }
     this.journalSeq = seq + parts.length - 1;
@@ -593,7 +785,11 @@ export class MarketActor {
     if (this.book.seq !== doc.bookSeq) {
       // The ledger holds the truth: rebuild from it.
       this.fenced = true;
-      throw new TradingError("internal", "BOOK_DIVERGED", `The book of ${this.marketId} did not execute as previewed; it is rebuilt from the ledger`);
+      throw new TradingError(
+        "internal",
+        "BOOK_DIVERGED",
+        `The book of ${this.marketId} did not execute as previewed; it is rebuilt from the ledger`,
+      );
     }
     return { doc, ack };
   }
@@ -630,7 +826,10 @@ export const MAX_PER_ENTRY = 500;
 export function splitCommand(doc: BookJournalDoc, s: Settlement, checkAfter: number): LedgerPost[] {
   const n = Math.max(s.fills.length, s.trades.length, s.orders.length);
   const count = Math.ceil(n / MAX_PER_ENTRY);
-  if (count <= 1) return [{ key: `book:${doc.marketId}:${doc.seq}`, postings: s.postings, checkAfter: checkAfter || undefined, trades: s.trades, book: doc }];
+  if (count <= 1)
+    return [
+      { key: `book:${doc.marketId}:${doc.seq}`, postings: s.postings, checkAfter: checkAfter || undefined, trades: s.trades, book: doc },
+    ];
   // Boundaries of part i: [at(i), at(i + 1)); the first part holds at least `least` items.
   const cut = (len: number, i: number, least = 0) => (i === 0 ? 0 : i === count ? len : Math.max(least, Math.floor((len * i) / count)));
   const slice = <T>(a: T[], i: number, least = 0): T[] => a.slice(cut(a.length, i, least), cut(a.length, i + 1, least));
@@ -639,12 +838,24 @@ export function splitCommand(doc: BookJournalDoc, s: Settlement, checkAfter: num
     const last = i === count - 1;
     // The lock must be whole in the first part (it is checked there).
     const postings = slice(s.postings, i, checkAfter);
-    const book: BookJournalDoc = { ...doc, seq: doc.seq + i, command: last ? doc.command : { type: "part", of: doc.seq + count - 1 }, fills: slice(s.fills, i), orders: slice(s.orders, i) };
+    const book: BookJournalDoc = {
+      ...doc,
+      seq: doc.seq + i,
+      command: last ? doc.command : { type: "part", of: doc.seq + count - 1 },
+      fills: slice(s.fills, i),
+      orders: slice(s.orders, i),
+    };
     if (!last) {
       delete book.pool;
       delete book.amm;
     }
-    parts.push({ key: `book:${doc.marketId}:${doc.seq + i}`, postings, checkAfter: i === 0 && checkAfter ? checkAfter : undefined, trades: slice(s.trades, i), book });
+    parts.push({
+      key: `book:${doc.marketId}:${doc.seq + i}`,
+      postings,
+      checkAfter: i === 0 && checkAfter ? checkAfter : undefined,
+      trades: slice(s.trades, i),
+      book,
+    });
   }
   return parts;
 }

@@ -18,7 +18,12 @@ export type RouteRequest = Omit<RouteCommand, "idem"> & { marketId: string; idem
 /** A market order's quantity (digits, checked by the validator): whole lots. */
 export function checkTradeQuantity(raw: string): Checked<number> {
   const q = Number(raw);
-  if (!isLotQuantity(q)) return { ok: false, message: `quantity must be a positive multiple of ${LOT} micro-units`, fields: [{ field: "quantity", rule: "lot" }] };
+  if (!isLotQuantity(q))
+    return {
+      ok: false,
+      message: `quantity must be a positive multiple of ${LOT} micro-units`,
+      fields: [{ field: "quantity", rule: "lot" }],
+    };
   return { ok: true, value: q };
 }
 

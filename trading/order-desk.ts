@@ -70,7 +70,10 @@ export class OrderDesk<C> {
   placeOne(c: C, userId: string, p: PlaceOrderParams, idem?: IdemKey): Promise<PlaceView> {
     const checked = checkOrder(p, this.ports.now());
     if (!checked.ok) return Promise.reject(invalid(checked.message, checked.fields));
-    return this.placeOnOwner(c, idem ? { marketId: p.marketId, userId, terms: checked.value, idem } : { marketId: p.marketId, userId, terms: checked.value });
+    return this.placeOnOwner(
+      c,
+      idem ? { marketId: p.marketId, userId, terms: checked.value, idem } : { marketId: p.marketId, userId, terms: checked.value },
+    );
   }
 
   /**
@@ -97,7 +100,18 @@ export class OrderDesk<C> {
   placeHere(c: C, p: PlaceTerms): Promise<PlaceView> {
     const { terms: t, userId, idem } = p;
     const render = (r: PlaceResult) => placeView(t, r);
-    const cmd: PlaceCommand = { userId, side: t.side, outcome: t.outcome, orderType: t.orderType, price: t.price, quantity: t.quantity, expiresAt: t.expiresAt, postOnly: t.postOnly, clientOrderId: t.clientOrderId, idem: idem ? { ...idem, render } : undefined };
+    const cmd: PlaceCommand = {
+      userId,
+      side: t.side,
+      outcome: t.outcome,
+      orderType: t.orderType,
+      price: t.price,
+      quantity: t.quantity,
+      expiresAt: t.expiresAt,
+      postOnly: t.postOnly,
+      clientOrderId: t.clientOrderId,
+      idem: idem ? { ...idem, render } : undefined,
+    };
     return this.ports.place(t.marketId, cmd).then((r) => {
       if (idem) this.ports.journaled(c);
       return render(r);
@@ -115,13 +129,22 @@ export class OrderDesk<C> {
       const body = orders[i];
       const check = this.ports.checkShape(body);
       if (check !== true) {
-        results.push({ ok: false, error: { code: "VALIDATION_ERROR", message: "Parameters validation error", fields: check.map((f) => ({ field: `orders[${i}].${f.field}`, rule: f.type })) } });
+        results.push({
+          ok: false,
+          error: {
+            code: "VALIDATION_ERROR",
+            message: "Parameters validation error",
+            fields: check.map((f) => ({ field: `orders[${i}].${f.field}`, rule: f.type })),
+          },
+        });
         continue;
       }
       const p = body as PlaceOrderParams;
       const key = idem ? { ...idem, key: `${idem.key}#${i}` } : undefined;
       try {
-        const order = key ? await this.ports.withIdempotency(c, key, () => this.placeOne(c, userId, p, key)) : await this.placeOne(c, userId, p);
+        const order = key
+          ? await this.ports.withIdempotency(c, key, () => this.placeOne(c, userId, p, key))
+          : await this.placeOne(c, userId, p);
         results.push({ ok: true, order });
       } catch (err) {
         results.push({ ok: false, error: batchError(err) });
@@ -132,15 +155,38 @@ export class OrderDesk<C> {
 
   /** PATCH /orders/:orderId: the caller's open order amended on the market's owner, answered like a placement. */
   async amend(c: C, userId: string, a: { orderId: string; price?: number; quantity?: number }) {
-    if (a.price === undefined && a.quantity === undefined) throw invalid("Give price, quantity or both", [{ field: "price", rule: "required" }]);
+    if (a.price === undefined && a.quantity === undefined)
+      throw invalid("Give price, quantity or both", [{ field: "price", rule: "required" }]);
     const pq = checkPriceAndQuantity(a.price, a.quantity);
     if (!pq.ok) throw invalid(pq.message, pq.fields);
     const o = await this.ports.order(c, a.orderId);
     if (!o || o.userId !== userId || o.remaining <= 0) throw notFoundFault("Order", "ORDER_NOT_FOUND");
-    const r = await this.ports.amendOrder(c, { marketId: o.marketId, orderId: a.orderId, userId, price: pq.value.tick, quantity: pq.value.quantity, postOnly: o.postOnly });
+    const r = await this.ports.amendOrder(c, {
+      marketId: o.marketId,
+      orderId: a.orderId,
+      userId,
+      price: pq.value.tick,
+      quantity: pq.value.quantity,
+      postOnly: o.postOnly,
+    });
     // The order's size is what it filled before plus what it filled now plus its new rest.
-    const terms: OrderTerms = { marketId: o.marketId, side: o.side, outcome: o.outcome, orderType: o.orderType, price: pq.value.tick ?? o.price, quantity: o.filledQuantity + r.filledQuantity + r.remainingQuantity, postOnly: o.postOnly, ...(o.clientOrderId ? { clientOrderId: o.clientOrderId } : {}), ...(o.expiresAt ? { expiresAt: o.expiresAt } : {}) };
-    return { ...placeView(terms, r), filledQuantity: String(o.filledQuantity + r.filledQuantity), createdAt: o.createdAt, updatedAt: r.createdAt };
+    const terms: OrderTerms = {
+      marketId: o.marketId,
+      side: o.side,
+      outcome: o.outcome,
+      orderType: o.orderType,
+      price: pq.value.tick ?? o.price,
+      quantity: o.filledQuantity + r.filledQuantity + r.remainingQuantity,
+      postOnly: o.postOnly,
+      ...(o.clientOrderId ? { clientOrderId: o.clientOrderId } : {}),
+      ...(o.expiresAt ? { expiresAt: o.expiresAt } : {}),
+    };
+    return {
+      ...placeView(terms, r),
+      filledQuantity: String(o.filledQuantity + r.filledQuantity),
+      createdAt: o.createdAt,
+      updatedAt: r.createdAt,
+    };
   }
 
   /** DELETE /orders: every open order of the user (in one market, with `marketId`), one entry per market. */
@@ -157,12 +203,22 @@ export class OrderDesk<C> {
   }
 
   /** DELETE /orders/:orderId: the caller's open order, cancelled by the market's owner. */
-  async cancelOrder(c: C, userId: string, orderId: string): Promise<{ orderId: string; status: "cancelled"; cancelledQuantity: string; releasedAmount: string }> {
+  async cancelOrder(
+    c: C,
+    userId: string,
+    orderId: string,
+  ): Promise<{ orderId: string; status: "cancelled"; cancelledQuantity: string; releasedAmount: string }> {
     const o = await this.ports.order(c, orderId);
-    if (!o || o.userId !== userId || (o.status !== "open" && o.status !== "partially_filled")) throw notFoundFault("Order", "ORDER_NOT_FOUND");
+    if (!o || o.userId !== userId || (o.status !== "open" && o.status !== "partially_filled"))
+      throw notFoundFault("Order", "ORDER_NOT_FOUND");
     const r = await this.ports.cancel(c, o.marketId, o._id, userId);
     // Amounts as digit strings, like every quantity and money field of the contract.
-    return { orderId: r.orderId, status: r.status, cancelledQuantity: String(r.cancelledQuantity), releasedAmount: String(r.releasedAmount) };
+    return {
+      orderId: r.orderId,
+      status: r.status,
+      cancelledQuantity: String(r.cancelledQuantity),
+      releasedAmount: String(r.releasedAmount),
+    };
   }
 }
 

@@ -44,14 +44,18 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; message: string; 
 const refuse = <T>(message: string, field: string, rule: string): Checked<T> => ({ ok: false, message, fields: [{ field, rule }] });
 
 /** Price on the cent grid, quantity in whole lots. */
-export function checkPriceAndQuantity(price: number | undefined, quantity: number | undefined): Checked<{ tick?: number; quantity?: number }> {
+export function checkPriceAndQuantity(
+  price: number | undefined,
+  quantity: number | undefined,
+): Checked<{ tick?: number; quantity?: number }> {
   let tick: number | undefined;
   if (price !== undefined) {
     const t = priceToTick(price);
     if (t === null) return refuse("price must be on the 0.01 grid between 0.01 and 0.99", "price", "tick");
     tick = t;
   }
-  if (quantity !== undefined && !isLotQuantity(quantity)) return refuse(`quantity must be a positive multiple of ${LOT} micro-units`, "quantity", "lot");
+  if (quantity !== undefined && !isLotQuantity(quantity))
+    return refuse(`quantity must be a positive multiple of ${LOT} micro-units`, "quantity", "lot");
   return { ok: true, value: { tick, quantity } };
 }
 
@@ -62,12 +66,15 @@ export function checkOrder(p: PlaceOrderParams, nowMs: number): Checked<OrderTer
   if (p.orderType === "GTD") {
     if (p.expiresAt === undefined) return refuse("expiresAt is required for a GTD order", "expiresAt", "required");
     const at = Date.parse(p.expiresAt);
-    if (!Number.isFinite(at) || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(p.expiresAt)) return refuse("expiresAt must be an ISO 8601 date and time", "expiresAt", "date");
+    if (!Number.isFinite(at) || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(p.expiresAt))
+      return refuse("expiresAt must be an ISO 8601 date and time", "expiresAt", "date");
     if (at < nowMs + GTD_MIN_AHEAD_MS) return refuse("expiresAt must be at least 5 seconds ahead", "expiresAt", "dateMin");
     if (at > nowMs + GTD_MAX_AHEAD_MS) return refuse("expiresAt must be at most 365 days ahead", "expiresAt", "dateMax");
   } else if (p.expiresAt !== undefined) return refuse("expiresAt is only for GTD orders", "expiresAt", "forbidden");
-  if (p.postOnly && p.orderType !== "GTC" && p.orderType !== "GTD") return refuse("postOnly is only for GTC and GTD orders", "postOnly", "forbidden");
-  if (p.clientOrderId !== undefined && !CLIENT_ORDER_ID.test(p.clientOrderId)) return refuse("clientOrderId is 1 to 64 of A-Z a-z 0-9 . _ : -", "clientOrderId", "stringPattern");
+  if (p.postOnly && p.orderType !== "GTC" && p.orderType !== "GTD")
+    return refuse("postOnly is only for GTC and GTD orders", "postOnly", "forbidden");
+  if (p.clientOrderId !== undefined && !CLIENT_ORDER_ID.test(p.clientOrderId))
+    return refuse("clientOrderId is 1 to 64 of A-Z a-z 0-9 . _ : -", "clientOrderId", "stringPattern");
   return {
     ok: true,
     value: {

@@ -70,7 +70,11 @@ export type PlaceView = ReturnType<typeof placeView>;
 
 /** Aggregated price levels as the contract shows them (prices as 2-decimal strings, quantities as digit strings). */
 export function levelView(d: Depth) {
-  const v = (l: { price: number; quantity: number; numOrders: number }) => ({ price: formatTick(l.price), quantity: String(l.quantity), numOrders: l.numOrders });
+  const v = (l: { price: number; quantity: number; numOrders: number }) => ({
+    price: formatTick(l.price),
+    quantity: String(l.quantity),
+    numOrders: l.numOrders,
+  });
   return { bids: d.bids.map(v), asks: d.asks.map(v) };
 }
 
@@ -89,7 +93,10 @@ export function poolYesPrice(pool: PoolState): { num: string; den: string } {
 }
 
 /** A market's top of book as its owner answers it; all null for a market not (yet) loaded. */
-export function topOfBook(book: { best(outcome: "YES"): { bid: number | null; ask: number | null } } | undefined, pool: PoolState | null | undefined): TopOfBook {
+export function topOfBook(
+  book: { best(outcome: "YES"): { bid: number | null; ask: number | null } } | undefined,
+  pool: PoolState | null | undefined,
+): TopOfBook {
   const b = book?.best("YES");
   return { yesBid: b?.bid ?? null, yesAsk: b?.ask ?? null, ammYes: pool ? poolYesPrice(pool) : null };
 }

@@ -57,16 +57,39 @@ export function publishCommitted(doc: BookJournalDoc, market: PublishedMarket, o
   const { marketId } = doc;
   const best = market.book.best("YES");
   out.broadcast("book.changed", { marketId, seq: market.book.seq, yes: levelView(market.book.depth("YES", PUBLISHED_LEVELS)) });
-  out.broadcast("market.pricesChanged", { marketId, yesBid: best.bid, yesAsk: best.ask, ammYes: market.pool ? poolYesPrice(market.pool) : null });
+  out.broadcast("market.pricesChanged", {
+    marketId,
+    yesBid: best.bid,
+    yesAsk: best.ask,
+    ammYes: market.pool ? poolYesPrice(market.pool) : null,
+  });
   const command = doc.command;
   const kind = command.type === "place" ? "limit" : command.type === "route" ? command.mode.toLowerCase() : null;
   if (kind) out.count("orders", { kind, result: "accepted" });
   for (const f of doc.fills) out.count("fills", { kind: f.kind });
   if (doc.pool && command.type === "route") out.count("fills", { kind: "amm" });
-  for (const f of doc.fills) out.emit("market.trade", { marketId, tradeId: f.fillId, outcome: "YES", yesPrice: f.yesPrice, quantity: f.quantity, notional: cost(f.quantity, f.yesPrice), at: doc.at });
+  for (const f of doc.fills)
+    out.emit("market.trade", {
+      marketId,
+      tradeId: f.fillId,
+      outcome: "YES",
+      yesPrice: f.yesPrice,
+      quantity: f.quantity,
+      notional: cost(f.quantity, f.yesPrice),
+      at: doc.at,
+    });
   const a = doc.amm;
   // Every venue prints: the pool's notional in YES terms like a book fill's.
-  if (a) out.emit("market.trade", { marketId, tradeId: a.fillId, outcome: "YES", yesPrice: ammPrintYesPrice(a), quantity: a.quantity, notional: a.outcome === "YES" ? a.cash : a.quantity - a.cash, at: doc.at });
+  if (a)
+    out.emit("market.trade", {
+      marketId,
+      tradeId: a.fillId,
+      outcome: "YES",
+      yesPrice: ammPrintYesPrice(a),
+      quantity: a.quantity,
+      notional: a.outcome === "YES" ? a.cash : a.quantity - a.cash,
+      at: doc.at,
+    });
   for (const c of doc.orders) {
     out.broadcast("order.updated", {
       orderId: c.orderId,

@@ -8,4 +8,3 @@ declare module "moleculer-db" {
   const DbService: ServiceSchema & { MemoryAdapter: typeof MemoryAdapter };
   export default DbService;
 }
-

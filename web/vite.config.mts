@@ -73,7 +73,11 @@ function firstLoadBudget(): Plugin {
         const gz = gzip(raw);
         // The gateway sends the twin only when it is smaller.
         if (gz.length < raw.length) writeFileSync(`${file}.gz`, gz);
-        sized.set("/" + relative(outDir, file).split(sep).join("/"), { file: relative(outDir, file), bytes: raw.length, gzip: Math.min(gz.length, raw.length) });
+        sized.set("/" + relative(outDir, file).split(sep).join("/"), {
+          file: relative(outDir, file),
+          bytes: raw.length,
+          gzip: Math.min(gz.length, raw.length),
+        });
       }
       const binary = (path: string): Sized => {
         const raw = readFileSync(join(outDir, path));
@@ -84,7 +88,9 @@ function firstLoadBudget(): Plugin {
       const html = readFileSync(join(outDir, "index.html"), "utf8");
       const wanted = new Set<string>(["/index.html"]);
       for (const m of html.matchAll(/<(?:script|link)\b[^>]*?\s(?:src|href)="([^"]+)"[^>]*>/g)) if (m[1].startsWith("/")) wanted.add(m[1]);
-      const chunks = new Map<string, (typeof bundle)[string] & { type: "chunk" }>(Object.values(bundle).flatMap((c) => (c.type === "chunk" ? [[`/${c.fileName}`, c] as [string, typeof c]] : [])));
+      const chunks = new Map<string, (typeof bundle)[string] & { type: "chunk" }>(
+        Object.values(bundle).flatMap((c) => (c.type === "chunk" ? [[`/${c.fileName}`, c] as [string, typeof c]] : [])),
+      );
       const queue = [...wanted].filter((p) => chunks.has(p));
       while (queue.length) {
         const c = chunks.get(queue.pop() as string);
@@ -107,11 +113,16 @@ function firstLoadBudget(): Plugin {
         ...first.map((f) => `  ${f.file.padEnd(44)} ${kb(f.bytes).padStart(10)}  gzip ${kb(f.gzip).padStart(9)}`),
         `  total gzip ${kb(total)} of the ${kb(FIRST_LOAD_BUDGET)} budget`,
         "Other chunks (loaded when needed, or by /docs):",
-        ...lazy.sort((a, b) => b.gzip - a.gzip).map((f) => `  ${f.file.padEnd(44)} ${kb(f.bytes).padStart(10)}  gzip ${kb(f.gzip).padStart(9)}`),
+        ...lazy
+          .sort((a, b) => b.gzip - a.gzip)
+          .map((f) => `  ${f.file.padEnd(44)} ${kb(f.bytes).padStart(10)}  gzip ${kb(f.gzip).padStart(9)}`),
       ];
       // On stderr: scripts that build first and print on stdout (npm run admin-key) stay clean.
       process.stderr.write(`${lines.join("\n")}\n`);
-      writeFileSync(join(outDir, "build-report.json"), JSON.stringify({ firstLoad: { files: first, gzipTotal: total, budget: FIRST_LOAD_BUDGET }, lazy }, null, 2));
+      writeFileSync(
+        join(outDir, "build-report.json"),
+        JSON.stringify({ firstLoad: { files: first, gzipTotal: total, budget: FIRST_LOAD_BUDGET }, lazy }, null, 2),
+      );
       if (total > FIRST_LOAD_BUDGET) throw new Error(`first load is ${kb(total)} gzipped, over the ${kb(FIRST_LOAD_BUDGET)} budget`);
     },
   };

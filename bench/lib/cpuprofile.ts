@@ -14,7 +14,12 @@ export function topSelf(file: string, n = 25): string[] {
   for (let i = 0; i < p.samples.length; i++) {
     const c = byId.get(p.samples[i])?.callFrame;
     if (!c) continue;
-    const where = c.url ? c.url.replace(/^file:\/\//, "").replace(/^.*\/node_modules\//, "~/").replace(/^.*\/dist-bench\//, "") : "";
+    const where = c.url
+      ? c.url
+          .replace(/^file:\/\//, "")
+          .replace(/^.*\/node_modules\//, "~/")
+          .replace(/^.*\/dist-bench\//, "")
+      : "";
     const key = `${c.functionName || "(anonymous)"} ${where}${where ? `:${c.lineNumber + 1}` : ""}`;
     const dt = p.timeDeltas[i] ?? 0;
     self.set(key, (self.get(key) ?? 0) + dt);

@@ -51,13 +51,19 @@ function bareBroker(kind: string): ServiceBroker {
         port: Number(process.env.PORT ?? 0),
         ip: process.env.HOST ?? "127.0.0.1",
         // POST /bare: the same action behind moleculer-web's JSON body parser (an order-sized body's own cost).
-        routes: [{ path: "/", mappingPolicy: "restrict", bodyParsers: { json: { strict: true, limit: "64kb" } }, aliases: { "GET /bare": "bare.hello", "POST /bare": "bare.hello" } }],
+        routes: [
+          {
+            path: "/",
+            mappingPolicy: "restrict",
+            bodyParsers: { json: { strict: true, limit: "64kb" } },
+            aliases: { "GET /bare": "bare.hello", "POST /bare": "bare.hello" },
+          },
+        ],
       },
     });
   }
   return broker;
 }
-
 
 async function placeMany(broker: ServiceBroker, m: Msg): Promise<unknown> {
   const count = m.count as number;
@@ -154,7 +160,11 @@ async function main(): Promise<void> {
     session = new Session();
     session.connect();
   }
-  await serveOverIpc<Msg>("bench node: fork it from a bench", () => (kind === "exchange" ? createNode(loadConfig()) : bareBroker(kind)), (broker, m) => run(broker, session, m));
+  await serveOverIpc<Msg>(
+    "bench node: fork it from a bench",
+    () => (kind === "exchange" ? createNode(loadConfig()) : bareBroker(kind)),
+    (broker, m) => run(broker, session, m),
+  );
 }
 
 main().catch((err) => {

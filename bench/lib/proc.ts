@@ -71,8 +71,15 @@ export async function startNats(): Promise<{ url: string; stop(): Promise<void> 
 
 /** A forked bench node (bench/lib/node.ts): the tests' NodeProcess, stopped at cleanup. */
 export class BenchNode extends NodeProcess {
-  static async launch(name: string, env: Record<string, string>, opts: { execArgv?: string[]; readyTimeoutMs?: number } = {}): Promise<BenchNode> {
-    const node = await BenchNode.start({ PATH: process.env.PATH ?? "", NODE_ID: name, ...env }, { ...opts, name, script: NODE_JS, readyTimeoutMs: opts.readyTimeoutMs ?? 60_000 });
+  static async launch(
+    name: string,
+    env: Record<string, string>,
+    opts: { execArgv?: string[]; readyTimeoutMs?: number } = {},
+  ): Promise<BenchNode> {
+    const node = await BenchNode.start(
+      { PATH: process.env.PATH ?? "", NODE_ID: name, ...env },
+      { ...opts, name, script: NODE_JS, readyTimeoutMs: opts.readyTimeoutMs ?? 60_000 },
+    );
     cleanups.push(() => stopChild(node.child));
     return node;
   }

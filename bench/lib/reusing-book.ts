@@ -4,7 +4,16 @@
  * engine benchmark runs it; the exchange uses OrderBook's place/cancel, whose events are new.
  */
 import { newCancelled, newFill, OrderBook } from "../../engine/book";
-import type { AcceptedEvent, BookEvent, CancelledEvent, FillEvent, Order, RejectedEvent, RejectReason, RestedEvent } from "../../engine/types";
+import type {
+  AcceptedEvent,
+  BookEvent,
+  CancelledEvent,
+  FillEvent,
+  Order,
+  RejectedEvent,
+  RejectReason,
+  RestedEvent,
+} from "../../engine/types";
 
 /** Event objects of one type, reused from command to command. */
 class EventPool<T> {

@@ -8,7 +8,9 @@ try {
   cli = require("../dist/cli");
 } catch (err) {
   if (err && err.code === "MODULE_NOT_FOUND" && String(err.message).includes(join("dist", "cli"))) {
-    process.stderr.write(`trade is not built yet: run \`npm run build\` in ${join(__dirname, "..")} (or \`npm start\` in the exchange's repository).\n`);
+    process.stderr.write(
+      `trade is not built yet: run \`npm run build\` in ${join(__dirname, "..")} (or \`npm start\` in the exchange's repository).\n`,
+    );
     process.exit(1);
   }
   throw err;

@@ -12,7 +12,23 @@ import { newIdempotencyKey, PmxClient, type Replayable, type WriteOptions } from
 import { ApiError, NetworkError, NotLoggedInError, RateLimitError } from "./errors";
 import { formatUnits, parseUnits, priceToTick, tickToPriceNumber, toMicro, toMicroBigInt } from "./money";
 import { keyPairFromMnemonic, keyPairFromSecretKey, newMnemonic, WALLET_VERSIONS, type KeyPair, type WalletVersion } from "./proof";
-import { CATEGORIES, INDEX_SET, INTERVALS, type CancelledOrder, type Category, type FaucetAsset, type Interval, type Order, type OrderBook, type OrderType, type Outcome, type PlacedOrder, type Side, type TradeRequest, type Transfer } from "./models";
+import {
+  CATEGORIES,
+  INDEX_SET,
+  INTERVALS,
+  type CancelledOrder,
+  type Category,
+  type FaucetAsset,
+  type Interval,
+  type Order,
+  type OrderBook,
+  type OrderType,
+  type Outcome,
+  type PlacedOrder,
+  type Side,
+  type TradeRequest,
+  type Transfer,
+} from "./models";
 import { parseArgs, UsageError, type ParsedArgs } from "./terminal/args";
 import { localTime, money, moneyUnits, orDash, shares, short, table, usdt } from "./terminal/format";
 import { loadSession, loadWallet, saveSession, saveWallet, StoreError, walletFileFor } from "./terminal/store";
@@ -40,7 +56,21 @@ const EXIT_OK = 0;
 const EXIT_ERROR = 1;
 const EXIT_USAGE = 2;
 
-const BOOLEAN_FLAGS = new Set(["yes", "json", "help", "force", "fok", "fak", "post-only", "amm", "all", "closed", "unread", "wait", "once"]);
+const BOOLEAN_FLAGS = new Set([
+  "yes",
+  "json",
+  "help",
+  "force",
+  "fok",
+  "fak",
+  "post-only",
+  "amm",
+  "all",
+  "closed",
+  "unread",
+  "wait",
+  "once",
+]);
 
 class Abort extends Error {}
 
@@ -109,8 +139,12 @@ function sharesToMicro(raw: string): bigint {
 /** `--expires`: an ISO 8601 time, or a delay from now such as 30s, 10m, 2h, 7d. */
 function expiresAt(raw: string, nowMs = Date.now()): string {
   const rel = /^(\d+)([smhd])$/.exec(raw);
-  if (rel) return new Date(nowMs + Number(rel[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[rel[2] as "s" | "m" | "h" | "d"]).toISOString();
-  if (!Number.isFinite(Date.parse(raw))) throw new UsageError(`--expires must be an ISO 8601 time or a delay such as 30s, 10m, 2h, 7d; got "${raw}"`);
+  if (rel)
+    return new Date(
+      nowMs + Number(rel[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[rel[2] as "s" | "m" | "h" | "d"],
+    ).toISOString();
+  if (!Number.isFinite(Date.parse(raw)))
+    throw new UsageError(`--expires must be an ISO 8601 time or a delay such as 30s, 10m, 2h, 7d; got "${raw}"`);
   return raw;
 }
 
@@ -128,9 +162,17 @@ const replayedNote = (r: { replayed?: boolean }) => (r.replayed ? " (replayed: t
 
 /** One line for an order answer (placement or amend). */
 function orderLine(o: Replayable<PlacedOrder>, verb = ""): string {
-  const filled = BigInt(o.filledQuantity) > 0n ? `, filled ${shares(o.filledQuantity)} at ${o.avgPrice} (cost ${usdt(o.totalCost)}, fee ${usdt(o.fee)})` : "";
+  const filled =
+    BigInt(o.filledQuantity) > 0n
+      ? `, filled ${shares(o.filledQuantity)} at ${o.avgPrice} (cost ${usdt(o.totalCost)}, fee ${usdt(o.fee)})`
+      : "";
   const cancelled = BigInt(o.cancelledQuantity) > 0n ? `, ${shares(o.cancelledQuantity)} cancelled` : "";
-  const extras = [o.orderType !== "GTC" && o.orderType !== "FOK" ? o.orderType : "", o.postOnly ? "post-only" : "", o.expiresAt ? `expires ${o.expiresAt}` : "", o.clientOrderId ? `client id ${o.clientOrderId}` : ""].filter(Boolean);
+  const extras = [
+    o.orderType !== "GTC" && o.orderType !== "FOK" ? o.orderType : "",
+    o.postOnly ? "post-only" : "",
+    o.expiresAt ? `expires ${o.expiresAt}` : "",
+    o.clientOrderId ? `client id ${o.clientOrderId}` : "",
+  ].filter(Boolean);
   return `Order ${o.orderId}${verb} ${o.status}: ${o.side} ${shares(o.quantity)} ${o.outcome} at ${o.price}${filled}; ${shares(o.remainingQuantity)} resting${cancelled}${extras.length ? ` [${extras.join(", ")}]` : ""}${replayedNote(o)}`;
 }
 
@@ -164,7 +206,14 @@ function bookTable(book: OrderBook): string {
   for (let i = 0; i < n; i++) {
     const b = book.bids[i];
     const a = book.asks[i];
-    rows.push([b ? String(b.numOrders) : "", b ? shares(b.quantity) : "", b ? b.price : "", a ? a.price : "", a ? shares(a.quantity) : "", a ? String(a.numOrders) : ""]);
+    rows.push([
+      b ? String(b.numOrders) : "",
+      b ? shares(b.quantity) : "",
+      b ? b.price : "",
+      a ? a.price : "",
+      a ? shares(a.quantity) : "",
+      a ? String(a.numOrders) : "",
+    ]);
   }
   if (!rows.length) return "(the book is empty)";
   return table(["orders", "bid shares", "bid", "ask", "ask shares", "orders"], rows, new Set([0, 1, 2, 4, 5]));
@@ -196,7 +245,7 @@ const COMMANDS: Record<string, Command> = {
       ctx.io.out("--wait (when rate limited, wait the time the exchange asks and try again instead of failing; trade writes");
       ctx.io.out("then carry an idempotency key, so one that lost its answer or met a 503 is sent again and still executes once),");
       ctx.io.out("--idempotency-key K on buy, sell, withdraw and redeem (the same K again answers the first answer, executing nothing).");
-      ctx.io.out("Amounts are in shares and USDT (\"12.5\"), prices are decimals (\"0.55\"); USDT is shown with 2 to 6");
+      ctx.io.out('Amounts are in shares and USDT ("12.5"), prices are decimals ("0.55"); USDT is shown with 2 to 6');
       ctx.io.out("decimals, exact. Your wallet is shown in raw form (0:<hex>), as the exchange names it.");
     },
   },
@@ -212,7 +261,14 @@ const COMMANDS: Record<string, Command> = {
         const { words, keyPair } = await newMnemonic();
         const w = walletFileFor(keyPair, { walletVersion: version, mnemonic: words });
         saveWallet(ctx.walletPath, w, flag(ctx, "force"));
-        print(ctx, () => [`Created a ${version} wallet ${w.address}`, `Key file: ${ctx.walletPath} (owner-only; its 24 words restore the wallet in any TON wallet app)`], { address: w.address, publicKey: w.publicKey, walletVersion: version, file: ctx.walletPath });
+        print(
+          ctx,
+          () => [
+            `Created a ${version} wallet ${w.address}`,
+            `Key file: ${ctx.walletPath} (owner-only; its 24 words restore the wallet in any TON wallet app)`,
+          ],
+          { address: w.address, publicKey: w.publicKey, walletVersion: version, file: ctx.walletPath },
+        );
         return;
       }
       if (sub === "import") {
@@ -232,12 +288,22 @@ const COMMANDS: Record<string, Command> = {
         }
         const w = walletFileFor(keyPair, { walletVersion: version, mnemonic });
         saveWallet(ctx.walletPath, w, flag(ctx, "force"));
-        print(ctx, () => [`Imported a ${version} wallet ${w.address}`, `Key file: ${ctx.walletPath}`], { address: w.address, publicKey: w.publicKey, walletVersion: version, file: ctx.walletPath });
+        print(ctx, () => [`Imported a ${version} wallet ${w.address}`, `Key file: ${ctx.walletPath}`], {
+          address: w.address,
+          publicKey: w.publicKey,
+          walletVersion: version,
+          file: ctx.walletPath,
+        });
         return;
       }
       if (sub === "show") {
         const { file: w } = loadWallet(ctx.walletPath);
-        print(ctx, () => [`Wallet ${w.address} (${w.walletVersion})`, `Public key ${w.publicKey}`, `Key file ${ctx.walletPath}`], { address: w.address, publicKey: w.publicKey, walletVersion: w.walletVersion, file: ctx.walletPath });
+        print(ctx, () => [`Wallet ${w.address} (${w.walletVersion})`, `Public key ${w.publicKey}`, `Key file ${ctx.walletPath}`], {
+          address: w.address,
+          publicKey: w.publicKey,
+          walletVersion: w.walletVersion,
+          file: ctx.walletPath,
+        });
         return;
       }
       throw new UsageError(`unknown wallet command "${sub}"`);
@@ -250,8 +316,14 @@ const COMMANDS: Record<string, Command> = {
     async run(ctx) {
       const { file: w, keyPair } = loadWallet(ctx.walletPath);
       const c = ctx.client();
-      const s = await c.auth.loginWithKeyPair(keyPair, { wallet: { version: w.walletVersion, workchain: w.workchain, testnet: w.testnet } });
-      print(ctx, () => `Logged in as ${s.walletAddress} (user ${s.userId}); session valid until ${localTime(s.expiresAt)}`, { userId: s.userId, walletAddress: s.walletAddress, expiresAt: s.expiresAt });
+      const s = await c.auth.loginWithKeyPair(keyPair, {
+        wallet: { version: w.walletVersion, workchain: w.workchain, testnet: w.testnet },
+      });
+      print(ctx, () => `Logged in as ${s.walletAddress} (user ${s.userId}); session valid until ${localTime(s.expiresAt)}`, {
+        userId: s.userId,
+        walletAddress: s.walletAddress,
+        expiresAt: s.expiresAt,
+      });
     },
   },
 
@@ -284,7 +356,11 @@ const COMMANDS: Record<string, Command> = {
       const s = c.session;
       print(
         ctx,
-        () => [`Exchange ${c.origin} (${health})`, `Wallet   ${wallet}`, `Session  ${s ? `${s.walletAddress}, valid until ${localTime(s.expiresAt)}` : "not logged in"}`],
+        () => [
+          `Exchange ${c.origin} (${health})`,
+          `Wallet   ${wallet}`,
+          `Session  ${s ? `${s.walletAddress}, valid until ${localTime(s.expiresAt)}` : "not logged in"}`,
+        ],
         { url: c.origin, health, wallet, session: s ? { userId: s.userId, walletAddress: s.walletAddress, expiresAt: s.expiresAt } : null },
       );
     },
@@ -295,7 +371,20 @@ const COMMANDS: Record<string, Command> = {
     summary: "available, locked and total USDT",
     async run(ctx) {
       const b = await needLogin(ctx).portfolio.balance();
-      print(ctx, () => table(["", "USDT"], [["available", money(b.available)], ["locked", money(b.locked)], ["total", money(b.total)]], new Set([1])), b);
+      print(
+        ctx,
+        () =>
+          table(
+            ["", "USDT"],
+            [
+              ["available", money(b.available)],
+              ["locked", money(b.locked)],
+              ["total", money(b.total)],
+            ],
+            new Set([1]),
+          ),
+        b,
+      );
     },
   },
 
@@ -310,7 +399,15 @@ const COMMANDS: Record<string, Command> = {
           ps.length
             ? table(
                 ["market", "outcome", "shares", "avg entry", "mark", "unrealized", "title"],
-                ps.map((p) => [p.marketId, p.outcome, shares(p.quantity), p.avgEntryPrice, orDash(p.markPrice), p.unrealizedPnl === null ? "-" : money(p.unrealizedPnl), orDash(p.market.title)]),
+                ps.map((p) => [
+                  p.marketId,
+                  p.outcome,
+                  shares(p.quantity),
+                  p.avgEntryPrice,
+                  orDash(p.markPrice),
+                  p.unrealizedPnl === null ? "-" : money(p.unrealizedPnl),
+                  orDash(p.market.title),
+                ]),
                 new Set([2, 3, 4, 5]),
               )
             : "No open positions.",
@@ -324,12 +421,22 @@ const COMMANDS: Record<string, Command> = {
     summary: "list events (soonest first)",
     async run(ctx) {
       const category = opt(ctx, "category");
-      if (category && category !== "all" && !CATEGORIES.includes(category as Category)) throw new UsageError(`--category must be one of ${CATEGORIES.join(", ")} or all`);
-      const page = await ctx.client().events.list({ category: category as Category | undefined, search: opt(ctx, "search"), page: intOpt(ctx, "page"), pageSize: intOpt(ctx, "page-size") });
+      if (category && category !== "all" && !CATEGORIES.includes(category as Category))
+        throw new UsageError(`--category must be one of ${CATEGORIES.join(", ")} or all`);
+      const page = await ctx.client().events.list({
+        category: category as Category | undefined,
+        search: opt(ctx, "search"),
+        page: intOpt(ctx, "page"),
+        pageSize: intOpt(ctx, "page-size"),
+      });
       print(
         ctx,
         () => [
-          table(["event", "category", "begins", "live", "volume USDT", "title"], page.items.map((e) => [e.id, e.category, e.beginAt.slice(0, 10), e.isLive ? "live" : "", moneyUnits(e.volumeUsd), e.title]), new Set([4])),
+          table(
+            ["event", "category", "begins", "live", "volume USDT", "title"],
+            page.items.map((e) => [e.id, e.category, e.beginAt.slice(0, 10), e.isLive ? "live" : "", moneyUnits(e.volumeUsd), e.title]),
+            new Set([4]),
+          ),
           `page ${page.pagination.page}, ${page.items.length} of ${page.pagination.total}${page.pagination.hasNext ? " (more with --page)" : ""}`,
         ],
         page,
@@ -344,7 +451,17 @@ const COMMANDS: Record<string, Command> = {
       const q = ctx.args.positionals.join(" ").trim();
       if (!q) throw new UsageError("missing search words");
       const page = await ctx.client().events.search({ q, page: intOpt(ctx, "page"), pageSize: intOpt(ctx, "page-size") });
-      print(ctx, () => (page.items.length ? table(["event", "category", "begins", "title"], page.items.map((e) => [e.id, e.category, e.beginAt.slice(0, 10), e.title])) : `No event matches "${q}".`), page);
+      print(
+        ctx,
+        () =>
+          page.items.length
+            ? table(
+                ["event", "category", "begins", "title"],
+                page.items.map((e) => [e.id, e.category, e.beginAt.slice(0, 10), e.title]),
+              )
+            : `No event matches "${q}".`,
+        page,
+      );
     },
   },
 
@@ -359,7 +476,18 @@ const COMMANDS: Record<string, Command> = {
           `${e.title} — ${e.subtitle}`,
           `${e.category}/${e.subcategory}, begins ${e.beginAt}${e.isLive ? ", live" : ""}, volume ${moneyUnits(e.volumeUsd)} USDT`,
           "",
-          table(["market", "status", "buy YES", "buy NO", "volume USDT", "title"], e.markets.map((m) => [m.id, m.result ? `${m.status} ${m.result}` : m.status, orDash(m.buyYesPrice), orDash(m.buyNoPrice), moneyUnits(m.volume), m.title]), new Set([2, 3, 4])),
+          table(
+            ["market", "status", "buy YES", "buy NO", "volume USDT", "title"],
+            e.markets.map((m) => [
+              m.id,
+              m.result ? `${m.status} ${m.result}` : m.status,
+              orDash(m.buyYesPrice),
+              orDash(m.buyNoPrice),
+              moneyUnits(m.volume),
+              m.title,
+            ]),
+            new Set([2, 3, 4]),
+          ),
         ],
         e,
       );
@@ -407,7 +535,13 @@ const COMMANDS: Record<string, Command> = {
         ctx,
         () => [
           `${h.outcome} ${h.currentPrice} (${h.priceChange >= 0 ? "+" : ""}${h.priceChange}, ${h.priceChangePercent}%), 24h volume ${moneyUnits(h.volume24h)} USDT`,
-          h.candles.length ? table(["time", "open", "high", "low", "close", "volume USDT"], h.candles.map((c) => [c.timestamp, String(c.open), String(c.high), String(c.low), String(c.close), moneyUnits(c.volume)]), new Set([1, 2, 3, 4, 5])) : "(no trades in this interval)",
+          h.candles.length
+            ? table(
+                ["time", "open", "high", "low", "close", "volume USDT"],
+                h.candles.map((c) => [c.timestamp, String(c.open), String(c.high), String(c.low), String(c.close), moneyUnits(c.volume)]),
+                new Set([1, 2, 3, 4, 5]),
+              )
+            : "(no trades in this interval)",
         ],
         h,
       );
@@ -418,7 +552,12 @@ const COMMANDS: Record<string, Command> = {
     usage: "quote <marketId> <buy|sell> <YES|NO> <shares>",
     summary: "what a market order would cost now",
     async run(ctx) {
-      const [id, side, outcome, q] = [pos(ctx, 0, "market id"), sideOf(pos(ctx, 1, "side")), outcomeOf(pos(ctx, 2, "outcome")), sharesToMicro(pos(ctx, 3, "shares"))];
+      const [id, side, outcome, q] = [
+        pos(ctx, 0, "market id"),
+        sideOf(pos(ctx, 1, "side")),
+        outcomeOf(pos(ctx, 2, "outcome")),
+        sharesToMicro(pos(ctx, 3, "shares")),
+      ];
       const quote = await needLogin(ctx).markets.quote(id, { side, outcome, quantity: q.toString() });
       print(ctx, () => quoteLine(side, outcome, q, quote), quote);
     },
@@ -446,10 +585,25 @@ const COMMANDS: Record<string, Command> = {
             ? [
                 table(
                   ["order", "market", "side", "outcome", "type", "price", "shares", "filled", "status", ...(withIds ? ["client id"] : [])],
-                  os.map((o) => [o.orderId, o.marketId, o.side, o.outcome, o.orderType, o.price, shares(o.quantity), shares(o.filledQuantity), orderStatusText(o), ...(withIds ? [orDash(o.clientOrderId)] : [])]),
+                  os.map((o) => [
+                    o.orderId,
+                    o.marketId,
+                    o.side,
+                    o.outcome,
+                    o.orderType,
+                    o.price,
+                    shares(o.quantity),
+                    shares(o.filledQuantity),
+                    orderStatusText(o),
+                    ...(withIds ? [orDash(o.clientOrderId)] : []),
+                  ]),
                   new Set([5, 6, 7]),
                 ),
-                ...(page ? [`page ${page.pagination.page}, ${os.length} of ${page.pagination.total}${page.pagination.hasNext ? " (more with --page)" : ""}`] : []),
+                ...(page
+                  ? [
+                      `page ${page.pagination.page}, ${os.length} of ${page.pagination.total}${page.pagination.hasNext ? " (more with --page)" : ""}`,
+                    ]
+                  : []),
               ]
             : status === "open"
               ? "No open orders."
@@ -468,20 +622,36 @@ const COMMANDS: Record<string, Command> = {
       const c = needLogin(ctx);
       if (flag(ctx, "all")) {
         const r = await c.orders.cancelAll({ marketId: opt(ctx, "market") });
-        print(ctx, () => (r.cancelled.length ? `Cancelled ${r.cancelled.length} order${r.cancelled.length === 1 ? "" : "s"} (${r.cancelled.join(", ")}): ${usdt(r.releasedAmount)} released` : "No open orders to cancel."), r);
+        print(
+          ctx,
+          () =>
+            r.cancelled.length
+              ? `Cancelled ${r.cancelled.length} order${r.cancelled.length === 1 ? "" : "s"} (${r.cancelled.join(", ")}): ${usdt(r.releasedAmount)} released`
+              : "No open orders to cancel.",
+          r,
+        );
         return;
       }
       const ids = ctx.args.positionals;
       if (!ids.length) throw new UsageError("missing order id (or --all)");
       const done: CancelledOrder[] = [];
       for (const id of ids) done.push(await c.orders.cancel(id));
-      print(ctx, () => done.map((d) => `Cancelled ${d.orderId}: ${shares(BigInt(d.cancelledQuantity))} shares unfilled, ${usdt(BigInt(d.releasedAmount))} released`), done);
+      print(
+        ctx,
+        () =>
+          done.map(
+            (d) =>
+              `Cancelled ${d.orderId}: ${shares(BigInt(d.cancelledQuantity))} shares unfilled, ${usdt(BigInt(d.releasedAmount))} released`,
+          ),
+        done,
+      );
     },
   },
 
   amend: {
     usage: "amend <orderId> [--price P] [--quantity SHARES]",
-    summary: "change an open order in place: a lower quantity keeps its time priority, a new price or a higher quantity loses it (--quantity is the new open rest)",
+    summary:
+      "change an open order in place: a lower quantity keeps its time priority, a new price or a higher quantity loses it (--quantity is the new open rest)",
     async run(ctx) {
       const c = needLogin(ctx);
       const id = pos(ctx, 0, "order id");
@@ -490,7 +660,10 @@ const COMMANDS: Record<string, Command> = {
       if (price === undefined && quantity === undefined) throw new UsageError("give --price, --quantity or both");
       const q = quantity === undefined ? undefined : sharesToMicro(quantity);
       if (q !== undefined && q > BigInt(Number.MAX_SAFE_INTEGER)) throw new UsageError("quantity too large");
-      const o = await c.orders.amend(id, { ...(price !== undefined ? { price: tickToPriceNumber(priceToTick(price)) } : {}), ...(q !== undefined ? { quantity: Number(q) } : {}) });
+      const o = await c.orders.amend(id, {
+        ...(price !== undefined ? { price: tickToPriceNumber(priceToTick(price)) } : {}),
+        ...(q !== undefined ? { quantity: Number(q) } : {}),
+      });
       print(ctx, () => orderLine(o, " amended,"), o);
     },
   },
@@ -502,7 +675,14 @@ const COMMANDS: Record<string, Command> = {
       const raw = pos(ctx, 0, "seconds");
       if (!/^\d+$/.test(raw)) throw new UsageError("seconds must be a whole number (0 disarms, else 5 to 300)");
       const h = await needLogin(ctx).heartbeats.send(Number(raw));
-      print(ctx, () => (h.armed ? `Dead man's switch armed: unless another heartbeat comes by ${h.expiresAt}, every open order is cancelled.` : "Dead man's switch disarmed."), h);
+      print(
+        ctx,
+        () =>
+          h.armed
+            ? `Dead man's switch armed: unless another heartbeat comes by ${h.expiresAt}, every open order is cancelled.`
+            : "Dead man's switch disarmed.",
+        h,
+      );
     },
   },
 
@@ -514,15 +694,40 @@ const COMMANDS: Record<string, Command> = {
       const id = ctx.args.positionals[0];
       if (id) {
         const t = await c.portfolio.trade(id);
-        print(ctx, () => [`Trade ${t.id}: ${t.side} ${shares(t.filledQuantity)} ${t.outcome} at ${t.avgPrice} via ${t.venue} (${t.role})`, `cost ${usdt(t.totalCost)}, fee ${usdt(t.fee)}, market ${t.marketId}`, `settlement ${t.settlementStatus}${t.settlementTxHash ? ` tx ${t.settlementTxHash}` : ""}`], t);
+        print(
+          ctx,
+          () => [
+            `Trade ${t.id}: ${t.side} ${shares(t.filledQuantity)} ${t.outcome} at ${t.avgPrice} via ${t.venue} (${t.role})`,
+            `cost ${usdt(t.totalCost)}, fee ${usdt(t.fee)}, market ${t.marketId}`,
+            `settlement ${t.settlementStatus}${t.settlementTxHash ? ` tx ${t.settlementTxHash}` : ""}`,
+          ],
+          t,
+        );
         return;
       }
-      const items = flag(ctx, "all") ? await collectAll(c.portfolio.iterateTrades({ pageSize: 100 })) : (await c.portfolio.trades({ page: intOpt(ctx, "page"), pageSize: intOpt(ctx, "page-size") })).items;
+      const items = flag(ctx, "all")
+        ? await collectAll(c.portfolio.iterateTrades({ pageSize: 100 }))
+        : (await c.portfolio.trades({ page: intOpt(ctx, "page"), pageSize: intOpt(ctx, "page-size") })).items;
       print(
         ctx,
         () =>
           items.length
-            ? table(["trade", "market", "side", "outcome", "shares", "avg", "cost USDT", "fee USDT", "venue", "settlement"], items.map((t) => [t.id, t.marketId, t.side, t.outcome, shares(t.filledQuantity), t.avgPrice, money(t.totalCost), money(t.fee), t.venue, t.settlementStatus]), new Set([4, 5, 6, 7]))
+            ? table(
+                ["trade", "market", "side", "outcome", "shares", "avg", "cost USDT", "fee USDT", "venue", "settlement"],
+                items.map((t) => [
+                  t.id,
+                  t.marketId,
+                  t.side,
+                  t.outcome,
+                  shares(t.filledQuantity),
+                  t.avgPrice,
+                  money(t.totalCost),
+                  money(t.fee),
+                  t.venue,
+                  t.settlementStatus,
+                ]),
+                new Set([4, 5, 6, 7]),
+              )
             : "No trades yet.",
         items,
       );
@@ -537,7 +742,9 @@ const COMMANDS: Record<string, Command> = {
       const type = opt(ctx, "type");
       if (type !== undefined && type !== "deposit" && type !== "withdrawal") throw new UsageError("--type must be deposit or withdrawal");
       const params = { type: type as "deposit" | "withdrawal" | undefined };
-      const page = flag(ctx, "all") ? null : await c.portfolio.transfers({ ...params, page: intOpt(ctx, "page"), pageSize: intOpt(ctx, "page-size") });
+      const page = flag(ctx, "all")
+        ? null
+        : await c.portfolio.transfers({ ...params, page: intOpt(ctx, "page"), pageSize: intOpt(ctx, "page-size") });
       const items = page ? page.items : await collectAll(c.portfolio.iterateTransfers({ ...params, pageSize: 100 }));
       print(
         ctx,
@@ -546,10 +753,21 @@ const COMMANDS: Record<string, Command> = {
             ? [
                 table(
                   ["time", "type", "amount", "status", "tx", "address"],
-                  items.map((t) => [t.createdAt.slice(0, 19), t.type, transferAmount(t), t.reason ? `${t.status} (${t.reason})` : t.status, t.txHash ? short(t.txHash) : "-", short(t.address)]),
+                  items.map((t) => [
+                    t.createdAt.slice(0, 19),
+                    t.type,
+                    transferAmount(t),
+                    t.reason ? `${t.status} (${t.reason})` : t.status,
+                    t.txHash ? short(t.txHash) : "-",
+                    short(t.address),
+                  ]),
                   new Set([2]),
                 ),
-                ...(page ? [`page ${page.pagination.page}, ${items.length} of ${page.pagination.total}${page.pagination.hasNext ? " (more with --page)" : ""}`] : []),
+                ...(page
+                  ? [
+                      `page ${page.pagination.page}, ${items.length} of ${page.pagination.total}${page.pagination.hasNext ? " (more with --page)" : ""}`,
+                    ]
+                  : []),
               ]
             : "No transfers yet.",
         items,
@@ -562,7 +780,15 @@ const COMMANDS: Record<string, Command> = {
     summary: "your deposit address (send USDT on TON there)",
     async run(ctx) {
       const d = await needLogin(ctx).wallet.depositAddress();
-      print(ctx, () => [`Deposit address ${d.address}`, `USDT jetton wallet ${d.jettonWalletAddress ?? "(created by the first deposit)"}`, "Only the canonical USDT jetton is credited; TON and other tokens are not."], d);
+      print(
+        ctx,
+        () => [
+          `Deposit address ${d.address}`,
+          `USDT jetton wallet ${d.jettonWalletAddress ?? "(created by the first deposit)"}`,
+          "Only the canonical USDT jetton is credited; TON and other tokens are not.",
+        ],
+        d,
+      );
     },
   },
 
@@ -620,7 +846,8 @@ const COMMANDS: Record<string, Command> = {
       const id = pos(ctx, 0, "market id");
       const m = await c.markets.get(id);
       const o = opt(ctx, "outcome")?.toUpperCase();
-      const indexSets = o === "BOTH" || (!o && !m.result) ? [INDEX_SET.YES, INDEX_SET.NO] : [INDEX_SET[o ? outcomeOf(o) : (m.result as Outcome)]];
+      const indexSets =
+        o === "BOTH" || (!o && !m.result) ? [INDEX_SET.YES, INDEX_SET.NO] : [INDEX_SET[o ? outcomeOf(o) : (m.result as Outcome)]];
       const r = await c.wallet.redeem(id, { conditionId: m.conditionId, indexSets }, writeOptions(ctx));
       print(ctx, () => `${r.status}: ${r.message}${r.payout ? ` (payout ${usdt(r.payout)})` : ""}${replayedNote(r)}`, r);
     },
@@ -638,8 +865,20 @@ const COMMANDS: Record<string, Command> = {
         print(ctx, () => `Marked ${r.updated} read; ${r.unread} unread left.`, r);
         return;
       }
-      const items = flag(ctx, "unread") ? await c.notifications.unread() : (await c.notifications.list({ page: intOpt(ctx, "page"), pageSize: intOpt(ctx, "page-size") })).items;
-      print(ctx, () => (items.length ? table(["", "time", "type", "title", "text"], items.map((n) => [n.read ? "" : "*", n.createdAt.slice(0, 19), n.type, n.title, n.body])) : "No notifications."), items);
+      const items = flag(ctx, "unread")
+        ? await c.notifications.unread()
+        : (await c.notifications.list({ page: intOpt(ctx, "page"), pageSize: intOpt(ctx, "page-size") })).items;
+      print(
+        ctx,
+        () =>
+          items.length
+            ? table(
+                ["", "time", "type", "title", "text"],
+                items.map((n) => [n.read ? "" : "*", n.createdAt.slice(0, 19), n.type, n.title, n.body]),
+              )
+            : "No notifications.",
+        items,
+      );
     },
   },
 
@@ -660,7 +899,9 @@ const COMMANDS: Record<string, Command> = {
         const render = (b: BookState) => {
           if (ctx.json) return ctx.io.out(JSON.stringify(b));
           if (ctx.io.isTTY) ctx.io.clear?.();
-          ctx.io.out(`Order book ${id}, ${outcome} view, seq ${b.seq} — ${new Date().toISOString().slice(11, 19)}${ctx.io.isTTY ? " (Ctrl-C to stop)" : ""}`);
+          ctx.io.out(
+            `Order book ${id}, ${outcome} view, seq ${b.seq} — ${new Date().toISOString().slice(11, 19)}${ctx.io.isTTY ? " (Ctrl-C to stop)" : ""}`,
+          );
           for (const line of bookTable(b).split("\n")) ctx.io.out(line);
           if (!ctx.io.isTTY) ctx.io.out("");
         };
@@ -689,7 +930,8 @@ const COMMANDS: Record<string, Command> = {
 
   admin: {
     usage: "admin create-event|close|cancel|resolve ... (needs ADMIN_KEY)",
-    summary: "operator API: `admin create-event --title T --category C --market TITLE [--liquidity USDT]...`, `admin close|cancel <marketId>`, `admin resolve <marketId> YES|NO`",
+    summary:
+      "operator API: `admin create-event --title T --category C --market TITLE [--liquidity USDT]...`, `admin close|cancel <marketId>`, `admin resolve <marketId> YES|NO`",
     async run(ctx) {
       const c = ctx.client();
       if (!c.adminKey) throw new UsageError("the operator commands need the operator key in ADMIN_KEY (or PMX_ADMIN_KEY)");
@@ -698,15 +940,36 @@ const COMMANDS: Record<string, Command> = {
         const title = opt(ctx, "title");
         const category = opt(ctx, "category") as Category | undefined;
         const markets = ctx.args.all.get("market") ?? [];
-        if (!title || !category || !markets.length) throw new UsageError("create-event needs --title, --category and at least one --market");
+        if (!title || !category || !markets.length)
+          throw new UsageError("create-event needs --title, --category and at least one --market");
         const liquidity = ctx.args.all.get("liquidity") ?? [];
-        const e = await c.admin.createEvent({ title, category, markets: markets.map((t, i) => (liquidity[i] ? { title: t, ammLiquidity: toMicro(liquidity[i], "liquidity") } : { title: t })) });
-        print(ctx, () => [`Created event ${e.id}`, table(["market", "title"], e.markets.map((m) => [m.id, m.title]))], e);
+        const e = await c.admin.createEvent({
+          title,
+          category,
+          markets: markets.map((t, i) => (liquidity[i] ? { title: t, ammLiquidity: toMicro(liquidity[i], "liquidity") } : { title: t })),
+        });
+        print(
+          ctx,
+          () => [
+            `Created event ${e.id}`,
+            table(
+              ["market", "title"],
+              e.markets.map((m) => [m.id, m.title]),
+            ),
+          ],
+          e,
+        );
         return;
       }
       const id = pos(ctx, 1, "market id");
       const m =
-        sub === "close" ? await c.admin.closeMarket(id) : sub === "cancel" ? await c.admin.cancelMarket(id) : sub === "resolve" ? await c.admin.resolveMarket(id, { result: outcomeOf(pos(ctx, 2, "result")) }) : null;
+        sub === "close"
+          ? await c.admin.closeMarket(id)
+          : sub === "cancel"
+            ? await c.admin.cancelMarket(id)
+            : sub === "resolve"
+              ? await c.admin.resolveMarket(id, { result: outcomeOf(pos(ctx, 2, "result")) })
+              : null;
       if (!m) throw new UsageError(`unknown admin command "${sub}"`);
       print(ctx, () => `Market ${m.id} is now ${m.status}${m.result ? ` (${m.result})` : ""}`, m);
     },
@@ -725,8 +988,16 @@ async function collectAll<T>(it: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-function quoteLine(side: Side, outcome: Outcome, q: bigint, quote: { estimatedPrice: string; estimatedCost: string; source: string; fee: string }): string {
-  const money = side === "BUY" ? `cost ${usdt(quote.estimatedCost)} + fee ${usdt(quote.fee)}` : `proceeds ${usdt(quote.estimatedCost)} - fee ${usdt(quote.fee)}`;
+function quoteLine(
+  side: Side,
+  outcome: Outcome,
+  q: bigint,
+  quote: { estimatedPrice: string; estimatedCost: string; source: string; fee: string },
+): string {
+  const money =
+    side === "BUY"
+      ? `cost ${usdt(quote.estimatedCost)} + fee ${usdt(quote.fee)}`
+      : `proceeds ${usdt(quote.estimatedCost)} - fee ${usdt(quote.fee)}`;
   return `Quote: ${side} ${shares(q)} ${outcome} at about ${quote.estimatedPrice} each via ${quote.source}: ${money}`;
 }
 
@@ -766,7 +1037,9 @@ function tradeCommand(side: Side): Command {
         print(ctx, () => orderLine(o), o);
         return;
       }
-      const limitOnly = [types[0], flag(ctx, "post-only") && "--post-only", opt(ctx, "client-id") !== undefined && "--client-id"].filter(Boolean);
+      const limitOnly = [types[0], flag(ctx, "post-only") && "--post-only", opt(ctx, "client-id") !== undefined && "--client-id"].filter(
+        Boolean,
+      );
       if (limitOnly.length) throw new UsageError(`${limitOnly.join(", ")} need${limitOnly.length === 1 ? "s" : ""} --limit PRICE`);
       const quote = await c.markets.quote(marketId, { side, outcome, quantity: q.toString() });
       const amm = flag(ctx, "amm");
@@ -777,7 +1050,12 @@ function tradeCommand(side: Side): Command {
       await confirm(ctx, `${side === "BUY" ? "Buy" : "Sell"} ${shares(q)} ${outcome} ${amm ? "from the AMM" : "at market"}?`);
       const body: TradeRequest = { marketId, side, outcome, quantity: q.toString() };
       const t = amm ? await c.trade.amm(body, writeOptions(ctx)) : await c.trade.market(body, writeOptions(ctx));
-      print(ctx, () => `Filled ${shares(t.filledQuantity)} ${outcome} at ${t.avgPrice} via ${t.venue}: ${side === "BUY" ? "cost" : "proceeds"} ${usdt(t.totalCost)}, fee ${usdt(t.fee)} (trade ${t.tradeId})${replayedNote(t)}`, { quote, trade: t });
+      print(
+        ctx,
+        () =>
+          `Filled ${shares(t.filledQuantity)} ${outcome} at ${t.avgPrice} via ${t.venue}: ${side === "BUY" ? "cost" : "proceeds"} ${usdt(t.totalCost)}, fee ${usdt(t.fee)} (trade ${t.tradeId})${replayedNote(t)}`,
+        { quote, trade: t },
+      );
     },
   };
 }
@@ -785,7 +1063,8 @@ function tradeCommand(side: Side): Command {
 // ---------- entry ----------
 
 function describeError(err: unknown, url: string): string {
-  if (err instanceof RateLimitError) return `Rate limited: ${err.message}; try again in ${err.retryAfter} s, or pass --wait to wait it out${err.requestId ? ` (request ${err.requestId})` : ""}`;
+  if (err instanceof RateLimitError)
+    return `Rate limited: ${err.message}; try again in ${err.retryAfter} s, or pass --wait to wait it out${err.requestId ? ` (request ${err.requestId})` : ""}`;
   if (err instanceof ApiError) return `Error ${err.status} ${err.describe()}`;
   if (err instanceof NetworkError) return `Cannot reach the exchange at ${url}: ${(err.cause as Error)?.message ?? err.message}`;
   if (err instanceof NotLoggedInError || err instanceof StoreError) return err.message;
@@ -836,7 +1115,11 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
                   maxRetries: 5,
                   maxWaitSeconds: 120,
                   onWait: (s, e) =>
-                    io.err(e instanceof RateLimitError ? `Rate limited; waiting ${s} s as the exchange asks (--wait)...` : `${e instanceof ApiError ? e.code : "No answer"}; sending again with the same idempotency key in ${s} s (--wait)...`),
+                    io.err(
+                      e instanceof RateLimitError
+                        ? `Rate limited; waiting ${s} s as the exchange asks (--wait)...`
+                        : `${e instanceof ApiError ? e.code : "No answer"}; sending again with the same idempotency key in ${s} s (--wait)...`,
+                    ),
                 }
               : false,
           fetch: io.fetch,

@@ -4,7 +4,17 @@
  * and (opt-in) retries: 429s after exactly what Retry-After says, and keyed writes also after a
  * lost answer or a 503.
  */
-import { apiErrorFor, ApiError, NetworkError, NotLoggedInError, ProtocolError, RateLimitError, ServiceUnavailableError, UnauthorizedError, type FieldError } from "./errors";
+import {
+  apiErrorFor,
+  ApiError,
+  NetworkError,
+  NotLoggedInError,
+  ProtocolError,
+  RateLimitError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+  type FieldError,
+} from "./errors";
 import { collect, paginate } from "./pagination";
 // Types only: the proof code (TON cells, ed25519) is loaded when a login signs, so a browser app
 // that never signs locally does not carry it.
@@ -163,7 +173,8 @@ interface Envelope<T> {
 
 /** A write's data with its non-enumerable `replayed` flag. */
 function replayable<T>(env: Envelope<T>): Replayable<T> {
-  if (typeof env.data === "object" && env.data !== null) Object.defineProperty(env.data, "replayed", { value: env.replayed, enumerable: false, configurable: true });
+  if (typeof env.data === "object" && env.data !== null)
+    Object.defineProperty(env.data, "replayed", { value: env.replayed, enumerable: false, configurable: true });
   return env.data as Replayable<T>;
 }
 
@@ -185,7 +196,10 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** base64url to UTF-8 text with what both Node 20 and browsers have (atob, TextDecoder). */
 function base64UrlToText(s: string): string {
-  const b64 = s.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(s.length / 4) * 4, "=");
+  const b64 = s
+    .replace(/-/g, "+")
+    .replace(/_/g, "/")
+    .padEnd(Math.ceil(s.length / 4) * 4, "=");
   return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
 }
 
@@ -200,7 +214,12 @@ export function sessionFromToken(token: string): Session {
     throw new TypeError("not a JWT");
   }
   if (!isRecord(claims) || typeof claims.exp !== "number") throw new TypeError("token has no expiry");
-  return { accessToken: token, expiresAt: claims.exp, userId: typeof claims.sub === "string" ? claims.sub : "", walletAddress: typeof claims.wal === "string" ? claims.wal : "" };
+  return {
+    accessToken: token,
+    expiresAt: claims.exp,
+    userId: typeof claims.sub === "string" ? claims.sub : "",
+    walletAddress: typeof claims.wal === "string" ? claims.wal : "",
+  };
 }
 
 export class PmxClient {
@@ -375,14 +394,28 @@ export class PmxClient {
           parsed = text;
         }
       }
-      this.opts.onResponse?.({ method, route, url, status: res.status, headers: res.headers, body: parsed, durationMs: Date.now() - started });
+      this.opts.onResponse?.({
+        method,
+        route,
+        url,
+        status: res.status,
+        headers: res.headers,
+        body: parsed,
+        durationMs: Date.now() - started,
+      });
 
       if (res.ok) {
         const replayed = res.headers.get("idempotent-replayed") === "true";
         if (o.raw) return { data: parsed as T, requestId: res.headers.get("x-request-id") ?? "", status: res.status, replayed };
         if (res.status === 204) return { data: null as T, requestId: res.headers.get("x-request-id") ?? "", status: res.status, replayed };
-        if (!isRecord(parsed) || !("data" in parsed)) throw new ProtocolError(`${method} ${route}: answer is not the API envelope`, res.status);
-        const env: Envelope<T> = { data: parsed.data as T, requestId: typeof parsed.requestId === "string" ? parsed.requestId : "", status: res.status, replayed };
+        if (!isRecord(parsed) || !("data" in parsed))
+          throw new ProtocolError(`${method} ${route}: answer is not the API envelope`, res.status);
+        const env: Envelope<T> = {
+          data: parsed.data as T,
+          requestId: typeof parsed.requestId === "string" ? parsed.requestId : "",
+          status: res.status,
+          replayed,
+        };
         if (isRecord(parsed.pagination)) env.pagination = parsed.pagination as unknown as Pagination;
         return env;
       }
@@ -390,7 +423,12 @@ export class PmxClient {
       const err = this.errorOf(res, parsed, method, route);
       // Sending earlier would only extend a cooldown: wait exactly what the server asked. A 503
       // (a market moving, a service restarting) is retried only for a keyed request.
-      const waitFor = err instanceof RateLimitError ? err.retryAfter : err instanceof ServiceUnavailableError && o.idempotencyKey !== undefined ? err.retryAfter ?? 1 : null;
+      const waitFor =
+        err instanceof RateLimitError
+          ? err.retryAfter
+          : err instanceof ServiceUnavailableError && o.idempotencyKey !== undefined
+            ? (err.retryAfter ?? 1)
+            : null;
       if (waitFor !== null && this.retry && attempt < this.retry.maxRetries && waitFor <= this.retry.maxWaitSeconds) {
         this.retry.onWait?.(waitFor, err);
         await sleep(waitFor * 1000);
@@ -407,9 +445,14 @@ export class PmxClient {
     return apiErrorFor({
       status: res.status,
       code: typeof e.code === "string" ? e.code : `HTTP_${res.status}`,
-      message: typeof e.message === "string" ? e.message : typeof parsed === "string" && parsed ? parsed.slice(0, 200) : res.statusText || `HTTP ${res.status}`,
+      message:
+        typeof e.message === "string"
+          ? e.message
+          : typeof parsed === "string" && parsed
+            ? parsed.slice(0, 200)
+            : res.statusText || `HTTP ${res.status}`,
       fields: fieldsOf(e.fields),
-      requestId: typeof b.requestId === "string" ? b.requestId : res.headers.get("x-request-id") ?? undefined,
+      requestId: typeof b.requestId === "string" ? b.requestId : (res.headers.get("x-request-id") ?? undefined),
       retryAfter: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
       method,
       path: route,
@@ -518,11 +561,19 @@ class MarketsApi extends Api {
   }
   /** GET /markets/:id/orderbook: top 10 levels of the YES (default) or NO view. */
   async orderbook(id: string, outcome?: Outcome): Promise<OrderBook> {
-    return (await this.c.call<OrderBook>("GET", "/markets/{marketId}/orderbook", { auth: "none", params: { marketId: id }, query: { outcome } })).data;
+    return (
+      await this.c.call<OrderBook>("GET", "/markets/{marketId}/orderbook", { auth: "none", params: { marketId: id }, query: { outcome } })
+    ).data;
   }
   /** GET /markets/:id/price-history */
   async priceHistory(id: string, params: PriceHistoryParams = {}): Promise<PriceHistory> {
-    return (await this.c.call<PriceHistory>("GET", "/markets/{marketId}/price-history", { auth: "none", params: { marketId: id }, query: { ...params } })).data;
+    return (
+      await this.c.call<PriceHistory>("GET", "/markets/{marketId}/price-history", {
+        auth: "none",
+        params: { marketId: id },
+        query: { ...params },
+      })
+    ).data;
   }
   /** POST /markets/:id/quote: what a market order would cost now, without executing it. */
   async quote(id: string, body: QuoteRequest): Promise<Quote> {
@@ -540,7 +591,13 @@ class OrdersApi extends Api {
    * alone; the results in request order, `{ok: true, order}` or `{ok: false, error}`.
    */
   async batch(orders: PlaceOrderRequest[], opts: WriteOptions = {}): Promise<Replayable<BatchOrderResult[]>> {
-    return replayable(await this.c.call<BatchOrderResult[]>("POST", "/orders/batch", { auth: "user", body: { orders }, idempotencyKey: opts.idempotencyKey }));
+    return replayable(
+      await this.c.call<BatchOrderResult[]>("POST", "/orders/batch", {
+        auth: "user",
+        body: { orders },
+        idempotencyKey: opts.idempotencyKey,
+      }),
+    );
   }
   /**
    * PATCH /orders/:id: new price and/or open quantity, atomically, under the same id. A lower
@@ -578,7 +635,9 @@ class TradeApi extends Api {
   }
   /** POST /trade/market: smart-routed between the book and the AMM. */
   async market(body: TradeRequest, opts: WriteOptions = {}): Promise<Replayable<TradeExecution>> {
-    return replayable(await this.c.call<TradeExecution>("POST", "/trade/market", { auth: "user", body, idempotencyKey: opts.idempotencyKey }));
+    return replayable(
+      await this.c.call<TradeExecution>("POST", "/trade/market", { auth: "user", body, idempotencyKey: opts.idempotencyKey }),
+    );
   }
 }
 
@@ -622,7 +681,14 @@ class WalletApi extends Api {
   }
   /** POST /redeem/:marketId */
   async redeem(marketId: string, body: RedeemRequest, opts: WriteOptions = {}): Promise<Replayable<RedeemResult>> {
-    return replayable(await this.c.call<RedeemResult>("POST", "/redeem/{marketId}", { auth: "user", params: { marketId }, body, idempotencyKey: opts.idempotencyKey }));
+    return replayable(
+      await this.c.call<RedeemResult>("POST", "/redeem/{marketId}", {
+        auth: "user",
+        params: { marketId },
+        body,
+        idempotencyKey: opts.idempotencyKey,
+      }),
+    );
   }
   /** POST /sandbox/faucet (sandbox chain only). */
   async faucet(body: FaucetRequest): Promise<FaucetResult> {
@@ -690,7 +756,9 @@ class HeartbeatsApi extends Api {
     const next = () => {
       if (stopped) return;
       timer = setTimeout(() => {
-        inFlight = beat().catch((err: unknown) => opts.onError?.(err)).finally(next);
+        inFlight = beat()
+          .catch((err: unknown) => opts.onError?.(err))
+          .finally(next);
       }, every);
     };
     const ready = beat();
@@ -728,4 +796,3 @@ class AdminApi extends Api {
     return (await this.c.call<MarketItem>("POST", "/admin/markets/{id}/resolve", { auth: "admin", params: { id }, body })).data;
   }
 }
-

@@ -94,7 +94,8 @@ export function priceToTick(price: string | number): number {
 
 /** 55 -> "0.55", the 2-decimal form the API answers with. */
 export function tickToPrice(tick: number): string {
-  if (!Number.isInteger(tick) || tick < MIN_TICK || tick > MAX_TICK) throw new RangeError(`tick must be an integer between ${MIN_TICK} and ${MAX_TICK}, got ${tick}`);
+  if (!Number.isInteger(tick) || tick < MIN_TICK || tick > MAX_TICK)
+    throw new RangeError(`tick must be an integer between ${MIN_TICK} and ${MAX_TICK}, got ${tick}`);
   return `0.${String(tick).padStart(2, "0")}`;
 }
 

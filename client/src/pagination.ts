@@ -4,7 +4,11 @@ import type { Page, PageParams } from "./models";
  * Every item of a paginated list, fetching page after page while `hasNext` says so. Stops early
  * when the consumer breaks out of the loop, and after `maxPages` pages as a safety net.
  */
-export async function* paginate<T, P extends PageParams>(fetchPage: (params: P) => Promise<Page<T>>, params: P, opts: { maxPages?: number } = {}): AsyncGenerator<T, void, undefined> {
+export async function* paginate<T, P extends PageParams>(
+  fetchPage: (params: P) => Promise<Page<T>>,
+  params: P,
+  opts: { maxPages?: number } = {},
+): AsyncGenerator<T, void, undefined> {
   const maxPages = opts.maxPages ?? 10_000;
   let page = params.page ?? 1;
   for (let n = 0; n < maxPages; n++) {
@@ -16,7 +20,11 @@ export async function* paginate<T, P extends PageParams>(fetchPage: (params: P) 
 }
 
 /** Every page (not item) of a paginated list. */
-export async function* pages<T, P extends PageParams>(fetchPage: (params: P) => Promise<Page<T>>, params: P, opts: { maxPages?: number } = {}): AsyncGenerator<Page<T>, void, undefined> {
+export async function* pages<T, P extends PageParams>(
+  fetchPage: (params: P) => Promise<Page<T>>,
+  params: P,
+  opts: { maxPages?: number } = {},
+): AsyncGenerator<Page<T>, void, undefined> {
   const maxPages = opts.maxPages ?? 10_000;
   let page = params.page ?? 1;
   for (let n = 0; n < maxPages; n++) {

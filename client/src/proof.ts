@@ -60,7 +60,12 @@ function assertPublicKey(publicKey: Uint8Array): Buffer {
 /** The initial data cell of a standard wallet with default subwallet ids. */
 function walletData(publicKey: Buffer, version: WalletVersion, workchain: number, testnet: boolean): Cell {
   if (version === "v4r2") {
-    return beginCell().storeUint(0, 32).storeUint(698983191 + workchain, 32).storeBuffer(publicKey).storeBit(0).endCell();
+    return beginCell()
+      .storeUint(0, 32)
+      .storeUint(698983191 + workchain, 32)
+      .storeBuffer(publicKey)
+      .storeBit(0)
+      .endCell();
   }
   // v5r1 wallet id = network_global_id XOR client context (1 bit flag, i8 workchain, u8 version 0, u15 subwallet 0).
   const context = beginCell().storeUint(1, 1).storeInt(workchain, 8).storeUint(0, 8).storeUint(0, 15).endCell().beginParse().loadInt(32);
@@ -80,7 +85,11 @@ export function walletAddress(publicKey: Uint8Array, opts: WalletOptions = {}): 
 
 /** Base64 BOC of the wallet's StateInit, for `proof.stateInit`. */
 export function walletStateInitBase64(publicKey: Uint8Array, opts: WalletOptions = {}): string {
-  return beginCell().store(storeStateInit(walletStateInit(publicKey, opts))).endCell().toBoc().toString("base64");
+  return beginCell()
+    .store(storeStateInit(walletStateInit(publicKey, opts)))
+    .endCell()
+    .toBoc()
+    .toString("base64");
 }
 
 export function keyPairFromSeed(seed: Uint8Array): KeyPair {
@@ -146,7 +155,15 @@ export function tonProofMessage(f: ProofFields): Buffer {
   domainLen.writeUInt32LE(domain.length);
   const ts = Buffer.alloc(8);
   ts.writeBigUInt64LE(BigInt(f.timestamp));
-  return Buffer.concat([Buffer.from("ton-proof-item-v2/", "utf8"), wc, address.hash, domainLen, domain, ts, Buffer.from(f.payload, "utf8")]);
+  return Buffer.concat([
+    Buffer.from("ton-proof-item-v2/", "utf8"),
+    wc,
+    address.hash,
+    domainLen,
+    domain,
+    ts,
+    Buffer.from(f.payload, "utf8"),
+  ]);
 }
 
 /** The 32 bytes a wallet signs: sha256(0xffff ++ "ton-connect" ++ sha256(message)). */
@@ -188,7 +205,12 @@ export async function buildConnectRequest(signer: ProofSigner, opts: BuildProofO
   const payload = opts.payload ?? randomPayload();
   const rawSig = await signer.sign(tonProofDigest({ address, domain: opts.domain, timestamp, payload }));
   const signature = typeof rawSig === "string" ? rawSig : Buffer.from(rawSig).toString("base64");
-  const proof: TonProof = { timestamp, domain: { lengthBytes: Buffer.byteLength(opts.domain, "utf8"), value: opts.domain }, payload, signature };
+  const proof: TonProof = {
+    timestamp,
+    domain: { lengthBytes: Buffer.byteLength(opts.domain, "utf8"), value: opts.domain },
+    payload,
+    signature,
+  };
   if (signer.stateInit) proof.stateInit = signer.stateInit;
   const body: ConnectRequest = { address: address.toRawString(), publicKey: signer.publicKey, proof };
   if (opts.messengerInitData) body.messengerInitData = opts.messengerInitData;

@@ -68,7 +68,8 @@ export interface TradeUpdate {
 }
 
 /** What changed for the user; exactly one key is present. */
-export type UserUpdate = { balance: Balance } | { position: PositionUpdate } | { order: OrderUpdate } | { trade: TradeUpdate } | { notification: Notification };
+export type UserUpdate =
+  { balance: Balance } | { position: PositionUpdate } | { order: OrderUpdate } | { trade: TradeUpdate } | { notification: Notification };
 
 export interface SocketErrorMessage {
   type: "error";

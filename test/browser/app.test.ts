@@ -81,7 +81,9 @@ describe("errors from the API in words", () => {
       await ticket.getByLabel("Limit price (USDT per share)").fill("0.50");
       await ticket.getByRole("button", { name: "Review order" }).click();
       await ticket.getByRole("button", { name: "Confirm buy" }).click();
-      await expect(textOf(page, "form[aria-label='Order ticket'] [role=alert]")).resolves.toMatch(/^Your available balance is too low for this\.\s*INSUFFICIENT_BALANCE, request req_[\w-]+$/);
+      await expect(textOf(page, "form[aria-label='Order ticket'] [role=alert]")).resolves.toMatch(
+        /^Your available balance is too low for this\.\s*INSUFFICIENT_BALANCE, request req_[\w-]+$/,
+      );
       // Bad input is caught before anything is sent.
       await ticket.getByLabel("Limit price (USDT per share)").fill("0.555");
       await ticket.getByRole("button", { name: "Review order" }).click();
@@ -89,7 +91,9 @@ describe("errors from the API in words", () => {
       await ticket.getByRole("button", { name: "Market" }).click();
       await ticket.getByLabel("Shares").fill("0.00001");
       await ticket.getByRole("button", { name: "Get quote" }).click();
-      await expect(textOf(page, "form[aria-label='Order ticket'] [role=alert]")).resolves.toBe("Quantity must be more than 0, in steps of 0.0001 share.");
+      await expect(textOf(page, "form[aria-label='Order ticket'] [role=alert]")).resolves.toBe(
+        "Quantity must be more than 0, in steps of 0.0001 share.",
+      );
       expect(errors.filter((e) => !/status of (400|429)/.test(e))).toEqual([]);
     });
     await page.context().close();
@@ -101,7 +105,18 @@ async function tabTo(page: Page, name: string | RegExp): Promise<void> {
   for (let i = 0; i < 60; i++) {
     await page.keyboard.press("Tab");
     const focused = await page.evaluate(() => {
-      const d = (globalThis as unknown as { document: { activeElement: { id?: string; textContent: string | null; getAttribute(a: string): string | null; labels?: Array<{ textContent: string | null }> } | null } }).document;
+      const d = (
+        globalThis as unknown as {
+          document: {
+            activeElement: {
+              id?: string;
+              textContent: string | null;
+              getAttribute(a: string): string | null;
+              labels?: Array<{ textContent: string | null }>;
+            } | null;
+          };
+        }
+      ).document;
       const el = d.activeElement;
       if (!el) return "";
       return (el.getAttribute("aria-label") ?? el.labels?.[0]?.textContent ?? el.textContent ?? "").replace(/\s+/g, " ").trim();
@@ -213,9 +228,26 @@ describe("how fast: the first load's size and the market page's time to interact
     // Some depth and a few prints, as a live market has.
     const a = await loginMaker(srv, 1000 * SHARE);
     const b = await loginMaker(srv, 1000 * SHARE);
-    for (let i = 0; i < 8; i++) await a.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: (30 + i) / 100, quantity: Number(toMicro(5 + i)) });
-    for (let i = 0; i < 8; i++) await a.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: (40 + i) / 100, quantity: Number(toMicro(5 + i)) });
-    for (let i = 0; i < 3; i++) await b.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "FOK", price: 0.6, quantity: Number(toMicro(2)) });
+    for (let i = 0; i < 8; i++)
+      await a.orders.place({
+        marketId: market,
+        side: "BUY",
+        outcome: "YES",
+        orderType: "GTC",
+        price: (30 + i) / 100,
+        quantity: Number(toMicro(5 + i)),
+      });
+    for (let i = 0; i < 8; i++)
+      await a.orders.place({
+        marketId: market,
+        side: "BUY",
+        outcome: "NO",
+        orderType: "GTC",
+        price: (40 + i) / 100,
+        quantity: Number(toMicro(5 + i)),
+      });
+    for (let i = 0; i < 3; i++)
+      await b.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "FOK", price: 0.6, quantity: Number(toMicro(2)) });
   });
   afterAll(() => srv?.stop());
 
@@ -224,8 +256,19 @@ describe("how fast: the first load's size and the market page's time to interact
     const { page, context } = await phone(browser);
     await page.goto(`${srv.url}/`, { waitUntil: "networkidle" });
     const loaded = await page.evaluate(() => {
-      const perf = (globalThis as unknown as { performance: { getEntriesByType(t: string): Array<{ name: string; initiatorType?: string; encodedBodySize: number; decodedBodySize: number }> } }).performance;
-      const entries = [...perf.getEntriesByType("navigation"), ...perf.getEntriesByType("resource").filter((e) => ["script", "link", "css", "img", "other"].includes(e.initiatorType ?? "") && !e.name.includes("/api/"))];
+      const perf = (
+        globalThis as unknown as {
+          performance: {
+            getEntriesByType(t: string): Array<{ name: string; initiatorType?: string; encodedBodySize: number; decodedBodySize: number }>;
+          };
+        }
+      ).performance;
+      const entries = [
+        ...perf.getEntriesByType("navigation"),
+        ...perf
+          .getEntriesByType("resource")
+          .filter((e) => ["script", "link", "css", "img", "other"].includes(e.initiatorType ?? "") && !e.name.includes("/api/")),
+      ];
       return entries.map((e) => ({ name: e.name, encoded: e.encodedBodySize, decoded: e.decodedBodySize }));
     });
     const firstLoad = loaded.reduce((n, e) => n + e.encoded, 0);
@@ -239,7 +282,15 @@ describe("how fast: the first load's size and the market page's time to interact
       const { page: p, context: c } = await phone(browser);
       await p.goto(`${srv.url}/markets/${market}`);
       await p.locator("[data-testid=ladder] tr.bid").first().waitFor();
-      runs.push(await p.evaluate(() => Math.round((globalThis as unknown as { performance: { getEntriesByName(n: string): Array<{ startTime: number }> } }).performance.getEntriesByName("pmx:market-interactive")[0].startTime)));
+      runs.push(
+        await p.evaluate(() =>
+          Math.round(
+            (
+              globalThis as unknown as { performance: { getEntriesByName(n: string): Array<{ startTime: number }> } }
+            ).performance.getEntriesByName("pmx:market-interactive")[0].startTime,
+          ),
+        ),
+      );
       if (i === 0) {
         await screenshot(p, "09-market-cold", false);
         await p.locator("#book").scrollIntoViewIfNeeded();
@@ -256,8 +307,15 @@ describe("how fast: the first load's size and the market page's time to interact
     const sorted = [...runs].sort((x, y) => x - y);
     metrics.firstLoadTransferredBytes = firstLoad;
     metrics.firstLoadFiles = loaded.map((e) => `${new URL(e.name).pathname} ${e.encoded} B`);
-    metrics.marketInteractiveMs = { runs, median: sorted[2], max: sorted[4], note: "navigation start to market, book and ticket rendered; cold cache, embedded server in the test process" };
-    console.log(`first load: ${(firstLoad / 1024).toFixed(1)} KB transferred (gzip) in ${loaded.length} files; market page interactive in ${runs.join(", ")} ms (median ${sorted[2]} ms)`);
+    metrics.marketInteractiveMs = {
+      runs,
+      median: sorted[2],
+      max: sorted[4],
+      note: "navigation start to market, book and ticket rendered; cold cache, embedded server in the test process",
+    };
+    console.log(
+      `first load: ${(firstLoad / 1024).toFixed(1)} KB transferred (gzip) in ${loaded.length} files; market page interactive in ${runs.join(", ")} ms (median ${sorted[2]} ms)`,
+    );
   });
 });
 
@@ -300,7 +358,11 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       // Sign in with a new sandbox wallet, made in one click.
       await page.getByRole("button", { name: "Create a sandbox wallet" }).click();
       await page.getByRole("form", { name: "Order ticket" }).waitFor();
-      expect(await page.evaluate(() => /^[0-9a-f]{64}$/.test((globalThis as unknown as WithStorage).localStorage.getItem("pmx.sandboxKey") ?? ""))).toBe(true);
+      expect(
+        await page.evaluate(() =>
+          /^[0-9a-f]{64}$/.test((globalThis as unknown as WithStorage).localStorage.getItem("pmx.sandboxKey") ?? ""),
+        ),
+      ).toBe(true);
 
       // Faucet: test USDT to the deposit address, credited through the real deposit path.
       await page.getByRole("link", { name: "Wallet" }).click();
@@ -316,7 +378,14 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       await page.getByRole("form", { name: "Order ticket" }).waitFor();
 
       // Buy YES on the book: another trader's BUY NO at 0.60 shows as a YES ask at 0.40, live.
-      await maker.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.6, quantity: Number(toMicro(5)) });
+      await maker.orders.place({
+        marketId: market,
+        side: "BUY",
+        outcome: "NO",
+        orderType: "GTC",
+        price: 0.6,
+        quantity: Number(toMicro(5)),
+      });
       await ladderRow(page, "0.40").waitFor();
       const ticket = page.getByRole("form", { name: "Order ticket" });
       await ticket.getByRole("button", { name: "Limit" }).click();
@@ -339,7 +408,14 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       expect(await textOf(page, "[data-testid=ticket-result]")).toMatch(new RegExp(`^Bought 10 YES at ${quoted} average \\(AMM\\)`));
 
       // A market order with its quote first: the router takes a cheaper book offer, then the AMM.
-      await maker.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.55, quantity: Number(toMicro(2)) });
+      await maker.orders.place({
+        marketId: market,
+        side: "BUY",
+        outcome: "NO",
+        orderType: "GTC",
+        price: 0.55,
+        quantity: Number(toMicro(2)),
+      });
       await ladderRow(page, "0.45").waitFor();
       await expect(textOf(page, "[data-testid=buyYesPrice] strong")).resolves.toBe("0.45");
       await ticket.getByRole("button", { name: "Market" }).click();
@@ -351,16 +427,35 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       await ladderRow(page, "0.45").waitFor({ state: "detached" });
 
       // Another trader's order appears in the ladder, and the chart moves, without a reload.
-      await maker.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.33, quantity: Number(toMicro(7)) });
+      await maker.orders.place({
+        marketId: market,
+        side: "BUY",
+        outcome: "YES",
+        orderType: "GTC",
+        price: 0.33,
+        quantity: Number(toMicro(7)),
+      });
       await expect(ladderRow(page, "0.33").textContent()).resolves.toMatch(/0\.33\s*7\s*1/);
       // A third trader sells YES into that bid (BUY NO at 0.67): a book trade at 0.33, so the chart's last price moves from 0.45.
       const chart = page.locator("[data-testid=chart]");
       // The market order printed twice (its book leg at 0.45 and its AMM leg at the pool's average, above it).
       await waitFor("the market order's prints in the chart", async () => Number(await chart.getAttribute("data-last")) >= 0.45);
       const updates = Number(await chart.getAttribute("data-updates"));
-      await taker.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "FOK", price: 0.67, quantity: Number(toMicro(7)) });
+      await taker.orders.place({
+        marketId: market,
+        side: "BUY",
+        outcome: "NO",
+        orderType: "FOK",
+        price: 0.67,
+        quantity: Number(toMicro(7)),
+      });
       await ladderRow(page, "0.33").waitFor({ state: "detached" });
-      await waitFor("the chart to move", async () => Number(await chart.getAttribute("data-updates")) > updates && (await chart.getAttribute("data-last")) === "0.33", 15_000, 100);
+      await waitFor(
+        "the chart to move",
+        async () => Number(await chart.getAttribute("data-updates")) > updates && (await chart.getAttribute("data-last")) === "0.33",
+        15_000,
+        100,
+      );
       // The chart's intervals.
       await page.getByRole("group", { name: "Chart interval" }).getByRole("button", { name: "1H" }).click();
       await page.locator("[data-testid=chart][data-interval='1H'][data-last='0.33']").waitFor();
@@ -389,7 +484,12 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       const yesRow = page.locator("[data-testid=positions] li", { hasText: "Will the web app ship this week?" });
       await expect(yesRow.locator("[data-field=shares]").textContent()).resolves.toBe("25");
       await page.locator("[data-testid=trades] li").nth(2).waitFor();
-      await waitFor("the three trades settled", async () => (await page.locator("[data-testid=settlement]", { hasText: "settled on chain" }).count()) === 3, 20_000, 200);
+      await waitFor(
+        "the three trades settled",
+        async () => (await page.locator("[data-testid=settlement]", { hasText: "settled on chain" }).count()) === 3,
+        20_000,
+        200,
+      );
       await screenshot(page, "04-portfolio");
       await page.evaluate("window.scrollTo(0, 0)");
       await screenshot(page, "04-portfolio-top", false);
@@ -398,7 +498,10 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       // The operator resolves the market while the user looks at it; the page shows it and redeems.
       await yesRow.getByRole("link").click();
       await page.getByRole("form", { name: "Order ticket" }).waitFor();
-      const resolved = await srv.http("POST", `/api/v1/admin/markets/${market}/resolve`, { headers: { "x-admin-key": ADMIN_KEY }, body: { result: "YES" } });
+      const resolved = await srv.http("POST", `/api/v1/admin/markets/${market}/resolve`, {
+        headers: { "x-admin-key": ADMIN_KEY },
+        body: { result: "YES" },
+      });
       expect(resolved.status).toBe(200);
       await page.locator("[data-testid=market-status]", { hasText: "Resolved YES" }).waitFor({ timeout: 20_000 });
       await page.getByRole("button", { name: "Redeem 25 YES" }).click();
@@ -434,4 +537,3 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
     await page.context().close();
   });
 });
-

@@ -15,14 +15,31 @@ import { signInitData, TEST_BOT_TOKEN } from "../support/telegram";
 jest.setTimeout(120_000);
 
 /** Telegram Desktop's night theme. */
-const THEME = { bg_color: "#17212b", text_color: "#f5f5f5", hint_color: "#708499", link_color: "#6ab3f3", button_color: "#5288c1", button_text_color: "#ffffff", secondary_bg_color: "#232e3c" };
+const THEME = {
+  bg_color: "#17212b",
+  text_color: "#f5f5f5",
+  hint_color: "#708499",
+  link_color: "#6ab3f3",
+  button_color: "#5288c1",
+  button_text_color: "#ffffff",
+  secondary_bg_color: "#232e3c",
+};
 const USER = { id: 424242, firstName: "Ada", lastName: "Lovelace", username: "ada" };
 
 type Events = Array<[string, string]>;
-type TgWindow = { pmxTgEvents: Events; TelegramWebviewProxy: unknown; Telegram: { WebView: { receiveEvent(type: string, data: unknown): void } } };
+type TgWindow = {
+  pmxTgEvents: Events;
+  TelegramWebviewProxy: unknown;
+  Telegram: { WebView: { receiveEvent(type: string, data: unknown): void } };
+};
 
 function launchUrl(base: string, initData: string): string {
-  const p = new URLSearchParams({ tgWebAppData: initData, tgWebAppVersion: "8.0", tgWebAppPlatform: "android", tgWebAppThemeParams: JSON.stringify(THEME) });
+  const p = new URLSearchParams({
+    tgWebAppData: initData,
+    tgWebAppVersion: "8.0",
+    tgWebAppPlatform: "android",
+    tgWebAppThemeParams: JSON.stringify(THEME),
+  });
   return `${base}/#${p}`;
 }
 
@@ -36,7 +53,11 @@ async function asTelegramClient(page: Page): Promise<void> {
 }
 
 type WithStyle = { getComputedStyle(el: unknown): { getPropertyValue(p: string): string } };
-const css = (page: Page, selector: string, prop: string) => page.locator(selector).first().evaluate((el, p) => (globalThis as unknown as WithStyle).getComputedStyle(el).getPropertyValue(p), prop);
+const css = (page: Page, selector: string, prop: string) =>
+  page
+    .locator(selector)
+    .first()
+    .evaluate((el, p) => (globalThis as unknown as WithStyle).getComputedStyle(el).getPropertyValue(p), prop);
 const scheme = (page: Page) => page.evaluate("document.documentElement.dataset.scheme");
 
 describe("inside Telegram as a Mini App", () => {
@@ -65,7 +86,9 @@ describe("inside Telegram as a Mini App", () => {
 
       // The app told the client it is ready and asked for the full height, theme and viewport.
       const sent = () => page.evaluate(() => (globalThis as unknown as TgWindow).pmxTgEvents.map((e) => e[0]));
-      expect(await sent()).toEqual(expect.arrayContaining(["web_app_ready", "web_app_expand", "web_app_request_theme", "web_app_request_viewport"]));
+      expect(await sent()).toEqual(
+        expect.arrayContaining(["web_app_ready", "web_app_expand", "web_app_request_theme", "web_app_request_viewport"]),
+      );
       // Telegram's colours: page and surfaces; its button pair (#ffffff on #5288c1, 3.9:1) fails AA, so the app's own stays.
       expect(await css(page, "body", "background-color")).toBe("rgb(23, 33, 43)");
       expect(await css(page, "body", "color")).toBe("rgb(245, 245, 245)");
@@ -74,9 +97,17 @@ describe("inside Telegram as a Mini App", () => {
       expect(await axeViolations(page)).toEqual([]);
 
       // Viewport and theme changes pushed by the client apply at once.
-      await page.evaluate(() => (globalThis as unknown as TgWindow).Telegram.WebView.receiveEvent("viewport_changed", { height: 612, is_expanded: true, is_state_stable: true }));
+      await page.evaluate(() =>
+        (globalThis as unknown as TgWindow).Telegram.WebView.receiveEvent("viewport_changed", {
+          height: 612,
+          is_expanded: true,
+          is_state_stable: true,
+        }),
+      );
       expect(await css(page, "body", "min-height")).toBe("612px");
-      await page.evaluate(() => (globalThis as unknown as TgWindow).Telegram.WebView.receiveEvent("safe_area_changed", { top: 24, bottom: 16, left: 0, right: 0 }));
+      await page.evaluate(() =>
+        (globalThis as unknown as TgWindow).Telegram.WebView.receiveEvent("safe_area_changed", { top: 24, bottom: 16, left: 0, right: 0 }),
+      );
       expect(await css(page, "nav.tabs", "padding-bottom")).toBe("16px");
 
       // Sign in: the sandbox wallet's login carries the init data; the exchange verifies and links it.
@@ -86,10 +117,19 @@ describe("inside Telegram as a Mini App", () => {
       const account = page.getByRole("button", { name: "Ada Lovelace" });
       await account.waitFor();
       await account.click();
-      await expect(textOf(page, "[data-testid=telegram-profile]")).resolves.toBe("Telegram: Ada Lovelace (@ada). Bot notifications are on.");
+      await expect(textOf(page, "[data-testid=telegram-profile]")).resolves.toBe(
+        "Telegram: Ada Lovelace (@ada). Bot notifications are on.",
+      );
       await screenshot(page, "20-telegram", false);
-      const session = await page.evaluate(() => JSON.parse((globalThis as unknown as { localStorage: { getItem(k: string): string } }).localStorage.getItem("pmx.session")) as { userId: string });
-      const user = await srv.broker.call<{ telegram?: { id: number; username?: string } } | null, { userId: string }>("auth.getUser", { userId: session.userId });
+      const session = await page.evaluate(
+        () =>
+          JSON.parse((globalThis as unknown as { localStorage: { getItem(k: string): string } }).localStorage.getItem("pmx.session")) as {
+            userId: string;
+          },
+      );
+      const user = await srv.broker.call<{ telegram?: { id: number; username?: string } } | null, { userId: string }>("auth.getUser", {
+        userId: session.userId,
+      });
       expect(user?.telegram).toMatchObject({ id: USER.id, username: "ada" });
 
       // Bot notifications on: the faucet's deposit is announced to the user's chat.
@@ -99,7 +139,15 @@ describe("inside Telegram as a Mini App", () => {
 
       // A theme change from the client (to light) is followed too.
       await page.evaluate(() =>
-        (globalThis as unknown as TgWindow).Telegram.WebView.receiveEvent("theme_changed", { theme_params: { bg_color: "#ffffff", text_color: "#000000", secondary_bg_color: "#f0f0f0", button_color: "#2481cc", button_text_color: "#ffffff" } }),
+        (globalThis as unknown as TgWindow).Telegram.WebView.receiveEvent("theme_changed", {
+          theme_params: {
+            bg_color: "#ffffff",
+            text_color: "#000000",
+            secondary_bg_color: "#f0f0f0",
+            button_color: "#2481cc",
+            button_text_color: "#ffffff",
+          },
+        }),
       );
       expect(await css(page, "body", "background-color")).toBe("rgb(255, 255, 255)");
       expect(await scheme(page)).toBe("light");
@@ -114,13 +162,22 @@ describe("inside Telegram as a Mini App", () => {
     const { page } = await phone(browser);
     await asTelegramClient(page);
     // Someone edits the user in signed init data: the hash no longer matches.
-    const forged = signInitData(TEST_BOT_TOKEN, USER, Math.floor(Date.now() / 1000)).replace(encodeURIComponent('"Ada"'), encodeURIComponent('"Eve"'));
+    const forged = signInitData(TEST_BOT_TOKEN, USER, Math.floor(Date.now() / 1000)).replace(
+      encodeURIComponent('"Ada"'),
+      encodeURIComponent('"Eve"'),
+    );
     await onFailureScreenshot(page, "failed-telegram-forged", async () => {
       await page.goto(launchUrl(srv.url, forged));
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.getByRole("button", { name: "Create a sandbox wallet" }).click();
-      await expect(textOf(page, "#signin-panel [role=alert]")).resolves.toBe("The exchange refused the sign-in: Invalid Telegram init data.");
-      expect(await page.evaluate(() => (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem("pmx.session"))).toBeNull();
+      await expect(textOf(page, "#signin-panel [role=alert]")).resolves.toBe(
+        "The exchange refused the sign-in: Invalid Telegram init data.",
+      );
+      expect(
+        await page.evaluate(() =>
+          (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem("pmx.session"),
+        ),
+      ).toBeNull();
     });
     await page.context().close();
   });

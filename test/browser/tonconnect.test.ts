@@ -29,7 +29,11 @@ interface SignedProof {
  * Puts the wallet in the page before the app loads. `domainOverride` makes a dishonest wallet
  * that signs for another site than the manifest names.
  */
-async function injectWallet(page: Page, wallet: TestWallet, opts: { domainOverride?: string } = {}): Promise<{ proofs: SignedProof[]; requests: ConnectRequest[] }> {
+async function injectWallet(
+  page: Page,
+  wallet: TestWallet,
+  opts: { domainOverride?: string } = {},
+): Promise<{ proofs: SignedProof[]; requests: ConnectRequest[] }> {
   const proofs: SignedProof[] = [];
   const requests: ConnectRequest[] = [];
   await page.exposeFunction("pmxTestWalletConnect", async (raw: string) => {
@@ -37,18 +41,40 @@ async function injectWallet(page: Page, wallet: TestWallet, opts: { domainOverri
     requests.push(req);
     const manifest = (await (await fetch(req.manifestUrl)).json()) as { url: string };
     const domain = opts.domainOverride ?? new URL(manifest.url).host;
-    const items: unknown[] = [{ name: "ton_addr", address: wallet.rawAddress, network: "-3", publicKey: wallet.publicKeyHex, walletStateInit: wallet.stateInitBase64() }];
+    const items: unknown[] = [
+      {
+        name: "ton_addr",
+        address: wallet.rawAddress,
+        network: "-3",
+        publicKey: wallet.publicKeyHex,
+        walletStateInit: wallet.stateInitBase64(),
+      },
+    ];
     for (const item of req.items) {
       if (item.name !== "ton_proof") continue;
       const timestamp = Math.floor(Date.now() / 1000);
-      const proof: SignedProof = { timestamp, domain: { lengthBytes: Buffer.byteLength(domain), value: domain }, payload: item.payload, signature: wallet.signProof({ domain, timestamp, payload: item.payload }) };
+      const proof: SignedProof = {
+        timestamp,
+        domain: { lengthBytes: Buffer.byteLength(domain), value: domain },
+        payload: item.payload,
+        signature: wallet.signProof({ domain, timestamp, payload: item.payload }),
+      };
       proofs.push(proof);
       items.push({ name: "ton_proof", proof });
     }
     return JSON.stringify({
       event: "connect",
       id: Date.now(),
-      payload: { items, device: { platform: "linux", appName: "tonkeeper", appVersion: "3.0.0", maxProtocolVersion: 2, features: ["SendTransaction", { name: "SendTransaction", maxMessages: 4 }] } },
+      payload: {
+        items,
+        device: {
+          platform: "linux",
+          appName: "tonkeeper",
+          appVersion: "3.0.0",
+          maxProtocolVersion: 2,
+          features: ["SendTransaction", { name: "SendTransaction", maxMessages: 4 }],
+        },
+      },
     });
   });
   await page.addInitScript(() => {
@@ -97,7 +123,8 @@ describe("TON Connect sign-in with an injected wallet (desktop window)", () => {
     // The payload the page got from the exchange's challenge is the one the wallet signs.
     const challenges: string[] = [];
     page.on("response", async (r) => {
-      if (new URL(r.url()).pathname === "/api/v1/auth/challenge") challenges.push(((await r.json()) as { data: { payload: string } }).data.payload);
+      if (new URL(r.url()).pathname === "/api/v1/auth/challenge")
+        challenges.push(((await r.json()) as { data: { payload: string } }).data.payload);
     });
     await onFailureScreenshot(page, "failed-tonconnect", async () => {
       await page.goto(`${srv.url}/portfolio`);
@@ -111,13 +138,22 @@ describe("TON Connect sign-in with an injected wallet (desktop window)", () => {
       expect(requests[0].items.map((i) => i.name)).toEqual(["ton_addr", "ton_proof"]);
       expect(proofs[0].domain.value).toBe(srv.domain);
       expect(challenges).toEqual([proofs[0].payload]);
-      const session = await page.evaluate(() => JSON.parse((globalThis as unknown as { localStorage: { getItem(k: string): string } }).localStorage.getItem("pmx.session")) as { walletAddress: string });
+      const session = await page.evaluate(
+        () =>
+          JSON.parse((globalThis as unknown as { localStorage: { getItem(k: string): string } }).localStorage.getItem("pmx.session")) as {
+            walletAddress: string;
+          },
+      );
       expect(session.walletAddress).toBe(wallet.rawAddress);
       await page.getByRole("button", { name: `${wallet.friendlyAddress.slice(0, 4)}…${wallet.friendlyAddress.slice(-4)}` }).click();
-      await expect(textOf(page, "#account-panel code")).resolves.toBe(`${wallet.friendlyAddress.slice(0, 4)}…${wallet.friendlyAddress.slice(-4)}`);
+      await expect(textOf(page, "#account-panel code")).resolves.toBe(
+        `${wallet.friendlyAddress.slice(0, 4)}…${wallet.friendlyAddress.slice(-4)}`,
+      );
 
       // The same signed proof sent again is refused: checked by the server, once.
-      const replay = await srv.http("POST", "/api/v1/auth/connect", { body: { address: wallet.rawAddress, publicKey: wallet.publicKeyHex, proof: proofs[0] } });
+      const replay = await srv.http("POST", "/api/v1/auth/connect", {
+        body: { address: wallet.rawAddress, publicKey: wallet.publicKeyHex, proof: proofs[0] },
+      });
       expect(replay.status).toBe(401);
       expect(replay.body.error.message).toBe("Proof already used");
       expect(external()).toEqual([]);
@@ -134,7 +170,11 @@ describe("TON Connect sign-in with an injected wallet (desktop window)", () => {
       await page.goto(`${srv.url}/`);
       await connectThroughModal(page, true);
       await page.getByRole("alert").filter({ hasText: "The exchange refused the sign-in" }).waitFor();
-      expect(await page.evaluate(() => (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem("pmx.session"))).toBeNull();
+      expect(
+        await page.evaluate(() =>
+          (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem("pmx.session"),
+        ),
+      ).toBeNull();
     });
     await page.context().close();
   });

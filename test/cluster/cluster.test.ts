@@ -41,7 +41,10 @@ describe("cluster over NATS", () => {
     const dataDir = mkdtempSync(join(tmpdir(), `pmx-${nodeId}-`));
     dirs.push(dataDir);
     dataDirs.set(nodeId, dataDir);
-    const node = await NodeProcess.start({ ...env, NODE_ID: nodeId, SERVICES: services, DATA_DIR: dataDir, ...extra }, { readyTimeoutMs: 40_000, name: nodeId });
+    const node = await NodeProcess.start(
+      { ...env, NODE_ID: nodeId, SERVICES: services, DATA_DIR: dataDir, ...extra },
+      { readyTimeoutMs: 40_000, name: nodeId },
+    );
     nodes.set(nodeId, node);
     return node;
   };
@@ -69,11 +72,15 @@ describe("cluster over NATS", () => {
       return true;
     });
 
-  const owner = async (marketId: string) => (await core().ctl<{ nodeID: string }>({ cmd: "call", action: "book.ensureMarket", params: { marketId } })).nodeID;
+  const owner = async (marketId: string) =>
+    (await core().ctl<{ nodeID: string }>({ cmd: "call", action: "book.ensureMarket", params: { marketId } })).nodeID;
 
   /** Opens a one-market event through the operator API; its market id is random, so is its shard owner. */
   const openMarket = async (i: number) => {
-    const r = await gw(i).http("POST", "/api/v1/admin/events", { headers: { "x-admin-key": ADMIN_KEY }, body: { title: `Cluster event ${i}`, category: "Tech", markets: [{ title: `Cluster market ${i}?` }] } });
+    const r = await gw(i).http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: { title: `Cluster event ${i}`, category: "Tech", markets: [{ title: `Cluster market ${i}?` }] },
+    });
     expect(r.status).toBe(201);
     markets.push(r.body.data.markets[0].id);
   };
@@ -101,9 +108,18 @@ describe("cluster over NATS", () => {
       RATE_LIMIT_READ: "100000",
       RATE_LIMIT_TRADE: "100000",
     };
-    await Promise.all([start("core", "auth,catalog,ledger"), start("notif", "notifier"), start("gw1", "api"), start("gw2", "api"), start("eng1", "engine"), start("eng2", "engine"), start("eng3", "engine")]);
+    await Promise.all([
+      start("core", "auth,catalog,ledger"),
+      start("notif", "notifier"),
+      start("gw1", "api"),
+      start("gw2", "api"),
+      start("eng1", "engine"),
+      start("eng2", "engine"),
+      start("eng3", "engine"),
+    ]);
     await discovered();
-    for (const g of ["gw1", "gw2"]) await until(`${g} ready`, async () => ((await nodes.get(g)!.http("GET", "/api/v1/events")).status === 200 ? true : null));
+    for (const g of ["gw1", "gw2"])
+      await until(`${g} ready`, async () => ((await nodes.get(g)!.http("GET", "/api/v1/events")).status === 200 ? true : null));
   });
 
   afterAll(async () => {
@@ -136,7 +152,10 @@ describe("cluster over NATS", () => {
       expect(a.status).toBe(200);
       expect(b.status).toBe(200);
       expect(b.body.data.status).toBe("filled");
-      acked.push({ orderId: a.body.data.orderId, marketId: m, userId: users[0].userId, status: "partially_filled" }, { orderId: b.body.data.orderId, marketId: m, userId: users[1].userId, status: "filled" });
+      acked.push(
+        { orderId: a.body.data.orderId, marketId: m, userId: users[0].userId, status: "partially_filled" },
+        { orderId: b.body.data.orderId, marketId: m, userId: users[1].userId, status: "filled" },
+      );
     }
     const report = await core().ctl<{ ok: boolean }>({ cmd: "conservation" });
     expect(report.ok).toBe(true);
@@ -156,7 +175,12 @@ describe("cluster over NATS", () => {
       for (let k = 0; k < 30; k++) {
         const i = c * 1000 + k;
         const m = markets[(c + k) % markets.length];
-        const r = await place(i, users[2 + (c % 2)], m, { side: "BUY", outcome: "YES", price: 0.05 + (k % 10) / 100, quantity: SHARE }).catch(() => null);
+        const r = await place(i, users[2 + (c % 2)], m, {
+          side: "BUY",
+          outcome: "YES",
+          price: 0.05 + (k % 10) / 100,
+          quantity: SHARE,
+        }).catch(() => null);
         if (r?.status === 200) acked.push({ orderId: r.body.data.orderId, marketId: m, userId: users[2 + (c % 2)].userId, status: "open" });
         if (c === 0 && k === 10) {
           killedAt = Date.now();
@@ -198,7 +222,11 @@ describe("cluster over NATS", () => {
 
     // Every acknowledged order exists exactly once, with its owner; conservation holds.
     for (const a of acked) {
-      const o = await core().ctl<{ _id: string; userId: string; marketId: string } | null>({ cmd: "call", action: "ledger.getOrder", params: { orderId: a.orderId } });
+      const o = await core().ctl<{ _id: string; userId: string; marketId: string } | null>({
+        cmd: "call",
+        action: "ledger.getOrder",
+        params: { orderId: a.orderId },
+      });
       expect(o).not.toBeNull();
       expect(o!.userId).toBe(a.userId);
       expect(o!.marketId).toBe(a.marketId);
@@ -210,7 +238,11 @@ describe("cluster over NATS", () => {
     // The journal: per market one contiguous sequence, each position written once; ownership
     // moved between nodes only between positions (never two writers of one position).
     for (const m of markets) {
-      const entries = await core().ctl<BookJournalDoc[]>({ cmd: "call", action: "ledger.bookEntries", params: { marketId: m, afterSeq: 0 } });
+      const entries = await core().ctl<BookJournalDoc[]>({
+        cmd: "call",
+        action: "ledger.bookEntries",
+        params: { marketId: m, afterSeq: 0 },
+      });
       expect(entries.map((e) => e.seq)).toEqual(entries.map((_, i) => i + 1));
       const writers = entries.map((e) => e.node);
       if (victimMarkets.includes(m)) expect(writers.some((w) => w !== victim)).toBe(true);
@@ -232,7 +264,9 @@ describe("cluster over NATS", () => {
     nodes.set("notif", await NodeProcess.start(notifEnv, { readyTimeoutMs: 40_000, name: "notif" }));
     const found = await until("TRADE_FILLED after restart", async () => {
       const r = await gw(1).http("GET", "/api/v1/notifications?pageSize=100", { token: users[1].token });
-      const n = (r.body?.data ?? []).find((x: { type: string; metadata: { tradeId?: string } }) => x.type === "TRADE_FILLED" && x.metadata.tradeId === tradeId);
+      const n = (r.body?.data ?? []).find(
+        (x: { type: string; metadata: { tradeId?: string } }) => x.type === "TRADE_FILLED" && x.metadata.tradeId === tradeId,
+      );
       return n ?? null;
     });
     expect(found.value.metadata.marketId).toBe(m);

@@ -48,7 +48,10 @@ describe("one hot market, many clients, engines failing and joining", () => {
   const start = async (nodeId: string, services: string) => {
     const dataDir = mkdtempSync(join(tmpdir(), `pmx-hot-${nodeId}-`));
     dirs.push(dataDir);
-    const node = await NodeProcess.start({ ...env, NODE_ID: nodeId, SERVICES: services, DATA_DIR: dataDir }, { readyTimeoutMs: 40_000, name: nodeId });
+    const node = await NodeProcess.start(
+      { ...env, NODE_ID: nodeId, SERVICES: services, DATA_DIR: dataDir },
+      { readyTimeoutMs: 40_000, name: nodeId },
+    );
     nodes.set(nodeId, node);
     return node;
   };
@@ -103,7 +106,12 @@ describe("one hot market, many clients, engines failing and joining", () => {
           const outcome = (ci + k) % 2 ? "YES" : "NO";
           const price = [0.49, 0.5, 0.51][k % 3];
           const quantity = ((k % 4) + 1) * (SHARE / 10);
-          const r = await g.http("POST", "/api/v1/orders", { token: c.token, body: { marketId: market, side: "BUY", outcome, orderType: "GTC", price, quantity } }).catch(() => ({ status: 0, body: null }));
+          const r = await g
+            .http("POST", "/api/v1/orders", {
+              token: c.token,
+              body: { marketId: market, side: "BUY", outcome, orderType: "GTC", price, quantity },
+            })
+            .catch(() => ({ status: 0, body: null }));
           const key = `place ${r.status}${r.status >= 500 ? ` ${r.body?.error?.code}` : ""}`;
           statuses[key] = (statuses[key] ?? 0) + 1;
           if (r.status === 200) {
@@ -116,7 +124,9 @@ describe("one hot market, many clients, engines failing and joining", () => {
     );
     await faultDone;
     const seconds_ = (Date.now() - t0) / 1000;
-    const placed = Object.entries(statuses).filter(([k]) => k.startsWith("place")).reduce((a, [, v]) => a + v, 0);
+    const placed = Object.entries(statuses)
+      .filter(([k]) => k.startsWith("place"))
+      .reduce((a, [, v]) => a + v, 0);
     console.log(`${placed} orders in ${seconds_.toFixed(1)} s (${(placed / seconds_).toFixed(0)}/s): ${JSON.stringify(statuses)}`);
     return statuses;
   }
@@ -124,11 +134,20 @@ describe("one hot market, many clients, engines failing and joining", () => {
   /** Everything the issue asks to hold after a run. */
   async function checkAll(): Promise<void> {
     const check = await core().call<MoneyCheck>("ledger.conservation");
-    expect({ ok: check.ok, badOrders: check.badOrders, badLocks: check.badLocks, badPositions: check.badPositions, unbalanced: check.unbalancedMarkets }).toEqual({ ok: true, badOrders: [], badLocks: [], badPositions: [], unbalanced: [] });
+    expect({
+      ok: check.ok,
+      badOrders: check.badOrders,
+      badLocks: check.badLocks,
+      badPositions: check.badPositions,
+      unbalanced: check.unbalancedMarkets,
+    }).toEqual({ ok: true, badOrders: [], badLocks: [], badPositions: [], unbalanced: [] });
     const verify = await core().call<VerifyReport>("ledger.verify");
     expect(verify.problems).toEqual([]);
     for (const a of acked) {
-      const o = await core().call<{ userId: string; marketId: string; quantity: number; filledQuantity: number } | null>("ledger.getOrder", { orderId: a.orderId });
+      const o = await core().call<{ userId: string; marketId: string; quantity: number; filledQuantity: number } | null>(
+        "ledger.getOrder",
+        { orderId: a.orderId },
+      );
       expect(o).not.toBeNull();
       expect({ user: o!.userId, market: o!.marketId, q: o!.quantity }).toEqual({ user: a.userId, market, q: a.quantity });
       expect(o!.filledQuantity).toBeGreaterThanOrEqual(a.filled);
@@ -146,7 +165,9 @@ describe("one hot market, many clients, engines failing and joining", () => {
       byEpoch.set(e.epoch, (byEpoch.get(e.epoch) ?? new Set()).add(e.node));
     }
     for (const [epoch, writers] of byEpoch) expect({ epoch, writers: [...writers] }).toEqual({ epoch, writers: [expect.any(String)] });
-    console.log(`journal of ${market}: ${entries.length} positions, leases ${JSON.stringify([...byEpoch].map(([e, w]) => [e, [...w][0]]))}`);
+    console.log(
+      `journal of ${market}: ${entries.length} positions, leases ${JSON.stringify([...byEpoch].map(([e, w]) => [e, [...w][0]]))}`,
+    );
   }
 
   const noBadStatus = (s: Record<string, number>) => {
@@ -171,10 +192,19 @@ describe("one hot market, many clients, engines failing and joining", () => {
       RATE_LIMIT_READ: "1000000",
       RATE_LIMIT_TRADE: "1000000",
     };
-    await Promise.all([start("core", "auth,catalog,ledger,notifier"), start("gw1", "api"), start("gw2", "api"), start("eng1", "engine"), start("eng2", "engine")]);
+    await Promise.all([
+      start("core", "auth,catalog,ledger,notifier"),
+      start("gw1", "api"),
+      start("gw2", "api"),
+      start("eng1", "engine"),
+      start("eng2", "engine"),
+    ]);
     await discovered();
     const r = await until("event", async () => {
-      const x = await gw(0).http("POST", "/api/v1/admin/events", { headers: { "x-admin-key": ADMIN_KEY }, body: { title: "Hot event", category: "Tech", markets: [{ title: "Hot market?" }] } });
+      const x = await gw(0).http("POST", "/api/v1/admin/events", {
+        headers: { "x-admin-key": ADMIN_KEY },
+        body: { title: "Hot event", category: "Tech", markets: [{ title: "Hot market?" }] },
+      });
       return x.status === 201 ? x : null;
     });
     market = r.body.data.markets[0].id;

@@ -34,7 +34,10 @@ describe("gateway readiness and settlement notifications in a cluster", () => {
   const start = async (nodeId: string, services: string, extra: Record<string, string> = {}) => {
     let dataDir = dirs.get(nodeId);
     if (!dataDir) dirs.set(nodeId, (dataDir = mkdtempSync(join(tmpdir(), `pmx-${nodeId}-`))));
-    const node = await NodeProcess.start({ ...env, NODE_ID: nodeId, SERVICES: services, DATA_DIR: dataDir, ...extra }, { readyTimeoutMs: 40_000, name: nodeId });
+    const node = await NodeProcess.start(
+      { ...env, NODE_ID: nodeId, SERVICES: services, DATA_DIR: dataDir, ...extra },
+      { readyTimeoutMs: 40_000, name: nodeId },
+    );
     nodes.set(nodeId, node);
     return node;
   };
@@ -118,9 +121,22 @@ describe("gateway readiness and settlement notifications in a cluster", () => {
     const maker = await login(1);
     const takers = [await login(2), await login(1), await login(2)];
     for (const u of [maker, ...takers]) {
-      await nodes.get("core")!.ctl({ cmd: "call", action: "ledger.post", params: { key: `fund:${u.userId}`, postings: [{ kind: "cash", account: u.userId, available: 100 * SHARE }, { kind: "external", flow: "deposit", amount: 100 * SHARE }] } });
+      await nodes.get("core")!.ctl({
+        cmd: "call",
+        action: "ledger.post",
+        params: {
+          key: `fund:${u.userId}`,
+          postings: [
+            { kind: "cash", account: u.userId, available: 100 * SHARE },
+            { kind: "external", flow: "deposit", amount: 100 * SHARE },
+          ],
+        },
+      });
     }
-    const ev = await gw(1).http("POST", "/api/v1/admin/events", { headers: { "x-admin-key": ADMIN_KEY }, body: { title: "Readiness event", category: "Tech", markets: [{ title: "Settled once in a cluster?" }] } });
+    const ev = await gw(1).http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: { title: "Readiness event", category: "Tech", markets: [{ title: "Settled once in a cluster?" }] },
+    });
     expect(ev.status).toBe(201);
     const market = ev.body.data.markets[0].id as string;
 
@@ -131,16 +147,23 @@ describe("gateway readiness and settlement notifications in a cluster", () => {
       s.subscribe({ channel: "user", token: maker.token });
       await s.waitFor((m) => m.type === "subscribed");
     }
-    const place = (n: 1 | 2, u: Client, body: Record<string, unknown>) => gw(n).http("POST", "/api/v1/orders", { token: u.token, body: { marketId: market, orderType: "GTC", ...body } });
+    const place = (n: 1 | 2, u: Client, body: Record<string, unknown>) =>
+      gw(n).http("POST", "/api/v1/orders", { token: u.token, body: { marketId: market, orderType: "GTC", ...body } });
     const rest = await until("the maker's order (market ownership settles)", async () => {
       const r = await place(1, maker, { side: "BUY", outcome: "YES", price: 0.4, quantity: 30 * SHARE });
       return r.status === 200 ? r : null;
     });
     expect(rest.body.data.status).toBe("open");
-    for (const [i, t] of takers.entries()) expect((await place(i % 2 ? 1 : 2, t, { side: "BUY", outcome: "NO", price: 0.6, quantity: 10 * SHARE })).body.data.status).toBe("filled");
+    for (const [i, t] of takers.entries())
+      expect((await place(i % 2 ? 1 : 2, t, { side: "BUY", outcome: "NO", price: 0.6, quantity: 10 * SHARE })).body.data.status).toBe(
+        "filled",
+      );
 
     type Note = { id: string; type: string; metadata: { tradeIds?: string[] } };
-    const settled = (n: 1 | 2, u: Client) => gw(n).http("GET", "/api/v1/notifications?pageSize=100", { token: u.token }).then((r) => (r.body.data as Note[]).filter((x) => x.type === "SETTLEMENT_CONFIRMED"));
+    const settled = (n: 1 | 2, u: Client) =>
+      gw(n)
+        .http("GET", "/api/v1/notifications?pageSize=100", { token: u.token })
+        .then((r) => (r.body.data as Note[]).filter((x) => x.type === "SETTLEMENT_CONFIRMED"));
     // The three fills settle in one batch or in several: one notification per batch, never per fill, never twice.
     for (const n of [1, 2] as const) {
       const list = await until(`all three of the maker's trades notified (gw${n})`, async () => {
@@ -150,13 +173,24 @@ describe("gateway readiness and settlement notifications in a cluster", () => {
       expect(new Set(list.flatMap((x) => x.metadata.tradeIds ?? [])).size).toBe(3);
       expect(new Set(list.map((x) => x.id)).size).toBe(list.length);
     }
-    for (const t of takers) expect(await until("taker notified", async () => ((await settled(2, t)).length === 1 ? true : null))).toBe(true);
+    for (const t of takers)
+      expect(await until("taker notified", async () => ((await settled(2, t)).length === 1 ? true : null))).toBe(true);
 
     // Then a later notification of the maker from the same notifier (a deposit): anything that was
     // created twice would have been pushed before it.
-    await nodes.get("core")!.ctl({ cmd: "call", action: "ledger.post", params: { key: `marker:${maker.userId}`, postings: [{ kind: "cash", account: maker.userId, available: SHARE }, { kind: "external", flow: "deposit", amount: SHARE }] } });
+    await nodes.get("core")!.ctl({
+      cmd: "call",
+      action: "ledger.post",
+      params: {
+        key: `marker:${maker.userId}`,
+        postings: [
+          { kind: "cash", account: maker.userId, available: SHARE },
+          { kind: "external", flow: "deposit", amount: SHARE },
+        ],
+      },
+    });
     type Push = { type: string; data?: { notification?: { id: string; type: string; metadata: { reference?: string } } } };
-    const noteOf = (m: unknown) => (m as Push).type === "update" ? (m as Push).data?.notification : undefined;
+    const noteOf = (m: unknown) => ((m as Push).type === "update" ? (m as Push).data?.notification : undefined);
     const settlementIds = async (s: TestSocket) => {
       await s.waitFor((m) => noteOf(m)?.metadata.reference === `marker:${maker.userId}`, { timeoutMs: 15_000 });
       return s.since(0, (m) => noteOf(m)?.type === "SETTLEMENT_CONFIRMED").map((m) => noteOf(m)!.id);

@@ -24,7 +24,6 @@ const jsYaml = require("js-yaml") as {
 const loadYaml = (s: string) => (jsYaml.safeLoad ?? jsYaml.load)(s);
 const loadYamlAll = (s: string) => (jsYaml.safeLoadAll ?? jsYaml.loadAll)(s).filter((d) => d !== null && d !== undefined);
 
- 
 type Any = any;
 
 const ROOT = join(__dirname, "..", "..");
@@ -112,7 +111,9 @@ const k8sDocs: Array<{ file: string; doc: Any }> = k8sFiles.flatMap((file) =>
 const manifests = k8sDocs.filter((d) => d.doc.kind !== "Kustomization");
 const ofKind = (kind: string) => manifests.filter((d) => d.doc.kind === kind).map((d) => d.doc);
 const configMaps = new Map<string, Record<string, string>>(ofKind("ConfigMap").map((c) => [c.metadata.name, c.data ?? {}]));
-const secrets = new Map<string, Record<string, string>>(ofKind("Secret").map((s) => [s.metadata.name, { ...(s.data ?? {}), ...(s.stringData ?? {}) }]));
+const secrets = new Map<string, Record<string, string>>(
+  ofKind("Secret").map((s) => [s.metadata.name, { ...(s.data ?? {}), ...(s.stringData ?? {}) }]),
+);
 const WORKLOAD_KINDS = ["Deployment", "StatefulSet", "DaemonSet", "Job"];
 const workloads = manifests.filter((d) => WORKLOAD_KINDS.includes(d.doc.kind)).map((d) => d.doc);
 const podSpecOf = (w: Any) => (w.kind === "Job" ? w.spec.template.spec : w.spec.template.spec);
@@ -121,16 +122,30 @@ const podSpecOf = (w: Any) => (w.kind === "Job" ? w.spec.template.spec : w.spec.
 function containerEnv(c: Any): Map<string, Any> {
   const out = new Map<string, Any>();
   for (const from of c.envFrom ?? []) {
-    if (from.configMapRef) for (const [k, v] of Object.entries(configMaps.get(from.configMapRef.name) ?? {})) out.set(k, { value: String(v), from: "configMap" });
-    if (from.secretRef) for (const k of Object.keys(secrets.get(from.secretRef.name) ?? {})) out.set(k, { from: "secret", secretKeyRef: { name: from.secretRef.name, key: k } });
+    if (from.configMapRef)
+      for (const [k, v] of Object.entries(configMaps.get(from.configMapRef.name) ?? {}))
+        out.set(k, { value: String(v), from: "configMap" });
+    if (from.secretRef)
+      for (const k of Object.keys(secrets.get(from.secretRef.name) ?? {}))
+        out.set(k, { from: "secret", secretKeyRef: { name: from.secretRef.name, key: k } });
   }
-  for (const e of c.env ?? []) out.set(e.name, e.valueFrom?.secretKeyRef ? { from: "secret", secretKeyRef: e.valueFrom.secretKeyRef } : e.valueFrom ? { from: "ref" } : { value: String(e.value ?? ""), from: "literal" });
+  for (const e of c.env ?? [])
+    out.set(
+      e.name,
+      e.valueFrom?.secretKeyRef
+        ? { from: "secret", secretKeyRef: e.valueFrom.secretKeyRef }
+        : e.valueFrom
+          ? { from: "ref" }
+          : { value: String(e.value ?? ""), from: "literal" },
+    );
   return out;
 }
 const envValue = (c: Any, name: string): string | undefined => containerEnv(c).get(name)?.value;
 
 /** App Deployments: a container with SERVICES. */
-const appDeployments = ofKind("Deployment").filter((d) => d.spec.template.spec.containers.some((c: Any) => containerEnv(c).has("SERVICES")));
+const appDeployments = ofKind("Deployment").filter((d) =>
+  d.spec.template.spec.containers.some((c: Any) => containerEnv(c).has("SERVICES")),
+);
 const appContainer = (d: Any) => d.spec.template.spec.containers.find((c: Any) => containerEnv(c).has("SERVICES"));
 const k8sRolesOf = (d: Any) => parseServices(envValue(appContainer(d), "SERVICES"));
 const isGateway = (roles: ServiceName[]) => roles.includes("api");
@@ -143,7 +158,22 @@ const gatewayProbeScript: string = composeServices.gateway1.healthcheck.test[3];
 
 describe("what the checks are built on", () => {
   test("lib/config.ts variables are found, storage users are derived from the services", () => {
-    for (const n of ["TRANSPORTER", "JWT_SECRET", "MONGO_URI", "REDIS_URL", "PORT", "SERVICES", "NODE_ID", "ADMIN_KEY", "APP_DOMAIN", "SEED_DEMO", "MASTER_SECRET", "TELEGRAM_BOT_TOKEN", "WITHDRAW_MIN"]) expect(KNOWN_ENV).toContain(n);
+    for (const n of [
+      "TRANSPORTER",
+      "JWT_SECRET",
+      "MONGO_URI",
+      "REDIS_URL",
+      "PORT",
+      "SERVICES",
+      "NODE_ID",
+      "ADMIN_KEY",
+      "APP_DOMAIN",
+      "SEED_DEMO",
+      "MASTER_SECRET",
+      "TELEGRAM_BOT_TOKEN",
+      "WITHDRAW_MIN",
+    ])
+      expect(KNOWN_ENV).toContain(n);
     expect(STORAGE_SERVICES).toEqual(expect.arrayContaining(["ledger", "auth", "catalog"]));
     expect(STORAGE_SERVICES).not.toContain("api");
     expect(requestTimeoutSec).toBeGreaterThan(0);
@@ -190,7 +220,13 @@ describe("Dockerfile", () => {
   });
 
   test("the uid matches the pod securityContext of every app Deployment", () => {
-    const uid = Number(instr.filter((l) => /^USER /.test(l)).pop()!.slice(5).split(":")[0]);
+    const uid = Number(
+      instr
+        .filter((l) => /^USER /.test(l))
+        .pop()!
+        .slice(5)
+        .split(":")[0],
+    );
     for (const d of appDeployments) {
       const sc = d.spec.template.spec.securityContext;
       expect(sc.runAsNonRoot).toBe(true);
@@ -203,11 +239,24 @@ describe("Dockerfile", () => {
       .split("\n")
       .map((l) => l.trim())
       .filter((l) => l && !l.startsWith("#"));
-    const ignored = (name: string) => patterns.some((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*")}$`).test(name));
+    const ignored = (name: string) =>
+      patterns.some((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*")}$`).test(name));
     const include: string[] = JSON.parse(read("tsconfig.build.json")).include;
     // npm run build also compiles the SDK (client/) and bundles the web app (web/, which imports the SDK).
-    for (const entry of [...include, "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "server.ts", "moleculer.config.ts", "client", "web"]) expect({ entry, ignored: ignored(entry) }).toEqual({ entry, ignored: false });
-    for (const entry of ["node_modules", "dist", ".git", "data", ".env"]) expect({ entry, ignored: ignored(entry) }).toEqual({ entry, ignored: true });
+    for (const entry of [
+      ...include,
+      "package.json",
+      "package-lock.json",
+      "tsconfig.json",
+      "tsconfig.build.json",
+      "server.ts",
+      "moleculer.config.ts",
+      "client",
+      "web",
+    ])
+      expect({ entry, ignored: ignored(entry) }).toEqual({ entry, ignored: false });
+    for (const entry of ["node_modules", "dist", ".git", "data", ".env"])
+      expect({ entry, ignored: ignored(entry) }).toEqual({ entry, ignored: true });
   });
 });
 
@@ -278,7 +327,8 @@ describe("docker-compose.yml", () => {
   });
 
   test("no healthcheck of any service changes state", () => {
-    for (const [name, svc] of Object.entries(composeServices)) expect({ name, writes: STATE_CHANGING.test(JSON.stringify(svc.healthcheck ?? {})) }).toEqual({ name, writes: false });
+    for (const [name, svc] of Object.entries(composeServices))
+      expect({ name, writes: STATE_CHANGING.test(JSON.stringify(svc.healthcheck ?? {})) }).toEqual({ name, writes: false });
   });
 
   test("every SERVICES value names real services or roles, and every service runs somewhere", () => {
@@ -322,8 +372,10 @@ describe("docker-compose.yml", () => {
       expect(env.JWT_SECRET).toMatch(/^\$\{JWT_SECRET:\?/);
       if (roles.some((r) => STORAGE_SERVICES.includes(r))) expect({ name, MONGO_URI: !!env.MONGO_URI }).toEqual({ name, MONGO_URI: true });
       if (isGateway(roles)) expect(env.REDIS_URL).toMatch(/^redis:\/\//);
-      for (const k of ["ADMIN_KEY", "APP_DOMAIN", "NODE_ID", "SEED_DEMO"]) expect({ name, k, set: k in env }).toEqual({ name, k, set: true });
-      for (const k of SECRET_ENV) if (k in env) expect({ name, k, v: env[k] }).toEqual({ name, k, v: expect.stringMatching(new RegExp(`^\\$\\{${k}[:?-]`)) });
+      for (const k of ["ADMIN_KEY", "APP_DOMAIN", "NODE_ID", "SEED_DEMO"])
+        expect({ name, k, set: k in env }).toEqual({ name, k, set: true });
+      for (const k of SECRET_ENV)
+        if (k in env) expect({ name, k, v: env[k] }).toEqual({ name, k, v: expect.stringMatching(new RegExp(`^\\$\\{${k}[:?-]`)) });
       expect(nodeIds.has(env.NODE_ID)).toBe(false);
       nodeIds.add(env.NODE_ID);
       // The demo catalog is loaded by the node running catalog only.
@@ -347,7 +399,8 @@ describe("docker-compose.yml", () => {
 
   test("depends_on healthy backing services, restart policy, graceful stop", () => {
     for (const [name, svc] of appServices) {
-      for (const dep of ["nats", "mongo", "redis"]) expect({ name, dep, cond: svc.depends_on?.[dep]?.condition }).toEqual({ name, dep, cond: "service_healthy" });
+      for (const dep of ["nats", "mongo", "redis"])
+        expect({ name, dep, cond: svc.depends_on?.[dep]?.condition }).toEqual({ name, dep, cond: "service_healthy" });
       expect({ name, cond: svc.depends_on?.["mongo-init"]?.condition }).toEqual({ name, cond: "service_completed_successfully" });
       expect(svc.restart).toMatch(/^(unless-stopped|always|on-failure)/);
       expect(svc.stop_grace_period).toMatch(/^[0-9]+s$/);
@@ -426,7 +479,12 @@ describe("k8s manifests", () => {
   test("every document is a well-formed object in the pmx namespace", () => {
     expect(manifests.length).toBeGreaterThan(10);
     for (const { file, doc } of manifests) {
-      expect({ file, apiVersion: typeof doc.apiVersion, kind: typeof doc.kind, name: typeof doc.metadata?.name }).toEqual({ file, apiVersion: "string", kind: "string", name: "string" });
+      expect({ file, apiVersion: typeof doc.apiVersion, kind: typeof doc.kind, name: typeof doc.metadata?.name }).toEqual({
+        file,
+        apiVersion: "string",
+        kind: "string",
+        name: "string",
+      });
       if (doc.kind !== "Namespace") expect({ file, ns: doc.metadata.namespace }).toEqual({ file, ns: "pmx" });
     }
   });
@@ -474,16 +532,22 @@ describe("k8s manifests", () => {
       expect(env.get("TRANSPORTER")?.value).toMatch(/^nats:\/\//);
       const jwt = env.get("JWT_SECRET");
       expect({ name, jwt: jwt?.from, optional: jwt?.secretKeyRef?.optional ?? false }).toEqual({ name, jwt: "secret", optional: false });
-      if (roles.some((r) => STORAGE_SERVICES.includes(r))) expect({ name, mongo: env.get("MONGO_URI")?.value }).toEqual({ name, mongo: expect.stringMatching(/^mongodb:\/\//) });
+      if (roles.some((r) => STORAGE_SERVICES.includes(r)))
+        expect({ name, mongo: env.get("MONGO_URI")?.value }).toEqual({ name, mongo: expect.stringMatching(/^mongodb:\/\//) });
       if (isGateway(roles)) expect(env.get("REDIS_URL")?.value).toMatch(/^redis:\/\//);
       expect(env.get("NODE_ID")?.from).toBe("ref");
       for (const k of SECRET_ENV) if (env.has(k)) expect({ name, k, from: env.get(k).from }).toEqual({ name, k, from: "secret" });
-      for (const [k, v] of Object.entries(configMaps.get("pmx-config") ?? {})) expect({ k, secret: SECRET_ENV.includes(k), v }).toEqual({ k, secret: false, v });
+      for (const [k, v] of Object.entries(configMaps.get("pmx-config") ?? {}))
+        expect({ k, secret: SECRET_ENV.includes(k), v }).toEqual({ k, secret: false, v });
       // A real deployment has no demo catalog: nothing overrides the ConfigMap's "false".
       expect({ name, seed: env.get("SEED_DEMO")?.value }).toEqual({ name, seed: "false" });
       if (roles.includes("chain")) {
         const master = env.get("MASTER_SECRET");
-        expect({ name, from: master?.from, optional: master?.secretKeyRef?.optional ?? false }).toEqual({ name, from: "secret", optional: false });
+        expect({ name, from: master?.from, optional: master?.secretKeyRef?.optional ?? false }).toEqual({
+          name,
+          from: "secret",
+          optional: false,
+        });
       }
     }
     // Placeholders in the example Secret: every secret an app container references.
@@ -512,7 +576,9 @@ describe("k8s manifests", () => {
     }
     const chainReplicas = appDeployments.filter((d) => k8sRolesOf(d).includes("chain")).reduce((n, d) => n + d.spec.replicas, 0);
     expect(chainReplicas).toBe(1);
-    expect(ofKind("StatefulSet").filter((s) => s.spec.template.spec.containers.some((c: Any) => containerEnv(c).has("SERVICES")))).toEqual([]);
+    expect(ofKind("StatefulSet").filter((s) => s.spec.template.spec.containers.some((c: Any) => containerEnv(c).has("SERVICES")))).toEqual(
+      [],
+    );
   });
 
   test("gateway: container port = PORT, liveness /health and readiness /health/ready at that port, Service and Ingress reach it", () => {
@@ -525,7 +591,11 @@ describe("k8s manifests", () => {
     expect(http.containerPort).toBe(port);
     const resolve = (p: string | number) => (typeof p === "number" ? p : c.ports.find((q: Any) => q.name === p)?.containerPort);
     // Liveness and startup on the cheap /health; readiness on /health/ready (services reachable).
-    for (const [probe, path] of [["startupProbe", "/health"], ["livenessProbe", "/health"], ["readinessProbe", "/health/ready"]]) {
+    for (const [probe, path] of [
+      ["startupProbe", "/health"],
+      ["livenessProbe", "/health"],
+      ["readinessProbe", "/health/ready"],
+    ]) {
       expect({ probe, path: c[probe]?.httpGet?.path }).toEqual({ probe, path });
       expect({ probe, port: resolve(c[probe].httpGet.port) }).toEqual({ probe, port });
     }
@@ -555,7 +625,9 @@ describe("k8s manifests", () => {
       // Liveness gives NATS a while before restarting the node.
       expect(c.livenessProbe.periodSeconds * c.livenessProbe.failureThreshold).toBeGreaterThanOrEqual(60);
     }
-    const serviced = ofKind("Service").filter((s) => s.spec.selector?.["app.kubernetes.io/name"] === "pmx").map((s) => s.spec.selector["app.kubernetes.io/component"]);
+    const serviced = ofKind("Service")
+      .filter((s) => s.spec.selector?.["app.kubernetes.io/name"] === "pmx")
+      .map((s) => s.spec.selector["app.kubernetes.io/component"]);
     expect(serviced).toEqual(["gateway"]);
   });
 
@@ -566,7 +638,10 @@ describe("k8s manifests", () => {
       expect(pre?.[0]).toBe("sleep");
       const sleep = Number(pre[1]);
       expect(sleep).toBeGreaterThan(0);
-      expect({ name: d.metadata.name, ok: spec.terminationGracePeriodSeconds >= sleep + requestTimeoutSec + 5 }).toEqual({ name: d.metadata.name, ok: true });
+      expect({ name: d.metadata.name, ok: spec.terminationGracePeriodSeconds >= sleep + requestTimeoutSec + 5 }).toEqual({
+        name: d.metadata.name,
+        ok: true,
+      });
     }
   });
 
@@ -594,7 +669,10 @@ describe("k8s manifests", () => {
       expect(manifests.find((m) => m.doc === p)!.doc.apiVersion).toBe("policy/v1");
       const sel = Object.entries(p.spec.selector.matchLabels as Record<string, string>);
       const matched = ofKind("Deployment").filter((d) => sel.every(([k, v]) => d.spec.template.metadata.labels?.[k] === v));
-      expect({ pdb: p.metadata.name, matched: matched.map((d) => d.metadata.name) }).toEqual({ pdb: p.metadata.name, matched: [p.metadata.name] });
+      expect({ pdb: p.metadata.name, matched: matched.map((d) => d.metadata.name) }).toEqual({
+        pdb: p.metadata.name,
+        matched: [p.metadata.name],
+      });
       expect(p.spec.minAvailable !== undefined || p.spec.maxUnavailable !== undefined).toBe(true);
     }
     expect(pdbs.map((p) => p.metadata.name).sort()).toEqual(["pmx-engine", "pmx-gateway"]);
@@ -603,7 +681,8 @@ describe("k8s manifests", () => {
   test("workload selectors match their pod template labels", () => {
     for (const w of workloads.filter((x) => x.kind !== "Job")) {
       const labels = w.spec.template.metadata.labels;
-      for (const [k, v] of Object.entries(w.spec.selector.matchLabels as Record<string, string>)) expect({ w: w.metadata.name, k, v: labels[k] }).toEqual({ w: w.metadata.name, k, v });
+      for (const [k, v] of Object.entries(w.spec.selector.matchLabels as Record<string, string>))
+        expect({ w: w.metadata.name, k, v: labels[k] }).toEqual({ w: w.metadata.name, k, v });
     }
   });
 
@@ -614,7 +693,12 @@ describe("k8s manifests", () => {
   test("no probe of any workload changes state", () => {
     for (const w of workloads) {
       for (const c of podSpecOf(w).containers) {
-        for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"]) expect({ w: w.metadata.name, probe, writes: STATE_CHANGING.test(JSON.stringify(c[probe] ?? {})) }).toEqual({ w: w.metadata.name, probe, writes: false });
+        for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"])
+          expect({ w: w.metadata.name, probe, writes: STATE_CHANGING.test(JSON.stringify(c[probe] ?? {})) }).toEqual({
+            w: w.metadata.name,
+            probe,
+            writes: false,
+          });
       }
     }
   });
@@ -624,7 +708,11 @@ describe("k8s manifests", () => {
       const spec = podSpecOf(w);
       for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
         const r = c.resources ?? {};
-        expect({ w: w.metadata.name, c: c.name, r: { rc: !!r.requests?.cpu, rm: !!r.requests?.memory, lc: !!r.limits?.cpu, lm: !!r.limits?.memory } }).toEqual({ w: w.metadata.name, c: c.name, r: { rc: true, rm: true, lc: true, lm: true } });
+        expect({
+          w: w.metadata.name,
+          c: c.name,
+          r: { rc: !!r.requests?.cpu, rm: !!r.requests?.memory, lc: !!r.limits?.cpu, lm: !!r.limits?.memory },
+        }).toEqual({ w: w.metadata.name, c: c.name, r: { rc: true, rm: true, lc: true, lm: true } });
       }
     }
   });
@@ -635,7 +723,10 @@ describe("k8s manifests", () => {
     expect(configMaps.get("pmx-config")!.METRICS).toBe("true");
     for (const d of appDeployments) {
       const a = d.spec.template.metadata.annotations;
-      expect({ name: d.metadata.name, a }).toEqual({ name: d.metadata.name, a: { "prometheus.io/scrape": "true", "prometheus.io/port": metricsPort, "prometheus.io/path": "/metrics" } });
+      expect({ name: d.metadata.name, a }).toEqual({
+        name: d.metadata.name,
+        a: { "prometheus.io/scrape": "true", "prometheus.io/port": metricsPort, "prometheus.io/path": "/metrics" },
+      });
       expect(appContainer(d).ports.find((p: Any) => p.name === "metrics")?.containerPort).toBe(Number(metricsPort));
     }
   });
@@ -676,7 +767,11 @@ describe("k8s manifests", () => {
 /** Exit code of `node -e script` (async: the servers these probes talk to live in this process). */
 const runNode = (script: string, env: Record<string, string>) =>
   new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, ["-e", script], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: "ignore", timeout: 10_000 });
+    const child = spawn(process.execPath, ["-e", script], {
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdio: "ignore",
+      timeout: 10_000,
+    });
     child.on("exit", (code) => resolve(code));
   });
 const listen = (s: Server) => new Promise<number>((r) => s.listen(0, "127.0.0.1", () => r((s.address() as AddressInfo).port)));

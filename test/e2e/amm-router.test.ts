@@ -27,7 +27,8 @@ describe("AMM, smart router and quotes over HTTP", () => {
   test("the pool is funded from the house when the market opens and shows live prices", async () => {
     const pool = await srv.broker.call("amm.pool", { marketId: market });
     expect(pool).toEqual({ yes: String(1000 * SHARE), no: String(1000 * SHARE), liquidity: "1000" });
-    const m = (await srv.http("GET", `/api/v1/events/${(await srv.http("GET", `/api/v1/markets/${market}`)).body.data.eventId}`)).body.data.markets[0];
+    const m = (await srv.http("GET", `/api/v1/events/${(await srv.http("GET", `/api/v1/markets/${market}`)).body.data.eventId}`)).body.data
+      .markets[0];
     expect(m).toMatchObject({ buyYesPrice: "0.50", sellYesPrice: "0.50", buyNoPrice: "0.50", sellNoPrice: "0.50" });
   });
 
@@ -39,7 +40,14 @@ describe("AMM, smart router and quotes over HTTP", () => {
     const before = await balance(taker);
     const t = await post(taker, "/trade/amm", { marketId: market, ...body });
     expect(t.status).toBe(200);
-    expect(t.body.data).toEqual({ tradeId: expect.any(String), venue: "AMM", filledQuantity: String(10 * SHARE), avgPrice: q.body.data.estimatedPrice, totalCost: q.body.data.estimatedCost, fee: q.body.data.fee });
+    expect(t.body.data).toEqual({
+      tradeId: expect.any(String),
+      venue: "AMM",
+      filledQuantity: String(10 * SHARE),
+      avgPrice: q.body.data.estimatedPrice,
+      totalCost: q.body.data.estimatedCost,
+      fee: q.body.data.fee,
+    });
     const spent = Number(t.body.data.totalCost) + Number(t.body.data.fee);
     expect(Number((await balance(taker)).available)).toBe(Number(before.available) - spent);
     // cost of 10 YES from a 1000/1000 pool: a little over 0.50 each
@@ -62,8 +70,17 @@ describe("AMM, smart router and quotes over HTTP", () => {
     const amm = await post(taker, "/trade/market", { marketId: market, side: "BUY", outcome: "NO", quantity: String(SHARE) });
     expect(amm.body.data.venue).toBe("AMM");
     // the maker gets YES shares from the pool, then offers a few far below the pool's price
-    expect((await post(maker, "/trade/amm", { marketId: market, side: "BUY", outcome: "YES", quantity: String(20 * SHARE) })).status).toBe(200);
-    const ask = await post(maker, "/orders", { marketId: market, side: "SELL", outcome: "YES", orderType: "GTC", price: 0.3, quantity: 2 * SHARE });
+    expect((await post(maker, "/trade/amm", { marketId: market, side: "BUY", outcome: "YES", quantity: String(20 * SHARE) })).status).toBe(
+      200,
+    );
+    const ask = await post(maker, "/orders", {
+      marketId: market,
+      side: "SELL",
+      outcome: "YES",
+      orderType: "GTC",
+      price: 0.3,
+      quantity: 2 * SHARE,
+    });
     expect(ask.status).toBe(200);
     const clob = await post(taker, "/trade/market", { marketId: market, side: "BUY", outcome: "YES", quantity: String(SHARE) });
     expect(clob.body.data.venue).toBe("CLOB");
@@ -73,7 +90,13 @@ describe("AMM, smart router and quotes over HTTP", () => {
     expect(q.body.data.source).toBe("HYBRID");
     const hybrid = await post(taker, "/trade/market", { marketId: market, ...hybridBody });
     expect(hybrid.status).toBe(200);
-    expect(hybrid.body.data).toMatchObject({ venue: "HYBRID", filledQuantity: String(30 * SHARE), totalCost: q.body.data.estimatedCost, fee: q.body.data.fee, avgPrice: q.body.data.estimatedPrice });
+    expect(hybrid.body.data).toMatchObject({
+      venue: "HYBRID",
+      filledQuantity: String(30 * SHARE),
+      totalCost: q.body.data.estimatedCost,
+      fee: q.body.data.fee,
+      avgPrice: q.body.data.estimatedPrice,
+    });
     // the maker's ask is gone (1 share filled by the CLOB trade, 1 by the hybrid one)
     expect((await srv.http("GET", `/api/v1/markets/${market}/orderbook`)).body.data.asks).toEqual([]);
   });
@@ -87,8 +110,12 @@ describe("AMM, smart router and quotes over HTTP", () => {
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe("VALIDATION_ERROR");
     }
-    expect((await post(poor, "/trade/amm", { marketId: market, side: "BUY", outcome: "YES", quantity: String(100 * SHARE) })).body.error.code).toBe("INSUFFICIENT_BALANCE");
-    expect((await post(poor, "/trade/market", { marketId: market, side: "SELL", outcome: "YES", quantity: String(SHARE) })).body.error.code).toBe("INSUFFICIENT_SHARES");
+    expect(
+      (await post(poor, "/trade/amm", { marketId: market, side: "BUY", outcome: "YES", quantity: String(100 * SHARE) })).body.error.code,
+    ).toBe("INSUFFICIENT_BALANCE");
+    expect(
+      (await post(poor, "/trade/market", { marketId: market, side: "SELL", outcome: "YES", quantity: String(SHARE) })).body.error.code,
+    ).toBe("INSUFFICIENT_SHARES");
     expect(await balance(poor)).toEqual(before);
     expect((await post(null, `/markets/${market}/quote`, { side: "BUY", outcome: "YES", quantity: String(SHARE) })).status).toBe(401);
     expect((await post(null, "/trade/amm", { marketId: market, side: "BUY", outcome: "YES", quantity: String(SHARE) })).status).toBe(401);

@@ -55,14 +55,38 @@ describe("auth over HTTP", () => {
       ["stale proof (over 5 min)", () => w.connectBody({ domain: TEST_DOMAIN, timestamp: now() - 301 })],
       ["proof from the future", () => w.connectBody({ domain: TEST_DOMAIN, timestamp: now() + 600 })],
       ["wrong domain", () => w.connectBody({ domain: "evil.example" })],
-      ["domain length lies", () => { const b = good(); b.proof.domain.lengthBytes += 1; return b; }],
-      ["bad signature", () => { const b = good(); b.proof.payload = b.proof.payload + "x"; return b; }],
-      ["garbage signature", () => { const b = good(); b.proof.signature = "!!!"; return b; }],
-      ["key does not own the address", () => {
-        const other = TestWallet.random();
-        // Signed correctly by `w`, but for someone else's address.
-        return w.connectBody({ domain: TEST_DOMAIN, address: other.rawAddress });
-      }],
+      [
+        "domain length lies",
+        () => {
+          const b = good();
+          b.proof.domain.lengthBytes += 1;
+          return b;
+        },
+      ],
+      [
+        "bad signature",
+        () => {
+          const b = good();
+          b.proof.payload = b.proof.payload + "x";
+          return b;
+        },
+      ],
+      [
+        "garbage signature",
+        () => {
+          const b = good();
+          b.proof.signature = "!!!";
+          return b;
+        },
+      ],
+      [
+        "key does not own the address",
+        () => {
+          const other = TestWallet.random();
+          // Signed correctly by `w`, but for someone else's address.
+          return w.connectBody({ domain: TEST_DOMAIN, address: other.rawAddress });
+        },
+      ],
       ["malformed public key", () => ({ ...good(), publicKey: "zz" })],
       ["address is an object", () => ({ ...good(), address: { $ne: null } })],
     ];
@@ -89,15 +113,23 @@ describe("auth over HTTP", () => {
     const user = { id: 777001, firstName: "Ada", username: "ada" };
     test("valid init data attaches the profile", async () => {
       const w = TestWallet.random();
-      const res = await connect({ ...w.connectBody({ domain: TEST_DOMAIN }), messengerInitData: signInitData(TEST_BOT_TOKEN, user, now()) });
+      const res = await connect({
+        ...w.connectBody({ domain: TEST_DOMAIN }),
+        messengerInitData: signInitData(TEST_BOT_TOKEN, user, now()),
+      });
       expect(res.status).toBe(200);
-      const stored = (await srv.broker.call("auth.getUser", { userId: res.body.data.userId })) as { telegram?: { id: number; username?: string } };
+      const stored = (await srv.broker.call("auth.getUser", { userId: res.body.data.userId })) as {
+        telegram?: { id: number; username?: string };
+      };
       expect(stored.telegram?.id).toBe(777001);
       expect(stored.telegram?.username).toBe("ada");
     });
     test("forged init data (other bot token) is refused", async () => {
       const w = TestWallet.random();
-      const res = await connect({ ...w.connectBody({ domain: TEST_DOMAIN }), messengerInitData: signInitData("999:other-token", user, now()) });
+      const res = await connect({
+        ...w.connectBody({ domain: TEST_DOMAIN }),
+        messengerInitData: signInitData("999:other-token", user, now()),
+      });
       expect(res.status).toBe(401);
     });
     test("tampered init data is refused", async () => {
@@ -108,7 +140,10 @@ describe("auth over HTTP", () => {
     });
     test("stale init data is refused", async () => {
       const w = TestWallet.random();
-      const res = await connect({ ...w.connectBody({ domain: TEST_DOMAIN }), messengerInitData: signInitData(TEST_BOT_TOKEN, user, now() - 2 * 86400) });
+      const res = await connect({
+        ...w.connectBody({ domain: TEST_DOMAIN }),
+        messengerInitData: signInitData(TEST_BOT_TOKEN, user, now() - 2 * 86400),
+      });
       expect(res.status).toBe(401);
     });
   });
@@ -158,8 +193,15 @@ describe("auth over HTTP", () => {
       const { token } = await srv.login();
       const claims = JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString());
       // Same session, issued 23.5 h ago: 30 minutes of validity left.
-      const old = issueToken(srv.cfg.jwtSecret, { userId: claims.sub, walletAddress: claims.wal, sessionId: claims.sid }, now() - 84600).token;
-      const res = where === "header" ? await srv.http("POST", "/api/v1/auth/refresh", { token: old }) : await srv.http("POST", "/api/v1/auth/refresh", { body: { token: old } });
+      const old = issueToken(
+        srv.cfg.jwtSecret,
+        { userId: claims.sub, walletAddress: claims.wal, sessionId: claims.sid },
+        now() - 84600,
+      ).token;
+      const res =
+        where === "header"
+          ? await srv.http("POST", "/api/v1/auth/refresh", { token: old })
+          : await srv.http("POST", "/api/v1/auth/refresh", { body: { token: old } });
       expect(res.status).toBe(200);
       expect(Object.keys(res.body.data).sort()).toEqual(["accessToken", "expiresAt", "userId", "walletAddress"]);
       expect(res.body.data.userId).toBe(claims.sub);

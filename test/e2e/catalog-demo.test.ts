@@ -52,7 +52,9 @@ describe("demo catalog", () => {
       expect(found.body.data[0].title).toMatch(/bitcoin/i);
       // Operable like any other market.
       const someMarket = firstMarkets[firstIds[0]][0];
-      expect((await first.broker.call("catalog.closeMarket", { id: someMarket })) as { status: string }).toMatchObject({ status: "closed" });
+      expect((await first.broker.call("catalog.closeMarket", { id: someMarket })) as { status: string }).toMatchObject({
+        status: "closed",
+      });
     } finally {
       await first.stop();
     }

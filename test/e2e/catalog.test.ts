@@ -10,9 +10,36 @@ const ONLY_OURS = "api,auth,catalog";
 const API = "/api/v1";
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DECIMAL = /^\d+(\.\d+)?$/;
-const EVENT_KEYS = ["beginAt", "category", "externalEventId", "id", "imageUrl", "isActive", "isLive", "markets", "subcategory", "subtitle", "tags", "title", "volumeUsd"];
+const EVENT_KEYS = [
+  "beginAt",
+  "category",
+  "externalEventId",
+  "id",
+  "imageUrl",
+  "isActive",
+  "isLive",
+  "markets",
+  "subcategory",
+  "subtitle",
+  "tags",
+  "title",
+  "volumeUsd",
+];
 // The spec's MarketItem plus the additive eventId and conditionId.
-const MARKET_KEYS = ["buyNoPrice", "buyYesPrice", "conditionId", "eventId", "id", "outcomes", "result", "sellNoPrice", "sellYesPrice", "status", "title", "volume"];
+const MARKET_KEYS = [
+  "buyNoPrice",
+  "buyYesPrice",
+  "conditionId",
+  "eventId",
+  "id",
+  "outcomes",
+  "result",
+  "sellNoPrice",
+  "sellYesPrice",
+  "status",
+  "title",
+  "volume",
+];
 const PAGINATION_KEYS = ["hasNext", "page", "pageSize", "total"];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -45,7 +72,12 @@ function harness(srv: () => TestServer) {
   const get = (path: string) => srv().http("GET", API + path);
   const create = async (over: Partial<EventBody> = {}) => {
     n++;
-    const res = await admin("POST", "/events", { title: `Fixture event ${n}`, category: "Sports", markets: [{ title: "Home side wins", ammLiquidity: "1000000" }], ...over });
+    const res = await admin("POST", "/events", {
+      title: `Fixture event ${n}`,
+      category: "Sports",
+      markets: [{ title: "Home side wins", ammLiquidity: "1000000" }],
+      ...over,
+    });
     if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.data;
   };
@@ -78,7 +110,8 @@ function expectMarketShape(m: Record<string, unknown>) {
   expect(["open", "closed", "resolved", "resolution_failed", "cancelled"]).toContain(m.status);
   expect(m.result === null || m.result === "YES" || m.result === "NO").toBe(true);
   expect(m.outcomes).toEqual(["YES", "NO"]);
-  for (const k of ["buyYesPrice", "buyNoPrice", "sellYesPrice", "sellNoPrice"]) expect(m[k] === null || (typeof m[k] === "string" && DECIMAL.test(m[k] as string))).toBe(true);
+  for (const k of ["buyYesPrice", "buyNoPrice", "sellYesPrice", "sellNoPrice"])
+    expect(m[k] === null || (typeof m[k] === "string" && DECIMAL.test(m[k] as string))).toBe(true);
   expect(m.volume).toMatch(DECIMAL);
   expect(m.conditionId).toBe(conditionIdFor(m.id as string));
 }
@@ -118,10 +151,12 @@ describe("catalog reads over HTTP", () => {
     // 22 Sports events on consecutive days, created in shuffled order: lists sort by beginAt.
     const days = Array.from({ length: 22 }, (_, i) => i).sort((a, b) => ((a * 7) % 22) - ((b * 7) % 22));
     const byDay: Record<number, string> = {};
-    for (const d of days) byDay[d] = (await h.create({ title: `Match day ${d}`, beginAt: new Date(Date.UTC(2030, 0, 1 + d)).toISOString() })).id;
+    for (const d of days)
+      byDay[d] = (await h.create({ title: `Match day ${d}`, beginAt: new Date(Date.UTC(2030, 0, 1 + d)).toISOString() })).id;
     for (let d = 0; d < 22; d++) sportsIds.push(byDay[d]);
     for (let i = 0; i < 3; i++) await h.create({ title: `Crypto question ${i}`, category: "Crypto", beginAt: "2031-01-01T00:00:00Z" });
-    const s = (key: string, body: Partial<EventBody>) => h.create({ category: "Culture", beginAt: "2032-01-01T00:00:00Z", ...body }).then((e) => (search[key] = e.id));
+    const s = (key: string, body: Partial<EventBody>) =>
+      h.create({ category: "Culture", beginAt: "2032-01-01T00:00:00Z", ...body }).then((e) => (search[key] = e.id));
     // Created in reverse of the expected relevance so that order cannot come from insertion.
     await s("subtitle", { title: "Island derby", subtitle: "Sponsored by Zephyr airlines" });
     await s("market", { title: "Coastal race", markets: [{ title: "The Zephyr boat wins" }] });
@@ -150,7 +185,18 @@ describe("catalog reads over HTTP", () => {
         expect(e.markets).toEqual([]);
       }
       const e = res.body.data[0];
-      expect(e).toMatchObject({ title: "Match day 0", subtitle: "", subcategory: "", imageUrl: "", externalEventId: "", tags: [], volumeUsd: "0", isActive: true, isLive: false, beginAt: "2030-01-01T00:00:00.000Z" });
+      expect(e).toMatchObject({
+        title: "Match day 0",
+        subtitle: "",
+        subcategory: "",
+        imageUrl: "",
+        externalEventId: "",
+        tags: [],
+        volumeUsd: "0",
+        isActive: true,
+        isLive: false,
+        beginAt: "2030-01-01T00:00:00.000Z",
+      });
     });
 
     test("pagination edges", async () => {
@@ -184,17 +230,26 @@ describe("catalog reads over HTTP", () => {
       const crypto = await h.get("/events?category=Crypto");
       expectPage(crypto, { total: 3, page: 1, pageSize: 20, hasNext: false, items: 3 });
       expect(crypto.body.data.every((e: { category: string }) => e.category === "Crypto")).toBe(true);
-      expectPage(await h.get("/events?category=all&pageSize=100"), { total: ACTIVE, page: 1, pageSize: 100, hasNext: false, items: ACTIVE });
+      expectPage(await h.get("/events?category=all&pageSize=100"), {
+        total: ACTIVE,
+        page: 1,
+        pageSize: 100,
+        hasNext: false,
+        items: ACTIVE,
+      });
       // The only Politics event is inactive.
       expectPage(await h.get("/events?category=Politics"), { total: 0, page: 1, pageSize: 20, hasNext: false, items: 0 });
       expectPage(await h.get("/events?category=E-sports"), { total: 0, page: 1, pageSize: 20, hasNext: false, items: 0 });
     });
 
-    test.each(["category=Unknown", "category=sports", "category=", "category[$ne]=x", "category=Sports&category=Crypto"])("?%s is 400 with the field named", async (qs) => {
-      const res = await h.get(`/events?${qs}`);
-      expectValidation(res, "category");
-      expect(res.body.error.fields[0]).toEqual({ field: "category", rule: expect.any(String) });
-    });
+    test.each(["category=Unknown", "category=sports", "category=", "category[$ne]=x", "category=Sports&category=Crypto"])(
+      "?%s is 400 with the field named",
+      async (qs) => {
+        const res = await h.get(`/events?${qs}`);
+        expectValidation(res, "category");
+        expect(res.body.error.fields[0]).toEqual({ field: "category", rule: expect.any(String) });
+      },
+    );
 
     test("search is a filter that keeps the list order", async () => {
       const res = await h.get("/events?search=zephyr");
@@ -217,7 +272,9 @@ describe("catalog reads over HTTP", () => {
     test("best matches first: title exact > title prefix > title substring > tag > market title > subtitle", async () => {
       const res = await h.get("/events/search?q=zephyr");
       expectPage(res, { total: 6, page: 1, pageSize: 20, hasNext: false, items: 6 });
-      expect(res.body.data.map((e: { id: string }) => e.id)).toEqual(["exact", "prefix", "substring", "tag", "market", "subtitle"].map((k) => search[k]));
+      expect(res.body.data.map((e: { id: string }) => e.id)).toEqual(
+        ["exact", "prefix", "substring", "tag", "market", "subtitle"].map((k) => search[k]),
+      );
       for (const e of res.body.data) {
         expectEventShape(e);
         expect(e.markets).toEqual([]);
@@ -226,7 +283,9 @@ describe("catalog reads over HTTP", () => {
 
     test("case-insensitive, every word must match, inactive events excluded", async () => {
       const upper = await h.get("/events/search?q=ZEPHYR");
-      expect(upper.body.data.map((e: { id: string }) => e.id)).toEqual((await h.get("/events/search?q=zephyr")).body.data.map((e: { id: string }) => e.id));
+      expect(upper.body.data.map((e: { id: string }) => e.id)).toEqual(
+        (await h.get("/events/search?q=zephyr")).body.data.map((e: { id: string }) => e.id),
+      );
       const two = await h.get("/events/search?q=zephyr%20sailing");
       expect(two.body.data.map((e: { id: string }) => e.id)).toEqual([search.tag]);
       const archived = await h.get("/events/search?q=archived");
@@ -275,23 +334,52 @@ describe("catalog reads over HTTP", () => {
       expect(Object.keys(res.body).sort()).toEqual(["data", "requestId"]);
       const e = res.body.data;
       expectEventShape(e);
-      expect(e).toMatchObject({ title: "Derby with details", subtitle: "Saturday evening", subcategory: "Football", imageUrl: "https://img.example/derby.png", externalEventId: "feed:derby:1", tags: ["derby", "football"], isLive: true, isActive: true });
+      expect(e).toMatchObject({
+        title: "Derby with details",
+        subtitle: "Saturday evening",
+        subcategory: "Football",
+        imageUrl: "https://img.example/derby.png",
+        externalEventId: "feed:derby:1",
+        tags: ["derby", "football"],
+        isLive: true,
+        isActive: true,
+      });
       expect(e.markets.map((m: { title: string }) => m.title)).toEqual(["Home wins", "Draw"]);
       for (const m of e.markets) {
-        expect(m).toMatchObject({ eventId: e.id, status: "open", result: null, volume: "0", buyYesPrice: null, buyNoPrice: null, sellYesPrice: null, sellNoPrice: null });
+        expect(m).toMatchObject({
+          eventId: e.id,
+          status: "open",
+          result: null,
+          volume: "0",
+          buyYesPrice: null,
+          buyNoPrice: null,
+          sellYesPrice: null,
+          sellNoPrice: null,
+        });
       }
       const market = await h.get(`/markets/${e.markets[0].id}`);
       expect(market.status).toBe(200);
       expectMarketShape(market.body.data);
       expect(market.body.data).toEqual(e.markets[0]);
       const internal = (await srv.broker.call("catalog.getMarketInternal", { marketId: e.markets[0].id })) as Record<string, unknown>;
-      expect(internal).toEqual({ id: e.markets[0].id, eventId: e.id, title: "Home wins", status: "open", result: null, conditionId: conditionIdFor(e.markets[0].id), ammLiquidity: "2500000000" });
+      expect(internal).toEqual({
+        id: e.markets[0].id,
+        eventId: e.id,
+        title: "Home wins",
+        status: "open",
+        result: null,
+        conditionId: conditionIdFor(e.markets[0].id),
+        ammLiquidity: "2500000000",
+      });
     });
 
     test("internal marketTitles answers many markets at once", async () => {
       const e = await h.create({ title: "Titles", markets: [{ title: "First" }, { title: "Second" }] });
       const [a, b] = e.markets.map((m: { id: string }) => m.id);
-      expect(await srv.broker.call("catalog.marketTitles", { marketIds: [a, b, a, "mkt_nope"] })).toEqual({ [a]: { title: "First", status: "open", result: null }, [b]: { title: "Second", status: "open", result: null } });
+      expect(await srv.broker.call("catalog.marketTitles", { marketIds: [a, b, a, "mkt_nope"] })).toEqual({
+        [a]: { title: "First", status: "open", result: null },
+        [b]: { title: "Second", status: "open", result: null },
+      });
       expect(await srv.broker.call("catalog.marketTitles", { marketIds: [] })).toEqual({});
       await expect(srv.broker.call("catalog.marketTitles", { marketIds: [{ $ne: 1 }] })).rejects.toMatchObject({ name: "ValidationError" });
     });
@@ -308,7 +396,10 @@ describe("catalog reads over HTTP", () => {
         expect(res.status).toBe(404);
         expect(res.body.error.code).toBe("RESOURCE_NOT_FOUND");
       }
-      await expect(srv.broker.call("catalog.getMarketInternal", { marketId: "mkt_nope" })).rejects.toMatchObject({ code: 404, type: "RESOURCE_NOT_FOUND" });
+      await expect(srv.broker.call("catalog.getMarketInternal", { marketId: "mkt_nope" })).rejects.toMatchObject({
+        code: 404,
+        type: "RESOURCE_NOT_FOUND",
+      });
     });
 
     test.each([
@@ -338,7 +429,10 @@ describe("catalog reads over HTTP", () => {
     });
 
     test("shown where the router quotes them; null where it does not, or for markets not trading", async () => {
-      const e = await h.create({ title: "Priced event", markets: [{ title: "Priced" }, { title: "Unpriced" }, { title: "Garbage" }, { title: "Closed" }] });
+      const e = await h.create({
+        title: "Priced event",
+        markets: [{ title: "Priced" }, { title: "Unpriced" }, { title: "Garbage" }, { title: "Closed" }],
+      });
       const [priced, unpriced, garbage, closed] = e.markets.map((m: { id: string }) => m.id);
       expect((await h.admin("POST", `/markets/${closed}/close`)).status).toBe(200);
       const asked: string[][] = [];
@@ -421,7 +515,9 @@ describe("operator API and market lifecycle over HTTP", () => {
     });
 
     test("operator actions are not reachable on the public routes", async () => {
-      expect((await srv.http("POST", `${API}/events`, { body: { title: "x", category: "Sports", markets: [{ title: "y" }] } })).status).toBe(404);
+      expect(
+        (await srv.http("POST", `${API}/events`, { body: { title: "x", category: "Sports", markets: [{ title: "y" }] } })).status,
+      ).toBe(404);
       expect((await srv.http("POST", `${API}/markets/mkt_x/close`, { body: {} })).status).toBe(404);
     });
 
@@ -456,7 +552,13 @@ describe("operator API and market lifecycle over HTTP", () => {
       const e = res.body.data;
       expectEventShape(e);
       expect(e.id).toMatch(/^evt_/);
-      expect(e).toMatchObject({ title: "Cup final", beginAt: "2030-06-01T16:00:00.000Z", tags: ["cup", "final"], isActive: true, isLive: false });
+      expect(e).toMatchObject({
+        title: "Cup final",
+        beginAt: "2030-06-01T16:00:00.000Z",
+        tags: ["cup", "final"],
+        isActive: true,
+        isLive: false,
+      });
       expect(e.ignored).toBeUndefined();
       expect(e.markets).toHaveLength(2);
       for (const m of e.markets) {
@@ -503,11 +605,18 @@ describe("operator API and market lifecycle over HTTP", () => {
 
     test("a reused externalEventId is 409 DUPLICATE_EVENT, also when two arrive at once", async () => {
       await h.create({ externalEventId: "feed:42" });
-      const again = await h.admin("POST", "/events", { title: "Again", category: "Sports", externalEventId: "feed:42", markets: [{ title: "M" }] });
+      const again = await h.admin("POST", "/events", {
+        title: "Again",
+        category: "Sports",
+        externalEventId: "feed:42",
+        markets: [{ title: "M" }],
+      });
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe("DUPLICATE_EVENT");
       const both = await Promise.all(
-        [1, 2, 3].map((i) => h.admin("POST", "/events", { title: `Race ${i}`, category: "Tech", externalEventId: "feed:race", markets: [{ title: "M" }] })),
+        [1, 2, 3].map((i) =>
+          h.admin("POST", "/events", { title: `Race ${i}`, category: "Tech", externalEventId: "feed:race", markets: [{ title: "M" }] }),
+        ),
       );
       expect(both.map((r) => r.status).sort()).toEqual([201, 409, 409]);
       const listed = await h.get("/events?category=Tech&pageSize=100");
@@ -529,7 +638,15 @@ describe("operator API and market lifecycle over HTTP", () => {
         volumeUsd: "999",
       });
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ id: e.id, title: "Quasar showdown", subtitle: "Now with a subtitle", category: "E-sports", tags: ["new"], isLive: true, volumeUsd: "0" });
+      expect(res.body.data).toMatchObject({
+        id: e.id,
+        title: "Quasar showdown",
+        subtitle: "Now with a subtitle",
+        category: "E-sports",
+        tags: ["new"],
+        isLive: true,
+        volumeUsd: "0",
+      });
       expect(res.body.data.markets[0]).toMatchObject({ title: "Nebula team wins", status: "open" });
       expect((await h.get("/events/search?q=nebula")).body.data.map((x: { id: string }) => x.id)).toEqual([e.id]);
       expect((await h.get("/events/search?q=quasar")).body.data.map((x: { id: string }) => x.id)).toEqual([e.id]);
@@ -577,7 +694,10 @@ describe("operator API and market lifecycle over HTTP", () => {
     };
 
     /** close/cancel/resolve through the operator HTTP API; failResolution is an internal call (chain, REPL). */
-    async function run(id: string, cmd: Cmd): Promise<{ status: number; body: { data?: Record<string, unknown>; error?: { code: string; message: string } } }> {
+    async function run(
+      id: string,
+      cmd: Cmd,
+    ): Promise<{ status: number; body: { data?: Record<string, unknown>; error?: { code: string; message: string } } }> {
       if (cmd === "failResolution") {
         try {
           const data = (await srv.broker.call("catalog.failResolution", { id, reason: "oracle unavailable" })) as Record<string, unknown>;
@@ -589,9 +709,17 @@ describe("operator API and market lifecycle over HTTP", () => {
       }
       return h.admin("POST", `/markets/${id}/${cmd}`, cmd === "resolve" ? { result: "NO" } : {});
     }
-    const PATH: Record<(typeof STATUSES)[number], Cmd[]> = { open: [], closed: ["close"], resolved: ["close", "resolve"], resolution_failed: ["close", "failResolution"], cancelled: ["cancel"] };
+    const PATH: Record<(typeof STATUSES)[number], Cmd[]> = {
+      open: [],
+      closed: ["close"],
+      resolved: ["close", "resolve"],
+      resolution_failed: ["close", "failResolution"],
+      cancelled: ["cancel"],
+    };
 
-    const cases = STATUSES.flatMap((s) => (["close", "cancel", "resolve", "failResolution"] as Cmd[]).map((c) => [s, c, TABLE[s][c]] as const));
+    const cases = STATUSES.flatMap((s) =>
+      (["close", "cancel", "resolve", "failResolution"] as Cmd[]).map((c) => [s, c, TABLE[s][c]] as const),
+    );
     test.each(cases)("%s --%s--> %s", async (from, cmd, to) => {
       const e = await h.create({ title: `Lifecycle ${from} ${cmd}` });
       const id = e.markets[0].id;
@@ -617,7 +745,10 @@ describe("operator API and market lifecycle over HTTP", () => {
       expect(after.status).toBe(to);
       expect(after.result).toBe(to === "resolved" ? "NO" : null);
       const expected = EMITS[`${from}>${cmd}`];
-      const got = await waitFor(async () => h.eventsFor(id).slice(seenBefore), (v) => v.length >= expected.length);
+      const got = await waitFor(
+        async () => h.eventsFor(id).slice(seenBefore),
+        (v) => v.length >= expected.length,
+      );
       expect(got).toEqual(expected);
       const resolved = h.seen.find((s) => s.name === "market.resolved" && s.params.marketId === id);
       if (to === "resolved") expect(resolved!.params).toEqual({ marketId: id, result: "NO", conditionId: conditionIdFor(id) });
@@ -658,12 +789,20 @@ describe("operator API and market lifecycle over HTTP", () => {
     test("of two concurrent transitions only one wins", async () => {
       const id = (await h.create()).markets[0].id;
       const before = h.eventsFor(id).length;
-      const [a, b] = await Promise.all([h.admin("POST", `/markets/${id}/resolve`, { result: "YES" }), h.admin("POST", `/markets/${id}/resolve`, { result: "NO" })]);
+      const [a, b] = await Promise.all([
+        h.admin("POST", `/markets/${id}/resolve`, { result: "YES" }),
+        h.admin("POST", `/markets/${id}/resolve`, { result: "NO" }),
+      ]);
       expect([a.status, b.status].sort()).toEqual([200, 409]);
       const winner = a.status === 200 ? a : b;
       expect((await h.get(`/markets/${id}`)).body.data.result).toBe(winner.body.data.result);
       await sleep(50);
-      expect(h.eventsFor(id).slice(before).filter((n) => n === "market.resolved")).toHaveLength(1);
+      expect(
+        h
+          .eventsFor(id)
+          .slice(before)
+          .filter((n) => n === "market.resolved"),
+      ).toHaveLength(1);
 
       const id2 = (await h.create()).markets[0].id;
       const closes = await Promise.all([1, 2, 3, 4].map(() => h.admin("POST", `/markets/${id2}/close`, {})));
@@ -691,7 +830,14 @@ describe("operator API and market lifecycle over HTTP", () => {
   });
 
   describe("price history from market.trade", () => {
-    const trade = (marketId: string, tradeId: string, yesPrice: number, shares: number, minutesAgo: number, extra: Record<string, unknown> = {}) => ({
+    const trade = (
+      marketId: string,
+      tradeId: string,
+      yesPrice: number,
+      shares: number,
+      minutesAgo: number,
+      extra: Record<string, unknown> = {},
+    ) => ({
       marketId,
       tradeId,
       outcome: "YES",
@@ -713,11 +859,31 @@ describe("operator API and market lifecycle over HTTP", () => {
       srv.broker.emit("market.trade", trade(id, "trd_bad2", 50, 1, 1, { at: "yesterday" }));
       srv.broker.emit("market.trade", trade("mkt_unknown", "trd_3", 50, 1, 1));
 
-      const res = await waitFor(() => history(id, "?interval=1H"), (r) => r.body.data?.currentPrice === 0.6);
+      const res = await waitFor(
+        () => history(id, "?interval=1H"),
+        (r) => r.body.data?.currentPrice === 0.6,
+      );
       expect(res.status).toBe(200);
       const d = res.body.data;
-      expect(Object.keys(d).sort()).toEqual(["candles", "currentPrice", "interval", "marketId", "outcome", "priceChange", "priceChangePercent", "volume24h"]);
-      expect(d).toMatchObject({ marketId: id, outcome: "YES", interval: "1H", currentPrice: 0.6, priceChange: 0.2, priceChangePercent: 50, volume24h: 7 });
+      expect(Object.keys(d).sort()).toEqual([
+        "candles",
+        "currentPrice",
+        "interval",
+        "marketId",
+        "outcome",
+        "priceChange",
+        "priceChangePercent",
+        "volume24h",
+      ]);
+      expect(d).toMatchObject({
+        marketId: id,
+        outcome: "YES",
+        interval: "1H",
+        currentPrice: 0.6,
+        priceChange: 0.2,
+        priceChangePercent: 50,
+        volume24h: 7,
+      });
       for (const c of d.candles) {
         expect(Object.keys(c).sort()).toEqual(["close", "high", "low", "open", "timestamp", "volume"]);
         expect(c.timestamp).toMatch(ISO);
@@ -745,7 +911,10 @@ describe("operator API and market lifecycle over HTTP", () => {
       expect(ev.markets[1].volume).toBe("0");
       srv.broker.emit("market.trade", trade(id, "trd_2", 60, 5, 10));
       srv.broker.emit("market.trade", trade(id, "trd_4", 55, 1, 0, { notional: 550_001 }));
-      const later = await waitFor(() => h.get(`/events/${e.id}`), (r) => r.body.data.volumeUsd !== "7");
+      const later = await waitFor(
+        () => h.get(`/events/${e.id}`),
+        (r) => r.body.data.volumeUsd !== "7",
+      );
       expect(later.body.data.volumeUsd).toBe("7.550001");
       expect(later.body.data.markets[0].volume).toBe("7.550001");
     });
@@ -753,7 +922,16 @@ describe("operator API and market lifecycle over HTTP", () => {
     test("a market without trades: no candles, price 0.5", async () => {
       const id = (await h.create()).markets[0].id;
       const res = await history(id, "?interval=1W&outcome=NO");
-      expect(res.body.data).toEqual({ marketId: id, outcome: "NO", interval: "1W", candles: [], currentPrice: 0.5, priceChange: 0, priceChangePercent: 0, volume24h: 0 });
+      expect(res.body.data).toEqual({
+        marketId: id,
+        outcome: "NO",
+        interval: "1W",
+        candles: [],
+        currentPrice: 0.5,
+        priceChange: 0,
+        priceChangePercent: 0,
+        volume24h: 0,
+      });
     });
 
     test.each(["outcome=MAYBE", "outcome=yes", "interval=2H", "interval=1d", "interval[$ne]=1H", "outcome="])("?%s is 400", async (qs) => {
@@ -775,18 +953,37 @@ describe("operator API and market lifecycle over HTTP", () => {
     afterAll(() => log.mockRestore());
 
     test("the commands exist with their arguments; none collides with moleculer-repl's own", () => {
-      expect(CATALOG_REPL_COMMANDS.map((c) => c.command)).toEqual(["list-events [category]", "create-event <json>", "close <marketId>", "cancel <marketId>", "resolve <marketId> <result>"]);
+      expect(CATALOG_REPL_COMMANDS.map((c) => c.command)).toEqual([
+        "list-events [category]",
+        "create-event <json>",
+        "close <marketId>",
+        "cancel <marketId>",
+        "resolve <marketId> <result>",
+      ]);
     });
 
     test("create-event, close, cancel, resolve and list-events have the HTTP API's effects", async () => {
-      const body = { title: "From the console", category: "Culture", beginAt: "2030-03-01T10:00:00Z", tags: ["repl"], markets: [{ title: "One", ammLiquidity: "5000000" }, { title: "Two" }, { title: "Three" }] };
+      const body = {
+        title: "From the console",
+        category: "Culture",
+        beginAt: "2030-03-01T10:00:00Z",
+        tags: ["repl"],
+        markets: [{ title: "One", ammLiquidity: "5000000" }, { title: "Two" }, { title: "Three" }],
+      };
       const created = (await command("create-event")({ json: JSON.stringify(body) })) as { id: string; markets: Array<{ id: string }> };
       expectEventShape(created as unknown as Record<string, unknown>);
       expect((await h.get(`/events/${created.id}`)).body.data).toEqual(created);
       const viaHttp = (await h.admin("POST", "/events", body)).body.data;
-      const strip = (e: { id: string; markets: Array<Record<string, unknown>> }) => ({ ...e, id: "", markets: e.markets.map((m) => ({ ...m, id: "", eventId: "", conditionId: "" })) });
+      const strip = (e: { id: string; markets: Array<Record<string, unknown>> }) => ({
+        ...e,
+        id: "",
+        markets: e.markets.map((m) => ({ ...m, id: "", eventId: "", conditionId: "" })),
+      });
       expect(strip(created as never)).toEqual(strip(viaHttp));
-      const opened = await waitFor(async () => h.eventsFor(created.markets[0].id), (v) => v.length === 1);
+      const opened = await waitFor(
+        async () => h.eventsFor(created.markets[0].id),
+        (v) => v.length === 1,
+      );
       expect(opened).toEqual(["market.opened"]);
 
       const [one, two, three] = created.markets.map((m) => m.id);
@@ -800,14 +997,19 @@ describe("operator API and market lifecycle over HTTP", () => {
       const replView = (await h.get(`/events/${created.id}`)).body.data;
       const httpView = (await h.get(`/events/${viaHttp.id}`)).body.data;
       expect(strip(replView)).toEqual(strip(httpView));
-      const emitted = await waitFor(async () => [one, two, three].map((m) => h.eventsFor(m)), (v) => v[2].length === 3);
+      const emitted = await waitFor(
+        async () => [one, two, three].map((m) => h.eventsFor(m)),
+        (v) => v[2].length === 3,
+      );
       expect(emitted).toEqual([
         ["market.opened", "market.closed"],
         ["market.opened", "market.cancelled"],
         ["market.opened", "market.closed", "market.resolved"],
       ]);
 
-      const listed = (await command("list-events")({ category: "Culture", options: { search: "console" } })) as { items: Array<{ id: string }> };
+      const listed = (await command("list-events")({ category: "Culture", options: { search: "console" } })) as {
+        items: Array<{ id: string }>;
+      };
       expect(listed.items.map((e) => e.id)).toEqual([created.id, viaHttp.id]);
     });
 
@@ -818,7 +1020,9 @@ describe("operator API and market lifecycle over HTTP", () => {
       await expect(command("resolve")({ marketId: id, result: "MAYBE" })).rejects.toMatchObject({ code: 422, name: "ValidationError" });
       await expect(command("close")({ marketId: "mkt_nope" })).rejects.toMatchObject({ code: 404, type: "RESOURCE_NOT_FOUND" });
       await expect(command("create-event")({ json: "{not json" })).rejects.toThrow(/not valid JSON/);
-      await expect(command("create-event")({ json: JSON.stringify({ title: "x", category: "Nope", markets: [] }) })).rejects.toMatchObject({ name: "ValidationError" });
+      await expect(command("create-event")({ json: JSON.stringify({ title: "x", category: "Nope", markets: [] }) })).rejects.toMatchObject({
+        name: "ValidationError",
+      });
     });
   });
 });

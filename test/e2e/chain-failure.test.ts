@@ -24,15 +24,26 @@ describe("chain failure paths on the sandbox", () => {
     const market = await createMarket(srv, "Will the operator run dry?");
     const [alice, bob] = [await srv.login(), await srv.login()];
     for (const u of [alice, bob]) await fund(srv.broker, u.userId, 100 * SHARE);
-    await srv.http("POST", "/api/v1/orders", { token: alice.token, body: { marketId: market, orderType: "GTC", side: "BUY", outcome: "YES", price: 0.5, quantity: 2 * SHARE } });
-    const taker = await srv.http("POST", "/api/v1/orders", { token: bob.token, body: { marketId: market, orderType: "GTC", side: "BUY", outcome: "NO", price: 0.5, quantity: 2 * SHARE } });
+    await srv.http("POST", "/api/v1/orders", {
+      token: alice.token,
+      body: { marketId: market, orderType: "GTC", side: "BUY", outcome: "YES", price: 0.5, quantity: 2 * SHARE },
+    });
+    const taker = await srv.http("POST", "/api/v1/orders", {
+      token: bob.token,
+      body: { marketId: market, orderType: "GTC", side: "BUY", outcome: "NO", price: 0.5, quantity: 2 * SHARE },
+    });
     const tradeId = taker.body.data.tradeId;
     const trade = await waitFor("failed", async () => {
       const t = (await srv.http("GET", `/api/v1/trades/${tradeId}`, { token: bob.token })).body.data;
       return t.settlementStatus === "failed" ? t : null;
     });
     expect(trade.settlementTxHash).toBeNull();
-    const batches = (await srv.broker.call("chain.batches", {})) as Array<{ tradeIds: string[]; status: string; error: string; txHash: string | null }>;
+    const batches = (await srv.broker.call("chain.batches", {})) as Array<{
+      tradeIds: string[];
+      status: string;
+      error: string;
+      txHash: string | null;
+    }>;
     const mine = batches.filter((b) => b.tradeIds.includes(tradeId));
     expect(mine).toHaveLength(2);
     for (const b of mine) {
@@ -63,7 +74,15 @@ describe("CHAIN=ton: the TonClient adapter through config (recorded toncenter on
   test("deposit addresses come from MASTER_SECRET; the sandbox faucet does not exist", async () => {
     const fx: ToncenterFixture = JSON.parse(readFileSync(FIXTURE_FILE, "utf8"));
     const toncenter = await serveToncenter(fx);
-    const srv = await startChainServer({ CHAIN: "ton", TON_ENDPOINT: toncenter.url, TON_API_KEY: fx.meta.apiKey, USDT_MINTER: Address.parseRaw(fx.meta.usdtMinter).toString(), MASTER_SECRET: fx.meta.masterSecret, SETTLEMENT_INTERVAL_MS: "0", DEPOSIT_POLL_MS: "0" });
+    const srv = await startChainServer({
+      CHAIN: "ton",
+      TON_ENDPOINT: toncenter.url,
+      TON_API_KEY: fx.meta.apiKey,
+      USDT_MINTER: Address.parseRaw(fx.meta.usdtMinter).toString(),
+      MASTER_SECRET: fx.meta.masterSecret,
+      SETTLEMENT_INTERVAL_MS: "0",
+      DEPOSIT_POLL_MS: "0",
+    });
     try {
       const u = await srv.login();
       const res = await srv.http("GET", "/api/v1/deposit-address", { token: u.token });
@@ -74,7 +93,13 @@ describe("CHAIN=ton: the TonClient adapter through config (recorded toncenter on
       expect(f.status).toBe(404);
       // The watcher asked toncenter about the new address, with the key.
       await srv.broker.call("chain.tick");
-      expect(toncenter.calls.some((c) => c.method === "getTransactions" && Address.parse(String(c.params.address)).toRawString() === Address.parseFriendly(expected).address.toRawString())).toBe(true);
+      expect(
+        toncenter.calls.some(
+          (c) =>
+            c.method === "getTransactions" &&
+            Address.parse(String(c.params.address)).toRawString() === Address.parseFriendly(expected).address.toRawString(),
+        ),
+      ).toBe(true);
       expect(toncenter.calls.every((c) => c.apiKey === fx.meta.apiKey)).toBe(true);
     } finally {
       await srv.stop();

@@ -26,7 +26,11 @@ test("restart keeps chain and ledger in step", async () => {
     try {
       u = await srv.login(wallet);
       expect(await balance(srv, u.token)).toEqual({ available: "7000000", locked: "0", total: "7000000" });
-      expect((await srv.http("GET", "/api/v1/deposit-address", { token: u.token })).body.data).toMatchObject({ address: address.address, derivationIndex: address.derivationIndex, jettonWalletAddress: expect.any(String) });
+      expect((await srv.http("GET", "/api/v1/deposit-address", { token: u.token })).body.data).toMatchObject({
+        address: address.address,
+        derivationIndex: address.derivationIndex,
+        jettonWalletAddress: expect.any(String),
+      });
       expect(await onChainUsdt(srv.broker, wallet.rawAddress)).toBe(3_000_000n);
       expect(await chainTx(srv.broker, dep.body.data.txHash)).not.toBeNull();
       expect(await chainTx(srv.broker, wd.body.data.txHash)).not.toBeNull();
@@ -34,7 +38,9 @@ test("restart keeps chain and ledger in step", async () => {
       // The old deposit is not credited again; a new one is, once; the dedup window survived.
       await srv.broker.call("chain.tick");
       expect((await balance(srv, u.token)).available).toBe("7000000");
-      expect((await srv.http("POST", "/api/v1/withdraw", { token: u.token, body: { amount: "3000000" } })).body.data.status).toBe("duplicate");
+      expect((await srv.http("POST", "/api/v1/withdraw", { token: u.token, body: { amount: "3000000" } })).body.data.status).toBe(
+        "duplicate",
+      );
       await faucet(srv, u.token, "2000000");
       await waitFor("second credit", async () => (await balance(srv, u.token)).available === "9000000");
       await expectChainConserved(srv.broker);

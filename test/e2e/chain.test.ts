@@ -17,7 +17,14 @@ type U = { token: string; userId: string; wallet: TestWallet };
 
 describe("TON chain on the sandbox", () => {
   let srv: TestServer;
-  let info: { usdtMinter: string; foreignMinter: string; hotWallet: string; hotJettonWallet: string; operatorWallet: string; registry: string };
+  let info: {
+    usdtMinter: string;
+    foreignMinter: string;
+    hotWallet: string;
+    hotJettonWallet: string;
+    operatorWallet: string;
+    registry: string;
+  };
 
   beforeAll(async () => {
     srv = await startChainServer();
@@ -30,8 +37,10 @@ describe("TON chain on the sandbox", () => {
 
   const depositAddress = (u: U) => srv.http("GET", "/api/v1/deposit-address", { token: u.token });
   const withdraw = (u: U, body: Record<string, unknown>) => srv.http("POST", "/api/v1/withdraw", { token: u.token, body });
-  const order = (u: U, marketId: string, body: Record<string, unknown>) => srv.http("POST", "/api/v1/orders", { token: u.token, body: { marketId, orderType: "GTC", ...body } });
-  const incidents = (u: U): Promise<Array<{ kind: string; amount: string | null; src: string }>> => srv.broker.call("chain.incidents", { userId: u.userId });
+  const order = (u: U, marketId: string, body: Record<string, unknown>) =>
+    srv.http("POST", "/api/v1/orders", { token: u.token, body: { marketId, orderType: "GTC", ...body } });
+  const incidents = (u: U): Promise<Array<{ kind: string; amount: string | null; src: string }>> =>
+    srv.broker.call("chain.incidents", { userId: u.userId });
   const funded = async (usdt: number): Promise<U> => {
     const u = await srv.login();
     const res = await faucet(srv, u.token, String(usdt * SHARE));
@@ -47,7 +56,11 @@ describe("TON chain on the sandbox", () => {
     const first = await depositAddress(a);
     expect(first.status).toBe(200);
     const d = first.body.data;
-    expect(d).toEqual({ address: expect.stringMatching(/^0Q[A-Za-z0-9_-]{46}$/), jettonWalletAddress: null, derivationIndex: expect.any(Number) });
+    expect(d).toEqual({
+      address: expect.stringMatching(/^0Q[A-Za-z0-9_-]{46}$/),
+      jettonWalletAddress: null,
+      derivationIndex: expect.any(Number),
+    });
     const parsed = Address.parseFriendly(d.address);
     expect(parsed.isBounceable).toBe(false);
     expect(parsed.isTestOnly).toBe(true);
@@ -61,13 +74,20 @@ describe("TON chain on the sandbox", () => {
     const u = await srv.login();
     const res = await faucet(srv, u.token, "25000000");
     expect(res.status).toBe(202);
-    expect(res.body.data).toMatchObject({ status: "accepted", asset: "USDT", amount: "25000000", txHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(res.body.data).toMatchObject({
+      status: "accepted",
+      asset: "USDT",
+      amount: "25000000",
+      txHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     await waitFor("credit", async () => (await balance(srv, u.token)).available === "25000000");
     const tx = await chainTx(srv.broker, res.body.data.txHash);
     expect(tx).not.toBeNull();
     const d = (await depositAddress(u)).body.data;
     const owner = Address.parseFriendly(d.address).address;
-    expect(Address.parseFriendly(d.jettonWalletAddress).address.equals(standardJettonWallet(owner, Address.parseRaw(info.usdtMinter)))).toBe(true);
+    expect(
+      Address.parseFriendly(d.jettonWalletAddress).address.equals(standardJettonWallet(owner, Address.parseRaw(info.usdtMinter))),
+    ).toBe(true);
     expect(Address.parseFriendly(d.jettonWalletAddress).isBounceable).toBe(true);
     // Scanning again (and the timer) never credits it twice.
     await srv.broker.call("chain.tick");
@@ -83,7 +103,13 @@ describe("TON chain on the sandbox", () => {
     const foreign = await faucet(srv, u.token, "9000000", "FOREIGN_USDT");
     expect(foreign.status).toBe(202);
     // A contract writes a transfer_notification claiming 1000 USDT straight to the deposit address.
-    const forged = beginCell().storeUint(OP.transferNotification, 32).storeUint(0, 64).storeCoins(1_000_000_000n).storeAddress(Address.parseRaw(info.hotWallet)).storeBit(false).endCell();
+    const forged = beginCell()
+      .storeUint(OP.transferNotification, 32)
+      .storeUint(0, 64)
+      .storeCoins(1_000_000_000n)
+      .storeAddress(Address.parseRaw(info.hotWallet))
+      .storeBit(false)
+      .endCell();
     await srv.broker.call("chain.sandboxInject", { userId: u.userId, value: "50000000", body: forged.toBoc().toString("base64") });
     await srv.broker.call("chain.tick");
     expect(await balance(srv, u.token)).toEqual({ available: String(3 * SHARE), locked: "0", total: String(3 * SHARE) });
@@ -91,7 +117,9 @@ describe("TON chain on the sandbox", () => {
     expect(kinds).toEqual(["foreign_jetton:9000000", "forged_notification:1000000000", "native_ton:2000000000"]);
     // The look-alike jetton really sits in the deposit address's wallet of the foreign minter.
     const owner = Address.parseFriendly((await depositAddress(u)).body.data.address).address;
-    expect(BigInt(await srv.broker.call("chain.jettonBalance", { owner: owner.toRawString(), minter: info.foreignMinter }))).toBe(9_000_000n);
+    expect(BigInt(await srv.broker.call("chain.jettonBalance", { owner: owner.toRawString(), minter: info.foreignMinter }))).toBe(
+      9_000_000n,
+    );
     expect((await faucet(srv, u.token, "1", "DOGE")).status).toBe(400);
     expect((await faucet(srv, u.token, "99999999999999")).status).toBe(400);
   });
@@ -101,7 +129,11 @@ describe("TON chain on the sandbox", () => {
     const thief = TestWallet.random();
     const res = await withdraw(u, { amount: "7500000", destination: thief.rawAddress, to: thief.rawAddress });
     expect(res.status).toBe(202);
-    expect(res.body.data).toMatchObject({ status: "accepted", txHash: expect.stringMatching(/^[0-9a-f]{64}$/), message: expect.any(String) });
+    expect(res.body.data).toMatchObject({
+      status: "accepted",
+      txHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      message: expect.any(String),
+    });
     expect(await balance(srv, u.token)).toMatchObject({ available: "12500000" });
     // Read back from the chain: the user's jetton wallet holds it, nobody else's.
     expect(await onChainUsdt(srv.broker, u.wallet.rawAddress)).toBe(7_500_000n);
@@ -139,7 +171,12 @@ describe("TON chain on the sandbox", () => {
 
   test("withdrawal bounds and balance: clear 400s, nothing debited", async () => {
     const u = await funded(2);
-    for (const [amount, code] of [["abc", "VALIDATION_ERROR"], ["999999", "VALIDATION_ERROR"], ["1000000000001", "VALIDATION_ERROR"], ["3000000", "INSUFFICIENT_BALANCE"]] as const) {
+    for (const [amount, code] of [
+      ["abc", "VALIDATION_ERROR"],
+      ["999999", "VALIDATION_ERROR"],
+      ["1000000000001", "VALIDATION_ERROR"],
+      ["3000000", "INSUFFICIENT_BALANCE"],
+    ] as const) {
       const res = await withdraw(u, { amount });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe(code);
@@ -179,7 +216,11 @@ describe("TON chain on the sandbox", () => {
     });
     expect(trade.settlementTxHash).toMatch(/^[0-9a-f]{64}$/);
     const aliceTrades = (await srv.http("GET", "/api/v1/trades", { token: alice.token })).body.data;
-    await waitFor("maker confirmed", async () => ((await srv.http("GET", `/api/v1/trades/${aliceTrades[0].id}`, { token: alice.token })).body.data.settlementStatus === "confirmed" ? true : null));
+    await waitFor("maker confirmed", async () =>
+      (await srv.http("GET", `/api/v1/trades/${aliceTrades[0].id}`, { token: alice.token })).body.data.settlementStatus === "confirmed"
+        ? true
+        : null,
+    );
     // The hash exists on chain: the operator wallet's transaction, its message commits to the batch.
     const tx = (await chainTx(srv.broker, trade.settlementTxHash))!;
     expect(tx).not.toBeNull();
@@ -187,12 +228,20 @@ describe("TON chain on the sandbox", () => {
     expect(tx.success).toBe(true);
     const body = parseSettlementBody(bodyOfView(tx.outs[0].body))!;
     expect(tx.outs[0].dest).toBe(info.registry);
-    const [batch] = (await srv.broker.call("chain.batches", { txHash: trade.settlementTxHash })) as Array<{ _id: string; tradeIds: string[]; root: string }>;
+    const [batch] = (await srv.broker.call("chain.batches", { txHash: trade.settlementTxHash })) as Array<{
+      _id: string;
+      tradeIds: string[];
+      root: string;
+    }>;
     expect(batch.tradeIds).toContain(tradeId);
     expect(body).toMatchObject({ batchId: batch._id, count: batch.tradeIds.length, root: commitmentOf(batch.tradeIds).root });
     // The settlement reaches the notifier: SETTLEMENT_CONFIRMED with the hash, keyed by the batch.
     const note = await waitFor("SETTLEMENT_CONFIRMED", async () => {
-      const list = (await srv.http("GET", "/api/v1/notifications", { token: bob.token })).body.data as Array<{ id: string; type: string; metadata: { tradeIds: string[]; txHash: string } }>;
+      const list = (await srv.http("GET", "/api/v1/notifications", { token: bob.token })).body.data as Array<{
+        id: string;
+        type: string;
+        metadata: { tradeIds: string[]; txHash: string };
+      }>;
       return list.find((n) => n.type === "SETTLEMENT_CONFIRMED" && n.metadata.tradeIds.includes(tradeId));
     });
     expect(note.metadata.txHash).toBe(trade.settlementTxHash);
@@ -212,7 +261,10 @@ describe("TON chain on the sandbox", () => {
     const open = await redeem(alice, { conditionId, indexSets: ["0x1"] });
     expect(open.status).toBe(400);
     expect(open.body.error.code).toBe("MARKET_NOT_RESOLVED");
-    const resolved = await srv.http("POST", `/api/v1/admin/markets/${market}/resolve`, { headers: { "x-admin-key": ADMIN_KEY }, body: { result: "YES" } });
+    const resolved = await srv.http("POST", `/api/v1/admin/markets/${market}/resolve`, {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: { result: "YES" },
+    });
     expect(resolved.status).toBe(200);
 
     const bad = async (body: Record<string, unknown>, code: string) => {
@@ -237,8 +289,16 @@ describe("TON chain on the sandbox", () => {
     expect(again.body.data.status).toBe("duplicate");
     expect(BigInt((await balance(srv, alice.token)).available)).toBe(before + BigInt(10 * SHARE));
     // Settled positions leave GET /positions.
-    expect((await srv.http("GET", "/api/v1/positions", { token: alice.token })).body.data.filter((p: { marketId: string }) => p.marketId === market)).toEqual([]);
-    expect((await srv.http("GET", "/api/v1/positions", { token: bob.token })).body.data.filter((p: { marketId: string }) => p.marketId === market)).toEqual([]);
+    expect(
+      (await srv.http("GET", "/api/v1/positions", { token: alice.token })).body.data.filter(
+        (p: { marketId: string }) => p.marketId === market,
+      ),
+    ).toEqual([]);
+    expect(
+      (await srv.http("GET", "/api/v1/positions", { token: bob.token })).body.data.filter(
+        (p: { marketId: string }) => p.marketId === market,
+      ),
+    ).toEqual([]);
 
     const lost = await redeem(bob, { conditionId, indexSets: ["0x2"] });
     expect([lost.status, lost.body.error.code]).toEqual([400, "LOSING_POSITION"]);
@@ -256,7 +316,12 @@ describe("TON chain on the sandbox", () => {
     expect((await order(bob, market, { side: "BUY", outcome: "NO", price: 0.55, quantity: 10 * SHARE })).body.data.status).toBe("filled");
     expect((await balance(srv, bob.token)).available).not.toBe(String(20 * SHARE));
     expect((await srv.http("POST", `/api/v1/admin/markets/${market}/cancel`, { headers: { "x-admin-key": ADMIN_KEY } })).status).toBe(200);
-    await waitFor("refunds", async () => (await balance(srv, alice.token)).available === String(20 * SHARE) && (await balance(srv, bob.token)).available === String(20 * SHARE));
+    await waitFor(
+      "refunds",
+      async () =>
+        (await balance(srv, alice.token)).available === String(20 * SHARE) &&
+        (await balance(srv, bob.token)).available === String(20 * SHARE),
+    );
     const conditionId = conditionIdFor(market);
     const r1 = await srv.http("POST", `/api/v1/redeem/${market}`, { token: alice.token, body: { conditionId, indexSets: ["0x1"] } });
     expect(r1.body.data).toMatchObject({ status: "accepted", payout: String(4.5 * SHARE) });
@@ -270,19 +335,36 @@ describe("TON chain on the sandbox", () => {
   test("an AMM market: the pool's winning inventory goes to its cash at resolution, the trader redeems exactly once", async () => {
     const market = await createMarket(srv, "Will the pool settle too?", String(100 * SHARE));
     const u = await funded(30);
-    const buy = await srv.http("POST", "/api/v1/trade/amm", { token: u.token, body: { marketId: market, side: "BUY", outcome: "YES", quantity: String(10 * SHARE) } });
+    const buy = await srv.http("POST", "/api/v1/trade/amm", {
+      token: u.token,
+      body: { marketId: market, side: "BUY", outcome: "YES", quantity: String(10 * SHARE) },
+    });
     expect(buy.status).toBe(200);
     const pool = `amm:${market}`;
     type Acct = { balance: { available: number }; positions: Array<{ outcome: string; quantity: number }> };
     const before = (await srv.broker.call("ledger.account", { account: pool })) as Acct;
     const poolYes = before.positions.find((p) => p.outcome === "YES")!.quantity;
     await srv.http("POST", `/api/v1/admin/markets/${market}/resolve`, { headers: { "x-admin-key": ADMIN_KEY }, body: { result: "YES" } });
-    await waitFor("pool redeemed", async () => ((await srv.broker.call("ledger.account", { account: pool })) as Acct).balance.available === before.balance.available + poolYes);
+    await waitFor(
+      "pool redeemed",
+      async () =>
+        ((await srv.broker.call("ledger.account", { account: pool })) as Acct).balance.available === before.balance.available + poolYes,
+    );
     const avail = BigInt((await balance(srv, u.token)).available);
-    const r = await srv.http("POST", `/api/v1/redeem/${market}`, { token: u.token, body: { conditionId: conditionIdFor(market), indexSets: ["0x1"] } });
+    const r = await srv.http("POST", `/api/v1/redeem/${market}`, {
+      token: u.token,
+      body: { conditionId: conditionIdFor(market), indexSets: ["0x1"] },
+    });
     expect(r.body.data).toMatchObject({ status: "accepted", payout: String(10 * SHARE) });
     expect(BigInt((await balance(srv, u.token)).available)).toBe(avail + BigInt(10 * SHARE));
-    expect((await srv.http("POST", `/api/v1/redeem/${market}`, { token: u.token, body: { conditionId: conditionIdFor(market), indexSets: ["0x1"] } })).body.data.status).toBe("duplicate");
+    expect(
+      (
+        await srv.http("POST", `/api/v1/redeem/${market}`, {
+          token: u.token,
+          body: { conditionId: conditionIdFor(market), indexSets: ["0x1"] },
+        })
+      ).body.data.status,
+    ).toBe("duplicate");
     const c = await srv.broker.call<{ ok: boolean; unbalancedMarkets: string[] }>("ledger.conservation");
     expect(c).toMatchObject({ ok: true, unbalancedMarkets: [] });
   });

@@ -16,7 +16,13 @@ describe("the trade CLI as an installed package", () => {
   let scratch: string;
   let bin: string;
   let elsewhere: string;
-  const npmEnv = () => ({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? scratch, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" });
+  const npmEnv = () => ({
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? scratch,
+    npm_config_update_notifier: "false",
+    npm_config_fund: "false",
+    npm_config_audit: "false",
+  });
 
   beforeAll(async () => {
     srv = await startChainServer();
@@ -26,7 +32,10 @@ describe("the trade CLI as an installed package", () => {
     if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.stderr}`);
     const tarball = readdirSync(scratch).find((f) => f.endsWith(".tgz")) as string;
     const prefix = join(scratch, "prefix");
-    const installed = await run("npm", ["install", "--global", "--prefix", prefix, "--prefer-offline", join(scratch, tarball)], { cwd: scratch, env: npmEnv() });
+    const installed = await run("npm", ["install", "--global", "--prefix", prefix, "--prefer-offline", join(scratch, tarball)], {
+      cwd: scratch,
+      env: npmEnv(),
+    });
     if (installed.code !== 0) throw new Error(`npm install failed:\n${installed.stderr}`);
     bin = join(prefix, "bin", "trade");
     await run("mkdir", ["-p", elsewhere], { cwd: scratch, env: npmEnv() });

@@ -19,9 +19,17 @@ describe("trade CLI", () => {
   let env: Record<string, string>;
   const outputs: CliResult[] = [];
 
-  const trade = async (line: string | string[], o: { answers?: string[]; stdin?: string; env?: Record<string, string>; interruptAfterMs?: number } = {}) => {
+  const trade = async (
+    line: string | string[],
+    o: { answers?: string[]; stdin?: string; env?: Record<string, string>; interruptAfterMs?: number } = {},
+  ) => {
     const argv = Array.isArray(line) ? line : line.split(" ").filter(Boolean);
-    const r = await runCli(argv, { env: { ...env, ...(o.env ?? {}) }, answers: o.answers, stdin: o.stdin, interruptAfterMs: o.interruptAfterMs });
+    const r = await runCli(argv, {
+      env: { ...env, ...(o.env ?? {}) },
+      answers: o.answers,
+      stdin: o.stdin,
+      interruptAfterMs: o.interruptAfterMs,
+    });
     outputs.push(r);
     return r;
   };
@@ -31,8 +39,15 @@ describe("trade CLI", () => {
     return r;
   };
   const json = async <T = Record<string, unknown>>(line: string): Promise<T> => JSON.parse((await ok(`${line} --json`)).stdout) as T;
-  const walletFile = () => JSON.parse(readFileSync(join(home.dir, "wallet.json"), "utf8")) as { secretKey: string; mnemonic?: string[]; address: string; publicKey: string };
-  const session = () => Object.values(JSON.parse(readFileSync(join(home.dir, "sessions.json"), "utf8")) as Record<string, { accessToken: string }>)[0];
+  const walletFile = () =>
+    JSON.parse(readFileSync(join(home.dir, "wallet.json"), "utf8")) as {
+      secretKey: string;
+      mnemonic?: string[];
+      address: string;
+      publicKey: string;
+    };
+  const session = () =>
+    Object.values(JSON.parse(readFileSync(join(home.dir, "sessions.json"), "utf8")) as Record<string, { accessToken: string }>)[0];
 
   beforeAll(async () => {
     srv = await startChainServer({ ADMIN_KEY });
@@ -57,7 +72,10 @@ describe("trade CLI", () => {
 
   test("before any wallet or login: clear messages", async () => {
     const login = await trade("login");
-    expect([login.code, login.stderr]).toEqual([1, expect.stringMatching(/^no wallet key file at .*wallet\.json: run `trade wallet create`/)]);
+    expect([login.code, login.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^no wallet key file at .*wallet\.json: run `trade wallet create`/),
+    ]);
     const bal = await trade("balance");
     expect([bal.code, bal.stderr]).toEqual([1, "Not logged in: run `trade login`."]);
     const down = await trade("events", { env: { PMX_URL: "http://127.0.0.1:1" } });
@@ -74,7 +92,12 @@ describe("trade CLI", () => {
     const again = await trade("wallet create");
     expect([again.code, again.stderr]).toEqual([1, expect.stringMatching(/already exists .* pass --force/)]);
     expect((await ok("wallet show")).stdout).toContain(w.address);
-    expect(await json("wallet show")).toEqual({ address: w.address, publicKey: w.publicKey, walletVersion: "v4r2", file: join(home.dir, "wallet.json") });
+    expect(await json("wallet show")).toEqual({
+      address: w.address,
+      publicKey: w.publicKey,
+      walletVersion: "v4r2",
+      file: join(home.dir, "wallet.json"),
+    });
   });
 
   test("wallet import: 24 words or a hex key from stdin or a file give the standard wallet of that key", async () => {
@@ -98,7 +121,10 @@ describe("trade CLI", () => {
 
   test("login: a wrong domain is a clear 401; then the session is stored owner-only and used", async () => {
     const wrong = await trade("login --domain evil.example");
-    expect([wrong.code, wrong.stderr]).toEqual([1, expect.stringMatching(/^Error 401 UNAUTHORIZED: proof was made for another domain; expected exchange\.test \(request req_/)]);
+    expect([wrong.code, wrong.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^Error 401 UNAUTHORIZED: proof was made for another domain; expected exchange\.test \(request req_/),
+    ]);
     const login = await ok("login");
     expect(login.stdout).toMatch(/^Logged in as 0:[0-9a-f]{64} \(user usr_\w+\); session valid until \d{4}-/);
     expect(statSync(join(home.dir, "sessions.json")).mode & 0o777).toBe(0o600);
@@ -131,7 +157,10 @@ describe("trade CLI", () => {
     expect((await ok(`book ${market}`)).stdout).toBe(`Order book ${market}, YES view\n(the book is empty)`);
     expect((await ok(`history ${market} --interval 1w`)).stdout).toMatch(/^YES 0\.5 .*\n\(no trades in this interval\)$/);
     const missing = await trade("event evt_nope");
-    expect([missing.code, missing.stderr]).toEqual([1, expect.stringMatching(/^Error 404 RESOURCE_NOT_FOUND: Event not found \(request req_/)]);
+    expect([missing.code, missing.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^Error 404 RESOURCE_NOT_FOUND: Event not found \(request req_/),
+    ]);
   });
 
   test("market buy: the quote first, then the question; no or no answer sends nothing; yes fills", async () => {
@@ -176,7 +205,9 @@ describe("trade CLI", () => {
 
   test("trader options: GTD (--expires), post-only, client ids, FAK, amend, idempotency keys, orders --closed, cancel --all, heartbeat, transfers", async () => {
     const gtd = await ok(`buy ${market} NO 2 --limit 0.20 --expires 1h --post-only --client-id cli-q1`);
-    expect(gtd.stdout).toMatch(/^Order ord_\w+ open: BUY 2 NO at 0\.20; 2 resting \[GTD, post-only, expires \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z, client id cli-q1\]$/);
+    expect(gtd.stdout).toMatch(
+      /^Order ord_\w+ open: BUY 2 NO at 0\.20; 2 resting \[GTD, post-only, expires \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z, client id cli-q1\]$/,
+    );
     const [listed] = await json<Array<{ orderId: string; expiresAt: string; clientOrderId: string }>>("orders");
     expect(Date.parse(listed.expiresAt) - Date.now()).toBeGreaterThan(3_500_000);
     expect((await ok("orders")).stdout).toMatch(/client id\n.*\n.*\s+open\s+cli-q1$/);
@@ -187,7 +218,11 @@ describe("trade CLI", () => {
 
     // Amend: a smaller rest keeps its place; a new price moves it.
     const down = await ok(`amend ${listed.orderId} --quantity 1`);
-    expect(down.stdout).toMatch(new RegExp(`^Order ${listed.orderId} amended, open: BUY 1 NO at 0\\.20; 1 resting \\[GTD, post-only, expires .*, client id cli-q1\\]$`));
+    expect(down.stdout).toMatch(
+      new RegExp(
+        `^Order ${listed.orderId} amended, open: BUY 1 NO at 0\\.20; 1 resting \\[GTD, post-only, expires .*, client id cli-q1\\]$`,
+      ),
+    );
     expect((await ok(`amend ${listed.orderId} --price 0.21`)).stdout).toMatch(/ open: BUY 1 NO at 0\.21; 1 resting /);
     const none = await trade(`amend ${listed.orderId}`);
     expect([none.code, none.stderr]).toEqual([2, "Usage error: give --price, --quantity or both"]);
@@ -201,12 +236,18 @@ describe("trade CLI", () => {
     const cross = await trade(`buy ${market} NO 1 --limit 0.60 --post-only`);
     expect([cross.code, cross.stderr]).toEqual([1, expect.stringMatching(/^Error 400 POST_ONLY_WOULD_CROSS: /)]);
     const fak = await ok(`buy ${market} NO 3 --limit 0.60 --fak`);
-    expect(fak.stdout).toMatch(/^Order ord_\w+ cancelled: BUY 3 NO at 0\.60, filled 1 at 0\.60 \(cost 0\.60 USDT, fee [\d.]+ USDT\); 0 resting, 2 cancelled \[FAK\]$/);
+    expect(fak.stdout).toMatch(
+      /^Order ord_\w+ cancelled: BUY 3 NO at 0\.60, filled 1 at 0\.60 \(cost 0\.60 USDT, fee [\d.]+ USDT\); 0 resting, 2 cancelled \[FAK\]$/,
+    );
     for (const [line, err] of [
       [`buy ${market} NO 1 --limit 0.5 --fok --fak`, "Usage error: choose one order type: --fok or --fak"],
       [`buy ${market} NO 1 --fak`, "Usage error: --fak needs --limit PRICE"],
-      [`buy ${market} NO 1 --limit 0.5 --expires soon`, 'Usage error: --expires must be an ISO 8601 time or a delay such as 30s, 10m, 2h, 7d; got "soon"'],
-    ]) expect(await trade(line)).toMatchObject({ code: 2, stderr: err });
+      [
+        `buy ${market} NO 1 --limit 0.5 --expires soon`,
+        'Usage error: --expires must be an ISO 8601 time or a delay such as 30s, 10m, 2h, 7d; got "soon"',
+      ],
+    ])
+      expect(await trade(line)).toMatchObject({ code: 2, stderr: err });
 
     // The same idempotency key again answers the first answer and places nothing.
     const k1 = await ok(`buy ${market} NO 1 --limit 0.15 --idempotency-key cli-k1`);
@@ -223,7 +264,9 @@ describe("trade CLI", () => {
     expect((await json<Array<{ status: string }>>("orders --status all --page-size 2")).length).toBe(2);
 
     const armed = await ok("heartbeat 30");
-    expect(armed.stdout).toMatch(/^Dead man's switch armed: unless another heartbeat comes by \d{4}-\S+Z, every open order is cancelled\.$/);
+    expect(armed.stdout).toMatch(
+      /^Dead man's switch armed: unless another heartbeat comes by \d{4}-\S+Z, every open order is cancelled\.$/,
+    );
     expect((await ok("heartbeat 0")).stdout).toBe("Dead man's switch disarmed.");
     const short = await trade("heartbeat 3");
     expect([short.code, short.stderr]).toEqual([1, expect.stringMatching(/^Error 400 VALIDATION_ERROR: .*\[timeoutSeconds: numberMin\]/)]);
@@ -261,9 +304,14 @@ describe("trade CLI", () => {
     const trades = await json<Array<{ id: string; venue: string; side: string }>>("trades --all");
     // The two market orders and the FAK's fill.
     expect(trades.map((t) => `${t.side} ${t.venue}`)).toEqual(["BUY CLOB", "SELL AMM", "BUY AMM"]);
-    expect((await ok(`trades ${trades[1].id}`)).stdout).toMatch(/^Trade trd_\w+: SELL 4 YES at .* via AMM \(taker\)\ncost .*\nsettlement (pending|confirmed)/);
+    expect((await ok(`trades ${trades[1].id}`)).stdout).toMatch(
+      /^Trade trd_\w+: SELL 4 YES at .* via AMM \(taker\)\ncost .*\nsettlement (pending|confirmed)/,
+    );
     const cancelled = await trade("withdraw 5", { answers: ["no"] });
-    expect([cancelled.code, cancelled.prompts[0]]).toEqual([1, expect.stringMatching(/^Withdraw 5\.00 USDT to your wallet 0:[0-9a-f]{64}\? \[y\/N\] $/)]);
+    expect([cancelled.code, cancelled.prompts[0]]).toEqual([
+      1,
+      expect.stringMatching(/^Withdraw 5\.00 USDT to your wallet 0:[0-9a-f]{64}\? \[y\/N\] $/),
+    ]);
     const w = await ok("withdraw 5", { answers: ["yes"] });
     expect(w.stdout).toMatch(/^accepted: Withdrawal of 5\.00 USDT to 0:[0-9a-f]{64} sent \(tx [0-9a-f]{64}\)$/);
     expect((await ok("withdraw 5 --yes")).stdout).toMatch(/^duplicate: /);
@@ -271,7 +319,10 @@ describe("trade CLI", () => {
     expect(withdrawals).toEqual([expect.objectContaining({ type: "withdrawal", amount: String(5 * SHARE) })]);
     expect((await ok("transfers --all")).stdout).toMatch(/\swithdrawal\s+5\.00 USDT\s+(pending|confirmed)\s/);
     const tooSmall = await trade("withdraw 0.5 --yes");
-    expect([tooSmall.code, tooSmall.stderr]).toEqual([1, expect.stringMatching(/^Error 400 VALIDATION_ERROR: amount must be at least 1\.00 USDT \(1000000 micro-USDT\) .*\[amount: min\]/)]);
+    expect([tooSmall.code, tooSmall.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^Error 400 VALIDATION_ERROR: amount must be at least 1\.00 USDT \(1000000 micro-USDT\) .*\[amount: min\]/),
+    ]);
     await srv.broker.call("notifier.catchUp");
     const n = await ok("notifications");
     expect(n.stdout).toMatch(/\*\s+\S+\s+TRADE_FILLED/);
@@ -281,10 +332,29 @@ describe("trade CLI", () => {
 
   test("operator commands and redeem: needs the key; resolve then redeem pays the winning shares once", async () => {
     const noKey = await trade(`admin resolve ${market} YES`);
-    expect([noKey.code, noKey.stderr]).toEqual([2, "Usage error: the operator commands need the operator key in ADMIN_KEY (or PMX_ADMIN_KEY)"]);
+    expect([noKey.code, noKey.stderr]).toEqual([
+      2,
+      "Usage error: the operator commands need the operator key in ADMIN_KEY (or PMX_ADMIN_KEY)",
+    ]);
     const wrongKey = await trade(`admin close ${market}`, { env: { ADMIN_KEY: "nope" } });
     expect([wrongKey.code, wrongKey.stderr]).toEqual([1, expect.stringMatching(/^Error 403 FORBIDDEN: Invalid operator key/)]);
-    const created = await ok(["admin", "create-event", "--title", "CLI operator event", "--category", "Tech", "--market", "First?", "--liquidity", "50", "--market", "Second?"], { env: { ADMIN_KEY } });
+    const created = await ok(
+      [
+        "admin",
+        "create-event",
+        "--title",
+        "CLI operator event",
+        "--category",
+        "Tech",
+        "--market",
+        "First?",
+        "--liquidity",
+        "50",
+        "--market",
+        "Second?",
+      ],
+      { env: { ADMIN_KEY } },
+    );
     expect(created.stdout).toMatch(/^Created event evt_\w+\nmarket\s+title\n-+\s+-+\nmkt_\w+\s+First\?\nmkt_\w+\s+Second\?$/);
     const early = await trade(`redeem ${market}`);
     expect([early.code, early.stderr]).toEqual([1, expect.stringMatching(/^Error 400 MARKET_NOT_RESOLVED: /)]);
@@ -298,7 +368,10 @@ describe("trade CLI", () => {
     const token = session().accessToken;
     expect((await ok("logout")).stdout).toBe("Logged out.");
     expect((await trade("balance")).stderr).toBe("Not logged in: run `trade login`.");
-    const c = new PmxClient({ baseUrl: srv.url, session: { accessToken: token, expiresAt: Math.floor(Date.now() / 1000) + 86_000, userId: "", walletAddress: "" } });
+    const c = new PmxClient({
+      baseUrl: srv.url,
+      session: { accessToken: token, expiresAt: Math.floor(Date.now() / 1000) + 86_000, userId: "", walletAddress: "" },
+    });
     await expect(c.portfolio.balance()).rejects.toMatchObject({ status: 401 });
   });
 
@@ -340,7 +413,10 @@ describe("trade --wait", () => {
     };
     await spend();
     const refused = await runCli(["events"], { env });
-    expect([refused.code, refused.stderr]).toEqual([1, expect.stringMatching(/^Rate limited: .*; try again in [1-6] s, or pass --wait to wait it out/)]);
+    expect([refused.code, refused.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^Rate limited: .*; try again in [1-6] s, or pass --wait to wait it out/),
+    ]);
     await spend();
     const waited = await runCli(["events", "--wait"], { env });
     expect(waited.code).toBe(0);

@@ -28,7 +28,11 @@ describe("gateway envelope and errors", () => {
     try {
       const res = await partial.http("GET", "/health/ready");
       expect(res.status).toBe(503);
-      expect(res.body).toMatchObject({ status: "unavailable", missing: ["amm", "book", "catalog", "ledger", "router"], degraded: ["chain"] });
+      expect(res.body).toMatchObject({
+        status: "unavailable",
+        missing: ["amm", "book", "catalog", "ledger", "router"],
+        degraded: ["chain"],
+      });
       expect((await partial.http("GET", "/health")).body.status).toBe("ok");
     } finally {
       await partial.stop();
@@ -47,7 +51,13 @@ describe("gateway envelope and errors", () => {
   });
 
   test("unknown routes are 404 RESOURCE_NOT_FOUND in the envelope, inside and outside the prefix", async () => {
-    for (const [m, p] of [["GET", "/api/v1/nope"], ["GET", "/nope"], ["DELETE", "/api/v1/events"], ["GET", "/api/v1/auth.checkSession"], ["GET", "/api/v1/auth/checkSession"]]) {
+    for (const [m, p] of [
+      ["GET", "/api/v1/nope"],
+      ["GET", "/nope"],
+      ["DELETE", "/api/v1/events"],
+      ["GET", "/api/v1/auth.checkSession"],
+      ["GET", "/api/v1/auth/checkSession"],
+    ]) {
       const res = await srv.http(m, p);
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: { code: "RESOURCE_NOT_FOUND", message: expect.any(String) }, requestId: expect.any(String) });
@@ -283,7 +293,8 @@ describe("X-RateLimit-* on every response, errors included", () => {
 });
 
 describe("only routes that can answer are registered (and listed)", () => {
-  const paths = async (srv: TestServer) => ((await srv.broker.call("api.listAliases")) as Array<{ fullPath: string }>).map((a) => a.fullPath);
+  const paths = async (srv: TestServer) =>
+    ((await srv.broker.call("api.listAliases")) as Array<{ fullPath: string }>).map((a) => a.fullPath);
 
   test("no operator key: no /api/v1/admin routes; the sandbox chain: the faucet route", async () => {
     const srv = await startServer({ ADMIN_KEY: "off", SERVICES: "api" });

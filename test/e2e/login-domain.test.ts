@@ -20,7 +20,10 @@ describe("proof domain from the listening address (no APP_DOMAIN)", () => {
     const a = await srv.http("GET", "/api/v1/auth/challenge");
     const b = await srv.http("GET", "/api/v1/auth/challenge");
     expect(a.status).toBe(200);
-    expect(a.body).toEqual({ data: { domain, payload: expect.stringMatching(/^[0-9a-f]{64}$/), expiresAt: expect.any(String) }, requestId: expect.any(String) });
+    expect(a.body).toEqual({
+      data: { domain, payload: expect.stringMatching(/^[0-9a-f]{64}$/), expiresAt: expect.any(String) },
+      requestId: expect.any(String),
+    });
     expect(b.body.data.payload).not.toBe(a.body.data.payload);
     const ahead = Date.parse(a.body.data.expiresAt) - Date.now();
     expect(ahead).toBeGreaterThan(250_000);
@@ -43,7 +46,9 @@ describe("proof domain from the listening address (no APP_DOMAIN)", () => {
     expect(s.accessToken).toBeTruthy();
     expect(challenges).toHaveLength(1);
     // An explicit domain is signed as given, and the server says what it expected instead.
-    const err = await new PmxClient({ baseUrl: srv.url, domain: "localhost:3000" }).auth.loginWithKeyPair(randomKeyPair()).catch((e: unknown) => e);
+    const err = await new PmxClient({ baseUrl: srv.url, domain: "localhost:3000" }).auth
+      .loginWithKeyPair(randomKeyPair())
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnauthorizedError);
     expect((err as UnauthorizedError).message).toContain(`expected ${domain}`);
   });
@@ -55,7 +60,9 @@ test("an explicit APP_DOMAIN wins over the listening address", async () => {
     const res = await srv.http("GET", "/api/v1/auth/challenge");
     expect(res.body.data.domain).toBe("exchange.example");
     const c = new PmxClient({ baseUrl: srv.url });
-    await expect(c.auth.loginWithKeyPair(randomKeyPair())).resolves.toMatchObject({ walletAddress: expect.stringMatching(/^0:[0-9a-f]{64}$/) });
+    await expect(c.auth.loginWithKeyPair(randomKeyPair())).resolves.toMatchObject({
+      walletAddress: expect.stringMatching(/^0:[0-9a-f]{64}$/),
+    });
   } finally {
     await srv.stop();
   }

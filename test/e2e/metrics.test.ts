@@ -17,8 +17,14 @@ describe("Prometheus metrics", () => {
     const b = await srv.login();
     await fund(srv.broker, a.userId, 100 * SHARE);
     await fund(srv.broker, b.userId, 100 * SHARE);
-    await srv.http("POST", "/api/v1/orders", { token: a.token, body: { marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: SHARE } });
-    await srv.http("POST", "/api/v1/orders", { token: b.token, body: { marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.5, quantity: SHARE } });
+    await srv.http("POST", "/api/v1/orders", {
+      token: a.token,
+      body: { marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: SHARE },
+    });
+    await srv.http("POST", "/api/v1/orders", {
+      token: b.token,
+      body: { marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.5, quantity: SHARE },
+    });
     // A real deposit through the sandbox chain's faucet.
     const faucet = await srv.http("POST", "/api/v1/sandbox/faucet", { token: a.token, body: { amount: String(5 * SHARE) } });
     expect(faucet.status).toBe(202);

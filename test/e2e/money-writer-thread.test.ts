@@ -69,15 +69,42 @@ describe("the money store's writer thread", () => {
     const store = SqliteMoneyStore.open(dir, { fsync: false });
     const ledger = await Ledger.open(store);
     await ledger.waitDurable(ledger.post(deposit("usr_a", SHARE)).seq);
-    const [row] = await new Promise<Array<{ seq: number; key: string; body: string; hash: string; marketId: string | null; position: number | null; epoch: number | null }>>((resolve) => {
-      const rows: Array<{ seq: number; key: string; body: string; hash: string; marketId: string | null; position: number | null; epoch: number | null }> = [];
+    const [row] = await new Promise<
+      Array<{
+        seq: number;
+        key: string;
+        body: string;
+        hash: string;
+        marketId: string | null;
+        position: number | null;
+        epoch: number | null;
+      }>
+    >((resolve) => {
+      const rows: Array<{
+        seq: number;
+        key: string;
+        body: string;
+        hash: string;
+        marketId: string | null;
+        position: number | null;
+        epoch: number | null;
+      }> = [];
       void store.scanJournal(1, (r) => rows.push(r)).then(() => resolve(rows));
     });
     const totals = { fees: 0, deposit: SHARE, withdrawal: 0, house: 0 };
     // The same journal seq again, with a cash row that must not land: the transaction is refused whole.
-    const bad = { rows: [row], docs: [], cash: [["usr_b", { available: 5 * SHARE, locked: 0 }]] as Array<[string, { available: number; locked: number }]>, positions: [], markets: [], totals };
+    const bad = {
+      rows: [row],
+      docs: [],
+      cash: [["usr_b", { available: 5 * SHARE, locked: 0 }]] as Array<[string, { available: number; locked: number }]>,
+      positions: [],
+      markets: [],
+      totals,
+    };
     await expect(store.commit(bad)).rejects.toThrow(/UNIQUE constraint failed: journal.seq/);
-    await expect(store.commit({ ...bad, rows: [{ ...row, seq: 2, key: "other" }] })).rejects.toThrow(/UNIQUE constraint failed: journal.seq/);
+    await expect(store.commit({ ...bad, rows: [{ ...row, seq: 2, key: "other" }] })).rejects.toThrow(
+      /UNIQUE constraint failed: journal.seq/,
+    );
     await store.close();
 
     const again = SqliteMoneyStore.open(dir, { fsync: false });

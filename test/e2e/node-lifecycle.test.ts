@@ -41,7 +41,8 @@ describe("embedded server process: start and stop", () => {
     for (const run of ["first start", "restart"]) {
       const srv = await runOnce();
       expect({ run, warnings: srv.warnings() }).toEqual({ run, warnings: [] });
-      for (const name of ["$node", ...ALL_SERVICES]) expect({ run, name, stopped: stoppedLines(srv.output, name) }).toEqual({ run, name, stopped: 1 });
+      for (const name of ["$node", ...ALL_SERVICES])
+        expect({ run, name, stopped: stoppedLines(srv.output, name) }).toEqual({ run, name, stopped: 1 });
       expect(srv.output).toContain("ServiceBroker is stopped. Good bye.");
     }
   });
@@ -63,7 +64,14 @@ describe("embedded server process: secrets over existing data", () => {
 
   async function started(env: Record<string, string> = {}): Promise<{ srv: ServerProcess; url: string }> {
     const port = await freePort();
-    const srv = ServerProcess.start({ PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, APP_DOMAIN: DOMAIN, SEED_DEMO: "false", ...env });
+    const srv = ServerProcess.start({
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      APP_DOMAIN: DOMAIN,
+      SEED_DEMO: "false",
+      ...env,
+    });
     const url = `http://127.0.0.1:${port}`;
     await srv.waitFor(`${url}/health`);
     return { srv, url };
@@ -72,7 +80,14 @@ describe("embedded server process: secrets over existing data", () => {
   /** A start that must be refused: its exit code and what it printed; nothing in the data dir changes. */
   async function refused(env: Record<string, string> = {}): Promise<string> {
     const before = listing(dataDir);
-    const srv = ServerProcess.start({ PORT: String(await freePort()), HOST: "127.0.0.1", DATA_DIR: dataDir, APP_DOMAIN: DOMAIN, SEED_DEMO: "false", ...env });
+    const srv = ServerProcess.start({
+      PORT: String(await freePort()),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      APP_DOMAIN: DOMAIN,
+      SEED_DEMO: "false",
+      ...env,
+    });
     const code = await Promise.race([srv.exited, new Promise<"running">((r) => setTimeout(() => r("running"), 30_000))]);
     if (code === "running") {
       await srv.stop();
@@ -106,7 +121,11 @@ describe("embedded server process: secrets over existing data", () => {
       saved = JSON.parse(readFileSync(file, "utf8"));
       expect(Object.keys(saved).sort()).toEqual(expect.arrayContaining(["chainMasterSecret", "jwtSecret"]));
       const wallet = TestWallet.random();
-      const login = await fetch(`${url}/api/v1/auth/connect`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(wallet.connectBody({ domain: DOMAIN })) });
+      const login = await fetch(`${url}/api/v1/auth/connect`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(wallet.connectBody({ domain: DOMAIN })),
+      });
       expect(login.status).toBe(200);
       token = (await json(login)).accessToken;
       const dep = await fetch(`${url}/api/v1/deposit-address`, { headers: { authorization: `Bearer ${token}` } });
@@ -132,7 +151,9 @@ describe("embedded server process: secrets over existing data", () => {
   test("started with JWT_SECRET and MASTER_SECRET set to the data's values: the old token and deposit address are valid", async () => {
     await expectSameKeys({ JWT_SECRET: saved.jwtSecret, MASTER_SECRET: saved.chainMasterSecret });
     // Given by the environment, no key was written: at most the operator key the embedded default generates.
-    const written = existsSync(join(dataDir, "secrets.json")) ? Object.keys(JSON.parse(readFileSync(join(dataDir, "secrets.json"), "utf8"))) : [];
+    const written = existsSync(join(dataDir, "secrets.json"))
+      ? Object.keys(JSON.parse(readFileSync(join(dataDir, "secrets.json"), "utf8")))
+      : [];
     expect(written.filter((k) => k !== "adminKey")).toEqual([]);
   });
 

@@ -18,7 +18,12 @@ interface Item {
 const nowSec = () => Math.floor(Date.now() / 1000);
 
 async function loginTelegram(srv: TestServer, chatId: number, wallet = TestWallet.random()): Promise<{ token: string; userId: string }> {
-  const res = await srv.http("POST", "/api/v1/auth/connect", { body: { ...wallet.connectBody({ domain: TEST_DOMAIN }), messengerInitData: signInitData(TEST_BOT_TOKEN, { id: chatId, firstName: "Tg" }, nowSec()) } });
+  const res = await srv.http("POST", "/api/v1/auth/connect", {
+    body: {
+      ...wallet.connectBody({ domain: TEST_DOMAIN }),
+      messengerInitData: signInitData(TEST_BOT_TOKEN, { id: chatId, firstName: "Tg" }, nowSec()),
+    },
+  });
   if (res.status !== 200) throw new Error(`telegram login failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { token: res.body.data.accessToken, userId: res.body.data.userId };
 }
@@ -37,7 +42,15 @@ async function eventually<T>(fn: () => Promise<T>, pred: (x: T) => boolean, time
   }
 }
 
-const serverEnv = (bot: BotApiStandIn, retryBaseMs = "100") => ({ ADMIN_KEY, RATE_LIMIT_TRADE: "10000", RATE_LIMIT_READ: "10000", TELEGRAM_BOT_TOKEN: TEST_BOT_TOKEN, TELEGRAM_API_ROOT: bot.url, NOTIFIER_RETRY_BASE_MS: retryBaseMs, NOTIFIER_MAX_ATTEMPTS: "3" });
+const serverEnv = (bot: BotApiStandIn, retryBaseMs = "100") => ({
+  ADMIN_KEY,
+  RATE_LIMIT_TRADE: "10000",
+  RATE_LIMIT_READ: "10000",
+  TELEGRAM_BOT_TOKEN: TEST_BOT_TOKEN,
+  TELEGRAM_API_ROOT: bot.url,
+  NOTIFIER_RETRY_BASE_MS: retryBaseMs,
+  NOTIFIER_MAX_ATTEMPTS: "3",
+});
 
 describe("Telegram push of notifications (Bot API stand-in on loopback)", () => {
   let bot: BotApiStandIn;
@@ -59,17 +72,29 @@ describe("Telegram push of notifications (Bot API stand-in on loopback)", () => 
     await fund(srv.broker, plain.userId, 250 * SHARE);
     await bot.waitFor(() => bot.sent(7001).length === 1);
     expect(bot.sent(7001)[0].text).toBe("Deposit credited\n250.00 USDT is now available in your account.");
-    const items = await eventually(() => notifications(srv, linked.token), (i) => i[0]?.delivered === true);
+    const items = await eventually(
+      () => notifications(srv, linked.token),
+      (i) => i[0]?.delivered === true,
+    );
     expect(items).toHaveLength(1);
 
     // A fill for the linked user is pushed too, with the market's title.
     const market = await createMarket(srv, "Will Telegram ping me?");
-    await srv.http("POST", "/api/v1/orders", { token: plain.token, body: { marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.3, quantity: 2 * SHARE } });
-    await srv.http("POST", "/api/v1/orders", { token: linked.token, body: { marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.7, quantity: 2 * SHARE } });
+    await srv.http("POST", "/api/v1/orders", {
+      token: plain.token,
+      body: { marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.3, quantity: 2 * SHARE },
+    });
+    await srv.http("POST", "/api/v1/orders", {
+      token: linked.token,
+      body: { marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.7, quantity: 2 * SHARE },
+    });
     await bot.waitFor(() => bot.sent(7001).length === 2);
     expect(bot.sent(7001)[1].text).toBe("Bought NO\nBought 2 NO at 0.70 in “Will Telegram ping me?”: cost 1.40 USDT, fee 0.0084 USDT.");
 
-    const plainItems = await eventually(() => notifications(srv, plain.token), (i) => i.length === 2);
+    const plainItems = await eventually(
+      () => notifications(srv, plain.token),
+      (i) => i.length === 2,
+    );
     expect(plainItems.every((i) => i.delivered === false)).toBe(true);
     expect(new Set(bot.calls.map((c) => c.chatId))).toEqual(new Set([7001]));
   });
@@ -85,7 +110,10 @@ describe("Telegram push of notifications (Bot API stand-in on loopback)", () => 
     const gap2 = calls[2].at - calls[1].at;
     expect(gap1).toBeGreaterThanOrEqual(100);
     expect(gap2).toBeGreaterThanOrEqual(200);
-    const items = await eventually(() => notifications(srv, u.token), (i) => i[0]?.delivered === true);
+    const items = await eventually(
+      () => notifications(srv, u.token),
+      (i) => i[0]?.delivered === true,
+    );
     expect(items[0]).toMatchObject({ type: "DEPOSIT_CREDITED", delivered: true });
   });
 
@@ -97,7 +125,11 @@ describe("Telegram push of notifications (Bot API stand-in on loopback)", () => 
     await new Promise((r) => setTimeout(r, 1_500));
     expect(bot.calls.filter((c) => c.chatId === 7003)).toHaveLength(3);
     expect((await notifications(srv, u.token))[0]).toMatchObject({ type: "DEPOSIT_CREDITED", delivered: false });
-    const doc = (await (srv.broker.getLocalService("notifier") as unknown as { stores: { notifications: { findOne(q: object): Promise<Record<string, unknown>> } } }).stores.notifications.findOne({ userId: u.userId })) as Record<string, unknown>;
+    const doc = (await (
+      srv.broker.getLocalService("notifier") as unknown as {
+        stores: { notifications: { findOne(q: object): Promise<Record<string, unknown>> } };
+      }
+    ).stores.notifications.findOne({ userId: u.userId })) as Record<string, unknown>;
     expect(doc).toMatchObject({ delivery: "failed", attempts: 3, lastError: expect.stringContaining("500") });
     expect(doc.deliverAt).toBeUndefined();
 
@@ -118,7 +150,10 @@ describe("Telegram push of notifications (Bot API stand-in on loopback)", () => 
     const market = await createMarket(srv, "Hung bot market");
     const t0 = Date.now();
     for (let i = 0; i < 5; i++) {
-      const res = await srv.http("POST", "/api/v1/orders", { token: stuck.token, body: { marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.1 + i / 100, quantity: SHARE } });
+      const res = await srv.http("POST", "/api/v1/orders", {
+        token: stuck.token,
+        body: { marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.1 + i / 100, quantity: SHARE },
+      });
       expect(res.status).toBe(200);
     }
     expect(Date.now() - t0).toBeLessThan(1_000);
@@ -155,7 +190,10 @@ describe("pending pushes survive a restart", () => {
       await bot.waitFor(() => bot.sent(7101).length === 1, 5000);
       expect(bot.sent(7101)[0].at).toBeGreaterThan(stoppedAt);
       u = await loginTelegram(srv, 7101, wallet);
-      const items = await eventually(() => notifications(srv, u.token), (i) => i[0]?.delivered === true);
+      const items = await eventually(
+        () => notifications(srv, u.token),
+        (i) => i[0]?.delivered === true,
+      );
       expect(items).toHaveLength(1);
       expect(bot.sent(7101)).toHaveLength(1);
     } finally {

@@ -57,7 +57,8 @@ describe("notifications", () => {
   });
   afterAll(() => srv.stop());
 
-  const order = (u: U, marketId: string, body: Record<string, unknown>) => srv.http("POST", "/api/v1/orders", { token: u.token, body: { marketId, orderType: "GTC", ...body } });
+  const order = (u: U, marketId: string, body: Record<string, unknown>) =>
+    srv.http("POST", "/api/v1/orders", { token: u.token, body: { marketId, orderType: "GTC", ...body } });
 
   test("a credited deposit is notified from the ledger journal", async () => {
     const items = await eventually(srv, carol, (i) => ofType(i, "DEPOSIT_CREDITED").length === 1);
@@ -88,13 +89,33 @@ describe("notifications", () => {
       type: "TRADE_FILLED",
       title: "Bought NO",
       body: "Bought 4 NO at 0.60 in “Will the fill be notified?”: cost 2.40 USDT, fee 0.0192 USDT.",
-      metadata: { marketId: market, tradeId, orderId: take.body.data.orderId, side: "BUY", outcome: "NO", venue: "CLOB", role: "taker", filledQuantity: String(4 * SHARE), avgPrice: "0.60", totalCost: String(2.4 * SHARE), fee: "19200" },
+      metadata: {
+        marketId: market,
+        tradeId,
+        orderId: take.body.data.orderId,
+        side: "BUY",
+        outcome: "NO",
+        venue: "CLOB",
+        role: "taker",
+        filledQuantity: String(4 * SHARE),
+        avgPrice: "0.60",
+        totalCost: String(2.4 * SHARE),
+        fee: "19200",
+      },
       delivered: false,
       read: false,
       createdAt: expect.any(String),
     });
     const alices = await eventually(srv, alice, (i) => ofType(i, "TRADE_FILLED").length === 1);
-    expect(ofType(alices, "TRADE_FILLED")[0].metadata).toMatchObject({ marketId: market, orderId: rest.body.data.orderId, side: "BUY", outcome: "YES", role: "maker", filledQuantity: String(4 * SHARE), avgPrice: "0.40" });
+    expect(ofType(alices, "TRADE_FILLED")[0].metadata).toMatchObject({
+      marketId: market,
+      orderId: rest.body.data.orderId,
+      side: "BUY",
+      outcome: "YES",
+      role: "maker",
+      filledQuantity: String(4 * SHARE),
+      avgPrice: "0.40",
+    });
     // Newest first: the fill came after the deposit.
     expect(alices.map((i) => i.type)).toEqual(["TRADE_FILLED", "DEPOSIT_CREDITED"]);
     expect(ofType(await list(srv, carol), "TRADE_FILLED")).toEqual([]);
@@ -118,7 +139,11 @@ describe("notifications", () => {
       await order(alice, market, { side: "BUY", outcome: "YES", price: 0.5, quantity: SHARE });
       const take = await order(carol, market, { side: "BUY", outcome: "NO", price: 0.5, quantity: SHARE });
       const msg = await s.waitFor((m) => m.type === "update" && m.channel === "user" && "notification" in m.data);
-      expect(msg).toMatchObject({ type: "update", channel: "user", data: { notification: { id: `TRADE_FILLED:${take.body.data.tradeId}`, type: "TRADE_FILLED", read: false, delivered: false } } });
+      expect(msg).toMatchObject({
+        type: "update",
+        channel: "user",
+        data: { notification: { id: `TRADE_FILLED:${take.body.data.tradeId}`, type: "TRADE_FILLED", read: false, delivered: false } },
+      });
     } finally {
       s.close();
     }
@@ -171,7 +196,10 @@ describe("notifications", () => {
     const market = await createMarket(srv, "Resolution market");
     await order(alice, market, { side: "BUY", outcome: "YES", price: 0.3, quantity: 5 * SHARE });
     await order(bob, market, { side: "BUY", outcome: "NO", price: 0.7, quantity: 5 * SHARE });
-    const resolved = await srv.http("POST", `/api/v1/admin/markets/${market}/resolve`, { headers: { "x-admin-key": ADMIN_KEY }, body: { result: "YES" } });
+    const resolved = await srv.http("POST", `/api/v1/admin/markets/${market}/resolve`, {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: { result: "YES" },
+    });
     expect(resolved.status).toBe(200);
 
     const a = ofType(await eventually(srv, alice, (i) => ofType(i, "MARKET_RESOLVED").length === 1), "MARKET_RESOLVED")[0];
@@ -179,7 +207,12 @@ describe("notifications", () => {
       id: `MARKET_RESOLVED:${market}:${alice.userId}`,
       title: "Market resolved: YES",
       body: "“Resolution market” resolved YES; your 5 YES shares pay 5.00 USDT: redeem them from your portfolio.",
-      metadata: { marketId: market, result: "YES", conditionId: expect.stringMatching(/^(0x)?[0-9a-f]+$/), positions: [{ outcome: "YES", quantity: String(5 * SHARE) }] },
+      metadata: {
+        marketId: market,
+        result: "YES",
+        conditionId: expect.stringMatching(/^(0x)?[0-9a-f]+$/),
+        positions: [{ outcome: "YES", quantity: String(5 * SHARE) }],
+      },
     });
     const b = ofType(await eventually(srv, bob, (i) => ofType(i, "MARKET_RESOLVED").length === 1), "MARKET_RESOLVED")[0];
     expect(b.metadata).toMatchObject({ result: "YES", positions: [{ outcome: "NO", quantity: String(5 * SHARE) }] });
@@ -189,7 +222,9 @@ describe("notifications", () => {
     // The event again (redelivery, second gateway): still one each.
     srv.broker.emit("market.resolved", { marketId: market, result: "YES", conditionId: a.metadata.conditionId });
     await new Promise((r) => setTimeout(r, 200));
-    expect(ofType(await list(srv, alice, "?pageSize=100"), "MARKET_RESOLVED").filter((i) => i.metadata.marketId === market)).toHaveLength(1);
+    expect(ofType(await list(srv, alice, "?pageSize=100"), "MARKET_RESOLVED").filter((i) => i.metadata.marketId === market)).toHaveLength(
+      1,
+    );
   });
 
   test("closing a market notifies ORDER_CANCELLED for its resting orders; a user's own cancel does not", async () => {
@@ -209,20 +244,54 @@ describe("notifications", () => {
   });
 
   test("withdrawal outcomes from the chain's events; market cancellation notifies holders (MARKET_CANCELLED)", async () => {
-    srv.broker.emit("chain.withdrawalSent", { userId: carol.userId, withdrawalId: "wd_1", amount: String(3 * SHARE), txHash: "cd".repeat(32) });
-    srv.broker.emit("chain.withdrawalSent", { userId: carol.userId, withdrawalId: "wd_1", amount: String(3 * SHARE), txHash: "cd".repeat(32) });
-    srv.broker.emit("chain.withdrawalFailed", { userId: carol.userId, withdrawalId: "wd_2", amount: String(2 * SHARE), reason: "the transfer could not be submitted" });
-    const items = await eventually(srv, carol, (i) => ofType(i, "WITHDRAWAL_SENT").length === 1 && ofType(i, "WITHDRAWAL_FAILED").length === 1);
-    expect(ofType(items, "WITHDRAWAL_SENT")[0]).toMatchObject({ id: "WITHDRAWAL_SENT:wd_1", body: "3.00 USDT was sent to your wallet (tx cdcdcdcd…cdcdcd).", metadata: { withdrawalId: "wd_1", amount: String(3 * SHARE), txHash: "cd".repeat(32) } });
-    expect(ofType(items, "WITHDRAWAL_FAILED")[0]).toMatchObject({ id: "WITHDRAWAL_FAILED:wd_2", title: "Withdrawal failed", metadata: { withdrawalId: "wd_2", amount: String(2 * SHARE), reason: "the transfer could not be submitted" } });
+    srv.broker.emit("chain.withdrawalSent", {
+      userId: carol.userId,
+      withdrawalId: "wd_1",
+      amount: String(3 * SHARE),
+      txHash: "cd".repeat(32),
+    });
+    srv.broker.emit("chain.withdrawalSent", {
+      userId: carol.userId,
+      withdrawalId: "wd_1",
+      amount: String(3 * SHARE),
+      txHash: "cd".repeat(32),
+    });
+    srv.broker.emit("chain.withdrawalFailed", {
+      userId: carol.userId,
+      withdrawalId: "wd_2",
+      amount: String(2 * SHARE),
+      reason: "the transfer could not be submitted",
+    });
+    const items = await eventually(
+      srv,
+      carol,
+      (i) => ofType(i, "WITHDRAWAL_SENT").length === 1 && ofType(i, "WITHDRAWAL_FAILED").length === 1,
+    );
+    expect(ofType(items, "WITHDRAWAL_SENT")[0]).toMatchObject({
+      id: "WITHDRAWAL_SENT:wd_1",
+      body: "3.00 USDT was sent to your wallet (tx cdcdcdcd…cdcdcd).",
+      metadata: { withdrawalId: "wd_1", amount: String(3 * SHARE), txHash: "cd".repeat(32) },
+    });
+    expect(ofType(items, "WITHDRAWAL_FAILED")[0]).toMatchObject({
+      id: "WITHDRAWAL_FAILED:wd_2",
+      title: "Withdrawal failed",
+      metadata: { withdrawalId: "wd_2", amount: String(2 * SHARE), reason: "the transfer could not be submitted" },
+    });
 
     const market = await createMarket(srv, "Cancelled market");
     await order(alice, market, { side: "BUY", outcome: "YES", price: 0.35, quantity: 3 * SHARE });
     await order(bob, market, { side: "BUY", outcome: "NO", price: 0.65, quantity: 3 * SHARE });
     expect((await srv.http("POST", `/api/v1/admin/markets/${market}/cancel`, { headers: { "x-admin-key": ADMIN_KEY } })).status).toBe(200);
-    for (const [u, outcome] of [[alice, "YES"], [bob, "NO"]] as const) {
+    for (const [u, outcome] of [
+      [alice, "YES"],
+      [bob, "NO"],
+    ] as const) {
       const n = ofType(await eventually(srv, u, (i) => ofType(i, "MARKET_CANCELLED").length === 1), "MARKET_CANCELLED")[0];
-      expect(n).toMatchObject({ id: `MARKET_CANCELLED:${market}:${u.userId}`, title: "Market cancelled", metadata: { marketId: market, positions: [{ outcome, quantity: String(3 * SHARE) }] } });
+      expect(n).toMatchObject({
+        id: `MARKET_CANCELLED:${market}:${u.userId}`,
+        title: "Market cancelled",
+        metadata: { marketId: market, positions: [{ outcome, quantity: String(3 * SHARE) }] },
+      });
     }
   });
 
@@ -261,12 +330,21 @@ describe("notifications", () => {
     ]);
     expect(bobs.every((n) => n.title === "Trade settled")).toBe(true);
 
-    expect(await srv.broker.call("notifier.tradeSettled", { batchId: "stl_test_failed", status: "failed", txHash: null, trades: [{ tradeId: "trd_t7", userId: alice.userId, marketId: market }] })).toEqual({ created: 1 });
+    expect(
+      await srv.broker.call("notifier.tradeSettled", {
+        batchId: "stl_test_failed",
+        status: "failed",
+        txHash: null,
+        trades: [{ tradeId: "trd_t7", userId: alice.userId, marketId: market }],
+      }),
+    ).toEqual({ created: 1 });
     expect((await list(srv, alice, "?pageSize=100")).filter((n) => n.id.startsWith("SETTLEMENT_FAILED:stl_test_failed:"))).toEqual([
       expect.objectContaining({ title: "Trade settlement failed", metadata: { marketId: market, tradeIds: ["trd_t7"], txHash: null } }),
     ]);
     // Malformed outcomes are refused, nothing is stored.
-    await expect(srv.broker.call("notifier.tradeSettled", { batchId, status: "confirmed", trades: [] })).rejects.toMatchObject({ type: "VALIDATION_ERROR" });
+    await expect(srv.broker.call("notifier.tradeSettled", { batchId, status: "confirmed", trades: [] })).rejects.toMatchObject({
+      type: "VALIDATION_ERROR",
+    });
   });
 });
 
@@ -288,7 +366,8 @@ describe("the notifier's journal cursor survives restarts", () => {
     await fund(srv.broker, a.userId, 100 * SHARE);
     await fund(srv.broker, b.userId, 100 * SHARE);
     const market = await createMarket(srv, "Restart market");
-    const place = (u: { token: string }, body: Record<string, unknown>) => srv.http("POST", "/api/v1/orders", { token: u.token, body: { marketId: market, orderType: "GTC", ...body } });
+    const place = (u: { token: string }, body: Record<string, unknown>) =>
+      srv.http("POST", "/api/v1/orders", { token: u.token, body: { marketId: market, orderType: "GTC", ...body } });
     await place(a, { side: "BUY", outcome: "YES", price: 0.5, quantity: SHARE });
     const t1 = (await place(b, { side: "BUY", outcome: "NO", price: 0.5, quantity: SHARE })).body.data.tradeId;
     await srv.stop();
@@ -329,7 +408,9 @@ describe("notifier pure parts", () => {
     expect(nextRetryDelay(p, 20, transient)).toBeNull();
     expect(nextRetryDelay({ ...p, maxAttempts: 100 }, 30, transient)).toBe(300_000);
     expect(nextRetryDelay(p, 1, classifyFailure({ error_code: 403, description: "Forbidden: bot was blocked by the user" }))).toBeNull();
-    expect(nextRetryDelay(p, 1, classifyFailure({ error_code: 429, description: "Too Many Requests", parameters: { retry_after: 7 } }))).toBe(7000);
+    expect(
+      nextRetryDelay(p, 1, classifyFailure({ error_code: 429, description: "Too Many Requests", parameters: { retry_after: 7 } })),
+    ).toBe(7000);
     expect(classifyFailure(new Error("socket hang up"))).toEqual({ permanent: false, reason: "socket hang up" });
     const jittered = nextRetryDelay(DEFAULT_RETRY, 1, transient, () => 0.999) as number;
     expect(jittered).toBeGreaterThan(2000);
@@ -339,13 +420,63 @@ describe("notifier pure parts", () => {
 
   test("journal entries map to notifications deterministically", () => {
     const at = "2024-01-01T00:00:00.000Z";
-    const deposit = draftsFromEntry({ _id: "deposit:abc", seq: 1, at, postings: [{ kind: "cash", account: "usr_a", available: 5 * SHARE }, { kind: "external", flow: "deposit", amount: 5 * SHARE }] });
-    expect(deposit).toEqual([{ id: "DEPOSIT_CREDITED:deposit:abc:usr_a", userId: "usr_a", type: "DEPOSIT_CREDITED", createdAt: at, seq: 1, metadata: { amount: String(5 * SHARE), reference: "deposit:abc", txHash: "abc" } }]);
+    const deposit = draftsFromEntry({
+      _id: "deposit:abc",
+      seq: 1,
+      at,
+      postings: [
+        { kind: "cash", account: "usr_a", available: 5 * SHARE },
+        { kind: "external", flow: "deposit", amount: 5 * SHARE },
+      ],
+    });
+    expect(deposit).toEqual([
+      {
+        id: "DEPOSIT_CREDITED:deposit:abc:usr_a",
+        userId: "usr_a",
+        type: "DEPOSIT_CREDITED",
+        createdAt: at,
+        seq: 1,
+        metadata: { amount: String(5 * SHARE), reference: "deposit:abc", txHash: "abc" },
+      },
+    ]);
     // A withdrawal is debited before it is sent: the chain's events, not the debit, notify it.
-    expect(draftsFromEntry({ _id: "withdraw:wd1", seq: 2, at, postings: [{ kind: "cash", account: "usr_a", available: -2 * SHARE }, { kind: "external", flow: "withdrawal", amount: 2 * SHARE }] })).toEqual([]);
-    expect(render({ id: "x", userId: "usr_a", type: "WITHDRAWAL_SENT", createdAt: at, metadata: { withdrawalId: "wd1", amount: String(2 * SHARE), txHash: null } }, null)).toEqual({ title: "Withdrawal sent", body: "2.00 USDT was sent to your wallet." });
+    expect(
+      draftsFromEntry({
+        _id: "withdraw:wd1",
+        seq: 2,
+        at,
+        postings: [
+          { kind: "cash", account: "usr_a", available: -2 * SHARE },
+          { kind: "external", flow: "withdrawal", amount: 2 * SHARE },
+        ],
+      }),
+    ).toEqual([]);
+    expect(
+      render(
+        {
+          id: "x",
+          userId: "usr_a",
+          type: "WITHDRAWAL_SENT",
+          createdAt: at,
+          metadata: { withdrawalId: "wd1", amount: String(2 * SHARE), txHash: null },
+        },
+        null,
+      ),
+    ).toEqual({ title: "Withdrawal sent", body: "2.00 USDT was sent to your wallet." });
     // Lock entries and system accounts notify nobody.
-    expect(draftsFromEntry({ _id: "lock:o1", seq: 3, at, postings: [{ kind: "cash", account: "usr_a", available: -1, locked: 1 }] })).toEqual([]);
-    expect(draftsFromEntry({ _id: "house", seq: 4, at, postings: [{ kind: "cash", account: "amm:m1", available: 9 }, { kind: "external", flow: "house", amount: 9 }] })).toEqual([]);
+    expect(
+      draftsFromEntry({ _id: "lock:o1", seq: 3, at, postings: [{ kind: "cash", account: "usr_a", available: -1, locked: 1 }] }),
+    ).toEqual([]);
+    expect(
+      draftsFromEntry({
+        _id: "house",
+        seq: 4,
+        at,
+        postings: [
+          { kind: "cash", account: "amm:m1", available: 9 },
+          { kind: "external", flow: "house", amount: 9 },
+        ],
+      }),
+    ).toEqual([]);
   });
 });

@@ -6,7 +6,15 @@
  */
 import { openApiDocument, type OpenApiDocument } from "../../gateway/openapi";
 import { ADMIN_ALIASES, READ_ALIASES, SANDBOX_ALIASES, TRADE_ALIASES } from "../../services/api.service";
-import { PmxClient, INDEX_SET, newIdempotencyKey, randomKeyPair, toMicro, type PlaceOrderRequest, type ResponseInfo } from "../../client/src";
+import {
+  PmxClient,
+  INDEX_SET,
+  newIdempotencyKey,
+  randomKeyPair,
+  toMicro,
+  type PlaceOrderRequest,
+  type ResponseInfo,
+} from "../../client/src";
 import type * as M from "../../client/src/models";
 import { startChainServer, waitFor } from "../support/chain";
 import { TEST_DOMAIN, type TestServer } from "../support/server";
@@ -41,7 +49,11 @@ type Base<S> = S extends { enum: readonly (infer E)[] }
             : S extends { type: "object" }
               ? Record<string, unknown>
               : unknown;
-type ObjectOf<P, R> = Simplify<{ -readonly [K in keyof P as K extends R ? K : never]: FromSchema<P[K]> } & { -readonly [K in keyof P as K extends R ? never : K]?: FromSchema<P[K]> }>;
+type ObjectOf<P, R> = Simplify<
+  { -readonly [K in keyof P as K extends R ? K : never]: FromSchema<P[K]> } & {
+    -readonly [K in keyof P as K extends R ? never : K]?: FromSchema<P[K]>;
+  }
+>;
 /** Mutual assignability: same required and optional keys, same nullability, same literals. */
 type Agree<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Check<T extends true> = T;
@@ -162,7 +174,12 @@ type Json = unknown;
 type Schema = Record<string, unknown>;
 const doc = openApiDocument as unknown as {
   paths: Record<string, Record<string, unknown>>;
-  components: { schemas: Record<string, Schema>; responses: Record<string, Schema>; parameters: Record<string, Schema>; headers: Record<string, Schema> };
+  components: {
+    schemas: Record<string, Schema>;
+    responses: Record<string, Schema>;
+    parameters: Record<string, Schema>;
+    headers: Record<string, Schema>;
+  };
 };
 
 function resolveRef(s: Schema): Schema {
@@ -185,12 +202,14 @@ export function validate(schemaIn: Schema, value: Json, at = "$"): string[] {
   }
   if (value === null) return s.nullable === true ? [] : [`${at}: null is not allowed`];
   const errs: string[] = [];
-  if (Array.isArray(s.enum) && !s.enum.includes(value)) errs.push(`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(s.enum)}`);
+  if (Array.isArray(s.enum) && !s.enum.includes(value))
+    errs.push(`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(s.enum)}`);
   switch (s.type) {
     case "string":
       if (typeof value !== "string") return [`${at}: expected a string, got ${JSON.stringify(value)}`];
       if (typeof s.pattern === "string" && !new RegExp(s.pattern).test(value)) errs.push(`${at}: "${value}" does not match ${s.pattern}`);
-      if (s.format === "date-time" && !(/^\d{4}-\d{2}-\d{2}T/.test(value) && Number.isFinite(Date.parse(value)))) errs.push(`${at}: "${value}" is not a date-time`);
+      if (s.format === "date-time" && !(/^\d{4}-\d{2}-\d{2}T/.test(value) && Number.isFinite(Date.parse(value))))
+        errs.push(`${at}: "${value}" is not a date-time`);
       break;
     case "integer":
     case "number":
@@ -231,7 +250,11 @@ const norm = (p: string) => p.replace(/:([A-Za-z]+)/g, "{$1}");
 const METHODS = ["get", "post", "put", "patch", "delete"];
 
 function documentedRoutes(): string[] {
-  return Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).filter((k) => METHODS.includes(k)).map((m) => `${m.toUpperCase()} ${path}`));
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.keys(item)
+      .filter((k) => METHODS.includes(k))
+      .map((m) => `${m.toUpperCase()} ${path}`),
+  );
 }
 
 function gatewayRoutes(): string[] {
@@ -240,7 +263,14 @@ function gatewayRoutes(): string[] {
       const [m, p] = k.split(" ");
       return `${m} ${prefix}${norm(p)}`;
     });
-  return [...withPrefix(TRADE_ALIASES, ""), ...withPrefix(READ_ALIASES, ""), ...withPrefix(ADMIN_ALIASES, "/admin"), ...withPrefix(SANDBOX_ALIASES, "/sandbox"), "GET /health", "GET /openapi.json"];
+  return [
+    ...withPrefix(TRADE_ALIASES, ""),
+    ...withPrefix(READ_ALIASES, ""),
+    ...withPrefix(ADMIN_ALIASES, "/admin"),
+    ...withPrefix(SANDBOX_ALIASES, "/sandbox"),
+    "GET /health",
+    "GET /openapi.json",
+  ];
 }
 
 function operation(method: string, route: string): { responses: Record<string, Schema>; security?: unknown[] } {
@@ -265,7 +295,9 @@ describe("OpenAPI document", () => {
 
   test("its paths are exactly the gateway's routes", () => {
     expect(documentedRoutes().sort()).toEqual(gatewayRoutes().sort());
-    const ids = Object.values(doc.paths).flatMap((item) => METHODS.filter((m) => item[m]).map((m) => (item[m] as { operationId: string }).operationId));
+    const ids = Object.values(doc.paths).flatMap((item) =>
+      METHODS.filter((m) => item[m]).map((m) => (item[m] as { operationId: string }).operationId),
+    );
     expect(new Set(ids).size).toBe(ids.length);
   });
 
@@ -275,7 +307,9 @@ describe("OpenAPI document", () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
       for (const m of METHODS.filter((k) => item[k])) {
-        const params = ((item[m] as { parameters?: Array<{ name: string; in: string }> }).parameters ?? []).filter((p) => p.in === "path").map((p) => p.name);
+        const params = ((item[m] as { parameters?: Array<{ name: string; in: string }> }).parameters ?? [])
+          .filter((p) => p.in === "path")
+          .map((p) => p.name);
         expect([path, m, params.sort()]).toEqual([path, m, [...names].sort()]);
       }
     }
@@ -303,7 +337,11 @@ describe("OpenAPI document", () => {
         const op = item[m] as { security?: Array<Record<string, unknown>> };
         const url = srv.url + (path === "/health" ? "" : "/api/v1") + path.replace(/\{\w+\}/g, "x_1");
         const hasBody = m !== "get" && m !== "delete";
-        const res = await fetch(url, { method: m.toUpperCase(), headers: { "content-type": "application/json" }, body: hasBody ? JSON.stringify(bodies[path] ?? {}) : undefined });
+        const res = await fetch(url, {
+          method: m.toUpperCase(),
+          headers: { "content-type": "application/json" },
+          body: hasBody ? JSON.stringify(bodies[path] ?? {}) : undefined,
+        });
         const scheme = op.security?.[0] ? Object.keys(op.security[0])[0] : "none";
         // Login and refresh are public routes whose refusals are 401 by contract.
         const expect401 = scheme !== "none" || path === "/auth/connect" || path === "/auth/refresh";
@@ -316,7 +354,8 @@ describe("OpenAPI document", () => {
   test("every real response of a full scenario validates against its operation's schema", async () => {
     const seen: ResponseInfo[] = [];
     const onResponse = (r: ResponseInfo) => seen.push(r);
-    const mk = (o: Partial<ConstructorParameters<typeof PmxClient>[0]> = {}) => new PmxClient({ baseUrl: srv.url, domain: TEST_DOMAIN, adminKey: ADMIN_KEY, onResponse, ...o });
+    const mk = (o: Partial<ConstructorParameters<typeof PmxClient>[0]> = {}) =>
+      new PmxClient({ baseUrl: srv.url, domain: TEST_DOMAIN, adminKey: ADMIN_KEY, onResponse, ...o });
     const a = mk();
     const b = mk();
     const ignore = () => undefined;
@@ -326,7 +365,11 @@ describe("OpenAPI document", () => {
     await a.auth.challenge();
     await a.auth.loginWithKeyPair(randomKeyPair());
     await b.auth.loginWithKeyPair(randomKeyPair());
-    const e = await a.admin.createEvent({ title: "Schema check", category: "Tech", markets: [{ title: "Valid?", ammLiquidity: toMicro(500) }, { title: "Also valid?" }] });
+    const e = await a.admin.createEvent({
+      title: "Schema check",
+      category: "Tech",
+      markets: [{ title: "Valid?", ammLiquidity: toMicro(500) }, { title: "Also valid?" }],
+    });
     const market = e.markets[0].id;
     await a.admin.updateEvent(e.id, { tags: ["schema"] });
     await a.events.list({ category: "Tech" });
@@ -340,7 +383,14 @@ describe("OpenAPI document", () => {
       await waitFor("credit", async () => (await c.portfolio.balance()).available === toMicro(100));
     }
     await a.markets.quote(market, { side: "BUY", outcome: "YES", quantity: toMicro(5) });
-    const resting = await a.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.4, quantity: 5 * SHARE });
+    const resting = await a.orders.place({
+      marketId: market,
+      side: "BUY",
+      outcome: "YES",
+      orderType: "GTC",
+      price: 0.4,
+      quantity: 5 * SHARE,
+    });
     await b.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.6, quantity: 2 * SHARE });
     await a.orders.list();
     await a.markets.orderbook(market);
@@ -348,13 +398,25 @@ describe("OpenAPI document", () => {
     await a.orders.cancel(resting.orderId).catch(ignore);
     // The trader API: order options, replays, batch, amend, cancel-all, history, the switch.
     await b.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.6, quantity: 2 * SHARE }); // rests: YES ask 0.40
-    const gtd: PlaceOrderRequest = { marketId: market, side: "BUY", outcome: "YES", orderType: "GTD", price: 0.3, quantity: 2 * SHARE, expiresAt: new Date(Date.now() + 3_600_000).toISOString(), postOnly: true, clientOrderId: "schema-1" };
+    const gtd: PlaceOrderRequest = {
+      marketId: market,
+      side: "BUY",
+      outcome: "YES",
+      orderType: "GTD",
+      price: 0.3,
+      quantity: 2 * SHARE,
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      postOnly: true,
+      clientOrderId: "schema-1",
+    };
     const key = newIdempotencyKey();
     const quoted = await a.orders.place(gtd, { idempotencyKey: key });
     expect((await a.orders.place(gtd, { idempotencyKey: key })).replayed).toBe(true);
     await a.orders.place({ ...gtd, price: 0.31 }, { idempotencyKey: key }).catch(ignore); // 409 IDEMPOTENCY_KEY_REUSED
     await a.orders.place({ ...gtd, orderType: "GTC", expiresAt: undefined }).catch(ignore); // 409 DUPLICATE_CLIENT_ORDER_ID
-    await a.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.4, quantity: SHARE, postOnly: true }).catch(ignore); // 400 POST_ONLY_WOULD_CROSS
+    await a.orders
+      .place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.4, quantity: SHARE, postOnly: true })
+      .catch(ignore); // 400 POST_ONLY_WOULD_CROSS
     await a.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "FAK", price: 0.4, quantity: 3 * SHARE });
     await a.orders.batch(
       [
@@ -373,7 +435,10 @@ describe("OpenAPI document", () => {
     await a.heartbeats.send(3).catch(ignore);
     await a.orders.cancelAll({ marketId: market });
     await a.orders.list({ status: "closed" });
-    const t = await a.trade.amm({ marketId: market, side: "BUY", outcome: "YES", quantity: toMicro(3) }, { idempotencyKey: newIdempotencyKey() });
+    const t = await a.trade.amm(
+      { marketId: market, side: "BUY", outcome: "YES", quantity: toMicro(3) },
+      { idempotencyKey: newIdempotencyKey() },
+    );
     await a.trade.market({ marketId: market, side: "SELL", outcome: "YES", quantity: toMicro(1) }, { idempotencyKey: newIdempotencyKey() });
     await a.portfolio.balance();
     await a.portfolio.positions();
@@ -386,7 +451,10 @@ describe("OpenAPI document", () => {
     // Deposits that are not credited are transfers too.
     await a.wallet.faucet({ amount: "500000000", asset: "TON" });
     await a.wallet.faucet({ amount: "9000000", asset: "FOREIGN_USDT" });
-    await waitFor("not credited", async () => (await a.portfolio.transfers({ type: "deposit" })).items.filter((x) => x.status === "not_credited").length === 2);
+    await waitFor(
+      "not credited",
+      async () => (await a.portfolio.transfers({ type: "deposit" })).items.filter((x) => x.status === "not_credited").length === 2,
+    );
     await a.portfolio.transfers();
     await a.portfolio.transfers({ type: "withdrawal", pageSize: 1 });
     await a.admin.closeMarket(e.markets[1].id);
@@ -428,13 +496,21 @@ describe("OpenAPI document", () => {
     expect(problems).toEqual([]);
     // The scenario reached every documented operation.
     expect([...covered].sort()).toEqual(documentedRoutes().sort());
-    expect(seen.filter((r) => r.status >= 400).map((r) => r.status).sort()).toEqual([400, 400, 400, 401, 403, 404, 404, 404, 409, 409, 409]);
+    expect(
+      seen
+        .filter((r) => r.status >= 400)
+        .map((r) => r.status)
+        .sort(),
+    ).toEqual([400, 400, 400, 401, 403, 404, 404, 404, 409, 409, 409]);
     // Replays carry the header the document names.
-    expect(seen.filter((r) => r.headers.get("idempotent-replayed") === "true").map((r) => `${r.method} ${r.route}`)).toEqual(["POST /orders", "POST /withdraw"]);
+    expect(seen.filter((r) => r.headers.get("idempotent-replayed") === "true").map((r) => `${r.method} ${r.route}`)).toEqual([
+      "POST /orders",
+      "POST /withdraw",
+    ]);
   });
 
   test("the validator itself catches drift", () => {
-    const balance = (doc.components.schemas.Balance as Schema);
+    const balance = doc.components.schemas.Balance as Schema;
     expect(validate(balance, { available: "1", locked: "0", total: "1" })).toEqual([]);
     expect(validate(balance, { available: 1, locked: "0", total: "1" })).toEqual(["$.available: expected a string, got 1"]);
     expect(validate(balance, { available: "1", locked: "0" })).toEqual(["$.total: required"]);

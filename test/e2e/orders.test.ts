@@ -20,13 +20,19 @@ describe("order-book trading over HTTP", () => {
   afterAll(() => srv.stop());
   afterEach(() => expectConserved(srv.broker));
 
-  const order = (u: U, body: Record<string, unknown>) => srv.http("POST", "/api/v1/orders", { token: u.token, body: { marketId: market, orderType: "GTC", ...body } });
+  const order = (u: U, body: Record<string, unknown>) =>
+    srv.http("POST", "/api/v1/orders", { token: u.token, body: { marketId: market, orderType: "GTC", ...body } });
   const balance = async (u: U) => (await srv.http("GET", "/api/v1/balance", { token: u.token })).body.data;
 
   test("a resting BUY locks exactly price x quantity (maker fee 0) and shows in the book and GET /orders", async () => {
     const res = await order(alice, { side: "BUY", outcome: "YES", price: 0.4, quantity: 10 * SHARE });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ orderId: expect.any(String), status: "open", filledQuantity: "0", remainingQuantity: String(10 * SHARE) });
+    expect(res.body.data).toMatchObject({
+      orderId: expect.any(String),
+      status: "open",
+      filledQuantity: "0",
+      remainingQuantity: String(10 * SHARE),
+    });
     expect(await balance(alice)).toEqual({ available: String(996 * SHARE), locked: String(4 * SHARE), total: String(1000 * SHARE) });
     const book = await srv.http("GET", `/api/v1/markets/${market}/orderbook`);
     expect(book.body.data.bids[0]).toEqual({ price: "0.40", quantity: String(10 * SHARE), numOrders: 1 });
@@ -34,7 +40,17 @@ describe("order-book trading over HTTP", () => {
     expect(noView.body.data.asks[0]).toEqual({ price: "0.60", quantity: String(10 * SHARE), numOrders: 1 });
     const list = await srv.http("GET", "/api/v1/orders", { token: alice.token });
     expect(list.body.data).toHaveLength(1);
-    expect(list.body.data[0]).toMatchObject({ id: res.body.data.orderId, marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: "0.40", quantity: String(10 * SHARE), filledQuantity: "0", status: "open" });
+    expect(list.body.data[0]).toMatchObject({
+      id: res.body.data.orderId,
+      marketId: market,
+      side: "BUY",
+      outcome: "YES",
+      orderType: "GTC",
+      price: "0.40",
+      quantity: String(10 * SHARE),
+      filledQuantity: "0",
+      status: "open",
+    });
     expect((await srv.http("GET", "/api/v1/orders", { token: bob.token })).body.data).toHaveLength(0);
   });
 
@@ -49,14 +65,26 @@ describe("order-book trading over HTTP", () => {
     expect(d.totalCost).toBe(String(2.4 * SHARE));
     // fee = 2% x 4 x 0.6 x 0.4 = 0.0192
     expect(d.fee).toBe("19200");
-    expect(await balance(bob)).toEqual({ available: String(1000 * SHARE - 2.4 * SHARE - 19200), locked: "0", total: String(1000 * SHARE - 2.4 * SHARE - 19200) });
+    expect(await balance(bob)).toEqual({
+      available: String(1000 * SHARE - 2.4 * SHARE - 19200),
+      locked: "0",
+      total: String(1000 * SHARE - 2.4 * SHARE - 19200),
+    });
     expect(await balance(alice)).toMatchObject({ locked: String(2.4 * SHARE) });
     const pos = (await srv.http("GET", "/api/v1/positions", { token: bob.token })).body.data;
     expect(pos).toHaveLength(1);
     expect(pos[0]).toMatchObject({ marketId: market, outcome: "NO", quantity: String(4 * SHARE), status: "open" });
     const trades = await srv.http("GET", "/api/v1/trades", { token: bob.token });
     expect(trades.body.pagination).toEqual({ total: 1, page: 1, pageSize: 20, hasNext: false });
-    expect(trades.body.data[0]).toMatchObject({ id: d.tradeId, venue: "CLOB", filledQuantity: String(4 * SHARE), avgPrice: "0.60", totalCost: String(2.4 * SHARE), fee: "19200", settlementStatus: "pending" });
+    expect(trades.body.data[0]).toMatchObject({
+      id: d.tradeId,
+      venue: "CLOB",
+      filledQuantity: String(4 * SHARE),
+      avgPrice: "0.60",
+      totalCost: String(2.4 * SHARE),
+      fee: "19200",
+      settlementStatus: "pending",
+    });
     const one = await srv.http("GET", `/api/v1/trades/${d.tradeId}`, { token: bob.token });
     expect(one.status).toBe(200);
     expect(one.body.data.id).toBe(d.tradeId);
@@ -137,26 +165,49 @@ describe("order-book trading over HTTP", () => {
   });
 
   test("unknown market is 404; a closed market refuses orders and released every resting order", async () => {
-    expect((await srv.http("POST", "/api/v1/orders", { token: carol.token, body: { marketId: "mkt_unknown", side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: SHARE } })).status).toBe(404);
+    expect(
+      (
+        await srv.http("POST", "/api/v1/orders", {
+          token: carol.token,
+          body: { marketId: "mkt_unknown", side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: SHARE },
+        })
+      ).status,
+    ).toBe(404);
     const m2 = await createMarket(srv, "Closing soon?");
-    const rest = await srv.http("POST", "/api/v1/orders", { token: carol.token, body: { marketId: m2, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: 2 * SHARE } });
+    const rest = await srv.http("POST", "/api/v1/orders", {
+      token: carol.token,
+      body: { marketId: m2, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: 2 * SHARE },
+    });
     expect(rest.status).toBe(200);
     expect((await balance(carol)).locked).toBe(String(SHARE));
     const close = await srv.http("POST", `/api/v1/admin/markets/${m2}/close`, { headers: { "x-admin-key": ADMIN_KEY } });
     expect(close.status).toBe(200);
     await new Promise((r) => setTimeout(r, 200));
     expect((await balance(carol)).locked).toBe("0");
-    const refused = await srv.http("POST", "/api/v1/orders", { token: carol.token, body: { marketId: m2, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: SHARE } });
+    const refused = await srv.http("POST", "/api/v1/orders", {
+      token: carol.token,
+      body: { marketId: m2, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: SHARE },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe("MARKET_NOT_OPEN");
   });
 
   test("positions: markPrice is the blended exit price through the bids, null when nothing can absorb them", async () => {
     const m = await createMarket(srv, "Mark price?");
-    const place = (u: U, body: Record<string, unknown>) => srv.http("POST", "/api/v1/orders", { token: u.token, body: { marketId: m, orderType: "GTC", ...body } });
+    const place = (u: U, body: Record<string, unknown>) =>
+      srv.http("POST", "/api/v1/orders", { token: u.token, body: { marketId: m, orderType: "GTC", ...body } });
     expect((await place(alice, { side: "BUY", outcome: "YES", price: 0.5, quantity: 2 * SHARE })).status).toBe(200);
     expect((await place(bob, { side: "BUY", outcome: "NO", price: 0.5, quantity: 2 * SHARE })).body.data.status).toBe("filled");
-    const mine = async (u: U) => ((await srv.http("GET", "/api/v1/positions", { token: u.token })).body.data as Array<{ marketId: string; outcome: string; markPrice: string | null; unrealizedPnl: string | null; totalCost: string }>).find((p) => p.marketId === m);
+    const mine = async (u: U) =>
+      (
+        (await srv.http("GET", "/api/v1/positions", { token: u.token })).body.data as Array<{
+          marketId: string;
+          outcome: string;
+          markPrice: string | null;
+          unrealizedPnl: string | null;
+          totalCost: string;
+        }>
+      ).find((p) => p.marketId === m);
     // Nobody bids for NO (no YES asks): the position cannot be exited now.
     expect(await mine(bob)).toMatchObject({ outcome: "NO", markPrice: null, unrealizedPnl: null });
     // Bids for NO appear (carol buys NO: 1 share at 0.45, 1 at 0.35); selling both shares blends to 0.40.
@@ -169,8 +220,11 @@ describe("order-book trading over HTTP", () => {
   });
 
   test("orders need a token", async () => {
-    const res = await srv.http("POST", "/api/v1/orders", { body: { marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: SHARE } });
+    const res = await srv.http("POST", "/api/v1/orders", {
+      body: { marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: SHARE },
+    });
     expect(res.status).toBe(401);
-    for (const path of ["/api/v1/orders", "/api/v1/balance", "/api/v1/positions", "/api/v1/trades"]) expect((await srv.http("GET", path)).status).toBe(401);
+    for (const path of ["/api/v1/orders", "/api/v1/balance", "/api/v1/positions", "/api/v1/trades"])
+      expect((await srv.http("GET", path)).status).toBe(401);
   });
 });

@@ -29,12 +29,23 @@ describe("canonical numbers", () => {
       const body = { marketId: "mkt_x", side: "BUY", outcome: "YES", quantity: q };
       refused(await srv.http("POST", "/api/v1/trade/amm", { token, body }), "quantity", "stringPattern");
       refused(await srv.http("POST", "/api/v1/trade/market", { token, body }), "quantity", "stringPattern");
-      refused(await srv.http("POST", "/api/v1/markets/mkt_x/quote", { token, body: { side: "BUY", outcome: "YES", quantity: q } }), "quantity", "stringPattern");
+      refused(
+        await srv.http("POST", "/api/v1/markets/mkt_x/quote", { token, body: { side: "BUY", outcome: "YES", quantity: q } }),
+        "quantity",
+        "stringPattern",
+      );
     }
     // A JSON number is not a digit string either.
-    refused(await srv.http("POST", "/api/v1/trade/amm", { token, body: { marketId: "mkt_x", side: "BUY", outcome: "YES", quantity: 100 } }), "quantity", "string");
+    refused(
+      await srv.http("POST", "/api/v1/trade/amm", { token, body: { marketId: "mkt_x", side: "BUY", outcome: "YES", quantity: 100 } }),
+      "quantity",
+      "string",
+    );
     // The canonical form passes validation (and then meets the unknown market).
-    const ok = await srv.http("POST", "/api/v1/trade/amm", { token, body: { marketId: "mkt_x", side: "BUY", outcome: "YES", quantity: "100" } });
+    const ok = await srv.http("POST", "/api/v1/trade/amm", {
+      token,
+      body: { marketId: "mkt_x", side: "BUY", outcome: "YES", quantity: "100" },
+    });
     expect(ok.body.error.code).not.toBe("VALIDATION_ERROR");
   });
 
@@ -44,7 +55,10 @@ describe("canonical numbers", () => {
       refused(await srv.http("POST", "/api/v1/sandbox/faucet", { token, body: { amount: a } }), "amount", "stringPattern");
     }
     expect((await srv.http("GET", "/api/v1/balance", { token })).body.data.available).toBe("50000000");
-    const ev = await srv.http("POST", "/api/v1/admin/events", { headers: { "x-admin-key": ADMIN_KEY }, body: { title: "Lenient?", category: "Tech", markets: [{ title: "Q?", ammLiquidity: "0100000000" }] } });
+    const ev = await srv.http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: { title: "Lenient?", category: "Tech", markets: [{ title: "Q?", ammLiquidity: "0100000000" }] },
+    });
     refused(ev, "markets[0].ammLiquidity", "stringPattern");
   });
 
@@ -70,7 +84,10 @@ describe("canonical numbers", () => {
     const page = await srv.http("GET", "/api/v1/events?page=1000000&pageSize=100");
     expect(page.status).toBe(200);
     expect(page.body.pagination).toMatchObject({ page: 1_000_000, pageSize: 100, hasNext: false });
-    expect((await srv.http("GET", "/api/v1/notifications?page=2&pageSize=5", { token })).body.pagination).toMatchObject({ page: 2, pageSize: 5 });
+    expect((await srv.http("GET", "/api/v1/notifications?page=2&pageSize=5", { token })).body.pagination).toMatchObject({
+      page: 2,
+      pageSize: 5,
+    });
   });
 });
 

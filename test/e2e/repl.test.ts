@@ -42,7 +42,18 @@ describe("REPL commands on a started server", () => {
   });
 
   test("the commands are one list: the catalog's, the checks, trading for a user", () => {
-    expect(REPL_COMMANDS.map((c) => c.command.split(" ")[0])).toEqual(["list-events", "create-event", "close", "cancel", "resolve", "conservation", "reconcile", "verify", "place", "cancel-order"]);
+    expect(REPL_COMMANDS.map((c) => c.command.split(" ")[0])).toEqual([
+      "list-events",
+      "create-event",
+      "close",
+      "cancel",
+      "resolve",
+      "conservation",
+      "reconcile",
+      "verify",
+      "place",
+      "cancel-order",
+    ]);
   });
 
   test("conservation: the equation with its terms in USDT", async () => {
@@ -115,17 +126,35 @@ test("npm run repl's process: readable reports and one-line errors, no stack tra
 
 test("npm run repl beside a running exchange joins it (no second exchange): an order it places and cancels shows in the REST API", async () => {
   const dir = mkdtempSync(join(tmpdir(), "pmx-repl-attach-"));
-  const env = { PATH: process.env.PATH ?? "", HOME: dir, DATA_DIR: join(dir, "data"), PORT: "0", HOST: "127.0.0.1", APP_DOMAIN: "repl.test", JWT_SECRET: randomBytes(32).toString("hex"), ADMIN_KEY: "repl-admin", LOG_LEVEL: "false", SEED_DEMO: "false" };
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: dir,
+    DATA_DIR: join(dir, "data"),
+    PORT: "0",
+    HOST: "127.0.0.1",
+    APP_DOMAIN: "repl.test",
+    JWT_SECRET: randomBytes(32).toString("hex"),
+    ADMIN_KEY: "repl-admin",
+    LOG_LEVEL: "false",
+    SEED_DEMO: "false",
+  };
   const server = await NodeProcess.start(env);
   const marketId = await (async () => {
-    const r = await server.http("POST", "/api/v1/admin/events", { headers: { "x-admin-key": "repl-admin" }, body: { title: "REPL event", category: "Tech", markets: [{ title: "REPL market?" }] } });
+    const r = await server.http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": "repl-admin" },
+      body: { title: "REPL event", category: "Tech", markets: [{ title: "REPL market?" }] },
+    });
     return r.body.data.markets[0].id as string;
   })();
   const login = await server.http("POST", "/api/v1/auth/connect", { body: TestWallet.random().connectBody({ domain: "repl.test" }) });
   const { accessToken: token, userId } = login.body.data as { accessToken: string; userId: string };
   await server.ctl({ cmd: "fund", userId, amount: 100_000_000 });
 
-  const child = spawn(process.execPath, [join(ROOT, "dist/scripts/repl.js")], { cwd: dir, env: { ...env, LOG_LEVEL: "warn" }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [join(ROOT, "dist/scripts/repl.js")], {
+    cwd: dir,
+    env: { ...env, LOG_LEVEL: "warn" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let text = "";
   child.stdout.on("data", (d: Buffer) => (text += d.toString()));
   child.stderr.on("data", (d: Buffer) => (text += d.toString()));

@@ -3,7 +3,17 @@
  * subscriptions (callbacks and async iterators), and recovery from dropped connections with the
  * local book equal to the server's afterwards.
  */
-import { PmxClient, randomKeyPair, toMicro, type BookState, type MarketPrices, type PmxSocket, type UserUpdate, DEFAULT_PING_INTERVAL_MS, sessionFromToken } from "../../client/src";
+import {
+  PmxClient,
+  randomKeyPair,
+  toMicro,
+  type BookState,
+  type MarketPrices,
+  type PmxSocket,
+  type UserUpdate,
+  DEFAULT_PING_INTERVAL_MS,
+  sessionFromToken,
+} from "../../client/src";
 import { issueToken } from "../../auth/tokens";
 import type { Server as IOServer } from "socket.io";
 import { startServer, TEST_DOMAIN, type TestServer } from "../support/server";
@@ -113,7 +123,9 @@ describe("socket client", () => {
     await bobWs.subscribeUser({ onUpdate: (u) => bobUpdates.push(u) }).ready;
     await place(alice, "BUY", "YES", 0.2, 1);
     await waitFor("balance and order updates", async () => updates.some((u) => "balance" in u) && updates.some((u) => "order" in u));
-    expect(updates.find((u) => "balance" in u)).toMatchObject({ balance: { available: expect.any(String), locked: expect.any(String), total: expect.any(String) } });
+    expect(updates.find((u) => "balance" in u)).toMatchObject({
+      balance: { available: expect.any(String), locked: expect.any(String), total: expect.any(String) },
+    });
     expect(bobUpdates.filter((u) => "balance" in u)).toEqual([]);
   });
 
@@ -121,7 +133,15 @@ describe("socket client", () => {
     const c = await login();
     const first = c.session!;
     const claims = JSON.parse(Buffer.from(first.accessToken.split(".")[1], "base64url").toString());
-    c.setSession(sessionFromToken(issueToken(srv.cfg.jwtSecret, { userId: claims.sub, walletAddress: claims.wal, sessionId: claims.sid }, Math.floor(Date.now() / 1000) - 84_600).token));
+    c.setSession(
+      sessionFromToken(
+        issueToken(
+          srv.cfg.jwtSecret,
+          { userId: claims.sub, walletAddress: claims.wal, sessionId: claims.sid },
+          Math.floor(Date.now() / 1000) - 84_600,
+        ).token,
+      ),
+    );
     const ws = await open(c);
     const updates: UserUpdate[] = [];
     const sub = ws.subscribeUser({ onUpdate: (u) => updates.push(u) });
@@ -164,7 +184,10 @@ describe("socket client", () => {
     expect(levels(book.book)).toEqual(await serverBook());
     // The other channels came back too.
     await place(bob, "BUY", "YES", 0.39, 1);
-    await waitFor("book update after reconnect", async () => JSON.stringify(levels(book.book)) === JSON.stringify(await serverBook()) && book.book.bids[0]?.price === "0.39");
+    await waitFor(
+      "book update after reconnect",
+      async () => JSON.stringify(levels(book.book)) === JSON.stringify(await serverBook()) && book.book.bids[0]?.price === "0.39",
+    );
     await waitFor("price update after reconnect", async () => prices.some((p) => p.buyNoPrice === "0.61"));
     const userUpdates: UserUpdate[] = [];
     const it = (async () => {
@@ -186,7 +209,10 @@ describe("socket client", () => {
     for (const s of io().of("/").sockets.values()) s.disconnect(true);
     await place(bob, "BUY", "YES", 0.25, 7);
     await reconnected;
-    await waitFor("fresh snapshot", async () => book.book.synced && JSON.stringify(levels(book.book)) === JSON.stringify(await serverBook("NO")));
+    await waitFor(
+      "fresh snapshot",
+      async () => book.book.synced && JSON.stringify(levels(book.book)) === JSON.stringify(await serverBook("NO")),
+    );
     expect(levels(book.book)).toEqual(await serverBook("NO"));
   });
 

@@ -53,7 +53,14 @@ describe("SDK: the trader API", () => {
     await fund(srv.broker, s.userId, 1000 * SHARE);
     return c;
   };
-  const limit = (o: Partial<PlaceOrderRequest> & Pick<PlaceOrderRequest, "price">): PlaceOrderRequest => ({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", quantity: SHARE, ...o });
+  const limit = (o: Partial<PlaceOrderRequest> & Pick<PlaceOrderRequest, "price">): PlaceOrderRequest => ({
+    marketId: market,
+    side: "BUY",
+    outcome: "YES",
+    orderType: "GTC",
+    quantity: SHARE,
+    ...o,
+  });
   const userUpdates = async (c: PmxClient) => {
     const ws = c.socket({ pingIntervalMs: 2000 });
     sockets.push(ws);
@@ -80,7 +87,15 @@ describe("SDK: the trader API", () => {
   test("orders.place: GTD with its deadline, post-only, client order ids, FAK; refusals are typed errors", async () => {
     const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
     const gtd = await alice.orders.place(limit({ orderType: "GTD", price: 0.3, expiresAt, postOnly: true, clientOrderId: "sdk:q-1" }));
-    expect(gtd).toMatchObject({ orderType: "GTD", status: "open", expiresAt, postOnly: true, clientOrderId: "sdk:q-1", cancelledQuantity: "0", cancelReason: null });
+    expect(gtd).toMatchObject({
+      orderType: "GTD",
+      status: "open",
+      expiresAt,
+      postOnly: true,
+      clientOrderId: "sdk:q-1",
+      cancelledQuantity: "0",
+      cancelReason: null,
+    });
     expect(gtd.replayed).toBe(false);
     await refusal(alice.orders.place(limit({ price: 0.29, clientOrderId: "sdk:q-1" })), ConflictError, "DUPLICATE_CLIENT_ORDER_ID");
     const e = await refusal(alice.orders.place(limit({ orderType: "GTD", price: 0.3 })), BadRequestError, "VALIDATION_ERROR");
@@ -89,7 +104,13 @@ describe("SDK: the trader API", () => {
     await bob.orders.place(limit({ outcome: "NO", price: 0.6, quantity: 2 * SHARE }));
     await refusal(alice.orders.place(limit({ price: 0.4, postOnly: true })), BadRequestError, "POST_ONLY_WOULD_CROSS");
     const fak = await alice.orders.place(limit({ orderType: "FAK", price: 0.4, quantity: 3 * SHARE }));
-    expect(fak).toMatchObject({ status: "cancelled", filledQuantity: String(2 * SHARE), cancelledQuantity: String(SHARE), remainingQuantity: "0", cancelReason: null });
+    expect(fak).toMatchObject({
+      status: "cancelled",
+      filledQuantity: String(2 * SHARE),
+      cancelledQuantity: String(SHARE),
+      remainingQuantity: "0",
+      cancelReason: null,
+    });
   });
 
   test("idempotencyKey: a second send answers the first answer (replayed) and executes nothing; another body is IDEMPOTENCY_KEY_REUSED; an overlong key is refused", async () => {
@@ -97,7 +118,10 @@ describe("SDK: the trader API", () => {
     expect(key).toMatch(/^[0-9a-f]{32}$/);
     expect(newIdempotencyKey()).not.toBe(key);
     const body = limit({ price: 0.21, clientOrderId: "sdk-idem" });
-    const [first, again] = [await alice.orders.place(body, { idempotencyKey: key }), await alice.orders.place(body, { idempotencyKey: key })];
+    const [first, again] = [
+      await alice.orders.place(body, { idempotencyKey: key }),
+      await alice.orders.place(body, { idempotencyKey: key }),
+    ];
     expect([first.replayed, again.replayed]).toEqual([false, true]);
     // The flag is not enumerable: the answer equals the server's data, also in JSON.
     expect(again).toEqual(first);
@@ -123,7 +147,13 @@ describe("SDK: the trader API", () => {
       return res;
     };
     const waits: string[] = [];
-    const c = new PmxClient({ baseUrl: srv.url, domain: TEST_DOMAIN, session: alice.session, fetch: lossy, retry: { maxRetries: 2, maxWaitSeconds: 5, onWait: (s, err) => waits.push(`${s} ${err.constructor.name}`) } });
+    const c = new PmxClient({
+      baseUrl: srv.url,
+      domain: TEST_DOMAIN,
+      session: alice.session,
+      fetch: lossy,
+      retry: { maxRetries: 2, maxWaitSeconds: 5, onWait: (s, err) => waits.push(`${s} ${err.constructor.name}`) },
+    });
     lose = 1;
     const o = await c.orders.place(limit({ price: 0.17, clientOrderId: "sdk-lost-1" }), { idempotencyKey: newIdempotencyKey() });
     expect(o.replayed).toBe(true);
@@ -139,7 +169,11 @@ describe("SDK: the trader API", () => {
 
   test("orders.batch: results in request order, narrowed by `ok`; a key replays the whole batch", async () => {
     const key = newIdempotencyKey();
-    const orders = [limit({ price: 0.11, clientOrderId: "sdk-b1" }), limit({ price: 0.115 }), limit({ price: 0.12, quantity: 10_000 * SHARE })];
+    const orders = [
+      limit({ price: 0.11, clientOrderId: "sdk-b1" }),
+      limit({ price: 0.115 }),
+      limit({ price: 0.12, quantity: 10_000 * SHARE }),
+    ];
     const r = await alice.orders.batch(orders, { idempotencyKey: key });
     expect(r.map((x) => x.ok)).toEqual([true, false, false]);
     const [ok, tick, money] = r;
@@ -157,12 +191,28 @@ describe("SDK: the trader API", () => {
     const a = await alice.orders.place(limit({ price: 0.4, quantity: 2 * SHARE, clientOrderId: "sdk-amend" }));
     await bob.orders.place(limit({ price: 0.4, quantity: 2 * SHARE }));
     const down = await alice.orders.amend(a.orderId, { quantity: SHARE });
-    expect(down).toMatchObject({ orderId: a.orderId, price: "0.40", quantity: String(SHARE), remainingQuantity: String(SHARE), clientOrderId: "sdk-amend", createdAt: a.createdAt });
+    expect(down).toMatchObject({
+      orderId: a.orderId,
+      price: "0.40",
+      quantity: String(SHARE),
+      remainingQuantity: String(SHARE),
+      clientOrderId: "sdk-amend",
+      createdAt: a.createdAt,
+    });
     // Alice is still first at 0.40: a seller meets her order before Bob's.
     await bob.orders.place(limit({ outcome: "NO", orderType: "FAK", price: 0.6, quantity: SHARE / 2 }));
-    expect((await alice.orders.open())[0]).toMatchObject({ orderId: a.orderId, filledQuantity: String(SHARE / 2), status: "partially_filled" });
+    expect((await alice.orders.open())[0]).toMatchObject({
+      orderId: a.orderId,
+      filledQuantity: String(SHARE / 2),
+      status: "partially_filled",
+    });
     const moved = await alice.orders.amend(a.orderId, { price: 0.39 });
-    expect(moved).toMatchObject({ orderId: a.orderId, price: "0.39", remainingQuantity: String(SHARE / 2), filledQuantity: String(SHARE / 2) });
+    expect(moved).toMatchObject({
+      orderId: a.orderId,
+      price: "0.39",
+      remainingQuantity: String(SHARE / 2),
+      filledQuantity: String(SHARE / 2),
+    });
     const before = await alice.orders.open();
     await refusal(alice.orders.amend(a.orderId, { quantity: 100_000 * SHARE }), BadRequestError, "INSUFFICIENT_BALANCE");
     expect(await alice.orders.open()).toEqual(before);
@@ -210,10 +260,22 @@ describe("SDK: the trader API", () => {
     expect((await bob.orders.open())[0]).toMatchObject({ orderId: behind.orderId, filledQuantity: "0" });
     // A FAK's unfilled rest: cancelled, with no cancel reason (it never rested).
     const rest = await carol.orders.place(limit({ orderType: "FAK", price: 0.45, quantity: 3 * SHARE }));
-    expect(rest).toMatchObject({ status: "cancelled", filledQuantity: String(1.5 * SHARE), cancelledQuantity: String(1.5 * SHARE), cancelReason: null });
-    expect((await carol.orders.list({ status: "closed", pageSize: 1 })).items[0]).toMatchObject({ orderId: rest.orderId, status: "cancelled", cancelReason: null });
+    expect(rest).toMatchObject({
+      status: "cancelled",
+      filledQuantity: String(1.5 * SHARE),
+      cancelledQuantity: String(1.5 * SHARE),
+      cancelReason: null,
+    });
+    expect((await carol.orders.list({ status: "closed", pageSize: 1 })).items[0]).toMatchObject({
+      orderId: rest.orderId,
+      status: "cancelled",
+      cancelReason: null,
+    });
     const [bad] = await alice.orders.batch([{ ...limit({ price: 0.5 }), price: 2 }]);
-    expect(bad).toEqual({ ok: false, error: { code: "VALIDATION_ERROR", message: expect.any(String), fields: [{ field: "orders[0].price", rule: "numberMax" }] } });
+    expect(bad).toEqual({
+      ok: false,
+      error: { code: "VALIDATION_ERROR", message: expect.any(String), fields: [{ field: "orders[0].price", rule: "numberMax" }] },
+    });
   });
 
   test("heartbeats: send and disarm; keepAlive holds the switch while it runs; stopped without disarming, the switch lapses and the user channel tells why", async () => {
@@ -231,7 +293,12 @@ describe("SDK: the trader API", () => {
     expect((await bob.orders.open()).map((x) => x.orderId)).toEqual([o.orderId]);
     expect(Date.parse(keeper.last?.expiresAt as string)).toBeGreaterThan(Date.now());
     await keeper.stop({ disarm: false });
-    const update = await waitFor("heartbeat cancel", async () => updates.find((u) => u.orderId === o.orderId && u.status === "cancelled"), 15_000, 100);
+    const update = await waitFor(
+      "heartbeat cancel",
+      async () => updates.find((u) => u.orderId === o.orderId && u.status === "cancelled"),
+      15_000,
+      100,
+    );
     expect(update).toMatchObject({ clientOrderId: "sdk-hb", cancelReason: "heartbeat", remainingQuantity: "0" });
     expect(errors).toEqual([]);
     // stop() disarms by default.
@@ -243,10 +310,16 @@ describe("SDK: the trader API", () => {
 
   test("a GTD order expiring reaches the user channel as status expired with its client id", async () => {
     const updates = await userUpdates(alice);
-    const o = await alice.orders.place(limit({ orderType: "GTD", price: 0.14, expiresAt: new Date(Date.now() + 5_500).toISOString(), clientOrderId: "sdk-gtd" }));
+    const o = await alice.orders.place(
+      limit({ orderType: "GTD", price: 0.14, expiresAt: new Date(Date.now() + 5_500).toISOString(), clientOrderId: "sdk-gtd" }),
+    );
     const u = await waitFor("expiry", async () => updates.find((x) => x.orderId === o.orderId && x.status === "expired"), 15_000, 100);
     expect(u).toMatchObject({ cancelReason: "expired", clientOrderId: "sdk-gtd", remainingQuantity: "0" });
-    expect((await alice.orders.list({ status: "closed", clientOrderId: "sdk-gtd" })).items[0]).toMatchObject({ status: "expired", cancelReason: "expired", cancelledQuantity: String(SHARE) });
+    expect((await alice.orders.list({ status: "closed", clientOrderId: "sdk-gtd" })).items[0]).toMatchObject({
+      status: "expired",
+      cancelReason: "expired",
+      cancelledQuantity: String(SHARE),
+    });
   });
 
   test("the other trade writes take keys too: AMM and routed trades, withdrawals and redemptions replay their first answer; transfers list what moved", async () => {
@@ -267,7 +340,10 @@ describe("SDK: the trader API", () => {
     expect((await c.portfolio.trades()).pagination.total).toBe(2);
 
     const k3 = newIdempotencyKey();
-    const w = [await c.wallet.withdraw({ amount: toMicro(5) }, { idempotencyKey: k3 }), await c.wallet.withdraw({ amount: toMicro(5) }, { idempotencyKey: k3 })];
+    const w = [
+      await c.wallet.withdraw({ amount: toMicro(5) }, { idempotencyKey: k3 }),
+      await c.wallet.withdraw({ amount: toMicro(5) }, { idempotencyKey: k3 }),
+    ];
     expect(w[0]).toMatchObject({ status: "accepted", txHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     // The replay is the first answer itself, not the server's "duplicate" answer to a new request.
     expect(w[1]).toEqual(w[0]);
@@ -278,7 +354,12 @@ describe("SDK: the trader API", () => {
       const p = await c.portfolio.transfers({ type: "deposit" });
       return p.items.length === 2 ? p.items : null;
     });
-    expect(deposits.map((t) => [t.status, t.asset, t.reason])).toEqual(expect.arrayContaining([["credited", "USDT", undefined], ["not_credited", "TON", "native_coin"]]));
+    expect(deposits.map((t) => [t.status, t.asset, t.reason])).toEqual(
+      expect.arrayContaining([
+        ["credited", "USDT", undefined],
+        ["not_credited", "TON", "native_coin"],
+      ]),
+    );
     const withdrawals = (await c.portfolio.transfers({ type: "withdrawal" })).items;
     expect(withdrawals).toEqual([expect.objectContaining({ type: "withdrawal", amount: toMicro(5), txHash: w[0].txHash, asset: "USDT" })]);
     const all = await collect(c.portfolio.iterateTransfers({ pageSize: 1 }));
@@ -286,7 +367,10 @@ describe("SDK: the trader API", () => {
     // Newest first (two records of one deposit can share a millisecond).
     expect(all.map((t) => t.createdAt)).toEqual([...all.map((t) => t.createdAt)].sort().reverse());
 
-    await srv.http("POST", `/api/v1/admin/markets/${market}/resolve`, { headers: { "x-admin-key": "test-admin-key" }, body: { result: "YES" } });
+    await srv.http("POST", `/api/v1/admin/markets/${market}/resolve`, {
+      headers: { "x-admin-key": "test-admin-key" },
+      body: { result: "YES" },
+    });
     const m = await c.markets.get(market);
     expect((await c.portfolio.positions()).find((p) => p.marketId === market && p.outcome === "YES")).toMatchObject({ markPrice: "1.00" });
     const k4 = newIdempotencyKey();
@@ -322,11 +406,16 @@ describe("a withdrawal whose answer was not stored", () => {
     await waitFor("credit", async () => (await c.portfolio.balance()).available === toMicro(50));
     // The ledger refuses the one write that stores the withdrawal's answer (status 202, the answer
     // itself rather than the key's binding to the debit), as if the node had died right after the chain answered.
-    const ledger = (srv.broker.getLocalService("ledger") as unknown as { cores: { ledger: { post(input: { idem?: { status: number; answerFrom?: unknown } }): unknown } } }).cores.ledger;
+    const ledger = (
+      srv.broker.getLocalService("ledger") as unknown as {
+        cores: { ledger: { post(input: { idem?: { status: number; answerFrom?: unknown } }): unknown } };
+      }
+    ).cores.ledger;
     const post = ledger.post.bind(ledger);
     let refuse = 1;
     ledger.post = (input) => {
-      if (input.idem?.status === 202 && !input.idem.answerFrom && refuse-- > 0) throw new LedgerFault("unavailable", "LEDGER_UNAVAILABLE", "simulated: the node stopped before the answer was stored");
+      if (input.idem?.status === 202 && !input.idem.answerFrom && refuse-- > 0)
+        throw new LedgerFault("unavailable", "LEDGER_UNAVAILABLE", "simulated: the node stopped before the answer was stored");
       return post(input);
     };
     const key = newIdempotencyKey();

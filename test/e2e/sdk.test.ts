@@ -109,9 +109,14 @@ describe("ton_proof built by the SDK", () => {
       const kp = randomKeyPair();
       const pk = Buffer.from(kp.publicKey);
       expect(walletAddress(kp.publicKey).equals(WalletContractV4.create({ workchain: 0, publicKey: pk }).address)).toBe(true);
-      expect(walletAddress(kp.publicKey, { workchain: -1 }).equals(WalletContractV4.create({ workchain: -1, publicKey: pk }).address)).toBe(true);
+      expect(walletAddress(kp.publicKey, { workchain: -1 }).equals(WalletContractV4.create({ workchain: -1, publicKey: pk }).address)).toBe(
+        true,
+      );
       for (const testnet of [false, true]) {
-        const v5 = WalletContractV5R1.create({ publicKey: pk, walletId: { networkGlobalId: testnet ? -3 : -239, context: { workchain: 0, walletVersion: "v5r1", subwalletNumber: 0 } } });
+        const v5 = WalletContractV5R1.create({
+          publicKey: pk,
+          walletId: { networkGlobalId: testnet ? -3 : -239, context: { workchain: 0, walletVersion: "v5r1", subwalletNumber: 0 } },
+        });
         expect(walletAddress(kp.publicKey, { version: "v5r1", testnet }).equals(v5.address)).toBe(true);
       }
     }
@@ -137,7 +142,8 @@ describe("SDK against a started server", () => {
   let other: PmxClient;
   let sessions: Array<Session | null>;
 
-  const newClient = (o: Partial<ConstructorParameters<typeof PmxClient>[0]> = {}) => new PmxClient({ baseUrl: srv.url, domain: TEST_DOMAIN, ...o });
+  const newClient = (o: Partial<ConstructorParameters<typeof PmxClient>[0]> = {}) =>
+    new PmxClient({ baseUrl: srv.url, domain: TEST_DOMAIN, ...o });
   const funded = async (usdt: number): Promise<PmxClient> => {
     const c = newClient();
     await c.auth.loginWithKeyPair(randomKeyPair());
@@ -186,7 +192,11 @@ describe("SDK against a started server", () => {
       const s = await c.auth.connect(tw.connectBody({ domain: TEST_DOMAIN }));
       expect(s.walletAddress).toBe(tw.rawAddress);
 
-      const signer: ProofSigner = { address: tw.friendlyAddress, publicKey: tw.publicKeyHex, sign: async (digest) => Buffer.from(nacl.sign.detached(digest, tw.secretKey)).toString("base64") };
+      const signer: ProofSigner = {
+        address: tw.friendlyAddress,
+        publicKey: tw.publicKeyHex,
+        sign: async (digest) => Buffer.from(nacl.sign.detached(digest, tw.secretKey)).toString("base64"),
+      };
       const again = await newClient().auth.loginWithSigner(signer);
       expect(again.userId).toBe(s.userId);
     });
@@ -217,7 +227,11 @@ describe("SDK against a started server", () => {
       expect(fresh.expiresAt).toBeGreaterThan(now() + 86_000);
       expect(fresh.userId).toBe(first.userId);
       // The refresh ended the old session on the server.
-      await expectError(newClient({ session: sessionFromToken(old.token), autoRefresh: false }).portfolio.balance(), UnauthorizedError, "UNAUTHORIZED");
+      await expectError(
+        newClient({ session: sessionFromToken(old.token), autoRefresh: false }).portfolio.balance(),
+        UnauthorizedError,
+        "UNAUTHORIZED",
+      );
       // A token with plenty of time left is not refreshed.
       await c.portfolio.balance();
       expect(seen).toHaveLength(1);
@@ -244,7 +258,8 @@ describe("SDK against a started server", () => {
     let eventIds: string[];
     beforeAll(async () => {
       eventIds = [];
-      for (const t of ["Zeta volcano erupts", "Zeta comet returns", "Zeta storm season"]) eventIds.push((await client.admin.createEvent({ title: t, category: "Tech", tags: ["zeta"], markets: [{ title: `${t}?` }] })).id);
+      for (const t of ["Zeta volcano erupts", "Zeta comet returns", "Zeta storm season"])
+        eventIds.push((await client.admin.createEvent({ title: t, category: "Tech", tags: ["zeta"], markets: [{ title: `${t}?` }] })).id);
     });
 
     test("events: list, filter, pages and the iterator over every page", async () => {
@@ -266,7 +281,12 @@ describe("SDK against a started server", () => {
       const e = await client.events.get(eventIds[0]);
       expect(e.markets).toHaveLength(1);
       const m = await client.markets.get(e.markets[0].id);
-      expect(m).toMatchObject({ id: e.markets[0].id, status: "open", outcomes: ["YES", "NO"], conditionId: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+      expect(m).toMatchObject({
+        id: e.markets[0].id,
+        status: "open",
+        outcomes: ["YES", "NO"],
+        conditionId: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      });
     });
 
     test("order book, price history and quote", async () => {
@@ -282,7 +302,14 @@ describe("SDK against a started server", () => {
 
   describe("trading and portfolio", () => {
     test("limit orders: place, list, cancel; the book shows them", async () => {
-      const o = await client.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: tickToPriceNumber(priceToTick("0.31")), quantity: Number(toMicro(10)) });
+      const o = await client.orders.place({
+        marketId: market,
+        side: "BUY",
+        outcome: "YES",
+        orderType: "GTC",
+        price: tickToPriceNumber(priceToTick("0.31")),
+        quantity: Number(toMicro(10)),
+      });
       expect(o).toMatchObject({ status: "open", price: "0.31", remainingQuantity: toMicro(10), avgPrice: null, tradeId: null, fills: [] });
       expect((await client.markets.orderbook(market)).bids[0]).toEqual({ price: "0.31", quantity: toMicro(10), numOrders: 1 });
       const list = await client.orders.list({ marketId: market });
@@ -294,23 +321,50 @@ describe("SDK against a started server", () => {
     });
 
     test("a maker and a taker fill; AMM and routed market trades; positions, trades and one trade", async () => {
-      const maker = await client.orders.place({ marketId: market, side: "SELL", outcome: "NO", orderType: "GTC", price: 0.6, quantity: Number(toMicro(5)) }).catch((e: BadRequestError) => e);
+      const maker = await client.orders
+        .place({ marketId: market, side: "SELL", outcome: "NO", orderType: "GTC", price: 0.6, quantity: Number(toMicro(5)) })
+        .catch((e: BadRequestError) => e);
       // No NO shares yet: selling them is a business refusal.
       expect(maker).toBeInstanceOf(BadRequestError);
       expect((maker as BadRequestError).code).toBe("INSUFFICIENT_SHARES");
 
       const amm = await client.trade.amm({ marketId: market, side: "BUY", outcome: "YES", quantity: toMicro(10) });
       expect(amm).toMatchObject({ venue: "AMM", filledQuantity: toMicro(10) });
-      const resting = await other.orders.place({ marketId: market, side: "SELL", outcome: "YES", orderType: "GTC", price: 0.01, quantity: Number(toMicro(1)) }).catch((e: BadRequestError) => e);
+      const resting = await other.orders
+        .place({ marketId: market, side: "SELL", outcome: "YES", orderType: "GTC", price: 0.01, quantity: Number(toMicro(1)) })
+        .catch((e: BadRequestError) => e);
       expect((resting as BadRequestError).code).toBe("INSUFFICIENT_SHARES");
-      await other.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.45, quantity: Number(toMicro(4)) });
-      const taker = await client.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "FOK", price: 0.55, quantity: Number(toMicro(4)) });
-      expect(taker).toMatchObject({ status: "filled", filledQuantity: toMicro(4), avgPrice: "0.55", tradeId: expect.any(String), fills: [{ price: "0.55", quantity: toMicro(4) }] });
+      await other.orders.place({
+        marketId: market,
+        side: "BUY",
+        outcome: "NO",
+        orderType: "GTC",
+        price: 0.45,
+        quantity: Number(toMicro(4)),
+      });
+      const taker = await client.orders.place({
+        marketId: market,
+        side: "BUY",
+        outcome: "YES",
+        orderType: "FOK",
+        price: 0.55,
+        quantity: Number(toMicro(4)),
+      });
+      expect(taker).toMatchObject({
+        status: "filled",
+        filledQuantity: toMicro(4),
+        avgPrice: "0.55",
+        tradeId: expect.any(String),
+        fills: [{ price: "0.55", quantity: toMicro(4) }],
+      });
       const routed = await client.trade.market({ marketId: market, side: "SELL", outcome: "YES", quantity: toMicro(2) });
       expect(["AMM", "CLOB", "HYBRID"]).toContain(routed.venue);
 
       const positions = await client.portfolio.positions();
-      expect(positions.find((p) => p.marketId === market && p.outcome === "YES")).toMatchObject({ quantity: toMicro(12), market: { id: market, title: "Will the SDK work?" } });
+      expect(positions.find((p) => p.marketId === market && p.outcome === "YES")).toMatchObject({
+        quantity: toMicro(12),
+        market: { id: market, title: "Will the SDK work?" },
+      });
       const page = await client.portfolio.trades({ pageSize: 2 });
       expect(page.items).toHaveLength(2);
       expect(page.pagination).toMatchObject({ total: 3, hasNext: true });
@@ -328,7 +382,14 @@ describe("SDK against a started server", () => {
 
     test("quote with venue AMM prices the pool alone (what trade.amm does) while the default quote routes to the cheaper book", async () => {
       // A YES bid at 0.60 is a NO ask at 0.40, well under the pool's NO price.
-      const bid = await other.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.6, quantity: Number(toMicro(1)) });
+      const bid = await other.orders.place({
+        marketId: market,
+        side: "BUY",
+        outcome: "YES",
+        orderType: "GTC",
+        price: 0.6,
+        quantity: Number(toMicro(1)),
+      });
       const body = { side: "BUY", outcome: "NO", quantity: toMicro(1) } as const;
       const routed = await client.markets.quote(market, body);
       expect(routed).toMatchObject({ source: "CLOB", estimatedPrice: "0.40" });
@@ -366,7 +427,11 @@ describe("SDK against a started server", () => {
 
     test("redeem after the operator resolves: accepted once, then duplicate", async () => {
       const m = await client.markets.get(market);
-      await expectError(client.wallet.redeem(market, { conditionId: m.conditionId, indexSets: [INDEX_SET.YES] }), BadRequestError, "MARKET_NOT_RESOLVED");
+      await expectError(
+        client.wallet.redeem(market, { conditionId: m.conditionId, indexSets: [INDEX_SET.YES] }),
+        BadRequestError,
+        "MARKET_NOT_RESOLVED",
+      );
       for (const o of await other.orders.open()) await other.orders.cancel(o.orderId);
       const resolved = await client.admin.resolveMarket(market, { result: "YES" });
       expect(resolved).toMatchObject({ status: "resolved", result: "YES" });
@@ -402,9 +467,16 @@ describe("SDK against a started server", () => {
 
   describe("operator API", () => {
     test("create, update, close, cancel; illegal transitions and wrong keys are typed errors", async () => {
-      const e = await client.admin.createEvent({ title: "Operator event", category: "Economics", markets: [{ title: "Rates cut?", ammLiquidity: toMicro(100) }, { title: "Rates hold?" }] });
+      const e = await client.admin.createEvent({
+        title: "Operator event",
+        category: "Economics",
+        markets: [{ title: "Rates cut?", ammLiquidity: toMicro(100) }, { title: "Rates hold?" }],
+      });
       expect(e.markets).toHaveLength(2);
-      const u = await client.admin.updateEvent(e.id, { subtitle: "Central bank", markets: [{ id: e.markets[1].id, title: "Rates unchanged?" }] });
+      const u = await client.admin.updateEvent(e.id, {
+        subtitle: "Central bank",
+        markets: [{ id: e.markets[1].id, title: "Rates unchanged?" }],
+      });
       expect(u).toMatchObject({ subtitle: "Central bank", markets: [{ title: "Rates cut?" }, { title: "Rates unchanged?" }] });
       expect((await client.admin.closeMarket(e.markets[0].id)).status).toBe("closed");
       expect((await client.admin.cancelMarket(e.markets[1].id)).status).toBe("cancelled");
@@ -416,20 +488,45 @@ describe("SDK against a started server", () => {
 
   describe("errors", () => {
     test("400 VALIDATION_ERROR carries fields; a business 400 keeps its code", async () => {
-      const e = await expectError(client.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.555, quantity: 100 }), BadRequestError, "VALIDATION_ERROR");
+      const e = await expectError(
+        client.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.555, quantity: 100 }),
+        BadRequestError,
+        "VALIDATION_ERROR",
+      );
       expect(e.fields).toEqual([{ field: "price", rule: "tick" }]);
       expect(e.status).toBe(400);
       expect(e.describe()).toMatch(/VALIDATION_ERROR: .*\[price: tick\] \(request req_/);
       const open = await createMarket(srv, "Big spender?");
-      await expectError(other.orders.place({ marketId: open, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.99, quantity: Number(toMicro(100_000)) }), BadRequestError, "INSUFFICIENT_BALANCE");
+      await expectError(
+        other.orders.place({
+          marketId: open,
+          side: "BUY",
+          outcome: "YES",
+          orderType: "GTC",
+          price: 0.99,
+          quantity: Number(toMicro(100_000)),
+        }),
+        BadRequestError,
+        "INSUFFICIENT_BALANCE",
+      );
     });
 
     test("401, 404 and 413", async () => {
-      await expectError(newClient({ session: { accessToken: "junk.token.here", expiresAt: now() + 86_400, userId: "x", walletAddress: "x" } }).portfolio.balance(), UnauthorizedError, "UNAUTHORIZED");
+      await expectError(
+        newClient({
+          session: { accessToken: "junk.token.here", expiresAt: now() + 86_400, userId: "x", walletAddress: "x" },
+        }).portfolio.balance(),
+        UnauthorizedError,
+        "UNAUTHORIZED",
+      );
       await expectError(client.events.get("evt_nope"), NotFoundError, "RESOURCE_NOT_FOUND");
       await expectError(client.markets.orderbook("mkt_nope"), NotFoundError, "RESOURCE_NOT_FOUND");
       const big = TestWallet.random().connectBody({ domain: TEST_DOMAIN });
-      await expectError(newClient().auth.connect({ ...big, messengerInitData: "x".repeat(70_000) }), PayloadTooLargeError, "PAYLOAD_TOO_LARGE");
+      await expectError(
+        newClient().auth.connect({ ...big, messengerInitData: "x".repeat(70_000) }),
+        PayloadTooLargeError,
+        "PAYLOAD_TOO_LARGE",
+      );
     });
 
     test("500, 503 and 504 from the server's failures", async () => {
@@ -454,7 +551,10 @@ describe("SDK against a started server", () => {
       await expect(new PmxClient({ baseUrl: "http://127.0.0.1:1", timeoutMs: 2000 }).health()).rejects.toBeInstanceOf(NetworkError);
       const html = new PmxClient({ baseUrl: srv.url, fetch: async () => new Response("<html>proxy</html>", { status: 200 }) });
       await expect(html.events.list()).rejects.toBeInstanceOf(ProtocolError);
-      const badGateway = new PmxClient({ baseUrl: srv.url, fetch: async () => new Response("upstream down", { status: 502, statusText: "Bad Gateway" }) });
+      const badGateway = new PmxClient({
+        baseUrl: srv.url,
+        fetch: async () => new Response("upstream down", { status: 502, statusText: "Bad Gateway" }),
+      });
       await expect(badGateway.events.list()).rejects.toMatchObject({ status: 502, code: "HTTP_502", message: "upstream down" });
       await expect(newClient().portfolio.positions()).rejects.toBeInstanceOf(NotLoggedInError);
     });
@@ -478,7 +578,10 @@ describe("429: typed error by default, Retry-After honoured when retries are on"
     const market = await createMarket(srv, "Rate limited?");
     const c = new PmxClient({ baseUrl: srv.url, domain: TEST_DOMAIN });
     await c.auth.loginWithKeyPair(randomKeyPair());
-    const place = () => c.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.1, quantity: 100 }).catch((e: unknown) => e);
+    const place = () =>
+      c.orders
+        .place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.1, quantity: 100 })
+        .catch((e: unknown) => e);
     // Unfunded: each order is a 400, but every request counts against the trade budget.
     expect(await place()).toBeInstanceOf(BadRequestError);
     expect(await place()).toBeInstanceOf(BadRequestError);
@@ -488,17 +591,33 @@ describe("429: typed error by default, Retry-After honoured when retries are on"
     expect(limited.retryAfter).toBeGreaterThanOrEqual(1);
     expect(limited.retryAfter).toBeLessThanOrEqual(2);
 
-    const retrying = new PmxClient({ baseUrl: srv.url, domain: TEST_DOMAIN, session: c.session, retry: { maxRetries: 3, maxWaitSeconds: 5 } });
+    const retrying = new PmxClient({
+      baseUrl: srv.url,
+      domain: TEST_DOMAIN,
+      session: c.session,
+      retry: { maxRetries: 3, maxWaitSeconds: 5 },
+    });
     const started = Date.now();
-    const r = await retrying.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.1, quantity: 100 }).catch((e: unknown) => e);
+    const r = await retrying.orders
+      .place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.1, quantity: 100 })
+      .catch((e: unknown) => e);
     expect(r).toBeInstanceOf(BadRequestError);
     expect((r as BadRequestError).code).toBe("INSUFFICIENT_BALANCE");
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
 
     // A wait longer than allowed is not attempted.
-    const impatient = new PmxClient({ baseUrl: srv.url, domain: TEST_DOMAIN, session: c.session, retry: { maxRetries: 3, maxWaitSeconds: 0 } });
+    const impatient = new PmxClient({
+      baseUrl: srv.url,
+      domain: TEST_DOMAIN,
+      session: c.session,
+      retry: { maxRetries: 3, maxWaitSeconds: 0 },
+    });
     await place();
     await place();
-    expect(await impatient.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.1, quantity: 100 }).catch((e: unknown) => e)).toBeInstanceOf(RateLimitError);
+    expect(
+      await impatient.orders
+        .place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.1, quantity: 100 })
+        .catch((e: unknown) => e),
+    ).toBeInstanceOf(RateLimitError);
   });
 });

@@ -53,7 +53,8 @@ describe("settlement notifications across a notifier outage and restarts", () =>
       const u = await logins(srv);
       for (const who of Object.keys(u) as Who[]) await fund(srv.broker, u[who].userId, 100 * SHARE);
       market = await createMarket(srv, "Settled once");
-      const place = (who: Who, body: Record<string, unknown>) => srv.http("POST", "/api/v1/orders", { token: u[who].token, body: { marketId: market, orderType: "GTC", ...body } });
+      const place = (who: Who, body: Record<string, unknown>) =>
+        srv.http("POST", "/api/v1/orders", { token: u[who].token, body: { marketId: market, orderType: "GTC", ...body } });
       expect((await place("maker", { side: "BUY", outcome: "YES", price: 0.4, quantity: 30 * SHARE })).status).toBe(200);
       for (const who of ["t1", "t2", "t3"] as const) {
         const res = await place(who, { side: "BUY", outcome: "NO", price: 0.6, quantity: 10 * SHARE });
@@ -66,7 +67,15 @@ describe("settlement notifications across a notifier outage and restarts", () =>
 
       await srv.broker.call("chain.tick");
       const confirmed = await waitFor("all six confirmed", async () => {
-        const all = await Promise.all((Object.keys(u) as Who[]).map(async (who) => (await srv.http("GET", "/api/v1/trades", { token: u[who].token })).body.data as Array<{ settlementStatus: string; settlementTxHash: string }>));
+        const all = await Promise.all(
+          (Object.keys(u) as Who[]).map(
+            async (who) =>
+              (await srv.http("GET", "/api/v1/trades", { token: u[who].token })).body.data as Array<{
+                settlementStatus: string;
+                settlementTxHash: string;
+              }>,
+          ),
+        );
         const flat = all.flat();
         return flat.length === 6 && flat.every((t) => t.settlementStatus === "confirmed") ? flat : null;
       });
@@ -97,8 +106,12 @@ describe("settlement notifications across a notifier outage and restarts", () =>
         }),
       ]);
       for (const who of ["t1", "t2", "t3"] as const) {
-        const notes = await waitFor(`${who}'s notification`, async () => ((await settlementNotes(srv, u[who].token)).length ? settlementNotes(srv, u[who].token) : null));
-        expect(notes).toEqual([expect.objectContaining({ title: "Trade settled", metadata: { marketId: market, tradeIds: tradesOf.get(who), txHash } })]);
+        const notes = await waitFor(`${who}'s notification`, async () =>
+          (await settlementNotes(srv, u[who].token)).length ? settlementNotes(srv, u[who].token) : null,
+        );
+        expect(notes).toEqual([
+          expect.objectContaining({ title: "Trade settled", metadata: { marketId: market, tradeIds: tradesOf.get(who), txHash } }),
+        ]);
       }
       // Further settlement rounds and journal reads add nothing.
       await srv.broker.call("chain.tick");
@@ -115,7 +128,8 @@ describe("settlement notifications across a notifier outage and restarts", () =>
       const u = await logins(srv);
       await srv.broker.call("chain.tick");
       await srv.broker.call("notifier.catchUp");
-      for (const who of Object.keys(u) as Who[]) expect({ who, n: (await settlementNotes(srv, u[who].token)).length }).toEqual({ who, n: 1 });
+      for (const who of Object.keys(u) as Who[])
+        expect({ who, n: (await settlementNotes(srv, u[who].token)).length }).toEqual({ who, n: 1 });
     } finally {
       await srv.stop();
     }

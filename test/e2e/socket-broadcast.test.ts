@@ -41,7 +41,10 @@ describe("socket room broadcasts: exactly once, in order, never to the wrong soc
     return u;
   };
   const order = async (u: U, marketId: string, outcome: Outcome, price: number, shares = 1) => {
-    const res = await srv.http("POST", "/api/v1/orders", { token: u.token, body: { marketId, side: "BUY", outcome, orderType: "GTC", price, quantity: shares * SHARE } });
+    const res = await srv.http("POST", "/api/v1/orders", {
+      token: u.token,
+      body: { marketId, side: "BUY", outcome, orderType: "GTC", price, quantity: shares * SHARE },
+    });
     if (res.status !== 200) throw new Error(`order failed: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.data as { orderId: string };
   };
@@ -51,10 +54,14 @@ describe("socket room broadcasts: exactly once, in order, never to the wrong soc
     return { bids: res.body.data.bids, asks: res.body.data.asks };
   };
   const bookUpdates = (s: TestSocket, marketId: string, outcome: Outcome) =>
-    s.messages.filter((m): m is BookUpdate => m.type === "update" && m.channel === "book" && m.marketId === marketId && m.outcome === outcome);
-  const marketUpdates = (s: TestSocket, marketId: string) => s.messages.filter((m): m is MarketUpdate => m.type === "update" && m.channel === "market" && m.data.marketId === marketId);
+    s.messages.filter(
+      (m): m is BookUpdate => m.type === "update" && m.channel === "book" && m.marketId === marketId && m.outcome === outcome,
+    );
+  const marketUpdates = (s: TestSocket, marketId: string) =>
+    s.messages.filter((m): m is MarketUpdate => m.type === "update" && m.channel === "market" && m.data.marketId === marketId);
   const levels = (u: BookUpdate): Levels => ({ bids: u.data.bids, asks: u.data.asks });
-  const subscribed = (s: TestSocket, pred: (m: Extract<Msg, { type: "subscribed" }>) => boolean) => s.waitFor((m) => m.type === "subscribed" && pred(m), { timeoutMs: TIMEOUT });
+  const subscribed = (s: TestSocket, pred: (m: Extract<Msg, { type: "subscribed" }>) => boolean) =>
+    s.waitFor((m) => m.type === "subscribed" && pred(m), { timeoutMs: TIMEOUT });
 
   test("48 sockets in one market's rooms get each book and price change exactly once, in order, as the same stream", async () => {
     const A = await createMarket(srv, "Broadcast market A");
@@ -104,22 +111,47 @@ describe("socket room broadcasts: exactly once, in order, never to the wrong soc
       const now = { YES: await restBook(A, "YES"), NO: await restBook(A, "NO") };
       const sellYes = (now.YES.bids[0] as { price: string }).price;
       states.push({ ...now, sellYes });
-      await probe.waitFor((m) => m.type === "update" && m.channel === "book" && m.outcome === "NO" && isDeepStrictEqual(levels(m), now.NO), { from: mark, timeoutMs: TIMEOUT });
-      await probe.waitFor((m) => m.type === "update" && m.channel === "market" && m.data.sellYesPrice === sellYes && m.data.buyYesPrice === ((now.YES.asks[0] as { price: string } | undefined)?.price ?? null), { from: mark, timeoutMs: TIMEOUT });
+      await probe.waitFor(
+        (m) => m.type === "update" && m.channel === "book" && m.outcome === "NO" && isDeepStrictEqual(levels(m), now.NO),
+        { from: mark, timeoutMs: TIMEOUT },
+      );
+      await probe.waitFor(
+        (m) =>
+          m.type === "update" &&
+          m.channel === "market" &&
+          m.data.sellYesPrice === sellYes &&
+          m.data.buyYesPrice === ((now.YES.asks[0] as { price: string } | undefined)?.price ?? null),
+        { from: mark, timeoutMs: TIMEOUT },
+      );
     }
     const last = states[states.length - 1];
     for (const s of [...all, ...yesOnly]) {
-      await waitFor("every socket to hold the last YES book", async () => {
-        const u = bookUpdates(s, A, "YES");
-        return u.length > 0 && isDeepStrictEqual(levels(u[u.length - 1]), last.YES);
-      }, TIMEOUT, 20);
+      await waitFor(
+        "every socket to hold the last YES book",
+        async () => {
+          const u = bookUpdates(s, A, "YES");
+          return u.length > 0 && isDeepStrictEqual(levels(u[u.length - 1]), last.YES);
+        },
+        TIMEOUT,
+        20,
+      );
     }
     for (const s of all) {
-      await waitFor("every socket to hold the last NO book and prices", async () => {
-        const u = bookUpdates(s, A, "NO");
-        const p = marketUpdates(s, A);
-        return u.length > 0 && isDeepStrictEqual(levels(u[u.length - 1]), last.NO) && p.length > 0 && p[p.length - 1].data.sellYesPrice === last.sellYes;
-      }, TIMEOUT, 20);
+      await waitFor(
+        "every socket to hold the last NO book and prices",
+        async () => {
+          const u = bookUpdates(s, A, "NO");
+          const p = marketUpdates(s, A);
+          return (
+            u.length > 0 &&
+            isDeepStrictEqual(levels(u[u.length - 1]), last.NO) &&
+            p.length > 0 &&
+            p[p.length - 1].data.sellYesPrice === last.sellYes
+          );
+        },
+        TIMEOUT,
+        20,
+      );
     }
     for (const s of [...all, ...yesOnly, ...others]) await s.sync();
 
@@ -142,7 +174,10 @@ describe("socket room broadcasts: exactly once, in order, never to the wrong soc
     yesOnly.forEach((s, i) => expect({ socket: i, ...stream(s) }).toEqual({ socket: i, yes: reference.yes, no: [], market: [] }));
     // Nothing of A reached B's rooms, and no socket got a message outside its subscriptions.
     for (const s of others) expect(s.messages.filter((m) => m.type === "update")).toEqual([]);
-    for (const s of yesOnly) expect(s.messages.filter((m) => m.type === "update" && !(m.channel === "book" && m.marketId === A && m.outcome === "YES"))).toEqual([]);
+    for (const s of yesOnly)
+      expect(s.messages.filter((m) => m.type === "update" && !(m.channel === "book" && m.marketId === A && m.outcome === "YES"))).toEqual(
+        [],
+      );
   });
 
   test("a user's pushes reach every socket of that user exactly once and no socket of another user", async () => {
@@ -181,13 +216,21 @@ describe("socket room broadcasts: exactly once, in order, never to the wrong soc
     for (const u of users) {
       for (const s of socketsOf.get(u.userId)!) {
         const userData = () => s.messages.filter((m): m is UserUpdate => m.type === "update" && m.channel === "user").map((m) => m.data);
-        await waitFor(`${u.userId}'s sockets to see both orders and the last balance`, async () => {
-          const data = userData();
-          const orders = data.flatMap((d) => ("order" in d ? [d.order.orderId] : []));
-          const balances = data.flatMap((d) => ("balance" in d ? [d.balance] : []));
-          const b = finalBalance.get(u.userId) as { available: string; locked: string; total: string };
-          return ordersOf.get(u.userId)!.every((id) => orders.includes(id)) && isDeepStrictEqual(balances[balances.length - 1], { available: b.available, locked: b.locked, total: b.total });
-        }, TIMEOUT, 20);
+        await waitFor(
+          `${u.userId}'s sockets to see both orders and the last balance`,
+          async () => {
+            const data = userData();
+            const orders = data.flatMap((d) => ("order" in d ? [d.order.orderId] : []));
+            const balances = data.flatMap((d) => ("balance" in d ? [d.balance] : []));
+            const b = finalBalance.get(u.userId) as { available: string; locked: string; total: string };
+            return (
+              ordersOf.get(u.userId)!.every((id) => orders.includes(id)) &&
+              isDeepStrictEqual(balances[balances.length - 1], { available: b.available, locked: b.locked, total: b.total })
+            );
+          },
+          TIMEOUT,
+          20,
+        );
         await s.sync();
         const orders = userData().flatMap((d) => ("order" in d ? [d.order] : []));
         // Exactly this user's two orders, each pushed once (resting, untouched: one "open" update each).

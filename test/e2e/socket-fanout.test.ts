@@ -21,8 +21,17 @@ import { waitFor } from "../support/chain";
 
 type Outcome = "YES" | "NO";
 type Transport = "websocket" | "polling" | "upgraded";
-type Levels = { bids: Array<{ price: string; quantity: string; numOrders: number }>; asks: Array<{ price: string; quantity: string; numOrders: number }> };
-type Prices = { marketId: string; buyYesPrice: string | null; buyNoPrice: string | null; sellYesPrice: string | null; sellNoPrice: string | null };
+type Levels = {
+  bids: Array<{ price: string; quantity: string; numOrders: number }>;
+  asks: Array<{ price: string; quantity: string; numOrders: number }>;
+};
+type Prices = {
+  marketId: string;
+  buyYesPrice: string | null;
+  buyNoPrice: string | null;
+  sellYesPrice: string | null;
+  sellNoPrice: string | null;
+};
 type BookSub = { marketId: string; outcome: Outcome };
 type U = { token: string; userId: string };
 
@@ -55,14 +64,27 @@ const mirror = (p: string) => ((100 - Math.round(Number(p) * 100)) / 100).toFixe
 const pricesOf = (marketId: string, yes: Levels): Prices => {
   const bid = yes.bids[0]?.price ?? null;
   const ask = yes.asks[0]?.price ?? null;
-  return { marketId, buyYesPrice: ask, sellYesPrice: bid, buyNoPrice: bid === null ? null : mirror(bid), sellNoPrice: ask === null ? null : mirror(ask) };
+  return {
+    marketId,
+    buyYesPrice: ask,
+    sellYesPrice: bid,
+    buyNoPrice: bid === null ? null : mirror(bid),
+    sellNoPrice: ask === null ? null : mirror(ask),
+  };
 };
 
-const isBookUpdate = (b: BookSub) => (m: Msg): m is BookUpdate => m.type === "update" && m.channel === "book" && m.marketId === b.marketId && m.outcome === b.outcome;
-const isMarketUpdate = (marketId: string) => (m: Msg): m is MarketUpdate => m.type === "update" && m.channel === "market" && m.data.marketId === marketId;
+const isBookUpdate =
+  (b: BookSub) =>
+  (m: Msg): m is BookUpdate =>
+    m.type === "update" && m.channel === "book" && m.marketId === b.marketId && m.outcome === b.outcome;
+const isMarketUpdate =
+  (marketId: string) =>
+  (m: Msg): m is MarketUpdate =>
+    m.type === "update" && m.channel === "market" && m.data.marketId === marketId;
 const bookUpdates = (c: Client, b: BookSub) => c.s.messages.filter(isBookUpdate(b));
 const marketUpdates = (c: Client, marketId: string) => c.s.messages.filter(isMarketUpdate(marketId)).map((m) => m.data);
-const snapshots = (c: Client, b: BookSub) => c.s.messages.filter((m): m is BookSnapshot => m.type === "snapshot" && m.marketId === b.marketId && m.outcome === b.outcome);
+const snapshots = (c: Client, b: BookSub) =>
+  c.s.messages.filter((m): m is BookSnapshot => m.type === "snapshot" && m.marketId === b.marketId && m.outcome === b.outcome);
 /** The book as this client knows it: its snapshot, then its updates applied (each is the full top 10). */
 const latestBook = (c: Client, b: BookSub): Levels | undefined => {
   const u = bookUpdates(c, b);
@@ -93,14 +115,19 @@ describe("socket fan-out on every transport", () => {
 
   const io = () => (srv.broker.getLocalService("api") as unknown as { io: IOServer }).io;
   const serverConn = (c: Client): ServerConn => {
-    const socket = io().of("/").sockets.get(c.s.socket.id as string);
+    const socket = io()
+      .of("/")
+      .sockets.get(c.s.socket.id as string);
     if (!socket) throw new Error(`no server socket for ${c.name}`);
     return socket.conn as unknown as ServerConn;
   };
   const engineOf = (socket: ClientSocket) => socket.io.engine;
 
   const order = async (u: U, marketId: string, side: "BUY" | "SELL", outcome: Outcome, price: number, shares = 1) => {
-    const res = await srv.http("POST", "/api/v1/orders", { token: u.token, body: { marketId, side, outcome, orderType: "GTC", price, quantity: shares * SHARE } });
+    const res = await srv.http("POST", "/api/v1/orders", {
+      token: u.token,
+      body: { marketId, side, outcome, orderType: "GTC", price, quantity: shares * SHARE },
+    });
     if (res.status !== 200) throw new Error(`order failed: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.data;
   };
@@ -116,7 +143,8 @@ describe("socket fan-out on every transport", () => {
    * websocket before subscribing; `beforeConnect` sees the client before it connects.
    */
   const connect = async (spec: Spec, beforeConnect?: (socket: ClientSocket) => void): Promise<Client> => {
-    const transports: ("websocket" | "polling")[] = spec.transport === "websocket" ? ["websocket"] : spec.transport === "polling" ? ["polling"] : ["polling", "websocket"];
+    const transports: ("websocket" | "polling")[] =
+      spec.transport === "websocket" ? ["websocket"] : spec.transport === "polling" ? ["polling"] : ["polling", "websocket"];
     const s = await connectSocket(srv.url, { transports, autoPingMs: 3000, beforeConnect });
     const c: Client = { markets: [], books: [], ...spec, s };
     open.push(c);
@@ -137,7 +165,9 @@ describe("socket fan-out on every transport", () => {
     }
     for (const b of c.books) {
       c.s.subscribe({ channel: "book", ...b });
-      await c.s.waitFor((m) => m.type === "subscribed" && m.channel === "book" && m.marketId === b.marketId && m.outcome === b.outcome, { timeoutMs: TIMEOUT });
+      await c.s.waitFor((m) => m.type === "subscribed" && m.channel === "book" && m.marketId === b.marketId && m.outcome === b.outcome, {
+        timeoutMs: TIMEOUT,
+      });
     }
   };
 
@@ -186,7 +216,9 @@ describe("socket fan-out on every transport", () => {
   const settle = async (clients: Client[], f: Finals) => {
     for (const c of clients) {
       await waitFor(`${c.name} to reach the REST book`, async () => reached(c, f), TIMEOUT, 20).catch((err: Error) => {
-        throw new Error(`${err.message}: ${JSON.stringify({ books: c.books.map((b) => [key(b), latestBook(c, b), f.books.get(key(b))]), prices: c.markets.map((id) => [latestPrices(c, id), f.prices.get(id)]) })}`);
+        throw new Error(
+          `${err.message}: ${JSON.stringify({ books: c.books.map((b) => [key(b), latestBook(c, b), f.books.get(key(b))]), prices: c.markets.map((id) => [latestPrices(c, id), f.prices.get(id)]) })}`,
+        );
       });
       await c.s.sync();
     }
@@ -203,7 +235,8 @@ describe("socket fan-out on every transport", () => {
       // Nothing of the book before its snapshot; then seq strictly increasing, starting past it.
       expect(ups.every((u) => c.s.messages.indexOf(u) > snapAt)).toBe(true);
       const seqs = [snaps[0].seq, ...ups.map((u) => u.seq)];
-      for (let i = 1; i < seqs.length; i++) if (!(seqs[i] > seqs[i - 1])) throw new Error(`${c.name} ${key(b)}: seq not increasing: ${JSON.stringify(seqs)}`);
+      for (let i = 1; i < seqs.length; i++)
+        if (!(seqs[i] > seqs[i - 1])) throw new Error(`${c.name} ${key(b)}: seq not increasing: ${JSON.stringify(seqs)}`);
       expect(latestBook(c, b)).toEqual(f.books.get(key(b)));
     }
     // A client with both books of a market sees each change as the YES view and its NO mirror.
@@ -237,11 +270,13 @@ describe("socket fan-out on every transport", () => {
         const b = { marketId: id, outcome };
         const members = clients.filter((c) => c.books.some((x) => key(x) === key(b)));
         const streams = members.map((c) => ({ client: c.name, updates: bookUpdates(c, b).map((u) => ({ seq: u.seq, data: u.data })) }));
-        for (const s of streams.slice(1)) expect({ client: s.client, updates: s.updates }).toEqual({ client: s.client, updates: streams[0].updates });
+        for (const s of streams.slice(1))
+          expect({ client: s.client, updates: s.updates }).toEqual({ client: s.client, updates: streams[0].updates });
       }
       const members = clients.filter((c) => c.markets.includes(id));
       const streams = members.map((c) => ({ client: c.name, updates: marketUpdates(c, id) }));
-      for (const s of streams.slice(1)) expect({ client: s.client, updates: s.updates }).toEqual({ client: s.client, updates: streams[0].updates });
+      for (const s of streams.slice(1))
+        expect({ client: s.client, updates: s.updates }).toEqual({ client: s.client, updates: streams[0].updates });
     }
   };
 
@@ -267,7 +302,8 @@ describe("socket fan-out on every transport", () => {
     for (const transport of ["websocket", "polling", "upgraded"] as const) {
       for (const combo of combos) clients.push(await connect({ ...combo, transport, name: `${transport}: ${combo.name}` }));
     }
-    for (const c of clients) for (const b of c.books) expect(levelsOf(snapshots(c, b)[0].data)).toEqual(await restBook(b.marketId, b.outcome));
+    for (const c of clients)
+      for (const b of c.books) expect(levelsOf(snapshots(c, b)[0].data)).toEqual(await restBook(b.marketId, b.outcome));
     const probeA = clients.find((c) => c.name === "websocket: all of A")!;
     const probeB = clients.find((c) => c.name === "websocket: both markets, crossed books")!;
 
@@ -300,8 +336,15 @@ describe("socket fan-out on every transport", () => {
       states.get(`${marketId}:YES`)!.push(now.YES);
       states.get(`${marketId}:NO`)!.push(now.NO);
       const watched = marketId === A ? [AY, AN] : [BY];
-      for (const b of watched) await probe.s.waitFor((m) => isBookUpdate(b)(m) && isDeepStrictEqual(levelsOf(m.data), now[b.outcome]), { from: mark, timeoutMs: TIMEOUT });
-      await probe.s.waitFor((m) => isMarketUpdate(marketId)(m) && isDeepStrictEqual(m.data, pricesOf(marketId, now.YES)), { from: mark, timeoutMs: TIMEOUT });
+      for (const b of watched)
+        await probe.s.waitFor((m) => isBookUpdate(b)(m) && isDeepStrictEqual(levelsOf(m.data), now[b.outcome]), {
+          from: mark,
+          timeoutMs: TIMEOUT,
+        });
+      await probe.s.waitFor((m) => isMarketUpdate(marketId)(m) && isDeepStrictEqual(m.data, pricesOf(marketId, now.YES)), {
+        from: mark,
+        timeoutMs: TIMEOUT,
+      });
     }
 
     const finals = await finalsFor([A, B]);
@@ -312,16 +355,33 @@ describe("socket fan-out on every transport", () => {
     // Nothing was coalesced away here: each client saw every state of its books and prices, in order.
     for (const c of clients) {
       for (const b of c.books) {
-        expect({ client: c.name, book: key(b), states: bookUpdates(c, b).map((u) => levelsOf(u.data)) }).toEqual({ client: c.name, book: key(b), states: states.get(key(b))!.slice(1) });
+        expect({ client: c.name, book: key(b), states: bookUpdates(c, b).map((u) => levelsOf(u.data)) }).toEqual({
+          client: c.name,
+          book: key(b),
+          states: states.get(key(b))!.slice(1),
+        });
       }
       for (const id of c.markets) {
-        expect({ client: c.name, market: id, prices: marketUpdates(c, id) }).toEqual({ client: c.name, market: id, prices: states.get(`${id}:YES`)!.slice(1).map((yes) => pricesOf(id, yes)) });
+        expect({ client: c.name, market: id, prices: marketUpdates(c, id) }).toEqual({
+          client: c.name,
+          market: id,
+          prices: states
+            .get(`${id}:YES`)!
+            .slice(1)
+            .map((yes) => pricesOf(id, yes)),
+        });
       }
     }
     // Spot checks on content: the last A update is the bid at 0.33 over asks from 0.68.
     expect(finals.books.get(`${A}:YES`)!.bids[0]).toEqual({ price: "0.33", quantity: String(SHARE), numOrders: 1 });
     expect(finals.books.get(`${A}:YES`)!.asks[0]).toEqual({ price: "0.68", quantity: String(SHARE), numOrders: 1 });
-    expect(finals.prices.get(A)).toEqual({ marketId: A, buyYesPrice: "0.68", sellYesPrice: "0.33", buyNoPrice: "0.67", sellNoPrice: "0.32" });
+    expect(finals.prices.get(A)).toEqual({
+      marketId: A,
+      buyYesPrice: "0.68",
+      sellYesPrice: "0.33",
+      buyNoPrice: "0.67",
+      sellNoPrice: "0.32",
+    });
   });
 
   test("a burst reaches a slow websocket and a client held mid-upgrade complete and in order (engine.io fallback)", async () => {
@@ -430,12 +490,23 @@ describe("socket fan-out on every transport", () => {
       await settle([slow, mid], afterBurst);
       expect(midConn.upgrading).toBe(false);
       expect(midConn.transport.name).toBe("websocket");
-      await waitFor("the slow client's engine.io queue to drain", async () => slowConn.writeBuffer.length === 0 && slowConn.transport.writable, TIMEOUT, 10);
+      await waitFor(
+        "the slow client's engine.io queue to drain",
+        async () => slowConn.writeBuffer.length === 0 && slowConn.transport.writable,
+        TIMEOUT,
+        10,
+      );
 
       // Back to normal: one more change reaches everyone, the formerly held sockets included.
       await order(makers[0], C, "BUY", "YES", 0.3);
       const finals = await finalsNow();
-      expect(finals.prices.get(C)).toEqual({ marketId: C, buyYesPrice: "0.71", sellYesPrice: "0.30", buyNoPrice: "0.70", sellNoPrice: "0.29" });
+      expect(finals.prices.get(C)).toEqual({
+        marketId: C,
+        buyYesPrice: "0.71",
+        sellYesPrice: "0.30",
+        buyNoPrice: "0.70",
+        sellNoPrice: "0.29",
+      });
       await settle(clients, finals);
       for (const c of clients) expectConsistent(c, finals);
       expectSameStreams(clients, [C, D]);

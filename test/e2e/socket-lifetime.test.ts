@@ -42,12 +42,28 @@ describe("socket lifetime: idle disconnect and token expiry", () => {
       const auth = srv.broker.getLocalService("auth") as unknown as { stores: { sessions: Store<SessionDoc> } };
       const nowSec = Math.floor(Date.now() / 1000);
       const userId = "usr_expiring";
-      const { token, expiresAt } = issueToken(srv.cfg.jwtSecret, { userId, walletAddress: `0:${"ab".repeat(32)}`, sessionId: "ses_expiring" }, nowSec, 2);
-      await auth.stores.sessions.insert({ _id: "ses_expiring", userId, walletAddress: `0:${"ab".repeat(32)}`, expiresAt, createdAt: new Date().toISOString() });
+      const { token, expiresAt } = issueToken(
+        srv.cfg.jwtSecret,
+        { userId, walletAddress: `0:${"ab".repeat(32)}`, sessionId: "ses_expiring" },
+        nowSec,
+        2,
+      );
+      await auth.stores.sessions.insert({
+        _id: "ses_expiring",
+        userId,
+        walletAddress: `0:${"ab".repeat(32)}`,
+        expiresAt,
+        createdAt: new Date().toISOString(),
+      });
       const s = await connect(srv, 1000);
       s.subscribe({ channel: "user", token });
       expect(await s.waitFor((m) => m.type === "subscribed")).toEqual({ type: "subscribed", channel: "user", userId });
-      expect(await s.waitFor((m) => m.type === "error", { timeoutMs: 4000 })).toEqual({ type: "error", code: "SESSION_ENDED", channel: "user", message: "Token expired; subscribe again with a fresh token" });
+      expect(await s.waitFor((m) => m.type === "error", { timeoutMs: 4000 })).toEqual({
+        type: "error",
+        code: "SESSION_ENDED",
+        channel: "user",
+        message: "Token expired; subscribe again with a fresh token",
+      });
       expect(s.socket.connected).toBe(true);
     });
   });

@@ -23,7 +23,12 @@ jest.mock("../../gateway/socket-frames", () => {
     // A ws socket whose `_sender` was renamed: the connection check sees no `_sender.sendFrame`.
     missingOnConnection: (conn: Frames.EngineConn) => {
       const t = conn.transport;
-      return mockUpgrade === "connection" && t.name === "websocket" ? real.missingOnConnection({ ...conn, transport: { name: t.name, writable: t.writable, socket: t.socket && { readyState: t.socket.readyState } } }) : real.missingOnConnection(conn);
+      return mockUpgrade === "connection" && t.name === "websocket"
+        ? real.missingOnConnection({
+            ...conn,
+            transport: { name: t.name, writable: t.writable, socket: t.socket && { readyState: t.socket.readyState } },
+          })
+        : real.missingOnConnection(conn);
     },
   };
 });

@@ -5,7 +5,14 @@
  * public write only, gives every client exactly the same message stream.
  */
 import type { TestServer } from "../support/server";
-import { FANOUT_CLIENTS, FANOUT_ORDERS, metricValue, runFanoutScenario, startFanoutServer, type FanoutRun } from "../support/fanout-scenario";
+import {
+  FANOUT_CLIENTS,
+  FANOUT_ORDERS,
+  metricValue,
+  runFanoutScenario,
+  startFanoutServer,
+  type FanoutRun,
+} from "../support/fanout-scenario";
 
 const WRITES = "pmx_socket_fanout_writes_total";
 const PATH = "pmx_socket_fanout_path";
@@ -19,7 +26,10 @@ describe("socket fan-out write paths: shared frame vs engine.io's public write",
 
   beforeAll(async () => {
     // The same scenario against a server of each setting, one after the other.
-    for (const [key, env] of [["shared", {}], ["engineIo", { SOCKET_SHARED_FRAMES: "false" }]] as const) {
+    for (const [key, env] of [
+      ["shared", {}],
+      ["engineIo", { SOCKET_SHARED_FRAMES: "false" }],
+    ] as const) {
       const { srv, metricsUrl } = await startFanoutServer(env);
       servers.push(srv);
       runs[key] = await runFanoutScenario(srv, metricsUrl);
@@ -39,7 +49,8 @@ describe("socket fan-out write paths: shared frame vs engine.io's public write",
     const shared = metricValue(m, WRITES, { path: "shared-frame" });
     const engineIo = metricValue(m, WRITES, { path: "engine-io" });
     const wsWrites = FANOUT_ORDERS.length * 2 * FANOUT_CLIENTS.filter((c) => c.transport === "websocket").length;
-    const pollingWrites = FANOUT_ORDERS.length * sum(FANOUT_CLIENTS.filter((c) => c.transport === "polling").map((c) => messagesPerOrder(c) + 1));
+    const pollingWrites =
+      FANOUT_ORDERS.length * sum(FANOUT_CLIENTS.filter((c) => c.transport === "polling").map((c) => messagesPerOrder(c) + 1));
     expect(shared + engineIo).toBe(wsWrites + pollingWrites);
     // Nearly all of the websocket writes bypass engine.io (all of them on a quiet machine).
     expect(shared).toBeGreaterThanOrEqual(wsWrites / 2);
@@ -51,7 +62,9 @@ describe("socket fan-out write paths: shared frame vs engine.io's public write",
     expect(metricValue(m, PATH, { path: "shared-frame" })).toBe(0);
     expect(metricValue(m, WRITES, { path: "shared-frame" })).toBe(0);
     // One engine.io write per message and per pong, whatever the transport.
-    expect(metricValue(m, WRITES, { path: "engine-io" })).toBe(FANOUT_ORDERS.length * sum(FANOUT_CLIENTS.map((c) => messagesPerOrder(c) + 1)));
+    expect(metricValue(m, WRITES, { path: "engine-io" })).toBe(
+      FANOUT_ORDERS.length * sum(FANOUT_CLIENTS.map((c) => messagesPerOrder(c) + 1)),
+    );
   });
 
   test("both paths give every client exactly the same message stream (events, payloads, order)", () => {

@@ -31,7 +31,8 @@ describe("Socket.IO at /ws", () => {
   const order = (u: U, marketId: string, body: Record<string, unknown>) =>
     srv.http("POST", "/api/v1/orders", { token: u.token, body: { marketId, orderType: "GTC", ...body } });
   const isUpdate = (channel: string) => (m: Msg) => m.type === "update" && "channel" in m && m.channel === channel;
-  const userData = (s: TestSocket, from = 0) => s.since(from, isUpdate("user")).map((m) => (m as Extract<Msg, { channel: "user"; type: "update" }>).data);
+  const userData = (s: TestSocket, from = 0) =>
+    s.since(from, isUpdate("user")).map((m) => (m as Extract<Msg, { channel: "user"; type: "update" }>).data);
 
   test("ping answers a pong message, over websocket and over long-polling", async () => {
     for (const transports of [["websocket"], ["polling"]] as const) {
@@ -50,7 +51,11 @@ describe("Socket.IO at /ws", () => {
   test("market subscription is confirmed with the (deduplicated) market ids", async () => {
     const s = await connect();
     s.subscribe({ channel: "market", marketIds: ["mkt_a", "mkt_b", "mkt_a"] });
-    expect(await s.waitFor((m) => m.type === "subscribed")).toEqual({ type: "subscribed", channel: "market", marketIds: ["mkt_a", "mkt_b"] });
+    expect(await s.waitFor((m) => m.type === "subscribed")).toEqual({
+      type: "subscribed",
+      channel: "market",
+      marketIds: ["mkt_a", "mkt_b"],
+    });
   });
 
   test("book subscription sends the full snapshot first, then the confirmation; NO mirrors YES", async () => {
@@ -90,7 +95,12 @@ describe("Socket.IO at /ws", () => {
   test("book subscription to an unknown market is an error message", async () => {
     const s = await connect();
     s.subscribe({ channel: "book", marketId: "mkt_does_not_exist" });
-    expect(await s.waitFor((m) => m.type === "error")).toEqual({ type: "error", code: "NOT_FOUND", channel: "book", message: "Market not found" });
+    expect(await s.waitFor((m) => m.type === "error")).toEqual({
+      type: "error",
+      code: "NOT_FOUND",
+      channel: "book",
+      message: "Market not found",
+    });
   });
 
   test("user subscription with a valid token is confirmed with the user id; an invalid one gets an error", async () => {
@@ -100,9 +110,18 @@ describe("Socket.IO at /ws", () => {
 
     const bad = await connect();
     bad.subscribe({ channel: "user", token: alice.token.slice(0, -3) + "abc" });
-    expect(await bad.waitFor((m) => m.type === "error")).toEqual({ type: "error", code: "UNAUTHORIZED", channel: "user", message: "Invalid or expired token" });
+    expect(await bad.waitFor((m) => m.type === "error")).toEqual({
+      type: "error",
+      code: "UNAUTHORIZED",
+      channel: "user",
+      message: "Invalid or expired token",
+    });
     bad.subscribe({ channel: "user" });
-    expect(await bad.waitFor((m) => m.type === "error", { from: 1 })).toMatchObject({ type: "error", code: "UNAUTHORIZED", channel: "user" });
+    expect(await bad.waitFor((m) => m.type === "error", { from: 1 })).toMatchObject({
+      type: "error",
+      code: "UNAUTHORIZED",
+      channel: "user",
+    });
   });
 
   test("an order pushes market and book updates to subscribers, and user updates only to its owners", async () => {
@@ -152,7 +171,17 @@ describe("Socket.IO at /ws", () => {
     await sa.waitFor((m) => m.type === "update" && "balance" in m.data && m.data.balance.locked === String(1.5 * SHARE));
     expect(userData(sa)).toEqual(
       expect.arrayContaining([
-        { order: { orderId, marketId: market, status: "open", remainingQuantity: String(5 * SHARE), filledDelta: "0", clientOrderId: null, cancelReason: null } },
+        {
+          order: {
+            orderId,
+            marketId: market,
+            status: "open",
+            remainingQuantity: String(5 * SHARE),
+            filledDelta: "0",
+            clientOrderId: null,
+            cancelReason: null,
+          },
+        },
         { balance: { available: String(1000 * SHARE - 1.5 * SHARE), locked: String(1.5 * SHARE), total: String(1000 * SHARE) } },
       ]),
     );
@@ -183,17 +212,39 @@ describe("Socket.IO at /ws", () => {
             fee: crossed.body.data.fee,
           },
         },
-        { position: { marketId: market, outcome: "NO", quantity: String(2 * SHARE), avgEntryPrice: expect.any(String), totalCost: expect.any(String), realizedPnl: "0" } },
+        {
+          position: {
+            marketId: market,
+            outcome: "NO",
+            quantity: String(2 * SHARE),
+            avgEntryPrice: expect.any(String),
+            totalCost: expect.any(String),
+            realizedPnl: "0",
+          },
+        },
       ]),
     );
     const aliceTrade = userData(sa, aliceMark).find((d) => "trade" in d) as { trade: { role: string; outcome: string; side: string } };
     expect(aliceTrade.trade).toMatchObject({ role: "maker", side: "BUY", outcome: "YES" });
-    expect(userData(sa, aliceMark)).toContainEqual({ order: { orderId, marketId: market, status: "partially_filled", remainingQuantity: String(3 * SHARE), filledDelta: String(2 * SHARE), clientOrderId: null, cancelReason: null } });
+    expect(userData(sa, aliceMark)).toContainEqual({
+      order: {
+        orderId,
+        marketId: market,
+        status: "partially_filled",
+        remainingQuantity: String(3 * SHARE),
+        filledDelta: String(2 * SHARE),
+        clientOrderId: null,
+        cancelReason: null,
+      },
+    });
 
     // Nobody else's data reached carol, and no user data reached the public watcher.
     await sc.sync();
     // (Her own deposit notice may come at any time: the notifier sends in batches.)
-    const ownDeposit = (d: object) => "notification" in d && (d.notification as { type: string; id: string }).type === "DEPOSIT_CREDITED" && (d.notification as { id: string }).id.endsWith(carol.userId);
+    const ownDeposit = (d: object) =>
+      "notification" in d &&
+      (d.notification as { type: string; id: string }).type === "DEPOSIT_CREDITED" &&
+      (d.notification as { id: string }).id.endsWith(carol.userId);
     expect(userData(sc).filter((d) => !ownDeposit(d))).toEqual([]);
     expect(userData(sb).some((d) => "order" in d && d.order.orderId === orderId)).toBe(false);
     expect(watcher.since(0, isUpdate("user"))).toEqual([]);
@@ -207,7 +258,13 @@ describe("Socket.IO at /ws", () => {
     expect((await order(carol, market, { side: "BUY", outcome: "YES", price: 0.48, quantity: SHARE })).status).toBe(200);
     const update = (await s.waitFor(isUpdate("market"))) as Extract<Msg, { channel: "market"; type: "update" }>;
     const rest = (await srv.http("GET", `/api/v1/markets/${market}`)).body.data;
-    expect(update.data).toEqual({ marketId: market, buyYesPrice: rest.buyYesPrice, buyNoPrice: rest.buyNoPrice, sellYesPrice: rest.sellYesPrice, sellNoPrice: rest.sellNoPrice });
+    expect(update.data).toEqual({
+      marketId: market,
+      buyYesPrice: rest.buyYesPrice,
+      buyNoPrice: rest.buyNoPrice,
+      sellYesPrice: rest.sellYesPrice,
+      sellNoPrice: rest.sellNoPrice,
+    });
     expect(update.data.sellYesPrice).toBe("0.50");
   });
 
@@ -223,11 +280,24 @@ describe("Socket.IO at /ws", () => {
     s.unsubscribe({ channel: "market", marketIds: [market] });
     expect(await s.waitFor((m) => m.type === "unsubscribed")).toEqual({ type: "unsubscribed", channel: "market", marketIds: [market] });
     s.unsubscribe({ channel: "book", marketId: market });
-    expect(await s.waitFor((m) => m.type === "unsubscribed" && m.channel === "book")).toEqual({ type: "unsubscribed", channel: "book", marketId: market, outcome: "YES" });
+    expect(await s.waitFor((m) => m.type === "unsubscribed" && m.channel === "book")).toEqual({
+      type: "unsubscribed",
+      channel: "book",
+      marketId: market,
+      outcome: "YES",
+    });
     s.unsubscribe({ channel: "user" });
-    expect(await s.waitFor((m) => m.type === "unsubscribed" && m.channel === "user")).toEqual({ type: "unsubscribed", channel: "user", userId: carol.userId });
+    expect(await s.waitFor((m) => m.type === "unsubscribed" && m.channel === "user")).toEqual({
+      type: "unsubscribed",
+      channel: "user",
+      userId: carol.userId,
+    });
     s.unsubscribe({ channel: "market" });
-    expect(await s.waitFor((m) => m.type === "unsubscribed" && m.channel === "market" && m.marketIds.length === 1 && m.marketIds[0] === "mkt_other")).toBeTruthy();
+    expect(
+      await s.waitFor(
+        (m) => m.type === "unsubscribed" && m.channel === "market" && m.marketIds.length === 1 && m.marketIds[0] === "mkt_other",
+      ),
+    ).toBeTruthy();
 
     const mark = s.messages.length;
     expect((await order(carol, market, { side: "BUY", outcome: "YES", price: 0.2, quantity: SHARE })).status).toBe(200);
@@ -243,7 +313,12 @@ describe("Socket.IO at /ws", () => {
     s.subscribe({ channel: "user", token: dave.token });
     await s.waitFor((m) => m.type === "subscribed");
     expect((await srv.http("POST", "/api/v1/auth/logout", { token: dave.token })).status).toBe(204);
-    expect(await s.waitFor((m) => m.type === "error")).toEqual({ type: "error", code: "SESSION_ENDED", channel: "user", message: "Session ended; subscribe again with a valid token" });
+    expect(await s.waitFor((m) => m.type === "error")).toEqual({
+      type: "error",
+      code: "SESSION_ENDED",
+      channel: "user",
+      message: "Session ended; subscribe again with a valid token",
+    });
     const mark = s.messages.length;
     await fund(srv.broker, dave.userId, 1 * SHARE);
     await new Promise((r) => setTimeout(r, 150));
@@ -257,11 +332,21 @@ describe("Socket.IO at /ws", () => {
     const s = await connect();
     const ack = (event: string, ...args: unknown[]) => new Promise<unknown>((resolve) => s.socket.emit(event, ...args, resolve));
     const before = await srv.http("GET", "/api/v1/balance", { token: carol.token });
-    const r1 = await ack("call", "ledger.post", { key: "socket-theft", postings: [{ kind: "cash", account: carol.userId, available: 1e12 }, { kind: "external", flow: "deposit", amount: 1e12 }] });
+    const r1 = await ack("call", "ledger.post", {
+      key: "socket-theft",
+      postings: [
+        { kind: "cash", account: carol.userId, available: 1e12 },
+        { kind: "external", flow: "deposit", amount: 1e12 },
+      ],
+    });
     const r2 = await ack("call", "auth.checkSession", { sid: "x", userId: "y" });
     const r3 = await ack("call", "api.broadcast", { event: "message", args: [{ type: "pwned" }] });
     for (const r of [r1, r2, r3]) expect(r).toEqual({ type: "error", code: "UNSUPPORTED", message: 'Unsupported event "call"' });
-    expect(await ack("book.place", { marketId: "x" })).toEqual({ type: "error", code: "UNSUPPORTED", message: 'Unsupported event "book.place"' });
+    expect(await ack("book.place", { marketId: "x" })).toEqual({
+      type: "error",
+      code: "UNSUPPORTED",
+      message: 'Unsupported event "book.place"',
+    });
     await s.sync();
     expect(s.messages.some((m) => (m as { type: string }).type === "pwned")).toBe(false);
     expect((await srv.http("GET", "/api/v1/balance", { token: carol.token })).body.data).toEqual(before.body.data);
@@ -285,7 +370,12 @@ describe("Socket.IO at /ws", () => {
     s.subscribe({ channel: "market", marketIds: Array.from({ length: 60 }, (_, i) => `mkt_x${i}`) });
     await s.sync();
     expect(s.since(mark, (m) => m.type !== "pong").map((m) => m.type)).toEqual(["subscribed", "error"]);
-    expect(s.since(mark)).toContainEqual({ type: "error", code: "LIMIT_EXCEEDED", channel: "market", message: "At most 200 markets per connection" });
+    expect(s.since(mark)).toContainEqual({
+      type: "error",
+      code: "LIMIT_EXCEEDED",
+      channel: "market",
+      message: "At most 200 markets per connection",
+    });
     s.subscribe({ channel: "market", marketIds: Array.from({ length: 201 }, (_, i) => `mkt_y${i}`) });
     expect(await s.waitFor((m) => m.type === "error" && m.code === "LIMIT_EXCEEDED", { from: mark })).toBeTruthy();
     // 150 + 50 more fit exactly.
@@ -297,7 +387,12 @@ describe("Socket.IO at /ws", () => {
     for (const id of markets.slice(0, 20)) b.subscribe({ channel: "book", marketId: id });
     await b.waitFor(() => b.messages.filter((m) => m.type === "subscribed").length === 20, { timeoutMs: 5000 });
     b.subscribe({ channel: "book", marketId: markets[20] });
-    expect(await b.waitFor((m) => m.type === "error")).toEqual({ type: "error", code: "LIMIT_EXCEEDED", channel: "book", message: "At most 20 order books per connection" });
+    expect(await b.waitFor((m) => m.type === "error")).toEqual({
+      type: "error",
+      code: "LIMIT_EXCEEDED",
+      channel: "book",
+      message: "At most 20 order books per connection",
+    });
   });
 
   test("a burst of orders is coalesced: fewer book pushes than changes, the last one carrying the final book", async () => {
@@ -307,10 +402,17 @@ describe("Socket.IO at /ws", () => {
     s.subscribe({ channel: "market", marketIds: [market] });
     await s.waitFor((m) => m.type === "subscribed" && m.channel === "book");
     const n = 30;
-    const results = await Promise.all(Array.from({ length: n }, (_, i) => order(alice, market, { side: "BUY", outcome: "YES", price: 0.1 + (i % 10) / 100, quantity: SHARE })));
+    const results = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        order(alice, market, { side: "BUY", outcome: "YES", price: 0.1 + (i % 10) / 100, quantity: SHARE }),
+      ),
+    );
     expect(results.every((r) => r.status === 200)).toBe(true);
     const rest = (await srv.http("GET", `/api/v1/markets/${market}/orderbook`)).body.data;
-    const finalSeqWait = await s.waitFor((m) => m.type === "update" && m.channel === "book" && JSON.stringify(m.data.bids) === JSON.stringify(rest.bids), { timeoutMs: 2000 });
+    const finalSeqWait = await s.waitFor(
+      (m) => m.type === "update" && m.channel === "book" && JSON.stringify(m.data.bids) === JSON.stringify(rest.bids),
+      { timeoutMs: 2000 },
+    );
     await new Promise((r) => setTimeout(r, 150));
     const updates = s.since(0, (m) => m.type === "update" && m.channel === "book") as Array<{ seq: number; data: { bids: unknown } }>;
     expect(updates.length).toBeLessThan(n);
@@ -334,7 +436,9 @@ describe("Socket.IO at /ws", () => {
       expect((await order(alice, market, { side: "BUY", outcome: "YES", price: 0.1 + round / 100, quantity: SHARE })).status).toBe(200);
       for (const s of late) s.subscribe({ channel: "book", marketId: market });
       const rest = (await srv.http("GET", `/api/v1/markets/${market}/orderbook`)).body.data;
-      await watcher.waitFor((m) => m.type === "update" && m.channel === "book" && JSON.stringify(m.data.bids) === JSON.stringify(rest.bids));
+      await watcher.waitFor(
+        (m) => m.type === "update" && m.channel === "book" && JSON.stringify(m.data.bids) === JSON.stringify(rest.bids),
+      );
       await Promise.all(late.map((s) => s.sync()));
       for (const [k, s] of late.entries()) {
         const snap = (await s.waitFor((m) => m.type === "snapshot", { from: from[k] })) as { seq: number };
@@ -343,7 +447,9 @@ describe("Socket.IO at /ws", () => {
         expect([...new Set(seqs)]).toEqual(seqs);
       }
       for (const s of late) s.unsubscribe({ channel: "book", marketId: market });
-      await Promise.all(late.map((s) => s.waitFor((m) => m.type === "unsubscribed", { from: s.messages.length - 1 }).catch(() => undefined)));
+      await Promise.all(
+        late.map((s) => s.waitFor((m) => m.type === "unsubscribed", { from: s.messages.length - 1 }).catch(() => undefined)),
+      );
     }
     // Subscribed on a quiet book, each gets the next change.
     const from = late.map((s) => s.messages.length);
@@ -352,7 +458,9 @@ describe("Socket.IO at /ws", () => {
     expect((await order(alice, market, { side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE })).status).toBe(200);
     for (const [k, s] of late.entries()) {
       const snap = (await s.waitFor((m) => m.type === "snapshot", { from: from[k] })) as { seq: number };
-      expect(((await s.waitFor((m) => m.type === "update" && m.channel === "book", { from: from[k] })) as { seq: number }).seq).toBeGreaterThan(snap.seq);
+      expect(
+        ((await s.waitFor((m) => m.type === "update" && m.channel === "book", { from: from[k] })) as { seq: number }).seq,
+      ).toBeGreaterThan(snap.seq);
     }
   });
 });

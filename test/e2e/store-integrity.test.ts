@@ -24,9 +24,25 @@ describe("the data dir and its money store", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "pmx-integrity-"));
-    env = { PATH: process.env.PATH ?? "", DATA_DIR: dir, PORT: "0", HOST: "127.0.0.1", APP_DOMAIN: DOMAIN, JWT_SECRET: randomBytes(32).toString("hex"), ADMIN_KEY, LOG_LEVEL: "false", SEED_DEMO: "false", TAKER_FEE_BPS: "200", SETTLEMENT_INTERVAL_MS: "200", SETTLEMENT_MIN_AGE_MS: "0" };
+    env = {
+      PATH: process.env.PATH ?? "",
+      DATA_DIR: dir,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      APP_DOMAIN: DOMAIN,
+      JWT_SECRET: randomBytes(32).toString("hex"),
+      ADMIN_KEY,
+      LOG_LEVEL: "false",
+      SEED_DEMO: "false",
+      TAKER_FEE_BPS: "200",
+      SETTLEMENT_INTERVAL_MS: "200",
+      SETTLEMENT_MIN_AGE_MS: "0",
+    };
     node = await NodeProcess.start(env);
-    const created = await node.http("POST", "/api/v1/admin/events", { headers: { "x-admin-key": ADMIN_KEY }, body: { title: "Integrity", category: "Tech", markets: [{ title: "Integrity?" }] } });
+    const created = await node.http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: { title: "Integrity", category: "Tech", markets: [{ title: "Integrity?" }] },
+    });
     const market = created.body.data.markets[0].id as string;
     const users = [];
     for (let i = 0; i < 2; i++) {
@@ -36,11 +52,17 @@ describe("the data dir and its money store", () => {
     }
     // Resting orders, fills (trades) and a cancel: every table has rows.
     for (let i = 0; i < 6; i++) {
-      const r = await node.http("POST", "/api/v1/orders", { token: users[i % 2].accessToken, body: { marketId: market, side: "BUY", outcome: i % 2 ? "NO" : "YES", orderType: "GTC", price: 0.5, quantity: (i + 1) * SHARE } });
+      const r = await node.http("POST", "/api/v1/orders", {
+        token: users[i % 2].accessToken,
+        body: { marketId: market, side: "BUY", outcome: i % 2 ? "NO" : "YES", orderType: "GTC", price: 0.5, quantity: (i + 1) * SHARE },
+      });
       expect(r.status).toBe(200);
     }
     for (const price of [0.2, 0.21]) {
-      const r = await node.http("POST", "/api/v1/orders", { token: users[0].accessToken, body: { marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price, quantity: 3 * SHARE } });
+      const r = await node.http("POST", "/api/v1/orders", {
+        token: users[0].accessToken,
+        body: { marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price, quantity: 3 * SHARE },
+      });
       expect(r.body.data.status).toBe("open");
     }
     const open = await node.http("GET", "/api/v1/orders", { token: users[0].accessToken });
@@ -58,7 +80,7 @@ describe("the data dir and its money store", () => {
   test("a second process on the same data dir refuses to start, names the dir and the holder; the first keeps serving, nothing changes", async () => {
     // The trades' settlement batches journal their outcome: wait until the journal is quiet (2.5 s without an entry).
     let before = await node!.ctl<{ head: { seq: number; hash: string } }>({ cmd: "call", action: "ledger.verify" });
-    for (let quietSince = Date.now(); Date.now() - quietSince < 2_500; ) {
+    for (let quietSince = Date.now(); Date.now() - quietSince < 2_500;) {
       await new Promise((r) => setTimeout(r, 250));
       const now = await node!.ctl<{ head: { seq: number; hash: string } }>({ cmd: "call", action: "ledger.verify" });
       if (now.head.seq !== before.head.seq) [before, quietSince] = [now, Date.now()];
@@ -118,17 +140,41 @@ describe("the data dir and its money store", () => {
     // One digit changed in an old entry.
     expect(
       await startDamaged((db) => {
-        const row = db.prepare("SELECT seq, body FROM journal WHERE body LIKE '%\"available\":1000000000%' ORDER BY seq LIMIT 1").get() as { seq: number; body: string };
-        db.prepare("UPDATE journal SET body = ? WHERE seq = ?").run(row.body.replace('"available":1000000000', '"available":1000000001'), row.seq);
+        const row = db.prepare("SELECT seq, body FROM journal WHERE body LIKE '%\"available\":1000000000%' ORDER BY seq LIMIT 1").get() as {
+          seq: number;
+          body: string;
+        };
+        db.prepare("UPDATE journal SET body = ? WHERE seq = ?").run(
+          row.body.replace('"available":1000000000', '"available":1000000001'),
+          row.seq,
+        );
         n = row.seq;
       }),
     ).toMatch(new RegExp(`ledger journal entry ${n} \\(.*\\) does not match its hash`));
     // A row of each read model removed.
-    expect(await startDamaged((db) => db.prepare("DELETE FROM orders WHERE order_id = (SELECT order_id FROM orders WHERE remaining > 0 LIMIT 1)").run())).toMatch(/orders read model .* holds \d+ orders, the journal made \d+/);
-    expect(await startDamaged((db) => db.prepare("DELETE FROM trades WHERE trade_id = (SELECT trade_id FROM trades LIMIT 1)").run())).toMatch(/trades read model .* holds \d+ trades, the journal made \d+/);
-    expect(await startDamaged((db) => db.prepare("DELETE FROM positions WHERE (account, market_id, outcome) IN (SELECT account, market_id, outcome FROM positions WHERE quantity > 0 LIMIT 1)").run())).toMatch(/does not add up: .*markets whose shares and collateral disagree/);
+    expect(
+      await startDamaged((db) =>
+        db.prepare("DELETE FROM orders WHERE order_id = (SELECT order_id FROM orders WHERE remaining > 0 LIMIT 1)").run(),
+      ),
+    ).toMatch(/orders read model .* holds \d+ orders, the journal made \d+/);
+    expect(
+      await startDamaged((db) => db.prepare("DELETE FROM trades WHERE trade_id = (SELECT trade_id FROM trades LIMIT 1)").run()),
+    ).toMatch(/trades read model .* holds \d+ trades, the journal made \d+/);
+    expect(
+      await startDamaged((db) =>
+        db
+          .prepare(
+            "DELETE FROM positions WHERE (account, market_id, outcome) IN (SELECT account, market_id, outcome FROM positions WHERE quantity > 0 LIMIT 1)",
+          )
+          .run(),
+      ),
+    ).toMatch(/does not add up: .*markets whose shares and collateral disagree/);
     // An open order changed behind the ledger's back: its lock no longer matches.
-    expect(await startDamaged((db) => db.prepare("UPDATE orders SET holds = holds + 1 WHERE order_id = (SELECT order_id FROM orders WHERE remaining > 0 LIMIT 1)").run())).toMatch(/account usr_\w+ has \d+ locked while its open orders hold \d+/);
+    expect(
+      await startDamaged((db) =>
+        db.prepare("UPDATE orders SET holds = holds + 1 WHERE order_id = (SELECT order_id FROM orders WHERE remaining > 0 LIMIT 1)").run(),
+      ),
+    ).toMatch(/account usr_\w+ has \d+ locked while its open orders hold \d+/);
     // Not a store at all.
     expect(await startDamaged((_db, copy) => writeFileSync(join(copy, "money.db"), "not a database"))).toMatch(/money store .* is damaged/);
   });
@@ -145,7 +191,10 @@ describe("the data dir and its money store", () => {
     copies.push(legacy);
     writeFileSync(join(legacy, "ledger-journal.log"), '{"_id":"deposit:x","seq":1,"postings":[],"at":"2026-01-01T00:00:00.000Z"}\n');
     // Its keys given (the secrets check passes), the money store is what refuses.
-    const err = (await NodeProcess.start({ ...env, DATA_DIR: legacy, MASTER_SECRET: randomBytes(32).toString("hex") }, { name: "legacy" }).catch((e: Error) => e)) as Error;
+    const err = (await NodeProcess.start(
+      { ...env, DATA_DIR: legacy, MASTER_SECRET: randomBytes(32).toString("hex") },
+      { name: "legacy" },
+    ).catch((e: Error) => e)) as Error;
     expect(err.message).toMatch(/holds a ledger in the earlier format \(ledger-journal.log and NeDB read models\).*does not migrate/);
   });
 });

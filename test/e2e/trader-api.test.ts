@@ -30,11 +30,16 @@ describe("trader API", () => {
   afterAll(() => srv.stop());
   afterEach(() => expectConserved(srv.broker));
 
-  const order = (u: U, body: Record<string, unknown>, headers: Record<string, string> = {}) => srv.http("POST", "/api/v1/orders", { token: u.token, headers, body: { marketId: market, orderType: "GTC", ...body } });
-  const balance = async (u: U) => (await srv.http("GET", "/api/v1/balance", { token: u.token })).body.data as { available: string; locked: string };
+  const order = (u: U, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    srv.http("POST", "/api/v1/orders", { token: u.token, headers, body: { marketId: market, orderType: "GTC", ...body } });
+  const balance = async (u: U) =>
+    (await srv.http("GET", "/api/v1/balance", { token: u.token })).body.data as { available: string; locked: string };
   const openOrders = async (u: U, qs = "") => (await srv.http("GET", `/api/v1/orders${qs}`, { token: u.token })).body;
   const cancelAll = async (u: U) => srv.http("DELETE", "/api/v1/orders", { token: u.token });
-  const refusedField = (res: { status: number; body: { error: { code: string; fields?: Array<{ field: string; rule: string }> } } }, field: string) => {
+  const refusedField = (
+    res: { status: number; body: { error: { code: string; fields?: Array<{ field: string; rule: string }> } } },
+    field: string,
+  ) => {
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
     expect(res.body.error.fields?.map((f) => f.field)).toContain(field);
@@ -49,14 +54,45 @@ describe("trader API", () => {
     const soon = new Date(Date.now() + 2_000).toISOString();
     const later = new Date(Date.now() + 60_000).toISOString();
     refusedField(await order(alice, { orderType: "GTD", side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE }), "expiresAt");
-    refusedField(await order(alice, { orderType: "GTD", side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, expiresAt: soon }), "expiresAt");
-    refusedField(await order(alice, { orderType: "GTD", side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, expiresAt: new Date(Date.now() + 400 * 86400_000).toISOString() }), "expiresAt");
-    refusedField(await order(alice, { orderType: "GTD", side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, expiresAt: "tomorrow" }), "expiresAt");
-    refusedField(await order(alice, { orderType: "GTC", side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, expiresAt: later }), "expiresAt");
-    refusedField(await order(alice, { orderType: "FOK", side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, postOnly: true }), "postOnly");
-    refusedField(await order(alice, { orderType: "FAK", side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, postOnly: true }), "postOnly");
-    refusedField(await order(alice, { side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, clientOrderId: "has space" }), "clientOrderId");
-    refusedField(await order(alice, { side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, clientOrderId: "x".repeat(65) }), "clientOrderId");
+    refusedField(
+      await order(alice, { orderType: "GTD", side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, expiresAt: soon }),
+      "expiresAt",
+    );
+    refusedField(
+      await order(alice, {
+        orderType: "GTD",
+        side: "BUY",
+        outcome: "YES",
+        price: 0.3,
+        quantity: SHARE,
+        expiresAt: new Date(Date.now() + 400 * 86400_000).toISOString(),
+      }),
+      "expiresAt",
+    );
+    refusedField(
+      await order(alice, { orderType: "GTD", side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, expiresAt: "tomorrow" }),
+      "expiresAt",
+    );
+    refusedField(
+      await order(alice, { orderType: "GTC", side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, expiresAt: later }),
+      "expiresAt",
+    );
+    refusedField(
+      await order(alice, { orderType: "FOK", side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, postOnly: true }),
+      "postOnly",
+    );
+    refusedField(
+      await order(alice, { orderType: "FAK", side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, postOnly: true }),
+      "postOnly",
+    );
+    refusedField(
+      await order(alice, { side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, clientOrderId: "has space" }),
+      "clientOrderId",
+    );
+    refusedField(
+      await order(alice, { side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, clientOrderId: "x".repeat(65) }),
+      "clientOrderId",
+    );
     refusedField(await srv.http("POST", "/api/v1/heartbeats", { token: alice.token, body: { timeoutSeconds: 4 } }), "timeoutSeconds");
     refusedField(await srv.http("POST", "/api/v1/heartbeats", { token: alice.token, body: { timeoutSeconds: 301 } }), "timeoutSeconds");
     expect(await balance(alice)).toEqual(before);
@@ -68,22 +104,48 @@ describe("trader API", () => {
     ws.subscribe({ channel: "user", token: alice.token });
     await ws.waitFor((m) => m.type === "subscribed");
     const expiresAt = new Date(Date.now() + 5_500).toISOString();
-    const r = await order(alice, { orderType: "GTD", side: "BUY", outcome: "YES", price: 0.3, quantity: SHARE, expiresAt, clientOrderId: "gtd-1" });
+    const r = await order(alice, {
+      orderType: "GTD",
+      side: "BUY",
+      outcome: "YES",
+      price: 0.3,
+      quantity: SHARE,
+      expiresAt,
+      clientOrderId: "gtd-1",
+    });
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ orderType: "GTD", status: "open", expiresAt: new Date(Date.parse(expiresAt)).toISOString(), clientOrderId: "gtd-1", cancelledQuantity: "0", cancelReason: null });
+    expect(r.body.data).toMatchObject({
+      orderType: "GTD",
+      status: "open",
+      expiresAt: new Date(Date.parse(expiresAt)).toISOString(),
+      clientOrderId: "gtd-1",
+      cancelledQuantity: "0",
+      cancelReason: null,
+    });
     expect((await balance(alice)).locked).toBe(String(0.3 * SHARE));
     const listed = (await openOrders(alice)).data[0];
     expect(listed).toMatchObject({ orderId: r.body.data.orderId, expiresAt: r.body.data.expiresAt, status: "open" });
-    const update = await ws.waitFor((m) => m.type === "update" && (m as { data?: { order?: { status: string } } }).data?.order?.status === "expired", { timeoutMs: 15_000 });
+    const update = await ws.waitFor(
+      (m) => m.type === "update" && (m as { data?: { order?: { status: string } } }).data?.order?.status === "expired",
+      { timeoutMs: 15_000 },
+    );
     const expiredAt = Date.now();
     expect(expiredAt).toBeGreaterThanOrEqual(Date.parse(expiresAt));
-    expect((update as { data: { order: unknown } }).data.order).toMatchObject({ orderId: r.body.data.orderId, clientOrderId: "gtd-1", cancelReason: "expired", remainingQuantity: "0" });
+    expect((update as { data: { order: unknown } }).data.order).toMatchObject({
+      orderId: r.body.data.orderId,
+      clientOrderId: "gtd-1",
+      cancelReason: "expired",
+      remainingQuantity: "0",
+    });
     expect((await balance(alice)).locked).toBe("0");
     const closed = (await openOrders(alice, "?status=closed")).data.find((o: { orderId: string }) => o.orderId === r.body.data.orderId);
     expect(closed).toMatchObject({ status: "expired", cancelReason: "expired", cancelledQuantity: String(SHARE), remainingQuantity: "0" });
     await waitFor("expiry notification", async () => {
       const n = await srv.http("GET", "/api/v1/notifications", { token: alice.token });
-      return n.body.data.find((x: { type: string; metadata: { orderId?: string; reason?: string } }) => x.type === "ORDER_CANCELLED" && x.metadata.orderId === r.body.data.orderId && x.metadata.reason === "EXPIRED");
+      return n.body.data.find(
+        (x: { type: string; metadata: { orderId?: string; reason?: string } }) =>
+          x.type === "ORDER_CANCELLED" && x.metadata.orderId === r.body.data.orderId && x.metadata.reason === "EXPIRED",
+      );
     });
     ws.close();
   });
@@ -92,7 +154,13 @@ describe("trader API", () => {
     await order(bob, { side: "BUY", outcome: "NO", price: 0.6, quantity: SHARE });
     const r = await order(alice, { orderType: "FAK", side: "BUY", outcome: "YES", price: 0.4, quantity: 3 * SHARE });
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ orderType: "FAK", status: "cancelled", filledQuantity: String(SHARE), remainingQuantity: "0", cancelledQuantity: String(2 * SHARE) });
+    expect(r.body.data).toMatchObject({
+      orderType: "FAK",
+      status: "cancelled",
+      filledQuantity: String(SHARE),
+      remainingQuantity: "0",
+      cancelledQuantity: String(2 * SHARE),
+    });
     expect((await balance(alice)).locked).toBe("0");
     const none = await order(alice, { orderType: "FAK", side: "BUY", outcome: "YES", price: 0.1, quantity: SHARE });
     expect(none.body.data).toMatchObject({ status: "cancelled", filledQuantity: "0", cancelledQuantity: String(SHARE) });
@@ -108,7 +176,15 @@ describe("trader API", () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe("POST_ONLY_WOULD_CROSS");
     expect(await balance(alice)).toEqual(before);
-    const rests = await order(alice, { orderType: "GTD", side: "BUY", outcome: "YES", price: 0.39, quantity: SHARE, postOnly: true, expiresAt: new Date(Date.now() + 60_000).toISOString() });
+    const rests = await order(alice, {
+      orderType: "GTD",
+      side: "BUY",
+      outcome: "YES",
+      price: 0.39,
+      quantity: SHARE,
+      postOnly: true,
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    });
     expect(rests.body.data).toMatchObject({ status: "open", postOnly: true });
   });
 
@@ -166,7 +242,11 @@ describe("trader API", () => {
       },
     });
     expect(r.status).toBe(200);
-    const d = r.body.data as Array<{ ok: boolean; order?: { clientOrderId: string; status: string }; error?: { code: string; fields?: Array<{ field: string }> } }>;
+    const d = r.body.data as Array<{
+      ok: boolean;
+      order?: { clientOrderId: string; status: string };
+      error?: { code: string; fields?: Array<{ field: string }> };
+    }>;
     expect(d.map((x) => x.ok)).toEqual([true, false, false, true]);
     expect(d[0].order).toMatchObject({ clientOrderId: "b1", status: "open" });
     expect(d[1].error).toMatchObject({ code: "VALIDATION_ERROR", fields: [expect.objectContaining({ field: "price" })] });
@@ -174,7 +254,10 @@ describe("trader API", () => {
     expect(d[3].order).toMatchObject({ clientOrderId: "b4" });
     expect((await openOrders(alice)).data.map((o: { clientOrderId: string }) => o.clientOrderId).sort()).toEqual(["b1", "b4"]);
     refusedField(await srv.http("POST", "/api/v1/orders/batch", { token: alice.token, body: { orders: [] } }), "orders");
-    refusedField(await srv.http("POST", "/api/v1/orders/batch", { token: alice.token, body: { orders: Array(21).fill({ marketId: market }) } }), "orders");
+    refusedField(
+      await srv.http("POST", "/api/v1/orders/batch", { token: alice.token, body: { orders: Array(21).fill({ marketId: market }) } }),
+      "orders",
+    );
     // With a key: replayed whole, nothing placed twice.
     const body = { orders: [{ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.14, quantity: SHARE }] };
     const k = `batch-${Date.now()}`;
@@ -189,7 +272,10 @@ describe("trader API", () => {
     const other = await createMarket(srv, "Second market?");
     await order(alice, { side: "BUY", outcome: "YES", price: 0.2, quantity: SHARE });
     await order(alice, { side: "BUY", outcome: "NO", price: 0.3, quantity: SHARE });
-    await srv.http("POST", "/api/v1/orders", { token: alice.token, body: { marketId: other, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: SHARE } });
+    await srv.http("POST", "/api/v1/orders", {
+      token: alice.token,
+      body: { marketId: other, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: SHARE },
+    });
     const one = await srv.http("DELETE", `/api/v1/orders?marketId=${other}`, { token: alice.token });
     expect(one.status).toBe(200);
     expect(one.body.data).toMatchObject({ cancelled: [expect.any(String)], releasedAmount: String(0.5 * SHARE) });
@@ -210,7 +296,12 @@ describe("trader API", () => {
     // Down: alice keeps her place ahead of bob.
     const down = await srv.http("PATCH", `/api/v1/orders/${a.body.data.orderId}`, { token: alice.token, body: { quantity: SHARE } });
     expect(down.status).toBe(200);
-    expect(down.body.data).toMatchObject({ orderId: a.body.data.orderId, remainingQuantity: String(SHARE), quantity: String(SHARE), status: "open" });
+    expect(down.body.data).toMatchObject({
+      orderId: a.body.data.orderId,
+      remainingQuantity: String(SHARE),
+      quantity: String(SHARE),
+      status: "open",
+    });
     expect((await balance(alice)).locked).toBe(String(0.4 * SHARE));
     const fill1 = await order(carol, { orderType: "FAK", side: "BUY", outcome: "NO", price: 0.6, quantity: SHARE / 2 });
     expect(fill1.body.data.filledQuantity).toBe(String(SHARE / 2));
@@ -219,7 +310,10 @@ describe("trader API", () => {
     // A new price: alice goes behind bob at 0.40 even coming back to it.
     const moved = await srv.http("PATCH", `/api/v1/orders/${a.body.data.orderId}`, { token: alice.token, body: { price: 0.39 } });
     expect(moved.status).toBe(200);
-    const back = await srv.http("PATCH", `/api/v1/orders/${a.body.data.orderId}`, { token: alice.token, body: { price: 0.4, quantity: SHARE } });
+    const back = await srv.http("PATCH", `/api/v1/orders/${a.body.data.orderId}`, {
+      token: alice.token,
+      body: { price: 0.4, quantity: SHARE },
+    });
     expect(back.body.data).toMatchObject({ price: "0.40", remainingQuantity: String(SHARE), filledQuantity: String(SHARE / 2) });
     const fill2 = await order(carol, { orderType: "FAK", side: "BUY", outcome: "NO", price: 0.6, quantity: SHARE });
     expect(fill2.body.data.filledQuantity).toBe(String(SHARE));
@@ -228,12 +322,17 @@ describe("trader API", () => {
     expect((await openOrders(alice)).data[0]).toMatchObject({ filledQuantity: String(SHARE / 2), remainingQuantity: String(SHARE) });
     // Refused: more than the balance allows; the order stands unchanged.
     const before = (await openOrders(alice)).data[0];
-    const tooBig = await srv.http("PATCH", `/api/v1/orders/${a.body.data.orderId}`, { token: alice.token, body: { quantity: 10_000 * SHARE } });
+    const tooBig = await srv.http("PATCH", `/api/v1/orders/${a.body.data.orderId}`, {
+      token: alice.token,
+      body: { quantity: 10_000 * SHARE },
+    });
     expect(tooBig.status).toBe(400);
     expect(tooBig.body.error.code).toBe("INSUFFICIENT_BALANCE");
     expect((await openOrders(alice)).data[0]).toEqual(before);
     // Another user's order, and an empty amend.
-    expect((await srv.http("PATCH", `/api/v1/orders/${a.body.data.orderId}`, { token: bob.token, body: { price: 0.3 } })).body.error.code).toBe("ORDER_NOT_FOUND");
+    expect(
+      (await srv.http("PATCH", `/api/v1/orders/${a.body.data.orderId}`, { token: bob.token, body: { price: 0.3 } })).body.error.code,
+    ).toBe("ORDER_NOT_FOUND");
     refusedField(await srv.http("PATCH", `/api/v1/orders/${a.body.data.orderId}`, { token: alice.token, body: {} }), "price");
   });
 
@@ -257,7 +356,11 @@ describe("trader API", () => {
     expect((await balance(bob)).locked).toBe("0");
     await waitFor("heartbeat notification", async () => {
       const n = await srv.http("GET", "/api/v1/notifications", { token: bob.token });
-      return n.body.data.some((x: { type: string; metadata: { reason?: string } }) => x.type === "ORDER_CANCELLED" && x.metadata.reason === "HEARTBEAT") || null;
+      return (
+        n.body.data.some(
+          (x: { type: string; metadata: { reason?: string } }) => x.type === "ORDER_CANCELLED" && x.metadata.reason === "HEARTBEAT",
+        ) || null
+      );
     });
   });
 

@@ -34,14 +34,30 @@ describe("trader API across restarts and crashes", () => {
       await sleep(100);
     }
   };
-  const order = (u: { token: string }, body: Record<string, unknown>, headers: Record<string, string> = {}) => node.http("POST", "/api/v1/orders", { token: u.token, headers, body: { marketId: market, orderType: "GTC", ...body } });
+  const order = (u: { token: string }, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    node.http("POST", "/api/v1/orders", { token: u.token, headers, body: { marketId: market, orderType: "GTC", ...body } });
   const orders = async (u: { token: string }, qs = "") => (await node.http("GET", `/api/v1/orders${qs}`, { token: u.token })).body;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "pmx-trader-restart-"));
-    env = { PATH: process.env.PATH ?? "", DATA_DIR: dir, PORT: "0", HOST: "127.0.0.1", APP_DOMAIN: DOMAIN, JWT_SECRET: randomBytes(32).toString("hex"), ADMIN_KEY, LOG_LEVEL: "false", SEED_DEMO: "false", RATE_LIMIT_TRADE: "100000", RATE_LIMIT_READ: "100000" };
+    env = {
+      PATH: process.env.PATH ?? "",
+      DATA_DIR: dir,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      APP_DOMAIN: DOMAIN,
+      JWT_SECRET: randomBytes(32).toString("hex"),
+      ADMIN_KEY,
+      LOG_LEVEL: "false",
+      SEED_DEMO: "false",
+      RATE_LIMIT_TRADE: "100000",
+      RATE_LIMIT_READ: "100000",
+    };
     node = await NodeProcess.start(env);
-    const created = await node.http("POST", "/api/v1/admin/events", { headers: { "x-admin-key": ADMIN_KEY }, body: { title: "Restarts", category: "Tech", markets: [{ title: "Restarts?" }] } });
+    const created = await node.http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: { title: "Restarts", category: "Tech", markets: [{ title: "Restarts?" }] },
+    });
     market = created.body.data.markets[0].id;
     for (let i = 0; i < 3; i++) {
       const login = await node.http("POST", "/api/v1/auth/connect", { body: TestWallet.random().connectBody({ domain: DOMAIN }) });
@@ -56,7 +72,14 @@ describe("trader API across restarts and crashes", () => {
 
   test("a GTD whose time passes while the exchange is stopped expires at the start; an armed heartbeat survives a restart and fires once it lapsed", async () => {
     const [a, b] = users;
-    const gtd = await order(a, { orderType: "GTD", side: "BUY", outcome: "YES", price: 0.2, quantity: SHARE, expiresAt: new Date(Date.now() + 6_000).toISOString() });
+    const gtd = await order(a, {
+      orderType: "GTD",
+      side: "BUY",
+      outcome: "YES",
+      price: 0.2,
+      quantity: SHARE,
+      expiresAt: new Date(Date.now() + 6_000).toISOString(),
+    });
     expect(gtd.status).toBe(200);
     const keep = await order(a, { side: "BUY", outcome: "YES", price: 0.21, quantity: SHARE });
     // b arms a switch with a long timeout: a restart keeps it (and its deadline).
@@ -81,7 +104,13 @@ describe("trader API across restarts and crashes", () => {
 
   test("Idempotency-Key across a SIGKILL: every key executes once; a retry gets the first answer (replayed) or executes now if it never did", async () => {
     const [, , c] = users;
-    const bodies = Array.from({ length: 40 }, (_, i) => ({ side: "BUY", outcome: i % 2 ? "YES" : "NO", price: 0.1 + (i % 5) / 100, quantity: SHARE, clientOrderId: `idem-${i}` }));
+    const bodies = Array.from({ length: 40 }, (_, i) => ({
+      side: "BUY",
+      outcome: i % 2 ? "YES" : "NO",
+      price: 0.1 + (i % 5) / 100,
+      quantity: SHARE,
+      clientOrderId: `idem-${i}`,
+    }));
     const first = new Map<number, unknown>();
     const inflight = bodies.map((b, i) =>
       order(c, b, { "idempotency-key": `crash-${i}` })
@@ -114,6 +143,8 @@ describe("trader API across restarts and crashes", () => {
     expect(perKey.size).toBe(bodies.length);
     const check = await node.call<{ ok: boolean }>("ledger.conservation");
     expect(check.ok).toBe(true);
-    console.log(`${first.size} of ${bodies.length} answered before the kill, ${unanswered} executed but unanswered (replayed after the restart), ${bodies.length - first.size - unanswered} executed only after it`);
+    console.log(
+      `${first.size} of ${bodies.length} answered before the kill, ${unanswered} executed but unanswered (replayed after the restart), ${bodies.length - first.size - unanswered} executed only after it`,
+    );
   });
 });

@@ -25,12 +25,26 @@ describe("the web app served by the gateway", () => {
   });
   afterAll(() => srv.stop());
 
-  const get = (path: string, headers: Record<string, string> = {}) => fetch(srv.url + path, { headers: { "accept-encoding": "identity", ...headers } });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(srv.url + path, { headers: { "accept-encoding": "identity", ...headers } });
 
   test("every page of the app answers index.html, revalidated on each load, with the chain written in", async () => {
-    for (const path of [pathFor("events"), pathFor("event", { id: "evt_1" }), pathFor("market", { id: "mkt_1" }), pathFor("portfolio"), pathFor("wallet"), pathFor("notifications"), "/portfolio/"]) {
+    for (const path of [
+      pathFor("events"),
+      pathFor("event", { id: "evt_1" }),
+      pathFor("market", { id: "mkt_1" }),
+      pathFor("portfolio"),
+      pathFor("wallet"),
+      pathFor("notifications"),
+      "/portfolio/",
+    ]) {
       const res = await get(path);
-      expect([path, res.status, res.headers.get("content-type"), res.headers.get("cache-control")]).toEqual([path, 200, "text/html; charset=utf-8", CACHE_REVALIDATE]);
+      expect([path, res.status, res.headers.get("content-type"), res.headers.get("cache-control")]).toEqual([
+        path,
+        200,
+        "text/html; charset=utf-8",
+        CACHE_REVALIDATE,
+      ]);
       const html = await res.text();
       expect(html).toContain('<meta name="pmx:chain" content="sandbox">');
       expect(html).toMatch(/<script type="module" crossorigin src="\/assets\/app-[\w-]+\.js"><\/script>/);
@@ -44,7 +58,12 @@ describe("the web app served by the gateway", () => {
     const html = await (await get("/")).text();
     const script = (/src="(\/assets\/app-[\w-]+\.js)"/.exec(html) as RegExpExecArray)[1];
     const plain = await get(script);
-    expect([plain.status, plain.headers.get("cache-control"), plain.headers.get("content-type"), plain.headers.get("content-encoding")]).toEqual([200, CACHE_IMMUTABLE, "text/javascript; charset=utf-8", null]);
+    expect([
+      plain.status,
+      plain.headers.get("cache-control"),
+      plain.headers.get("content-type"),
+      plain.headers.get("content-encoding"),
+    ]).toEqual([200, CACHE_IMMUTABLE, "text/javascript; charset=utf-8", null]);
     const body = Buffer.from(await plain.arrayBuffer());
     const zipped = await fetch(srv.url + script, { headers: { "accept-encoding": "gzip, deflate" } });
     expect([zipped.headers.get("content-encoding"), zipped.headers.get("vary")]).toEqual(["gzip", "Accept-Encoding"]);
@@ -102,7 +121,17 @@ describe("the web app served by the gateway", () => {
   });
 
   test("anything else is a 404 in the API's envelope, also under the app's folders", async () => {
-    for (const path of ["/nope", "/assets/nope.js", "/wallet-icons/nope.svg", "/markets", "/markets/a/b", "/build-report.json", "/.vite/manifest.json", "/index.html.gz", "/docs/index.html"]) {
+    for (const path of [
+      "/nope",
+      "/assets/nope.js",
+      "/wallet-icons/nope.svg",
+      "/markets",
+      "/markets/a/b",
+      "/build-report.json",
+      "/.vite/manifest.json",
+      "/index.html.gz",
+      "/docs/index.html",
+    ]) {
       const res = await get(path);
       const body = (await res.json()) as { error: { code: string } };
       expect([path, res.status, body.error.code]).toEqual([path, 404, "RESOURCE_NOT_FOUND"]);

@@ -70,7 +70,11 @@ describe("api service (gateway)", () => {
     {
       name: "book",
       actions: {
-        place: fake((ctx) => ({ orderId: `ord_${++orderSeq}`, ...ctx.params }), { auth: "user", idempotent: true, params: { marketId: "string", price: "number", quantity: "number", $$strict: "remove" } }),
+        place: fake((ctx) => ({ orderId: `ord_${++orderSeq}`, ...ctx.params }), {
+          auth: "user",
+          idempotent: true,
+          params: { marketId: "string", price: "number", quantity: "number", $$strict: "remove" },
+        }),
         cancelOrder: fake(
           (ctx) => {
             if (ctx.params.orderId !== "ord_mine") throw notFound("Order", "ORDER_NOT_FOUND");
@@ -80,25 +84,39 @@ describe("api service (gateway)", () => {
         ),
         listOrders: fake(() => page([{ orderId: "ord_1" }, { orderId: "ord_2" }], 7, 2, 2), { auth: "user" }),
         orderbook: fake(() => ({ bids: [], asks: [] })),
-        placeBatch: fake(() => {
-          throw conflict("DUPLICATE_CLIENT_ORDER_ID", "clientOrderId taken");
-        }, { auth: "user" }),
+        placeBatch: fake(
+          () => {
+            throw conflict("DUPLICATE_CLIENT_ORDER_ID", "clientOrderId taken");
+          },
+          { auth: "user" },
+        ),
       },
     },
     {
       name: "router",
       actions: {
-        trade: fake(() => {
-          throw new Errors.MoleculerError("Market mkt_1 is moving between engine nodes; nothing was executed, retry", 503, "MARKET_MOVED", { retryAfter: 1 });
-        }, { auth: "user" }),
+        trade: fake(
+          () => {
+            throw new Errors.MoleculerError(
+              "Market mkt_1 is moving between engine nodes; nothing was executed, retry",
+              503,
+              "MARKET_MOVED",
+              { retryAfter: 1 },
+            );
+          },
+          { auth: "user" },
+        ),
       },
     },
     {
       name: "amm",
       actions: {
-        trade: fake(() => {
-          throw new Error("pool invariant broken at 0xdeadbeef");
-        }, { auth: "user" }),
+        trade: fake(
+          () => {
+            throw new Error("pool invariant broken at 0xdeadbeef");
+          },
+          { auth: "user" },
+        ),
       },
     },
     {
@@ -116,8 +134,13 @@ describe("api service (gateway)", () => {
     },
   ];
 
-  const token = (userId: string, sid = `ses_${userId}`) => issueToken(cfg.jwtSecret, { userId, walletAddress: "0:" + "1".repeat(64), sessionId: sid }, Math.floor(Date.now() / 1000)).token;
-  async function http(method: string, path: string, o: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string> } = {}) {
+  const token = (userId: string, sid = `ses_${userId}`) =>
+    issueToken(cfg.jwtSecret, { userId, walletAddress: "0:" + "1".repeat(64), sessionId: sid }, Math.floor(Date.now() / 1000)).token;
+  async function http(
+    method: string,
+    path: string,
+    o: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string> } = {},
+  ) {
     const headers: Record<string, string> = { ...(o.headers ?? {}) };
     if (o.token) headers.authorization = `Bearer ${o.token}`;
     let body = o.raw;
@@ -134,8 +157,22 @@ describe("api service (gateway)", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "pmx-api-svc-"));
-    cfg = loadConfig({ DATA_DIR: dir, PORT: "0", HOST: "127.0.0.1", APP_DOMAIN: DOMAIN, JWT_SECRET: "j".repeat(64), LOG_LEVEL: "false", ADMIN_KEY, RATE_LIMIT_TRADE: String(TRADE_LIMIT), RATE_LIMIT_READ: String(READ_LIMIT) });
-    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS }, middlewares: [AuthGuard, Idempotency, createMarketRouting()] });
+    cfg = loadConfig({
+      DATA_DIR: dir,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      APP_DOMAIN: DOMAIN,
+      JWT_SECRET: "j".repeat(64),
+      LOG_LEVEL: "false",
+      ADMIN_KEY,
+      RATE_LIMIT_TRADE: String(TRADE_LIMIT),
+      RATE_LIMIT_READ: String(READ_LIMIT),
+    });
+    broker = new ServiceBroker({
+      logger: false,
+      validator: { type: "Fastest", options: VALIDATOR_OPTIONS },
+      middlewares: [AuthGuard, Idempotency, createMarketRouting()],
+    });
     bindConfig(broker, cfg);
     for (const s of [...services, LedgerService, ApiService]) broker.createService(s);
     await broker.start();
@@ -152,11 +189,20 @@ describe("api service (gateway)", () => {
 
   test("aliases reach their actions with the body, query and path merged, the session user and the request's meta; answers in the envelope", async () => {
     const tk = token("usr_alias");
-    const placed = await http("POST", "/api/v1/orders", { token: tk, body: { marketId: "mkt_1", price: 0.4, quantity: 100, extra: "dropped" } });
+    const placed = await http("POST", "/api/v1/orders", {
+      token: tk,
+      body: { marketId: "mkt_1", price: 0.4, quantity: 100, extra: "dropped" },
+    });
     expect(placed.status).toBe(200);
-    expect(placed.body).toEqual({ data: { orderId: expect.stringMatching(/^ord_/), marketId: "mkt_1", price: 0.4, quantity: 100 }, requestId: expect.stringMatching(/^req_/) });
+    expect(placed.body).toEqual({
+      data: { orderId: expect.stringMatching(/^ord_/), marketId: "mkt_1", price: 0.4, quantity: 100 },
+      requestId: expect.stringMatching(/^req_/),
+    });
     expect(placed.headers.get("x-request-id")).toBe(placed.body.requestId);
-    expect(last("book.place")).toMatchObject({ params: { marketId: "mkt_1", price: 0.4, quantity: 100 }, meta: { origin: "gateway", user: { id: "usr_alias", wallet: "0:" + "1".repeat(64), sid: "ses_usr_alias", exp: expect.any(Number) } } });
+    expect(last("book.place")).toMatchObject({
+      params: { marketId: "mkt_1", price: 0.4, quantity: 100 },
+      meta: { origin: "gateway", user: { id: "usr_alias", wallet: "0:" + "1".repeat(64), sid: "ses_usr_alias", exp: expect.any(Number) } },
+    });
 
     const cancelled = await http("DELETE", "/api/v1/orders/ord_mine", { token: tk });
     expect(cancelled).toMatchObject({ status: 200, body: { data: { orderId: "ord_mine", status: "cancelled" } } });
@@ -164,7 +210,11 @@ describe("api service (gateway)", () => {
 
     // A page: its items as `data`, its pagination beside them.
     const listed = await http("GET", "/api/v1/orders?status=all&page=2&pageSize=2", { token: tk });
-    expect(listed.body).toEqual({ data: [{ orderId: "ord_1" }, { orderId: "ord_2" }], pagination: { page: 2, pageSize: 2, total: 7, hasNext: true }, requestId: expect.any(String) });
+    expect(listed.body).toEqual({
+      data: [{ orderId: "ord_1" }, { orderId: "ord_2" }],
+      pagination: { page: 2, pageSize: 2, total: 7, hasNext: true },
+      requestId: expect.any(String),
+    });
     expect(last("book.listOrders")?.params).toEqual({ status: "all", page: "2", pageSize: "2" });
 
     // Public reads need no session; the action sees none.
@@ -182,9 +232,22 @@ describe("api service (gateway)", () => {
   });
 
   test("only the contract's routes exist: internal actions and unknown paths are 404 RESOURCE_NOT_FOUND and reach nothing", async () => {
-    for (const [m, p] of [["POST", "/api/v1/ledger/post"], ["POST", "/api/v1/ledger.post"], ["GET", "/api/v1/book/depth"], ["POST", "/api/v1/book/cancel"], ["GET", "/api/v1/nope"], ["PUT", "/api/v1/orders"]]) {
+    for (const [m, p] of [
+      ["POST", "/api/v1/ledger/post"],
+      ["POST", "/api/v1/ledger.post"],
+      ["GET", "/api/v1/book/depth"],
+      ["POST", "/api/v1/book/cancel"],
+      ["GET", "/api/v1/nope"],
+      ["PUT", "/api/v1/orders"],
+    ]) {
       // A well-formed deposit: were the route there, it would credit money.
-      const deposit = { key: `dep:${p}`, postings: [{ kind: "cash", account: "usr_404", available: 1_000_000 }, { kind: "external", flow: "deposit", amount: 1_000_000 }] };
+      const deposit = {
+        key: `dep:${p}`,
+        postings: [
+          { kind: "cash", account: "usr_404", available: 1_000_000 },
+          { kind: "external", flow: "deposit", amount: 1_000_000 },
+        ],
+      };
       const res = await http(m, p, { token: token("usr_404"), ...(m === "GET" ? {} : { body: deposit }) });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: { code: "RESOURCE_NOT_FOUND", message: expect.any(String) }, requestId: expect.any(String) });
@@ -196,7 +259,13 @@ describe("api service (gateway)", () => {
 
   test("auth: no, bad or revoked session is 401 UNAUTHORIZED before the action runs; a confirmed session is asked once, again after auth.sessionRevoked", async () => {
     const body = { marketId: "mkt_1", price: 0.4, quantity: 100 };
-    for (const o of [{}, { token: "not-a-jwt" }, { token: issueToken("another-secret", { userId: "usr_x", walletAddress: "0:1", sessionId: "s" }, Math.floor(Date.now() / 1000)).token }]) {
+    for (const o of [
+      {},
+      { token: "not-a-jwt" },
+      {
+        token: issueToken("another-secret", { userId: "usr_x", walletAddress: "0:1", sessionId: "s" }, Math.floor(Date.now() / 1000)).token,
+      },
+    ]) {
       const res = await http("POST", "/api/v1/orders", { ...o, body });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: { code: "UNAUTHORIZED", message: expect.any(String) }, requestId: expect.any(String) });
@@ -228,17 +297,36 @@ describe("api service (gateway)", () => {
     let n = 0;
     const fresh = () => token(`usr_errors_${++n}`);
     const invalid = await http("POST", "/api/v1/orders", { token: fresh(), body: { marketId: "mkt_1", price: "0.4", quantity: 100 } });
-    expect(invalid).toMatchObject({ status: 400, body: { error: { code: "VALIDATION_ERROR", message: "Parameters validation error", fields: [{ field: "price", rule: "number" }] } } });
-    const malformed = await http("POST", "/api/v1/orders", { token: fresh(), raw: "{not json", headers: { "content-type": "application/json" } });
+    expect(invalid).toMatchObject({
+      status: 400,
+      body: { error: { code: "VALIDATION_ERROR", message: "Parameters validation error", fields: [{ field: "price", rule: "number" }] } },
+    });
+    const malformed = await http("POST", "/api/v1/orders", {
+      token: fresh(),
+      raw: "{not json",
+      headers: { "content-type": "application/json" },
+    });
     expect(malformed).toMatchObject({ status: 400, body: { error: { code: "VALIDATION_ERROR", message: "Malformed JSON body" } } });
-    const huge = await http("POST", "/api/v1/orders", { token: fresh(), body: { marketId: "x".repeat(70_000), price: 0.4, quantity: 100 } });
+    const huge = await http("POST", "/api/v1/orders", {
+      token: fresh(),
+      body: { marketId: "x".repeat(70_000), price: 0.4, quantity: 100 },
+    });
     expect(huge).toMatchObject({ status: 413, body: { error: { code: "PAYLOAD_TOO_LARGE" } } });
     expect(count("book.place")).toBe(0);
 
-    expect(await http("DELETE", "/api/v1/orders/ord_other", { token: fresh() })).toMatchObject({ status: 404, body: { error: { code: "ORDER_NOT_FOUND", message: "Order not found" } } });
-    expect(await http("POST", "/api/v1/orders/batch", { token: fresh(), body: { orders: [] } })).toMatchObject({ status: 409, body: { error: { code: "DUPLICATE_CLIENT_ORDER_ID" } } });
+    expect(await http("DELETE", "/api/v1/orders/ord_other", { token: fresh() })).toMatchObject({
+      status: 404,
+      body: { error: { code: "ORDER_NOT_FOUND", message: "Order not found" } },
+    });
+    expect(await http("POST", "/api/v1/orders/batch", { token: fresh(), body: { orders: [] } })).toMatchObject({
+      status: 409,
+      body: { error: { code: "DUPLICATE_CLIENT_ORDER_ID" } },
+    });
     const moving = await http("POST", "/api/v1/trade/market", { token: fresh(), body: {} });
-    expect(moving).toMatchObject({ status: 503, body: { error: { code: "MARKET_MOVED", message: expect.stringContaining("nothing was executed") } } });
+    expect(moving).toMatchObject({
+      status: 503,
+      body: { error: { code: "MARKET_MOVED", message: expect.stringContaining("nothing was executed") } },
+    });
     expect(moving.headers.get("retry-after")).toBe("1");
     const crashed = await http("POST", "/api/v1/trade/amm", { token: fresh(), body: {} });
     expect(crashed).toMatchObject({ status: 500, body: { error: { code: "INTERNAL_ERROR", message: "Internal server error" } } });
@@ -247,7 +335,10 @@ describe("api service (gateway)", () => {
     const absent = await http("POST", "/api/v1/withdraw", { token: fresh(), body: { amount: "1" } });
     expect(absent).toMatchObject({ status: 503, body: { error: { code: "SERVICE_UNAVAILABLE" } } });
     expect(absent.headers.get("retry-after")).toBe("2");
-    expect(await http("POST", "/api/v1/auth/connect", { body: {} })).toMatchObject({ status: 401, body: { error: { code: "UNAUTHORIZED", message: "Invalid proof" } } });
+    expect(await http("POST", "/api/v1/auth/connect", { body: {} })).toMatchObject({
+      status: 401,
+      body: { error: { code: "UNAUTHORIZED", message: "Invalid proof" } },
+    });
   });
 
   test("rate limits per user and category: X-RateLimit-* on every answer; over the trade limit 429 RATE_LIMIT_EXCEEDED with Retry-After, nothing runs", async () => {
@@ -256,11 +347,17 @@ describe("api service (gateway)", () => {
     for (let i = 1; i <= TRADE_LIMIT; i++) {
       const res = await http("POST", "/api/v1/orders", { token: tk, body });
       expect(res.status).toBe(200);
-      expect([res.headers.get("x-ratelimit-limit"), res.headers.get("x-ratelimit-remaining")]).toEqual([String(TRADE_LIMIT), String(TRADE_LIMIT - i)]);
+      expect([res.headers.get("x-ratelimit-limit"), res.headers.get("x-ratelimit-remaining")]).toEqual([
+        String(TRADE_LIMIT),
+        String(TRADE_LIMIT - i),
+      ]);
     }
     const over = await http("POST", "/api/v1/orders", { token: tk, body });
     expect(over.status).toBe(429);
-    expect(over.body).toEqual({ error: { code: "RATE_LIMIT_EXCEEDED", message: expect.stringMatching(/too many requests/i) }, requestId: expect.any(String) });
+    expect(over.body).toEqual({
+      error: { code: "RATE_LIMIT_EXCEEDED", message: expect.stringMatching(/too many requests/i) },
+      requestId: expect.any(String),
+    });
     expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(over.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(count("book.place")).toBe(TRADE_LIMIT);
@@ -288,17 +385,28 @@ describe("api service (gateway)", () => {
     const first = await http("POST", "/api/v1/orders", { token: tk, body, headers: { "idempotency-key": "idem-1" } });
     expect(first.status).toBe(200);
     expect(first.headers.get("idempotent-replayed")).toBeNull();
-    const again = await http("POST", "/api/v1/orders", { token: tk, body: { quantity: 100, price: 0.4, marketId: "mkt_1" }, headers: { "idempotency-key": "idem-1" } });
+    const again = await http("POST", "/api/v1/orders", {
+      token: tk,
+      body: { quantity: 100, price: 0.4, marketId: "mkt_1" },
+      headers: { "idempotency-key": "idem-1" },
+    });
     expect(again.status).toBe(200);
     expect(again.body.data).toEqual(first.body.data);
     expect(again.body.requestId).not.toBe(first.body.requestId);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(count("book.place")).toBe(1);
 
-    const reused = await http("POST", "/api/v1/orders", { token: tk, body: { ...body, price: 0.5 }, headers: { "idempotency-key": "idem-1" } });
+    const reused = await http("POST", "/api/v1/orders", {
+      token: tk,
+      body: { ...body, price: 0.5 },
+      headers: { "idempotency-key": "idem-1" },
+    });
     expect(reused).toMatchObject({ status: 409, body: { error: { code: "IDEMPOTENCY_KEY_REUSED" } } });
     const long = await http("POST", "/api/v1/orders", { token: tk, body, headers: { "idempotency-key": "k".repeat(256) } });
-    expect(long).toMatchObject({ status: 400, body: { error: { code: "VALIDATION_ERROR", fields: [{ field: "Idempotency-Key", rule: "stringMax" }] } } });
+    expect(long).toMatchObject({
+      status: 400,
+      body: { error: { code: "VALIDATION_ERROR", fields: [{ field: "Idempotency-Key", rule: "stringMax" }] } },
+    });
     // The key is the caller's: another user's same key is a new request.
     const otherUser = await http("POST", "/api/v1/orders", { token: token("usr_idem_2"), body, headers: { "idempotency-key": "idem-1" } });
     expect(otherUser.body.data.orderId).not.toBe(first.body.data.orderId);

@@ -29,11 +29,15 @@ describe("auth service", () => {
     ),
   };
   const viaGateway = { meta: { proofDomain: DOMAIN } };
-  const login = (w: TestWallet, extra: object = {}) => broker.call<SessionResponse, object>("auth.connect", { ...w.connectBody({ domain: DOMAIN }), ...extra }, viaGateway);
+  const login = (w: TestWallet, extra: object = {}) =>
+    broker.call<SessionResponse, object>("auth.connect", { ...w.connectBody({ domain: DOMAIN }), ...extra }, viaGateway);
 
   beforeAll(async () => {
     broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS } });
-    bindConfig(broker, loadConfig({ DATA_DIR: ":memory:", JWT_SECRET: "j".repeat(64), LOG_LEVEL: "false", TELEGRAM_BOT_TOKEN: TEST_BOT_TOKEN }));
+    bindConfig(
+      broker,
+      loadConfig({ DATA_DIR: ":memory:", JWT_SECRET: "j".repeat(64), LOG_LEVEL: "false", TELEGRAM_BOT_TOKEN: TEST_BOT_TOKEN }),
+    );
     for (const s of [listener, AuthService]) broker.createService(s);
     await broker.start();
   });
@@ -43,17 +47,33 @@ describe("auth service", () => {
   });
 
   test("the challenge names the gateway's domain; without one it is a 500 that says what to set", async () => {
-    expect(await broker.call("auth.challenge", {}, viaGateway)).toEqual({ domain: DOMAIN, payload: expect.stringMatching(/^[0-9a-f]{64}$/), expiresAt: expect.any(String) });
+    expect(await broker.call("auth.challenge", {}, viaGateway)).toEqual({
+      domain: DOMAIN,
+      payload: expect.stringMatching(/^[0-9a-f]{64}$/),
+      expiresAt: expect.any(String),
+    });
     await expect(broker.call("auth.challenge", {})).rejects.toMatchObject({ code: 500, type: "NO_PROOF_DOMAIN" });
-    await expect(broker.call("auth.connect", TestWallet.random().connectBody({ domain: DOMAIN }))).rejects.toMatchObject({ code: 500, type: "NO_PROOF_DOMAIN" });
+    await expect(broker.call("auth.connect", TestWallet.random().connectBody({ domain: DOMAIN }))).rejects.toMatchObject({
+      code: 500,
+      type: "NO_PROOF_DOMAIN",
+    });
   });
 
   test("connect: params validated; every refusal is 401 UNAUTHORIZED; a login announces a new user and a Telegram link", async () => {
     const w = TestWallet.random();
-    await expect(broker.call("auth.connect", { ...w.connectBody({ domain: DOMAIN }), messengerInitData: 42 }, viaGateway)).rejects.toMatchObject({ name: "ValidationError", data: [expect.objectContaining({ field: "messengerInitData" })] });
+    await expect(
+      broker.call("auth.connect", { ...w.connectBody({ domain: DOMAIN }), messengerInitData: 42 }, viaGateway),
+    ).rejects.toMatchObject({ name: "ValidationError", data: [expect.objectContaining({ field: "messengerInitData" })] });
     await expect(broker.call("auth.connect", {}, viaGateway)).rejects.toMatchObject({ code: 401, type: "UNAUTHORIZED" });
-    await expect(broker.call("auth.connect", w.connectBody({ domain: "evil.test" }), viaGateway)).rejects.toMatchObject({ code: 401, type: "UNAUTHORIZED" });
-    await expect(login(w, { messengerInitData: "hash=00" })).rejects.toMatchObject({ code: 401, type: "UNAUTHORIZED", message: "Invalid Telegram init data" });
+    await expect(broker.call("auth.connect", w.connectBody({ domain: "evil.test" }), viaGateway)).rejects.toMatchObject({
+      code: 401,
+      type: "UNAUTHORIZED",
+    });
+    await expect(login(w, { messengerInitData: "hash=00" })).rejects.toMatchObject({
+      code: 401,
+      type: "UNAUTHORIZED",
+      message: "Invalid Telegram init data",
+    });
     expect(heard).toEqual([]);
 
     const s = await login(w, { messengerInitData: signInitData(TEST_BOT_TOKEN, { id: 99, username: "w" }, nowSec()) });
@@ -62,7 +82,10 @@ describe("auth service", () => {
       { name: "auth.userCreated", params: { userId: s.userId, walletAddress: w.rawAddress } },
       { name: "auth.telegramLinked", params: { userId: s.userId, chatId: 99 } },
     ]);
-    expect(await broker.call<UserDoc | null, object>("auth.getUser", { userId: s.userId })).toMatchObject({ _id: s.userId, telegram: { id: 99, username: "w" } });
+    expect(await broker.call<UserDoc | null, object>("auth.getUser", { userId: s.userId })).toMatchObject({
+      _id: s.userId,
+      telegram: { id: 99, username: "w" },
+    });
     expect(await broker.call("auth.getUser", { userId: "usr_nope" })).toBeNull();
 
     heard.length = 0;
@@ -74,14 +97,19 @@ describe("auth service", () => {
   test("sessions: resolved and checked while live; logout ends them and is broadcast; refresh waits for the last hour", async () => {
     const w = TestWallet.random();
     const s = await login(w);
-    const user = await broker.call<{ id: string; wallet: string; sid: string; exp: number } | null, object>("auth.resolveToken", { token: s.accessToken });
+    const user = await broker.call<{ id: string; wallet: string; sid: string; exp: number } | null, object>("auth.resolveToken", {
+      token: s.accessToken,
+    });
     expect(user).toEqual({ id: s.userId, wallet: w.rawAddress, sid: expect.stringMatching(/^ses_/), exp: s.expiresAt });
     const sid = user!.sid;
     expect(await broker.call("auth.checkSession", { sid, userId: s.userId })).toBe(true);
     expect(await broker.call("auth.resolveToken", { token: "junk" })).toBeNull();
     await expect(broker.call("auth.checkSession", { sid })).rejects.toMatchObject({ name: "ValidationError" });
 
-    await expect(broker.call("auth.refresh", { token: s.accessToken })).rejects.toMatchObject({ code: 401, message: "Token has more than 1 hour of validity left" });
+    await expect(broker.call("auth.refresh", { token: s.accessToken })).rejects.toMatchObject({
+      code: 401,
+      message: "Token has more than 1 hour of validity left",
+    });
     await expect(broker.call("auth.refresh", { token: 5 })).rejects.toMatchObject({ name: "ValidationError" });
     await expect(broker.call("auth.refresh", {})).rejects.toMatchObject({ code: 401, message: "A valid token is required" });
 

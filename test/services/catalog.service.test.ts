@@ -18,18 +18,21 @@ describe("catalog service", () => {
   const router: ServiceSchema = {
     name: "router",
     actions: {
-      livePrices: (ctx: Context<{ marketIds: string[] }>) => Object.fromEntries(ctx.params.marketIds.filter((id) => quotes.has(id)).map((id) => [id, quotes.get(id)])),
+      livePrices: (ctx: Context<{ marketIds: string[] }>) =>
+        Object.fromEntries(ctx.params.marketIds.filter((id) => quotes.has(id)).map((id) => [id, quotes.get(id)])),
     },
   };
   const listener: ServiceSchema = {
     name: "listener",
     events: Object.fromEntries(
-      ["market.opened", "market.closed", "market.cancelled", "market.resolved", "market.resolutionFailed", "catalog.marketChanged"].map((name) => [
-        name,
-        (ctx: Context) => {
-          heard.push({ name, params: ctx.params });
-        },
-      ]),
+      ["market.opened", "market.closed", "market.cancelled", "market.resolved", "market.resolutionFailed", "catalog.marketChanged"].map(
+        (name) => [
+          name,
+          (ctx: Context) => {
+            heard.push({ name, params: ctx.params });
+          },
+        ],
+      ),
     ),
   };
 
@@ -50,8 +53,15 @@ describe("catalog service", () => {
 
   test("createEvent: params validated, markets opened and announced, the event readable with live prices", async () => {
     await expect(create([])).rejects.toMatchObject({ name: "ValidationError", code: 422 });
-    await expect(broker.call("catalog.createEvent", { title: "x", category: "Gossip", markets: [{ title: "a" }] })).rejects.toMatchObject({ name: "ValidationError", data: [expect.objectContaining({ field: "category" })] });
-    await expect(create([{ title: "Same" }, { title: "same" }])).rejects.toMatchObject({ code: 400, type: "VALIDATION_ERROR", data: { fields: [{ field: "markets", rule: "unique" }] } });
+    await expect(broker.call("catalog.createEvent", { title: "x", category: "Gossip", markets: [{ title: "a" }] })).rejects.toMatchObject({
+      name: "ValidationError",
+      data: [expect.objectContaining({ field: "category" })],
+    });
+    await expect(create([{ title: "Same" }, { title: "same" }])).rejects.toMatchObject({
+      code: 400,
+      type: "VALIDATION_ERROR",
+      data: { fields: [{ field: "markets", rule: "unique" }] },
+    });
     await expect(create([{ title: "a", ammLiquidity: "007" }])).rejects.toMatchObject({ name: "ValidationError" });
     expect(heard).toEqual([]);
 
@@ -61,7 +71,12 @@ describe("catalog service", () => {
       ["Home", "open", null],
       ["Away", "open", null],
     ]);
-    expect(heard).toEqual(e.markets.map((m, i) => ({ name: "market.opened", params: { marketId: m.id, eventId: e.id, ammLiquidity: i === 0 ? "1000000" : "0" } })));
+    expect(heard).toEqual(
+      e.markets.map((m, i) => ({
+        name: "market.opened",
+        params: { marketId: m.id, eventId: e.id, ammLiquidity: i === 0 ? "1000000" : "0" },
+      })),
+    );
 
     quotes.set(e.markets[0].id, { buyYesPrice: "0.55", buyNoPrice: "0.47", sellYesPrice: "0.53", sellNoPrice: "bogus" });
     const read = await broker.call<EventView, object>("catalog.getEvent", { id: e.id });
@@ -72,9 +87,19 @@ describe("catalog service", () => {
 
   test("a reused externalEventId is 409 DUPLICATE_EVENT; unknown ids are 404; malformed ids never reach the store", async () => {
     await create([{ title: "First" }], { externalEventId: "ext-dup" });
-    await expect(create([{ title: "Second" }], { externalEventId: "ext-dup" })).rejects.toMatchObject({ code: 409, type: "DUPLICATE_EVENT" });
-    await expect(broker.call("catalog.getEvent", { id: "evt_nope" })).rejects.toMatchObject({ code: 404, type: "RESOURCE_NOT_FOUND", message: "Event not found" });
-    await expect(broker.call("catalog.getMarketInternal", { marketId: "mkt_nope" })).rejects.toMatchObject({ code: 404, type: "RESOURCE_NOT_FOUND" });
+    await expect(create([{ title: "Second" }], { externalEventId: "ext-dup" })).rejects.toMatchObject({
+      code: 409,
+      type: "DUPLICATE_EVENT",
+    });
+    await expect(broker.call("catalog.getEvent", { id: "evt_nope" })).rejects.toMatchObject({
+      code: 404,
+      type: "RESOURCE_NOT_FOUND",
+      message: "Event not found",
+    });
+    await expect(broker.call("catalog.getMarketInternal", { marketId: "mkt_nope" })).rejects.toMatchObject({
+      code: 404,
+      type: "RESOURCE_NOT_FOUND",
+    });
     await expect(broker.call("catalog.getMarket", { id: { $ne: 1 } })).rejects.toMatchObject({ name: "ValidationError" });
     await expect(broker.call("catalog.closeMarket", { id: "a b" })).rejects.toMatchObject({ name: "ValidationError" });
   });
@@ -90,8 +115,15 @@ describe("catalog service", () => {
       { name: "market.resolved", params: { marketId: m.id, result: "YES", conditionId: m.conditionId } },
     ]);
     heard.length = 0;
-    await expect(broker.call("catalog.cancelMarket", { id: m.id })).rejects.toMatchObject({ code: 409, type: "ILLEGAL_TRANSITION", message: "Cannot cancel a market that is resolved" });
-    await expect(broker.call("catalog.resolveMarket", { id: m.id, result: "MAYBE" })).rejects.toMatchObject({ code: 422, name: "ValidationError" });
+    await expect(broker.call("catalog.cancelMarket", { id: m.id })).rejects.toMatchObject({
+      code: 409,
+      type: "ILLEGAL_TRANSITION",
+      message: "Cannot cancel a market that is resolved",
+    });
+    await expect(broker.call("catalog.resolveMarket", { id: m.id, result: "MAYBE" })).rejects.toMatchObject({
+      code: 422,
+      name: "ValidationError",
+    });
     expect(heard).toEqual([]);
 
     const [n] = (await create()).markets;
@@ -106,7 +138,15 @@ describe("catalog service", () => {
     const e = await create([{ title: "A" }, { title: "B" }]);
     const [a, b] = e.markets.map((m) => m.id);
     const at = new Date().toISOString();
-    const print = (tradeId: string, marketId: string, yesPrice: number, notional: number) => ({ tradeId, marketId, outcome: "YES", yesPrice, quantity: 1_000_000, notional, at });
+    const print = (tradeId: string, marketId: string, yesPrice: number, notional: number) => ({
+      tradeId,
+      marketId,
+      outcome: "YES",
+      yesPrice,
+      quantity: 1_000_000,
+      notional,
+      at,
+    });
     broker.emit("market.trade", print("t1", a, 40, 400_000));
     broker.emit("market.trade", print("t2", a, 60, 600_000));
     broker.emit("market.trade", print("t3", b, 10, 100_000));
@@ -128,15 +168,30 @@ describe("catalog service", () => {
 
   test("updateEvent and the lists: display fields and market titles change, search follows; marketTitles answers many", async () => {
     const e = await create([{ title: "Rain" }], { title: "Weather in Paris" });
-    const updated = await broker.call<EventView, object>("catalog.updateEvent", { id: e.id, title: "Weather in Lyon", markets: [{ id: e.markets[0].id, title: "Snow" }] });
+    const updated = await broker.call<EventView, object>("catalog.updateEvent", {
+      id: e.id,
+      title: "Weather in Lyon",
+      markets: [{ id: e.markets[0].id, title: "Snow" }],
+    });
     expect(updated).toMatchObject({ title: "Weather in Lyon", markets: [expect.objectContaining({ title: "Snow" })] });
-    const found = await broker.call<{ items: EventView[]; pagination: { total: number } }, object>("catalog.searchEvents", { q: "lyon snow" });
+    const found = await broker.call<{ items: EventView[]; pagination: { total: number } }, object>("catalog.searchEvents", {
+      q: "lyon snow",
+    });
     expect(found.items.map((x) => x.id)).toEqual([e.id]);
     expect((await broker.call<{ items: EventView[] }, object>("catalog.searchEvents", { q: "paris" })).items).toEqual([]);
-    const listed = await broker.call<{ items: EventView[]; pagination: { total: number } }, object>("catalog.listEvents", { search: "lyon", pageSize: "5" });
+    const listed = await broker.call<{ items: EventView[]; pagination: { total: number } }, object>("catalog.listEvents", {
+      search: "lyon",
+      pageSize: "5",
+    });
     expect(listed.items.map((x) => x.id)).toEqual([e.id]);
     expect(listed.pagination).toMatchObject({ total: 1, page: 1, pageSize: 5 });
-    await expect(broker.call("catalog.updateEvent", { id: e.id, markets: [{ id: "mkt_other", title: "x" }] })).rejects.toMatchObject({ code: 404, type: "RESOURCE_NOT_FOUND", message: "Market not found" });
-    expect(await broker.call("catalog.marketTitles", { marketIds: [e.markets[0].id, "mkt_nope"] })).toEqual({ [e.markets[0].id]: { title: "Snow", status: "open", result: null } });
+    await expect(broker.call("catalog.updateEvent", { id: e.id, markets: [{ id: "mkt_other", title: "x" }] })).rejects.toMatchObject({
+      code: 404,
+      type: "RESOURCE_NOT_FOUND",
+      message: "Market not found",
+    });
+    expect(await broker.call("catalog.marketTitles", { marketIds: [e.markets[0].id, "mkt_nope"] })).toEqual({
+      [e.markets[0].id]: { title: "Snow", status: "open", result: null },
+    });
   });
 });

@@ -23,7 +23,13 @@ describe("single writer per market, fenced by the ledger's lease", () => {
     broker.createService(LedgerService);
     await broker.start();
     for (const u of ["usr_a", "usr_b"]) {
-      await broker.call("ledger.post", { key: `dep:${u}`, postings: [{ kind: "cash", account: u, available: 100 * SHARE }, { kind: "external", flow: "deposit", amount: 100 * SHARE }] });
+      await broker.call("ledger.post", {
+        key: `dep:${u}`,
+        postings: [
+          { kind: "cash", account: u, available: 100 * SHARE },
+          { kind: "external", flow: "deposit", amount: 100 * SHARE },
+        ],
+      });
     }
   });
   afterAll(() => broker.stop());
@@ -40,9 +46,13 @@ describe("single writer per market, fenced by the ledger's lease", () => {
 
     const before = await broker.call<{ balance: { available: number; locked: number } }, object>("ledger.account", { account: "usr_b" });
     // The old owner still believes it holds the market: its crossing order would fill usr_a's bid.
-    await expect(old.place({ userId: "usr_b", side: "BUY", outcome: "NO", orderType: "GTC", price: 60, quantity: SHARE })).rejects.toMatchObject({ code: 503, type: "MARKET_MOVED" });
+    await expect(
+      old.place({ userId: "usr_b", side: "BUY", outcome: "NO", orderType: "GTC", price: 60, quantity: SHARE }),
+    ).rejects.toMatchObject({ code: 503, type: "MARKET_MOVED" });
     expect(old.fenced).toBe(true);
-    await expect(old.place({ userId: "usr_b", side: "BUY", outcome: "NO", orderType: "GTC", price: 60, quantity: SHARE })).rejects.toMatchObject({ code: "MARKET_MOVED" });
+    await expect(
+      old.place({ userId: "usr_b", side: "BUY", outcome: "NO", orderType: "GTC", price: 60, quantity: SHARE }),
+    ).rejects.toMatchObject({ code: "MARKET_MOVED" });
     const after = await broker.call<{ balance: { available: number; locked: number } }, object>("ledger.account", { account: "usr_b" });
     expect(after.balance).toEqual(before.balance);
 
@@ -61,7 +71,13 @@ describe("single writer per market, fenced by the ledger's lease", () => {
   test("a retry of the same commit is answered, not applied twice; another command at a taken position is refused", async () => {
     const entries = await broker.call<LedgerEntryDoc[], object>("ledger.entriesAfter", { seq: 0, limit: 1000 });
     const first = entries.find((d) => d.book?.marketId === marketId && d.book.seq === 2) as LedgerEntryDoc;
-    const again = await broker.call<{ applied: boolean; seq: number }, object>("ledger.post", { key: first._id, postings: first.postings, checkAfter: first.checkAfter, trades: first.trades, book: first.book });
+    const again = await broker.call<{ applied: boolean; seq: number }, object>("ledger.post", {
+      key: first._id,
+      postings: first.postings,
+      checkAfter: first.checkAfter,
+      trades: first.trades,
+      book: first.book,
+    });
     expect(again).toMatchObject({ applied: false, seq: first.seq });
     const other = { ...(first.book as BookJournalDoc), command: { type: "cancel" as const, orderId: "ord_x" } };
     await expect(broker.call("ledger.post", { key: first._id, postings: [], book: other })).rejects.toMatchObject({ type: "MARKET_MOVED" });

@@ -36,7 +36,13 @@ describe("the money check on a journal holding a double fill", () => {
     dir = mkdtempSync(join(tmpdir(), "pmx-doctored-"));
     await start();
     for (const u of ["usr_maker", "usr_taker"]) {
-      await broker.call("ledger.post", { key: `dep:${u}`, postings: [{ kind: "cash", account: u, available: 100 * SHARE }, { kind: "external", flow: "deposit", amount: 100 * SHARE }] });
+      await broker.call("ledger.post", {
+        key: `dep:${u}`,
+        postings: [
+          { kind: "cash", account: u, available: 100 * SHARE },
+          { kind: "external", flow: "deposit", amount: 100 * SHARE },
+        ],
+      });
     }
   });
   afterAll(async () => {
@@ -58,7 +64,9 @@ describe("the money check on a journal holding a double fill", () => {
     // What the stale engine wrote: the same fill again, at the next journal position of the current
     // lease, money balanced (a new mint paid from the maker's other lock and the taker's cash).
     const entries = await broker.call<LedgerEntryDoc[], object>("ledger.entriesAfter", { seq: 0, limit: 100 });
-    const fill = entries.find((e) => e.book?.command.type === "place" && e.book.command.order.orderId !== filled.orderId && e.book.fills.length) as LedgerEntryDoc;
+    const fill = entries.find(
+      (e) => e.book?.command.type === "place" && e.book.command.order.orderId !== filled.orderId && e.book.fills.length,
+    ) as LedgerEntryDoc;
     const lease = await broker.call<MarketLease, { marketId: string }>("ledger.lease", { marketId });
     const book = fill.book as BookJournalDoc;
     await broker.call("ledger.post", {
@@ -109,11 +117,25 @@ describe("a journal edited while the exchange is stopped", () => {
   });
 
   test("a changed entry breaks the chain at start; re-chained by hand, the start passes but full verification refuses it", async () => {
-    await broker.call("ledger.post", { key: "dep:usr_maker", postings: [{ kind: "cash", account: "usr_maker", available: 100 * SHARE }, { kind: "external", flow: "deposit", amount: 100 * SHARE }] });
-    await broker.call("ledger.post", { key: "wd:usr_maker", postings: [{ kind: "cash", account: "usr_maker", available: -SHARE }, { kind: "external", flow: "withdrawal", amount: SHARE }] });
+    await broker.call("ledger.post", {
+      key: "dep:usr_maker",
+      postings: [
+        { kind: "cash", account: "usr_maker", available: 100 * SHARE },
+        { kind: "external", flow: "deposit", amount: 100 * SHARE },
+      ],
+    });
+    await broker.call("ledger.post", {
+      key: "wd:usr_maker",
+      postings: [
+        { kind: "cash", account: "usr_maker", available: -SHARE },
+        { kind: "external", flow: "withdrawal", amount: SHARE },
+      ],
+    });
     await broker.stop();
     const db = new Database(join(dir, "money.db"));
-    const row = db.prepare("SELECT seq, body FROM journal WHERE body LIKE '%\"kind\":\"cash\",\"account\":\"usr_maker\",\"available\":100000000%' LIMIT 1").get() as { seq: number; body: string };
+    const row = db
+      .prepare('SELECT seq, body FROM journal WHERE body LIKE \'%"kind":"cash","account":"usr_maker","available":100000000%\' LIMIT 1')
+      .get() as { seq: number; body: string };
     const forged = row.body.replace('"available":100000000', '"available":900000000');
     db.prepare("UPDATE journal SET body = ? WHERE seq = ?").run(forged, row.seq);
     db.close();

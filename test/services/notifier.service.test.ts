@@ -30,7 +30,22 @@ describe("notifier service", () => {
     _id: `e${seq}`,
     seq,
     postings: [],
-    trades: [{ tradeId, userId, marketId: "mkt_1", orderId: `ord_${tradeId}`, side: "SELL", outcome: "NO", venue: "CLOB", role: "maker", filledQuantity: 1_000_000, totalCost: 400_000, fee: 0, fillIds: [] }],
+    trades: [
+      {
+        tradeId,
+        userId,
+        marketId: "mkt_1",
+        orderId: `ord_${tradeId}`,
+        side: "SELL",
+        outcome: "NO",
+        venue: "CLOB",
+        role: "maker",
+        filledQuantity: 1_000_000,
+        totalCost: 400_000,
+        fee: 0,
+        fillIds: [],
+      },
+    ],
     at: new Date().toISOString(),
   });
 
@@ -46,9 +61,14 @@ describe("notifier service", () => {
   };
   const fakeCatalog: ServiceSchema = {
     name: "catalog",
-    actions: { getMarketInternal: (ctx: Context<{ marketId: string }>) => ({ id: ctx.params.marketId, title: "Will it rain?", status: "open" }) },
+    actions: {
+      getMarketInternal: (ctx: Context<{ marketId: string }>) => ({ id: ctx.params.marketId, title: "Will it rain?", status: "open" }),
+    },
   };
-  const fakeAuth: ServiceSchema = { name: "auth", actions: { getUser: (ctx: Context<{ userId: string }>) => users.get(ctx.params.userId) ?? null } };
+  const fakeAuth: ServiceSchema = {
+    name: "auth",
+    actions: { getUser: (ctx: Context<{ userId: string }>) => users.get(ctx.params.userId) ?? null },
+  };
   const listener: ServiceSchema = {
     name: "listener",
     events: {
@@ -59,12 +79,24 @@ describe("notifier service", () => {
   };
 
   const asUser = (id: string) => ({ meta: { user: { id, wallet: `0:${id}`, sid: "ses_1", exp: Math.floor(Date.now() / 1000) + 3600 } } });
-  const list = (userId: string, params: object = {}) => broker.call<{ items: NotificationItem[]; pagination: { total: number } }, object>("notifier.list", params, asUser(userId));
+  const list = (userId: string, params: object = {}) =>
+    broker.call<{ items: NotificationItem[]; pagination: { total: number } }, object>("notifier.list", params, asUser(userId));
 
   beforeAll(async () => {
     bot = await startBotApi(TEST_BOT_TOKEN);
     broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS } });
-    bindConfig(broker, loadConfig({ DATA_DIR: ":memory:", JWT_SECRET: "x", LOG_LEVEL: "false", TELEGRAM_BOT_TOKEN: TEST_BOT_TOKEN, TELEGRAM_API_ROOT: bot.url, NOTIFIER_RETRY_BASE_MS: "50", NOTIFIER_MAX_ATTEMPTS: "3" }));
+    bindConfig(
+      broker,
+      loadConfig({
+        DATA_DIR: ":memory:",
+        JWT_SECRET: "x",
+        LOG_LEVEL: "false",
+        TELEGRAM_BOT_TOKEN: TEST_BOT_TOKEN,
+        TELEGRAM_API_ROOT: bot.url,
+        NOTIFIER_RETRY_BASE_MS: "50",
+        NOTIFIER_MAX_ATTEMPTS: "3",
+      }),
+    );
     for (const s of [fakeLedger, fakeCatalog, fakeAuth, listener, NotifierService]) broker.createService(s);
     await broker.start();
   });
@@ -74,11 +106,22 @@ describe("notifier service", () => {
   });
 
   test("params are validated; a user's calls need a session", async () => {
-    await expect(broker.call("notifier.tradeSettled", { batchId: "b", status: "confirmed", trades: [] })).rejects.toMatchObject({ type: "VALIDATION_ERROR" });
-    await expect(broker.call("notifier.tradeSettled", { batchId: "b", status: "pending", trades: [{ tradeId: "t", userId: "usr_a", marketId: "m" }] })).rejects.toMatchObject({ type: "VALIDATION_ERROR" });
-    await expect(broker.call("notifier.list", { pageSize: "101" }, asUser("usr_a"))).rejects.toMatchObject({ type: "VALIDATION_ERROR", data: [expect.objectContaining({ field: "pageSize", type: "numberMax" })] });
+    await expect(broker.call("notifier.tradeSettled", { batchId: "b", status: "confirmed", trades: [] })).rejects.toMatchObject({
+      type: "VALIDATION_ERROR",
+    });
+    await expect(
+      broker.call("notifier.tradeSettled", { batchId: "b", status: "pending", trades: [{ tradeId: "t", userId: "usr_a", marketId: "m" }] }),
+    ).rejects.toMatchObject({ type: "VALIDATION_ERROR" });
+    await expect(broker.call("notifier.list", { pageSize: "101" }, asUser("usr_a"))).rejects.toMatchObject({
+      type: "VALIDATION_ERROR",
+      data: [expect.objectContaining({ field: "pageSize", type: "numberMax" })],
+    });
     await expect(broker.call("notifier.list", {})).rejects.toMatchObject({ code: 401, type: "UNAUTHORIZED" });
-    await expect(broker.call("notifier.markRead", {}, asUser("usr_a"))).rejects.toMatchObject({ code: 400, type: "VALIDATION_ERROR", data: { fields: [{ field: "ids", rule: "required" }] } });
+    await expect(broker.call("notifier.markRead", {}, asUser("usr_a"))).rejects.toMatchObject({
+      code: 400,
+      type: "VALIDATION_ERROR",
+      data: { fields: [{ field: "ids", rule: "required" }] },
+    });
   });
 
   test("the journal is read behind a cursor: each fill once, told on notifier.created, listed and marked read", async () => {
@@ -126,26 +169,53 @@ describe("notifier service", () => {
       const l = await list("usr_c");
       return l.items.length ? l.items : null;
     });
-    expect(items.map((i) => [i.id, i.metadata])).toEqual([["ORDER_CANCELLED:ord_hb", { marketId: "mkt_1", orderId: "ord_hb", reason: "HEARTBEAT" }]]);
+    expect(items.map((i) => [i.id, i.metadata])).toEqual([
+      ["ORDER_CANCELLED:ord_hb", { marketId: "mkt_1", orderId: "ord_hb", reason: "HEARTBEAT" }],
+    ]);
   });
 
   test("market.resolved fans out to the market's holders", async () => {
     holders.set("mkt_9", [
       { account: "usr_d", marketId: "mkt_9", outcome: "YES", quantity: 2_000_000, locked: 0, totalCost: 0, realizedPnl: 0, settled: false },
-      { account: "amm:mkt_9", marketId: "mkt_9", outcome: "NO", quantity: 5_000_000, locked: 0, totalCost: 0, realizedPnl: 0, settled: false },
+      {
+        account: "amm:mkt_9",
+        marketId: "mkt_9",
+        outcome: "NO",
+        quantity: 5_000_000,
+        locked: 0,
+        totalCost: 0,
+        realizedPnl: 0,
+        settled: false,
+      },
     ]);
     broker.emit("market.resolved", { marketId: "mkt_9", result: "YES", conditionId: "0xabc" });
     const [item] = await until("the resolution notice", async () => {
       const l = await list("usr_d");
       return l.items.length ? l.items : null;
     });
-    expect(item).toMatchObject({ id: "MARKET_RESOLVED:mkt_9:usr_d", title: "Market resolved: YES", metadata: { marketId: "mkt_9", result: "YES", conditionId: "0xabc", positions: [{ outcome: "YES", quantity: "2000000" }] } });
+    expect(item).toMatchObject({
+      id: "MARKET_RESOLVED:mkt_9:usr_d",
+      title: "Market resolved: YES",
+      metadata: { marketId: "mkt_9", result: "YES", conditionId: "0xabc", positions: [{ outcome: "YES", quantity: "2000000" }] },
+    });
   });
 
   test("a linked user's notification is pushed to Telegram and marked delivered; a server error is retried", async () => {
-    users.set("usr_tg", { _id: "usr_tg", walletAddress: "0:tg", createdAt: new Date().toISOString(), telegram: { id: CHAT, verifiedAt: new Date().toISOString() } });
+    users.set("usr_tg", {
+      _id: "usr_tg",
+      walletAddress: "0:tg",
+      createdAt: new Date().toISOString(),
+      telegram: { id: CHAT, verifiedAt: new Date().toISOString() },
+    });
     bot.failNext(CHAT, 1);
-    expect(await broker.call("notifier.tradeSettled", { batchId: "stl_1", status: "confirmed", txHash: null, trades: [{ tradeId: "trd_x", userId: "usr_tg", marketId: "mkt_1" }] })).toEqual({ created: 1 });
+    expect(
+      await broker.call("notifier.tradeSettled", {
+        batchId: "stl_1",
+        status: "confirmed",
+        txHash: null,
+        trades: [{ tradeId: "trd_x", userId: "usr_tg", marketId: "mkt_1" }],
+      }),
+    ).toEqual({ created: 1 });
     await bot.waitFor((calls) => calls.some((c) => c.chatId === CHAT && c.status === 200));
     expect(bot.calls.filter((c) => c.chatId === CHAT).map((c) => c.status)).toEqual([500, 200]);
     expect(bot.sent(CHAT)[0].text).toBe("Trade settled\nYour trade in “Will it rain?” is confirmed on-chain.");
@@ -155,7 +225,13 @@ describe("notifier service", () => {
     });
     expect(item.id).toBe("SETTLEMENT_CONFIRMED:stl_1:usr_tg:mkt_1");
     // Told again: nothing new, nothing pushed twice.
-    expect(await broker.call("notifier.tradeSettled", { batchId: "stl_1", status: "confirmed", trades: [{ tradeId: "trd_x", userId: "usr_tg", marketId: "mkt_1" }] })).toEqual({ created: 0 });
+    expect(
+      await broker.call("notifier.tradeSettled", {
+        batchId: "stl_1",
+        status: "confirmed",
+        trades: [{ tradeId: "trd_x", userId: "usr_tg", marketId: "mkt_1" }],
+      }),
+    ).toEqual({ created: 0 });
   });
 
   test("auth.telegramLinked: a link made at login is pushed to at once", async () => {

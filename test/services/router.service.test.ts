@@ -31,7 +31,8 @@ describe("router service", () => {
   let t: TradingBroker;
   const trade = (u: typeof ALICE | null, params: object) => t.broker.call<TradeAnswer, object>("router.trade", params, asUser(u));
   const quote = (u: typeof ALICE | null, params: object) => t.broker.call<QuoteAnswer, object>("router.quote", params, asUser(u));
-  const available = async (u: typeof ALICE) => Number((await t.broker.call<{ available: string }, object>("ledger.balance", {}, asUser(u))).available);
+  const available = async (u: typeof ALICE) =>
+    Number((await t.broker.call<{ available: string }, object>("ledger.balance", {}, asUser(u))).available);
   const buyYes = (marketId: string, shares: number) => ({ marketId, side: "BUY", outcome: "YES", quantity: String(shares * SHARE) });
 
   beforeAll(async () => {
@@ -41,7 +42,11 @@ describe("router service", () => {
     for (const u of [ALICE, BOB]) await fund(t.broker, u.id, 100 * SHARE);
     await fund(t.broker, CAROL.id, SHARE);
     // Bob's BUY NO at 0.70 rests as a YES ask at 0.30 for 4 shares.
-    await t.broker.call("book.place", { marketId: BOTH, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.7, quantity: 4 * SHARE }, asUser(BOB));
+    await t.broker.call(
+      "book.place",
+      { marketId: BOTH, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.7, quantity: 4 * SHARE },
+      asUser(BOB),
+    );
   });
   afterAll(() => t?.stop());
   beforeEach(() => {
@@ -53,14 +58,27 @@ describe("router service", () => {
     await expect(trade(null, buyYes(BOTH, 1))).rejects.toMatchObject({ code: 401, type: "UNAUTHORIZED" });
     await expect(quote(null, buyYes(BOTH, 1))).rejects.toMatchObject({ code: 401, type: "UNAUTHORIZED" });
     for (const call of [trade, quote]) {
-      const refused = (p: object, field: string, type: string) => expect(call(ALICE, { ...buyYes(BOTH, 1), ...p })).rejects.toMatchObject({ name: "ValidationError", code: 422, type: "VALIDATION_ERROR", data: expect.arrayContaining([expect.objectContaining({ field, type })]) });
+      const refused = (p: object, field: string, type: string) =>
+        expect(call(ALICE, { ...buyYes(BOTH, 1), ...p })).rejects.toMatchObject({
+          name: "ValidationError",
+          code: 422,
+          type: "VALIDATION_ERROR",
+          data: expect.arrayContaining([expect.objectContaining({ field, type })]),
+        });
       await refused({ quantity: SHARE }, "quantity", "string");
       await refused({ quantity: "-100" }, "quantity", "stringPattern");
       await refused({ side: "buy" }, "side", "enumValue");
       await refused({ marketId: "" }, "marketId", "stringMin");
-      await expect(call(ALICE, { ...buyYes(BOTH, 1), quantity: "50" })).rejects.toMatchObject({ code: 400, type: "VALIDATION_ERROR", data: { fields: [{ field: "quantity", rule: "lot" }] } });
+      await expect(call(ALICE, { ...buyYes(BOTH, 1), quantity: "50" })).rejects.toMatchObject({
+        code: 400,
+        type: "VALIDATION_ERROR",
+        data: { fields: [{ field: "quantity", rule: "lot" }] },
+      });
     }
-    await expect(quote(ALICE, { ...buyYes(BOTH, 1), venue: "CLOB" })).rejects.toMatchObject({ name: "ValidationError", data: [expect.objectContaining({ field: "venue", type: "enumValue" })] });
+    await expect(quote(ALICE, { ...buyYes(BOTH, 1), venue: "CLOB" })).rejects.toMatchObject({
+      name: "ValidationError",
+      data: [expect.objectContaining({ field: "venue", type: "enumValue" })],
+    });
     expect(await available(ALICE)).toBe(100 * SHARE);
     expect(t.heard).toEqual([]);
   });
@@ -78,12 +96,36 @@ describe("router service", () => {
     expect(t.heard).toEqual([]);
 
     const r = await trade(ALICE, { ...buyYes(BOTH, 2), userId: BOB.id });
-    expect(r).toEqual({ tradeId: expect.stringMatching(/^trd_/), venue: auto.source, filledQuantity: String(2 * SHARE), avgPrice: auto.estimatedPrice, totalCost: auto.estimatedCost, fee: auto.fee });
+    expect(r).toEqual({
+      tradeId: expect.stringMatching(/^trd_/),
+      venue: auto.source,
+      filledQuantity: String(2 * SHARE),
+      avgPrice: auto.estimatedPrice,
+      totalCost: auto.estimatedCost,
+      fee: auto.fee,
+    });
     // The session user's trade (a userId in the body is dropped), paid in full; Bob's order filled in part.
     expect(await available(ALICE)).toBe(100 * SHARE - 0.6 * SHARE);
     await until("the fill's broadcasts", () => t.of("market.trade").length === 1 && t.of("order.updated").length === 1);
-    expect(t.of("market.trade")).toEqual([{ marketId: BOTH, tradeId: expect.any(String), outcome: "YES", yesPrice: 30, quantity: 2 * SHARE, notional: 0.6 * SHARE, at: expect.any(String) }]);
-    expect(t.of("order.updated")).toEqual([expect.objectContaining({ userId: BOB.id, status: "partially_filled", remainingQuantity: String(2 * SHARE), filledDelta: String(2 * SHARE) })]);
+    expect(t.of("market.trade")).toEqual([
+      {
+        marketId: BOTH,
+        tradeId: expect.any(String),
+        outcome: "YES",
+        yesPrice: 30,
+        quantity: 2 * SHARE,
+        notional: 0.6 * SHARE,
+        at: expect.any(String),
+      },
+    ]);
+    expect(t.of("order.updated")).toEqual([
+      expect.objectContaining({
+        userId: BOB.id,
+        status: "partially_filled",
+        remainingQuantity: String(2 * SHARE),
+        filledDelta: String(2 * SHARE),
+      }),
+    ]);
   });
 
   test("a larger order takes the book, then the pool: one HYBRID trade, both venues print", async () => {
@@ -91,7 +133,13 @@ describe("router service", () => {
     expect(q.source).toBe("HYBRID");
     const before = await available(ALICE);
     const r = await trade(ALICE, buyYes(BOTH, 10));
-    expect(r).toMatchObject({ venue: "HYBRID", filledQuantity: String(10 * SHARE), totalCost: q.estimatedCost, fee: q.fee, avgPrice: q.estimatedPrice });
+    expect(r).toMatchObject({
+      venue: "HYBRID",
+      filledQuantity: String(10 * SHARE),
+      totalCost: q.estimatedCost,
+      fee: q.fee,
+      avgPrice: q.estimatedPrice,
+    });
     expect(await available(ALICE)).toBe(before - Number(r.totalCost) - Number(r.fee));
     await until("both prints", () => t.of("market.trade").length === 2);
     const prints = t.of("market.trade");
@@ -103,7 +151,11 @@ describe("router service", () => {
 
   test("refusals keep their code and status and change nothing: no liquidity (own orders excluded), no money, no shares, unknown market", async () => {
     // Alice's own ask is the only liquidity of the book-only market: she cannot trade against it.
-    await t.broker.call("book.place", { marketId: BOOK_ONLY, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.6, quantity: SHARE }, asUser(ALICE));
+    await t.broker.call(
+      "book.place",
+      { marketId: BOOK_ONLY, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.6, quantity: SHARE },
+      asUser(ALICE),
+    );
     await expect(trade(ALICE, buyYes(BOOK_ONLY, 1))).rejects.toMatchObject({ code: 400, type: "INSUFFICIENT_LIQUIDITY" });
     await expect(quote(ALICE, buyYes(BOOK_ONLY, 1))).rejects.toMatchObject({ code: 400, type: "INSUFFICIENT_LIQUIDITY" });
     await expect(quote(ALICE, { ...buyYes(BOOK_ONLY, 1), venue: "AMM" })).rejects.toMatchObject({ code: 400, type: "NO_AMM" });
@@ -119,8 +171,14 @@ describe("router service", () => {
   });
 
   test("livePrices: the better of book and pool per market, rounded against the trader; nulls for a market with neither", async () => {
-    await t.broker.call("book.place", { marketId: BOOK_ONLY, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.35, quantity: SHARE }, asUser(BOB));
-    const prices = await t.broker.call<Record<string, Record<string, string | null>>, object>("router.livePrices", { marketIds: [BOTH, BOOK_ONLY, "mkt_unknown"] });
+    await t.broker.call(
+      "book.place",
+      { marketId: BOOK_ONLY, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.35, quantity: SHARE },
+      asUser(BOB),
+    );
+    const prices = await t.broker.call<Record<string, Record<string, string | null>>, object>("router.livePrices", {
+      marketIds: [BOTH, BOOK_ONLY, "mkt_unknown"],
+    });
     expect(prices[BOOK_ONLY]).toEqual({ buyYesPrice: null, sellYesPrice: "0.35", buyNoPrice: "0.65", sellNoPrice: null });
     expect(prices["mkt_unknown"]).toEqual({ buyYesPrice: null, sellYesPrice: null, buyNoPrice: null, sellNoPrice: null });
     // Only the pool quotes the first market now (the book was swept): both sides, a cent apart at most.
@@ -130,7 +188,9 @@ describe("router service", () => {
     expect(cents.buyYesPrice - cents.sellYesPrice).toBeLessThanOrEqual(1);
     expect(cents.buyYesPrice + cents.sellNoPrice).toBe(100);
     expect(cents.buyNoPrice + cents.sellYesPrice).toBe(100);
-    await expect(t.broker.call("router.livePrices", { marketIds: Array.from({ length: 201 }, (_, i) => `mkt_${i}`) })).rejects.toMatchObject({ name: "ValidationError", data: [expect.objectContaining({ field: "marketIds", type: "arrayMax" })] });
+    await expect(
+      t.broker.call("router.livePrices", { marketIds: Array.from({ length: 201 }, (_, i) => `mkt_${i}`) }),
+    ).rejects.toMatchObject({ name: "ValidationError", data: [expect.objectContaining({ field: "marketIds", type: "arrayMax" })] });
     await expect(t.broker.call("router.livePrices", { marketIds: "mkt_both" })).rejects.toMatchObject({ name: "ValidationError" });
   });
 
@@ -140,7 +200,10 @@ describe("router service", () => {
     const again = await t.viaGateway<TradeAnswer>(BOB, "router.trade", buyYes(BOTH, 1), { idempotencyKey: "route-1" });
     expect(again).toEqual({ data: first.data, headers: { "Idempotent-Replayed": "true" } });
     expect(await available(BOB)).toBe(cash);
-    await expect(t.viaGateway(BOB, "router.trade", buyYes(BOTH, 2), { idempotencyKey: "route-1" })).rejects.toMatchObject({ code: 409, type: "IDEMPOTENCY_KEY_REUSED" });
+    await expect(t.viaGateway(BOB, "router.trade", buyYes(BOTH, 2), { idempotencyKey: "route-1" })).rejects.toMatchObject({
+      code: 409,
+      type: "IDEMPOTENCY_KEY_REUSED",
+    });
     // Quotes are not idempotent writes: a key changes nothing about them.
     expect((await t.viaGateway<QuoteAnswer>(BOB, "router.quote", buyYes(BOTH, 1), { idempotencyKey: "route-1" })).headers).toEqual({});
   });

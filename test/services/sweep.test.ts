@@ -25,7 +25,11 @@ describe("an order sweeping 20,000 resting orders", () => {
   const LOT = 100;
 
   beforeAll(async () => {
-    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS }, middlewares: [createMarketRouting()] });
+    broker = new ServiceBroker({
+      logger: false,
+      validator: { type: "Fastest", options: VALIDATOR_OPTIONS },
+      middlewares: [createMarketRouting()],
+    });
     bindConfig(broker, loadConfig({ DATA_DIR: ":memory:", JWT_SECRET: "x", LOG_LEVEL: "false", TAKER_FEE_BPS: "200" }));
     broker.createService(LedgerService);
     broker.createService(BookService);
@@ -33,17 +37,28 @@ describe("an order sweeping 20,000 resting orders", () => {
     broker.createService({ name: "catalog", actions: { getMarketInternal: () => ({ status: "open" }), marketTitles: () => ({}) } });
     await broker.start();
     for (const u of ["usr_maker", "usr_taker"]) {
-      await broker.call("ledger.post", { key: `dep:${u}`, postings: [{ kind: "cash", account: u, available: 1000 * SHARE }, { kind: "external", flow: "deposit", amount: 1000 * SHARE }] });
+      await broker.call("ledger.post", {
+        key: `dep:${u}`,
+        postings: [
+          { kind: "cash", account: u, available: 1000 * SHARE },
+          { kind: "external", flow: "deposit", amount: 1000 * SHARE },
+        ],
+      });
     }
   });
   afterAll(() => broker.stop());
 
-  const place = (userId: string, terms: Record<string, unknown>) => broker.call<PlaceView, object>("book.placeTerms", { marketId, userId, terms: { marketId, postOnly: false, ...terms } });
+  const place = (userId: string, terms: Record<string, unknown>) =>
+    broker.call<PlaceView, object>("book.placeTerms", { marketId, userId, terms: { marketId, postOnly: false, ...terms } });
 
   test("fills completely: one trade for the taker, every maker order filled, the journal in bounded parts, the books exact", async () => {
     // Dust at the top of the book: 20,000 resting BUY YES orders of one lot each.
     for (let i = 0; i < MAKERS; i += 500) {
-      await Promise.all(Array.from({ length: Math.min(500, MAKERS - i) }, () => place("usr_maker", { side: "BUY", outcome: "YES", orderType: "GTC", price: 50, quantity: LOT })));
+      await Promise.all(
+        Array.from({ length: Math.min(500, MAKERS - i) }, () =>
+          place("usr_maker", { side: "BUY", outcome: "YES", orderType: "GTC", price: 50, quantity: LOT }),
+        ),
+      );
     }
     const r = await place("usr_taker", { side: "BUY", outcome: "NO", orderType: "FOK", price: 50, quantity: MAKERS * LOT });
     expect(r).toMatchObject({ status: "filled", filledQuantity: String(MAKERS * LOT), remainingQuantity: "0" });
@@ -58,7 +73,12 @@ describe("an order sweeping 20,000 resting orders", () => {
     expect(parts[parts.length - 1].command.type).toBe("place");
     expect(parts.slice(0, -1).every((p) => p.command.type === "part")).toBe(true);
 
-    const open = await broker.call<{ items: OrderDoc[]; total: number }, object>("ledger.orders", { userId: "usr_maker", status: "open", page: 1, pageSize: 10 });
+    const open = await broker.call<{ items: OrderDoc[]; total: number }, object>("ledger.orders", {
+      userId: "usr_maker",
+      status: "open",
+      page: 1,
+      pageSize: 10,
+    });
     expect(open.total).toBe(0);
     const taker = await broker.call<{ balance: { available: number; locked: number } }, object>("ledger.account", { account: "usr_taker" });
     expect(taker.balance.locked).toBe(0);

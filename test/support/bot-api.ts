@@ -57,7 +57,11 @@ export async function startBotApi(token: string): Promise<BotApiStandIn> {
     req.on("end", () => {
       const raw = Buffer.concat(chunks).toString("utf8");
       if (req.url !== `/bot${token}/sendMessage`) {
-        return reply(res, req.url?.startsWith("/bot") && !req.url.startsWith(`/bot${token}/`) ? 401 : 404, { ok: false, error_code: 404, description: "Not Found" });
+        return reply(res, req.url?.startsWith("/bot") && !req.url.startsWith(`/bot${token}/`) ? 401 : 404, {
+          ok: false,
+          error_code: 404,
+          description: "Not Found",
+        });
       }
       let params: Record<string, unknown> = {};
       const type = String(req.headers["content-type"] ?? "");
@@ -77,10 +81,18 @@ export async function startBotApi(token: string): Promise<BotApiStandIn> {
       if (f && f.times > 0) {
         f.times--;
         calls.push({ chatId, text, status: f.failure.status, at: Date.now() });
-        return reply(res, f.failure.status, { ok: false, error_code: f.failure.status, description: f.failure.description, ...(f.failure.retryAfter !== undefined ? { parameters: { retry_after: f.failure.retryAfter } } : {}) });
+        return reply(res, f.failure.status, {
+          ok: false,
+          error_code: f.failure.status,
+          description: f.failure.description,
+          ...(f.failure.retryAfter !== undefined ? { parameters: { retry_after: f.failure.retryAfter } } : {}),
+        });
       }
       calls.push({ chatId, text, status: 200, at: Date.now() });
-      reply(res, 200, { ok: true, result: { message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: "private" }, text } });
+      reply(res, 200, {
+        ok: true,
+        result: { message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: "private" }, text },
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -106,7 +118,8 @@ export async function startBotApi(token: string): Promise<BotApiStandIn> {
     async waitFor(pred, timeoutMs = 5000) {
       const until = Date.now() + timeoutMs;
       while (!pred(calls)) {
-        if (Date.now() > until) throw new Error(`Bot API stand-in: condition not met within ${timeoutMs} ms; calls ${JSON.stringify(calls)}`);
+        if (Date.now() > until)
+          throw new Error(`Bot API stand-in: condition not met within ${timeoutMs} ms; calls ${JSON.stringify(calls)}`);
         await new Promise((r) => setTimeout(r, 20));
       }
     },

@@ -15,7 +15,16 @@ export const CHROMIUM = "/usr/bin/chromium";
 export const ARTIFACTS = resolve(__dirname, "../../test-artifacts/browser");
 
 /** What works here: no sandbox as root, no GPU, and no background traffic to Google's hosts. */
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 /** Playwright's launch() gives every browser a fresh, empty user-data dir of its own. */
 export async function launchBrowser(): Promise<Browser> {
@@ -24,8 +33,16 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** A phone-sized page (the app is mobile first) with the page's console errors collected. */
-export async function phone(browser: Browser, opts: { width?: number; height?: number } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width: opts.width ?? 390, height: opts.height ?? 844 }, deviceScaleFactor: 1, locale: "en-GB", timezoneId: "UTC" });
+export async function phone(
+  browser: Browser,
+  opts: { width?: number; height?: number } = {},
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({
+    viewport: { width: opts.width ?? 390, height: opts.height ?? 844 },
+    deviceScaleFactor: 1,
+    locale: "en-GB",
+    timezoneId: "UTC",
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));

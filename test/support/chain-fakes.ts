@@ -7,7 +7,19 @@ import { createHash } from "node:crypto";
 import { Address, beginCell, Cell, type MessageRelaxed } from "@ton/core";
 import { Accounts, LedgerRejection, type PositionState } from "../../engine/accounts";
 import { badRequest } from "../../lib/errors";
-import type { ChainEvents, ChainIncidentDoc, DepositAddressDoc, DepositDoc, MarketSettlementDoc, RedemptionDoc, SettlementBatchDoc, SettlementItemDoc, SettlementNoticeDoc, WithdrawalDoc, WithdrawalLockDoc } from "../../models/chain";
+import type {
+  ChainEvents,
+  ChainIncidentDoc,
+  DepositAddressDoc,
+  DepositDoc,
+  MarketSettlementDoc,
+  RedemptionDoc,
+  SettlementBatchDoc,
+  SettlementItemDoc,
+  SettlementNoticeDoc,
+  WithdrawalDoc,
+  WithdrawalLockDoc,
+} from "../../models/chain";
 import type { LedgerEntryDoc } from "../../models/trading";
 import type { TradeRecord } from "../../engine/settlement";
 import { KeyRing, type DerivedWallet } from "../../chain/keys";
@@ -64,7 +76,11 @@ export class FakeLedger implements ChainLedger {
     try {
       this.accounts.apply(entry.postings);
     } catch (err) {
-      if (err instanceof LedgerRejection) throw badRequest(err.code === "INSUFFICIENT_SHARES" || err.code === "INVALID_POSTING" ? err.code : "INSUFFICIENT_BALANCE", err.message);
+      if (err instanceof LedgerRejection)
+        throw badRequest(
+          err.code === "INSUFFICIENT_SHARES" || err.code === "INVALID_POSTING" ? err.code : "INSUFFICIENT_BALANCE",
+          err.message,
+        );
       throw err;
     }
     this.applied.set(entry.key, entry);
@@ -220,13 +236,40 @@ export class FakeChain implements ChainPort {
   }
 
   private inbound(owner: Address, src: Address, body: Cell, value: bigint): ChainTx {
-    const tx = this.tx(owner, { kind: "internal", src: src.toRawString(), dest: owner.toRawString(), value, bounce: false, bounced: false, body, createdLt: String(this.lt) }, true);
+    const tx = this.tx(
+      owner,
+      {
+        kind: "internal",
+        src: src.toRawString(),
+        dest: owner.toRawString(),
+        value,
+        bounce: false,
+        bounced: false,
+        body,
+        createdLt: String(this.lt),
+      },
+      true,
+    );
     return tx;
   }
 
   private tx(account: Address, inMsg: ChainMessage, success: boolean, extra: Partial<ChainTx> = {}): ChainTx {
     this.lt += 10n;
-    const tx: ChainTx = { hash: hex(`tx${this.lt}`), lt: String(this.lt), now: Math.floor(this.clock.now() / 1000), account: account.toRawString(), in: inMsg, outs: [], externalHash: null, computeSkipped: false, exitCode: success ? 0 : 706, actionResult: success ? 0 : null, aborted: !success, success, ...extra };
+    const tx: ChainTx = {
+      hash: hex(`tx${this.lt}`),
+      lt: String(this.lt),
+      now: Math.floor(this.clock.now() / 1000),
+      account: account.toRawString(),
+      in: inMsg,
+      outs: [],
+      externalHash: null,
+      computeSkipped: false,
+      exitCode: success ? 0 : 706,
+      actionResult: success ? 0 : null,
+      aborted: !success,
+      success,
+      ...extra,
+    };
     this.byHash.set(tx.hash, tx);
     const list = this.byAccount.get(tx.account) ?? [];
     list.push(tx);
@@ -243,13 +286,36 @@ export class FakeChain implements ChainPort {
       ? []
       : messages.map((m) => {
           const info = m.info as Extract<MessageRelaxed["info"], { type: "internal" }>;
-          return { kind: "internal", src: wallet.toRawString(), dest: info.dest.toRawString(), value: info.value.coins, bounce: info.bounce, bounced: false, body: m.body, createdLt: String(this.lt) };
+          return {
+            kind: "internal",
+            src: wallet.toRawString(),
+            dest: info.dest.toRawString(),
+            value: info.value.coins,
+            bounce: info.bounce,
+            bounced: false,
+            body: m.body,
+            createdLt: String(this.lt),
+          };
         });
-    const walletTx = this.tx(wallet, { kind: "external-in", src: null, dest: wallet.toRawString(), value: 0n, bounce: false, bounced: false, body: Cell.EMPTY, createdLt: "0" }, !walletFails, {
-      outs,
-      externalHash: msgHash,
-      ...(walletFails ? { exitCode: 0, actionResult: 37, aborted: false } : {}),
-    });
+    const walletTx = this.tx(
+      wallet,
+      {
+        kind: "external-in",
+        src: null,
+        dest: wallet.toRawString(),
+        value: 0n,
+        bounce: false,
+        bounced: false,
+        body: Cell.EMPTY,
+        createdLt: "0",
+      },
+      !walletFails,
+      {
+        outs,
+        externalHash: msgHash,
+        ...(walletFails ? { exitCode: 0, actionResult: 37, aborted: false } : {}),
+      },
+    );
     this.byExternal.set(msgHash, walletTx);
     const trace = [walletTx];
     for (const out of outs) {
@@ -281,7 +347,13 @@ export class FakeChain implements ChainPort {
 }
 
 function notification(amount: bigint): Cell {
-  return beginCell().storeUint(OP.transferNotification, 32).storeUint(1, 64).storeCoins(amount).storeAddress(addressOf("sender")).storeBit(false).endCell();
+  return beginCell()
+    .storeUint(OP.transferNotification, 32)
+    .storeUint(1, 64)
+    .storeCoins(amount)
+    .storeAddress(addressOf("sender"))
+    .storeBit(false)
+    .endCell();
 }
 
 /** The chain side over a FakeChain with real derived keys; `persistDown` makes persisting fail. */
@@ -360,7 +432,8 @@ export class MemDeposits implements DepositStore {
   }
   async insertAddress(doc: DepositAddressDoc) {
     // Unique: the user, the derivation index and the address.
-    if (this.addressDocs.has(doc._id) || [...this.addressDocs.values()].some((d) => d.index === doc.index || d.address === doc.address)) return false;
+    if (this.addressDocs.has(doc._id) || [...this.addressDocs.values()].some((d) => d.index === doc.index || d.address === doc.address))
+      return false;
     this.addressDocs.set(doc._id, copy(doc));
     return true;
   }
@@ -417,7 +490,8 @@ export class MemSettlement implements SettlementStore {
   private pick(ids: string[]) {
     return ids.map((id) => this.itemDocs.get(id)).filter((d): d is SettlementItemDoc => !!d);
   }
-  private byQueue = (a: SettlementItemDoc, b: SettlementItemDoc) => ((a.queue ?? "") < (b.queue ?? "") ? -1 : (a.queue ?? "") > (b.queue ?? "") ? 1 : 0);
+  private byQueue = (a: SettlementItemDoc, b: SettlementItemDoc) =>
+    (a.queue ?? "") < (b.queue ?? "") ? -1 : (a.queue ?? "") > (b.queue ?? "") ? 1 : 0;
   readonly items: SettlementStore["items"] = {
     known: async (ids) => this.pick(ids).map((d) => d._id),
     insertMany: async (docs) => {
@@ -427,15 +501,26 @@ export class MemSettlement implements SettlementStore {
       }
     },
     byIds: async (ids) => this.pick(ids).map(copy),
-    queued: async () => [...this.itemDocs.values()].filter((d) => d.queue !== undefined && d.batchId === null).sort(this.byQueue).map(copy),
+    queued: async () =>
+      [...this.itemDocs.values()]
+        .filter((d) => d.queue !== undefined && d.batchId === null)
+        .sort(this.byQueue)
+        .map(copy),
     assign: async (ids, batchId) => this.pick(ids).forEach((d) => (d.batchId = batchId)),
     confirm: async (ids, txHash) =>
       this.pick(ids).forEach((d) => {
         Object.assign(d, { status: "confirmed", txHash });
         delete d.queue;
       }),
-    attemptedAtLeast: async (ids, n) => this.pick(ids).filter((d) => d.attempts >= n).map(copy),
-    attemptedBelow: async (ids, n) => this.pick(ids).filter((d) => d.attempts < n).sort(this.byQueue).map(copy),
+    attemptedAtLeast: async (ids, n) =>
+      this.pick(ids)
+        .filter((d) => d.attempts >= n)
+        .map(copy),
+    attemptedBelow: async (ids, n) =>
+      this.pick(ids)
+        .filter((d) => d.attempts < n)
+        .sort(this.byQueue)
+        .map(copy),
     release: async (ids) => this.pick(ids).forEach((d) => Object.assign(d, { attempts: d.attempts + 1, batchId: null })),
     fail: async (ids) =>
       this.pick(ids).forEach((d) => {
@@ -461,7 +546,11 @@ export class MemSettlement implements SettlementStore {
       const n = this.noticeDocs.get(id);
       return n ? copy(n) : null;
     },
-    oldest: async (limit) => [...this.noticeDocs.values()].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0)).slice(0, limit).map(copy),
+    oldest: async (limit) =>
+      [...this.noticeDocs.values()]
+        .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
+        .slice(0, limit)
+        .map(copy),
     setLedgerDone: async (id) => void Object.assign(this.noticeDocs.get(id) ?? {}, { ledgerDone: true }),
     remove: async (id) => void this.noticeDocs.delete(id),
   };
@@ -472,5 +561,12 @@ export function fakeWorld() {
   const clock = new ManualClock();
   const chain = new FakeChain(clock);
   let n = 0;
-  return { clock, chain, side: fakeSide(chain), ledger: new FakeLedger(), rec: new Recorder(), newId: (prefix: string) => `${prefix}_${++n}` };
+  return {
+    clock,
+    chain,
+    side: fakeSide(chain),
+    ledger: new FakeLedger(),
+    rec: new Recorder(),
+    newId: (prefix: string) => `${prefix}_${++n}`,
+  };
 }

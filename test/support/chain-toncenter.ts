@@ -61,7 +61,7 @@ export function getMethodKey(address: string, method: string, stack: unknown[]):
 function stackEntry(i: TupleItem): unknown {
   switch (i.type) {
     case "int":
-      return ["num", (i.value < 0n ? "-0x" + (-i.value).toString(16) : "0x" + i.value.toString(16))];
+      return ["num", i.value < 0n ? "-0x" + (-i.value).toString(16) : "0x" + i.value.toString(16)];
     case "cell":
     case "slice":
     case "builder":
@@ -96,7 +96,10 @@ export function renderTransaction(tx: Transaction): unknown {
   const storage = d.type === "generic" && d.storagePhase ? d.storagePhase.storageFeesCollected : 0n;
   return {
     "@type": "raw.transaction",
-    address: { "@type": "accountAddress", account_address: tx.inMessage && tx.inMessage.info.type !== "external-out" ? tx.inMessage.info.dest.toString() : "" },
+    address: {
+      "@type": "accountAddress",
+      account_address: tx.inMessage && tx.inMessage.info.type !== "external-out" ? tx.inMessage.info.dest.toString() : "",
+    },
     utime: tx.now,
     data: tx.raw.toBoc().toString("base64"),
     transaction_id: { "@type": "internal.transactionId", lt: tx.lt.toString(), hash: tx.hash().toString("base64") },
@@ -133,35 +136,69 @@ export async function recordToncenterFixture(): Promise<ToncenterFixture> {
   const keep = (list: BlockchainTransaction[], afterSend?: string) => list.forEach((tx) => txs.push({ tx, afterSend }));
   let q = 1000n;
   const mint = async (minter: Address, to: Address, amount: bigint, forwardTon: bigint) =>
-    keep((await faucet.send({ to: minter, value: 200_000_000n, body: mintBody({ queryId: q++, to, amount, responseTo: faucet.address, forwardTon, walletTon: 100_000_000n }, minter) })).transactions);
+    keep(
+      (
+        await faucet.send({
+          to: minter,
+          value: 200_000_000n,
+          body: mintBody({ queryId: q++, to, amount, responseTo: faucet.address, forwardTon, walletTon: 100_000_000n }, minter),
+        })
+      ).transactions,
+    );
 
   // Hot wallet: TON float, deployed by a first transfer (seqno 0 -> 1), 100 USDT.
   keep((await faucet.send({ to: hot.address, value: 10_000_000_000n, bounce: false })).transactions);
-  const first = hot.contract.createTransfer({ seqno: 0, secretKey: hot.keyPair.secretKey, messages: [internal({ to: registry.address, value: 10_000_000n, bounce: false })], sendMode: SendMode.PAY_GAS_SEPARATELY, timeout: now + MESSAGE_TTL_SEC });
+  const first = hot.contract.createTransfer({
+    seqno: 0,
+    secretKey: hot.keyPair.secretKey,
+    messages: [internal({ to: registry.address, value: 10_000_000n, bounce: false })],
+    sendMode: SendMode.PAY_GAS_SEPARATELY,
+    timeout: now + MESSAGE_TTL_SEC,
+  });
   keep((await bc.sendMessage(external({ to: hot.address, init: hot.contract.init, body: first }))).transactions);
   await mint(usdt, hot.address, 100_000_000n, 0n);
 
   // The deposit address: a real USDT deposit, a forgery, native TON, a look-alike jetton.
   await mint(usdt, deposit.address, 5_000_000n, 1n);
-  const forged = beginCell().storeUint(OP.transferNotification, 32).storeUint(0, 64).storeCoins(1_000_000_000n).storeAddress(outsider.address).storeBit(false).endCell();
+  const forged = beginCell()
+    .storeUint(OP.transferNotification, 32)
+    .storeUint(0, 64)
+    .storeCoins(1_000_000_000n)
+    .storeAddress(outsider.address)
+    .storeBit(false)
+    .endCell();
   keep((await outsider.send({ to: deposit.address, value: 50_000_000n, body: forged, bounce: false })).transactions);
   keep((await faucet.send({ to: deposit.address, value: 2_000_000_000n, bounce: false })).transactions);
   await mint(foreign, deposit.address, 7_000_000n, 1n);
 
   const getMethods: ToncenterFixture["getMethods"] = [];
   const addGet = async (address: Address, method: string, args: TupleItem[], afterSend?: string) => {
-    const res = await bc.runGetMethod(address, method, args).catch((err: { exitCode?: number }) => ({ exitCode: err?.exitCode ?? 11, stack: [] as TupleItem[], gasUsed: 0n }));
-    const wire = args.map((a) => (a.type === "slice" ? ["tvm.Slice", a.cell.toBoc().toString("base64")] : a.type === "int" ? ["num", a.value.toString()] : ["tvm.Cell", (a as { cell: Cell }).cell.toBoc().toString("base64")]));
+    const res = await bc
+      .runGetMethod(address, method, args)
+      .catch((err: { exitCode?: number }) => ({ exitCode: err?.exitCode ?? 11, stack: [] as TupleItem[], gasUsed: 0n }));
+    const wire = args.map((a) =>
+      a.type === "slice"
+        ? ["tvm.Slice", a.cell.toBoc().toString("base64")]
+        : a.type === "int"
+          ? ["num", a.value.toString()]
+          : ["tvm.Cell", (a as { cell: Cell }).cell.toBoc().toString("base64")],
+    );
     getMethods.push({
       address: address.toRawString(),
       method,
       stack: getMethodKey(address.toRawString(), method, wire),
-      result: { "@type": "smc.runResult", gas_used: Number(res.gasUsed ?? 0), stack: res.exitCode === 0 || res.exitCode === 1 ? res.stack.map(stackEntry) : [], exit_code: res.exitCode },
+      result: {
+        "@type": "smc.runResult",
+        gas_used: Number(res.gasUsed ?? 0),
+        stack: res.exitCode === 0 || res.exitCode === 1 ? res.stack.map(stackEntry) : [],
+        exit_code: res.exitCode,
+      },
       ...(afterSend ? { afterSend } : {}),
     });
   };
   const slice = (a: Address): TupleItem => ({ type: "slice", cell: beginCell().storeAddress(a).endCell() });
-  const walletOf = async (owner: Address, minter = usdt) => (await bc.runGetMethod(minter, "get_wallet_address", [slice(owner)])).stackReader.readAddress();
+  const walletOf = async (owner: Address, minter = usdt) =>
+    (await bc.runGetMethod(minter, "get_wallet_address", [slice(owner)])).stackReader.readAddress();
   for (const owner of [deposit.address, hot.address, user]) await addGet(usdt, "get_wallet_address", [slice(owner)]);
   await addGet(await walletOf(deposit.address, foreign), "get_wallet_data", []);
   await addGet(outsider.address, "get_wallet_data", []);
@@ -171,27 +208,55 @@ export async function recordToncenterFixture(): Promise<ToncenterFixture> {
   const info = async (a: Address) => {
     const c = await bc.getContract(a);
     const st = c.accountState;
-    const last = c.lastTransactionLt > 0n ? { lt: c.lastTransactionLt.toString(), hash: Buffer.from(c.lastTransactionHash.toString(16).padStart(64, "0"), "hex").toString("base64") } : { lt: "0", hash: "" };
+    const last =
+      c.lastTransactionLt > 0n
+        ? {
+            lt: c.lastTransactionLt.toString(),
+            hash: Buffer.from(c.lastTransactionHash.toString(16).padStart(64, "0"), "hex").toString("base64"),
+          }
+        : { lt: "0", hash: "" };
     return {
       "@type": "raw.fullAccountState",
       balance: c.balance.toString(),
       code: st?.type === "active" && st.state.code ? st.state.code.toBoc().toString("base64") : "",
       data: st?.type === "active" && st.state.data ? st.state.data.toBoc().toString("base64") : "",
       last_transaction_id: { "@type": "internal.transactionId", ...last },
-      block_id: { "@type": "ton.blockIdExt", workchain: -1, shard: "-9223372036854775808", seqno: 1000, root_hash: Buffer.alloc(32).toString("base64"), file_hash: Buffer.alloc(32).toString("base64") },
+      block_id: {
+        "@type": "ton.blockIdExt",
+        workchain: -1,
+        shard: "-9223372036854775808",
+        seqno: 1000,
+        root_hash: Buffer.alloc(32).toString("base64"),
+        file_hash: Buffer.alloc(32).toString("base64"),
+      },
       frozen_hash: "",
       sync_utime: now,
       state: st?.type === "active" ? "active" : st?.type === "frozen" ? "frozen" : "uninitialized",
     };
   };
-  const accounts: Record<string, unknown> = { [hot.address.toRawString()]: await info(hot.address), [deposit.address.toRawString()]: await info(deposit.address) };
+  const accounts: Record<string, unknown> = {
+    [hot.address.toRawString()]: await info(hot.address),
+    [deposit.address.toRawString()]: await info(deposit.address),
+  };
 
   // The withdrawal exactly as TonChain.submit signs it at `now` (seqno 1): executed here, then served.
   const hotJw = await walletOf(hot.address);
   const userJw = await walletOf(user);
   const withdrawal = { queryId: "7", amount: "2000000", comment: "withdrawal wd_fixture" };
-  const msg = jettonTransferMessage(hotJw, { queryId: BigInt(withdrawal.queryId), amount: BigInt(withdrawal.amount), destination: user, responseTo: hot.address, comment: withdrawal.comment });
-  const body = hot.contract.createTransfer({ seqno: 1, secretKey: hot.keyPair.secretKey, messages: [msg], sendMode: SendMode.PAY_GAS_SEPARATELY, timeout: now + MESSAGE_TTL_SEC });
+  const msg = jettonTransferMessage(hotJw, {
+    queryId: BigInt(withdrawal.queryId),
+    amount: BigInt(withdrawal.amount),
+    destination: user,
+    responseTo: hot.address,
+    comment: withdrawal.comment,
+  });
+  const body = hot.contract.createTransfer({
+    seqno: 1,
+    secretKey: hot.keyPair.secretKey,
+    messages: [msg],
+    sendMode: SendMode.PAY_GAS_SEPARATELY,
+    timeout: now + MESSAGE_TTL_SEC,
+  });
   const ext = external({ to: hot.address, init: null, body });
   const boc = beginCell().store(storeMessage(ext)).endCell().toBoc().toString("base64");
   const sent = await bc.sendMessage(ext);
@@ -203,7 +268,13 @@ export async function recordToncenterFixture(): Promise<ToncenterFixture> {
   for (const t of sent.transactions) {
     const parent = t.parent;
     if (!parent || t.inMessage?.info.type !== "internal") continue;
-    locate.push({ source: t.inMessage.info.src.toRawString(), destination: t.inMessage.info.dest.toRawString(), createdLt: t.inMessage.info.createdLt.toString(), result: renderTransaction(t), afterSend: byHash.get(t.hash().toString("hex"))?.afterSend });
+    locate.push({
+      source: t.inMessage.info.src.toRawString(),
+      destination: t.inMessage.info.dest.toRawString(),
+      createdLt: t.inMessage.info.createdLt.toString(),
+      result: renderTransaction(t),
+      afterSend: byHash.get(t.hash().toString("hex"))?.afterSend,
+    });
   }
 
   return {
@@ -226,7 +297,12 @@ export async function recordToncenterFixture(): Promise<ToncenterFixture> {
     getMethods,
     transactions: txs
       .filter((t) => t.tx.inMessage && t.tx.inMessage.info.type !== "external-out")
-      .map((t) => ({ account: (t.tx.inMessage!.info as { dest: Address }).dest.toRawString(), lt: t.tx.lt.toString(), tx: renderTransaction(t.tx), ...(t.afterSend ? { afterSend: t.afterSend } : {}) })),
+      .map((t) => ({
+        account: (t.tx.inMessage!.info as { dest: Address }).dest.toRawString(),
+        lt: t.tx.lt.toString(),
+        tx: renderTransaction(t.tx),
+        ...(t.afterSend ? { afterSend: t.afterSend } : {}),
+      })),
     locate,
     sendBoc: [boc],
   };
@@ -279,7 +355,17 @@ export async function serveToncenter(fx: ToncenterFixture, opts: { dropSendBoc?:
       case "getAddressInformation": {
         const a = fx.accounts[raw(String(p.address))];
         if (a) return ok(a);
-        return ok({ "@type": "raw.fullAccountState", balance: "0", code: "", data: "", last_transaction_id: { "@type": "internal.transactionId", lt: "0", hash: Buffer.alloc(32).toString("base64") }, block_id: { "@type": "ton.blockIdExt", workchain: -1, shard: "-9223372036854775808", seqno: 1000, root_hash: "", file_hash: "" }, frozen_hash: "", sync_utime: fx.meta.now, state: "uninitialized" });
+        return ok({
+          "@type": "raw.fullAccountState",
+          balance: "0",
+          code: "",
+          data: "",
+          last_transaction_id: { "@type": "internal.transactionId", lt: "0", hash: Buffer.alloc(32).toString("base64") },
+          block_id: { "@type": "ton.blockIdExt", workchain: -1, shard: "-9223372036854775808", seqno: 1000, root_hash: "", file_hash: "" },
+          frozen_hash: "",
+          sync_utime: fx.meta.now,
+          state: "uninitialized",
+        });
       }
       case "runGetMethod": {
         const key = getMethodKey(String(p.address), String(p.method), (p.stack as unknown[]) ?? []);
@@ -289,12 +375,20 @@ export async function serveToncenter(fx: ToncenterFixture, opts: { dropSendBoc?:
       }
       case "getTransactions": {
         const account = raw(String(p.address));
-        let list = fx.transactions.filter((t) => t.account === account && visible(t.afterSend)).sort((a, b) => (BigInt(b.lt) > BigInt(a.lt) ? 1 : -1));
+        let list = fx.transactions
+          .filter((t) => t.account === account && visible(t.afterSend))
+          .sort((a, b) => (BigInt(b.lt) > BigInt(a.lt) ? 1 : -1));
         if (p.lt) list = list.filter((t) => BigInt(t.lt) <= BigInt(String(p.lt)));
         return ok(list.slice(0, Number(p.limit ?? 10)).map((t) => t.tx));
       }
       case "tryLocateResultTx": {
-        const hit = fx.locate.find((l) => l.source === raw(String(p.source)) && l.destination === raw(String(p.destination)) && l.createdLt === String(p.created_lt) && visible(l.afterSend));
+        const hit = fx.locate.find(
+          (l) =>
+            l.source === raw(String(p.source)) &&
+            l.destination === raw(String(p.destination)) &&
+            l.createdLt === String(p.created_lt) &&
+            visible(l.afterSend),
+        );
         if (hit) return ok(hit.result);
         return reply(500, { ok: false, error: "LITE_SERVER_UNKNOWN: transaction not found", code: 500 });
       }
@@ -307,7 +401,11 @@ export async function serveToncenter(fx: ToncenterFixture, opts: { dropSendBoc?:
           accepted.add(boc);
           return ok({ "@type": "ok" });
         }
-        return reply(500, { ok: false, error: "LITE_SERVER_UNKNOWN: cannot apply external message to current state : External message was not accepted", code: 500 });
+        return reply(500, {
+          ok: false,
+          error: "LITE_SERVER_UNKNOWN: cannot apply external message to current state : External message was not accepted",
+          code: 500,
+        });
       }
       default:
         return reply(404, { ok: false, error: `method ${rpc.method} not recorded`, code: 404 });

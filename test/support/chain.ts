@@ -6,7 +6,10 @@ import type { ChainReconciliation } from "../../services/chain.service";
 import type { ChainTxView } from "../../chain/tx";
 
 /** A node on the sandbox chain with fast settlement and limits out of the way. */
-export function startChainServer(env: Record<string, string> = {}, opts: { persist?: boolean; dataDir?: string } = {}): Promise<TestServer> {
+export function startChainServer(
+  env: Record<string, string> = {},
+  opts: { persist?: boolean; dataDir?: string } = {},
+): Promise<TestServer> {
   return startServer(
     {
       ADMIN_KEY,
@@ -22,7 +25,12 @@ export function startChainServer(env: Record<string, string> = {}, opts: { persi
   );
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000, everyMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 10_000,
+  everyMs = 50,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();

@@ -32,7 +32,10 @@ export function tempHome(): { dir: string; remove(): void } {
 }
 
 /** Run the CLI in this process. `answers` are fed to its questions in order; none = input ended. */
-export async function runCli(argv: string[], o: CliEnv & { answers?: string[]; stdin?: string; interruptAfterMs?: number }): Promise<CliResult> {
+export async function runCli(
+  argv: string[],
+  o: CliEnv & { answers?: string[]; stdin?: string; interruptAfterMs?: number },
+): Promise<CliResult> {
   const out: string[] = [];
   const err: string[] = [];
   const prompts: string[] = [];
@@ -74,9 +77,13 @@ require.extensions[".ts"] = function (m, filename) {
 require(${JSON.stringify(CLI_TS)}).main(process.argv.slice(1)).then((code) => { process.exitCode = code; });
 `;
   // Only what a user's shell would hand over: no test runner variables leak into the CLI.
-  return runProcess(process.execPath, ["-e", hook, "--", ...argv], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...o.env }, stdin: o.stdin ?? "", timeoutMs: o.timeoutMs ?? 60_000, what: `trade ${argv.join(" ")}` }).then(
-    (r) => ({ ...r, prompts: [] }),
-  );
+  return runProcess(process.execPath, ["-e", hook, "--", ...argv], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", ...o.env },
+    stdin: o.stdin ?? "",
+    timeoutMs: o.timeoutMs ?? 60_000,
+    what: `trade ${argv.join(" ")}`,
+  }).then((r) => ({ ...r, prompts: [] }));
 }
 
 /** A child process to its end: exit code and trimmed output; killed and refused after `timeoutMs`. */
@@ -150,7 +157,10 @@ export function shellWords(line: string): string[] {
  * a step, and the other lines (server start, alias; without their comments) returned apart so a
  * test can check them.
  */
-export function readWalkthrough(readmePath = join(ROOT, "README.md"), heading = "## Five-minute walkthrough (CLI)"): { steps: WalkthroughStep[]; otherLines: string[] } {
+export function readWalkthrough(
+  readmePath = join(ROOT, "README.md"),
+  heading = "## Five-minute walkthrough (CLI)",
+): { steps: WalkthroughStep[]; otherLines: string[] } {
   const text = readFileSync(readmePath, "utf8");
   const start = text.indexOf(heading);
   if (start < 0) throw new Error(`README has no "${heading}" section`);

@@ -55,7 +55,15 @@ const TIMEOUT = 15_000;
 /** A server with Prometheus metrics on a port of its own (and `env`), for `runFanoutScenario`. */
 export async function startFanoutServer(env: Record<string, string> = {}): Promise<{ srv: TestServer; metricsUrl: string }> {
   const port = await freePort();
-  const srv = await startServer({ ADMIN_KEY, RATE_LIMIT_TRADE: "10000", RATE_LIMIT_READ: "10000", SOCKET_IDLE_TIMEOUT_MS: "120000", METRICS: "true", METRICS_PORT: String(port), ...env });
+  const srv = await startServer({
+    ADMIN_KEY,
+    RATE_LIMIT_TRADE: "10000",
+    RATE_LIMIT_READ: "10000",
+    SOCKET_IDLE_TIMEOUT_MS: "120000",
+    METRICS: "true",
+    METRICS_PORT: String(port),
+    ...env,
+  });
   return { srv, metricsUrl: `http://127.0.0.1:${port}/metrics` };
 }
 
@@ -83,16 +91,30 @@ export async function runFanoutScenario(srv: TestServer, metricsUrl: string): Pr
     const levels = (d: Levels) => ({ bids: d.bids, asks: d.asks });
     for (const [i, [outcome, price]] of FANOUT_ORDERS.entries()) {
       const marks = clients.map((c) => c.s.messages.length);
-      const res = await srv.http("POST", "/api/v1/orders", { token: makers[i % 2].token, body: { marketId, side: "BUY", outcome, orderType: "GTC", price, quantity: SHARE } });
+      const res = await srv.http("POST", "/api/v1/orders", {
+        token: makers[i % 2].token,
+        body: { marketId, side: "BUY", outcome, orderType: "GTC", price, quantity: SHARE },
+      });
       if (res.status !== 200) throw new Error(`order failed: ${res.status} ${JSON.stringify(res.body)}`);
-      const book: Record<Outcome, Levels> = { YES: levels((await srv.http("GET", `/api/v1/markets/${marketId}/orderbook?outcome=YES`)).body.data), NO: levels((await srv.http("GET", `/api/v1/markets/${marketId}/orderbook?outcome=NO`)).body.data) };
+      const book: Record<Outcome, Levels> = {
+        YES: levels((await srv.http("GET", `/api/v1/markets/${marketId}/orderbook?outcome=YES`)).body.data),
+        NO: levels((await srv.http("GET", `/api/v1/markets/${marketId}/orderbook?outcome=NO`)).body.data),
+      };
       const sellYes = book.YES.bids[0]?.price ?? null;
       const buyYes = book.YES.asks[0]?.price ?? null;
       // Every client has this change on each of its channels before anything else happens.
       await Promise.all(
         clients.map(async (c, k) => {
-          for (const o of c.books) await c.s.waitFor((m) => m.type === "update" && m.channel === "book" && m.outcome === o && isDeepStrictEqual(levels(m.data), book[o]), { from: marks[k], timeoutMs: TIMEOUT });
-          if (c.market) await c.s.waitFor((m) => m.type === "update" && m.channel === "market" && m.data.sellYesPrice === sellYes && m.data.buyYesPrice === buyYes, { from: marks[k], timeoutMs: TIMEOUT });
+          for (const o of c.books)
+            await c.s.waitFor(
+              (m) => m.type === "update" && m.channel === "book" && m.outcome === o && isDeepStrictEqual(levels(m.data), book[o]),
+              { from: marks[k], timeoutMs: TIMEOUT },
+            );
+          if (c.market)
+            await c.s.waitFor(
+              (m) => m.type === "update" && m.channel === "market" && m.data.sellYesPrice === sellYes && m.data.buyYesPrice === buyYes,
+              { from: marks[k], timeoutMs: TIMEOUT },
+            );
           await c.s.sync();
         }),
       );

@@ -19,7 +19,7 @@ function descendants(root: number): number[] {
     }
   }
   const out: number[] = [];
-  for (let queue = [root]; queue.length; ) {
+  for (let queue = [root]; queue.length;) {
     const next = children.get(queue.shift() as number) ?? [];
     out.push(...next);
     queue.push(...next);
@@ -84,10 +84,21 @@ export function startNpm(line: string, o: { cwd: string; env: Record<string, str
       if (end < 0) return;
       clearTimeout(timer);
       const lines = out.slice(at, end).split("\n");
-      const field = (label: string) => lines.find((l) => l.trimStart().startsWith(label))?.trimStart().slice(label.length).trim().split(" ")[0];
+      const field = (label: string) =>
+        lines
+          .find((l) => l.trimStart().startsWith(label))
+          ?.trimStart()
+          .slice(label.length)
+          .trim()
+          .split(" ")[0];
       resolve({
         child,
-        banner: { url: /^Exchange ready at (\S+)/.exec(lines[0])?.[1] ?? "", domain: field("login domain") ?? "", operatorKey: field("operator key"), lines },
+        banner: {
+          url: /^Exchange ready at (\S+)/.exec(lines[0])?.[1] ?? "",
+          domain: field("login domain") ?? "",
+          operatorKey: field("operator key"),
+          lines,
+        },
         output: () => out,
         stop,
       });

@@ -22,7 +22,9 @@ export interface RedisServer {
 /** A real redis-server on a free loopback port, no persistence (installed by scripts/test-setup.sh). */
 export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
-  const proc: ChildProcess = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const proc: ChildProcess = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdio: "ignore",
+  });
   const url = `redis://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   for (;;) {

@@ -40,7 +40,10 @@ export class ReferenceBook {
   private orders: RestingOrder[] = [];
   private lastSeq: number;
 
-  constructor(readonly marketId: string, opts: { startSeq?: number } = {}) {
+  constructor(
+    readonly marketId: string,
+    opts: { startSeq?: number } = {},
+  ) {
     this.lastSeq = opts.startSeq ?? 0;
   }
 

@@ -22,7 +22,11 @@ export interface TestServer {
   cfg: AppConfig;
   url: string;
   /** Plain HTTP against the gateway; JSON in and out. */
-  http<T = any>(method: string, path: string, opts?: { body?: unknown; token?: string; headers?: Record<string, string>; raw?: string }): Promise<HttpResult<T>>;
+  http<T = any>(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; token?: string; headers?: Record<string, string>; raw?: string },
+  ): Promise<HttpResult<T>>;
   /** Log a wallet in and return its token and user id. */
   login(wallet?: TestWallet): Promise<{ token: string; userId: string; wallet: TestWallet }>;
   stop(): Promise<void>;
@@ -44,10 +48,15 @@ export function testMongoUri(dbName = `pmx_test_${randomBytes(6).toString("hex")
   return u.toString();
 }
 
-export async function startServer(env: Record<string, string> = {}, opts: { persist?: boolean; dataDir?: string } = {}): Promise<TestServer> {
+export async function startServer(
+  env: Record<string, string> = {},
+  opts: { persist?: boolean; dataDir?: string } = {},
+): Promise<TestServer> {
   const dataDir = opts.dataDir ?? (opts.persist ? mkdtempSync(join(tmpdir(), "pmx-test-")) : ":memory:");
   // A restart on the same data dir must find the same database.
-  const mongo = env.MONGO_URI ?? testMongoUri(dataDir === ":memory:" ? undefined : `pmx_${createHash("sha1").update(dataDir).digest("hex").slice(0, 12)}`);
+  const mongo =
+    env.MONGO_URI ??
+    testMongoUri(dataDir === ":memory:" ? undefined : `pmx_${createHash("sha1").update(dataDir).digest("hex").slice(0, 12)}`);
   const cfg = loadConfig({
     DATA_DIR: dataDir,
     PORT: "0",

@@ -31,13 +31,23 @@ export interface TradingBroker {
   /** Payloads heard of one event, in order. */
   of(name: (typeof TRADING_EVENTS)[number]): any[];
   /** Call `action` as the gateway does: the session user (and e.g. an Idempotency-Key) in meta; the answer and the response headers the action set. */
-  viaGateway<T>(u: SessionUser, action: string, params: object, meta?: Partial<RequestMeta>): Promise<{ data: T; headers: Record<string, string> }>;
+  viaGateway<T>(
+    u: SessionUser,
+    action: string,
+    params: object,
+    meta?: Partial<RequestMeta>,
+  ): Promise<{ data: T; headers: Record<string, string> }>;
   /** The extended money check passes: conservation, every order's quantities, every lock. */
   expectMoneyCheck(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export const sessionUser = (n: string): SessionUser => ({ id: `usr_${n}`, wallet: "0:" + n.repeat(64).slice(0, 64), sid: `ses_${n}`, exp: 2e9 });
+export const sessionUser = (n: string): SessionUser => ({
+  id: `usr_${n}`,
+  wallet: "0:" + n.repeat(64).slice(0, 64),
+  sid: `ses_${n}`,
+  exp: 2e9,
+});
 
 /** Call options of a gateway call by `u` (null: no session). */
 export const asUser = (u: SessionUser | null, meta: Partial<RequestMeta> = {}) => ({ meta: { user: u, ...meta } });
@@ -77,7 +87,11 @@ export async function startTradingBroker(services: ServiceSchema[], env: Record<
       },
     },
   };
-  const broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS }, middlewares: [AuthGuard, Idempotency, createMarketRouting()] });
+  const broker = new ServiceBroker({
+    logger: false,
+    validator: { type: "Fastest", options: VALIDATOR_OPTIONS },
+    middlewares: [AuthGuard, Idempotency, createMarketRouting()],
+  });
   bindConfig(broker, loadConfig({ DATA_DIR: dir, JWT_SECRET: "x", LOG_LEVEL: "false", ...env }));
   for (const s of [catalog, listener, gateway, LedgerService, BookService, ...services]) broker.createService(s);
   await broker.start();

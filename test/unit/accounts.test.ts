@@ -174,7 +174,12 @@ describe("Accounts: positions", () => {
   test("positionsOf and holders", () => {
     const a = minted();
     expect(a.positionsOf("alice").map((p) => `${p.marketId}:${p.outcome}`)).toEqual(["m:YES"]);
-    expect(a.holders("m").map((p) => p.account).sort()).toEqual(["alice", "bob"]);
+    expect(
+      a
+        .holders("m")
+        .map((p) => p.account)
+        .sort(),
+    ).toEqual(["alice", "bob"]);
     expect(a.holders("other")).toEqual([]);
   });
 });
@@ -182,7 +187,16 @@ describe("Accounts: positions", () => {
 describe("Accounts: conservation", () => {
   test("cash + collateral + fees = deposits - withdrawals + house, through mint, fee, merge and withdrawal", () => {
     const a = minted();
-    expect(a.conservation()).toEqual({ ok: true, cash: 1900, collateral: 100, fees: 0, deposits: 2000, withdrawals: 0, house: 0, unbalancedMarkets: [] });
+    expect(a.conservation()).toEqual({
+      ok: true,
+      cash: 1900,
+      collateral: 100,
+      fees: 0,
+      deposits: 2000,
+      withdrawals: 0,
+      house: 0,
+      unbalancedMarkets: [],
+    });
     a.apply([
       { kind: "cash", account: "alice", available: -3 },
       { kind: "fee", amount: 3 },
@@ -203,7 +217,16 @@ describe("Accounts: conservation", () => {
       { kind: "cash", account: "amm:m", available: 70 },
       { kind: "external", flow: "house", amount: 70 },
     ]);
-    expect(a.conservation()).toEqual({ ok: true, cash: 1567, collateral: 0, fees: 3, deposits: 2000, withdrawals: 500, house: 70, unbalancedMarkets: [] });
+    expect(a.conservation()).toEqual({
+      ok: true,
+      cash: 1567,
+      collateral: 0,
+      fees: 3,
+      deposits: 2000,
+      withdrawals: 500,
+      house: 70,
+      unbalancedMarkets: [],
+    });
   });
 
   test("money created from nothing, or shares without a matching pair, break conservation", () => {

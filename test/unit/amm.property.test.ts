@@ -1,5 +1,15 @@
 import fc from "fast-check";
-import { compareFractions, compareToTick, invariant, isqrt, marginalPrice, maxBuyUpToPrice, maxSellDownToPrice, quote, type PoolState } from "../../engine/amm";
+import {
+  compareFractions,
+  compareToTick,
+  invariant,
+  isqrt,
+  marginalPrice,
+  maxBuyUpToPrice,
+  maxSellDownToPrice,
+  quote,
+  type PoolState,
+} from "../../engine/amm";
 import { LOT } from "../../engine/money";
 import type { Outcome, Side } from "../../engine/types";
 
@@ -24,7 +34,9 @@ const trade = pool.chain((s) =>
     side,
     outcome,
     fee: feeBps,
-    q: fc.oneof(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: Math.max(1, Math.floor((2 * Math.min(s.yes, s.no)) / LOT)) })).map((l) => l * LOT),
+    q: fc
+      .oneof(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: Math.max(1, Math.floor((2 * Math.min(s.yes, s.no)) / LOT)) }))
+      .map((l) => l * LOT),
   }),
 );
 
@@ -99,7 +111,10 @@ describe("AMM properties", () => {
         const s = { yes, no };
         const m = side === "BUY" ? maxBuyUpToPrice(s, outcome, tick) : maxSellDownToPrice(s, outcome, tick);
         expect(m % LOT).toBe(0);
-        const after = (q: number) => (q === 0 ? { ok: true as const, p: marginalPrice(s, outcome) } : ((r) => (r.ok ? { ok: true as const, p: r.priceAfter } : { ok: false as const }))(quote(s, side, outcome, q, 0)));
+        const after = (q: number) =>
+          q === 0
+            ? { ok: true as const, p: marginalPrice(s, outcome) }
+            : ((r) => (r.ok ? { ok: true as const, p: r.priceAfter } : { ok: false as const }))(quote(s, side, outcome, q, 0));
         const sign = side === "BUY" ? 1 : -1;
         const at = after(m);
         expect(at.ok).toBe(true);

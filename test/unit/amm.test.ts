@@ -55,7 +55,25 @@ describe("pool basics", () => {
   });
 
   test("isqrt is the exact floor", () => {
-    const cases = [0n, 1n, 2n, 3n, 4n, 15n, 16n, 17n, (10n ** 15n) ** 2n - 1n, (10n ** 15n) ** 2n, (2n ** 64n + 12345n) ** 2n + 2n * (2n ** 64n), 10n ** 700n + 7n, (1n << 104n) - 1n, 1n << 104n, (1n << 52n) + 1n, ((1n << 52n) + 1n) ** 2n, ((1n << 52n) + 1n) ** 2n - 1n];
+    const cases = [
+      0n,
+      1n,
+      2n,
+      3n,
+      4n,
+      15n,
+      16n,
+      17n,
+      (10n ** 15n) ** 2n - 1n,
+      (10n ** 15n) ** 2n,
+      (2n ** 64n + 12345n) ** 2n + 2n * 2n ** 64n,
+      10n ** 700n + 7n,
+      (1n << 104n) - 1n,
+      1n << 104n,
+      (1n << 52n) + 1n,
+      ((1n << 52n) + 1n) ** 2n,
+      ((1n << 52n) + 1n) ** 2n - 1n,
+    ];
     for (const n of cases) {
       const r = isqrt(n);
       expect(r * r <= n && (r + 1n) * (r + 1n) > n).toBe(true);

@@ -72,7 +72,8 @@ function fakes(opts: { bot?: boolean } = {}) {
 }
 
 const alice = TestWallet.fromSeed("alice-auth-core");
-const proofOf = (w: TestWallet, over: { timestamp?: number; domain?: string } = {}) => w.connectBody({ domain: over.domain ?? DOMAIN, timestamp: over.timestamp ?? SEC0 - 10 });
+const proofOf = (w: TestWallet, over: { timestamp?: number; domain?: string } = {}) =>
+  w.connectBody({ domain: over.domain ?? DOMAIN, timestamp: over.timestamp ?? SEC0 - 10 });
 
 async function refusal(p: Promise<unknown>): Promise<string> {
   const err = await p.then(
@@ -88,12 +89,23 @@ describe("login", () => {
     const f = fakes();
     const body = proofOf(alice);
     const s = await f.auth.connect(body, DOMAIN, f.out);
-    expect(s).toEqual({ accessToken: expect.any(String), expiresAt: SEC0 + DEFAULT_TOKEN_TTL_SEC, userId: "usr_1", walletAddress: alice.rawAddress });
+    expect(s).toEqual({
+      accessToken: expect.any(String),
+      expiresAt: SEC0 + DEFAULT_TOKEN_TTL_SEC,
+      userId: "usr_1",
+      walletAddress: alice.rawAddress,
+    });
     expect(f.users.get("usr_1")).toEqual({ _id: "usr_1", walletAddress: alice.rawAddress, createdAt: new Date(T0).toISOString() });
     expect(f.events).toEqual([{ name: "auth.userCreated", payload: { userId: "usr_1", walletAddress: alice.rawAddress } }]);
     expect([...f.proofs.values()]).toEqual([{ _id: expect.any(String), staleAt: body.proof.timestamp + 600 }]);
     expect(verifyToken(SECRET, s.accessToken, SEC0)).toMatchObject({ sub: "usr_1", wal: alice.rawAddress, sid: "ses_2" });
-    expect(f.sessions.get("ses_2")).toEqual({ _id: "ses_2", userId: "usr_1", walletAddress: alice.rawAddress, expiresAt: s.expiresAt, createdAt: new Date(T0).toISOString() });
+    expect(f.sessions.get("ses_2")).toEqual({
+      _id: "ses_2",
+      userId: "usr_1",
+      walletAddress: alice.rawAddress,
+      expiresAt: s.expiresAt,
+      createdAt: new Date(T0).toISOString(),
+    });
   });
 
   test("the same wallet again is the same user; a proof is good for one login only", async () => {
@@ -113,7 +125,9 @@ describe("login", () => {
     const f = fakes();
     const msg = await refusal(f.auth.connect(proofOf(alice, { domain: "evil.test" }), DOMAIN, f.out));
     expect(msg).toMatch(/domain/i);
-    expect(await refusal(f.auth.connect(proofOf(alice, { timestamp: SEC0 - PROOF_MAX_AGE_SEC - 1 }), DOMAIN, f.out))).toMatch(/expired|old|fresh/i);
+    expect(await refusal(f.auth.connect(proofOf(alice, { timestamp: SEC0 - PROOF_MAX_AGE_SEC - 1 }), DOMAIN, f.out))).toMatch(
+      /expired|old|fresh/i,
+    );
     expect(await refusal(f.auth.connect({ address: alice.rawAddress }, DOMAIN, f.out))).toEqual(expect.any(String));
     expect(f.proofs.size + f.users.size + f.sessions.size).toBe(0);
   });
@@ -121,11 +135,19 @@ describe("login", () => {
   test("Telegram init data is checked after the proof and before its use is recorded; a good one links the chat", async () => {
     const f = fakes({ bot: true });
     const body = proofOf(alice);
-    expect(await refusal(f.auth.connect({ ...body, messengerInitData: "user=%7B%7D&hash=00" }, DOMAIN, f.out))).toBe("Invalid Telegram init data");
-    expect(await refusal(f.auth.connect({ ...body, messengerInitData: signInitData(TEST_BOT_TOKEN, { id: 7 }, SEC0 - 3601) }, DOMAIN, f.out))).toBe("Telegram init data expired");
+    expect(await refusal(f.auth.connect({ ...body, messengerInitData: "user=%7B%7D&hash=00" }, DOMAIN, f.out))).toBe(
+      "Invalid Telegram init data",
+    );
+    expect(
+      await refusal(f.auth.connect({ ...body, messengerInitData: signInitData(TEST_BOT_TOKEN, { id: 7 }, SEC0 - 3601) }, DOMAIN, f.out)),
+    ).toBe("Telegram init data expired");
     expect(f.proofs.size).toBe(0);
     // The proof was not spent: the same one logs in with good init data.
-    const s = await f.auth.connect({ ...body, messengerInitData: signInitData(TEST_BOT_TOKEN, { id: 7, username: "al" }, SEC0 - 5) }, DOMAIN, f.out);
+    const s = await f.auth.connect(
+      { ...body, messengerInitData: signInitData(TEST_BOT_TOKEN, { id: 7, username: "al" }, SEC0 - 5) },
+      DOMAIN,
+      f.out,
+    );
     expect(f.users.get(s.userId)?.telegram).toEqual({ id: 7, firstName: "Test", username: "al", verifiedAt: new Date(T0).toISOString() });
     expect(f.events.map((e) => e.name)).toEqual(["auth.userCreated", "auth.telegramLinked"]);
     expect(f.events[1].payload).toEqual({ userId: s.userId, chatId: 7 });
@@ -158,7 +180,11 @@ describe("login", () => {
   test("the challenge names the domain, a fresh 32-byte payload and the end of the freshness window", () => {
     const f = fakes();
     const a = f.auth.challenge(DOMAIN);
-    expect(a).toEqual({ domain: DOMAIN, payload: expect.stringMatching(/^[0-9a-f]{64}$/), expiresAt: new Date(T0 + PROOF_MAX_AGE_SEC * 1000).toISOString() });
+    expect(a).toEqual({
+      domain: DOMAIN,
+      payload: expect.stringMatching(/^[0-9a-f]{64}$/),
+      expiresAt: new Date(T0 + PROOF_MAX_AGE_SEC * 1000).toISOString(),
+    });
     expect(f.auth.challenge(DOMAIN).payload).not.toBe(a.payload);
   });
 });
@@ -173,7 +199,9 @@ describe("sessions", () => {
 
   test("refresh only in the last hour: the old session ends (on every node) and a new one opens", async () => {
     const { f, s, claims } = await loggedIn();
-    expect(await refusal(f.auth.refresh({ sid: claims.sid, exp: claims.exp }, undefined, f.out))).toBe("Token has more than 1 hour of validity left");
+    expect(await refusal(f.auth.refresh({ sid: claims.sid, exp: claims.exp }, undefined, f.out))).toBe(
+      "Token has more than 1 hour of validity left",
+    );
     f.clock.ms = (s.expiresAt - REFRESH_WINDOW_SEC + 1) * 1000;
     const next = await f.auth.refresh({ sid: claims.sid, exp: claims.exp }, undefined, f.out);
     expect(next.userId).toBe(s.userId);

@@ -3,7 +3,9 @@ import { OrderBook } from "../../engine/book";
 import { ReusingOrderBook } from "../../bench/lib/reusing-book";
 import type { BookEvent, Order, OrderType, Outcome, Side } from "../../engine/types";
 
-type Step = { cancel: false; user: number; side: Side; outcome: Outcome; price: number; qty: number; type: OrderType } | { cancel: true; target: number; user: number };
+type Step =
+  | { cancel: false; user: number; side: Side; outcome: Outcome; price: number; qty: number; type: OrderType }
+  | { cancel: true; target: number; user: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({
@@ -34,7 +36,15 @@ describe("placeReusing / cancelReusing", () => {
             want = fresh.cancel(id, `u${s.user}`);
             n = reusing.cancelReusing(id, `u${s.user}`);
           } else {
-            const o: Order = { orderId: `o${next++}`, userId: `u${s.user}`, side: s.side, outcome: s.outcome, price: s.price, quantity: s.qty, orderType: s.type };
+            const o: Order = {
+              orderId: `o${next++}`,
+              userId: `u${s.user}`,
+              side: s.side,
+              outcome: s.outcome,
+              price: s.price,
+              quantity: s.qty,
+              orderType: s.type,
+            };
             want = fresh.place({ ...o });
             n = reusing.placeReusing({ ...o });
           }

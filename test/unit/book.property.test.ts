@@ -47,10 +47,22 @@ function cmdArb(users: number): fc.Arbitrary<Cmd> {
     },
     {
       weight: 8,
-      arbitrary: fc.record({ kind: fc.constant("cancel" as const), target: fc.nat(), as: fc.constantFrom("none" as const, "owner" as const, "other" as const) }),
+      arbitrary: fc.record({
+        kind: fc.constant("cancel" as const),
+        target: fc.nat(),
+        as: fc.constantFrom("none" as const, "owner" as const, "other" as const),
+      }),
     },
     // An amend that loses priority: the resting order cancelled and placed again under its id.
-    { weight: 4, arbitrary: fc.record({ kind: fc.constant("replace" as const), target: fc.nat(), price: fc.integer({ min: 44, max: 56 }), qty: fc.integer({ min: 1, max: 30 }) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        kind: fc.constant("replace" as const),
+        target: fc.nat(),
+        price: fc.integer({ min: 44, max: 56 }),
+        qty: fc.integer({ min: 1, max: 30 }),
+      }),
+    },
     { weight: 1, arbitrary: fc.constant({ kind: "cancelUnknown" as const }) },
     { weight: 1, arbitrary: fc.constant({ kind: "cancelAll" as const }) },
   );
@@ -82,7 +94,15 @@ class Driver {
         const user = `u${c.user}`;
         const id = c.reuse !== null && this.placed.length > 0 ? this.placed[c.reuse % this.placed.length].id : `o${this.next++}`;
         this.placed.push({ id, user, side: c.side, outcome: c.outcome });
-        const o: Order = { orderId: id, userId: user, side: c.side, outcome: c.outcome, price: c.price, quantity: c.qty, orderType: c.type };
+        const o: Order = {
+          orderId: id,
+          userId: user,
+          side: c.side,
+          outcome: c.outcome,
+          price: c.price,
+          quantity: c.qty,
+          orderType: c.type,
+        };
         this.lastOrder = o;
         return (b) => b.place({ ...o });
       }
@@ -97,9 +117,18 @@ class Driver {
         this.lastReplace = null;
         if (this.placed.length === 0) return () => [];
         const t = this.placed[c.target % this.placed.length];
-        const o: Order = { orderId: t.id, userId: t.user, side: t.side, outcome: t.outcome, price: c.price, quantity: c.qty, orderType: "GTC" };
+        const o: Order = {
+          orderId: t.id,
+          userId: t.user,
+          side: t.side,
+          outcome: t.outcome,
+          price: c.price,
+          quantity: c.qty,
+          orderType: "GTC",
+        };
         this.lastReplace = o;
-        return (b) => (b.openOrders().some((r) => r.orderId === t.id && r.userId === t.user) ? [...b.cancel(t.id, t.user), ...b.place({ ...o })] : []);
+        return (b) =>
+          b.openOrders().some((r) => r.orderId === t.id && r.userId === t.user) ? [...b.cancel(t.id, t.user), ...b.place({ ...o })] : [];
       }
       case "cancelUnknown":
         return (b) => b.cancel("unknown", "u0");
@@ -138,7 +167,8 @@ class Ledger {
     const resting = new Map(open.map((r) => [r.orderId, r.remaining]));
     for (const [id, r] of this.live) {
       const rest = resting.get(id) ?? 0;
-      if (r.filled + rest + r.cancelled !== r.original) throw new Error(`quantity not conserved for ${id}: ${JSON.stringify({ ...r, rest })}`);
+      if (r.filled + rest + r.cancelled !== r.original)
+        throw new Error(`quantity not conserved for ${id}: ${JSON.stringify({ ...r, rest })}`);
       // Finished: any later event for this id without a new "accepted" now throws in rec().
       if (rest === 0) this.live.delete(id);
     }
@@ -200,7 +230,10 @@ function run(cmds: Array<[Cmd, Probe]>, book: OrderBook, ref: ReferenceBook, dri
     const preview =
       c.kind === "place" && driver.lastOrder
         ? book.preview({ ...driver.lastOrder })
-        : c.kind === "replace" && driver.lastReplace && live(driver.lastReplace.orderId) && book.getOrder(driver.lastReplace.orderId)?.userId === driver.lastReplace.userId
+        : c.kind === "replace" &&
+            driver.lastReplace &&
+            live(driver.lastReplace.orderId) &&
+            book.getOrder(driver.lastReplace.orderId)?.userId === driver.lastReplace.userId
           ? book.preview({ ...driver.lastReplace }, { replacing: true })
           : null;
     if (preview) {
@@ -211,7 +244,10 @@ function run(cmds: Array<[Cmd, Probe]>, book: OrderBook, ref: ReferenceBook, dri
     if (preview) same(preview, got);
     const want = exec(ref);
     same(got, want);
-    same(got.map((e) => e.seq), got.map((_, i) => before + 1 + i));
+    same(
+      got.map((e) => e.seq),
+      got.map((_, i) => before + 1 + i),
+    );
     expect(book.seq).toBe(before + got.length);
     ledger.apply(c.kind === "place" || c.kind === "replace" ? c.qty : null, got, c.kind === "place" && c.type === "FAK");
     ledger.check(book.openOrders());

@@ -1,7 +1,15 @@
 import { OrderBook } from "../../engine/book";
 import type { BookEvent, FillEvent, Order, OrderType, Outcome, Side } from "../../engine/types";
 
-function order(orderId: string, userId: string, side: Side, outcome: Outcome, price: number, quantity: number, orderType: OrderType = "GTC"): Order {
+function order(
+  orderId: string,
+  userId: string,
+  side: Side,
+  outcome: Outcome,
+  price: number,
+  quantity: number,
+  orderType: OrderType = "GTC",
+): Order {
   return { orderId, userId, side, outcome, price, quantity, orderType };
 }
 const fills = (ev: BookEvent[]): FillEvent[] => ev.filter((e): e is FillEvent => e.type === "fill");
@@ -81,7 +89,11 @@ describe("fill kinds and prices", () => {
     const b = new OrderBook("m");
     b.place(order("n1", "alice", "SELL", "NO", 40, 10));
     expect(types(b.place(order("y1", "bob", "SELL", "YES", 61, 10)))).toEqual(["accepted", "rested"]);
-    expect(fills(b.place(order("y2", "bob", "SELL", "YES", 60, 10)))[0]).toMatchObject({ kind: "merge", makerOrderId: "n1", takerPrice: 60 });
+    expect(fills(b.place(order("y2", "bob", "SELL", "YES", 60, 10)))[0]).toMatchObject({
+      kind: "merge",
+      makerOrderId: "n1",
+      takerPrice: 60,
+    });
   });
 });
 
@@ -144,7 +156,16 @@ describe("GTC and FOK", () => {
       { type: "accepted", seq: 1, orderId: "o" },
       { type: "rested", seq: 2, orderId: "o", remaining: 7 },
     ]);
-    expect(b.getOrder("o")).toEqual({ orderId: "o", userId: "u", side: "BUY", outcome: "NO", price: 30, quantity: 7, remaining: 7, seq: 1 });
+    expect(b.getOrder("o")).toEqual({
+      orderId: "o",
+      userId: "u",
+      side: "BUY",
+      outcome: "NO",
+      price: 30,
+      quantity: 7,
+      remaining: 7,
+      seq: 1,
+    });
   });
 
   test("GTC partial fill rests the remainder", () => {
@@ -256,7 +277,9 @@ describe("cancel", () => {
     const b = new OrderBook("m");
     b.place(order("o", "u", "SELL", "NO", 30, 9));
     const ev = b.cancel("o");
-    expect(ev).toEqual([{ type: "cancelled", seq: 3, orderId: "o", userId: "u", side: "SELL", outcome: "NO", price: 30, remaining: 9, reason: "USER" }]);
+    expect(ev).toEqual([
+      { type: "cancelled", seq: 3, orderId: "o", userId: "u", side: "SELL", outcome: "NO", price: 30, remaining: 9, reason: "USER" },
+    ]);
     expect(b.depth("YES")).toEqual({ bids: [], asks: [] });
     expect(b.getOrder("o")).toBeUndefined();
   });
@@ -377,7 +400,10 @@ describe("depth, best and sweep", () => {
         { price: 50, quantity: 6, numOrders: 1 },
       ],
     });
-    expect(b.depth("YES", 1)).toEqual({ bids: [{ price: 40, quantity: 15, numOrders: 2 }], asks: [{ price: 45, quantity: 7, numOrders: 2 }] });
+    expect(b.depth("YES", 1)).toEqual({
+      bids: [{ price: 40, quantity: 15, numOrders: 2 }],
+      asks: [{ price: 45, quantity: 7, numOrders: 2 }],
+    });
     expect(b.depth("YES", 0)).toEqual({ bids: [], asks: [] });
   });
 
@@ -400,8 +426,20 @@ describe("depth, best and sweep", () => {
   test("sweep reports levels in the order's own outcome without mutating", () => {
     const b = sample();
     const before = state(b);
-    expect(b.sweep("BUY", "YES", 10)).toEqual({ filled: 10, levels: [{ price: 45, quantity: 7 }, { price: 50, quantity: 3 }] });
-    expect(b.sweep("SELL", "NO", 10)).toEqual({ filled: 10, levels: [{ price: 55, quantity: 7 }, { price: 50, quantity: 3 }] });
+    expect(b.sweep("BUY", "YES", 10)).toEqual({
+      filled: 10,
+      levels: [
+        { price: 45, quantity: 7 },
+        { price: 50, quantity: 3 },
+      ],
+    });
+    expect(b.sweep("SELL", "NO", 10)).toEqual({
+      filled: 10,
+      levels: [
+        { price: 55, quantity: 7 },
+        { price: 50, quantity: 3 },
+      ],
+    });
     expect(b.sweep("SELL", "YES", 100)).toEqual({
       filled: 23,
       levels: [
@@ -444,14 +482,27 @@ describe("restore", () => {
     expect(b.openOrders()).toEqual(open);
     expect(state(b)).toEqual(state(a));
     expect(b.checkIntegrity()).toEqual([]);
-    const more: Order[] = [order("7", "u7", "BUY", "YES", 55, 25), order("8", "u8", "SELL", "YES", 40, 20), order("9", "u1", "BUY", "NO", 50, 3)];
+    const more: Order[] = [
+      order("7", "u7", "BUY", "YES", 55, 25),
+      order("8", "u8", "SELL", "YES", 40, 20),
+      order("9", "u1", "BUY", "NO", 50, 3),
+    ];
     for (const o of more) expect(b.place(o)).toEqual(a.place(o));
     expect(state(b)).toEqual(state(a));
   });
 
   test("restore refuses corrupted input", () => {
     const b = new OrderBook("m");
-    const base = { orderId: "o", userId: "u", side: "BUY" as const, outcome: "YES" as const, price: 50, quantity: 10, remaining: 10, seq: 5 };
+    const base = {
+      orderId: "o",
+      userId: "u",
+      side: "BUY" as const,
+      outcome: "YES" as const,
+      price: 50,
+      quantity: 10,
+      remaining: 10,
+      seq: 5,
+    };
     b.restore(base);
     expect(b.seq).toBe(5);
     expect(() => b.restore(base)).toThrow(/duplicate/);

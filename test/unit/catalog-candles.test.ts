@@ -4,7 +4,12 @@ const MIN = 60_000;
 const HOUR = 60 * MIN;
 // A fixed "now" in the middle of a minute, hour and day.
 const NOW = Date.parse("2030-05-15T12:30:30.000Z");
-const p = (atMs: number, yesPrice: number, quantity = 1_000_000, notional = yesPrice * 10_000): Print => ({ atMs, yesPrice, quantity, notional });
+const p = (atMs: number, yesPrice: number, quantity = 1_000_000, notional = yesPrice * 10_000): Print => ({
+  atMs,
+  yesPrice,
+  quantity,
+  notional,
+});
 
 describe("windows", () => {
   test("each interval's span and bucket", () => {
@@ -37,7 +42,13 @@ describe("buildPriceHistory", () => {
 
   test("1H: OHLC per minute, empty minutes carry the close, nothing before the first price", () => {
     const t0 = Date.parse("2030-05-15T12:00:00.000Z");
-    const prints = [p(t0 + 5_000, 40, 2_000_000), p(t0 + 20_000, 55), p(t0 + 40_000, 35), p(t0 + 50_000, 45, 500_000), p(t0 + 3 * MIN + 1, 60)];
+    const prints = [
+      p(t0 + 5_000, 40, 2_000_000),
+      p(t0 + 20_000, 55),
+      p(t0 + 40_000, 35),
+      p(t0 + 50_000, 45, 500_000),
+      p(t0 + 3 * MIN + 1, 60),
+    ];
     const h = buildPriceHistory({ interval: "1H", outcome: "YES", nowMs: NOW, prints, prior: null });
     expect(h.candles[0]).toEqual({ timestamp: "2030-05-15T12:00:00.000Z", open: 0.4, high: 0.55, low: 0.35, close: 0.45, volume: 4.5 });
     expect(h.candles[1]).toEqual({ timestamp: "2030-05-15T12:01:00.000Z", open: 0.45, high: 0.45, low: 0.45, close: 0.45, volume: 0 });
@@ -75,14 +86,24 @@ describe("buildPriceHistory", () => {
   });
 
   test("a print inside the read-back but before the window also seeds the carry (1H)", () => {
-    const h = buildPriceHistory({ interval: "1H", outcome: "YES", nowMs: NOW, prints: [p(NOW - 5 * HOUR, 20, 1_000_000, 200_000)], prior: null });
+    const h = buildPriceHistory({
+      interval: "1H",
+      outcome: "YES",
+      nowMs: NOW,
+      prints: [p(NOW - 5 * HOUR, 20, 1_000_000, 200_000)],
+      prior: null,
+    });
     expect(h.candles).toHaveLength(61);
     expect(h.candles[0].open).toBe(0.2);
     expect(h.volume24h).toBe(0.2);
   });
 
   test("volume24h counts USDT notional of the last 24 h only", () => {
-    const prints = [p(NOW - DAY - 1, 50, 1_000_000, 7_000_000), p(NOW - DAY + 1, 50, 1_000_000, 1_250_000), p(NOW - 1, 50, 1_000_000, 250_001)];
+    const prints = [
+      p(NOW - DAY - 1, 50, 1_000_000, 7_000_000),
+      p(NOW - DAY + 1, 50, 1_000_000, 1_250_000),
+      p(NOW - 1, 50, 1_000_000, 250_001),
+    ];
     expect(buildPriceHistory({ interval: "1W", outcome: "YES", nowMs: NOW, prints, prior: null }).volume24h).toBe(1.500001);
   });
 
@@ -90,7 +111,9 @@ describe("buildPriceHistory", () => {
     const first = Date.parse("2030-05-10T08:00:00.000Z");
     const prints = [p(first + 2 * DAY, 30), p(first, 10), p(first + 1_000, 20)];
     const h = buildPriceHistory({ interval: "MAX", outcome: "YES", nowMs: NOW, prints, prior: null });
-    expect(h.candles.map((c) => c.timestamp)).toEqual(["2030-05-10", "2030-05-11", "2030-05-12", "2030-05-13", "2030-05-14", "2030-05-15"].map((d) => `${d}T00:00:00.000Z`));
+    expect(h.candles.map((c) => c.timestamp)).toEqual(
+      ["2030-05-10", "2030-05-11", "2030-05-12", "2030-05-13", "2030-05-14", "2030-05-15"].map((d) => `${d}T00:00:00.000Z`),
+    );
     expect(h.candles[0]).toMatchObject({ open: 0.1, high: 0.2, low: 0.1, close: 0.2, volume: 2 });
     expect(h.candles[2]).toMatchObject({ open: 0.3, close: 0.3 });
     expect(h.priceChange).toBe(0.2);

@@ -26,7 +26,8 @@ function fakes() {
     events: {
       get: async (id) => events.get(id) ?? null,
       insertOnce: async (doc) => {
-        if (events.has(doc._id) || (doc.externalEventId && [...events.values()].some((e) => e.externalEventId === doc.externalEventId))) return false;
+        if (events.has(doc._id) || (doc.externalEventId && [...events.values()].some((e) => e.externalEventId === doc.externalEventId)))
+          return false;
         events.set(doc._id, doc);
         writes.push(`event+ ${doc._id}`);
         return true;
@@ -100,7 +101,12 @@ function fakes() {
   return { ports, clock, events, markets, prints, meta, logs, writes, out, told };
 }
 
-const input = (over: Partial<CreateEventParams> = {}): CreateEventParams => ({ title: "Derby", category: "Sports", markets: [{ title: "Home wins", ammLiquidity: "0500" }, { title: "Draw" }], ...over });
+const input = (over: Partial<CreateEventParams> = {}): CreateEventParams => ({
+  title: "Derby",
+  category: "Sports",
+  markets: [{ title: "Home wins", ammLiquidity: "0500" }, { title: "Draw" }],
+  ...over,
+});
 
 async function refusal(p: Promise<unknown>): Promise<CatalogRefusal> {
   const err = await p.then(
@@ -114,13 +120,29 @@ async function refusal(p: Promise<unknown>): Promise<CatalogRefusal> {
 describe("events and markets", () => {
   test("createEvent stores open markets first, then the event, and announces each market", async () => {
     const f = fakes();
-    const { event, markets } = await new Catalog(f.ports).createEvent(input({ tags: [" derby ", "derby", "football"], beginAt: "2026-04-01T18:00:00+02:00", externalEventId: "ext-1" }), f.out);
+    const { event, markets } = await new Catalog(f.ports).createEvent(
+      input({ tags: [" derby ", "derby", "football"], beginAt: "2026-04-01T18:00:00+02:00", externalEventId: "ext-1" }),
+      f.out,
+    );
     expect(f.writes).toEqual(["market+ mkt_2", "market+ mkt_3", "event+ evt_1"]);
     expect(markets.map((m) => [m._id, m.position, m.status, m.result, m.volume, m.ammLiquidity, m.conditionId])).toEqual([
       ["mkt_2", 0, "open", null, 0, "500", conditionIdFor("mkt_2")],
       ["mkt_3", 1, "open", null, 0, "0", conditionIdFor("mkt_3")],
     ]);
-    expect(event).toMatchObject({ _id: "evt_1", externalEventId: "ext-1", subtitle: "", subcategory: "", imageUrl: "", volumeUsd: 0, isActive: true, isLive: false, beginAt: "2026-04-01T16:00:00.000Z", tags: ["derby", "football"], marketTitles: ["Home wins", "Draw"], createdAt: iso(T0) });
+    expect(event).toMatchObject({
+      _id: "evt_1",
+      externalEventId: "ext-1",
+      subtitle: "",
+      subcategory: "",
+      imageUrl: "",
+      volumeUsd: 0,
+      isActive: true,
+      isLive: false,
+      beginAt: "2026-04-01T16:00:00.000Z",
+      tags: ["derby", "football"],
+      marketTitles: ["Home wins", "Draw"],
+      createdAt: iso(T0),
+    });
     expect(event.searchText.split(/ +/)).toEqual(["derby", "derby", "football", "home", "wins", "draw"]);
     expect(f.told).toEqual([
       { name: "market.opened", payload: { marketId: "mkt_2", eventId: "evt_1", ammLiquidity: "500" } },
@@ -138,8 +160,15 @@ describe("events and markets", () => {
   test("refusals change nothing: market titles equal but for case, an impossible date", async () => {
     const f = fakes();
     const c = new Catalog(f.ports);
-    expect(await refusal(c.createEvent(input({ markets: [{ title: "Yes" }, { title: "YES" }] }), f.out))).toMatchObject({ kind: "invalid", code: "VALIDATION_ERROR", fields: [{ field: "markets", rule: "unique" }] });
-    expect(await refusal(c.createEvent(input({ beginAt: "2026-02-30T25:00" }), f.out))).toMatchObject({ kind: "invalid", fields: [{ field: "beginAt", rule: "date" }] });
+    expect(await refusal(c.createEvent(input({ markets: [{ title: "Yes" }, { title: "YES" }] }), f.out))).toMatchObject({
+      kind: "invalid",
+      code: "VALIDATION_ERROR",
+      fields: [{ field: "markets", rule: "unique" }],
+    });
+    expect(await refusal(c.createEvent(input({ beginAt: "2026-02-30T25:00" }), f.out))).toMatchObject({
+      kind: "invalid",
+      fields: [{ field: "beginAt", rule: "date" }],
+    });
     expect(f.writes).toEqual([]);
     expect(f.told).toEqual([]);
   });
@@ -160,9 +189,24 @@ describe("events and markets", () => {
     const c = new Catalog(f.ports);
     const { event, markets } = await c.createEvent(input(), f.out);
     f.clock.ms += 1000;
-    const r = await c.updateEvent({ id: event._id, title: "Big derby", tags: ["x", " x ", "y"], isActive: false, beginAt: "2026-05-01", markets: [{ id: markets[1]._id, title: "Nobody wins" }] });
+    const r = await c.updateEvent({
+      id: event._id,
+      title: "Big derby",
+      tags: ["x", " x ", "y"],
+      isActive: false,
+      beginAt: "2026-05-01",
+      markets: [{ id: markets[1]._id, title: "Nobody wins" }],
+    });
     expect(r.markets.map((m) => m.title)).toEqual(["Home wins", "Nobody wins"]);
-    expect(r.event).toMatchObject({ title: "Big derby", tags: ["x", "y"], isActive: false, beginAt: "2026-05-01T00:00:00.000Z", marketTitles: ["Home wins", "Nobody wins"], updatedAt: iso(T0 + 1000), category: "Sports" });
+    expect(r.event).toMatchObject({
+      title: "Big derby",
+      tags: ["x", "y"],
+      isActive: false,
+      beginAt: "2026-05-01T00:00:00.000Z",
+      marketTitles: ["Home wins", "Nobody wins"],
+      updatedAt: iso(T0 + 1000),
+      category: "Sports",
+    });
     expect(r.event.searchText.split(/ +/)).toEqual(["big", "derby", "x", "y", "home", "wins", "nobody", "wins"]);
     expect(f.events.get(event._id)).toEqual(r.event);
     expect(f.markets.get(markets[1]._id)).toMatchObject({ title: "Nobody wins", updatedAt: iso(T0 + 1000) });
@@ -174,9 +218,18 @@ describe("events and markets", () => {
     const a = await c.createEvent(input(), f.out);
     const b = await c.createEvent(input({ title: "Other" }), f.out);
     f.writes.length = 0;
-    expect(await refusal(c.updateEvent({ id: "evt_nope", title: "x" }))).toMatchObject({ kind: "not_found", code: "RESOURCE_NOT_FOUND", message: "Event not found" });
-    expect(await refusal(c.updateEvent({ id: a.event._id, markets: [{ id: b.markets[0]._id, title: "Hijack" }] }))).toMatchObject({ kind: "not_found", message: "Market not found" });
-    expect(await refusal(c.updateEvent({ id: a.event._id, beginAt: "2026-13-01", markets: [{ id: a.markets[0]._id, title: "Renamed" }] }))).toMatchObject({ kind: "invalid", fields: [{ field: "beginAt", rule: "date" }] });
+    expect(await refusal(c.updateEvent({ id: "evt_nope", title: "x" }))).toMatchObject({
+      kind: "not_found",
+      code: "RESOURCE_NOT_FOUND",
+      message: "Event not found",
+    });
+    expect(await refusal(c.updateEvent({ id: a.event._id, markets: [{ id: b.markets[0]._id, title: "Hijack" }] }))).toMatchObject({
+      kind: "not_found",
+      message: "Market not found",
+    });
+    expect(
+      await refusal(c.updateEvent({ id: a.event._id, beginAt: "2026-13-01", markets: [{ id: a.markets[0]._id, title: "Renamed" }] })),
+    ).toMatchObject({ kind: "invalid", fields: [{ field: "beginAt", rule: "date" }] });
     expect(f.writes).toEqual([]);
   });
 });
@@ -196,7 +249,13 @@ describe("market lifecycle", () => {
   test("resolving an open market closes it first: the cache is dropped, then closed and resolved are announced in order", async () => {
     const { f, c, id } = await withMarket();
     const m = await c.transition(id, "resolve", f.out, { result: "NO" });
-    expect(m).toMatchObject({ status: "resolved", result: "NO", closedAt: iso(T0 + 5_000), resolvedAt: iso(T0 + 5_000), updatedAt: iso(T0 + 5_000) });
+    expect(m).toMatchObject({
+      status: "resolved",
+      result: "NO",
+      closedAt: iso(T0 + 5_000),
+      resolvedAt: iso(T0 + 5_000),
+      updatedAt: iso(T0 + 5_000),
+    });
     expect(f.markets.get(id)).toEqual(m);
     expect(f.told).toEqual([
       { name: "changed", marketId: id },
@@ -223,7 +282,11 @@ describe("market lifecycle", () => {
   test("an illegal command is a conflict and changes and announces nothing; an unknown market is not found", async () => {
     const { f, c, id } = await withMarket("cancelled");
     const before = f.markets.get(id);
-    expect(await refusal(c.transition(id, "close", f.out))).toMatchObject({ kind: "conflict", code: ILLEGAL_TRANSITION, message: "Cannot close a market that is cancelled" });
+    expect(await refusal(c.transition(id, "close", f.out))).toMatchObject({
+      kind: "conflict",
+      code: ILLEGAL_TRANSITION,
+      message: "Cannot close a market that is cancelled",
+    });
     expect(f.markets.get(id)).toBe(before);
     expect(f.told).toEqual([]);
     expect(await refusal(c.transition("mkt_nope", "close", f.out))).toMatchObject({ kind: "not_found", message: "Market not found" });
@@ -242,28 +305,58 @@ describe("market lifecycle", () => {
       }
       return setIfStatus(mid, from, set);
     };
-    expect(await refusal(c.transition(id, "close", f.out))).toMatchObject({ code: ILLEGAL_TRANSITION, message: "Cannot close a market that is cancelled" });
+    expect(await refusal(c.transition(id, "close", f.out))).toMatchObject({
+      code: ILLEGAL_TRANSITION,
+      message: "Cannot close a market that is cancelled",
+    });
     expect(f.told).toEqual([]);
   });
 
   test("after three lost races the command gives up", async () => {
     const { f, c, id } = await withMarket("open");
     f.ports.markets.setIfStatus = async () => false;
-    expect(await refusal(c.transition(id, "close", f.out))).toMatchObject({ kind: "conflict", code: ILLEGAL_TRANSITION, message: "The market changed concurrently; try again" });
+    expect(await refusal(c.transition(id, "close", f.out))).toMatchObject({
+      kind: "conflict",
+      code: ILLEGAL_TRANSITION,
+      message: "The market changed concurrently; try again",
+    });
   });
 });
 
 describe("trade prints", () => {
-  const print = (tradeId: string, marketId: string, notional: number, at = iso(T0)): MarketTradeEvent => ({ tradeId, marketId, outcome: "YES", yesPrice: 40, quantity: 1_000_000, notional, at });
+  const print = (tradeId: string, marketId: string, notional: number, at = iso(T0)): MarketTradeEvent => ({
+    tradeId,
+    marketId,
+    outcome: "YES",
+    yesPrice: 40,
+    quantity: 1_000_000,
+    notional,
+    at,
+  });
 
   test("each print is stored once; volumes add up per market and per event; unknown markets and bad times are dropped", async () => {
     const f = fakes();
     const c = new Catalog(f.ports);
     const { event, markets } = await c.createEvent(input(), f.out);
     const [a, b] = markets.map((m) => m._id);
-    await c.recordTrades([print("t1", a, 400_000, "2026-03-01T12:00:00+01:00"), print("t2", b, 100_000), print("t1", a, 400_000), print("t3", "mkt_nope", 9), print("t4", a, 7, "yesterday")]);
+    await c.recordTrades([
+      print("t1", a, 400_000, "2026-03-01T12:00:00+01:00"),
+      print("t2", b, 100_000),
+      print("t1", a, 400_000),
+      print("t3", "mkt_nope", 9),
+      print("t4", a, 7, "yesterday"),
+    ]);
     expect([...f.prints.values()]).toEqual([
-      { _id: "t1", marketId: a, outcome: "YES", yesPrice: 40, quantity: 1_000_000, notional: 400_000, at: "2026-03-01T11:00:00.000Z", atMs: Date.parse("2026-03-01T11:00:00.000Z") },
+      {
+        _id: "t1",
+        marketId: a,
+        outcome: "YES",
+        yesPrice: 40,
+        quantity: 1_000_000,
+        notional: 400_000,
+        at: "2026-03-01T11:00:00.000Z",
+        atMs: Date.parse("2026-03-01T11:00:00.000Z"),
+      },
       expect.objectContaining({ _id: "t2", marketId: b }),
     ]);
     expect(f.markets.get(a)?.volume).toBe(400_000);
@@ -286,7 +379,11 @@ describe("demo seed", () => {
     const c = new Catalog(f.ports);
     const opened = await c.seedDemo();
     expect(opened).toHaveLength(totalMarkets);
-    expect(opened[0]).toEqual({ marketId: demoMarketId(DEMO_EVENTS[0].slug, 0), eventId: demoEventId(DEMO_EVENTS[0].slug), ammLiquidity: DEMO_EVENTS[0].markets[0].ammLiquidity });
+    expect(opened[0]).toEqual({
+      marketId: demoMarketId(DEMO_EVENTS[0].slug, 0),
+      eventId: demoEventId(DEMO_EVENTS[0].slug),
+      ammLiquidity: DEMO_EVENTS[0].markets[0].ammLiquidity,
+    });
     expect(f.events.size).toBe(DEMO_EVENTS.length);
     expect(f.meta.get(DEMO_MARKER_ID)).toEqual({ _id: DEMO_MARKER_ID, done: true, claimedBy: "node-a", at: iso(T0) });
     // beginAt counts days from the start of the seeding hour.
@@ -341,7 +438,8 @@ describe("reads", () => {
   function readFakes(events: EventDoc[], markets: MarketDoc[] = [], prints: PrintDoc[] = []) {
     const asked: string[] = [];
     const logs: string[] = [];
-    const matches = (e: EventDoc, f: EventFilter) => e.isActive && (!f.category || e.category === f.category) && f.tokens.every((t) => e.searchText.split(" ").some((w) => w.includes(t)));
+    const matches = (e: EventDoc, f: EventFilter) =>
+      e.isActive && (!f.category || e.category === f.category) && f.tokens.every((t) => e.searchText.split(" ").some((w) => w.includes(t)));
     const ports: CatalogReadPorts = {
       events: {
         count: async (f) => (asked.push("count"), events.filter((e) => matches(e, f)).length),
@@ -357,7 +455,8 @@ describe("reads", () => {
       },
       prints: {
         since: async (marketId, sinceMs) => prints.filter((p) => p.marketId === marketId && p.atMs >= sinceMs),
-        lastBefore: async (marketId, sinceMs) => prints.filter((p) => p.marketId === marketId && p.atMs < sinceMs).sort((a, b) => b.atMs - a.atMs)[0] ?? null,
+        lastBefore: async (marketId, sinceMs) =>
+          prints.filter((p) => p.marketId === marketId && p.atMs < sinceMs).sort((a, b) => b.atMs - a.atMs)[0] ?? null,
       },
       now: () => T0,
       log: { warn: (m) => void logs.push(m) },
@@ -365,11 +464,46 @@ describe("reads", () => {
     return { reads: new CatalogReads(ports), asked, logs };
   }
 
-  const ev = (id: string, over: Partial<EventDoc> = {}): EventDoc => ({ _id: id, title: id, subtitle: "", category: "Sports", subcategory: "", imageUrl: "", volumeUsd: 1_500_000, isActive: true, isLive: false, beginAt: iso(T0), tags: [], marketTitles: [], searchText: id, createdAt: iso(T0), updatedAt: iso(T0), ...over });
-  const mk = (id: string, status: MarketStatus, eventId = "e1"): MarketDoc => ({ _id: id, eventId, position: 0, title: `T ${id}`, status, result: null, outcomes: ["YES", "NO"], volume: 0, conditionId: "0x", ammLiquidity: "0", createdAt: iso(T0), updatedAt: iso(T0) });
+  const ev = (id: string, over: Partial<EventDoc> = {}): EventDoc => ({
+    _id: id,
+    title: id,
+    subtitle: "",
+    category: "Sports",
+    subcategory: "",
+    imageUrl: "",
+    volumeUsd: 1_500_000,
+    isActive: true,
+    isLive: false,
+    beginAt: iso(T0),
+    tags: [],
+    marketTitles: [],
+    searchText: id,
+    createdAt: iso(T0),
+    updatedAt: iso(T0),
+    ...over,
+  });
+  const mk = (id: string, status: MarketStatus, eventId = "e1"): MarketDoc => ({
+    _id: id,
+    eventId,
+    position: 0,
+    title: `T ${id}`,
+    status,
+    result: null,
+    outcomes: ["YES", "NO"],
+    volume: 0,
+    conditionId: "0x",
+    ammLiquidity: "0",
+    createdAt: iso(T0),
+    updatedAt: iso(T0),
+  });
 
   test("listEvents: published ones of the category matching the search, a page past the end reads no documents", async () => {
-    const { reads, asked } = readFakes([ev("e2", { beginAt: iso(T0 + 1) }), ev("e1"), ev("e3", { category: "Crypto" }), ev("e4", { isActive: false })]);
+    const { reads, asked } = readFakes([
+      ev("e2", { beginAt: iso(T0 + 1) }),
+      ev("e1"),
+      ev("e3", { category: "Crypto" }),
+      ev("e4", { isActive: false }),
+    ]);
     const r = await reads.listEvents({ category: "Sports", page: 1, pageSize: 20 });
     expect(r.total).toBe(2);
     expect(r.items.map((e) => [e.id, e.volumeUsd, e.markets])).toEqual([
@@ -383,7 +517,10 @@ describe("reads", () => {
   });
 
   test("searchEvents: best match first, paged after ranking; no words, no query", async () => {
-    const events = [ev("e1", { title: "Later", subtitle: "about bitcoin", searchText: "later about bitcoin" }), ev("e2", { title: "Bitcoin", searchText: "bitcoin" })];
+    const events = [
+      ev("e1", { title: "Later", subtitle: "about bitcoin", searchText: "later about bitcoin" }),
+      ev("e2", { title: "Bitcoin", searchText: "bitcoin" }),
+    ];
     const { reads, asked } = readFakes(events);
     const r = await reads.searchEvents({ q: "bitcoin", page: 1, pageSize: 1 });
     expect(r.total).toBe(2);
@@ -433,7 +570,16 @@ describe("reads", () => {
   });
 
   test("priceHistory: the window's prints and the last one before it", async () => {
-    const at = (ms: number, yesPrice: number): PrintDoc => ({ _id: `p${ms}`, marketId: "m1", outcome: "YES", yesPrice, quantity: 1_000_000, notional: yesPrice * 10_000, at: iso(ms), atMs: ms });
+    const at = (ms: number, yesPrice: number): PrintDoc => ({
+      _id: `p${ms}`,
+      marketId: "m1",
+      outcome: "YES",
+      yesPrice,
+      quantity: 1_000_000,
+      notional: yesPrice * 10_000,
+      at: iso(ms),
+      atMs: ms,
+    });
     const { reads } = readFakes([], [], [at(T0 - 2 * 3_600_000, 30), at(T0 - 10 * 60_000, 60)]);
     const h = await reads.priceHistory(mk("m1", "open"), "YES", "1H");
     expect(h).toMatchObject({ marketId: "m1", outcome: "YES", interval: "1H", currentPrice: 0.6 });

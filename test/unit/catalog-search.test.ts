@@ -2,7 +2,14 @@ import fc from "fast-check";
 import Datastore from "@seald-io/nedb";
 import { queryTokens, rankBySearch, scoreEvent, searchTextOf, tokensFilter, words, type Searchable } from "../../catalog/search";
 
-const ev = (id: string, e: Partial<Searchable>): Searchable & { id: string } => ({ id, title: "", subtitle: "", tags: [], marketTitles: [], ...e });
+const ev = (id: string, e: Partial<Searchable>): Searchable & { id: string } => ({
+  id,
+  title: "",
+  subtitle: "",
+  tags: [],
+  marketTitles: [],
+  ...e,
+});
 
 describe("words and tokens", () => {
   test("lower-case letter/digit words, punctuation splits", () => {
@@ -38,7 +45,11 @@ describe("ranking", () => {
   });
 
   test("every word must match somewhere; more and better hits rank higher", () => {
-    const items = [ev("a", { title: "Bitcoin price", tags: ["crypto"] }), ev("b", { title: "Bitcoin" }), ev("c", { title: "Crypto winter", subtitle: "bitcoin" })];
+    const items = [
+      ev("a", { title: "Bitcoin price", tags: ["crypto"] }),
+      ev("b", { title: "Bitcoin" }),
+      ev("c", { title: "Crypto winter", subtitle: "bitcoin" }),
+    ];
     expect(rankBySearch(items, queryTokens("bitcoin crypto")).map((e) => e.id)).toEqual(["a", "c"]);
   });
 
@@ -60,18 +71,31 @@ describe("ranking", () => {
 describe("the store filter and the scorer agree", () => {
   const wordArb = fc.stringMatching(/^[a-zé0-9]{1,6}$/);
   const textArb = fc.array(wordArb, { maxLength: 4 }).map((ws) => ws.join(" "));
-  const docArb = fc.record({ title: textArb, subtitle: textArb, tags: fc.array(textArb, { maxLength: 3 }), marketTitles: fc.array(textArb, { maxLength: 3 }) });
+  const docArb = fc.record({
+    title: textArb,
+    subtitle: textArb,
+    tags: fc.array(textArb, { maxLength: 3 }),
+    marketTitles: fc.array(textArb, { maxLength: 3 }),
+  });
 
   test("NeDB with tokensFilter returns exactly the events scoreEvent scores above 0", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(docArb, { minLength: 1, maxLength: 12 }), fc.array(fc.stringMatching(/^[a-zé0-9]{1,3}$/), { minLength: 1, maxLength: 2 }), async (docs, qWords) => {
-        const db = new Datastore({ inMemoryOnly: true });
-        await db.insertAsync(docs.map((d, i) => ({ _id: String(i), ...d, searchText: searchTextOf(d) })));
-        const tokens = queryTokens(qWords.join(" "));
-        const found = ((await db.findAsync(tokensFilter(tokens))) as unknown as Array<{ _id: string }>).map((d) => d._id).sort();
-        const scored = docs.map((d, i) => [String(i), scoreEvent(d, tokens)] as const).filter(([, s]) => s > 0).map(([id]) => id).sort();
-        expect(found).toEqual(scored);
-      }),
+      fc.asyncProperty(
+        fc.array(docArb, { minLength: 1, maxLength: 12 }),
+        fc.array(fc.stringMatching(/^[a-zé0-9]{1,3}$/), { minLength: 1, maxLength: 2 }),
+        async (docs, qWords) => {
+          const db = new Datastore({ inMemoryOnly: true });
+          await db.insertAsync(docs.map((d, i) => ({ _id: String(i), ...d, searchText: searchTextOf(d) })));
+          const tokens = queryTokens(qWords.join(" "));
+          const found = ((await db.findAsync(tokensFilter(tokens))) as unknown as Array<{ _id: string }>).map((d) => d._id).sort();
+          const scored = docs
+            .map((d, i) => [String(i), scoreEvent(d, tokens)] as const)
+            .filter(([, s]) => s > 0)
+            .map(([id]) => id)
+            .sort();
+          expect(found).toEqual(scored);
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -58,11 +58,21 @@ describe("the watcher", () => {
     const tx = chain.depositUsdt(addr, BigInt(5 * S));
     await d.scanAll();
     expect(ledger.available("usr_a")).toBe(5 * S);
-    expect(store.deposits.get(tx.hash)).toMatchObject({ userId: "usr_a", amount: 5 * S, address: addr.toRawString(), jettonWallet: chain.walletOf(addr).toRawString(), lt: tx.lt });
+    expect(store.deposits.get(tx.hash)).toMatchObject({
+      userId: "usr_a",
+      amount: 5 * S,
+      address: addr.toRawString(),
+      jettonWallet: chain.walletOf(addr).toRawString(),
+      lt: tx.lt,
+    });
     expect(rec.of("chain.depositCredited")).toEqual([{ userId: "usr_a", amount: String(5 * S), txHash: tx.hash }]);
     expect(counted()).toBe(1);
     const doc = store.addressDocs.get("usr_a");
-    expect(doc).toMatchObject({ canonicalJettonWallet: chain.walletOf(addr).toRawString(), firstDepositAt: new Date(tx.now * 1000).toISOString(), needsSweep: false });
+    expect(doc).toMatchObject({
+      canonicalJettonWallet: chain.walletOf(addr).toRawString(),
+      firstDepositAt: new Date(tx.now * 1000).toISOString(),
+      needsSweep: false,
+    });
     // Swept: the hot wallet topped up the deposit wallet's gas, then the USDT moved on.
     expect(chain.balance(addr)).toBe(0n);
     expect(chain.balance(await hot())).toBe(BigInt(5 * S));
@@ -104,9 +114,23 @@ describe("the watcher", () => {
     expect(ledger.available("usr_a")).toBe(0);
     expect(store.deposits.size).toBe(0);
     const kinds = Object.fromEntries([...store.incidents.values()].map((i) => [i._id, i.kind]));
-    expect(kinds).toEqual({ [ton.hash]: "native_ton", [foreign.hash]: "foreign_jetton", [forged.hash]: "forged_notification", [huge.hash]: "bad_amount" });
-    expect(store.incidents.get(ton.hash)).toMatchObject({ userId: "usr_a", amount: "2000000000", detail: expect.stringContaining('comment "hi"') });
-    expect(rec.of("chain.incident").map((e) => e.kind).sort()).toEqual(["bad_amount", "foreign_jetton", "forged_notification", "native_ton"]);
+    expect(kinds).toEqual({
+      [ton.hash]: "native_ton",
+      [foreign.hash]: "foreign_jetton",
+      [forged.hash]: "forged_notification",
+      [huge.hash]: "bad_amount",
+    });
+    expect(store.incidents.get(ton.hash)).toMatchObject({
+      userId: "usr_a",
+      amount: "2000000000",
+      detail: expect.stringContaining('comment "hi"'),
+    });
+    expect(
+      rec
+        .of("chain.incident")
+        .map((e) => e.kind)
+        .sort(),
+    ).toEqual(["bad_amount", "foreign_jetton", "forged_notification", "native_ton"]);
     expect(store.addressDocs.get("usr_a")?.firstDepositAt).toBeNull();
   });
 

@@ -14,7 +14,8 @@ const DEPOSIT = addr("d0");
 const CANON = addr("c0");
 const HOT = addr("40");
 const ctx: DepositContext = { depositAddress: DEPOSIT, canonicalJettonWallet: CANON, hotWallet: HOT };
-const notification = (amount: bigint) => beginCell().storeUint(OP.transferNotification, 32).storeUint(1, 64).storeCoins(amount).storeAddress(addr("77")).storeBit(false).endCell();
+const notification = (amount: bigint) =>
+  beginCell().storeUint(OP.transferNotification, 32).storeUint(1, 64).storeCoins(amount).storeAddress(addr("77")).storeBit(false).endCell();
 
 function tx(p: { src?: Address | null; dest?: Address; body?: Cell; value?: bigint; bounced?: boolean; external?: boolean }): ChainTx {
   const dest = (p.dest ?? DEPOSIT).toRawString();
@@ -23,7 +24,16 @@ function tx(p: { src?: Address | null; dest?: Address; body?: Cell; value?: bigi
     lt: "100",
     now: 1,
     account: dest,
-    in: { kind: p.external ? "external-in" : "internal", src: p.external ? null : (p.src ?? CANON).toRawString(), dest, value: p.value ?? 1n, bounce: false, bounced: !!p.bounced, body: p.body ?? Cell.EMPTY, createdLt: "99" },
+    in: {
+      kind: p.external ? "external-in" : "internal",
+      src: p.external ? null : (p.src ?? CANON).toRawString(),
+      dest,
+      value: p.value ?? 1n,
+      bounce: false,
+      bounced: !!p.bounced,
+      body: p.body ?? Cell.EMPTY,
+      createdLt: "99",
+    },
     outs: [],
     externalHash: null,
     computeSkipped: true,
@@ -37,7 +47,11 @@ function tx(p: { src?: Address | null; dest?: Address; body?: Cell; value?: bigi
 describe("classifyDepositTx", () => {
   test("credits only a notification from the canonical jetton wallet", () => {
     expect(classifyDepositTx(tx({ body: notification(5_000_000n) }), ctx)).toMatchObject({ kind: "credit", amount: 5_000_000n });
-    expect(classifyDepositTx(tx({ src: addr("e1"), body: notification(5_000_000n) }), ctx)).toEqual({ kind: "suspect", amount: 5_000_000n, src: addr("e1").toRawString() });
+    expect(classifyDepositTx(tx({ src: addr("e1"), body: notification(5_000_000n) }), ctx)).toEqual({
+      kind: "suspect",
+      amount: 5_000_000n,
+      src: addr("e1").toRawString(),
+    });
   });
 
   test("zero and unrepresentable amounts are incidents, not credits", () => {
@@ -46,16 +60,28 @@ describe("classifyDepositTx", () => {
   });
 
   test("native TON (plain or with a comment) is an incident; the hot wallet's gas top-up and our own externals are not", () => {
-    expect(classifyDepositTx(tx({ src: addr("e2"), value: 10n ** 9n }), ctx)).toMatchObject({ kind: "incident", incident: "native_ton", amount: 10n ** 9n });
-    expect(classifyDepositTx(tx({ src: addr("e2"), value: 5n, body: commentBody("pls credit") }), ctx)).toMatchObject({ kind: "incident", incident: "native_ton" });
+    expect(classifyDepositTx(tx({ src: addr("e2"), value: 10n ** 9n }), ctx)).toMatchObject({
+      kind: "incident",
+      incident: "native_ton",
+      amount: 10n ** 9n,
+    });
+    expect(classifyDepositTx(tx({ src: addr("e2"), value: 5n, body: commentBody("pls credit") }), ctx)).toMatchObject({
+      kind: "incident",
+      incident: "native_ton",
+    });
     expect(classifyDepositTx(tx({ src: HOT, value: 10n ** 8n }), ctx)).toMatchObject({ kind: "ignore" });
     expect(classifyDepositTx(tx({ external: true }), ctx)).toMatchObject({ kind: "ignore" });
   });
 
   test("bounces, unknown ops, malformed notifications and other addresses", () => {
     expect(classifyDepositTx(tx({ bounced: true, body: notification(5n) }), ctx)).toMatchObject({ kind: "incident", incident: "bounced" });
-    expect(classifyDepositTx(tx({ src: addr("e3"), body: beginCell().storeUint(0xdeadbeef, 32).endCell() }), ctx)).toMatchObject({ kind: "incident", incident: "unknown_message" });
-    expect(classifyDepositTx(tx({ body: beginCell().storeUint(OP.transferNotification, 32).storeUint(1, 8).endCell() }), ctx)).toMatchObject({ kind: "incident", incident: "forged_notification" });
+    expect(classifyDepositTx(tx({ src: addr("e3"), body: beginCell().storeUint(0xdeadbeef, 32).endCell() }), ctx)).toMatchObject({
+      kind: "incident",
+      incident: "unknown_message",
+    });
+    expect(
+      classifyDepositTx(tx({ body: beginCell().storeUint(OP.transferNotification, 32).storeUint(1, 8).endCell() }), ctx),
+    ).toMatchObject({ kind: "incident", incident: "forged_notification" });
     expect(classifyDepositTx(tx({ dest: addr("d1"), body: notification(5n) }), ctx)).toMatchObject({ kind: "ignore" });
   });
 });
@@ -65,12 +91,20 @@ describe("refineNotification: naming a non-canonical sender", () => {
   const FOREIGN = addr("bb");
   const suspect = { amount: 9n, src: addr("e1").toRawString() };
   test("a jetton wallet of another minter owned by the deposit address is a foreign jetton", () => {
-    expect(refineNotification(suspect, { balance: 9n, owner: DEPOSIT, minter: FOREIGN }, USDT, DEPOSIT)).toMatchObject({ kind: "incident", incident: "foreign_jetton", amount: 9n });
+    expect(refineNotification(suspect, { balance: 9n, owner: DEPOSIT, minter: FOREIGN }, USDT, DEPOSIT)).toMatchObject({
+      kind: "incident",
+      incident: "foreign_jetton",
+      amount: 9n,
+    });
   });
   test("not a jetton wallet, or a USDT wallet of someone else, is a forgery", () => {
     expect(refineNotification(suspect, null, USDT, DEPOSIT)).toMatchObject({ incident: "forged_notification" });
-    expect(refineNotification(suspect, { balance: 9n, owner: addr("99"), minter: USDT }, USDT, DEPOSIT)).toMatchObject({ incident: "forged_notification" });
-    expect(refineNotification(suspect, { balance: 9n, owner: addr("99"), minter: FOREIGN }, USDT, DEPOSIT)).toMatchObject({ incident: "forged_notification" });
+    expect(refineNotification(suspect, { balance: 9n, owner: addr("99"), minter: USDT }, USDT, DEPOSIT)).toMatchObject({
+      incident: "forged_notification",
+    });
+    expect(refineNotification(suspect, { balance: 9n, owner: addr("99"), minter: FOREIGN }, USDT, DEPOSIT)).toMatchObject({
+      incident: "forged_notification",
+    });
   });
 });
 
@@ -108,7 +142,12 @@ describe("the canonical-wallet check on real TVM transactions (in-memory sandbox
     await sb.injectFromOutsider(d, 10_000_000n, notification(10n ** 12n));
     await sb.faucetSend("TON", d, 3n * 10n ** 9n);
     const v = await verdicts(d);
-    expect(v.map((x) => (x.kind === "incident" ? x.incident : x.kind))).toEqual(["credit", "foreign_jetton", "forged_notification", "native_ton"]);
+    expect(v.map((x) => (x.kind === "incident" ? x.incident : x.kind))).toEqual([
+      "credit",
+      "foreign_jetton",
+      "forged_notification",
+      "native_ton",
+    ]);
     expect(v[0]).toMatchObject({ amount: 4_000_000n });
   });
 
@@ -120,7 +159,14 @@ describe("the canonical-wallet check on real TVM transactions (in-memory sandbox
     const jw3 = await sb.jettonWalletAddress(d3);
     const data = await sb.jettonWalletData(jw3);
     expect(data).toMatchObject({ balance: 1_000_000n });
-    expect(refineNotification({ amount: 1n, src: jw3.toRawString() }, data, sb.usdtMinter(), d2)).toMatchObject({ incident: "forged_notification" });
-    expect(classifyDepositTx({ ...(await sb.transactions(d3, 0n))[0] }, { depositAddress: d2, canonicalJettonWallet: await sb.jettonWalletAddress(d2), hotWallet: HOT })).toMatchObject({ kind: "ignore" });
+    expect(refineNotification({ amount: 1n, src: jw3.toRawString() }, data, sb.usdtMinter(), d2)).toMatchObject({
+      incident: "forged_notification",
+    });
+    expect(
+      classifyDepositTx(
+        { ...(await sb.transactions(d3, 0n))[0] },
+        { depositAddress: d2, canonicalJettonWallet: await sb.jettonWalletAddress(d2), hotWallet: HOT },
+      ),
+    ).toMatchObject({ kind: "ignore" });
   });
 });

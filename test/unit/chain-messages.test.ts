@@ -1,5 +1,16 @@
 import { Address, beginCell, Cell } from "@ton/core";
-import { commentBody, internalTransferBody, mintBody, OP, opOf, parseComment, parseInternalTransfer, parseTransfer, parseTransferNotification, transferBody } from "../../chain/jetton";
+import {
+  commentBody,
+  internalTransferBody,
+  mintBody,
+  OP,
+  opOf,
+  parseComment,
+  parseInternalTransfer,
+  parseTransfer,
+  parseTransferNotification,
+  transferBody,
+} from "../../chain/jetton";
 import { commitmentOf, parseSettlementBody, settlementBody, SETTLE_OP } from "../../chain/settlement";
 import { outcomeOfIndexSet } from "../../chain/redemption";
 import { normalizedExternalHash } from "../../chain/tx";
@@ -9,7 +20,14 @@ const B = Address.parseRaw("0:" + "22".repeat(32));
 
 describe("jetton messages (TEP-74)", () => {
   test("transfer: built and read back field by field", () => {
-    const body = transferBody({ queryId: 42n, amount: 1_500_000n, destination: A, responseTo: B, forwardTon: 1n, forwardPayload: commentBody("hi") });
+    const body = transferBody({
+      queryId: 42n,
+      amount: 1_500_000n,
+      destination: A,
+      responseTo: B,
+      forwardTon: 1n,
+      forwardPayload: commentBody("hi"),
+    });
     expect(opOf(body)).toBe(OP.transfer);
     const t = parseTransfer(body)!;
     expect(t.queryId).toBe(42n);
@@ -20,10 +38,18 @@ describe("jetton messages (TEP-74)", () => {
   });
 
   test("transfer_notification: parsed; other ops, truncated and empty bodies are not notifications", () => {
-    const n = beginCell().storeUint(OP.transferNotification, 32).storeUint(7, 64).storeCoins(5_000_000n).storeAddress(A).storeBit(false).endCell();
+    const n = beginCell()
+      .storeUint(OP.transferNotification, 32)
+      .storeUint(7, 64)
+      .storeCoins(5_000_000n)
+      .storeAddress(A)
+      .storeBit(false)
+      .endCell();
     const parsed = parseTransferNotification(n)!;
     expect([parsed.queryId, parsed.amount, parsed.sender!.equals(A)]).toEqual([7n, 5_000_000n, true]);
-    expect(parseTransferNotification(transferBody({ queryId: 1n, amount: 1n, destination: A, responseTo: null, forwardTon: 0n }))).toBeNull();
+    expect(
+      parseTransferNotification(transferBody({ queryId: 1n, amount: 1n, destination: A, responseTo: null, forwardTon: 0n })),
+    ).toBeNull();
     expect(parseTransferNotification(beginCell().storeUint(OP.transferNotification, 32).storeUint(7, 16).endCell())).toBeNull();
     expect(parseTransferNotification(Cell.EMPTY)).toBeNull();
     expect(opOf(Cell.EMPTY)).toBeNull();
@@ -39,7 +65,11 @@ describe("jetton messages (TEP-74)", () => {
     const it = parseInternalTransfer(s.loadRef())!;
     expect(it.amount).toBe(3n);
     expect(it.from!.equals(B)).toBe(true);
-    expect(parseInternalTransfer(internalTransferBody({ queryId: 1n, amount: 2n, from: A, responseTo: null, forwardTon: 0n, forwardPayload: null }))).toMatchObject({ amount: 2n });
+    expect(
+      parseInternalTransfer(
+        internalTransferBody({ queryId: 1n, amount: 2n, from: A, responseTo: null, forwardTon: 0n, forwardPayload: null }),
+      ),
+    ).toMatchObject({ amount: 2n });
   });
 
   test("comments", () => {

@@ -81,7 +81,10 @@ test("cancelled: every position refunded at cost; the shortfall (fees refunded) 
   const b = market();
   // As if the fee account held only 400 when the refund was planned: 400 from fees, 600 house funding.
   const short = refundCancelled(M, b.holders(M), 400);
-  expect(short.postings.filter((p) => p.kind === "fee" || p.kind === "external")).toEqual([{ kind: "fee", amount: -400 }, { kind: "external", flow: "house", amount: 600 }]);
+  expect(short.postings.filter((p) => p.kind === "fee" || p.kind === "external")).toEqual([
+    { kind: "fee", amount: -400 },
+    { kind: "external", flow: "house", amount: 600 },
+  ]);
   b.apply(short.postings);
   expect(b.conservation()).toMatchObject({ ok: true, fees: 600, house: 600 });
 });
@@ -115,7 +118,11 @@ describe("the AMM pool (cost-less inventory funded by the house)", () => {
   /** House funds 100 pairs; a user buys 10 YES from the pool for 6 (+0.1 fee to the pool's cash). */
   function ammMarket(): Accounts {
     const a = new Accounts();
-    a.apply([...poolFunding(M, 100 * S), { kind: "external", flow: "deposit", amount: 50 * S }, { kind: "cash", account: "u", available: 50 * S }]);
+    a.apply([
+      ...poolFunding(M, 100 * S),
+      { kind: "external", flow: "deposit", amount: 50 * S },
+      { kind: "cash", account: "u", available: 50 * S },
+    ]);
     a.apply([{ kind: "cash", account: "u", available: -(6 * S + S / 10), locked: 6 * S + S / 10 }]);
     a.apply(ammLegPostings(M, "u", "BUY", "YES", { quantity: 10 * S, cash: 6 * S, fee: S / 10 }));
     expect(a.conservation().ok).toBe(true);

@@ -28,14 +28,25 @@ function setup(market: Partial<MarketInternal> = {}) {
     { kind: "collateral", marketId: M, amount: 10 * S },
   ];
   ledger.accounts.apply(p);
-  const info: MarketInternal = { id: M, eventId: "evt_1", title: "?", status: "resolved", result: "YES", conditionId: COND, ammLiquidity: "0", ...market };
+  const info: MarketInternal = {
+    id: M,
+    eventId: "evt_1",
+    title: "?",
+    status: "resolved",
+    result: "YES",
+    conditionId: COND,
+    ammLiquidity: "0",
+    ...market,
+  };
   const lookups: string[] = [];
   const lookup = async (marketId: string) => {
     lookups.push(marketId);
     return info;
   };
-  const redeem = (userId: string, indexSets: string[], conditionId = COND) => r.redeem({ userId, marketId: M, conditionId, indexSets }, lookup);
-  const lock = (account: string, outcome: "YES" | "NO", q: number) => ledger.accounts.apply([{ kind: "shares", account, marketId: M, outcome, locked: q }]);
+  const redeem = (userId: string, indexSets: string[], conditionId = COND) =>
+    r.redeem({ userId, marketId: M, conditionId, indexSets }, lookup);
+  const lock = (account: string, outcome: "YES" | "NO", q: number) =>
+    ledger.accounts.apply([{ kind: "shares", account, marketId: M, outcome, locked: q }]);
   return { ledger, store, rec, r, redeem, info, lookups, lock };
 }
 
@@ -51,7 +62,10 @@ describe("redeem on a resolved market", () => {
     expect(ledger.accounts.position("bob", M, "NO")).toMatchObject({ quantity: 0, settled: true });
     expect(ledger.accounts.conservation().ok).toBe(true);
 
-    expect(await redeem("alice", ["0x1", "0x2"])).toEqual({ status: "duplicate", message: "These positions were already redeemed; nothing new was paid" });
+    expect(await redeem("alice", ["0x1", "0x2"])).toEqual({
+      status: "duplicate",
+      message: "These positions were already redeemed; nothing new was paid",
+    });
     expect(ledger.available("alice")).toBe(107 * S);
     expect(rec.of("chain.redeemed")).toHaveLength(1);
   });
@@ -59,7 +73,10 @@ describe("redeem on a resolved market", () => {
   test("the ledger answers that the redemption's entry was applied before: duplicate, no event, nothing paid twice", async () => {
     const { ledger, store, rec, redeem } = setup();
     ledger.applied.set(`redeem:alice:${M}`, { key: `redeem:alice:${M}`, postings: [] });
-    expect(await redeem("alice", ["0x1"])).toEqual({ status: "duplicate", message: "These positions were already redeemed; nothing new was paid" });
+    expect(await redeem("alice", ["0x1"])).toEqual({
+      status: "duplicate",
+      message: "These positions were already redeemed; nothing new was paid",
+    });
     expect(ledger.available("alice")).toBe(97 * S);
     expect(rec.of("chain.redeemed")).toEqual([]);
     expect(store.redemptions.get(`alice:${M}`)).toMatchObject({ kind: "redeem", ledgerKey: `redeem:alice:${M}` });
@@ -82,24 +99,48 @@ describe("redeem on a resolved market", () => {
 
   test("index sets: only 0x1 / 0x2, no outcome twice (before the market is looked up)", async () => {
     const { redeem, lookups } = setup();
-    await expect(redeem("alice", ["0x3"])).rejects.toMatchObject({ code: 400, type: "VALIDATION_ERROR", data: { fields: [{ field: "indexSets[0]", rule: "indexSet" }] } });
-    await expect(redeem("alice", ["0x1", "0x01"])).rejects.toMatchObject({ type: "VALIDATION_ERROR", data: { fields: [{ field: "indexSets", rule: "unique" }] } });
+    await expect(redeem("alice", ["0x3"])).rejects.toMatchObject({
+      code: 400,
+      type: "VALIDATION_ERROR",
+      data: { fields: [{ field: "indexSets[0]", rule: "indexSet" }] },
+    });
+    await expect(redeem("alice", ["0x1", "0x01"])).rejects.toMatchObject({
+      type: "VALIDATION_ERROR",
+      data: { fields: [{ field: "indexSets", rule: "unique" }] },
+    });
     expect(lookups).toEqual([]);
   });
 
   test("LOSING_POSITION for the loser, also once the position was settled at 0", async () => {
     const { redeem, r, ledger } = setup();
-    await expect(redeem("bob", ["0x2"])).rejects.toMatchObject({ code: 400, type: "LOSING_POSITION", message: "The market resolved YES: NO shares pay nothing" });
+    await expect(redeem("bob", ["0x2"])).rejects.toMatchObject({
+      code: 400,
+      type: "LOSING_POSITION",
+      message: "The market resolved YES: NO shares pay nothing",
+    });
     await r.sweepResolved(M, "YES");
     expect(ledger.accounts.position(escrowAccount(M), M, "NO")?.quantity).toBe(10 * S);
-    await expect(redeem("bob", ["0x2"])).rejects.toMatchObject({ type: "LOSING_POSITION", message: "The market resolved YES: NO shares pay nothing (your position was settled at 0)" });
+    await expect(redeem("bob", ["0x2"])).rejects.toMatchObject({
+      type: "LOSING_POSITION",
+      message: "The market resolved YES: NO shares pay nothing (your position was settled at 0)",
+    });
   });
 
   test("NO_POSITION: nothing held at all, or nothing of the outcomes asked for", async () => {
     const { redeem } = setup();
-    await expect(redeem("carol", ["0x1"])).rejects.toMatchObject({ code: 400, type: "NO_POSITION", message: "You hold no position in this market" });
-    await expect(redeem("alice", ["0x2"])).rejects.toMatchObject({ type: "NO_POSITION", message: "You hold no NO shares of this market to redeem" });
-    await expect(redeem("bob", ["0x1"])).rejects.toMatchObject({ type: "NO_POSITION", message: "You hold no YES shares of this market to redeem" });
+    await expect(redeem("carol", ["0x1"])).rejects.toMatchObject({
+      code: 400,
+      type: "NO_POSITION",
+      message: "You hold no position in this market",
+    });
+    await expect(redeem("alice", ["0x2"])).rejects.toMatchObject({
+      type: "NO_POSITION",
+      message: "You hold no NO shares of this market to redeem",
+    });
+    await expect(redeem("bob", ["0x1"])).rejects.toMatchObject({
+      type: "NO_POSITION",
+      message: "You hold no YES shares of this market to redeem",
+    });
   });
 
   test("SHARES_LOCKED while open orders hold some of the winning shares; nothing paid", async () => {
@@ -144,14 +185,30 @@ describe("resolution and cancelled markets", () => {
     await r.cancelled(M);
     expect(await r.pendingRefunds()).toEqual([M]);
     const res = await redeem("alice", ["0x1"]);
-    expect(res).toEqual({ status: "accepted", payout: String(3 * S), message: "Market cancelled: your positions were refunded at cost, 3.00 USDT credited to your available balance" });
+    expect(res).toEqual({
+      status: "accepted",
+      payout: String(3 * S),
+      message: "Market cancelled: your positions were refunded at cost, 3.00 USDT credited to your available balance",
+    });
     expect(ledger.available("alice")).toBe(100 * S);
     expect(ledger.available("bob")).toBe(100 * S);
-    expect(rec.of("chain.refunded")).toEqual([{ marketId: M, refunds: [{ account: "alice", amount: String(3 * S) }, { account: "bob", amount: String(7 * S) }], difference: "0" }]);
+    expect(rec.of("chain.refunded")).toEqual([
+      {
+        marketId: M,
+        refunds: [
+          { account: "alice", amount: String(3 * S) },
+          { account: "bob", amount: String(7 * S) },
+        ],
+        difference: "0",
+      },
+    ]);
     expect(await r.pendingRefunds()).toEqual([]);
     expect(store.settlements.get(M)?.status).toBe("done");
 
-    expect(await redeem("alice", ["0x1"])).toEqual({ status: "duplicate", message: "This market's refund was already acknowledged; nothing new was paid" });
+    expect(await redeem("alice", ["0x1"])).toEqual({
+      status: "duplicate",
+      message: "This market's refund was already acknowledged; nothing new was paid",
+    });
     expect((await redeem("bob", ["0x2"])).payout).toBe(String(7 * S));
     await expect(redeem("carol", ["0x1"])).rejects.toMatchObject({ type: "NO_POSITION" });
     expect(rec.of("chain.refunded")).toHaveLength(1);

@@ -36,7 +36,8 @@ function setup(config: Partial<SettlementPorts["config"]> = {}) {
   const b = batcher();
   /** A trade per id, `ageMs` old now. */
   const trades = (ageMs: number, ...ids: string[]) => {
-    for (const id of ids) ledger.trade(new Date(clock.now() - ageMs).toISOString(), { tradeId: id, userId: `usr_${id}`, marketId: "mkt_1" });
+    for (const id of ids)
+      ledger.trade(new Date(clock.now() - ageMs).toISOString(), { tradeId: id, userId: `usr_${id}`, marketId: "mkt_1" });
   };
   const statuses = () => Object.fromEntries([...store.itemDocs.values()].map((i) => [i._id, `${i.status}/${i.attempts}`]));
   return { clock, chain, side, ledger, store, rec, notifier, lags, b, batcher, trades, statuses };
@@ -77,7 +78,14 @@ describe("batches", () => {
 
     await b.deliverNotices();
     expect(ledger.marked).toEqual([{ tradeIds: ["t1", "t2", "t3"], status: "confirmed", txHash: batch.txHash }]);
-    expect(notifier.told).toEqual([{ batchId: batch._id, status: "confirmed", txHash: batch.txHash, trades: ["t1", "t2", "t3"].map((t) => ({ tradeId: t, userId: `usr_${t}`, marketId: "mkt_1" })) }]);
+    expect(notifier.told).toEqual([
+      {
+        batchId: batch._id,
+        status: "confirmed",
+        txHash: batch.txHash,
+        trades: ["t1", "t2", "t3"].map((t) => ({ tradeId: t, userId: `usr_${t}`, marketId: "mkt_1" })),
+      },
+    ]);
     expect(store.noticeDocs.size).toBe(0);
     expect(lags).toEqual([5, 5, 5]);
 
@@ -104,7 +112,11 @@ describe("batches", () => {
 
     await b.round();
     const second = [...store.batchDocs.values()][1];
-    expect(second).toMatchObject({ tradeIds: ["t1", "t2"], status: "failed", error: "the commitment transaction failed (exit 0, action 37)" });
+    expect(second).toMatchObject({
+      tradeIds: ["t1", "t2"],
+      status: "failed",
+      error: "the commitment transaction failed (exit 0, action 37)",
+    });
     expect(statuses()).toEqual({ t1: "failed/2", t2: "failed/2" });
     await b.deliverNotices();
     expect(ledger.marked).toEqual([{ tradeIds: ["t1", "t2"], status: "failed", txHash: null }]);
@@ -128,7 +140,11 @@ describe("batches", () => {
     chain.script.push("pending");
     await b.round();
     const [batch] = store.batchDocs.values();
-    expect(batch).toMatchObject({ status: "sending", msgHash: chain.submissions[0].msgHash, validUntil: Math.floor(clock.now() / 1000) + 60 });
+    expect(batch).toMatchObject({
+      status: "sending",
+      msgHash: chain.submissions[0].msgHash,
+      validUntil: Math.floor(clock.now() / 1000) + 60,
+    });
     await b.round();
     expect(store.batchDocs.get(batch._id)?.status).toBe("sending");
     expect(chain.submissions).toHaveLength(1);
@@ -169,7 +185,11 @@ describe("notices", () => {
     await b.round();
     await b.deliverNotices();
     const [notice] = store.noticeDocs.values();
-    expect(notice).toMatchObject({ status: "confirmed", ledgerDone: false, trades: [{ tradeId: "t1", userId: "usr_t1", marketId: "mkt_1" }] });
+    expect(notice).toMatchObject({
+      status: "confirmed",
+      ledgerDone: false,
+      trades: [{ tradeId: "t1", userId: "usr_t1", marketId: "mkt_1" }],
+    });
     expect(rec.logs.some((l) => /the ledger did not take it yet \(ledger restarting\); retrying/.test(l))).toBe(true);
 
     ledger.markDown = null;

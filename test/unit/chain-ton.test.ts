@@ -24,7 +24,13 @@ function parseTransferPayload(body: Cell): Cell {
   return s.loadBit() ? s.loadRef() : s.asCell();
 }
 import { jettonBalance, jettonTransferMessage, transferOutcome } from "../../chain/operations";
-import { FIXTURE_FILE, recordToncenterFixture, serveToncenter, type ToncenterFixture, type ToncenterServer } from "../support/chain-toncenter";
+import {
+  FIXTURE_FILE,
+  recordToncenterFixture,
+  serveToncenter,
+  type ToncenterFixture,
+  type ToncenterServer,
+} from "../support/chain-toncenter";
 
 let fx: ToncenterFixture;
 let srv: ToncenterServer;
@@ -39,7 +45,16 @@ beforeAll(async () => {
   fx = JSON.parse(readFileSync(FIXTURE_FILE, "utf8"));
   srv = await serveToncenter(fx);
   keys = new KeyRing(fx.meta.masterSecret);
-  chain = new TonChain({ keys, testnet: true, endpoint: srv.url, apiKey: fx.meta.apiKey, usdtMinter: Address.parseRaw(fx.meta.usdtMinter), confirmTimeoutMs: 2_000, pollMs: 20, now: () => fx.meta.now });
+  chain = new TonChain({
+    keys,
+    testnet: true,
+    endpoint: srv.url,
+    apiKey: fx.meta.apiKey,
+    usdtMinter: Address.parseRaw(fx.meta.usdtMinter),
+    confirmTimeoutMs: 2_000,
+    pollMs: 20,
+    now: () => fx.meta.now,
+  });
   await chain.start();
 });
 afterAll(() => srv?.close());
@@ -48,7 +63,13 @@ test("every call carries the configured API key to the configured endpoint", asy
   await chain.jettonWalletAddress(Address.parseRaw(fx.meta.depositAddress));
   expect(srv.calls.length).toBeGreaterThan(0);
   expect(srv.calls.every((c) => c.apiKey === fx.meta.apiKey)).toBe(true);
-  const anonymous = new TonChain({ keys, testnet: true, endpoint: srv.url, usdtMinter: Address.parseRaw(fx.meta.usdtMinter), confirmTimeoutMs: 0 });
+  const anonymous = new TonChain({
+    keys,
+    testnet: true,
+    endpoint: srv.url,
+    usdtMinter: Address.parseRaw(fx.meta.usdtMinter),
+    confirmTimeoutMs: 0,
+  });
   await expect(anonymous.jettonWalletAddress(Address.parseRaw(fx.meta.user))).rejects.toThrow();
 });
 
@@ -68,14 +89,23 @@ test("the watcher reading of a deposit address: one canonical credit; forgery, n
   const txs = await chain.transactions(dep, 0n);
   expect(txs.length).toBe(4);
   expect(txs.map((t) => BigInt(t.lt))).toEqual([...txs.map((t) => BigInt(t.lt))].sort((a, b) => (a < b ? -1 : 1)));
-  const ctx = { depositAddress: dep, canonicalJettonWallet: await chain.jettonWalletAddress(dep), hotWallet: Address.parseRaw(fx.meta.hotWallet) };
+  const ctx = {
+    depositAddress: dep,
+    canonicalJettonWallet: await chain.jettonWalletAddress(dep),
+    hotWallet: Address.parseRaw(fx.meta.hotWallet),
+  };
   const verdicts = [];
   for (const tx of txs) {
     let v = classifyDepositTx(tx, ctx);
     if (v.kind === "suspect") v = refineNotification(v, await chain.jettonWalletData(Address.parseRaw(v.src)), chain.usdtMinter(), dep);
     verdicts.push(v);
   }
-  expect(verdicts.map((v) => (v.kind === "incident" ? v.incident : v.kind))).toEqual(["credit", "forged_notification", "native_ton", "foreign_jetton"]);
+  expect(verdicts.map((v) => (v.kind === "incident" ? v.incident : v.kind))).toEqual([
+    "credit",
+    "forged_notification",
+    "native_ton",
+    "foreign_jetton",
+  ]);
   expect(verdicts[0]).toMatchObject({ kind: "credit", amount: BigInt(fx.meta.amounts.deposit) });
   expect(verdicts[1]).toMatchObject({ src: fx.meta.outsider, amount: BigInt(fx.meta.amounts.forged) });
   expect(verdicts[2]).toMatchObject({ amount: BigInt(fx.meta.amounts.nativeTon) });
@@ -90,7 +120,15 @@ test("a withdrawal: the signed external the node receives, its transaction found
   const hotJw = await chain.jettonWalletAddress(hot.address);
   const userJw = await chain.jettonWalletAddress(user);
   const w = fx.meta.withdrawal;
-  const sub = await chain.submit(hot, [jettonTransferMessage(hotJw, { queryId: BigInt(w.queryId), amount: BigInt(w.amount), destination: user, responseTo: hot.address, comment: w.comment })]);
+  const sub = await chain.submit(hot, [
+    jettonTransferMessage(hotJw, {
+      queryId: BigInt(w.queryId),
+      amount: BigInt(w.amount),
+      destination: user,
+      responseTo: hot.address,
+      comment: w.comment,
+    }),
+  ]);
   // What went over the wire: an external to the hot wallet, signed by the hot wallet's key, carrying the jetton transfer.
   const sentBoc = srv.received[srv.received.length - 1];
   const ext = loadMessage(Cell.fromBase64(sentBoc).beginParse());
@@ -121,19 +159,47 @@ test("a withdrawal: the signed external the node receives, its transaction found
 
 test("a message the node refuses is ChainRejected (certainly not sent)", async () => {
   const hot = await keys.wallet("hot");
-  const other = new TonChain({ keys, testnet: true, endpoint: srv.url, apiKey: fx.meta.apiKey, usdtMinter: Address.parseRaw(fx.meta.usdtMinter), confirmTimeoutMs: 0, now: () => fx.meta.now + 5 });
+  const other = new TonChain({
+    keys,
+    testnet: true,
+    endpoint: srv.url,
+    apiKey: fx.meta.apiKey,
+    usdtMinter: Address.parseRaw(fx.meta.usdtMinter),
+    confirmTimeoutMs: 0,
+    now: () => fx.meta.now + 5,
+  });
   const hotJw = await other.jettonWalletAddress(hot.address);
-  await expect(other.submit(hot, [jettonTransferMessage(hotJw, { queryId: 8n, amount: 1n, destination: Address.parseRaw(fx.meta.user), responseTo: hot.address })])).rejects.toBeInstanceOf(ChainRejected);
+  await expect(
+    other.submit(hot, [
+      jettonTransferMessage(hotJw, { queryId: 8n, amount: 1n, destination: Address.parseRaw(fx.meta.user), responseTo: hot.address }),
+    ]),
+  ).rejects.toBeInstanceOf(ChainRejected);
 });
 
 test("no answer to sendBoc: the outcome is unknown, not refused (the service reconciles by message hash)", async () => {
   const mute = await serveToncenter(fx, { dropSendBoc: true });
   try {
     const hot = await keys.wallet("hot");
-    const c = new TonChain({ keys, testnet: true, endpoint: mute.url, apiKey: fx.meta.apiKey, usdtMinter: Address.parseRaw(fx.meta.usdtMinter), confirmTimeoutMs: 0, now: () => fx.meta.now });
+    const c = new TonChain({
+      keys,
+      testnet: true,
+      endpoint: mute.url,
+      apiKey: fx.meta.apiKey,
+      usdtMinter: Address.parseRaw(fx.meta.usdtMinter),
+      confirmTimeoutMs: 0,
+      now: () => fx.meta.now,
+    });
     const hotJw = await c.jettonWalletAddress(hot.address);
     const w = fx.meta.withdrawal;
-    const sub = await c.submit(hot, [jettonTransferMessage(hotJw, { queryId: BigInt(w.queryId), amount: BigInt(w.amount), destination: Address.parseRaw(fx.meta.user), responseTo: hot.address, comment: w.comment })]);
+    const sub = await c.submit(hot, [
+      jettonTransferMessage(hotJw, {
+        queryId: BigInt(w.queryId),
+        amount: BigInt(w.amount),
+        destination: Address.parseRaw(fx.meta.user),
+        responseTo: hot.address,
+        comment: w.comment,
+      }),
+    ]);
     expect(sub).toMatchObject({ txHash: null, trace: null, validUntil: fx.meta.now + 60 });
     expect(sub.msgHash).toMatch(/^[0-9a-f]{64}$/);
     expect(mute.received).toHaveLength(1);

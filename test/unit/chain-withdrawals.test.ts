@@ -17,7 +17,17 @@ function setup() {
   const { clock, chain, side, ledger, rec, newId } = fakeWorld();
   const store = new MemWithdrawals();
   let q = 1000n;
-  const ports: WithdrawalPorts = { ledger, store, chain: side, clock, newId, queryId: () => ++q, emit: rec.emit, log: rec.log, limits: { min: S, max: 1000 * S, dedupMs: DEDUP_MS } };
+  const ports: WithdrawalPorts = {
+    ledger,
+    store,
+    chain: side,
+    clock,
+    newId,
+    queryId: () => ++q,
+    emit: rec.emit,
+    log: rec.log,
+    limits: { min: S, max: 1000 * S, dedupMs: DEDUP_MS },
+  };
   const w = new Withdrawals(ports);
   ledger.fund(USER, 100 * S);
   const hotAddress = async () => (await side.keys.wallet("hot")).address;
@@ -125,13 +135,18 @@ describe("Withdrawals.withdraw", () => {
     await fundHot(50 * S);
     chain.script.push("reject");
     const res = await w.withdraw(USER, WALLET, 5 * S);
-    expect(res).toEqual({ status: "failed", message: `Withdrawal could not be submitted: the wallet did not accept the message; 5.00 USDT returned to your available balance` });
+    expect(res).toEqual({
+      status: "failed",
+      message: `Withdrawal could not be submitted: the wallet did not accept the message; 5.00 USDT returned to your available balance`,
+    });
     expect(ledger.available(USER)).toBe(100 * S);
     const [wd] = store.docs.values();
     expect(wd).toMatchObject({ status: "failed", message: "the wallet did not accept the message" });
     expect(ledger.attempts).toEqual([`withdraw:${wd._id}`, `withdraw-reversal:${wd._id}`]);
     expect(store.locks.size).toBe(0);
-    expect(rec.of("chain.withdrawalFailed")).toEqual([{ userId: USER, withdrawalId: wd._id, amount: String(5 * S), reason: "the wallet did not accept the message" }]);
+    expect(rec.of("chain.withdrawalFailed")).toEqual([
+      { userId: USER, withdrawalId: wd._id, amount: String(5 * S), reason: "the wallet did not accept the message" },
+    ]);
     // Not a duplicate: the same amount goes out now.
     expect((await w.withdraw(USER, WALLET, 5 * S)).status).toBe("accepted");
     expect(ledger.available(USER)).toBe(95 * S);
@@ -151,7 +166,11 @@ describe("Withdrawals.withdraw", () => {
     const { w, ledger, chain, store, fundHot } = setup();
     await fundHot(2 * S);
     const res = await w.withdraw(USER, WALLET, 5 * S);
-    expect(res).toMatchObject({ status: "failed", txHash: expect.stringMatching(/^[0-9a-f]{64}$/), message: expect.stringMatching(/too few jettons; 5.00 USDT returned/) });
+    expect(res).toMatchObject({
+      status: "failed",
+      txHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      message: expect.stringMatching(/too few jettons; 5.00 USDT returned/),
+    });
     expect(ledger.available(USER)).toBe(100 * S);
     expect([...store.docs.values()][0]).toMatchObject({ status: "failed", txHash: res.txHash });
     expect(onChain(chain, WALLET)).toBe(0n);
@@ -170,7 +189,20 @@ describe("Withdrawals.withdraw", () => {
 });
 
 describe("Withdrawals.reconcile", () => {
-  const debiting = (id: string, amount: number, at: number): WithdrawalDoc => ({ _id: id, userId: USER, amount, destination: WALLET, status: "debiting", queryId: "1", msgHash: null, txHash: null, message: null, validUntil: null, createdAt: new Date(at).toISOString(), updatedAt: new Date(at).toISOString() });
+  const debiting = (id: string, amount: number, at: number): WithdrawalDoc => ({
+    _id: id,
+    userId: USER,
+    amount,
+    destination: WALLET,
+    status: "debiting",
+    queryId: "1",
+    msgHash: null,
+    txHash: null,
+    message: null,
+    validUntil: null,
+    createdAt: new Date(at).toISOString(),
+    updatedAt: new Date(at).toISOString(),
+  });
 
   test("interrupted after the debit, before submission: the debit is reversed and the withdrawal `failed`", async () => {
     const { w, ledger, store, clock, rec } = setup();
@@ -231,7 +263,10 @@ describe("Withdrawals.reconcile", () => {
     expect(store.docs.get(wb._id)?.status).toBe("submitted");
     clock.advance(1000);
     await w.reconcile();
-    expect(store.docs.get(wb._id)).toMatchObject({ status: "failed", message: "the hot wallet's message expired without landing on chain" });
+    expect(store.docs.get(wb._id)).toMatchObject({
+      status: "failed",
+      message: "the hot wallet's message expired without landing on chain",
+    });
     expect(ledger.available(USER)).toBe(97 * S);
     expect(await w.pending()).toBe(0n);
   });
@@ -258,7 +293,10 @@ describe("an Idempotency-Key bound to the withdrawal", () => {
     await fundHot(50 * S);
     await w.withdraw(USER, WALLET, 5 * S, KEY);
     const [wd] = store.docs.values();
-    expect(ledger.applied.get(`withdraw:${wd._id}`)).toEqual({ ...withdrawalEntry(wd, "debit"), idem: { ...KEY, response: null, answerFrom: { action: WITHDRAWAL_ANSWER, params: { withdrawalId: wd._id } } } });
+    expect(ledger.applied.get(`withdraw:${wd._id}`)).toEqual({
+      ...withdrawalEntry(wd, "debit"),
+      idem: { ...KEY, response: null, answerFrom: { action: WITHDRAWAL_ANSWER, params: { withdrawalId: wd._id } } },
+    });
     await w.withdraw(USER, WALLET, 6 * S);
     const second = [...store.docs.values()].find((d) => d.amount === 6 * S) as WithdrawalDoc;
     expect(ledger.applied.get(`withdraw:${second._id}`)).toEqual(withdrawalEntry(second, "debit"));
@@ -269,13 +307,24 @@ describe("an Idempotency-Key bound to the withdrawal", () => {
     await fundHot(50 * S);
     const sent = await w.withdraw(USER, WALLET, 5 * S, KEY);
     const ids = () => [...store.docs.values()].map((d) => d._id);
-    expect(await w.answerOf(ids()[0])).toEqual({ status: "accepted", txHash: sent.txHash, message: `Withdrawal of 5.00 USDT to ${WALLET} sent` });
+    expect(await w.answerOf(ids()[0])).toEqual({
+      status: "accepted",
+      txHash: sent.txHash,
+      message: `Withdrawal of 5.00 USDT to ${WALLET} sent`,
+    });
     chain.script.push("pending");
     const submitted = await w.withdraw(USER, WALLET, 6 * S);
-    expect(await w.answerOf(ids()[1])).toEqual({ status: "accepted", txHash: submitted.txHash, message: `Withdrawal of 6.00 USDT to ${WALLET} submitted` });
+    expect(await w.answerOf(ids()[1])).toEqual({
+      status: "accepted",
+      txHash: submitted.txHash,
+      message: `Withdrawal of 6.00 USDT to ${WALLET} submitted`,
+    });
     chain.script.push("reject");
     await w.withdraw(USER, WALLET, 7 * S);
-    expect(await w.answerOf(ids()[2])).toMatchObject({ status: "failed", message: expect.stringMatching(/^Withdrawal failed: .+; 7\.00 USDT returned to your available balance$/) });
+    expect(await w.answerOf(ids()[2])).toMatchObject({
+      status: "failed",
+      message: expect.stringMatching(/^Withdrawal failed: .+; 7\.00 USDT returned to your available balance$/),
+    });
     await store.update(ids()[2], { status: "debiting" });
     expect(await w.answerOf(ids()[2])).toBeNull();
     expect(await w.answerOf("wd_unknown")).toBeNull();

@@ -34,13 +34,21 @@ describe("typed calls", () => {
     });
     await broker.start();
     try {
-      const holders: ActionResult<"ledger.holders"> = await call(broker, "ledger.holders", { marketId: "mkt_1" }, { meta: { trace: "t1" } });
+      const holders: ActionResult<"ledger.holders"> = await call(
+        broker,
+        "ledger.holders",
+        { marketId: "mkt_1" },
+        { meta: { trace: "t1" } },
+      );
       expect(holders[0].marketId).toBe("mkt_1");
       expect(seen).toEqual([[{ marketId: "mkt_1" }, { trace: "t1" }]]);
       // An action without params is called without them.
       expect(await call(broker, "ledger.conservation")).toEqual({ ok: true });
       // The broker's own validation still refuses bad params at run time.
-      await expect(call(broker, "ledger.holders", { marketId: 5 } as unknown as { marketId: string })).rejects.toMatchObject({ type: "VALIDATION_ERROR", data: [{ field: "marketId", type: "string" }] });
+      await expect(call(broker, "ledger.holders", { marketId: 5 } as unknown as { marketId: string })).rejects.toMatchObject({
+        type: "VALIDATION_ERROR",
+        data: [{ field: "marketId", type: "string" }],
+      });
     } finally {
       await broker.stop();
     }

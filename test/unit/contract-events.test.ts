@@ -28,7 +28,12 @@ export type ServerHolds = [
   Check<Extends<Exclude<SocketModel<"UserUpdate">, { notification: unknown }>, Server.UserUpdate>>,
   Check<Extends<SocketModel<"OrderUpdate">, Server.OrderUpdate>>,
   Check<Extends<SocketModel<"TradeUpdate">, Server.TradeUpdate>>,
-  Check<Extends<Server.OrderUpdate, Omit<SocketModel<"OrderUpdate">, "status" | "cancelReason"> & { status: string; cancelReason: string | null }>>,
+  Check<
+    Extends<
+      Server.OrderUpdate,
+      Omit<SocketModel<"OrderUpdate">, "status" | "cancelReason"> & { status: string; cancelReason: string | null }
+    >
+  >,
 ];
 
 // The SDK reads every message the contract allows.

@@ -66,8 +66,14 @@ describe("SDK models from the contract", () => {
     const withdrawBody = doc.components.schemas.WithdrawRequest as { properties: Record<string, unknown>; required: string[] };
     expect(withdrawBody.required).toEqual(["amount", "memo"]);
     // ...and the routes that answer a Balance point at it.
-    const getBalance = (doc.paths["/balance"] as { get: { responses: Record<string, { content: { "application/json": { schema: { properties: { data: unknown } } } } }> } }).get;
-    expect(getBalance.responses["200"].content["application/json"].schema.properties.data).toEqual({ $ref: "#/components/schemas/Balance" });
+    const getBalance = (
+      doc.paths["/balance"] as {
+        get: { responses: Record<string, { content: { "application/json": { schema: { properties: { data: unknown } } } } }> };
+      }
+    ).get;
+    expect(getBalance.responses["200"].content["application/json"].schema.properties.data).toEqual({
+      $ref: "#/components/schemas/Balance",
+    });
 
     // The SDK's models.
     const sdk = sdkModels(schemas);
@@ -78,11 +84,15 @@ describe("SDK models from the contract", () => {
   test("the generator writes what the schemas say: optional, nullable, enums, arrays, oneOf", () => {
     const sdk = sdkModels(components, ROUTES);
     expect(sdk).toMatch(/export interface Heartbeat \{\n {2}armed: boolean;\n {2}\/\*\*[^\n]*\*\/\n {2}expiresAt: string \| null;\n\}/);
-    expect(sdk).toContain('export type BatchOrderResult = {\n  ok: true;\n  order: PlacedOrder;\n} | {\n  ok: false;\n  error: ErrorDetail;\n};');
-    expect(sdk).toMatch(/export interface WithdrawResult \{\n {2}status: "accepted" \| "duplicate" \| "failed";\n {2}txHash\?: string;\n {2}message: string;\n\}/);
+    expect(sdk).toContain(
+      "export type BatchOrderResult = {\n  ok: true;\n  order: PlacedOrder;\n} | {\n  ok: false;\n  error: ErrorDetail;\n};",
+    );
+    expect(sdk).toMatch(
+      /export interface WithdrawResult \{\n {2}status: "accepted" \| "duplicate" \| "failed";\n {2}txHash\?: string;\n {2}message: string;\n\}/,
+    );
     expect(sdk).not.toContain("x-fv");
     // Query parameters of the list routes, with their documented defaults left to the server.
-    expect(sdk).toContain('/** Query parameters of GET /orders. */\nexport interface ListOrdersQuery {');
+    expect(sdk).toContain("/** Query parameters of GET /orders. */\nexport interface ListOrdersQuery {");
     expect(sdk).toMatch(/export interface SearchEventsQuery \{\n {2}\/\*\* Search words \*\/\n {2}q: string;/);
   });
 });

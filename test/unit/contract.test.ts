@@ -38,14 +38,29 @@ describe("contract", () => {
     expect(Object.keys(p)).toEqual(["marketId", "side", "outcome", "quantity", "venue", "$$strict"]);
     expect(p.venue).toEqual({ type: "enum", values: ["AUTO", "AMM"], optional: true, default: "AUTO" });
     expect(check(p, { marketId: "mkt_1", side: "BUY", outcome: "YES", quantity: "100" })).toEqual([]);
-    expect(check(p, { marketId: "mkt 1", side: "HOLD", outcome: "YES", quantity: "0100" })).toEqual(["marketId:stringPattern", "side:enumValue", "quantity:stringPattern"]);
+    expect(check(p, { marketId: "mkt 1", side: "HOLD", outcome: "YES", quantity: "0100" })).toEqual([
+      "marketId:stringPattern",
+      "side:enumValue",
+      "quantity:stringPattern",
+    ]);
   });
 
   test("x-fv: a hint with a type replaces the converted rule, one without is merged", () => {
-    const schemas = { Thing: { type: "object", properties: { a: { type: "string", "x-fv": { type: "any", optional: true } }, b: { type: "string", maxLength: 3, "x-fv": { trim: true } } }, required: ["a", "b"] } } as const;
+    const schemas = {
+      Thing: {
+        type: "object",
+        properties: {
+          a: { type: "string", "x-fv": { type: "any", optional: true } },
+          b: { type: "string", maxLength: 3, "x-fv": { trim: true } },
+        },
+        required: ["a", "b"],
+      },
+    } as const;
     expect(toProps(schemas.Thing, schemas)).toEqual({ a: { type: "any", optional: true }, b: { type: "string", max: 3, trim: true } });
     // A batch checks each order with POST /orders' own rules.
-    expect(check(rulesOf("PlaceOrderRequest"), { marketId: "m", side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: 1e308 })).toEqual(["quantity:numberMax"]);
+    expect(
+      check(rulesOf("PlaceOrderRequest"), { marketId: "m", side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: 1e308 }),
+    ).toEqual(["quantity:numberMax"]);
   });
 
   test("one id rule: 1 to 64 of A-Z a-z 0-9 _ : -", () => {

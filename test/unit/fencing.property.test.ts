@@ -50,7 +50,13 @@ async function runScenario(s: fc.Scheduler, cmds: Cmd[]): Promise<void> {
   const store = SqliteMoneyStore.open(":memory:", { fsync: false });
   const ledger = await Ledger.open(store);
   for (const u of USERS) {
-    ledger.post({ key: `dep:${u}`, postings: [{ kind: "cash", account: u, available: 100 * SHARE }, { kind: "external", flow: "deposit", amount: 100 * SHARE }] });
+    ledger.post({
+      key: `dep:${u}`,
+      postings: [
+        { kind: "cash", account: u, available: 100 * SHARE },
+        { kind: "external", flow: "deposit", amount: 100 * SHARE },
+      ],
+    });
     // Everyone starts with shares too, so SELL orders have something to offer.
     ledger.post({
       key: `mint:${u}`,
@@ -110,9 +116,18 @@ async function runScenario(s: fc.Scheduler, cmds: Cmd[]): Promise<void> {
     } else if (c.kind === "place") {
       work.push(
         on(c.node).then((a) =>
-          a.place({ userId: USERS[c.user], side: c.side, outcome: c.outcome, orderType: c.fok ? "FOK" : "GTC", price: c.price, quantity: c.qty }).then((r) => {
-            placed.push({ orderId: r.orderId, userId: USERS[c.user], filled: r.filledQuantity, status: r.status });
-          }),
+          a
+            .place({
+              userId: USERS[c.user],
+              side: c.side,
+              outcome: c.outcome,
+              orderType: c.fok ? "FOK" : "GTC",
+              price: c.price,
+              quantity: c.qty,
+            })
+            .then((r) => {
+              placed.push({ orderId: r.orderId, userId: USERS[c.user], filled: r.filledQuantity, status: r.status });
+            }),
         ),
       );
     } else {
@@ -146,7 +161,12 @@ async function runScenario(s: fc.Scheduler, cmds: Cmd[]): Promise<void> {
   const report = await verifyAll(store, { accounts: ledger.snapshotAccounts(), leases: ledger.leases() });
   expect(report.problems).toEqual([]);
   const check = await ledger.check();
-  expect({ ok: check.ok, badOrders: check.badOrders, badLocks: check.badLocks, badPositions: check.badPositions }).toEqual({ ok: true, badOrders: [], badLocks: [], badPositions: [] });
+  expect({ ok: check.ok, badOrders: check.badOrders, badLocks: check.badLocks, badPositions: check.badPositions }).toEqual({
+    ok: true,
+    badOrders: [],
+    badLocks: [],
+    badPositions: [],
+  });
   for (const p of placed) {
     const o = await store.order(p.orderId);
     expect(o?.userId).toBe(p.userId);

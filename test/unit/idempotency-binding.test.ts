@@ -24,7 +24,16 @@ const debit = (key: string, idem?: object) => ({
 async function setup(dir = ":memory:") {
   const store = SqliteMoneyStore.open(dir, { fsync: false });
   const ledger = await Ledger.open(store);
-  if (ledger.lastSeq === 0) await ledger.waitDurable(ledger.post({ key: "dep", postings: [{ kind: "cash", account: "usr_1", available: 10 * S }, { kind: "external", flow: "deposit", amount: 10 * S }] }).seq);
+  if (ledger.lastSeq === 0)
+    await ledger.waitDurable(
+      ledger.post({
+        key: "dep",
+        postings: [
+          { kind: "cash", account: "usr_1", available: 10 * S },
+          { kind: "external", flow: "deposit", amount: 10 * S },
+        ],
+      }).seq,
+    );
   return { store, ledger };
 }
 
@@ -40,21 +49,33 @@ describe("an Idempotency-Key bound to its command", () => {
   test("a second request waits while the first runs, and gets the stored answer once it comes", async () => {
     const { ledger, store } = await setup();
     expect(await ledger.idemClaim("usr_1", "k", FP)).toEqual({ answered: false });
-    await ledger.waitDurable(ledger.post(debit("withdraw:wd_1", { scope: "usr_1", key: "k", fingerprint: FP, status: 202, response: null, answerFrom: FROM })).seq);
+    await ledger.waitDurable(
+      ledger.post(debit("withdraw:wd_1", { scope: "usr_1", key: "k", fingerprint: FP, status: 202, response: null, answerFrom: FROM })).seq,
+    );
     const second = ledger.idemClaim("usr_1", "k", FP);
     expect((await settled(second)).done).toBe(false);
-    ledger.post({ key: "idem:k", postings: [], idem: { scope: "usr_1", key: "k", fingerprint: FP, status: 202, response: { status: "accepted", txHash: "ab" } } });
+    ledger.post({
+      key: "idem:k",
+      postings: [],
+      idem: { scope: "usr_1", key: "k", fingerprint: FP, status: 202, response: { status: "accepted", txHash: "ab" } },
+    });
     expect(await second).toEqual({ answered: true, status: 202, response: { status: "accepted", txHash: "ab" } });
     // The answer replaced the binding in the store.
     expect(await store.idempotent("usr_1", "k")).toEqual({ fingerprint: FP, status: 202, response: { status: "accepted", txHash: "ab" } });
-    expect(await ledger.idemClaim("usr_1", "k", FP)).toEqual({ answered: true, status: 202, response: { status: "accepted", txHash: "ab" } });
+    expect(await ledger.idemClaim("usr_1", "k", FP)).toEqual({
+      answered: true,
+      status: 202,
+      response: { status: "accepted", txHash: "ab" },
+    });
     await store.close();
   });
 
   test("released without an answer (it failed after the command): the key still names the command, never a second execution", async () => {
     const { ledger, store } = await setup();
     await ledger.idemClaim("usr_1", "k", FP);
-    await ledger.waitDurable(ledger.post(debit("withdraw:wd_1", { scope: "usr_1", key: "k", fingerprint: FP, status: 202, response: null, answerFrom: FROM })).seq);
+    await ledger.waitDurable(
+      ledger.post(debit("withdraw:wd_1", { scope: "usr_1", key: "k", fingerprint: FP, status: 202, response: null, answerFrom: FROM })).seq,
+    );
     const second = ledger.idemClaim("usr_1", "k", FP);
     ledger.idemRelease("usr_1", "k");
     const expected: IdemClaim = { answered: true, status: 202, response: null, answerFrom: FROM };
@@ -70,7 +91,11 @@ describe("an Idempotency-Key bound to its command", () => {
     try {
       const first = await setup(dir);
       await first.ledger.idemClaim("usr_1", "k", FP);
-      await first.ledger.waitDurable(first.ledger.post(debit("withdraw:wd_1", { scope: "usr_1", key: "k", fingerprint: FP, status: 202, response: null, answerFrom: FROM })).seq);
+      await first.ledger.waitDurable(
+        first.ledger.post(
+          debit("withdraw:wd_1", { scope: "usr_1", key: "k", fingerprint: FP, status: 202, response: null, answerFrom: FROM }),
+        ).seq,
+      );
       await first.store.close();
       const again = await setup(dir);
       expect(await again.ledger.idemClaim("usr_1", "k", FP)).toEqual({ answered: true, status: 202, response: null, answerFrom: FROM });

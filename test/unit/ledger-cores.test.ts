@@ -22,7 +22,14 @@ async function openDesk() {
   const ledger = await Ledger.open(store);
   let n = 0;
   const desk = new LedgerDesk(ledger, store, { now: () => NOW, newId: (p) => `${p}_${++n}` });
-  const deposit = (userId: string, amount: number) => ledger.post({ key: `dep:${userId}:${++n}`, postings: [{ kind: "cash", account: userId, available: amount }, { kind: "external", flow: "deposit", amount }] });
+  const deposit = (userId: string, amount: number) =>
+    ledger.post({
+      key: `dep:${userId}:${++n}`,
+      postings: [
+        { kind: "cash", account: userId, available: amount },
+        { kind: "external", flow: "deposit", amount },
+      ],
+    });
   return { store, ledger, desk, deposit };
 }
 
@@ -35,7 +42,13 @@ function recorder() {
 describe("LedgerDesk", () => {
   test("an entry is answered once durable, or at once when the caller waits itself; a repeated key changes nothing", async () => {
     const { desk, ledger } = await openDesk();
-    const entry = { key: "dep:usr_a", postings: [{ kind: "cash" as const, account: "usr_a", available: 5 * S }, { kind: "external" as const, flow: "deposit" as const, amount: 5 * S }] };
+    const entry = {
+      key: "dep:usr_a",
+      postings: [
+        { kind: "cash" as const, account: "usr_a", available: 5 * S },
+        { kind: "external" as const, flow: "deposit" as const, amount: 5 * S },
+      ],
+    };
     const first = await desk.post(entry);
     expect(first).toMatchObject({ applied: true, seq: 1, instance: ledger.instance });
     expect(ledger.durableSeq).toBe(1);
@@ -48,7 +61,15 @@ describe("LedgerDesk", () => {
   test("refusals are the ledger core's faults, by kind and code; nothing changes", async () => {
     const { desk } = await openDesk();
     const err = await Promise.resolve()
-      .then(() => desk.post({ key: "w", postings: [{ kind: "cash", account: "usr_a", available: -1 }, { kind: "external", flow: "withdrawal", amount: 1 }] }))
+      .then(() =>
+        desk.post({
+          key: "w",
+          postings: [
+            { kind: "cash", account: "usr_a", available: -1 },
+            { kind: "external", flow: "withdrawal", amount: 1 },
+          ],
+        }),
+      )
       .catch((e: unknown) => e);
     expect(isFault(err) && { kind: err.kind, code: err.code }).toEqual({ kind: "rejected", code: "INSUFFICIENT_BALANCE" });
     expect(desk.balance("usr_a")).toEqual({ available: "0", locked: "0", total: "0" });
@@ -66,7 +87,9 @@ describe("LedgerDesk", () => {
   test("a stored answer is what a later claim of the key finds", async () => {
     const { desk, ledger } = await openDesk();
     expect(await ledger.idemClaim("usr_a", "k1", "fp")).toEqual({ answered: false });
-    expect(await desk.storeAnswer({ scope: "usr_a", key: "k1", fingerprint: "fp", status: 202, response: { id: "wd_1" } })).toEqual({ stored: true });
+    expect(await desk.storeAnswer({ scope: "usr_a", key: "k1", fingerprint: "fp", status: 202, response: { id: "wd_1" } })).toEqual({
+      stored: true,
+    });
     expect(await ledger.idemClaim("usr_a", "k1", "fp")).toEqual({ answered: true, status: 202, response: { id: "wd_1" } });
     await expect(ledger.idemClaim("usr_a", "k1", "other")).rejects.toMatchObject({ kind: "conflict", code: "IDEMPOTENCY_KEY_REUSED" });
   });
@@ -77,7 +100,10 @@ describe("LedgerDesk", () => {
     expect(await store.heartbeats()).toEqual([{ userId: "usr_a", timeoutSeconds: 30, deadline: "2030-01-01T00:00:30.000Z" }]);
     expect(await desk.heartbeat("usr_a", 0)).toEqual({ armed: false, expiresAt: null });
     expect(await store.heartbeats()).toEqual([]);
-    await expect(desk.heartbeat("usr_a", 3)).rejects.toMatchObject({ code: "VALIDATION_ERROR", data: { fields: [{ field: "timeoutSeconds", rule: "numberMin" }] } });
+    await expect(desk.heartbeat("usr_a", 3)).rejects.toMatchObject({
+      code: "VALIDATION_ERROR",
+      data: { fields: [{ field: "timeoutSeconds", rule: "numberMin" }] },
+    });
   });
 
   test("a market's lease fences its earlier writers and is answered once durable", async () => {
@@ -93,7 +119,11 @@ describe("LedgerDesk", () => {
 
   test("only the user's own trade exists for the user", async () => {
     const { desk } = await openDesk();
-    await expect(desk.trade("usr_a", "trd_none")).rejects.toMatchObject({ kind: "not_found", code: "RESOURCE_NOT_FOUND", message: "Trade not found" });
+    await expect(desk.trade("usr_a", "trd_none")).rejects.toMatchObject({
+      kind: "not_found",
+      code: "RESOURCE_NOT_FOUND",
+      message: "Trade not found",
+    });
     expect(await desk.trades("usr_a", 1, 20)).toEqual({ items: [], pagination: { total: 0, page: 1, pageSize: 20, hasNext: false } });
   });
 });
@@ -101,17 +131,51 @@ describe("LedgerDesk", () => {
 describe("notifyCommitted", () => {
   const accounts = {
     balance: (a: string) => ({ available: a === "usr_a" ? 7 : 1, locked: 2, total: a === "usr_a" ? 9 : 3 }),
-    positionsOf: (a: string): PositionState[] => [{ account: a, marketId: "mkt_1", outcome: "YES", quantity: 300, locked: 0, totalCost: 120, realizedPnl: 5, settled: false }],
+    positionsOf: (a: string): PositionState[] => [
+      { account: a, marketId: "mkt_1", outcome: "YES", quantity: 300, locked: 0, totalCost: 120, realizedPnl: 5, settled: false },
+    ],
   };
-  const doc = (seq: number, over: Partial<LedgerEntryDoc>): LedgerEntryDoc => ({ _id: `e${seq}`, seq, postings: [], at: "2030-01-01T00:00:00.000Z", ...over });
+  const doc = (seq: number, over: Partial<LedgerEntryDoc>): LedgerEntryDoc => ({
+    _id: `e${seq}`,
+    seq,
+    postings: [],
+    at: "2030-01-01T00:00:00.000Z",
+    ...over,
+  });
 
   test("the watermark first, then one balance and one position per user per batch, then the users' trades", () => {
     const { events, sink } = recorder();
-    const trade = { tradeId: "trd_1", userId: "usr_a", marketId: "mkt_1", orderId: "o", side: "BUY" as const, outcome: "YES" as const, venue: "CLOB" as const, role: "taker" as const, filledQuantity: 300, totalCost: 1_500_000, fee: 0, fillIds: [] };
+    const trade = {
+      tradeId: "trd_1",
+      userId: "usr_a",
+      marketId: "mkt_1",
+      orderId: "o",
+      side: "BUY" as const,
+      outcome: "YES" as const,
+      venue: "CLOB" as const,
+      role: "taker" as const,
+      filledQuantity: 300,
+      totalCost: 1_500_000,
+      fee: 0,
+      fillIds: [],
+    };
     notifyCommitted(
       [
-        doc(4, { postings: [{ kind: "cash", account: "usr_a", available: -1 }, { kind: "cash", account: "house", available: 1 }, { kind: "shares", account: "usr_a", marketId: "mkt_1", outcome: "YES", quantity: 300 }] }),
-        doc(5, { postings: [{ kind: "cash", account: "usr_a", available: -1 }, { kind: "cash", account: "usr_b", available: 1 }, { kind: "shares", account: "amm:mkt_1", marketId: "mkt_1", outcome: "YES", quantity: 1 }], trades: [trade, { ...trade, userId: "amm:mkt_1" }] }),
+        doc(4, {
+          postings: [
+            { kind: "cash", account: "usr_a", available: -1 },
+            { kind: "cash", account: "house", available: 1 },
+            { kind: "shares", account: "usr_a", marketId: "mkt_1", outcome: "YES", quantity: 300 },
+          ],
+        }),
+        doc(5, {
+          postings: [
+            { kind: "cash", account: "usr_a", available: -1 },
+            { kind: "cash", account: "usr_b", available: 1 },
+            { kind: "shares", account: "amm:mkt_1", marketId: "mkt_1", outcome: "YES", quantity: 1 },
+          ],
+          trades: [trade, { ...trade, userId: "amm:mkt_1" }],
+        }),
       ],
       "inst-1",
       accounts,
@@ -121,14 +185,30 @@ describe("notifyCommitted", () => {
       { event: "ledger.durable", payload: { instance: "inst-1", seq: 5 } },
       { event: "ledger.balanceChanged", payload: { userId: "usr_a", balance: { available: "7", locked: "2", total: "9" } } },
       { event: "ledger.balanceChanged", payload: { userId: "usr_b", balance: { available: "1", locked: "2", total: "3" } } },
-      { event: "ledger.positionChanged", payload: { userId: "usr_a", position: { marketId: "mkt_1", outcome: "YES", quantity: "300", avgEntryPrice: "0.40", totalCost: "120", realizedPnl: "5" } } },
+      {
+        event: "ledger.positionChanged",
+        payload: {
+          userId: "usr_a",
+          position: { marketId: "mkt_1", outcome: "YES", quantity: "300", avgEntryPrice: "0.40", totalCost: "120", realizedPnl: "5" },
+        },
+      },
       { event: "ledger.tradeCreated", payload: { userId: "usr_a", trade: { ...trade, totalCostDecimal: "1.5" } } },
     ]);
   });
 
   test("GTD placements are noted as deadlines, heartbeats arm or disarm switches", () => {
     const seen: unknown[] = [];
-    const order = { orderId: "o", userId: "usr_a", side: "BUY" as const, outcome: "YES" as const, price: 40, quantity: 100, orderType: "GTD" as const, createdAt: "x", prio: 1 };
+    const order = {
+      orderId: "o",
+      userId: "usr_a",
+      side: "BUY" as const,
+      outcome: "YES" as const,
+      price: 40,
+      quantity: 100,
+      orderType: "GTD" as const,
+      createdAt: "x",
+      prio: 1,
+    };
     const book = { marketId: "m", seq: 1, epoch: 1, bookSeq: 1, node: "n", fills: [], orders: [], at: "x" };
     noteDeadlines(
       [
@@ -136,7 +216,10 @@ describe("notifyCommitted", () => {
         doc(2, { book: { ...book, command: { type: "place", order: { ...order, orderType: "GTC" } } } }),
         doc(3, { heartbeat: { userId: "usr_a", timeoutSeconds: 0, deadline: null } }),
       ],
-      { noteExpiry: (iso) => void seen.push(["expiry", iso]), heartbeat: (userId, deadline) => void seen.push(["heartbeat", userId, deadline]) },
+      {
+        noteExpiry: (iso) => void seen.push(["expiry", iso]),
+        heartbeat: (userId, deadline) => void seen.push(["heartbeat", userId, deadline]),
+      },
     );
     expect(seen).toEqual([
       ["expiry", "2030-01-02T00:00:00.000Z"],
@@ -146,18 +229,43 @@ describe("notifyCommitted", () => {
 });
 
 describe("positionsView", () => {
-  const pos = (marketId: string, over: Partial<PositionState> = {}): PositionState => ({ account: "usr_a", marketId, outcome: "YES", quantity: 2 * S, locked: 0, totalCost: 800_000, realizedPnl: 0, settled: false, ...over });
+  const pos = (marketId: string, over: Partial<PositionState> = {}): PositionState => ({
+    account: "usr_a",
+    marketId,
+    outcome: "YES",
+    quantity: 2 * S,
+    locked: 0,
+    totalCost: 800_000,
+    realizedPnl: 0,
+    settled: false,
+    ...over,
+  });
 
   test("open positions only, marked at what selling them would fetch, or at the payout once resolved", async () => {
     const asked: unknown[] = [];
     const ports: PositionMarkPorts = {
       titles: async (ids) => {
         asked.push(ids);
-        return { mkt_live: { title: "Live?", status: "open" }, mkt_won: { title: "Won?", status: "resolved", result: "YES" }, mkt_lost: { title: "Lost?", status: "resolved", result: "NO" } };
+        return {
+          mkt_live: { title: "Live?", status: "open" },
+          mkt_won: { title: "Won?", status: "resolved", result: "YES" },
+          mkt_lost: { title: "Lost?", status: "resolved", result: "NO" },
+        };
       },
       exitQuote: async (p) => (p.marketId === "mkt_live" ? { filled: S, proceeds: 500_000 } : { filled: 0, proceeds: 0 }),
     };
-    const views = await positionsView("usr_a", [pos("mkt_live"), pos("mkt_won"), pos("mkt_lost"), pos("mkt_dry"), pos("mkt_zero", { quantity: 0 }), pos("mkt_done", { settled: true })], ports);
+    const views = await positionsView(
+      "usr_a",
+      [
+        pos("mkt_live"),
+        pos("mkt_won"),
+        pos("mkt_lost"),
+        pos("mkt_dry"),
+        pos("mkt_zero", { quantity: 0 }),
+        pos("mkt_done", { settled: true }),
+      ],
+      ports,
+    );
     expect(asked).toEqual([["mkt_live", "mkt_won", "mkt_lost", "mkt_dry"]]);
     expect(views.map((v) => [v.id, v.markPrice, v.unrealizedPnl, v.market.title])).toEqual([
       // Half of the position fetches 0.50 a share: 2 shares at 0.50 = 1.00 against 0.80 paid.
@@ -175,9 +283,23 @@ describe("deadline ports", () => {
     const cancels: unknown[] = [];
     const disarmed: string[] = [];
     let armedAt = 1000;
-    const store = { openMarketsOf: async () => ["mkt_1", "mkt_2"], dueExpiries: async () => [], nextExpiry: async () => null, heartbeats: async () => [] } as unknown as Parameters<typeof deadlinePorts>[0];
-    const edges: Pick<LedgerEdges, "cancelMany" | "log"> = { cancelMany: async (marketId, which, reason) => void cancels.push({ marketId, ...which, reason }), log: { info: () => undefined, warn: () => undefined } };
-    const ports = deadlinePorts(store, { disarm: async (u) => void disarmed.push(u) }, edges, () => NOW, () => ({ armed: () => armedAt }));
+    const store = {
+      openMarketsOf: async () => ["mkt_1", "mkt_2"],
+      dueExpiries: async () => [],
+      nextExpiry: async () => null,
+      heartbeats: async () => [],
+    } as unknown as Parameters<typeof deadlinePorts>[0];
+    const edges: Pick<LedgerEdges, "cancelMany" | "log"> = {
+      cancelMany: async (marketId, which, reason) => void cancels.push({ marketId, ...which, reason }),
+      log: { info: () => undefined, warn: () => undefined },
+    };
+    const ports = deadlinePorts(
+      store,
+      { disarm: async (u) => void disarmed.push(u) },
+      edges,
+      () => NOW,
+      () => ({ armed: () => armedAt }),
+    );
     await ports.lapse("usr_a", 1000);
     expect(cancels).toEqual([
       { marketId: "mkt_1", userId: "usr_a", reason: "heartbeat" },
@@ -193,13 +315,23 @@ describe("deadline ports", () => {
 });
 
 describe("LedgerCores", () => {
-  const edges = (logs: string[] = []): LedgerEdges => ({ out: { broadcast: () => undefined }, cancelMany: async () => undefined, log: { info: (m) => void logs.push(m), warn: (m) => void logs.push(m) } });
+  const edges = (logs: string[] = []): LedgerEdges => ({
+    out: { broadcast: () => undefined },
+    cancelMany: async () => undefined,
+    log: { info: (m) => void logs.push(m), warn: (m) => void logs.push(m) },
+  });
 
   test("opens a store whose journal holds, telling each commit to the world", async () => {
     const logs: string[] = [];
     const { events, sink } = recorder();
     const cores = await LedgerCores.open(SqliteMoneyStore.open(":memory:", { fsync: false }), { ...edges(logs), out: sink });
-    await cores.desk.post({ key: "dep", postings: [{ kind: "cash", account: "usr_a", available: S }, { kind: "external", flow: "deposit", amount: S }] });
+    await cores.desk.post({
+      key: "dep",
+      postings: [
+        { kind: "cash", account: "usr_a", available: S },
+        { kind: "external", flow: "deposit", amount: S },
+      ],
+    });
     expect(events.map((e) => e.event)).toEqual(["ledger.durable", "ledger.balanceChanged"]);
     expect(logs[0]).toMatch(/^ledger: 0 journal entries verified in \d+ ms/);
     await cores.close();
@@ -209,7 +341,13 @@ describe("LedgerCores", () => {
     const dir = mkdtempSync(join(tmpdir(), "pmx-cores-"));
     try {
       const first = await LedgerCores.open(SqliteMoneyStore.open(dir, { fsync: false }), edges());
-      await first.desk.post({ key: "dep", postings: [{ kind: "cash", account: "usr_a", available: S }, { kind: "external", flow: "deposit", amount: S }] });
+      await first.desk.post({
+        key: "dep",
+        postings: [
+          { kind: "cash", account: "usr_a", available: S },
+          { kind: "external", flow: "deposit", amount: S },
+        ],
+      });
       await first.close();
       const db = new Database(join(dir, "money.db"));
       const row = db.prepare("SELECT seq, body FROM journal ORDER BY seq LIMIT 1").get() as { seq: number; body: string };
@@ -217,7 +355,9 @@ describe("LedgerCores", () => {
       db.close();
       const err = await LedgerCores.open(SqliteMoneyStore.open(dir, { fsync: false }), edges()).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(StoreDamaged);
-      expect((err as Error).message).toBe("ledger journal: ledger journal entry 1 (dep) does not match its hash: its content was changed or the entry before it was");
+      expect((err as Error).message).toBe(
+        "ledger journal: ledger journal entry 1 (dep) does not match its hash: its content was changed or the entry before it was",
+      );
       // Closed: the data dir can be opened again at once.
       SqliteMoneyStore.open(dir, { fsync: false }).close();
     } finally {

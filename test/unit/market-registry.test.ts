@@ -97,7 +97,11 @@ describe("MarketRegistry", () => {
     expect(await w.registry.existingActor("ghost")).toBeNull();
     expect(w.loads).toEqual(["ghost", "ghost"]);
     const err = await w.registry.onMarket("ghost", async () => 1).catch((e: unknown) => e);
-    expect(isFault(err) && { kind: err.kind, code: err.code, message: err.message }).toEqual({ kind: "not_found", code: "RESOURCE_NOT_FOUND", message: "Market not found" });
+    expect(isFault(err) && { kind: err.kind, code: err.code, message: err.message }).toEqual({
+      kind: "not_found",
+      code: "RESOURCE_NOT_FOUND",
+      message: "Market not found",
+    });
   });
 
   test("a command runs on the market's actor and is measured, also when it fails", async () => {

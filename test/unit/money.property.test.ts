@@ -14,7 +14,18 @@ const USDT = 1_000_000;
 const SHARE_LOTS = 1_000_000 / LOT;
 
 type Cmd =
-  | { kind: "place"; user: number; market: number; side: Side; outcome: Outcome; price: number; aggr: number; lots: number; rel: number | null; type: OrderType }
+  | {
+      kind: "place";
+      user: number;
+      market: number;
+      side: Side;
+      outcome: Outcome;
+      price: number;
+      aggr: number;
+      lots: number;
+      rel: number | null;
+      type: OrderType;
+    }
   | { kind: "cancel"; target: number; as: "owner" | "other" }
   | { kind: "cancelUnknown"; user: number; market: number }
   | { kind: "deposit"; user: number; amount: number }
@@ -40,7 +51,11 @@ const feesArb: fc.Arbitrary<FeeSchedule> = fc.oneof(
   bps.map((b) => ({ takerBps: b, makerBps: b })),
 );
 /** Most prices near 50 in both outcomes, so YES and NO orders cross (transfer, mint and merge). */
-const price = fc.oneof({ weight: 10, arbitrary: fc.integer({ min: 42, max: 58 }) }, { weight: 3, arbitrary: fc.integer({ min: 1, max: 99 }) }, { weight: 1, arbitrary: fc.constantFrom(1, 99) });
+const price = fc.oneof(
+  { weight: 10, arbitrary: fc.integer({ min: 42, max: 58 }) },
+  { weight: 3, arbitrary: fc.integer({ min: 1, max: 99 }) },
+  { weight: 1, arbitrary: fc.constantFrom(1, 99) },
+);
 /** Lots: tiny (a few micro-units of cost, where rounding matters), ordinary shares, and large. */
 const lots = fc.oneof(
   { weight: 4, arbitrary: fc.integer({ min: 1, max: 20 }) },
@@ -58,7 +73,13 @@ const setupArb: fc.Arbitrary<Setup> = fc.integer({ min: 2, max: 7 }).chain((user
     users: fc.constant(users),
     funds: fc.array(funds, { minLength: users, maxLength: users }),
     seeds: fc.array(
-      fc.record({ market: fc.nat(MARKETS.length - 1), yes: fc.nat(users - 1), no: fc.nat(users - 1), price: fc.integer({ min: 5, max: 95 }), lots }),
+      fc.record({
+        market: fc.nat(MARKETS.length - 1),
+        yes: fc.nat(users - 1),
+        no: fc.nat(users - 1),
+        price: fc.integer({ min: 5, max: 95 }),
+        lots,
+      }),
       { minLength: 1, maxLength: 8 },
     ),
     drain: fc.array(fc.boolean(), { minLength: users, maxLength: users }),
@@ -82,17 +103,39 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
       lots,
       // Often sized from what the user holds, so orders are mostly affordable and really trade.
       // 1 = everything: the whole free balance (exactly what the placement lock allows) or all free shares.
-      rel: fc.option(fc.oneof({ weight: 4, arbitrary: fc.double({ min: 0, max: 0.3, noNaN: true }) }, { weight: 1, arbitrary: fc.constant(1) }), { freq: 4 }),
+      rel: fc.option(
+        fc.oneof({ weight: 4, arbitrary: fc.double({ min: 0, max: 0.3, noNaN: true }) }, { weight: 1, arbitrary: fc.constant(1) }),
+        { freq: 4 },
+      ),
       type: fc.constantFrom<OrderType>("GTC", "GTC", "GTC", "FOK"),
     }),
   },
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant("cancel" as const), target: fc.nat(), as: fc.constantFrom("owner" as const, "owner" as const, "other" as const) }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant("cancel" as const),
+      target: fc.nat(),
+      as: fc.constantFrom("owner" as const, "owner" as const, "other" as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("cancelUnknown" as const), user, market }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("deposit" as const), user, amount: fc.integer({ min: 1, max: 1000 * USDT }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("withdraw" as const), user, fraction: fc.double({ min: 0, max: 1, noNaN: true }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("withdraw" as const), user, fraction: fc.double({ min: 0, max: 1, noNaN: true }) }),
+  },
   // Rare (1 in 8 of these), so the market usually trades for a while first.
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("close" as const), market: fc.constant(MARKETS.length - 1), roll: fc.nat(7) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant("roundTrip" as const), user, market, outcome: fc.constantFrom<Outcome>("YES", "NO"), lots: fc.oneof(fc.integer({ min: 1, max: 300 }), lots) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("roundTrip" as const),
+      user,
+      market,
+      outcome: fc.constantFrom<Outcome>("YES", "NO"),
+      lots: fc.oneof(fc.integer({ min: 1, max: 300 }), lots),
+    }),
+  },
 );
 
 /** Proof that the generators do what they claim: counted over the passing runs of a test, asserted after it. */
@@ -149,7 +192,8 @@ function checkInvariants(ex: PureExchange): void {
   const collateral = new Map(s.collateral);
   let totalCollateral = 0;
   for (const v of collateral.values()) totalCollateral += v;
-  if (cash + totalCollateral + s.fees !== s.external.deposit - s.external.withdrawal + s.external.house) fail("cash + collateral + fees != deposits", { cash, totalCollateral, fees: s.fees, ext: s.external });
+  if (cash + totalCollateral + s.fees !== s.external.deposit - s.external.withdrawal + s.external.house)
+    fail("cash + collateral + fees != deposits", { cash, totalCollateral, fees: s.fees, ext: s.external });
 
   const outstanding = new Map<string, { YES: number; NO: number }>();
   for (const p of s.positions) {
@@ -179,7 +223,9 @@ function checkInvariants(ex: PureExchange): void {
       }
     }
   }
-  for (const [account, a] of s.cash) if (a.locked !== (needCash.get(account) ?? 0)) fail(`locked cash of ${account} is ${a.locked}, open BUYs need ${needCash.get(account) ?? 0}`);
+  for (const [account, a] of s.cash)
+    if (a.locked !== (needCash.get(account) ?? 0))
+      fail(`locked cash of ${account} is ${a.locked}, open BUYs need ${needCash.get(account) ?? 0}`);
   for (const [account, need] of needCash) if (ex.accounts.balance(account).locked !== need) fail(`locked cash of ${account} missing`, need);
   for (const p of s.positions) {
     const k = `${p.account}|${p.marketId}|${p.outcome}`;
@@ -253,10 +299,12 @@ class Run {
       // Every fill appears once on each side: maker trades add up to the taker's trade.
       const taker = r.settlement.trades.filter((t) => t.role === "taker");
       const makers = r.settlement.trades.filter((t) => t.role === "maker");
-      if ((taker[0]?.filledQuantity ?? 0) !== makerQty || makers.reduce((a, t) => a + t.filledQuantity, 0) !== makerQty) fail("trade quantities disagree with fills", r.settlement.trades);
+      if ((taker[0]?.filledQuantity ?? 0) !== makerQty || makers.reduce((a, t) => a + t.filledQuantity, 0) !== makerQty)
+        fail("trade quantities disagree with fills", r.settlement.trades);
       for (const t of r.settlement.trades) if (t.fee < 0 || t.totalCost < 0) fail("negative fee or cost", t);
       // Everything a settlement pays comes out of locks: nobody's free cash is ever charged after matching.
-      for (const p of r.settlement.postings) if (p.kind === "cash" && (p.available ?? 0) < 0) fail("settlement charged free cash beyond the lock", p);
+      for (const p of r.settlement.postings)
+        if (p.kind === "cash" && (p.available ?? 0) < 0) fail("settlement charged free cash beyond the lock", p);
       this.checkFees(input.side, r.events, r.settlement.trades);
     }
     checkInvariants(this.ex);
@@ -307,9 +355,11 @@ class Run {
       m.fee += makerTrades[i].fee;
       const exact = BigInt(makerBps) * feeWeight(m.filled, m.price);
       const charged = BigInt(m.fee) * 100_000_000n;
-      if (charged - exact >= 100_000_000n || exact - charged >= 100_000_000n) fail(`maker fees of ${f.makerOrderId} off by a micro-unit or more`, { ...m, makerBps });
+      if (charged - exact >= 100_000_000n || exact - charged >= 100_000_000n)
+        fail(`maker fees of ${f.makerOrderId} off by a micro-unit or more`, { ...m, makerBps });
       if (f.makerRemaining === 0) {
-        if (m.fee !== feeOn(makerBps, feeWeight(m.rested, m.price))) fail(`filled maker ${f.makerOrderId} paid ${m.fee}, not its fee rounded up`, { ...m, makerBps });
+        if (m.fee !== feeOn(makerBps, feeWeight(m.rested, m.price)))
+          fail(`filled maker ${f.makerOrderId} paid ${m.fee}, not its fee rounded up`, { ...m, makerBps });
         this.makers.delete(f.makerOrderId);
       }
     });
@@ -356,7 +406,14 @@ class Run {
         const p = Math.min(99, Math.max(1, c.price + (c.side === "BUY" ? c.aggr : -c.aggr)));
         // A relative SELL sells what the user holds most of; an absolute one may sell what it lacks.
         const outcome = c.side === "SELL" && c.rel !== null ? this.heldOutcome(m, userId, c.outcome) : c.outcome;
-        this.place(m, { userId, side: c.side, outcome, price: p, quantity: this.size({ ...c, outcome }, m, userId) * LOT, orderType: c.type });
+        this.place(m, {
+          userId,
+          side: c.side,
+          outcome,
+          price: p,
+          quantity: this.size({ ...c, outcome }, m, userId) * LOT,
+          orderType: c.type,
+        });
         return;
       }
       case "cancel": {
@@ -413,7 +470,8 @@ class Run {
     stats.roundTrips++;
     const cashAfter = ex.accounts.balance(userId).total;
     // Every ask the buy took is above every bid the sell hit, so a complete round trip strictly loses.
-    if (!(cashAfter < cashBefore)) fail(`round trip of ${q} in ${m} ${outcome} did not lose money`, { cashBefore, cashAfter, fees: ex.fees });
+    if (!(cashAfter < cashBefore))
+      fail(`round trip of ${q} in ${m} ${outcome} did not lose money`, { cashBefore, cashAfter, fees: ex.fees });
     if ((ex.accounts.position(userId, m, outcome)?.quantity ?? 0) !== sharesBefore) fail("round trip changed the position");
   }
 }
@@ -445,7 +503,20 @@ describe("money invariants over random multi-market trading", () => {
     );
     // The generators must really trade: plenty of fills of every kind, FOKs both ways, all rejections.
     expect(stats.fills).toBeGreaterThan(3000);
-    for (const k of ["transfer", "mint", "merge", "fokFilled", "fokRejected", "insufficientCash", "insufficientShares", "selfTradeCancels", "cancels", "cancelRefused", "closedOrders", "refusedClosed"] as const) {
+    for (const k of [
+      "transfer",
+      "mint",
+      "merge",
+      "fokFilled",
+      "fokRejected",
+      "insufficientCash",
+      "insufficientShares",
+      "selfTradeCancels",
+      "cancels",
+      "cancelRefused",
+      "closedOrders",
+      "refusedClosed",
+    ] as const) {
       expect({ [k]: stats[k] > 100 }).toEqual({ [k]: true });
     }
     // Complete round trips need deep books; the next test is where they are many.
@@ -457,10 +528,29 @@ describe("money invariants over random multi-market trading", () => {
     fc.assert(
       fc.property(
         feesArb,
-        fc.array(fc.record({ yes: fc.integer({ min: 1, max: 98 }), spread: fc.integer({ min: 1, max: 5 }), lots: fc.integer({ min: 1, max: 5000 }) }), { minLength: 1, maxLength: 8 }),
-        fc.array(fc.record({ outcome: fc.constantFrom<Outcome>("YES", "NO"), lots: fc.oneof(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 3000 })) }), { minLength: 1, maxLength: 20 }),
+        fc.array(
+          fc.record({
+            yes: fc.integer({ min: 1, max: 98 }),
+            spread: fc.integer({ min: 1, max: 5 }),
+            lots: fc.integer({ min: 1, max: 5000 }),
+          }),
+          { minLength: 1, maxLength: 8 },
+        ),
+        fc.array(
+          fc.record({
+            outcome: fc.constantFrom<Outcome>("YES", "NO"),
+            lots: fc.oneof(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 3000 })),
+          }),
+          { minLength: 1, maxLength: 20 },
+        ),
         (fees, quotes, trips) => {
-          const setup: Setup = { fees, users: 3, funds: [1_000_000 * USDT, 1_000_000 * USDT, 1_000 * USDT], seeds: [], drain: [false, false, false] };
+          const setup: Setup = {
+            fees,
+            users: 3,
+            funds: [1_000_000 * USDT, 1_000_000 * USDT, 1_000 * USDT],
+            seeds: [],
+            drain: [false, false, false],
+          };
           const run = new Run(setup);
           run.init();
           // Mint inventory for the maker (usr_0) against usr_1, then quote both sides of YES.
@@ -469,8 +559,22 @@ describe("money invariants over random multi-market trading", () => {
           for (const q of quotes) {
             const bid = Math.max(1, q.yes - q.spread);
             run.place("mA", { userId: uid(0), side: "BUY", outcome: "YES", price: bid, quantity: q.lots * LOT, orderType: "GTC" });
-            run.place("mA", { userId: uid(0), side: "SELL", outcome: "YES", price: Math.min(99, q.yes + 1), quantity: q.lots * LOT, orderType: "GTC" });
-            run.place("mA", { userId: uid(1), side: "BUY", outcome: "NO", price: 100 - Math.min(99, q.yes + 2), quantity: q.lots * LOT, orderType: "GTC" });
+            run.place("mA", {
+              userId: uid(0),
+              side: "SELL",
+              outcome: "YES",
+              price: Math.min(99, q.yes + 1),
+              quantity: q.lots * LOT,
+              orderType: "GTC",
+            });
+            run.place("mA", {
+              userId: uid(1),
+              side: "BUY",
+              outcome: "NO",
+              price: 100 - Math.min(99, q.yes + 2),
+              quantity: q.lots * LOT,
+              orderType: "GTC",
+            });
           }
           for (const t of trips) run.roundTrip("mA", uid(2), t.outcome, t.lots * LOT);
           stats.runs++;

@@ -104,7 +104,11 @@ describe("locks", () => {
     for (const bps of [1, 33, 200, 1000, 10_000]) {
       const fees = { takerBps: bps, makerBps: bps };
       for (const t of [2, 30, 50, 51, 98]) {
-        for (const [f, r] of [[LOT, LOT], [3 * LOT, 7 * LOT], [SHARE, 1_234 * LOT]]) {
+        for (const [f, r] of [
+          [LOT, LOT],
+          [3 * LOT, 7 * LOT],
+          [SHARE, 1_234 * LOT],
+        ]) {
           for (const fillAt of [1, Math.ceil(t / 2), t]) {
             const need = cost(f, fillAt) + feeOn(bps, feeWeight(f, fillAt)) + restingBuyLock(r, t, fees);
             expect(placementBuyLock(f + r, t, fees)).toBeGreaterThanOrEqual(need);

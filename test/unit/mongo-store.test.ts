@@ -5,14 +5,25 @@
  * the same Store cases on NeDB always and on MongoDB when MONGO_URI names a server.
  */
 import { BSON, MongoClient, MongoServerError, MongoServerSelectionError } from "mongodb";
-import { findOptions, indexArgs, isMongoDuplicateKey, MONGO_CLIENT_OPTIONS, openMongoCollection, updateCall } from "../../mixins/mongo-store";
+import {
+  findOptions,
+  indexArgs,
+  isMongoDuplicateKey,
+  MONGO_CLIENT_OPTIONS,
+  openMongoCollection,
+  updateCall,
+} from "../../mixins/mongo-store";
 import { freePort } from "../support/redis";
 
 describe("Store calls as driver calls", () => {
   test("find options: only what was asked, in the driver's names", () => {
     expect(findOptions()).toEqual({});
     expect(findOptions({ sort: {}, skip: 0, limit: 0 })).toEqual({});
-    expect(findOptions({ sort: { createdAt: -1, seq: -1, _id: -1 }, skip: 40, limit: 20 })).toEqual({ sort: { createdAt: -1, seq: -1, _id: -1 }, skip: 40, limit: 20 });
+    expect(findOptions({ sort: { createdAt: -1, seq: -1, _id: -1 }, skip: 40, limit: 20 })).toEqual({
+      sort: { createdAt: -1, seq: -1, _id: -1 },
+      skip: 40,
+      limit: 20,
+    });
     // The sort's key order is the order of precedence.
     expect(Object.keys(findOptions({ sort: { b: 1, a: -1 } }).sort as object)).toEqual(["b", "a"]);
   });
@@ -28,12 +39,19 @@ describe("Store calls as driver calls", () => {
   });
 
   test("indexes: fields in order, unique and sparse always said", () => {
-    expect(indexArgs({ fields: { userId: 1, createdAt: -1 } })).toEqual([{ userId: 1, createdAt: -1 }, { unique: false, sparse: false }]);
+    expect(indexArgs({ fields: { userId: 1, createdAt: -1 } })).toEqual([
+      { userId: 1, createdAt: -1 },
+      { unique: false, sparse: false },
+    ]);
     expect(indexArgs({ fields: { seq: 1 }, unique: true, sparse: true })).toEqual([{ seq: 1 }, { unique: true, sparse: true }]);
   });
 
   test("the driver's duplicate-key errors are recognised, nothing else is", () => {
-    expect(isMongoDuplicateKey(new MongoServerError({ code: 11000, errmsg: "E11000 duplicate key error collection: pmx.notifications index: _id_" }))).toBe(true);
+    expect(
+      isMongoDuplicateKey(
+        new MongoServerError({ code: 11000, errmsg: "E11000 duplicate key error collection: pmx.notifications index: _id_" }),
+      ),
+    ).toBe(true);
     expect(isMongoDuplicateKey(new MongoServerError({ code: 112, errmsg: "WriteConflict" }))).toBe(false);
     expect(isMongoDuplicateKey(new Error("E11000"))).toBe(false);
     expect(isMongoDuplicateKey(null)).toBe(false);
@@ -55,9 +73,22 @@ describe("client options for the deployment URIs", () => {
   });
 
   test("documents encode as NeDB stores them: undefined fields absent, strings, numbers, nested objects, regex queries", () => {
-    const doc = { _id: "ntf_1", userId: "usr_1", read: false, attempts: 0, deliverAt: undefined, metadata: { marketId: "mkt_1", positions: [{ outcome: "YES", quantity: "100" }] } };
+    const doc = {
+      _id: "ntf_1",
+      userId: "usr_1",
+      read: false,
+      attempts: 0,
+      deliverAt: undefined,
+      metadata: { marketId: "mkt_1", positions: [{ outcome: "YES", quantity: "100" }] },
+    };
     const back = BSON.deserialize(BSON.serialize(doc, { ignoreUndefined: true }));
-    expect(back).toEqual({ _id: "ntf_1", userId: "usr_1", read: false, attempts: 0, metadata: { marketId: "mkt_1", positions: [{ outcome: "YES", quantity: "100" }] } });
+    expect(back).toEqual({
+      _id: "ntf_1",
+      userId: "usr_1",
+      read: false,
+      attempts: 0,
+      metadata: { marketId: "mkt_1", positions: [{ outcome: "YES", quantity: "100" }] },
+    });
     expect("deliverAt" in back).toBe(false);
     // catalog/search.ts sends RegExp values in $regex.
     const q = BSON.deserialize(BSON.serialize({ $and: [{ searchText: { $regex: /bitcoin/ } }] }));

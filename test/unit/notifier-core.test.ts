@@ -20,7 +20,21 @@ const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 const iso = (ms: number) => new Date(ms).toISOString();
 
 function trade(tradeId: string, userId: string, marketId = "mkt_1", over: Partial<TradeRecord> = {}): TradeRecord {
-  return { tradeId, userId, marketId, orderId: `ord_${tradeId}`, side: "BUY", outcome: "YES", venue: "CLOB", role: "taker", filledQuantity: 2_000_000, totalCost: 1_000_000, fee: 0, fillIds: [], ...over };
+  return {
+    tradeId,
+    userId,
+    marketId,
+    orderId: `ord_${tradeId}`,
+    side: "BUY",
+    outcome: "YES",
+    venue: "CLOB",
+    role: "taker",
+    filledQuantity: 2_000_000,
+    totalCost: 1_000_000,
+    fee: 0,
+    fillIds: [],
+    ...over,
+  };
 }
 
 function fillEntry(seq: number, trades: TradeRecord[], at = iso(T0)): LedgerEntryDoc {
@@ -57,7 +71,13 @@ function fakes(opts: { bot?: boolean } = {}) {
   const created: Array<{ userId: string; notification: NotificationItem }> = [];
   const calls = { entriesAfter: [] as number[], insertMany: 0, user: [] as string[], market: [] as string[], deliver: 0 };
   const logs: string[] = [];
-  const fail = { entriesAfter: null as Error | null, holders: null as Error | null, user: null as Error | null, market: false, insertMany: false };
+  const fail = {
+    entriesAfter: null as Error | null,
+    holders: null as Error | null,
+    user: null as Error | null,
+    market: false,
+    insertMany: false,
+  };
   let reachable = true;
 
   const ports: NotifierPorts = {
@@ -131,20 +151,45 @@ function fakes(opts: { bot?: boolean } = {}) {
   return { ports, clock, timers, fire, docs, journal, stored, jobs, holders, markets, users, created, calls, logs, fail, setReachable };
 }
 
-const position = (account: string, outcome: "YES" | "NO", quantity: number, marketId = "mkt_1"): PositionState => ({ account, marketId, outcome, quantity, locked: 0, totalCost: 0, realizedPnl: 0, settled: false });
-const linked = (id: string, chat: number): UserDoc => ({ _id: id, walletAddress: `0:${id}`, createdAt: iso(T0), telegram: { id: chat, verifiedAt: iso(T0) } });
+const position = (account: string, outcome: "YES" | "NO", quantity: number, marketId = "mkt_1"): PositionState => ({
+  account,
+  marketId,
+  outcome,
+  quantity,
+  locked: 0,
+  totalCost: 0,
+  realizedPnl: 0,
+  settled: false,
+});
+const linked = (id: string, chat: number): UserDoc => ({
+  _id: id,
+  walletAddress: `0:${id}`,
+  createdAt: iso(T0),
+  telegram: { id: chat, verifiedAt: iso(T0) },
+});
 
 describe("journal pull", () => {
   test("fills and deposits become notifications once each; the cursor advances and is stored after them", async () => {
     const f = fakes();
     f.markets.set("mkt_1", { title: "Rain tomorrow?", status: "open" });
-    f.journal.push(fillEntry(1, [trade("trd_1", "usr_a"), trade("trd_1", "amm:mkt_1", "mkt_1", { role: "maker" })]), depositEntry(2, "usr_b", 5_000_000));
+    f.journal.push(
+      fillEntry(1, [trade("trd_1", "usr_a"), trade("trd_1", "amm:mkt_1", "mkt_1", { role: "maker" })]),
+      depositEntry(2, "usr_b", 5_000_000),
+    );
     const n = new Notifier(f.ports);
     await n.start();
 
     expect(await n.pull()).toBe(true);
     expect([...f.docs.keys()]).toEqual(["TRADE_FILLED:trd_1", "DEPOSIT_CREDITED:deposit:tx2:usr_b"]);
-    expect(f.docs.get("TRADE_FILLED:trd_1")).toMatchObject({ userId: "usr_a", title: "Bought YES", read: false, delivered: false, delivery: "none", attempts: 0, seq: 1 });
+    expect(f.docs.get("TRADE_FILLED:trd_1")).toMatchObject({
+      userId: "usr_a",
+      title: "Bought YES",
+      read: false,
+      delivered: false,
+      delivery: "none",
+      attempts: 0,
+      seq: 1,
+    });
     expect(f.docs.get("TRADE_FILLED:trd_1")?.body).toContain("“Rain tomorrow?”");
     expect(f.created.map((c) => [c.userId, c.notification.id])).toEqual([
       ["usr_a", "TRADE_FILLED:trd_1"],
@@ -181,7 +226,9 @@ describe("journal pull", () => {
     await n.pull();
     expect(n.cursor).toBe(CURSOR_EVERY + 10);
     // Reads are JOURNAL_BATCH entries at a time until a short batch.
-    expect(f.calls.entriesAfter).toEqual(Array.from({ length: Math.ceil((CURSOR_EVERY + 10) / JOURNAL_BATCH) }, (_, i) => i * JOURNAL_BATCH));
+    expect(f.calls.entriesAfter).toEqual(
+      Array.from({ length: Math.ceil((CURSOR_EVERY + 10) / JOURNAL_BATCH) }, (_, i) => i * JOURNAL_BATCH),
+    );
     expect(f.stored.saves).toEqual([CURSOR_EVERY]);
     await n.stop();
     expect(f.stored.cursor).toBe(CURSOR_EVERY + 10);
@@ -232,7 +279,10 @@ describe("journal pull", () => {
     expect(await n.pull()).toBe(false);
     f.setReachable(true);
     expect(await n.pull()).toBe(true);
-    expect(f.logs).toEqual(["warn: the ledger is unreachable; journal pulls wait for it", "info: the ledger is reachable again; reading the journal"]);
+    expect(f.logs).toEqual([
+      "warn: the ledger is unreachable; journal pulls wait for it",
+      "info: the ledger is reachable again; reading the journal",
+    ]);
   });
 
   test("single flight: pulls asked while one runs share it, and it reads once more", async () => {
@@ -296,7 +346,10 @@ describe("creation and the Telegram link", () => {
     const f = fakes({ bot: true });
     f.users.set("usr_a", linked("usr_a", 42));
     f.users.set("usr_b", { _id: "usr_b", walletAddress: "0:b", createdAt: iso(T0) });
-    f.journal.push(fillEntry(1, [trade("trd_1", "usr_a"), trade("trd_2", "usr_b")]), fillEntry(2, [trade("trd_3", "usr_a")], iso(T0 - PUSH_MAX_AGE_MS - 1)));
+    f.journal.push(
+      fillEntry(1, [trade("trd_1", "usr_a"), trade("trd_2", "usr_b")]),
+      fillEntry(2, [trade("trd_3", "usr_a")], iso(T0 - PUSH_MAX_AGE_MS - 1)),
+    );
     const n = new Notifier(f.ports);
     await n.start();
     await n.pull();
@@ -359,7 +412,14 @@ describe("creation and the Telegram link", () => {
 });
 
 describe("notices from other services", () => {
-  const cancel = (cancelReason: string | null | undefined, over: Partial<{ status: string; userId: string }> = {}) => ({ orderId: "ord_1", userId: "usr_a", marketId: "mkt_1", status: "cancelled", cancelReason, ...over });
+  const cancel = (cancelReason: string | null | undefined, over: Partial<{ status: string; userId: string }> = {}) => ({
+    orderId: "ord_1",
+    userId: "usr_a",
+    marketId: "mkt_1",
+    status: "cancelled",
+    cancelReason,
+    ...over,
+  });
 
   test.each([
     ["market_closed", "MARKET_CLOSED"],
@@ -423,7 +483,15 @@ describe("notices from other services", () => {
   test("settlement notices: created counts only new ones", async () => {
     const f = fakes();
     const n = new Notifier(f.ports);
-    const told = { batchId: "stl_1", status: "confirmed" as const, txHash: null, trades: [{ tradeId: "t1", userId: "usr_a", marketId: "m1" }, { tradeId: "t2", userId: "usr_b", marketId: "m1" }] };
+    const told = {
+      batchId: "stl_1",
+      status: "confirmed" as const,
+      txHash: null,
+      trades: [
+        { tradeId: "t1", userId: "usr_a", marketId: "m1" },
+        { tradeId: "t2", userId: "usr_b", marketId: "m1" },
+      ],
+    };
     expect(await n.settle(told)).toBe(2);
     expect(await n.settle(told)).toBe(0);
   });
@@ -432,7 +500,13 @@ describe("notices from other services", () => {
 describe("fan-outs to a market's holders", () => {
   test("a resolution reads holders at once, stores the job with them, tells each user once and removes the job", async () => {
     const f = fakes();
-    f.holders.set("mkt_1", [position("usr_a", "YES", 3), position("usr_a", "NO", 1), position("usr_b", "NO", 0), position("amm:mkt_1", "YES", 9), position("usr_c", "NO", 2)]);
+    f.holders.set("mkt_1", [
+      position("usr_a", "YES", 3),
+      position("usr_a", "NO", 1),
+      position("usr_b", "NO", 0),
+      position("amm:mkt_1", "YES", 9),
+      position("usr_c", "NO", 2),
+    ]);
     const n = new Notifier(f.ports);
     const inserted: NotifierJobDoc[] = [];
     const insertOnce = f.ports.jobs.insertOnce;
@@ -447,13 +521,27 @@ describe("fan-outs to a market's holders", () => {
         conditionId: "0xc",
         at: iso(T0),
         holders: [
-          { userId: "usr_a", positions: [{ outcome: "NO", quantity: "1" }, { outcome: "YES", quantity: "3" }] },
+          {
+            userId: "usr_a",
+            positions: [
+              { outcome: "NO", quantity: "1" },
+              { outcome: "YES", quantity: "3" },
+            ],
+          },
           { userId: "usr_c", positions: [{ outcome: "NO", quantity: "2" }] },
         ],
       },
     ]);
     expect([...f.docs.keys()]).toEqual(["MARKET_RESOLVED:mkt_1:usr_a", "MARKET_RESOLVED:mkt_1:usr_c"]);
-    expect(f.docs.get("MARKET_RESOLVED:mkt_1:usr_a")?.metadata).toEqual({ marketId: "mkt_1", result: "YES", conditionId: "0xc", positions: [{ outcome: "NO", quantity: "1" }, { outcome: "YES", quantity: "3" }] });
+    expect(f.docs.get("MARKET_RESOLVED:mkt_1:usr_a")?.metadata).toEqual({
+      marketId: "mkt_1",
+      result: "YES",
+      conditionId: "0xc",
+      positions: [
+        { outcome: "NO", quantity: "1" },
+        { outcome: "YES", quantity: "3" },
+      ],
+    });
     expect(f.jobs.size).toBe(0);
 
     // The event again: nobody twice.
@@ -476,7 +564,10 @@ describe("fan-outs to a market's holders", () => {
     f.fail.holders = null;
     await n.runJobs();
     expect(f.jobs.size).toBe(0);
-    expect(f.docs.get("MARKET_CANCELLED:mkt_2:usr_a")?.metadata).toEqual({ marketId: "mkt_2", positions: [{ outcome: "YES", quantity: "5" }] });
+    expect(f.docs.get("MARKET_CANCELLED:mkt_2:usr_a")?.metadata).toEqual({
+      marketId: "mkt_2",
+      positions: [{ outcome: "YES", quantity: "5" }],
+    });
     expect(f.docs.get("MARKET_CANCELLED:mkt_2:usr_a")?.createdAt).toBe(iso(T0));
   });
 });

@@ -14,10 +14,29 @@ const settled = async () => {
 };
 
 /** Bot API error as grammy throws it. */
-const apiError = (code: number, description: string, retryAfter?: number) => Object.assign(new Error(description), { error_code: code, description, ...(retryAfter !== undefined ? { parameters: { retry_after: retryAfter } } : {}) });
+const apiError = (code: number, description: string, retryAfter?: number) =>
+  Object.assign(new Error(description), {
+    error_code: code,
+    description,
+    ...(retryAfter !== undefined ? { parameters: { retry_after: retryAfter } } : {}),
+  });
 
 function pending(id: string, chatId: number, deliverAt = T0, attempts = 0): NotificationDoc {
-  return { _id: id, userId: "usr_a", type: "WITHDRAWAL_SENT", title: "Withdrawal sent", body: `body of ${id}`, metadata: { withdrawalId: id, amount: "1", txHash: null }, read: false, createdAt: new Date(T0).toISOString(), delivered: false, delivery: "pending", attempts, chatId, deliverAt };
+  return {
+    _id: id,
+    userId: "usr_a",
+    type: "WITHDRAWAL_SENT",
+    title: "Withdrawal sent",
+    body: `body of ${id}`,
+    metadata: { withdrawalId: id, amount: "1", txHash: null },
+    read: false,
+    createdAt: new Date(T0).toISOString(),
+    delivered: false,
+    delivery: "pending",
+    attempts,
+    chatId,
+    deliverAt,
+  };
 }
 
 type Answer = "ok" | "hang" | Error;
@@ -65,7 +84,8 @@ function fakes() {
         patch(id, { deliverAt: leaseUntil });
         return true;
       },
-      delivered: async (id, attempts, deliveredAt) => patch(id, { delivered: true, delivery: "delivered", attempts, deliveredAt }, ["deliverAt", "lastError"]),
+      delivered: async (id, attempts, deliveredAt) =>
+        patch(id, { delivered: true, delivery: "delivered", attempts, deliveredAt }, ["deliverAt", "lastError"]),
       retryLater: async (id, attempts, lastError, retryAt) => patch(id, { attempts, lastError, deliverAt: retryAt }),
       giveUp: async (id, attempts, lastError) => patch(id, { delivery: "failed", attempts, lastError }, ["deliverAt"]),
       handBack: async (id, at) => patch(id, { deliverAt: at }),
@@ -137,12 +157,21 @@ test("a server error is retried with an exponential backoff, then delivered", as
   const d = new Delivery(f.ports);
   await d.deliver();
   await settled();
-  expect(f.docs.get("n1")).toMatchObject({ delivery: "pending", attempts: 1, lastError: "500 Internal Server Error", deliverAt: T0 + POLICY.baseMs });
+  expect(f.docs.get("n1")).toMatchObject({
+    delivery: "pending",
+    attempts: 1,
+    lastError: "500 Internal Server Error",
+    deliverAt: T0 + POLICY.baseMs,
+  });
   expect(f.timers.map((t) => t.ms)).toEqual([POLICY.baseMs]);
 
   f.advance(POLICY.baseMs);
   await settled();
-  expect(f.docs.get("n1")).toMatchObject({ attempts: 2, lastError: "502 Bad Gateway", deliverAt: T0 + POLICY.baseMs + POLICY.baseMs * POLICY.factor });
+  expect(f.docs.get("n1")).toMatchObject({
+    attempts: 2,
+    lastError: "502 Bad Gateway",
+    deliverAt: T0 + POLICY.baseMs + POLICY.baseMs * POLICY.factor,
+  });
   expect(f.timers.map((t) => t.ms)).toEqual([POLICY.baseMs * POLICY.factor]);
 
   f.advance(POLICY.baseMs * POLICY.factor);
@@ -177,7 +206,12 @@ test("a 4xx (blocked bot, unknown chat) is not retried: the push is given up", a
   f.answers.set(42, [apiError(403, "Forbidden: bot was blocked by the user")]);
   await new Delivery(f.ports).deliver();
   await settled();
-  expect(f.docs.get("n1")).toMatchObject({ delivered: false, delivery: "failed", attempts: 1, lastError: "403 Forbidden: bot was blocked by the user" });
+  expect(f.docs.get("n1")).toMatchObject({
+    delivered: false,
+    delivery: "failed",
+    attempts: 1,
+    lastError: "403 Forbidden: bot was blocked by the user",
+  });
   expect(f.docs.get("n1")?.deliverAt).toBeUndefined();
   expect(f.timers).toEqual([]);
   expect(f.logs).toEqual(["Telegram push of n1 given up after 1 attempt(s): 403 Forbidden: bot was blocked by the user"]);

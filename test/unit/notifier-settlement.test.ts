@@ -26,16 +26,30 @@ test("one draft per user and market of the batch, trades sorted and deduplicated
     ["SETTLEMENT_CONFIRMED:stl_1:usr_2:mkt_a", "usr_2", { marketId: "mkt_a", tradeIds: ["trd_d"], txHash: "ff".repeat(32) }],
   ]);
   // The same outcome in another order gives the same ids: telling it again creates nothing.
-  expect(settlementDrafts("stl_1", "confirmed", null, [{ tradeId: "trd_a", userId: "usr_1", marketId: "mkt_a" }], AT)[0].id).toBe(drafts[0].id);
+  expect(settlementDrafts("stl_1", "confirmed", null, [{ tradeId: "trd_a", userId: "usr_1", marketId: "mkt_a" }], AT)[0].id).toBe(
+    drafts[0].id,
+  );
 });
 
 test("texts say how many trades the transaction covered", () => {
-  const [two] = settlementDrafts("stl_1", "confirmed", "ab".repeat(32), [
-    { tradeId: "trd_1", userId: "usr_1", marketId: "m" },
-    { tradeId: "trd_2", userId: "usr_1", marketId: "m" },
-  ], AT);
-  expect(render(two, "Rain?")).toEqual({ title: "Trades settled", body: "Your 2 trades in “Rain?” are confirmed on-chain (tx abababab…ababab)." });
+  const [two] = settlementDrafts(
+    "stl_1",
+    "confirmed",
+    "ab".repeat(32),
+    [
+      { tradeId: "trd_1", userId: "usr_1", marketId: "m" },
+      { tradeId: "trd_2", userId: "usr_1", marketId: "m" },
+    ],
+    AT,
+  );
+  expect(render(two, "Rain?")).toEqual({
+    title: "Trades settled",
+    body: "Your 2 trades in “Rain?” are confirmed on-chain (tx abababab…ababab).",
+  });
   const [failed] = settlementDrafts("stl_2", "failed", null, [{ tradeId: "trd_1", userId: "usr_1", marketId: "m" }], AT);
   expect(failed.type).toBe("SETTLEMENT_FAILED");
-  expect(render(failed, null)).toEqual({ title: "Trade settlement failed", body: "On-chain settlement of your trade in market m failed; it will be reviewed." });
+  expect(render(failed, null)).toEqual({
+    title: "Trade settlement failed",
+    body: "On-chain settlement of your trade in market m failed; it will be reviewed.",
+  });
 });

@@ -10,10 +10,30 @@ import { marketMoved } from "../../trading/market-registry";
 type Req = { id: string; journaled: number };
 
 const NOW = Date.parse("2030-01-01T00:00:00.000Z");
-const shape = Validator.compile({ marketId: "string", side: { type: "enum", values: ["BUY", "SELL"] }, outcome: { type: "enum", values: ["YES", "NO"] }, orderType: "string", price: "number", quantity: "number", $$strict: "remove" }) as (v: unknown) => true | Array<{ field: string; type: string }>;
+const shape = Validator.compile({
+  marketId: "string",
+  side: { type: "enum", values: ["BUY", "SELL"] },
+  outcome: { type: "enum", values: ["YES", "NO"] },
+  orderType: "string",
+  price: "number",
+  quantity: "number",
+  $$strict: "remove",
+}) as (v: unknown) => true | Array<{ field: string; type: string }>;
 
 function result(orderId: string, over: Partial<PlaceResult> = {}): PlaceResult {
-  return { orderId, status: "open", filledQuantity: 0, remainingQuantity: 100, cancelledQuantity: 0, totalCost: 0, fee: 0, tradeId: null, fills: [], createdAt: "2030-01-01T00:00:01.000Z", ...over };
+  return {
+    orderId,
+    status: "open",
+    filledQuantity: 0,
+    remainingQuantity: 100,
+    cancelledQuantity: 0,
+    totalCost: 0,
+    fee: 0,
+    tradeId: null,
+    fills: [],
+    createdAt: "2030-01-01T00:00:01.000Z",
+    ...over,
+  };
 }
 
 function order(over: Partial<OrderDoc> = {}): OrderDoc {
@@ -122,16 +142,54 @@ describe("OrderDesk", () => {
     const w = world();
     const c = req();
     const view = await w.desk.placeOne(c, "usr_a", { ...body, clientOrderId: "c-7", postOnly: true });
-    expect(w.placed).toEqual([{ marketId: "mkt_1", cmd: { userId: "usr_a", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: 300, expiresAt: undefined, postOnly: true, clientOrderId: "c-7", idem: undefined } }]);
-    expect(view).toMatchObject({ orderId: "ord_1", marketId: "mkt_1", price: "0.40", quantity: "300", status: "open", clientOrderId: "c-7", postOnly: true });
+    expect(w.placed).toEqual([
+      {
+        marketId: "mkt_1",
+        cmd: {
+          userId: "usr_a",
+          side: "BUY",
+          outcome: "YES",
+          orderType: "GTC",
+          price: 40,
+          quantity: 300,
+          expiresAt: undefined,
+          postOnly: true,
+          clientOrderId: "c-7",
+          idem: undefined,
+        },
+      },
+    ]);
+    expect(view).toMatchObject({
+      orderId: "ord_1",
+      marketId: "mkt_1",
+      price: "0.40",
+      quantity: "300",
+      status: "open",
+      clientOrderId: "c-7",
+      postOnly: true,
+    });
     expect(c.journaled).toBe(0);
     await w.desk.placeOne(c, "usr_a", { ...body, marketId: "mkt_far" });
-    expect(w.remote).toEqual([{ marketId: "mkt_far", userId: "usr_a", terms: { marketId: "mkt_far", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: 300, postOnly: false } }]);
+    expect(w.remote).toEqual([
+      {
+        marketId: "mkt_far",
+        userId: "usr_a",
+        terms: { marketId: "mkt_far", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: 300, postOnly: false },
+      },
+    ]);
   });
 
   test("terms sent to this node as the owner are placed here or refused as moved, never forwarded again (two views of the engines cannot bounce an order)", async () => {
     const w = world();
-    const terms = { marketId: "mkt_far", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: 300, postOnly: false } as const;
+    const terms = {
+      marketId: "mkt_far",
+      side: "BUY",
+      outcome: "YES",
+      orderType: "GTC",
+      price: 40,
+      quantity: 300,
+      postOnly: false,
+    } as const;
     const err = await w.desk.placeHere(req(), { marketId: "mkt_far", userId: "usr_a", terms }).catch((e: unknown) => e);
     expect(isFault(err) && err.code).toBe("MARKET_MOVED");
     expect(w.remote).toEqual([]);
@@ -154,10 +212,26 @@ describe("OrderDesk", () => {
 
   test("a batch answers each order in its place: shape errors with their index, refusals with their code, the rest placed", async () => {
     const w = world();
-    const items = await w.desk.placeBatch(req(), "usr_a", [body, { ...body, side: "HOLD" }, { ...body, price: 0.405 }, { ...body, marketId: "mkt_closed" }, body]);
+    const items = await w.desk.placeBatch(req(), "usr_a", [
+      body,
+      { ...body, side: "HOLD" },
+      { ...body, price: 0.405 },
+      { ...body, marketId: "mkt_closed" },
+      body,
+    ]);
     expect(items.map((i) => i.ok)).toEqual([true, false, false, false, true]);
-    expect(items[1]).toEqual({ ok: false, error: { code: "VALIDATION_ERROR", message: "Parameters validation error", fields: [{ field: "orders[1].side", rule: "enumValue" }] } });
-    expect(items[2]).toEqual({ ok: false, error: { code: "VALIDATION_ERROR", message: "price must be on the 0.01 grid between 0.01 and 0.99", fields: [{ field: "price", rule: "tick" }] } });
+    expect(items[1]).toEqual({
+      ok: false,
+      error: { code: "VALIDATION_ERROR", message: "Parameters validation error", fields: [{ field: "orders[1].side", rule: "enumValue" }] },
+    });
+    expect(items[2]).toEqual({
+      ok: false,
+      error: {
+        code: "VALIDATION_ERROR",
+        message: "price must be on the 0.01 grid between 0.01 and 0.99",
+        fields: [{ field: "price", rule: "tick" }],
+      },
+    });
     expect(items[3]).toEqual({ ok: false, error: { code: "MARKET_NOT_OPEN", message: "Market is closed" } });
     expect(w.placed.length).toBe(2);
   });
@@ -176,21 +250,47 @@ describe("OrderDesk", () => {
     const w = world();
     w.orders.set("ord_1", order());
     w.orders.set("ord_gone", order({ _id: "ord_gone", remaining: 0, status: "filled" }));
-    await expect(w.desk.amend(req(), "usr_a", { orderId: "ord_1" })).rejects.toMatchObject({ code: "VALIDATION_ERROR", data: { fields: [{ field: "price", rule: "required" }] } });
-    await expect(w.desk.amend(req(), "usr_a", { orderId: "ord_1", price: 0.123 })).rejects.toMatchObject({ code: "VALIDATION_ERROR", data: { fields: [{ field: "price", rule: "tick" }] } });
-    for (const [userId, orderId] of [["usr_b", "ord_1"], ["usr_a", "ord_gone"], ["usr_a", "ord_none"]]) {
-      await expect(w.desk.amend(req(), userId, { orderId, price: 0.45 })).rejects.toMatchObject({ kind: "not_found", code: "ORDER_NOT_FOUND", message: "Order not found" });
+    await expect(w.desk.amend(req(), "usr_a", { orderId: "ord_1" })).rejects.toMatchObject({
+      code: "VALIDATION_ERROR",
+      data: { fields: [{ field: "price", rule: "required" }] },
+    });
+    await expect(w.desk.amend(req(), "usr_a", { orderId: "ord_1", price: 0.123 })).rejects.toMatchObject({
+      code: "VALIDATION_ERROR",
+      data: { fields: [{ field: "price", rule: "tick" }] },
+    });
+    for (const [userId, orderId] of [
+      ["usr_b", "ord_1"],
+      ["usr_a", "ord_gone"],
+      ["usr_a", "ord_none"],
+    ]) {
+      await expect(w.desk.amend(req(), userId, { orderId, price: 0.45 })).rejects.toMatchObject({
+        kind: "not_found",
+        code: "ORDER_NOT_FOUND",
+        message: "Order not found",
+      });
     }
     expect(w.amends).toEqual([]);
     const r = await w.desk.amend(req(), "usr_a", { orderId: "ord_1", price: 0.45 });
     expect(w.amends).toEqual([{ marketId: "mkt_1", orderId: "ord_1", userId: "usr_a", price: 45, quantity: undefined, postOnly: false }]);
     // Filled 100 before, 50 now, 150 resting: 300 in all, 150 filled.
-    expect(r).toMatchObject({ orderId: "ord_1", price: "0.45", quantity: "300", filledQuantity: "150", remainingQuantity: "150", clientOrderId: "c-1", createdAt: "2030-01-01T00:00:00.000Z", updatedAt: "2030-01-01T00:00:02.000Z" });
+    expect(r).toMatchObject({
+      orderId: "ord_1",
+      price: "0.45",
+      quantity: "300",
+      filledQuantity: "150",
+      remainingQuantity: "150",
+      clientOrderId: "c-1",
+      createdAt: "2030-01-01T00:00:00.000Z",
+      updatedAt: "2030-01-01T00:00:02.000Z",
+    });
   });
 
   test("cancel-all cancels in each market with open orders (or the one named) and adds up what it released", async () => {
     const w = world();
-    expect(await w.desk.cancelAll(req(), "usr_a")).toEqual({ cancelled: ["mkt_1_o1", "mkt_1_o2", "mkt_2_o1", "mkt_2_o2"], releasedAmount: "42" });
+    expect(await w.desk.cancelAll(req(), "usr_a")).toEqual({
+      cancelled: ["mkt_1_o1", "mkt_1_o2", "mkt_2_o1", "mkt_2_o2"],
+      releasedAmount: "42",
+    });
     expect(await w.desk.cancelAll(req(), "usr_a", "mkt_2")).toEqual({ cancelled: ["mkt_2_o1", "mkt_2_o2"], releasedAmount: "2" });
     expect(w.cancels).toEqual([
       { marketId: "mkt_1", userId: "usr_a", reason: "user" },
@@ -203,10 +303,19 @@ describe("OrderDesk", () => {
     const w = world();
     w.orders.set("ord_1", order());
     w.orders.set("ord_done", order({ _id: "ord_done", status: "cancelled" }));
-    for (const [userId, orderId] of [["usr_b", "ord_1"], ["usr_a", "ord_done"], ["usr_a", "nope"]]) {
+    for (const [userId, orderId] of [
+      ["usr_b", "ord_1"],
+      ["usr_a", "ord_done"],
+      ["usr_a", "nope"],
+    ]) {
       await expect(w.desk.cancelOrder(req(), userId, orderId)).rejects.toMatchObject({ code: "ORDER_NOT_FOUND" });
     }
-    expect(await w.desk.cancelOrder(req(), "usr_a", "ord_1")).toEqual({ orderId: "ord_1", status: "cancelled", cancelledQuantity: "200", releasedAmount: "80" });
+    expect(await w.desk.cancelOrder(req(), "usr_a", "ord_1")).toEqual({
+      orderId: "ord_1",
+      status: "cancelled",
+      cancelledQuantity: "200",
+      releasedAmount: "80",
+    });
     expect(w.cancels).toEqual([{ marketId: "mkt_1", orderId: "ord_1", userId: "usr_a" }]);
   });
 });

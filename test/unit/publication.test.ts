@@ -28,8 +28,34 @@ describe("publishCommitted", () => {
     book.place({ orderId: "o_rest", userId: "u2", side: "SELL", outcome: "YES", price: 45, quantity: 500, orderType: "GTC" });
     const doc: BookJournalDoc = {
       ...base,
-      command: { type: "place", order: { orderId: "o_t", userId: "u1", side: "BUY", outcome: "YES", price: 45, quantity: 300, orderType: "GTC", createdAt: AT, prio: 3 } },
-      fills: [{ fillId: "fil_1", marketId: "mkt_1", kind: "transfer", makerOrderId: "o_m", takerOrderId: "o_t", makerUserId: "u2", takerUserId: "u1", quantity: 300, yesPrice: 45, seq: 4 }],
+      command: {
+        type: "place",
+        order: {
+          orderId: "o_t",
+          userId: "u1",
+          side: "BUY",
+          outcome: "YES",
+          price: 45,
+          quantity: 300,
+          orderType: "GTC",
+          createdAt: AT,
+          prio: 3,
+        },
+      },
+      fills: [
+        {
+          fillId: "fil_1",
+          marketId: "mkt_1",
+          kind: "transfer",
+          makerOrderId: "o_m",
+          takerOrderId: "o_t",
+          makerUserId: "u2",
+          takerUserId: "u1",
+          quantity: 300,
+          yesPrice: 45,
+          seq: 4,
+        },
+      ],
       orders: [
         { orderId: "o_m", userId: "u2", filledDelta: 300, remaining: 0, status: "filled", holds: 0 },
         { orderId: "o_t", userId: "u1", filledDelta: 300, remaining: 0, status: "filled", holds: 0 },
@@ -38,13 +64,43 @@ describe("publishCommitted", () => {
     const { out, sink } = record();
     publishCommitted(doc, market(book, null, { o_t: "mine-1" }), sink);
     expect(out).toEqual([
-      ["broadcast", "book.changed", { marketId: "mkt_1", seq: book.seq, yes: { bids: [], asks: [{ price: "0.45", quantity: "500", numOrders: 1 }] } }],
+      [
+        "broadcast",
+        "book.changed",
+        { marketId: "mkt_1", seq: book.seq, yes: { bids: [], asks: [{ price: "0.45", quantity: "500", numOrders: 1 }] } },
+      ],
       ["broadcast", "market.pricesChanged", { marketId: "mkt_1", yesBid: null, yesAsk: 45, ammYes: null }],
       ["count", "orders", { kind: "limit", result: "accepted" }],
       ["count", "fills", { kind: "transfer" }],
       ["emit", "market.trade", { marketId: "mkt_1", tradeId: "fil_1", outcome: "YES", yesPrice: 45, quantity: 300, notional: 135, at: AT }],
-      ["broadcast", "order.updated", { orderId: "o_m", userId: "u2", marketId: "mkt_1", status: "filled", remainingQuantity: "0", filledDelta: "300", clientOrderId: null, cancelReason: null }],
-      ["broadcast", "order.updated", { orderId: "o_t", userId: "u1", marketId: "mkt_1", status: "filled", remainingQuantity: "0", filledDelta: "300", clientOrderId: "mine-1", cancelReason: null }],
+      [
+        "broadcast",
+        "order.updated",
+        {
+          orderId: "o_m",
+          userId: "u2",
+          marketId: "mkt_1",
+          status: "filled",
+          remainingQuantity: "0",
+          filledDelta: "300",
+          clientOrderId: null,
+          cancelReason: null,
+        },
+      ],
+      [
+        "broadcast",
+        "order.updated",
+        {
+          orderId: "o_t",
+          userId: "u1",
+          marketId: "mkt_1",
+          status: "filled",
+          remainingQuantity: "0",
+          filledDelta: "300",
+          clientOrderId: "mine-1",
+          cancelReason: null,
+        },
+      ],
     ]);
   });
 
@@ -65,12 +121,21 @@ describe("publishCommitted", () => {
       ["count", "orders", { kind: "route", result: "accepted" }],
       ["count", "fills", { kind: "amm" }],
       // NO at 0.612 a share is YES at 0.39 (to the cent); its notional in YES terms is 1000 - 612.
-      ["emit", "market.trade", { marketId: "mkt_1", tradeId: "fil_a", outcome: "YES", yesPrice: 39, quantity: 1000, notional: 388, at: AT }],
+      [
+        "emit",
+        "market.trade",
+        { marketId: "mkt_1", tradeId: "fil_a", outcome: "YES", yesPrice: 39, quantity: 1000, notional: 388, at: AT },
+      ],
     ]);
   });
 
   test("a cancel counts no order and prints nothing; a closed order names why it left", () => {
-    const doc: BookJournalDoc = { ...base, command: { type: "cancelAll", reason: "market_closed" }, fills: [], orders: [{ orderId: "o_1", userId: "u1", filledDelta: 0, remaining: 0, status: "cancelled", holds: 0, reason: "market_closed" }] };
+    const doc: BookJournalDoc = {
+      ...base,
+      command: { type: "cancelAll", reason: "market_closed" },
+      fills: [],
+      orders: [{ orderId: "o_1", userId: "u1", filledDelta: 0, remaining: 0, status: "cancelled", holds: 0, reason: "market_closed" }],
+    };
     const { out, sink } = record();
     publishCommitted(doc, market(new OrderBook("mkt_1")), sink);
     expect(out.map(([, e]) => e)).toEqual(["book.changed", "market.pricesChanged", "order.updated"]);

@@ -87,7 +87,11 @@ describe("Stamps (the per-key request times)", () => {
     const allowed = stamps.length < limit;
     stamps.push(now);
     if (stamps.length > limit) stamps.shift();
-    return { allowed, count: allowed ? stamps.length : limit + 1, retryAfterSec: allowed ? 0 : Math.max(1, Math.ceil((stamps[0] + windowMs - now) / 1000)) };
+    return {
+      allowed,
+      count: allowed ? stamps.length : limit + 1,
+      retryAfterSec: allowed ? 0 : Math.max(1, Math.ceil((stamps[0] + windowMs - now) / 1000)),
+    };
   }
 
   test("decides exactly like a plain array across compactions, with small and large limits", () => {

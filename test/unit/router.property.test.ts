@@ -1,7 +1,15 @@
 import fc from "fast-check";
 import { invariant, marginalPrice, type PoolState } from "../../engine/amm";
 import { LOT } from "../../engine/money";
-import { planAmmOnly, planBookOnly, planRoute, type BookLevel, type MarketOrder, type RoutePlan, type RouteVenues } from "../../engine/router";
+import {
+  planAmmOnly,
+  planBookOnly,
+  planRoute,
+  type BookLevel,
+  type MarketOrder,
+  type RoutePlan,
+  type RouteVenues,
+} from "../../engine/router";
 import type { Outcome, Side } from "../../engine/types";
 
 const SHARE = 1_000_000;
@@ -14,7 +22,10 @@ const inBounds = (s: PoolState) => 99 * s.yes >= s.no && 99 * s.no >= s.yes;
 /** Levels on distinct ticks, best first for the side; quantities in `unit`s. */
 function levelsArb(sd: Side, unit: number, maxUnits: number, ticks = fc.integer({ min: 1, max: 99 })): fc.Arbitrary<BookLevel[]> {
   return fc
-    .uniqueArray(fc.record({ price: ticks, quantity: fc.integer({ min: 1, max: maxUnits }).map((n) => n * unit) }), { selector: (l) => l.price, maxLength: 8 })
+    .uniqueArray(fc.record({ price: ticks, quantity: fc.integer({ min: 1, max: maxUnits }).map((n) => n * unit) }), {
+      selector: (l) => l.price,
+      maxLength: 8,
+    })
     .map((ls) => ls.sort((a, b) => (sd === "BUY" ? a.price - b.price : b.price - a.price)));
 }
 
@@ -25,24 +36,51 @@ interface Case {
 
 /** Small numbers (pools of a few hundred lots) so rounding matters and every split can be enumerated. */
 const smallCase: fc.Arbitrary<Case> = fc
-  .record({ side, outcome, takerBps: bps, ammFeeBps: bps, yes: fc.integer({ min: 2_000, max: 200_000 }), no: fc.integer({ min: 2_000, max: 200_000 }), lots: fc.integer({ min: 1, max: 120 }), hasPool: fc.integer({ min: 0, max: 9 }).map((n) => n > 0) })
+  .record({
+    side,
+    outcome,
+    takerBps: bps,
+    ammFeeBps: bps,
+    yes: fc.integer({ min: 2_000, max: 200_000 }),
+    no: fc.integer({ min: 2_000, max: 200_000 }),
+    lots: fc.integer({ min: 1, max: 120 }),
+    hasPool: fc.integer({ min: 0, max: 9 }).map((n) => n > 0),
+  })
   .filter((r) => inBounds(r))
   .chain((r) =>
     fc.record({
       order: fc.constant({ side: r.side, outcome: r.outcome, quantity: r.lots * LOT }),
-      v: levelsArb(r.side, LOT, 40).map((levels) => ({ levels, takerBps: r.takerBps, ammFeeBps: r.ammFeeBps, pool: r.hasPool ? { yes: r.yes, no: r.no } : null })),
+      v: levelsArb(r.side, LOT, 40).map((levels) => ({
+        levels,
+        takerBps: r.takerBps,
+        ammFeeBps: r.ammFeeBps,
+        pool: r.hasPool ? { yes: r.yes, no: r.no } : null,
+      })),
     }),
   );
 
 /** Realistic sizes: pools of 1k..1M shares, levels of up to 500 shares, orders up to 2000 shares. */
 const bigCase: fc.Arbitrary<Case> = fc
-  .record({ side, outcome, takerBps: fc.integer({ min: 0, max: 300 }), ammFeeBps: fc.integer({ min: 0, max: 300 }), yes: fc.integer({ min: 1_000, max: 1_000_000 }), no: fc.integer({ min: 1_000, max: 1_000_000 }), q: fc.integer({ min: 1, max: 2_000_000 }) })
+  .record({
+    side,
+    outcome,
+    takerBps: fc.integer({ min: 0, max: 300 }),
+    ammFeeBps: fc.integer({ min: 0, max: 300 }),
+    yes: fc.integer({ min: 1_000, max: 1_000_000 }),
+    no: fc.integer({ min: 1_000, max: 1_000_000 }),
+    q: fc.integer({ min: 1, max: 2_000_000 }),
+  })
   .map((r) => ({ ...r, yes: r.yes * SHARE, no: r.no * SHARE }))
   .filter((r) => inBounds(r))
   .chain((r) =>
     fc.record({
       order: fc.constant({ side: r.side, outcome: r.outcome, quantity: r.q * 100 * LOT }),
-      v: levelsArb(r.side, SHARE / 10, 5_000, fc.integer({ min: 20, max: 80 })).map((levels) => ({ levels, takerBps: r.takerBps, ammFeeBps: r.ammFeeBps, pool: { yes: r.yes, no: r.no } })),
+      v: levelsArb(r.side, SHARE / 10, 5_000, fc.integer({ min: 20, max: 80 })).map((levels) => ({
+        levels,
+        takerBps: r.takerBps,
+        ammFeeBps: r.ammFeeBps,
+        pool: { yes: r.yes, no: r.no },
+      })),
     }),
   );
 
@@ -131,7 +169,16 @@ describe("router properties", () => {
 
   test("buy q then sell q back through the router never gains (book not crossed with the pool)", () => {
     const arb = fc
-      .record({ outcome, takerBps: bps, ammFeeBps: bps, yes: fc.integer({ min: 2_000, max: 10_000_000 }), no: fc.integer({ min: 2_000, max: 10_000_000 }), lots: fc.integer({ min: 1, max: 2_000 }), asks: fc.array(fc.record({ d: fc.integer({ min: 0, max: 30 }), lots: fc.integer({ min: 1, max: 400 }) }), { maxLength: 6 }), bids: fc.array(fc.record({ d: fc.integer({ min: 0, max: 30 }), lots: fc.integer({ min: 1, max: 400 }) }), { maxLength: 6 }) })
+      .record({
+        outcome,
+        takerBps: bps,
+        ammFeeBps: bps,
+        yes: fc.integer({ min: 2_000, max: 10_000_000 }),
+        no: fc.integer({ min: 2_000, max: 10_000_000 }),
+        lots: fc.integer({ min: 1, max: 2_000 }),
+        asks: fc.array(fc.record({ d: fc.integer({ min: 0, max: 30 }), lots: fc.integer({ min: 1, max: 400 }) }), { maxLength: 6 }),
+        bids: fc.array(fc.record({ d: fc.integer({ min: 0, max: 30 }), lots: fc.integer({ min: 1, max: 400 }) }), { maxLength: 6 }),
+      })
       .filter((r) => inBounds(r));
     fc.assert(
       fc.property(arb, (r) => {
@@ -149,10 +196,16 @@ describe("router properties", () => {
           return [...by].map(([price, quantity]) => ({ price, quantity })).sort((a, b) => dir * (a.price - b.price));
         };
         const q = r.lots * LOT;
-        const buy = planRoute({ side: "BUY", outcome: r.outcome, quantity: q }, { levels: lv(r.asks, hi, 1), takerBps: r.takerBps, ammFeeBps: r.ammFeeBps, pool });
+        const buy = planRoute(
+          { side: "BUY", outcome: r.outcome, quantity: q },
+          { levels: lv(r.asks, hi, 1), takerBps: r.takerBps, ammFeeBps: r.ammFeeBps, pool },
+        );
         if (!buy.ok) return;
         const after = buy.legs.amm?.newState ?? pool;
-        const sell = planRoute({ side: "SELL", outcome: r.outcome, quantity: q }, { levels: lv(r.bids, lo, -1), takerBps: r.takerBps, ammFeeBps: r.ammFeeBps, pool: after });
+        const sell = planRoute(
+          { side: "SELL", outcome: r.outcome, quantity: q },
+          { levels: lv(r.bids, lo, -1), takerBps: r.takerBps, ammFeeBps: r.ammFeeBps, pool: after },
+        );
         if (!sell.ok) return;
         expect(sell.net).toBeLessThanOrEqual(buy.net);
       }),

@@ -1,7 +1,16 @@
 import { createPool, invariant, maxBuyUpToPrice, quoteBuy } from "../../engine/amm";
 import { OrderBook } from "../../engine/book";
 import { LOT } from "../../engine/money";
-import { ammThreshold, planAmmOnly, planBookOnly, planRoute, type BookLevel, type RoutePlan, type RouteResult, type RouteVenues } from "../../engine/router";
+import {
+  ammThreshold,
+  planAmmOnly,
+  planBookOnly,
+  planRoute,
+  type BookLevel,
+  type RoutePlan,
+  type RouteResult,
+  type RouteVenues,
+} from "../../engine/router";
 import { settlePlacement } from "../../engine/settlement";
 import type { Order } from "../../engine/types";
 
@@ -13,7 +22,12 @@ function plan(r: RouteResult): RoutePlan {
   return r;
 }
 
-const venues = (levels: BookLevel[], takerBps = 200, ammFeeBps = 100, pool = pool100): RouteVenues => ({ levels, takerBps, pool, ammFeeBps });
+const venues = (levels: BookLevel[], takerBps = 200, ammFeeBps = 100, pool = pool100): RouteVenues => ({
+  levels,
+  takerBps,
+  pool,
+  ammFeeBps,
+});
 
 describe("venue outcomes", () => {
   test("CLOB when the book is cheaper: asks at 0.45 against a pool at 0.50", () => {
@@ -119,23 +133,57 @@ describe("refusals and bounds", () => {
   test("no pool: the book alone or nothing", () => {
     const v = venues([{ price: 60, quantity: 5 * SHARE }], 200, 100, null as never);
     expect(plan(planRoute({ side: "BUY", outcome: "NO", quantity: 5 * SHARE }, { ...v, pool: null })).venue).toBe("CLOB");
-    expect(planRoute({ side: "BUY", outcome: "NO", quantity: 6 * SHARE }, { ...v, pool: null })).toEqual({ ok: false, reason: "INSUFFICIENT_LIQUIDITY" });
-    expect(planAmmOnly({ side: "BUY", outcome: "NO", quantity: 6 * SHARE }, null, 100)).toEqual({ ok: false, reason: "INSUFFICIENT_LIQUIDITY" });
+    expect(planRoute({ side: "BUY", outcome: "NO", quantity: 6 * SHARE }, { ...v, pool: null })).toEqual({
+      ok: false,
+      reason: "INSUFFICIENT_LIQUIDITY",
+    });
+    expect(planAmmOnly({ side: "BUY", outcome: "NO", quantity: 6 * SHARE }, null, 100)).toEqual({
+      ok: false,
+      reason: "INSUFFICIENT_LIQUIDITY",
+    });
   });
 
   test("bad input", () => {
     const v = venues([{ price: 55, quantity: SHARE }]);
-    for (const q of [0, 150, -LOT, 1.5]) expect(planRoute({ side: "BUY", outcome: "YES", quantity: q }, v)).toEqual({ ok: false, reason: "INVALID_QUANTITY" });
-    expect(planRoute({ side: "BUY", outcome: "YES", quantity: SHARE }, { ...v, takerBps: -1 })).toEqual({ ok: false, reason: "INVALID_FEE" });
-    expect(planRoute({ side: "BUY", outcome: "YES", quantity: SHARE }, { ...v, ammFeeBps: 10_000 })).toEqual({ ok: false, reason: "INVALID_FEE" });
+    for (const q of [0, 150, -LOT, 1.5])
+      expect(planRoute({ side: "BUY", outcome: "YES", quantity: q }, v)).toEqual({ ok: false, reason: "INVALID_QUANTITY" });
+    expect(planRoute({ side: "BUY", outcome: "YES", quantity: SHARE }, { ...v, takerBps: -1 })).toEqual({
+      ok: false,
+      reason: "INVALID_FEE",
+    });
+    expect(planRoute({ side: "BUY", outcome: "YES", quantity: SHARE }, { ...v, ammFeeBps: 10_000 })).toEqual({
+      ok: false,
+      reason: "INVALID_FEE",
+    });
     const bad: BookLevel[][] = [
-      [{ price: 56, quantity: SHARE }, { price: 55, quantity: SHARE }], // BUY levels must ascend
-      [{ price: 55, quantity: SHARE }, { price: 55, quantity: SHARE }],
+      [
+        { price: 56, quantity: SHARE },
+        { price: 55, quantity: SHARE },
+      ], // BUY levels must ascend
+      [
+        { price: 55, quantity: SHARE },
+        { price: 55, quantity: SHARE },
+      ],
       [{ price: 100, quantity: SHARE }],
       [{ price: 55, quantity: 150 }],
     ];
-    for (const levels of bad) expect(planRoute({ side: "BUY", outcome: "YES", quantity: SHARE }, { ...v, levels })).toEqual({ ok: false, reason: "INVALID_LEVELS" });
-    expect(planRoute({ side: "SELL", outcome: "YES", quantity: SHARE }, { ...v, levels: [{ price: 40, quantity: SHARE }, { price: 45, quantity: SHARE }] })).toEqual({ ok: false, reason: "INVALID_LEVELS" });
+    for (const levels of bad)
+      expect(planRoute({ side: "BUY", outcome: "YES", quantity: SHARE }, { ...v, levels })).toEqual({
+        ok: false,
+        reason: "INVALID_LEVELS",
+      });
+    expect(
+      planRoute(
+        { side: "SELL", outcome: "YES", quantity: SHARE },
+        {
+          ...v,
+          levels: [
+            { price: 40, quantity: SHARE },
+            { price: 45, quantity: SHARE },
+          ],
+        },
+      ),
+    ).toEqual({ ok: false, reason: "INVALID_LEVELS" });
   });
 });
 

@@ -48,7 +48,9 @@ describe("data dir secrets", () => {
     const cfg = loadConfig({ DATA_DIR: dir, JWT_SECRET: "j".repeat(64), MASTER_SECRET: "ab".repeat(32) });
     expect(cfg.ton.masterSecret).toBe("ab".repeat(32));
     // Nothing of the data's keys was generated (the embedded default's operator key protects no data).
-    const written = readdirSync(dir).includes("secrets.json") ? Object.keys(JSON.parse(readFileSync(join(dir, "secrets.json"), "utf8"))) : [];
+    const written = readdirSync(dir).includes("secrets.json")
+      ? Object.keys(JSON.parse(readFileSync(join(dir, "secrets.json"), "utf8")))
+      : [];
     expect(written.filter((k) => k !== "adminKey")).toEqual([]);
   });
 });

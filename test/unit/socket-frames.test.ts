@@ -3,13 +3,25 @@
  * fake transports and library shapes, and on the libraries actually installed (an upgrade that
  * removes or renames what the write needs fails here by name).
  */
-import { installedFrameLibs, missingForSharedFrames, missingOnConnection, takesPreEncodedFrames, writeDirect, type EngineConn } from "../../gateway/socket-frames";
+import {
+  installedFrameLibs,
+  missingForSharedFrames,
+  missingOnConnection,
+  takesPreEncodedFrames,
+  writeDirect,
+  type EngineConn,
+} from "../../gateway/socket-frames";
 
 type Transport = EngineConn["transport"];
 
 function fakeConn(transport: Partial<Transport> & Record<string, unknown>, writeBuffer: unknown[] = []): EngineConn & { sent: Buffer[][] } {
   const sent: Buffer[][] = [];
-  const t = { name: "websocket", writable: true, socket: { readyState: 1, _sender: { sendFrame: (list: Buffer[]) => void sent.push(list) } }, ...transport } as Transport;
+  const t = {
+    name: "websocket",
+    writable: true,
+    socket: { readyState: 1, _sender: { sendFrame: (list: Buffer[]) => void sent.push(list) } },
+    ...transport,
+  } as Transport;
   return { readyState: "open", writeBuffer, transport: t, write: () => undefined, sent };
 }
 
@@ -21,7 +33,11 @@ describe("takesPreEncodedFrames", () => {
   test("false for a transport without _sender.sendFrame (a ws that renamed or removed it)", () => {
     expect(takesPreEncodedFrames(fakeConn({ socket: { readyState: 1 } }).transport)).toBe(false);
     expect(takesPreEncodedFrames(fakeConn({ socket: { readyState: 1, _sender: {} } }).transport)).toBe(false);
-    expect(takesPreEncodedFrames(fakeConn({ socket: { readyState: 1, _sender: { sendFrame: "not a function" } } as unknown as Transport["socket"] }).transport)).toBe(false);
+    expect(
+      takesPreEncodedFrames(
+        fakeConn({ socket: { readyState: 1, _sender: { sendFrame: "not a function" } } as unknown as Transport["socket"] }).transport,
+      ),
+    ).toBe(false);
     expect(takesPreEncodedFrames(fakeConn({ socket: undefined }).transport)).toBe(false);
   });
 
@@ -45,7 +61,11 @@ describe("writeDirect", () => {
   });
 
   test("refuses (engine.io must write, in order) when a packet is queued, a write is in flight or the socket is not open", () => {
-    for (const c of [fakeConn({}, ["queued"]), fakeConn({ writable: false }), fakeConn({ socket: { readyState: 2, _sender: { sendFrame: () => undefined } } })]) {
+    for (const c of [
+      fakeConn({}, ["queued"]),
+      fakeConn({ writable: false }),
+      fakeConn({ socket: { readyState: 2, _sender: { sendFrame: () => undefined } } }),
+    ]) {
       expect(writeDirect(c, frame)).toBe(false);
       expect(c.sent).toEqual([]);
     }

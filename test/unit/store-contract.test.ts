@@ -44,7 +44,10 @@ describe.each(engines)("Store on %s", (_name, make) => {
     cleanup = made.cleanup;
     broker = new ServiceBroker({ logger: false });
     bindConfig(broker, loadConfig({ JWT_SECRET: "x".repeat(64), ...made.env }));
-    const svc = broker.createService({ name: "things", mixins: [createDbMixin<Things>({ things: [{ fields: { kind: 1 } }, { fields: { queue: 1 }, sparse: true }] })] }) as Service & DbState<Things>;
+    const svc = broker.createService({
+      name: "things",
+      mixins: [createDbMixin<Things>({ things: [{ fields: { kind: 1 } }, { fields: { queue: 1 }, sparse: true }] })],
+    }) as Service & DbState<Things>;
     await broker.start();
     store = svc.stores.things;
   });

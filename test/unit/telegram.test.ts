@@ -24,7 +24,10 @@ describe("verifyTelegramInitData", () => {
     params.delete("signature");
     params.delete("hash");
     const { signData } = jest.requireActual<typeof import("@telegram-apps/init-data-node")>("@telegram-apps/init-data-node");
-    const check = [...params.entries()].map(([k, v]) => `${k}=${v}`).sort().join("\n");
+    const check = [...params.entries()]
+      .map(([k, v]) => `${k}=${v}`)
+      .sort()
+      .join("\n");
     params.set("hash", signData(check, TEST_BOT_TOKEN));
     expect(verifyTelegramInitData(params.toString(), TEST_BOT_TOKEN, opts)).toMatchObject({ ok: true, user: { id: USER.id } });
   });

@@ -129,11 +129,19 @@ describe("verifyTonProof: real wallet proofs (TonProof.NET test data)", () => {
   const at = (p: ConnectProof) => ({ domain: p.proof.domain.value, nowSec: p.proof.timestamp + 5 });
 
   it("verifies a v4r2 mainnet proof", () => {
-    expect(verifyTonProof(v4r2Mainnet, at(v4r2Mainnet))).toMatchObject({ ok: true, rawAddress: v4r2Mainnet.address, walletVersion: "v4r2" });
+    expect(verifyTonProof(v4r2Mainnet, at(v4r2Mainnet))).toMatchObject({
+      ok: true,
+      rawAddress: v4r2Mainnet.address,
+      walletVersion: "v4r2",
+    });
   });
 
   it("verifies a v4r2 testnet proof", () => {
-    expect(verifyTonProof(v4r2Testnet, at(v4r2Testnet))).toMatchObject({ ok: true, rawAddress: v4r2Testnet.address, walletVersion: "v4r2" });
+    expect(verifyTonProof(v4r2Testnet, at(v4r2Testnet))).toMatchObject({
+      ok: true,
+      rawAddress: v4r2Testnet.address,
+      walletVersion: "v4r2",
+    });
   });
 
   it("accepts the v5 beta signature but not its key binding", () => {
@@ -274,7 +282,12 @@ describe("verifyTonProof: failures", () => {
 
   it("rejects a signature by another key", () => {
     const req = body();
-    req.proof.signature = bob.signProof({ address: alice.address, domain: DOMAIN, timestamp: req.proof.timestamp, payload: req.proof.payload });
+    req.proof.signature = bob.signProof({
+      address: alice.address,
+      domain: DOMAIN,
+      timestamp: req.proof.timestamp,
+      payload: req.proof.payload,
+    });
     expectFail(req, "BAD_SIGNATURE");
   });
 
@@ -353,7 +366,9 @@ describe("verifyTonProof: failures", () => {
     const full = body();
     // A structurally loose copy, so fields can be deleted or nulled.
     type Loose = Partial<Record<"address" | "publicKey", unknown>> & {
-      proof: Partial<Record<"timestamp" | "payload" | "signature", unknown>> & { domain?: Partial<Record<"lengthBytes" | "value", unknown>> };
+      proof: Partial<Record<"timestamp" | "payload" | "signature", unknown>> & {
+        domain?: Partial<Record<"lengthBytes" | "value", unknown>>;
+      };
     };
     const drop = (f: (r: Loose) => void): unknown => {
       const r = JSON.parse(JSON.stringify(full)) as Loose;
@@ -419,6 +434,16 @@ function tonProofMessageHash(req: ConnectProof): Buffer {
   const ts = Buffer.alloc(8);
   ts.writeBigUInt64LE(BigInt(req.proof.timestamp));
   return createHash("sha256")
-    .update(Buffer.concat([Buffer.from("ton-proof-item-v2/"), wc, a.hash, dl, Buffer.from(req.proof.domain.value), ts, Buffer.from(req.proof.payload)]))
+    .update(
+      Buffer.concat([
+        Buffer.from("ton-proof-item-v2/"),
+        wc,
+        a.hash,
+        dl,
+        Buffer.from(req.proof.domain.value),
+        ts,
+        Buffer.from(req.proof.payload),
+      ]),
+    )
     .digest();
 }

@@ -38,21 +38,42 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
       postOnly: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
     }),
   },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant("amend" as const), pick: fc.nat(), price: fc.option(fc.integer({ min: 44, max: 56 })), lots: fc.option(fc.integer({ min: 1, max: 40 })) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant("amend" as const),
+      pick: fc.nat(),
+      price: fc.option(fc.integer({ min: 44, max: 56 })),
+      lots: fc.option(fc.integer({ min: 1, max: 40 })),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("cancel" as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("cancelAll" as const), user: fc.integer({ min: 0, max: 2 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("expire" as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("lapse" as const), user: fc.integer({ min: 0, max: 2 }) }) },
 );
 
-const view = (o: RestingOrder) => ({ orderId: o.orderId, userId: o.userId, side: o.side, outcome: o.outcome, price: o.price, remaining: o.remaining });
+const view = (o: RestingOrder) => ({
+  orderId: o.orderId,
+  userId: o.userId,
+  side: o.side,
+  outcome: o.outcome,
+  price: o.price,
+  remaining: o.remaining,
+});
 const byId = (a: { orderId: string }, b: { orderId: string }) => (a.orderId < b.orderId ? -1 : 1);
 
 async function run(cmds: Cmd[]): Promise<void> {
   const store = SqliteMoneyStore.open(":memory:", { fsync: false });
   const ledger = await Ledger.open(store);
   for (const u of USERS) {
-    ledger.post({ key: `dep:${u}`, postings: [{ kind: "cash", account: u, available: 300_000 }, { kind: "external", flow: "deposit", amount: 300_000 }] });
+    ledger.post({
+      key: `dep:${u}`,
+      postings: [
+        { kind: "cash", account: u, available: 300_000 },
+        { kind: "external", flow: "deposit", amount: 300_000 },
+      ],
+    });
     // Shares to sell: a complete set each, backed by its collateral.
     ledger.post({
       key: `set:${u}`,
@@ -101,10 +122,29 @@ async function run(cmds: Cmd[]): Promise<void> {
   for (const c of cmds) {
     if (c.kind === "place") {
       const userId = USERS[c.user];
-      const r = await ok(actor.place({ userId, side: c.side, outcome: c.outcome, orderType: c.type, price: c.price, quantity: c.lots * LOT, postOnly: c.postOnly && (c.type === "GTC" || c.type === "GTD"), ...(c.type === "GTD" ? { expiresAt: new Date(Date.now() + 60_000).toISOString() } : {}) }));
+      const r = await ok(
+        actor.place({
+          userId,
+          side: c.side,
+          outcome: c.outcome,
+          orderType: c.type,
+          price: c.price,
+          quantity: c.lots * LOT,
+          postOnly: c.postOnly && (c.type === "GTC" || c.type === "GTD"),
+          ...(c.type === "GTD" ? { expiresAt: new Date(Date.now() + 60_000).toISOString() } : {}),
+        }),
+      );
       if (r) {
         placed.push({ orderId: r.orderId, userId });
-        ref.place({ orderId: r.orderId, userId, side: c.side, outcome: c.outcome, price: c.price, quantity: c.lots * LOT, orderType: c.type });
+        ref.place({
+          orderId: r.orderId,
+          userId,
+          side: c.side,
+          outcome: c.outcome,
+          price: c.price,
+          quantity: c.lots * LOT,
+          orderType: c.type,
+        });
       }
     } else if (c.kind === "amend") {
       const o = pick(c.pick);
@@ -138,7 +178,12 @@ async function run(cmds: Cmd[]): Promise<void> {
   }
   await ledger.idle();
   const check = await ledger.check();
-  expect({ ok: check.ok, badOrders: check.badOrders, badLocks: check.badLocks, unbalanced: check.unbalancedMarkets }).toEqual({ ok: true, badOrders: [], badLocks: [], unbalanced: [] });
+  expect({ ok: check.ok, badOrders: check.badOrders, badLocks: check.badLocks, unbalanced: check.unbalancedMarkets }).toEqual({
+    ok: true,
+    badOrders: [],
+    badLocks: [],
+    unbalanced: [],
+  });
   const report = await verifyAll(store, { accounts: ledger.snapshotAccounts(), leases: ledger.leases() });
   expect(report.problems).toEqual([]);
   // The read model's resting orders are the book's.

@@ -18,5 +18,6 @@ test("addresses and ranges, IPv4 (also as seen on a dual-stack socket) and IPv6"
 test("nothing is trusted by default; malformed entries are refused with the entry named", () => {
   expect(parseTrustedProxyList(undefined)).toEqual([]);
   expect(trustedProxies([]).has("127.0.0.1")).toBe(false);
-  for (const bad of ["10.0.0.0/33", "10.0.0/8", "ingress", "10.0.0.1/8/1", "fd00::/129", "10.0.0.1/x"]) expect(() => parseTrustedProxyList(bad)).toThrow(`"${bad}"`);
+  for (const bad of ["10.0.0.0/33", "10.0.0/8", "ingress", "10.0.0.1/8/1", "fd00::/129", "10.0.0.1/x"])
+    expect(() => parseTrustedProxyList(bad)).toThrow(`"${bad}"`);
 });

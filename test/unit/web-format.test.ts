@@ -14,7 +14,8 @@ describe("web app formatting", () => {
   test("friendly addresses are exactly what @ton/core prints (non-bounceable, test flag on testnet)", () => {
     for (let i = 0; i < 50; i++) {
       const a = new Address(i % 5 === 0 ? -1 : 0, randomBytes(32));
-      for (const testnet of [true, false]) expect(friendlyAddress(a.toRawString(), testnet)).toBe(a.toString({ bounceable: false, testOnly: testnet, urlSafe: true }));
+      for (const testnet of [true, false])
+        expect(friendlyAddress(a.toRawString(), testnet)).toBe(a.toString({ bounceable: false, testOnly: testnet, urlSafe: true }));
     }
     expect(friendlyAddress("not an address", true)).toBe("not an address");
     expect(shortAddress("0QABCDEFGHIJKLMNOP")).toBe("0QAB…MNOP");
@@ -33,11 +34,24 @@ describe("web app formatting", () => {
 
   test("errors in words, with the code and request id to quote", () => {
     const e = apiErrorFor({ status: 400, code: "INSUFFICIENT_BALANCE", message: "Insufficient balance", requestId: "req_1" });
-    expect(describeError(e)).toEqual({ text: "Your available balance is too low for this.", detail: "INSUFFICIENT_BALANCE, request req_1" });
-    const v = apiErrorFor({ status: 400, code: "VALIDATION_ERROR", message: "Parameters validation error!", fields: [{ field: "price", rule: "tick" }] });
+    expect(describeError(e)).toEqual({
+      text: "Your available balance is too low for this.",
+      detail: "INSUFFICIENT_BALANCE, request req_1",
+    });
+    const v = apiErrorFor({
+      status: 400,
+      code: "VALIDATION_ERROR",
+      message: "Parameters validation error!",
+      fields: [{ field: "price", rule: "tick" }],
+    });
     expect(describeError(v).text).toBe("Please check: price must be on the 0.01 grid between 0.01 and 0.99.");
-    expect(describeError(apiErrorFor({ status: 429, code: "RATE_LIMIT_EXCEEDED", message: "Too many", retryAfter: 17 }))).toMatchObject({ text: "Too many requests.", retryAfter: 17 });
-    expect(describeError(apiErrorFor({ status: 400, code: "SOMETHING_NEW", message: "Said by the server" })).text).toBe("Said by the server");
+    expect(describeError(apiErrorFor({ status: 429, code: "RATE_LIMIT_EXCEEDED", message: "Too many", retryAfter: 17 }))).toMatchObject({
+      text: "Too many requests.",
+      retryAfter: 17,
+    });
+    expect(describeError(apiErrorFor({ status: 400, code: "SOMETHING_NEW", message: "Said by the server" })).text).toBe(
+      "Said by the server",
+    );
     expect(describeError(new NetworkError("down")).text).toMatch(/cannot be reached/);
   });
 

@@ -10,7 +10,16 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const report = join(root, "dist/web/build-report.json");
-const inputs = ["web/index.html", "web/docs", "web/src", "web/public", "web/vite.config.mts", "client/src", "gateway/web-routes.ts", "package-lock.json"];
+const inputs = [
+  "web/index.html",
+  "web/docs",
+  "web/src",
+  "web/public",
+  "web/vite.config.mts",
+  "client/src",
+  "gateway/web-routes.ts",
+  "package-lock.json",
+];
 
 function newest(path) {
   const s = statSync(path);
@@ -19,9 +28,16 @@ function newest(path) {
 }
 
 const built = existsSync(report) ? statSync(report).mtimeMs : 0;
-const changed = inputs.map((p) => join(root, p)).filter(existsSync).some((p) => newest(p) > built);
+const changed = inputs
+  .map((p) => join(root, p))
+  .filter(existsSync)
+  .some((p) => newest(p) > built);
 // Silent when up to date, and the build's report goes to stderr: `npm run --silent admin-key`
 // (which builds first) prints only the key on stdout.
 if (!changed) process.exit(0);
-const r = spawnSync(process.execPath, [join(root, "node_modules/vite/bin/vite.js"), "build", "--config", join(root, "web/vite.config.mts")], { cwd: root, stdio: "inherit" });
+const r = spawnSync(
+  process.execPath,
+  [join(root, "node_modules/vite/bin/vite.js"), "build", "--config", join(root, "web/vite.config.mts")],
+  { cwd: root, stdio: "inherit" },
+);
 process.exit(r.status ?? 1);

@@ -69,7 +69,11 @@ function Account() {
   const who = tg?.user ? displayName(tg.user) : shortAddress(friendlyAddress(session.walletAddress, config.testnet));
   return (
     <div class="account">
-      <a class="balance" href={pathFor("wallet")} aria-label={`Available balance ${balance ? usdtShort(balance.available) : "loading"} USDT`}>
+      <a
+        class="balance"
+        href={pathFor("wallet")}
+        aria-label={`Available balance ${balance ? usdtShort(balance.available) : "loading"} USDT`}
+      >
         <strong data-testid="header-balance">{balance ? usdtShort(balance.available) : "…"}</strong> USDT
       </a>
       <button type="button" aria-expanded={open} aria-controls="account-panel" onClick={() => setOpen(!open)}>
@@ -100,7 +104,11 @@ function Nav({ current }: { current: AppRoute | null }) {
   return (
     <nav class="tabs" aria-label="Main">
       {NAV.map((n) => (
-        <a key={n.route} href={pathFor(n.route)} aria-current={current === n.route || (n.route === "events" && (current === "event" || current === "market")) ? "page" : undefined}>
+        <a
+          key={n.route}
+          href={pathFor(n.route)}
+          aria-current={current === n.route || (n.route === "events" && (current === "event" || current === "market")) ? "page" : undefined}
+        >
           {n.label}
           {n.route === "notifications" && unread > 0 && (
             <span class="badge" data-testid="unread-badge" aria-label={`${unread} unread`}>

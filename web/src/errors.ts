@@ -37,10 +37,14 @@ const RULES: Record<string, string> = {
 
 /** One sentence for an error, plus the code and request id to quote to support. */
 export function describeError(err: unknown): { text: string; detail?: string; retryAfter?: number } {
-  if (err instanceof RateLimitError) return { text: "Too many requests.", retryAfter: err.retryAfter, detail: err.requestId ? `request ${err.requestId}` : undefined };
+  if (err instanceof RateLimitError)
+    return { text: "Too many requests.", retryAfter: err.retryAfter, detail: err.requestId ? `request ${err.requestId}` : undefined };
   if (err instanceof ApiError) {
     let text = WORDS[err.code] ?? err.message;
-    if (err.code === "VALIDATION_ERROR") text = err.fields.length ? `Please check: ${err.fields.map((f) => `${f.field} ${RULES[f.rule] ?? `(${f.rule})`}`).join("; ")}.` : `${err.message}.`;
+    if (err.code === "VALIDATION_ERROR")
+      text = err.fields.length
+        ? `Please check: ${err.fields.map((f) => `${f.field} ${RULES[f.rule] ?? `(${f.rule})`}`).join("; ")}.`
+        : `${err.message}.`;
     return { text, detail: [err.code, err.requestId && `request ${err.requestId}`].filter(Boolean).join(", ") };
   }
   if (err instanceof NetworkError) return { text: "The exchange cannot be reached. Check your connection and try again." };

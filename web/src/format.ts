@@ -70,7 +70,9 @@ export function friendlyAddress(raw: string, testnet: boolean): string {
   const crc = crc16(bytes.subarray(0, 34));
   bytes[34] = crc >> 8;
   bytes[35] = crc & 0xff;
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_");
 }
 
 export function shortAddress(a: string): string {

@@ -26,7 +26,9 @@ export function SignInPanel({ headline = "Sign in to trade" }: { headline?: stri
       <ErrorText error={tonState.error} />
       {isSandbox && (
         <>
-          <p class="muted">Or try it with nothing installed: a sandbox key is made and kept in this browser, and the faucet gives it test USDT.</p>
+          <p class="muted">
+            Or try it with nothing installed: a sandbox key is made and kept in this browser, and the faucet gives it test USDT.
+          </p>
           <button type="button" onClick={() => sandbox()} disabled={busy}>
             {sandboxState.pending ? "Signing in…" : hasKey ? "Sign in with my sandbox wallet" : "Create a sandbox wallet"}
           </button>

@@ -22,7 +22,20 @@ export interface TelegramUser {
   is_premium?: boolean;
 }
 
-export type ThemeParams = Partial<Record<"bg_color" | "text_color" | "hint_color" | "link_color" | "button_color" | "button_text_color" | "secondary_bg_color" | "section_bg_color" | "destructive_text_color", string>>;
+export type ThemeParams = Partial<
+  Record<
+    | "bg_color"
+    | "text_color"
+    | "hint_color"
+    | "link_color"
+    | "button_color"
+    | "button_text_color"
+    | "secondary_bg_color"
+    | "section_bg_color"
+    | "destructive_text_color",
+    string
+  >
+>;
 
 export interface TelegramLaunch {
   initData: string;
@@ -33,7 +46,10 @@ export interface TelegramLaunch {
 }
 
 interface TelegramWindow {
-  Telegram?: { WebApp?: { initData?: string; platform?: string; version?: string; themeParams?: ThemeParams }; WebView?: { receiveEvent?: (type: string, data: unknown) => void } };
+  Telegram?: {
+    WebApp?: { initData?: string; platform?: string; version?: string; themeParams?: ThemeParams };
+    WebView?: { receiveEvent?: (type: string, data: unknown) => void };
+  };
   TelegramWebviewProxy?: { postEvent(type: string, data: string): void };
   TelegramGameProxy?: { receiveEvent?: (type: string, data: unknown) => void };
   external?: { notify?: (msg: string) => void };
@@ -57,7 +73,9 @@ function parseTheme(raw: string | null): ThemeParams {
   if (!raw) return {};
   try {
     const t = JSON.parse(raw) as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(t).filter(([, v]) => typeof v === "string" && /^#[0-9a-fA-F]{6}$/.test(v as string))) as ThemeParams;
+    return Object.fromEntries(
+      Object.entries(t).filter(([, v]) => typeof v === "string" && /^#[0-9a-fA-F]{6}$/.test(v as string)),
+    ) as ThemeParams;
   } catch {
     return {};
   }
@@ -67,7 +85,14 @@ function fromUrl(): TelegramLaunch | null {
   for (const src of [location.hash.slice(1), location.search.slice(1)]) {
     const p = new URLSearchParams(src);
     const initData = p.get("tgWebAppData");
-    if (initData) return { initData, user: parseUser(initData), platform: p.get("tgWebAppPlatform") ?? "unknown", version: p.get("tgWebAppVersion") ?? "", themeParams: parseTheme(p.get("tgWebAppThemeParams")) };
+    if (initData)
+      return {
+        initData,
+        user: parseUser(initData),
+        platform: p.get("tgWebAppPlatform") ?? "unknown",
+        version: p.get("tgWebAppVersion") ?? "",
+        themeParams: parseTheme(p.get("tgWebAppThemeParams")),
+      };
   }
   return null;
 }
@@ -76,7 +101,14 @@ function fromUrl(): TelegramLaunch | null {
 export function readLaunch(): TelegramLaunch | null {
   const app = tg().Telegram?.WebApp;
   let launch: TelegramLaunch | null = null;
-  if (app?.initData) launch = { initData: app.initData, user: parseUser(app.initData), platform: app.platform ?? "unknown", version: app.version ?? "", themeParams: app.themeParams ?? {} };
+  if (app?.initData)
+    launch = {
+      initData: app.initData,
+      user: parseUser(app.initData),
+      platform: app.platform ?? "unknown",
+      version: app.version ?? "",
+      themeParams: app.themeParams ?? {},
+    };
   launch ??= fromUrl();
   if (launch) {
     sessionStorage.setItem(STORAGE_KEY, JSON.stringify(launch));
@@ -130,7 +162,8 @@ function onEvent(type: string, data: unknown): void {
     if (d.is_state_stable) root.setProperty("--tg-viewport-stable-height", `${d.height}px`);
   } else if ((type === "safe_area_changed" || type === "content_safe_area_changed") && typeof d === "object") {
     const prefix = type === "safe_area_changed" ? "--tg-safe-area" : "--tg-content-safe-area";
-    for (const side of ["top", "bottom", "left", "right"]) if (typeof d[side] === "number") root.setProperty(`${prefix}-${side}`, `${d[side]}px`);
+    for (const side of ["top", "bottom", "left", "right"])
+      if (typeof d[side] === "number") root.setProperty(`${prefix}-${side}`, `${d[side]}px`);
   }
 }
 

@@ -19,7 +19,9 @@ function forgetDeadSession(err: unknown): void {
  * Runs one async action at a time; its failure is kept as words (and, after a 429, the moment
  * the server said to try again).
  */
-export function useAction<A extends unknown[], R>(fn: (...args: A) => Promise<R>): [(...args: A) => Promise<R | undefined>, ActionState, () => void] {
+export function useAction<A extends unknown[], R>(
+  fn: (...args: A) => Promise<R>,
+): [(...args: A) => Promise<R | undefined>, ActionState, () => void] {
   const [state, setState] = useState<ActionState>({ pending: false, error: null });
   const live = useRef(true);
   useEffect(
@@ -38,7 +40,11 @@ export function useAction<A extends unknown[], R>(fn: (...args: A) => Promise<R>
       } catch (err) {
         forgetDeadSession(err);
         const d = describeError(err);
-        if (live.current) setState({ pending: false, error: { text: d.text, detail: d.detail, retryAt: d.retryAfter ? Date.now() + d.retryAfter * 1000 : undefined } });
+        if (live.current)
+          setState({
+            pending: false,
+            error: { text: d.text, detail: d.detail, retryAt: d.retryAfter ? Date.now() + d.retryAfter * 1000 : undefined },
+          });
         return undefined;
       }
     },
@@ -49,7 +55,10 @@ export function useAction<A extends unknown[], R>(fn: (...args: A) => Promise<R>
 }
 
 /** Loads data for a page: refetches when `deps` change; keeps the last data while reloading. */
-export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]): { data: T | null; error: ActionState["error"]; loading: boolean; reload: () => void } {
+export function useLoad<T>(
+  fn: () => Promise<T>,
+  deps: unknown[],
+): { data: T | null; error: ActionState["error"]; loading: boolean; reload: () => void } {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<ActionState["error"]>(null);
   const [loading, setLoading] = useState(true);
@@ -98,7 +107,8 @@ export function ErrorText({ error }: { error: ActionState["error"] }) {
     <div class="error" role="alert">
       <p>
         {error.text}
-        {error.retryAt !== undefined && (left > 0 ? <span class="countdown"> Try again in {left} s.</span> : <span class="countdown"> You can try again now.</span>)}
+        {error.retryAt !== undefined &&
+          (left > 0 ? <span class="countdown"> Try again in {left} s.</span> : <span class="countdown"> You can try again now.</span>)}
       </p>
       {error.detail && <p class="detail">{error.detail}</p>}
     </div>
@@ -113,7 +123,17 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-export function Section({ title, children, id, actions }: { title: string; children: ComponentChildren; id?: string; actions?: ComponentChildren }) {
+export function Section({
+  title,
+  children,
+  id,
+  actions,
+}: {
+  title: string;
+  children: ComponentChildren;
+  id?: string;
+  actions?: ComponentChildren;
+}) {
   const hid = id ? `${id}-title` : undefined;
   return (
     <section class="card" id={id} aria-labelledby={hid}>
@@ -127,7 +147,21 @@ export function Section({ title, children, id, actions }: { title: string; child
 }
 
 /** A group of toggle buttons (one pressed), e.g. categories, intervals, BUY/SELL. */
-export function Toggle<T extends string>({ label, options, value, onChange, labels, scroll }: { label: string; options: readonly T[]; value: T; onChange: (v: T) => void; labels?: Partial<Record<T, string>>; scroll?: boolean }) {
+export function Toggle<T extends string>({
+  label,
+  options,
+  value,
+  onChange,
+  labels,
+  scroll,
+}: {
+  label: string;
+  options: readonly T[];
+  value: T;
+  onChange: (v: T) => void;
+  labels?: Partial<Record<T, string>>;
+  scroll?: boolean;
+}) {
   return (
     <div class={scroll ? "toggle scroll-x" : "toggle"} role="group" aria-label={label}>
       {options.map((o) => (
@@ -150,7 +184,21 @@ export function Done({ text, testid }: { text: string | null; testid?: string })
 }
 
 /** Previous/next page buttons around "Page n" (or "Page n of m" when the total is known). */
-export function Pager({ label, page, pages, hasNext, onPage, labels = ["Previous", "Next"] }: { label: string; page: number; pages?: number; hasNext: boolean; onPage: (p: number) => void; labels?: [string, string] }) {
+export function Pager({
+  label,
+  page,
+  pages,
+  hasNext,
+  onPage,
+  labels = ["Previous", "Next"],
+}: {
+  label: string;
+  page: number;
+  pages?: number;
+  hasNext: boolean;
+  onPage: (p: number) => void;
+  labels?: [string, string];
+}) {
   return (
     <nav class="pager" aria-label={label}>
       <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>

@@ -39,7 +39,10 @@ function writePrivate(file: string, text: string): void {
   renameSync(tmp, file);
 }
 
-export function walletFileFor(keyPair: KeyPair, opts: { walletVersion: WalletVersion; workchain?: number; testnet?: boolean; mnemonic?: string[] }): WalletFile {
+export function walletFileFor(
+  keyPair: KeyPair,
+  opts: { walletVersion: WalletVersion; workchain?: number; testnet?: boolean; mnemonic?: string[] },
+): WalletFile {
   const workchain = opts.workchain ?? 0;
   const testnet = opts.testnet ?? false;
   return {
@@ -57,7 +60,10 @@ export function walletFileFor(keyPair: KeyPair, opts: { walletVersion: WalletVer
 }
 
 export function saveWallet(file: string, w: WalletFile, overwrite: boolean): void {
-  if (existsSync(file) && !overwrite) throw new StoreError(`a wallet key file already exists at ${file}; pass --force to replace it (the old key is lost unless you kept a copy)`);
+  if (existsSync(file) && !overwrite)
+    throw new StoreError(
+      `a wallet key file already exists at ${file}; pass --force to replace it (the old key is lost unless you kept a copy)`,
+    );
   writePrivate(file, JSON.stringify(w, null, 2) + "\n");
 }
 
@@ -69,9 +75,11 @@ export function loadWallet(file: string): { file: WalletFile; keyPair: KeyPair }
   } catch {
     throw new StoreError(`${file} is not a wallet key file (invalid JSON)`);
   }
-  if (w?.kind !== "pmx-wallet" || typeof w.secretKey !== "string" || !/^[0-9a-f]{128}$/i.test(w.secretKey)) throw new StoreError(`${file} is not a wallet key file`);
+  if (w?.kind !== "pmx-wallet" || typeof w.secretKey !== "string" || !/^[0-9a-f]{128}$/i.test(w.secretKey))
+    throw new StoreError(`${file} is not a wallet key file`);
   const keyPair = keyPairFromSecretKey(Buffer.from(w.secretKey, "hex"));
-  if (Buffer.from(keyPair.publicKey).toString("hex") !== w.publicKey.toLowerCase()) throw new StoreError(`${file} is damaged: its public key does not match its secret key`);
+  if (Buffer.from(keyPair.publicKey).toString("hex") !== w.publicKey.toLowerCase())
+    throw new StoreError(`${file} is damaged: its public key does not match its secret key`);
   return { file: w, keyPair };
 }
 

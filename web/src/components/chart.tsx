@@ -33,7 +33,13 @@ export default function PriceChart({ marketId, outcome, refresh }: { marketId: s
       handleScroll: false,
       handleScale: false,
     });
-    const series = api.addSeries(AreaSeries, { lineColor: line, topColor: `${line}55`, bottomColor: `${line}05`, lineWidth: 2, priceFormat: { type: "price", precision: 2, minMove: 0.01 } });
+    const series = api.addSeries(AreaSeries, {
+      lineColor: line,
+      topColor: `${line}55`,
+      bottomColor: `${line}05`,
+      lineWidth: 2,
+      priceFormat: { type: "price", precision: 2, minMove: 0.01 },
+    });
     chart.current = { api, series };
     return () => {
       api.remove();
@@ -64,19 +70,33 @@ export default function PriceChart({ marketId, outcome, refresh }: { marketId: s
   }, [marketId, outcome, interval, refresh]);
 
   const last = history?.candles.at(-1)?.close;
-  const change = history ? `${history.priceChange >= 0 ? "+" : ""}${history.priceChange.toFixed(2)} (${history.priceChangePercent.toFixed(1)}%)` : "";
-  const summary = history ? (history.candles.length ? `${outcome} price over ${interval}: now ${history.currentPrice.toFixed(2)}, change ${change}` : `No trades in this period; ${outcome} is priced ${history.currentPrice.toFixed(2)}`) : "Loading the price history";
+  const change = history
+    ? `${history.priceChange >= 0 ? "+" : ""}${history.priceChange.toFixed(2)} (${history.priceChangePercent.toFixed(1)}%)`
+    : "";
+  const summary = history
+    ? history.candles.length
+      ? `${outcome} price over ${interval}: now ${history.currentPrice.toFixed(2)}, change ${change}`
+      : `No trades in this period; ${outcome} is priced ${history.currentPrice.toFixed(2)}`
+    : "Loading the price history";
   return (
     <div class="chart">
       <div class="chart-head">
         <Toggle label="Chart interval" options={INTERVALS} value={interval} onChange={setInterval} />
         {history && (
           <p class="muted small" aria-live="polite">
-            {outcome} {history.currentPrice.toFixed(2)} <span class={history.priceChange > 0 ? "up" : history.priceChange < 0 ? "down" : ""}>{change}</span>
+            {outcome} {history.currentPrice.toFixed(2)}{" "}
+            <span class={history.priceChange > 0 ? "up" : history.priceChange < 0 ? "down" : ""}>{change}</span>
           </p>
         )}
       </div>
-      <figure class="chart-figure" data-testid="chart" data-points={history?.candles.length ?? 0} data-last={last ?? ""} data-updates={updates.current} data-interval={interval}>
+      <figure
+        class="chart-figure"
+        data-testid="chart"
+        data-points={history?.candles.length ?? 0}
+        data-last={last ?? ""}
+        data-updates={updates.current}
+        data-interval={interval}
+      >
         <div ref={box} class="chart-box" />
         <figcaption class="sr-only">{summary}</figcaption>
       </figure>

@@ -70,7 +70,9 @@ export function Ladder({ book, outcome, onPick }: { book: BookState | null; outc
         </tr>
       </thead>
       <tbody>
-        {asks.length ? asks.map(row("ask")) : (
+        {asks.length ? (
+          asks.map(row("ask"))
+        ) : (
           <tr>
             <td colSpan={3} class="muted">
               No asks
@@ -80,7 +82,9 @@ export function Ladder({ book, outcome, onPick }: { book: BookState | null; outc
         <tr class="spread">
           <td colSpan={3}>{spread === null ? "–" : `Spread 0.${String(spread).padStart(2, "0")}`}</td>
         </tr>
-        {book.bids.length ? book.bids.map(row("bid")) : (
+        {book.bids.length ? (
+          book.bids.map(row("bid"))
+        ) : (
           <tr>
             <td colSpan={3} class="muted">
               No bids

@@ -52,7 +52,14 @@ function checkedQuantity(q: string): string {
 /** POST /orders body of the ticket's limit order. */
 export function limitRequest(marketId: string, f: Form): PlaceOrderRequest {
   const tick = priceToTick(f.price.trim() || "0");
-  return { marketId, side: f.side, outcome: f.outcome, orderType: f.orderType, price: tickToPriceNumber(tick), quantity: Number(checkedQuantity(f.quantity)) };
+  return {
+    marketId,
+    side: f.side,
+    outcome: f.outcome,
+    orderType: f.orderType,
+    price: tickToPriceNumber(tick),
+    quantity: Number(checkedQuantity(f.quantity)),
+  };
 }
 
 function executionText(f: Form, r: TradeExecution): string {
@@ -62,19 +69,33 @@ function executionText(f: Form, r: TradeExecution): string {
 function orderText(o: PlacedOrder): string {
   const what = `${o.side} ${shares(o.quantity)} ${o.outcome} at ${o.price}`;
   if (o.status === "filled") return `Filled: ${what}, average ${o.avgPrice}, fee ${usdt(o.fee)} USDT.`;
-  if (o.status === "partially_filled") return `Partly filled: ${what}; ${shares(o.filledQuantity)} filled, ${shares(o.remainingQuantity)} resting on the book.`;
+  if (o.status === "partially_filled")
+    return `Partly filled: ${what}; ${shares(o.filledQuantity)} filled, ${shares(o.remainingQuantity)} resting on the book.`;
   return `Order open: ${what}, resting on the book.`;
 }
 
 export function Ticket({ market, preset, onDone }: { market: MarketItem; preset: TicketPreset | null; onDone: () => void }) {
-  const [f, setF] = useState<Form>({ mode: "MARKET", side: "BUY", outcome: "YES", quantity: "10", price: market.buyYesPrice ?? "0.50", orderType: "GTC" });
+  const [f, setF] = useState<Form>({
+    mode: "MARKET",
+    side: "BUY",
+    outcome: "YES",
+    quantity: "10",
+    price: market.buyYesPrice ?? "0.50",
+    orderType: "GTC",
+  });
   const [review, setReview] = useState<Review | null>(null);
   const [result, setResult] = useState<string | null>(null);
   const [inputError, setInputError] = useState<string | null>(null);
 
   useEffect(() => {
     if (!preset) return;
-    setF((cur) => ({ ...cur, ...(preset.side && { side: preset.side }), ...(preset.outcome && { outcome: preset.outcome }), ...(preset.price && { price: preset.price }), ...(preset.mode && { mode: preset.mode }) }));
+    setF((cur) => ({
+      ...cur,
+      ...(preset.side && { side: preset.side }),
+      ...(preset.outcome && { outcome: preset.outcome }),
+      ...(preset.price && { price: preset.price }),
+      ...(preset.mode && { mode: preset.mode }),
+    }));
     setReview(null);
   }, [preset?.nonce]);
 
@@ -95,7 +116,16 @@ export function Ticket({ market, preset, onDone }: { market: MarketItem; preset:
         r = { kind: "limit", body, locks: f.side === "BUY" ? notional(String(body.quantity), priceToTick(f.price.trim())) : 0n };
       } else {
         const quantity = checkedQuantity(f.quantity);
-        r = { kind: "quote", quantity, quote: await client.markets.quote(market.id, { side: f.side, outcome: f.outcome, quantity, venue: f.mode === "AMM" ? "AMM" : "AUTO" }) };
+        r = {
+          kind: "quote",
+          quantity,
+          quote: await client.markets.quote(market.id, {
+            side: f.side,
+            outcome: f.outcome,
+            quantity,
+            venue: f.mode === "AMM" ? "AMM" : "AUTO",
+          }),
+        };
       }
     } catch (err) {
       if (err instanceof RangeError) {
@@ -137,12 +167,25 @@ export function Ticket({ market, preset, onDone }: { market: MarketItem; preset:
         {f.mode === "LIMIT" && "Trades only at your price or better."}
       </p>
       <div class="row">
-        <Toggle label="Side" options={["BUY", "SELL"] as const} value={f.side} onChange={(side) => edit({ side })} labels={{ BUY: "Buy", SELL: "Sell" }} />
+        <Toggle
+          label="Side"
+          options={["BUY", "SELL"] as const}
+          value={f.side}
+          onChange={(side) => edit({ side })}
+          labels={{ BUY: "Buy", SELL: "Sell" }}
+        />
         <Toggle label="Outcome" options={["YES", "NO"] as const} value={f.outcome} onChange={(outcome) => edit({ outcome })} />
       </div>
       <div class="field">
         <label for={id("qty")}>Shares</label>
-        <input id={id("qty")} inputMode="decimal" autoComplete="off" value={f.quantity} onInput={(e) => edit({ quantity: e.currentTarget.value })} aria-describedby={id("qty-help")} />
+        <input
+          id={id("qty")}
+          inputMode="decimal"
+          autoComplete="off"
+          value={f.quantity}
+          onInput={(e) => edit({ quantity: e.currentTarget.value })}
+          aria-describedby={id("qty-help")}
+        />
         <span id={id("qty-help")} class="muted small">
           Each winning share pays 1 USDT.
         </span>
@@ -151,7 +194,14 @@ export function Ticket({ market, preset, onDone }: { market: MarketItem; preset:
         <>
           <div class="field">
             <label for={id("price")}>Limit price (USDT per share)</label>
-            <input id={id("price")} inputMode="decimal" autoComplete="off" value={f.price} onInput={(e) => edit({ price: e.currentTarget.value })} aria-describedby={id("price-help")} />
+            <input
+              id={id("price")}
+              inputMode="decimal"
+              autoComplete="off"
+              value={f.price}
+              onInput={(e) => edit({ price: e.currentTarget.value })}
+              aria-describedby={id("price-help")}
+            />
             <span id={id("price-help")} class="muted small">
               0.01 to 0.99 in steps of 0.01.
             </span>
@@ -160,7 +210,12 @@ export function Ticket({ market, preset, onDone }: { market: MarketItem; preset:
             <legend>Options</legend>
             <div class="field">
               <label for={id("tif")}>Time in force</label>
-              <select id={id("tif")} value={f.orderType} onChange={(e) => edit({ orderType: e.currentTarget.value as OrderType })} aria-describedby={id("tif-help")}>
+              <select
+                id={id("tif")}
+                value={f.orderType}
+                onChange={(e) => edit({ orderType: e.currentTarget.value as OrderType })}
+                aria-describedby={id("tif-help")}
+              >
                 {LIMIT_TYPES.map((t) => (
                   <option key={t.value} value={t.value}>
                     {t.label}
@@ -199,7 +254,11 @@ export function Ticket({ market, preset, onDone }: { market: MarketItem; preset:
                 {review.body.orderType} {review.body.side} {shares(String(review.body.quantity))} {review.body.outcome} at {f.price.trim()}
               </dd>
               <dt>{review.body.side === "BUY" ? "Locks" : "Offers"}</dt>
-              <dd>{review.body.side === "BUY" ? `${usdt(review.locks)} USDT, plus the taker fee if it fills at once` : `${shares(String(review.body.quantity))} ${review.body.outcome} shares`}</dd>
+              <dd>
+                {review.body.side === "BUY"
+                  ? `${usdt(review.locks)} USDT, plus the taker fee if it fills at once`
+                  : `${shares(String(review.body.quantity))} ${review.body.outcome} shares`}
+              </dd>
             </dl>
           )}
           <p class="muted small">Quotes are estimates of this moment; the trade fills at the prices when it reaches the exchange.</p>

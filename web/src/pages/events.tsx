@@ -27,7 +27,10 @@ export function EventsPage({ query: qs }: { query: URLSearchParams }) {
   const page = Math.max(1, Number(qs.get("page")) || 1);
   const [text, setText] = useState(q);
   useEffect(() => setText(q), [q]);
-  const { data, error, loading } = useLoad(() => client.events.list({ category, search: q || undefined, page, pageSize: PAGE_SIZE }), [category, q, page]);
+  const { data, error, loading } = useLoad(
+    () => client.events.list({ category, search: q || undefined, page, pageSize: PAGE_SIZE }),
+    [category, q, page],
+  );
   const pages = data ? Math.max(1, Math.ceil(data.pagination.total / PAGE_SIZE)) : 1;
 
   return (
@@ -42,10 +45,24 @@ export function EventsPage({ query: qs }: { query: URLSearchParams }) {
         }}
       >
         <label for="search">Search events</label>
-        <input id="search" type="search" value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder="e.g. bitcoin" maxLength={200} />
+        <input
+          id="search"
+          type="search"
+          value={text}
+          onInput={(e) => setText(e.currentTarget.value)}
+          placeholder="e.g. bitcoin"
+          maxLength={200}
+        />
         <button type="submit">Search</button>
       </form>
-      <Toggle label="Category" options={CHOICES} value={category} onChange={(c) => navigate(query(c, q, 1))} labels={{ all: "All" }} scroll />
+      <Toggle
+        label="Category"
+        options={CHOICES}
+        value={category}
+        onChange={(c) => navigate(query(c, q, 1))}
+        labels={{ all: "All" }}
+        scroll
+      />
       <ErrorText error={error} />
       {loading && !data && <Loading what="events" />}
       {data && (
@@ -69,7 +86,13 @@ export function EventsPage({ query: qs }: { query: URLSearchParams }) {
               </li>
             ))}
           </ul>
-          <Pager label="Pages" page={page} pages={pages} hasNext={data.pagination.hasNext} onPage={(p) => navigate(query(category, q, p))} />
+          <Pager
+            label="Pages"
+            page={page}
+            pages={pages}
+            hasNext={data.pagination.hasNext}
+            onPage={(p) => navigate(query(category, q, p))}
+          />
         </>
       )}
     </>
@@ -77,7 +100,9 @@ export function EventsPage({ query: qs }: { query: URLSearchParams }) {
 }
 
 /** The market's prices, moving with the market channel. */
-export function useLivePrices<T extends { id: string } & Partial<MarketPrices>>(markets: T[] | null): Record<string, Partial<MarketPrices>> {
+export function useLivePrices<T extends { id: string } & Partial<MarketPrices>>(
+  markets: T[] | null,
+): Record<string, Partial<MarketPrices>> {
   const [live, setLive] = useState<Record<string, Partial<MarketPrices>>>({});
   const ids = markets?.map((m) => m.id).join(",") ?? "";
   useEffect(() => {

@@ -52,8 +52,19 @@ let markedInteractive = false;
 
 function Prices({ m, live, onPick }: { m: MarketItem; live?: Partial<MarketPrices>; onPick: (p: TicketPreset) => void }) {
   const pick = (k: "buyYesPrice" | "sellYesPrice" | "buyNoPrice" | "sellNoPrice") => (live?.[k] !== undefined ? live[k] : m[k]) ?? null;
-  const cell = (label: string, k: "buyYesPrice" | "sellYesPrice" | "buyNoPrice" | "sellNoPrice", outcome: Outcome, side: "BUY" | "SELL") => (
-    <button type="button" class={`price-cell ${outcome.toLowerCase()}`} onClick={() => onPick({ side, outcome, price: pick(k) ?? undefined, nonce: Date.now() })} data-testid={k} title="Use in the order ticket">
+  const cell = (
+    label: string,
+    k: "buyYesPrice" | "sellYesPrice" | "buyNoPrice" | "sellNoPrice",
+    outcome: Outcome,
+    side: "BUY" | "SELL",
+  ) => (
+    <button
+      type="button"
+      class={`price-cell ${outcome.toLowerCase()}`}
+      onClick={() => onPick({ side, outcome, price: pick(k) ?? undefined, nonce: Date.now() })}
+      data-testid={k}
+      title="Use in the order ticket"
+    >
       <span class="small">{label}</span> <strong>{price(pick(k))}</strong>
     </button>
   );
@@ -85,12 +96,24 @@ export function OrdersSection({ title, marketId, refresh }: { title: string; mar
     <Section title={title} id={marketId ? "my-orders" : "orders"}>
       <ErrorText error={error ?? cancelState.error} />
       {data && !data.orders.length && <p class="muted">{marketId ? "No open orders in this market." : "No open orders."}</p>}
-      {data && data.orders.length > 0 && <OrderList orders={data.orders} titles={data.titles} onCancel={cancel} pending={cancelState.pending} />}
+      {data && data.orders.length > 0 && (
+        <OrderList orders={data.orders} titles={data.titles} onCancel={cancel} pending={cancelState.pending} />
+      )}
     </Section>
   );
 }
 
-function OrderList({ orders, onCancel, pending, titles }: { orders: Order[]; onCancel: (id: string) => void; pending: boolean; titles?: Record<string, string> }) {
+function OrderList({
+  orders,
+  onCancel,
+  pending,
+  titles,
+}: {
+  orders: Order[];
+  onCancel: (id: string) => void;
+  pending: boolean;
+  titles?: Record<string, string>;
+}) {
   return (
     <ul class="list" data-testid="open-orders">
       {orders.map((o) => (
@@ -101,9 +124,17 @@ function OrderList({ orders, onCancel, pending, titles }: { orders: Order[]; onC
                 <a href={pathFor("market", { id: o.marketId })}>{titles[o.marketId] ?? o.marketId}</a>:{" "}
               </>
             )}
-            {o.side} {shares(o.remainingQuantity)} {o.outcome} at {o.price} <span class="muted small">({o.orderType}, {o.status.replace("_", " ")})</span>
+            {o.side} {shares(o.remainingQuantity)} {o.outcome} at {o.price}{" "}
+            <span class="muted small">
+              ({o.orderType}, {o.status.replace("_", " ")})
+            </span>
           </span>
-          <button type="button" onClick={() => onCancel(o.orderId)} disabled={pending} aria-label={`Cancel ${o.side} ${shares(o.remainingQuantity)} ${o.outcome} at ${o.price}`}>
+          <button
+            type="button"
+            onClick={() => onCancel(o.orderId)}
+            disabled={pending}
+            aria-label={`Cancel ${o.side} ${shares(o.remainingQuantity)} ${o.outcome} at ${o.price}`}
+          >
             Cancel
           </button>
         </li>
@@ -121,7 +152,9 @@ function Redeem({ market, refresh }: { market: MarketItem; refresh: number }) {
   const [redeem, state] = useAction(async () => {
     if (!winner) return;
     const r = await client.wallet.redeem(market.id, { conditionId: market.conditionId, indexSets: [INDEX_SET[winner]] });
-    setResult(r.status === "accepted" ? `Redeemed: ${usdt(r.payout ?? "0")} USDT paid into your balance.` : `Already redeemed (${r.message}).`);
+    setResult(
+      r.status === "accepted" ? `Redeemed: ${usdt(r.payout ?? "0")} USDT paid into your balance.` : `Already redeemed (${r.message}).`,
+    );
     portfolioPulse.fire();
   });
   return (
@@ -192,7 +225,11 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
           <Section title="Price" id="chart">
             <LazyChart marketId={marketId} outcome="YES" refresh={chartRefresh} />
           </Section>
-          <Section title="Order book" id="book" actions={<Toggle label="Book view" options={["YES", "NO"] as const} value={view} onChange={setView} />}>
+          <Section
+            title="Order book"
+            id="book"
+            actions={<Toggle label="Book view" options={["YES", "NO"] as const} value={view} onChange={setView} />}
+          >
             <Ladder book={book} outcome={view} onPick={(p) => setPreset({ price: p, outcome: view, mode: "LIMIT", nonce: Date.now() })} />
           </Section>
         </div>

@@ -14,7 +14,10 @@ export function NotificationsPage() {
   const session = useStore(session$);
   const refresh = notificationPulse.use();
   const [page, setPage] = useState(1);
-  const { data, error, loading, reload } = useLoad<Page<Notification> | null>(() => (session ? client.notifications.list({ page, pageSize: PAGE_SIZE }) : Promise.resolve(null)), [session?.userId, page, refresh]);
+  const { data, error, loading, reload } = useLoad<Page<Notification> | null>(
+    () => (session ? client.notifications.list({ page, pageSize: PAGE_SIZE }) : Promise.resolve(null)),
+    [session?.userId, page, refresh],
+  );
   const [markRead, state] = useAction(async (ids: string[] | "all") => {
     const r = await client.notifications.markRead(ids === "all" ? { all: true } : { ids });
     unread$.set(r.unread);
@@ -52,7 +55,9 @@ export function NotificationsPage() {
           ))}
         </ul>
       )}
-      {data && <Pager label="Notification pages" page={page} hasNext={data.pagination.hasNext} onPage={setPage} labels={["Newer", "Older"]} />}
+      {data && (
+        <Pager label="Notification pages" page={page} hasNext={data.pagination.hasNext} onPage={setPage} labels={["Newer", "Older"]} />
+      )}
     </>
   );
 }

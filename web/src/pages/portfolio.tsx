@@ -24,7 +24,8 @@ function Positions({ refresh }: { refresh: number }) {
           {data.map((p) => (
             <li key={p.id}>
               <p class="card-title">
-                <a href={pathFor("market", { id: p.marketId })}>{p.market.title ?? p.marketId}</a> <span class={`side ${p.outcome.toLowerCase()}`}>{p.outcome}</span>
+                <a href={pathFor("market", { id: p.marketId })}>{p.market.title ?? p.marketId}</a>{" "}
+                <span class={`side ${p.outcome.toLowerCase()}`}>{p.outcome}</span>
                 {p.status === "settled" && <span class="tag">settled</span>}
               </p>
               <dl class="facts">

@@ -114,7 +114,11 @@ function Withdraw({ wallet }: { wallet: string }) {
     setInputError(null);
     setResult(await client.wallet.withdraw({ amount: micro }));
   });
-  const words: Record<WithdrawResult["status"], string> = { accepted: "Sent", duplicate: "Already sent (the same amount was just withdrawn)", failed: "Failed" };
+  const words: Record<WithdrawResult["status"], string> = {
+    accepted: "Sent",
+    duplicate: "Already sent (the same amount was just withdrawn)",
+    failed: "Failed",
+  };
   return (
     <Section title="Withdraw" id="withdraw">
       <p>
@@ -128,7 +132,13 @@ function Withdraw({ wallet }: { wallet: string }) {
         }}
       >
         <label for="withdraw-amount">Amount (USDT)</label>
-        <input id="withdraw-amount" inputMode="decimal" value={amount} onInput={(e) => setAmount(e.currentTarget.value)} aria-describedby="withdraw-help" />
+        <input
+          id="withdraw-amount"
+          inputMode="decimal"
+          value={amount}
+          onInput={(e) => setAmount(e.currentTarget.value)}
+          aria-describedby="withdraw-help"
+        />
         <button type="submit" class="primary" disabled={state.pending}>
           {state.pending ? "Sending…" : "Withdraw"}
         </button>

@@ -37,7 +37,13 @@ function connectBody(wallet: ConnectedWallet, messengerInitData: string | undefi
   const body: ConnectRequest = {
     address: wallet.account.address,
     publicKey: wallet.account.publicKey ?? "",
-    proof: { timestamp: proof.timestamp, domain: proof.domain, payload: proof.payload, signature: proof.signature, ...(wallet.account.walletStateInit ? { stateInit: wallet.account.walletStateInit } : {}) },
+    proof: {
+      timestamp: proof.timestamp,
+      domain: proof.domain,
+      payload: proof.payload,
+      signature: proof.signature,
+      ...(wallet.account.walletStateInit ? { stateInit: wallet.account.walletStateInit } : {}),
+    },
   };
   if (messengerInitData) body.messengerInitData = messengerInitData;
   return body;
