@@ -2,22 +2,11 @@
  * GET /transfers: a user's deposits (credited, and what arrived and was not credited, with the
  * reason) and withdrawals, newest first, in the trader API's shape (../shared/spec/trading-api.md).
  */
+import type { Model } from "../contract";
 import type { ChainIncidentDoc, DepositDoc, IncidentKind, WithdrawalDoc, WithdrawalStatus } from "../models/chain";
 
-export interface TransferView {
-  id: string;
-  type: "deposit" | "withdrawal";
-  /** Micro-USDT; for what was not credited, the units that arrived (nanoTON, a foreign jetton's units). */
-  amount: string;
-  /** What `amount` counts: USDT, TON (nanoTON) or the foreign jetton. */
-  asset: "USDT" | "TON" | "OTHER_JETTON" | null;
-  status: "credited" | "not_credited" | "pending" | "confirmed" | "failed";
-  /** Not credited: why. */
-  reason?: string;
-  txHash: string | null;
-  address: string;
-  createdAt: string;
-}
+/** One transfer as GET /transfers answers it (the contract's Transfer). */
+export type TransferView = Model<"Transfer">;
 
 const REASON: Record<IncidentKind, string> = {
   native_ton: "native_coin",

@@ -13,6 +13,8 @@ import { MONGO_CLIENT_OPTIONS } from "../mixins/mongo-store";
 import { GENESIS_HASH } from "./chain-hash";
 import { applyOrderChange, projectEntry } from "./projection";
 import {
+  formatToWrite,
+  STORE_FORMAT,
   StoreDamaged,
   type CommitBatch,
   type JournalRow,
@@ -22,8 +24,6 @@ import {
   type StoredIdem,
   type StoredState,
 } from "./store";
-
-const FORMAT = "pmx-money/1";
 
 type Doc = Document & { _id: string | number };
 
@@ -224,11 +224,7 @@ export class MongoMoneyStore implements MoneyStore {
     const n = await this.c.journal.countDocuments();
     const lastRow = await this.c.journal.find().sort({ _id: -1 }).limit(1).next();
     const hi = (lastRow?._id as number | undefined) ?? 0;
-    if (format === undefined) {
-      if (n > 0) throw new StoreDamaged(`the money store ${this.location} has journal entries but no format record`);
-      await this.c.meta.insertOne({ _id: "format", v: FORMAT });
-    } else if (format !== FORMAT)
-      throw new StoreDamaged(`the money store ${this.location} is in format "${String(format)}"; this version reads "${FORMAT}"`);
+    if (formatToWrite(this.location, format, n)) await this.c.meta.insertOne({ _id: "format", v: STORE_FORMAT });
     const headSeq = Number((await this.meta("head_seq")) ?? 0);
     const headHash = String((await this.meta("head_hash")) ?? GENESIS_HASH);
     if (n !== hi) throw new StoreDamaged(`the ledger journal in ${this.location} holds ${n} entries up to seq ${hi}: entries are missing`);

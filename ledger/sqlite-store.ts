@@ -10,6 +10,8 @@ import { openConnection } from "./sqlite-connection";
 import { HEAD_FILE, SqliteWriter, type WriteBatch } from "./sqlite-writer";
 import type { WriterReply, WriterRequest } from "./sqlite-writer-thread";
 import {
+  formatToWrite,
+  STORE_FORMAT,
   StoreDamaged,
   type CommitBatch,
   type JournalRow,
@@ -20,8 +22,6 @@ import {
   type StoredState,
 } from "./store";
 
-/** Bumped when the schema changes; a store of another format is refused, never misread. */
-const FORMAT = "pmx-money/1";
 const FILE = "money.db";
 /** The writer thread's compiled entry; absent when running from TypeScript sources (the test runner). */
 const WRITER_THREAD = join(__dirname, "sqlite-writer-thread.js");
@@ -279,14 +279,7 @@ export class SqliteMoneyStore implements MoneyStore {
   async load(): Promise<StoredState> {
     const format = this.metaString("format");
     const { n, lo, hi } = this.st.count.get() as { n: number; lo: number; hi: number };
-    if (format === null) {
-      if (n > 0) throw new StoreDamaged(`the money store ${this.location} has journal entries but no format record`);
-      this.st.setMeta.run("format", FORMAT);
-    } else if (format !== FORMAT) {
-      throw new StoreDamaged(
-        `the money store ${this.location} is in format "${format}"; this version reads "${FORMAT}" and does not migrate it`,
-      );
-    }
+    if (formatToWrite(this.location, format, n)) this.st.setMeta.run("format", STORE_FORMAT);
     const headSeq = this.metaNumber("head_seq");
     const headHash = this.metaString("head_hash") ?? GENESIS_HASH;
     // The journal is seqs 1..head without a hole, and its last row is the recorded head.

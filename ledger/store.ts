@@ -130,4 +130,24 @@ export class StoreDamaged extends Error {
   }
 }
 
+/** Bumped when the stored schema changes; a store of another format is refused, never misread. */
+export const STORE_FORMAT = "pmx-money/1";
+
+/**
+ * A store's format record against what this version reads: true when the store is new and the
+ * record is to be written; refused when it names another format, or is missing over entries.
+ */
+export function formatToWrite(location: string, format: unknown, entries: number): boolean {
+  if (format === null || format === undefined) {
+    if (entries > 0) throw new StoreDamaged(`the money store ${location} has journal entries but no format record`);
+    return true;
+  }
+  if (format !== STORE_FORMAT) {
+    throw new StoreDamaged(
+      `the money store ${location} is in format "${String(format)}"; this version reads "${STORE_FORMAT}" and does not migrate it`,
+    );
+  }
+  return false;
+}
+
 export const OPEN_STATUSES: readonly OrderStatus[] = ["open", "partially_filled"];
