@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { NodeProcess } from "../support/node-process";
+import { embeddedEnv, NodeProcess } from "../support/node-process";
 import { TestWallet } from "../support/wallet";
 
 jest.setTimeout(120_000);
@@ -24,20 +24,11 @@ describe("the data dir and its money store", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "pmx-integrity-"));
-    env = {
-      PATH: process.env.PATH ?? "",
-      DATA_DIR: dir,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      APP_DOMAIN: DOMAIN,
-      JWT_SECRET: randomBytes(32).toString("hex"),
-      ADMIN_KEY,
-      LOG_LEVEL: "false",
-      SEED_DEMO: "false",
+    env = embeddedEnv(dir, DOMAIN, ADMIN_KEY, {
       TAKER_FEE_BPS: "200",
       SETTLEMENT_INTERVAL_MS: "200",
       SETTLEMENT_MIN_AGE_MS: "0",
-    };
+    });
     node = await NodeProcess.start(env);
     const created = await node.http("POST", "/api/v1/admin/events", {
       headers: { "x-admin-key": ADMIN_KEY },

@@ -4,11 +4,10 @@
  * survives a restart (and fires if it lapsed meanwhile); an Idempotency-Key answers the first
  * answer again after a SIGKILL between the execution and the answer, never executing twice.
  */
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { NodeProcess } from "../support/node-process";
+import { embeddedEnv, NodeProcess } from "../support/node-process";
 import { TestWallet } from "../support/wallet";
 
 jest.setTimeout(120_000);
@@ -40,19 +39,7 @@ describe("trader API across restarts and crashes", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "pmx-trader-restart-"));
-    env = {
-      PATH: process.env.PATH ?? "",
-      DATA_DIR: dir,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      APP_DOMAIN: DOMAIN,
-      JWT_SECRET: randomBytes(32).toString("hex"),
-      ADMIN_KEY,
-      LOG_LEVEL: "false",
-      SEED_DEMO: "false",
-      RATE_LIMIT_TRADE: "100000",
-      RATE_LIMIT_READ: "100000",
-    };
+    env = embeddedEnv(dir, DOMAIN, ADMIN_KEY, { RATE_LIMIT_TRADE: "100000", RATE_LIMIT_READ: "100000" });
     node = await NodeProcess.start(env);
     const created = await node.http("POST", "/api/v1/admin/events", {
       headers: { "x-admin-key": ADMIN_KEY },

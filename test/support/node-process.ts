@@ -1,9 +1,26 @@
 import { fork, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 
 export const ROOT = resolve(__dirname, "../..");
 /** CRASH_NODE_JS points at another build, e.g. a deliberately broken copy to see a test fail. */
 export const NODE_JS = process.env.CRASH_NODE_JS ?? join(ROOT, "dist/scripts/test-node.js");
+
+/** The environment of one embedded exchange on `dataDir` (port 0, no demo catalog, quiet), plus `extra`. */
+export function embeddedEnv(dataDir: string, domain: string, adminKey: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "",
+    DATA_DIR: dataDir,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    APP_DOMAIN: domain,
+    JWT_SECRET: randomBytes(32).toString("hex"),
+    ADMIN_KEY: adminKey,
+    LOG_LEVEL: "false",
+    SEED_DEMO: "false",
+    ...extra,
+  };
+}
 
 interface Reply {
   id: number;
