@@ -18,9 +18,9 @@
  * comparable), written to dist-bench/profiles/, tops printed.
  * --channels=market,book (default both): the channels each client follows; with one, each order is
  * one message per socket instead of two.
- * --fanout=shared|engine-io|both (default both): the gateway's fan-out write (SOCKET_SHARED_FRAMES,
- * gateway/socket-frames.ts): `shared` one pre-encoded frame per socket written through ws's
- * `_sender.sendFrame`, `engine-io` engine.io's public `conn.write` per message; `both` runs each on
+ * --fanout=direct|engine-io|both (default both): the gateway's fan-out write (SOCKET_DIRECT_WRITES,
+ * gateway/socket-direct.ts): `direct` each socket's messages through ws's `send` in one corked
+ * write, `engine-io` engine.io's `conn.write` per message; `both` runs each on
  * a fresh server and fresh clients, --rounds times, taking turns (A B, then B A, ...), and ends with
  * both side by side (server CPU per order, p50/p99 of each channel, the writes each path counted).
  * Loopback only; every process of a run is stopped at its end (hard limit 5 minutes per run).
@@ -43,8 +43,8 @@ type ToParent =
   { kind: "ready"; failed: number } | { kind: "arrivals"; arrivals: Record<string, number[]>; disconnects: number; errors: string[] };
 type ToChild = { kind: "report" };
 type Channel = "market" | "book";
-type Fanout = "shared" | "engine-io";
-type FanoutWrites = { "shared-frame": number; "engine-io": number };
+type Fanout = "direct" | "engine-io";
+type FanoutWrites = { websocket: number; "engine-io": number };
 
 interface Options {
   clients: number;
@@ -133,7 +133,7 @@ async function client(url: string, marketId: string, count: number, channels: Ch
 
 async function run(o: Options, fanout: Fanout): Promise<RunResult> {
   const { clients, orders, procs, gap, profile, channels } = o;
-  console.log(`\n# fan-out write: ${fanout} (SOCKET_SHARED_FRAMES=${fanout === "shared"})`);
+  console.log(`\n# fan-out write: ${fanout} (SOCKET_DIRECT_WRITES=${fanout === "direct"})`);
   const server = await BenchNode.launch(
     "exchange",
     {
@@ -147,7 +147,7 @@ async function run(o: Options, fanout: Fanout): Promise<RunResult> {
       ADMIN_KEY,
       RATE_LIMIT_TRADE: "1000000",
       RATE_LIMIT_READ: "1000000",
-      SOCKET_SHARED_FRAMES: String(fanout === "shared"),
+      SOCKET_DIRECT_WRITES: String(fanout === "direct"),
       // Clients ping every 4 s as the contract asks; on a starved machine the contract's 10 s idle
       // limit closed sockets mid-run (a run with fewer sockets does not compare): 60 s here.
       SOCKET_IDLE_TIMEOUT_MS: "60000",
@@ -223,7 +223,7 @@ async function run(o: Options, fanout: Fanout): Promise<RunResult> {
   const cpu1 = cpu();
   const writes1 = await server.ctl<FanoutWrites>({ cmd: "fanoutWrites" });
   const writes: FanoutWrites = {
-    "shared-frame": writes1["shared-frame"] - writes0["shared-frame"],
+    websocket: writes1.websocket - writes0.websocket,
     "engine-io": writes1["engine-io"] - writes0["engine-io"],
   };
   if (profile) {
@@ -298,17 +298,14 @@ async function run(o: Options, fanout: Fanout): Promise<RunResult> {
     `server memory: RSS ${mib(mem0.rss)} -> ${mib(mem1.rss)}, heap ${mib(mem0.heapUsed)} -> ${mib(mem1.heapUsed)}; ` +
       `per connection: RSS ${(perConn(mem0.rss, mem1.rss) / 1024).toFixed(1)} KiB, heap ${(perConn(mem0.heapUsed, mem1.heapUsed) / 1024).toFixed(1)} KiB, external+buffers ${(perConn(mem0.external, mem1.external) / 1024).toFixed(1)} KiB`,
   );
-  console.log(
-    `fan-out writes while orders fanned out (pongs included): shared-frame ${writes["shared-frame"]}, engine-io ${writes["engine-io"]}`,
-  );
+  console.log(`fan-out writes while orders fanned out (pongs included): websocket ${writes.websocket}, engine-io ${writes["engine-io"]}`);
   const p99 = Math.max(...followed.map((ch) => hist[ch].ack.quantile(0.99))) / 1000;
   const complete = missing.b === 0 && missing.m === 0 && connected === clients;
   console.log(
     `fan-out to ${connected} subscribers (${fanout}): p99 ack -> delivery ${p99.toFixed(1)} ms (target < 250 ms: ${mark(p99 < 250 && complete)}${complete ? "" : ", deliveries missing"})`,
   );
-  if (fanout === "shared" && !writes["shared-frame"])
-    throw new Error("--fanout=shared: the server wrote nothing as a shared frame (see its warning: the installed engine.io/ws lack it?)");
-  if (fanout === "engine-io" && writes["shared-frame"]) throw new Error("--fanout=engine-io: the server still wrote shared frames");
+  if (fanout === "direct" && !writes.websocket) throw new Error("--fanout=direct: the server wrote nothing straight to a websocket");
+  if (fanout === "engine-io" && writes.websocket) throw new Error("--fanout=engine-io: the server still wrote straight to websockets");
 
   for (const child of children) if (child.exitCode === null) await new Promise((resolve) => child.once("exit", resolve));
   await server.stop();
@@ -340,11 +337,11 @@ async function main(): Promise<void> {
     channels,
   };
   const fanout = f.fanout ?? "both";
-  if (!["shared", "engine-io", "both"].includes(fanout)) throw new Error("--fanout must be shared, engine-io or both");
+  if (!["direct", "engine-io", "both"].includes(fanout)) throw new Error("--fanout must be direct, engine-io or both");
   const rounds = fanout === "both" ? Math.max(1, num(f, "rounds", 1)) : 1;
   const order: Fanout[] =
     fanout === "both"
-      ? Array.from({ length: rounds }, (_, r): Fanout[] => (r % 2 ? ["engine-io", "shared"] : ["shared", "engine-io"])).flat()
+      ? Array.from({ length: rounds }, (_, r): Fanout[] => (r % 2 ? ["engine-io", "direct"] : ["direct", "engine-io"])).flat()
       : [fanout as Fanout];
   console.log(`# bench/ws  ${machine()}`);
   console.log(
@@ -358,13 +355,13 @@ async function main(): Promise<void> {
   for (const r of results) {
     const lat = channels.map((c) => `${c} p50 ${fmt(r.latency[c]!.p50)} / p99 ${fmt(r.latency[c]!.p99)} ms`).join(", ");
     console.log(
-      `${r.fanout.padEnd(9)}  server CPU ${fmt(r.cpuMsPerOrder)} ms per order; ${lat}; missing ${r.missing}, disconnects ${r.disconnects}; writes shared-frame ${r.writes["shared-frame"]}, engine-io ${r.writes["engine-io"]}`,
+      `${r.fanout.padEnd(9)}  server CPU ${fmt(r.cpuMsPerOrder)} ms per order; ${lat}; missing ${r.missing}, disconnects ${r.disconnects}; writes websocket ${r.writes.websocket}, engine-io ${r.writes["engine-io"]}`,
     );
   }
   const cpuOf = (fo: Fanout) => results.filter((r) => r.fanout === fo).map((r) => r.cpuMsPerOrder);
   if (fanout === "both") {
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    console.log(`server CPU per order, engine-io / shared: ${(mean(cpuOf("engine-io")) / mean(cpuOf("shared"))).toFixed(2)}x`);
+    console.log(`server CPU per order, engine-io / direct: ${(mean(cpuOf("engine-io")) / mean(cpuOf("direct"))).toFixed(2)}x`);
   }
   const worst = Math.max(...results.flatMap((r) => channels.map((c) => r.latency[c]!.p99)));
   const complete = results.every((r) => r.missing === 0);

@@ -213,26 +213,3 @@ export const rooms = {
   book: (marketId: string, outcome: Outcome) => `b:${marketId}:${outcome}`,
   user: (userId: string) => `u:${userId}`,
 };
-
-/**
- * One unmasked, unfragmented WebSocket text frame (RFC 6455 5.2) around `payload`: what ws would
- * write for it with compression off. Server frames are never masked, so one frame serves every
- * socket of a broadcast.
- */
-export function wsTextFrame(payload: string): Buffer {
-  const data = Buffer.from(payload);
-  const n = data.length;
-  const head = n < 126 ? 2 : n < 65_536 ? 4 : 10;
-  const frame = Buffer.allocUnsafe(head + n);
-  frame[0] = 0x81; // FIN + text
-  if (n < 126) frame[1] = n;
-  else if (n < 65_536) {
-    frame[1] = 126;
-    frame.writeUInt16BE(n, 2);
-  } else {
-    frame[1] = 127;
-    frame.writeBigUInt64BE(BigInt(n), 2);
-  }
-  data.copy(frame, head);
-  return frame;
-}

@@ -22,14 +22,13 @@ import { livePrices } from "../trading/live-prices";
 import { Coalescer } from "./socket-coalesce";
 import { METRIC } from "../lib/metrics";
 import {
-  installedFrameLibs,
-  missingForSharedFrames,
-  missingOnConnection,
-  takesPreEncodedFrames,
-  writeDirect,
-  type EngineConn,
+  ConnectionWriter,
+  encodedMessage,
+  WebSocketDirectory,
+  type EngineSocket,
+  type EncodedMessage,
   type FanoutPath,
-} from "./socket-frames";
+} from "./socket-direct";
 import {
   COALESCE_MS,
   MAX_BOOK_SUBSCRIPTIONS,
@@ -38,7 +37,6 @@ import {
   SOCKET_PATH,
   noView,
   parseSubscribe,
-  wsTextFrame,
   parseUnsubscribe,
   rooms,
   type BalanceView,
@@ -90,6 +88,8 @@ interface SocketState {
   /** Bumped by every user subscribe/unsubscribe so a slow token check cannot win over a newer one. */
   userGen: number;
   idle: NodeJS.Timeout;
+  /** Its pushes' way out (gateway/socket-direct.ts). */
+  writer: ConnectionWriter;
 }
 
 type UserPush = { userId: string; data: UserUpdate };
@@ -124,25 +124,18 @@ export type SocketGatewayThis = Service & {
   flushMarket(marketId: string, change: MarketChange): void;
   priceUpdate(ev: PricesChangedEvent): ServerMessage | null;
   fanOut(roomNames: string[], msgs: ServerMessage[]): void;
-  encode(msg: ServerMessage): Encoded;
-  writeEncoded(socket: Socket, e: Encoded): void;
-  pong: Encoded | null;
-  /** The fan-out write in use and why: SOCKET_SHARED_FRAMES and what the installed engine.io/ws offer. */
-  fanoutPath: { path: FanoutPath; reason: "available" | "setting" | "unsupported" };
-  /** No websocket connection has been checked yet (see socket-frames.ts `missingOnConnection`). */
-  frameCheckPending: boolean;
+  encode(msg: ServerMessage): EncodedMessage;
+  writeEncoded(socket: Socket, e: EncodedMessage): void;
+  pong: EncodedMessage | null;
+  /** The websockets engine.io accepted; null when SOCKET_DIRECT_WRITES=false (engine.io writes all). */
+  directory: WebSocketDirectory | null;
   /** Fan-out writes per path since start (the metric's counts; also read by bench/ws.ts). */
   fanoutWrites: Record<FanoutPath, number>;
-  countWrites(shared: number, engineIo: number): void;
-  fanoutPathIs(path: FanoutPath, reason: SocketGatewayThis["fanoutPath"]["reason"]): void;
-  sharedFramesUnsupported(missing: string, versions: string): void;
+  countWrite(path: FanoutPath): void;
   pushUser(userId: string, data: UserUpdate, coalesceKey?: string): void;
 };
 
 type IOSocket = Socket & { $service: SocketGatewayThis };
-
-/** A message encoded once: its Socket.IO packet and its websocket frame (for any number of sockets). */
-type Encoded = { packet: string; opts: { wsPreEncodedFrame: Buffer[] } };
 
 /** Events handled on every gateway node (per-node event group, see `merged`). */
 const SOCKET_EVENTS = [
@@ -308,17 +301,13 @@ const SocketGateway = defineService<SocketGatewayThis>({
 
   methods: {
     socketConnected(this: SocketGatewayThis, socket: Socket) {
-      if (this.frameCheckPending) {
-        const { missing, complete } = missingOnConnection(socket.conn as unknown as EngineConn);
-        this.frameCheckPending = !complete && !missing;
-        if (missing) this.sharedFramesUnsupported(missing, installedFrameLibs().versions);
-      }
       const idle = setTimeout(() => {
         this.send(socket, errorMsg("IDLE_TIMEOUT", `No ping for ${this.idleTimeoutMs / 1000} s`));
         socket.disconnect(true);
       }, this.idleTimeoutMs);
       idle.unref();
-      const state: SocketState = { markets: new Set(), books: new Set(), pendingBooks: new Map(), user: null, userGen: 0, idle };
+      const writer = this.directory ? this.directory.writerOf(socket.conn) : new ConnectionWriter(socket.conn, null);
+      const state: SocketState = { markets: new Set(), books: new Set(), pendingBooks: new Map(), user: null, userGen: 0, idle, writer };
       this.socketStates.set(socket.id, state);
       socket.onAny((event: string, ...args: unknown[]) => {
         if (KNOWN_EVENTS.has(event)) return;
@@ -542,36 +531,21 @@ const SocketGateway = defineService<SocketGatewayThis>({
 
     /**
      * `msgs[i]` to every socket in room `roomNames[i]`; a socket in several of them gets its messages
-     * in that order in one write. Each message is encoded and framed once; websocket sockets get
-     * the frames of their room combination as one pre-encoded frame buffer (Socket.IO's own
-     * broadcast does the same for one message), other transports get the encoded packets. Without
-     * the shared-frame write (SOCKET_SHARED_FRAMES=false, or engine.io/ws without it: socket-frames.ts)
-     * every socket gets its messages one by one through engine.io, as Socket.IO's broadcast does.
+     * in that order in one write. Each message is encoded once for all sockets (Socket.IO's own
+     * broadcast does the same for one message); gateway/socket-direct.ts writes them.
      */
     fanOut(this: SocketGatewayThis, roomNames: string[], msgs: ServerMessage[]) {
       const nsp = this.io.of("/");
       const members = roomNames.map((r) => nsp.adapter.rooms.get(r) ?? new Set<string>());
-      const one = msgs.map((msg) => this.encode(msg));
-      const encoded = one.map((e) => e.packet);
-      const frames = one.map((e) => e.opts.wsPreEncodedFrame[0]);
-      // By room combination: the frames of all its messages in one buffer (packet: the first's).
-      const byMask = new Map<number, Encoded>();
-      const shared = (mask: number) => {
-        let w = byMask.get(mask);
-        if (!w) {
-          const mine = frames.filter((_, k) => mask & (1 << k));
-          w = {
-            packet: encoded[Math.log2(mask & -mask)],
-            opts: { wsPreEncodedFrame: [mine.length === 1 ? mine[0] : Buffer.concat(mine)] },
-          };
-          byMask.set(mask, w);
-        }
-        return w;
+      const encoded = msgs.map((msg) => this.encode(msg));
+      // By room combination: its messages, in order.
+      const byMask = new Map<number, EncodedMessage[]>();
+      const mine = (mask: number) => {
+        let list = byMask.get(mask);
+        if (!list) byMask.set(mask, (list = encoded.filter((_, k) => mask & (1 << k))));
+        return list;
       };
       const floors = roomNames.map((r) => this.bookFloors.get(r));
-      const sharedFrames = this.fanoutPath.path === "shared-frame";
-      let direct = 0;
-      let viaEngine = 0;
       for (let i = 0; i < members.length; i++) {
         next: for (const id of members[i]) {
           for (let j = 0; j < i; j++) if (members[j].has(id)) continue next; // served with room j
@@ -586,67 +560,28 @@ const SocketGateway = defineService<SocketGatewayThis>({
             else floors[k]?.delete(id);
           }
           if (!mask) continue;
-          const conn = nsp.sockets.get(id)?.conn as unknown as EngineConn | undefined;
-          if (!conn || conn.readyState !== "open") continue;
-          if (sharedFrames && takesPreEncodedFrames(conn.transport)) {
-            const w = shared(mask);
-            if (writeDirect(conn, w.opts.wsPreEncodedFrame)) direct++;
-            else {
-              conn.write(w.packet, w.opts);
-              viaEngine++;
-            }
-          } else {
-            // Socket.IO's own broadcast, message by message (engine.io uses the frame on a websocket).
-            for (let k = 0; k < encoded.length; k++) {
-              if (!(mask & (1 << k))) continue;
-              conn.write(encoded[k], one[k].opts);
-              viaEngine++;
-            }
-          }
+          const writer = this.socketStates.get(id)?.writer;
+          if (writer) this.countWrite(writer.write(mine(mask)));
         }
       }
       roomNames.forEach((r, k) => floors[k]?.size === 0 && this.bookFloors.delete(r));
-      this.countWrites(direct, viaEngine);
     },
 
-    encode(this: SocketGatewayThis, msg: ServerMessage): Encoded {
+    encode(this: SocketGatewayThis, msg: ServerMessage): EncodedMessage {
       const [packet, ...more] = this.io.encoder.encode({ type: 2 /* EVENT */, nsp: "/", data: ["message", msg] }) as unknown[];
       if (typeof packet !== "string" || more.length) throw new Error("socket message did not encode as one text packet");
-      return { packet, opts: { wsPreEncodedFrame: [wsTextFrame(`4${packet}`)] } }; // 4: engine.io "message"
+      return encodedMessage(packet);
     },
 
-    /** One encoded message to one socket (any transport; engine.io ignores the frame off websocket). */
-    writeEncoded(this: SocketGatewayThis, socket: Socket, e: Encoded) {
-      const conn = socket.conn as unknown as EngineConn;
-      if (conn.readyState !== "open") return;
-      if (this.fanoutPath.path === "shared-frame" && takesPreEncodedFrames(conn.transport) && writeDirect(conn, e.opts.wsPreEncodedFrame))
-        return this.countWrites(1, 0);
-      conn.write(e.packet, e.opts);
-      this.countWrites(0, 1);
+    /** One encoded message to one socket. */
+    writeEncoded(this: SocketGatewayThis, socket: Socket, e: EncodedMessage) {
+      const writer = this.socketStates.get(socket.id)?.writer;
+      if (writer) this.countWrite(writer.write([e]));
     },
 
-    countWrites(this: SocketGatewayThis, shared: number, engineIo: number) {
-      this.fanoutWrites["shared-frame"] += shared;
-      this.fanoutWrites["engine-io"] += engineIo;
-      if (!this.broker.metrics.isEnabled()) return;
-      if (shared) this.broker.metrics.increment(METRIC.socketWrites, { path: "shared-frame" }, shared);
-      if (engineIo) this.broker.metrics.increment(METRIC.socketWrites, { path: "engine-io" }, engineIo);
-    },
-
-    fanoutPathIs(this: SocketGatewayThis, path: FanoutPath, reason: SocketGatewayThis["fanoutPath"]["reason"]) {
-      const prev = this.fanoutPath;
-      this.fanoutPath = { path, reason };
-      if (!this.broker.metrics.isEnabled()) return;
-      if (prev) this.broker.metrics.set(METRIC.socketPath, 0, prev);
-      this.broker.metrics.set(METRIC.socketPath, 1, this.fanoutPath);
-    },
-
-    /** A library upgrade took away what the shared-frame write needs: say so once, write through engine.io. */
-    sharedFramesUnsupported(this: SocketGatewayThis, missing: string, versions: string) {
-      this.logger.warn(
-        `Socket fan-out: the shared websocket frame write is not possible with ${versions} (${missing}); every push goes through engine.io's public conn.write instead (correct, more server CPU per push: see README Benchmarks, bench:ws --fanout=both)`,
-      );
-      this.fanoutPathIs("engine-io", "unsupported");
+    countWrite(this: SocketGatewayThis, path: FanoutPath) {
+      this.fanoutWrites[path]++;
+      if (this.broker.metrics.isEnabled()) this.broker.metrics.increment(METRIC.socketWrites, { path });
     },
 
     pushUser(this: SocketGatewayThis, userId: string, data: UserUpdate, coalesceKey?: string) {
@@ -658,6 +593,13 @@ const SocketGateway = defineService<SocketGatewayThis>({
 
   created() {
     this.idleTimeoutMs = configOf(this.broker).socketIdleTimeoutMs;
+    this.directory = configOf(this.broker).socketDirectWrites ? new WebSocketDirectory() : null;
+    // engine.io's `wsEngine`: the websockets it accepts, seen by this instance's directory (fresh
+    // settings objects: the schema's are shared by every instance in the process).
+    if (this.directory) {
+      const io = this.settings.io as { options: object };
+      this.settings.io = { ...io, options: { ...io.options, wsEngine: this.directory.wsEngine } };
+    }
     this.socketStates = new Map();
     this.seqGen = 0;
     this.pong = null;
@@ -675,19 +617,9 @@ const SocketGateway = defineService<SocketGatewayThis>({
   },
 
   started() {
-    this.fanoutWrites = { "shared-frame": 0, "engine-io": 0 };
-    this.frameCheckPending = configOf(this.broker).socketSharedFrames;
-    if (!this.frameCheckPending) this.fanoutPathIs("engine-io", "setting");
-    else {
-      const libs = installedFrameLibs();
-      const missing = missingForSharedFrames(libs);
-      this.fanoutPathIs("shared-frame", "available");
-      if (missing) {
-        this.frameCheckPending = false;
-        this.sharedFramesUnsupported(missing, libs.versions);
-      }
-    }
+    this.fanoutWrites = { websocket: 0, "engine-io": 0 };
     // moleculer-io's own started hook (it is our mixin) has created `this.io` by now.
+    if (this.directory) this.io.engine.on("connection", (conn: EngineSocket) => this.directory!.track(conn));
     this.io.on("connection", (socket: Socket) => this.socketConnected(socket));
   },
 

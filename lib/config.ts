@@ -63,8 +63,8 @@ export interface AppConfig {
   metrics: { enabled: boolean; port: number };
   /** A socket that sends no ping for this long is closed (10 s by the contract; tests shorten it). */
   socketIdleTimeoutMs: number;
-  /** SOCKET_SHARED_FRAMES: fan-out through one shared websocket frame per message set (ws internals, see gateway/socket-frames.ts); false: engine.io's public write only. */
-  socketSharedFrames: boolean;
+  /** SOCKET_DIRECT_WRITES: pushes straight to each websocket through ws's send (gateway/socket-direct.ts); false: engine.io's write only. */
+  socketDirectWrites: boolean;
   /** Telegram push retries: first delay (doubling) and attempts in all. */
   notifierRetry: { baseMs: number; maxAttempts: number };
 }
@@ -258,7 +258,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     seedDemo: env.SEED_DEMO !== "false",
     metrics: { enabled: env.METRICS === "true", port: int(env, "METRICS_PORT", 3030) },
     socketIdleTimeoutMs: Math.max(100, int(env, "SOCKET_IDLE_TIMEOUT_MS", 10_000)),
-    socketSharedFrames: env.SOCKET_SHARED_FRAMES !== "false",
+    socketDirectWrites: env.SOCKET_DIRECT_WRITES !== "false",
     notifierRetry: {
       baseMs: Math.max(1, int(env, "NOTIFIER_RETRY_BASE_MS", 2_000)),
       maxAttempts: Math.max(1, int(env, "NOTIFIER_MAX_ATTEMPTS", 8)),

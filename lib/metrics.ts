@@ -9,7 +9,6 @@ export const METRIC = {
   deposits: "pmx_deposits_credited_total",
   settlementLag: "pmx_settlement_lag_seconds",
   socketWrites: "pmx_socket_fanout_writes_total",
-  socketPath: "pmx_socket_fanout_path",
 } as const;
 
 /** Registered on every node; on a node that never touches one of them it simply stays at zero. */
@@ -37,14 +36,7 @@ export function registerExchangeMetrics(broker: ServiceBroker): void {
     name: METRIC.socketWrites,
     labelNames: ["path"],
     description:
-      "Socket pushes written straight to the websocket as a shared frame (shared-frame) or through engine.io's public write (engine-io)",
-  });
-  m.register({
-    type: "gauge",
-    name: METRIC.socketPath,
-    labelNames: ["path", "reason"],
-    description:
-      "1 on the fan-out write in use; engine-io with reason setting (SOCKET_SHARED_FRAMES=false) or unsupported (the installed engine.io/ws lack it)",
+      "Socket pushes written straight to the websocket through ws's send (websocket) or through engine.io's write (engine-io: polling, engine.io busy, or SOCKET_DIRECT_WRITES=false)",
   });
   m.register({
     type: "histogram",

@@ -11,7 +11,7 @@
  * Parent -> child: { id, cmd, ... } with cmd
  *   fund {userId, amount} | fundMany {userIds, amount} | call {action, params?, meta?}
  *   mem (runs the GC when exposed, answers process.memoryUsage()) | profileStart | profileStop {file}
- *   fanoutWrites (the gateway's socket fan-out writes per path so far: shared-frame, engine-io)
+ *   fanoutWrites (the gateway's socket fan-out writes per path so far: websocket, engine-io)
  *   placeMany {count, markets, users, seed, concurrency, offset?, maxMs?} (resting limit orders through book.place,
  *     with the user on ctx.meta as the gateway puts it there; for the memory bench)
  * Child -> parent: { ready: true, port } once listening, then { id, ok, result | error }.

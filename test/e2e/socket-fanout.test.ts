@@ -439,8 +439,9 @@ describe("socket fan-out on every transport", () => {
     expect(midConn.transport.name).toBe("polling");
 
     // A websocket whose receiving side does not keep up: its server-side TCP writes are held (corked),
-    // so the write engine.io makes for the confirmation below stays in flight, and every push after
-    // it has to queue behind it in engine.io instead of going straight to the socket.
+    // so the write engine.io makes for the first confirmation below stays in flight and the second
+    // waits in engine.io's buffer; every push after it has to queue behind it in engine.io instead
+    // of going straight to the socket (which would overtake it).
     const slow = await connect({ name: "websocket (slow): all of C + book D", transport: "websocket", markets: [C], books: [CY, CN, DY] });
     clients.push(slow);
     const slowConn = serverConn(slow);
@@ -451,6 +452,8 @@ describe("socket fan-out on every transport", () => {
     try {
       slow.s.subscribe({ channel: "market", marketIds: [C] }); // already followed: only a confirmation, written by engine.io
       await waitFor("the slow client's engine.io write to be in flight", async () => !slowConn.transport.writable, TIMEOUT, 5);
+      slow.s.subscribe({ channel: "market", marketIds: [C] }); // a second one: queued in engine.io behind the first
+      await waitFor("the slow client's second confirmation to be queued", async () => slowConn.writeBuffer.length === 1, TIMEOUT, 5);
       const slowMark = slow.s.messages.length;
 
       await waitFor("the mid-upgrade client's probe to be due", async () => startProbe !== null, TIMEOUT, 10);
@@ -482,6 +485,7 @@ describe("socket fan-out on every transport", () => {
       expect(slow.s.since(slowMark, (m) => m.type === "update")).toEqual([]);
       expect(mid.s.since(midMark, (m) => m.type === "update")).toEqual([]);
       expect(slowConn.writeBuffer.length).toBeGreaterThan(0);
+      expect(slowConn.writeBuffer.length).toBeGreaterThan(1); // the pushes, behind the confirmation
       expect(midConn.writeBuffer.length).toBeGreaterThan(0);
 
       tcp.uncork();

@@ -1,6 +1,6 @@
 /**
  * One fixed socket fan-out scenario against a started server, for comparing the fan-out's write
- * paths (SOCKET_SHARED_FRAMES, gateway/socket-frames.ts): websocket and polling clients in several
+ * paths (SOCKET_DIRECT_WRITES, gateway/socket-direct.ts): websocket, polling and upgraded clients in several
  * combinations of one market's rooms, a fixed list of orders that each change both books and the
  * prices, every change delivered to every client before the next order, and a ping after each so
  * the pongs (written by the same code) sit at fixed places. Returns each client's whole message
@@ -17,7 +17,8 @@ type Levels = { bids: Array<{ price: string }>; asks: Array<{ price: string }> }
 
 interface ClientSpec {
   name: string;
-  transport: "websocket" | "polling";
+  /** upgraded: starts on long-polling, subscribes once engine.io has upgraded it to a websocket. */
+  transport: "websocket" | "polling" | "upgraded";
   market: boolean;
   books: Outcome[];
 }
@@ -32,6 +33,8 @@ export const FANOUT_CLIENTS: ClientSpec[] = [
   ]),
   { name: "polling-all", transport: "polling", market: true, books: ["YES", "NO"] },
   { name: "polling-yes", transport: "polling", market: false, books: ["YES"] },
+  { name: "upgraded-all", transport: "upgraded", market: true, books: ["YES", "NO"] },
+  { name: "upgraded-yes", transport: "upgraded", market: false, books: ["YES"] },
 ];
 
 /** Each order is a new best bid (YES) or best ask (NO at q = YES ask 1-q) of the market. */
@@ -76,7 +79,11 @@ export async function runFanoutScenario(srv: TestServer, metricsUrl: string): Pr
   try {
     // One subscription at a time, each answered before the next: the streams start the same.
     for (const spec of FANOUT_CLIENTS) {
-      const s = await connectSocket(srv.url, { transports: [spec.transport] });
+      const s = await connectSocket(srv.url, { transports: spec.transport === "upgraded" ? ["polling", "websocket"] : [spec.transport] });
+      if (spec.transport === "upgraded") {
+        const engine = s.socket.io.engine;
+        if (engine.transport.name !== "websocket") await new Promise<void>((resolve) => engine.once("upgrade", () => resolve()));
+      }
       clients.push({ ...spec, s });
       if (spec.market) {
         s.subscribe({ channel: "market", marketIds: [marketId] });
