@@ -1,13 +1,14 @@
 /**
  * The fan-out's websocket write, through public APIs only: engine.io's `wsEngine` option hands us
- * every websocket it accepts (a `ws` server subclass), so a push goes out with ws's own `send`
- * of a payload encoded once for all sockets, and a socket's several messages leave in one syscall
- * (its stream corked around them). engine.io's per-packet bookkeeping (events, callbacks, its
- * write buffer), which costs as much as the write itself at 10,000 sockets, is skipped.
+ * every websocket it accepts (a `ws` server subclass's `handleUpgrade`: the ws and its socket), so
+ * a push goes out as websocket frames (RFC 6455) encoded once for all sockets, a socket's several
+ * messages in one write, without engine.io's per-packet bookkeeping (events, callbacks, its write
+ * buffer), which costs as much as the write itself at 10,000 sockets.
  *
- * Order: a push may go around engine.io only while engine.io has nothing queued for that socket
- * (its public `packetCreate`/`flush` events); otherwise it is queued behind through `conn.write`.
- * Anything engine.io has already handed to ws is ahead of it in ws's own order.
+ * Order: a push goes around engine.io only while engine.io has nothing queued for that socket (its
+ * public `packetCreate`/`flush` events), and around ws only while ws holds no bytes of its own
+ * (its `bufferedAmount` is the socket's own buffer: ws writes synchronously unless it compresses).
+ * Otherwise it queues behind them: through ws's `send`, or engine.io's `conn.write`.
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
@@ -20,15 +21,51 @@ export type EngineSocket = Socket["conn"];
 /** How a fan-out message reached a socket (the `path` label of the fan-out metrics). */
 export type FanoutPath = "websocket" | "engine-io";
 
-/** A message encoded once: the Socket.IO packet (engine.io's write) and its engine.io payload (ws's). */
+/**
+ * A message encoded once for any number of sockets: the Socket.IO packet (engine.io's write), its
+ * websocket frame, and the engine.io payload inside the frame (ws's send).
+ */
 export interface EncodedMessage {
   packet: string;
+  frame: Buffer;
   payload: Buffer;
 }
 
-/** Encodes a Socket.IO packet for both paths; "4" is engine.io's "message" packet type. */
+/** Encodes a Socket.IO packet for every path; "4" is engine.io's "message" packet type. */
 export function encodedMessage(packet: string): EncodedMessage {
-  return { packet, payload: Buffer.from(`4${packet}`) };
+  const frame = wsTextFrame(`4${packet}`);
+  return { packet, frame, payload: frame.subarray(frame.length - Buffer.byteLength(packet) - 1) };
+}
+
+/** A socket's messages in order, and their frames as one buffer (one write). */
+export interface Batch {
+  msgs: readonly EncodedMessage[];
+  frames: Buffer;
+}
+
+export function batchOf(msgs: readonly EncodedMessage[]): Batch {
+  return { msgs, frames: msgs.length === 1 ? msgs[0].frame : Buffer.concat(msgs.map((m) => m.frame)) };
+}
+
+/**
+ * One unmasked, unfragmented, uncompressed websocket text frame around `payload` (RFC 6455 5.2):
+ * server frames are never masked, so one frame serves every socket.
+ */
+export function wsTextFrame(payload: string): Buffer {
+  const n = Buffer.byteLength(payload);
+  const head = n < 126 ? 2 : n < 65_536 ? 4 : 10;
+  const frame = Buffer.allocUnsafe(head + n);
+  frame[0] = 0x81; // FIN + text
+  if (n < 126) frame[1] = n;
+  else if (n < 65_536) {
+    frame[1] = 126;
+    frame.writeUInt16BE(n, 2);
+  } else {
+    frame[1] = 127;
+    frame.writeBigUInt64BE(BigInt(n), 2);
+  }
+  frame.write(payload, head);
+  return frame;
 }
 
 interface Peer {
@@ -62,18 +99,22 @@ export class ConnectionWriter {
   }
 
   /**
-   * `msgs` to this connection in order: one syscall on the websocket when `direct` allows,
+   * A batch to this connection in order: one write on the websocket's socket when `direct` allows,
    * else through engine.io. Returns the path taken ("engine-io" also when the connection is closed).
    */
-  write(msgs: readonly EncodedMessage[]): FanoutPath {
+  write(batch: Batch): FanoutPath {
     if (this.direct) {
       const { ws, stream } = this.peer!;
-      stream.cork();
-      for (const m of msgs) ws.send(m.payload, SEND);
-      stream.uncork();
+      if (ws.bufferedAmount === stream.writableLength) stream.write(batch.frames);
+      else {
+        // ws holds bytes of its own (compressing): behind them, through its send, in one syscall.
+        stream.cork();
+        for (const m of batch.msgs) ws.send(m.payload, SEND);
+        stream.uncork();
+      }
       return "websocket";
     }
-    if (this.conn.readyState === "open") for (const m of msgs) this.conn.write(m.packet);
+    if (this.conn.readyState === "open") for (const m of batch.msgs) this.conn.write(m.packet);
     return "engine-io";
   }
 }

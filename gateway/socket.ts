@@ -22,8 +22,10 @@ import { livePrices } from "../trading/live-prices";
 import { Coalescer } from "./socket-coalesce";
 import { METRIC } from "../lib/metrics";
 import {
+  batchOf,
   ConnectionWriter,
   encodedMessage,
+  type Batch,
   WebSocketDirectory,
   type EngineSocket,
   type EncodedMessage,
@@ -125,8 +127,8 @@ export type SocketGatewayThis = Service & {
   priceUpdate(ev: PricesChangedEvent): ServerMessage | null;
   fanOut(roomNames: string[], msgs: ServerMessage[]): void;
   encode(msg: ServerMessage): EncodedMessage;
-  writeEncoded(socket: Socket, e: EncodedMessage): void;
-  pong: EncodedMessage | null;
+  writeEncoded(socket: Socket, e: Batch): void;
+  pong: Batch | null;
   /** The websockets engine.io accepted; null when SOCKET_DIRECT_WRITES=false (engine.io writes all). */
   directory: WebSocketDirectory | null;
   /** Fan-out writes per path since start (the metric's counts; also read by bench/ws.ts). */
@@ -173,7 +175,7 @@ function onPing(this: IOSocket): void {
   const svc = this.$service;
   svc.stateOf(this)?.idle.refresh();
   // Every client pings every few seconds: the same bytes each time, encoded once.
-  svc.writeEncoded(this, (svc.pong ??= svc.encode({ type: "pong" })));
+  svc.writeEncoded(this, (svc.pong ??= batchOf([svc.encode({ type: "pong" })])));
 }
 
 function onSubscribe(this: IOSocket, payload: unknown): void {
@@ -539,11 +541,11 @@ const SocketGateway = defineService<SocketGatewayThis>({
       const members = roomNames.map((r) => nsp.adapter.rooms.get(r) ?? new Set<string>());
       const encoded = msgs.map((msg) => this.encode(msg));
       // By room combination: its messages, in order.
-      const byMask = new Map<number, EncodedMessage[]>();
+      const byMask = new Map<number, Batch>();
       const mine = (mask: number) => {
-        let list = byMask.get(mask);
-        if (!list) byMask.set(mask, (list = encoded.filter((_, k) => mask & (1 << k))));
-        return list;
+        let batch = byMask.get(mask);
+        if (!batch) byMask.set(mask, (batch = batchOf(encoded.filter((_, k) => mask & (1 << k)))));
+        return batch;
       };
       const floors = roomNames.map((r) => this.bookFloors.get(r));
       for (let i = 0; i < members.length; i++) {
@@ -574,9 +576,9 @@ const SocketGateway = defineService<SocketGatewayThis>({
     },
 
     /** One encoded message to one socket. */
-    writeEncoded(this: SocketGatewayThis, socket: Socket, e: EncodedMessage) {
+    writeEncoded(this: SocketGatewayThis, socket: Socket, e: Batch) {
       const writer = this.socketStates.get(socket.id)?.writer;
-      if (writer) this.countWrite(writer.write([e]));
+      if (writer) this.countWrite(writer.write(e));
     },
 
     countWrite(this: SocketGatewayThis, path: FanoutPath) {

@@ -7,7 +7,7 @@ import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server, type Socket } from "socket.io";
 import { io as connect, type Socket as ClientSocket } from "socket.io-client";
-import { encodedMessage, WebSocketDirectory, type EncodedMessage } from "../../gateway/socket-direct";
+import { batchOf, encodedMessage, WebSocketDirectory, type Batch } from "../../gateway/socket-direct";
 
 describe("WebSocketDirectory / ConnectionWriter", () => {
   let http: HttpServer;
@@ -30,10 +30,11 @@ describe("WebSocketDirectory / ConnectionWriter", () => {
     await new Promise((r) => server.close(r));
   });
 
-  const encode = (msg: object): EncodedMessage => {
+  const encodeOne = (msg: object) => {
     const [packet] = server.encoder.encode({ type: 2, nsp: "/", data: ["message", msg] }) as string[];
     return encodedMessage(packet);
   };
+  const encode = (...msgs: object[]): Batch => batchOf(msgs.map(encodeOne));
 
   /** A connected client (and its server socket), its `message` payloads collected. */
   async function open(transports: Array<"websocket" | "polling">, waitUpgrade = false) {
@@ -56,8 +57,8 @@ describe("WebSocketDirectory / ConnectionWriter", () => {
   test("a connection opened on a websocket: messages go straight through ws, in order, as Socket.IO messages", async () => {
     const c = await open(["websocket"]);
     expect(c.writer.direct).toBe(true);
-    expect(c.writer.write([encode({ n: 1 }), encode({ n: 2 })])).toBe("websocket");
-    expect(c.writer.write([encode({ n: 3 })])).toBe("websocket");
+    expect(c.writer.write(encode({ n: 1 }, { n: 2 }))).toBe("websocket");
+    expect(c.writer.write(encode({ n: 3 }))).toBe("websocket");
     await until(() => c.got.length === 3);
     expect(c.got).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
   });
@@ -66,17 +67,17 @@ describe("WebSocketDirectory / ConnectionWriter", () => {
     const c = await open(["polling", "websocket"]);
     if (c.client.io.engine.transport.name !== "websocket") {
       expect(c.writer.direct).toBe(false);
-      expect(c.writer.write([encode({ n: 1 })])).toBe("engine-io");
+      expect(c.writer.write(encode({ n: 1 }))).toBe("engine-io");
       await new Promise<void>((r) => c.client.io.engine.once("upgrade", () => r()));
     } else c.got.push({ n: 1 }); // upgraded before this test could look
     await until(() => c.writer.direct);
-    expect(c.writer.write([encode({ n: 2 })])).toBe("websocket");
+    expect(c.writer.write(encode({ n: 2 }))).toBe("websocket");
     await until(() => c.got.length === 2);
     expect(c.got).toEqual([{ n: 1 }, { n: 2 }]);
 
     const p = await open(["polling"]);
     expect(p.writer.direct).toBe(false);
-    expect(p.writer.write([encode({ n: 1 })])).toBe("engine-io");
+    expect(p.writer.write(encode({ n: 1 }))).toBe("engine-io");
     await until(() => p.got.length === 1);
   });
 
@@ -87,14 +88,23 @@ describe("WebSocketDirectory / ConnectionWriter", () => {
     c.socket.emit("message", { n: 1 });
     c.socket.emit("message", { n: 2 });
     expect(c.writer.direct).toBe(false);
-    expect(c.writer.write([encode({ n: 3 })])).toBe("engine-io");
+    expect(c.writer.write(encode({ n: 3 }))).toBe("engine-io");
     await until(() => c.got.length === 3);
     expect(c.got).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
     // engine.io has flushed: direct again.
     await until(() => c.writer.direct);
-    expect(c.writer.write([encode({ n: 4 })])).toBe("websocket");
+    expect(c.writer.write(encode({ n: 4 }))).toBe("websocket");
     await until(() => c.got.length === 4);
     expect(c.got[3]).toEqual({ n: 4 });
+  });
+
+  test("frames of every length form (7-bit, 16-bit, 64-bit) reach the client intact", async () => {
+    const c = await open(["websocket"]);
+    const sizes = [10, 100, 200, 65_600];
+    const msgs = sizes.map((n) => ({ s: "x".repeat(n) }));
+    expect(c.writer.write(encode(...msgs))).toBe("websocket");
+    await until(() => c.got.length === sizes.length);
+    expect(c.got).toEqual(msgs);
   });
 
   test("a closed connection: nothing is written, no throw", async () => {
@@ -102,6 +112,43 @@ describe("WebSocketDirectory / ConnectionWriter", () => {
     c.client.close();
     await until(() => c.socket.conn.readyState === "closed");
     expect(c.writer.direct).toBe(false);
-    expect(c.writer.write([encode({ n: 1 })])).toBe("engine-io");
+    expect(c.writer.write(encode({ n: 1 }))).toBe("engine-io");
+  });
+});
+
+describe("ConnectionWriter with permessage-deflate (ws compressing, so holding bytes of its own)", () => {
+  test("a push never overtakes a compressed message ws is still deflating", async () => {
+    const http = createServer();
+    const directory = new WebSocketDirectory();
+    const server = new Server(http, { path: "/ws", wsEngine: directory.wsEngine, perMessageDeflate: { threshold: 0 } });
+    server.engine.on("connection", (conn: Socket["conn"]) => directory.track(conn));
+    const connected = new Promise<Socket>((r) => server.on("connection", r));
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    const client = connect(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, {
+      path: "/ws",
+      transports: ["websocket"],
+      forceNew: true,
+      reconnection: false,
+    });
+    try {
+      const got: unknown[] = [];
+      client.on("message", (m: unknown) => got.push(m));
+      const socket = await connected;
+      const writer = directory.writerOf(socket.conn);
+      const [packet] = server.encoder.encode({ type: 2, nsp: "/", data: ["message", { n: 2 }] }) as string[];
+      const rounds = 20;
+      for (let i = 0; i < rounds; i++) {
+        // engine.io idle: it hands the next message to ws at once, and ws deflates it on its own time.
+        while (!socket.conn.transport.writable) await new Promise((r) => setTimeout(r, 5));
+        socket.emit("message", { n: 1, big: "y".repeat(50_000) });
+        expect(writer.write(batchOf([encodedMessage(packet)]))).toBe("websocket");
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      while (got.length < 2 * rounds) await new Promise((r) => setTimeout(r, 5));
+      expect(got.map((m) => (m as { n: number }).n)).toEqual(Array.from({ length: rounds }, () => [1, 2]).flat());
+    } finally {
+      client.close();
+      await new Promise((r) => server.close(r));
+    }
   });
 });
