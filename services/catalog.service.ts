@@ -16,7 +16,7 @@ import { DomainError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import type { AppContext } from "../mixins/context";
-import { page } from "../gateway/envelope";
+import { page } from "../lib/paging";
 import type { MarketCommand } from "../catalog/lifecycle";
 import { renderInternal, renderMarket } from "../catalog/views";
 import { Catalog, CatalogRefusal, type CatalogOut } from "../catalog/catalog";

@@ -16,7 +16,7 @@ import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import type { Outcome } from "../engine/types";
 import type { ChainReconciliation, SubmissionResult } from "../models/chain";
-import { page } from "../gateway/envelope";
+import { page } from "../lib/paging";
 import { KeyRing } from "../chain/keys";
 import type { ChainPort } from "../chain/port";
 import type { FaucetAsset, SandboxChain } from "../chain/sandbox";

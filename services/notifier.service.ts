@@ -6,7 +6,7 @@ import { configOf } from "../lib/config";
 import { validationError } from "../lib/errors";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
-import { page } from "../gateway/envelope";
+import { page } from "../lib/paging";
 import { notificationItem, type NotifierCollections } from "../models/notification";
 import { Notifier, type OrderUpdate, type WithdrawalFailed, type WithdrawalSent } from "../notifier/notifier";
 import { Delivery, type BotClient } from "../notifier/delivery";
