@@ -14,6 +14,7 @@ export { sdkModels } from "./sdk";
 export * from "./actions";
 export * from "./call";
 export * from "./events";
+export * from "./broker-events";
 export { SCHEMAS } from "./models";
 
 export type Schemas = typeof SCHEMAS;
