@@ -47,11 +47,13 @@ export interface SessionResponse {
   walletAddress: string;
 }
 
-/** The session user a verified token names (socket `user` channel). */
+/** The session user a verified token names (the gateway's SessionUser, the socket `user` channel). */
 export interface TokenUser {
   id: string;
+  /** Raw form `0:hex` of the wallet bound to the session. */
   wallet: string;
   sid: string;
+  /** Seconds since epoch when the token stops being valid. */
   exp: number;
 }
 

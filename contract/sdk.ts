@@ -43,6 +43,32 @@ function objectBody(s: JsonSchema, indent: string): string {
   return `{\n${lines.join("\n")}\n${indent}}`;
 }
 
+/** One declaration per schema: an interface for an object, a type otherwise. */
+function declarations(schemasIn: Record<string, JsonSchema>): string[] {
+  const schemas = publicSchema(schemasIn) as Record<string, JsonSchema>;
+  return Object.entries(schemas).map(([name, s]) => {
+    const isObject = s.type === "object" && s.properties && !s.nullable;
+    return `${doc(s, "")}${isObject ? `export interface ${name} ${objectBody(s, "")}` : `export type ${name} = ${typeOf(s, "")};`}\n`;
+  });
+}
+
+const SOCKET_HEADER = `/**
+ * GENERATED from the server's contract (contract/events.ts) by \`npm run contract:sdk\`; do not edit.
+ * The Socket.IO payloads at /ws: what a client emits and every \`message\` the server sends.
+ */
+`;
+
+/**
+ * The SDK's socket payload types as TypeScript source (client/src/generated/socket.ts): one
+ * declaration per socket schema; the REST shapes they point at are imported from ./models.
+ */
+export function sdkSocket(socketSchemas: Record<string, JsonSchema>): string {
+  const refs = JSON.stringify(socketSchemas).match(/#\/components\/schemas\/\w+/g) ?? [];
+  const rest = [...new Set(refs.map((r) => r.slice("#/components/schemas/".length)))].filter((n) => !(n in socketSchemas)).sort();
+  const imports = rest.length ? `import type { ${rest.join(", ")} } from "./models";\n` : "";
+  return [SOCKET_HEADER + imports, ...declarations(socketSchemas)].join("\n");
+}
+
 /** A route as the generator needs it: its operation and its query parameters. */
 interface QueryRoute {
   readonly operationId: string;
@@ -56,12 +82,7 @@ interface QueryRoute {
  * interface per route with query parameters (the SDK's list and filter options).
  */
 export function sdkModels(schemasIn: Record<string, JsonSchema>, routes: Record<string, QueryRoute> = {}): string {
-  const schemas = publicSchema(schemasIn) as Record<string, JsonSchema>;
-  const out = [HEADER];
-  for (const [name, s] of Object.entries(schemas)) {
-    const isObject = s.type === "object" && s.properties && !s.nullable;
-    out.push(`${doc(s, "")}${isObject ? `export interface ${name} ${objectBody(s, "")}` : `export type ${name} = ${typeOf(s, "")};`}\n`);
-  }
+  const out = [HEADER, ...declarations(schemasIn)];
   for (const r of Object.values(routes)) {
     if (!r.query) continue;
     const name = r.operationId[0].toUpperCase() + r.operationId.slice(1) + "Query";

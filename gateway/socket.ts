@@ -14,9 +14,8 @@ import type { Service, ServiceSchema } from "moleculer";
 import SocketIOMixin from "moleculer-io";
 import type { Server, Socket } from "socket.io";
 import { defineService } from "../lib/service";
-import type { EventName, EventPayload } from "../contract/broker-events";
+import { call, type ActionName, type ActionResult, type EventName, type EventPayload } from "../contract";
 import { tradeRecordView } from "../engine/settlement";
-import type { SessionUser } from "../mixins/context";
 import { configOf } from "../lib/config";
 import { livePrices } from "../trading/live-prices";
 import { Coalescer } from "./socket-coalesce";
@@ -41,7 +40,6 @@ import {
   wsTextFrame,
   parseUnsubscribe,
   rooms,
-  type BookLevels,
   type ErrorMessage,
   type MarketPrices,
   type PositionUpdate,
@@ -131,7 +129,7 @@ const SOCKET_EVENTS = [
 ] as const satisfies readonly EventName[];
 
 /** Actions the socket layer calls (readiness checks them with the REST routes'). */
-export const SOCKET_ACTIONS = ["book.depth", "auth.resolveToken"] as const;
+export const SOCKET_ACTIONS = ["book.depth", "auth.resolveToken"] as const satisfies readonly ActionName[];
 
 const KNOWN_EVENTS = new Set(["ping", "subscribe", "unsubscribe", "call"]);
 
@@ -353,11 +351,9 @@ const SocketGateway = defineService<SocketGatewayThis>({
       }
       const gen = ++this.seqGen;
       state.pendingBooks.set(key, gen);
-      let depth: { seq: number; yes: BookLevels; no: BookLevels };
+      let depth: ActionResult<"book.depth">;
       try {
-        depth = await this.broker.call<{ seq: number; yes: BookLevels; no: BookLevels }, { marketId: string }>("book.depth", {
-          marketId: sub.marketId,
-        });
+        depth = await call(this.broker, "book.depth", { marketId: sub.marketId });
       } catch (err) {
         if (state.pendingBooks.get(key) === gen) state.pendingBooks.delete(key);
         const notFound = (err as { code?: number }).code === 404;
@@ -407,9 +403,9 @@ const SocketGateway = defineService<SocketGatewayThis>({
 
     async subscribeUser(this: SocketGatewayThis, socket: Socket, state: SocketState, token: string) {
       const gen = ++state.userGen;
-      let user: SessionUser | null;
+      let user: ActionResult<"auth.resolveToken">;
       try {
-        user = await this.broker.call<SessionUser | null, { token: string }>("auth.resolveToken", { token });
+        user = await call(this.broker, "auth.resolveToken", { token });
       } catch (err) {
         this.logger.warn("auth.resolveToken failed", err);
         if (gen === state.userGen) this.send(socket, errorMsg("UNAVAILABLE", "Authentication unavailable, try again", "user"));
