@@ -76,7 +76,7 @@ const BookService = defineService<BookThis>({
     /** POST /orders/batch: up to 20 orders, each standing alone; the answers in request order. */
     placeBatch: {
       ...routeAction("book.placeBatch"),
-      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.placeBatch">>) {
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.placeBatch">>): Answer<"book.placeBatch"> {
         return this.desk.placeBatch(ctx, currentUser(ctx).id, ctx.params.orders, ctx.meta.idem);
       },
     },
@@ -136,7 +136,7 @@ const BookService = defineService<BookThis>({
     /** GET /orders: the caller's orders, newest first: open (default), closed or all; paged. */
     listOrders: {
       ...routeAction("book.listOrders"),
-      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.listOrders">>) {
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.listOrders">>): Promise<ActionResult<"book.listOrders">> {
         const { items, total } = await call(ctx, "ledger.orders", { ...ctx.params, userId: currentUser(ctx).id });
         return page(items.map(orderView), total, ctx.params.page, ctx.params.pageSize);
       },

@@ -123,7 +123,7 @@ const ChainService = defineService<ChainThis>({
     /** POST /redeem/:marketId */
     redeem: {
       ...routeAction("chain.redeem"),
-      async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.redeem">>) {
+      async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.redeem">>): Promise<ActionResult<"chain.redeem">> {
         const req = { userId: currentUser(ctx).id, ...ctx.params };
         const market = (marketId: string) => call(ctx, "catalog.getMarketInternal", { marketId });
         const key = ctx.meta.idem ? { ...ctx.meta.idem, status: 202 } : undefined;
