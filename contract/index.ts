@@ -11,7 +11,7 @@ import { ID, toProps, toRule, type Defaulted, type FromSchema, type FvRule, type
 
 export * from "./schema";
 export * from "./routes";
-export { sdkModels, sdkSocket } from "./sdk";
+export { sdkModels, sdkRoutes, sdkSocket } from "./sdk";
 export * from "./actions";
 export * from "./call";
 export * from "./events";

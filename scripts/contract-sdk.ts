@@ -1,6 +1,7 @@
 /**
  * `npm run contract:sdk`: writes the SDK's generated modules from the contract into
- * client/src/generated/ (models.ts: the REST shapes; socket.ts: the Socket.IO payloads), so the
+ * client/src/generated/ (models.ts: the REST shapes; routes.ts: every route's method, path and
+ * types; socket.ts: the Socket.IO payloads), so the
  * SDK package carries them and imports nothing from outside client/. Run by `npm run build`
  * before the SDK compiles; a test regenerates them and compares with the committed files.
  * Usage: node dist/scripts/contract-sdk.js [out-dir]
@@ -10,7 +11,7 @@ import { join, resolve } from "node:path";
 import { SCHEMAS } from "../contract/models";
 import { ROUTES } from "../contract/routes";
 import { SOCKET_SCHEMAS } from "../contract/events";
-import { sdkModels, sdkSocket } from "../contract/sdk";
+import { sdkModels, sdkRoutes, sdkSocket } from "../contract/sdk";
 import type { JsonSchema } from "../contract/schema";
 
 /** Where the generated module goes inside the SDK. */
@@ -21,6 +22,7 @@ export function sdkModules(): Record<string, string> {
   return {
     "models.ts": sdkModels(SCHEMAS as unknown as Record<string, JsonSchema>, ROUTES),
     "socket.ts": sdkSocket(SOCKET_SCHEMAS as unknown as Record<string, JsonSchema>),
+    "routes.ts": sdkRoutes(ROUTES),
   };
 }
 
