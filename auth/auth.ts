@@ -5,6 +5,7 @@
  * the socket make. The auth service wires the ports to its store and the broker.
  */
 import { randomBytes } from "node:crypto";
+import type { EventMessage, EventPayload } from "../contract/broker-events";
 import type { SessionDoc, UsedProofDoc, UserDoc } from "../models/user";
 import { verifyTonProof, type ConnectProof } from "./ton-proof";
 import { verifyTelegramInitData } from "./telegram";
@@ -46,23 +47,24 @@ export interface SessionResponse {
   walletAddress: string;
 }
 
-/** The session user a verified token names (socket `user` channel). */
+/** The session user a verified token names (the gateway's SessionUser, the socket `user` channel). */
 export interface TokenUser {
   id: string;
+  /** Raw form `0:hex` of the wallet bound to the session. */
   wallet: string;
   sid: string;
+  /** Seconds since epoch when the token stops being valid. */
   exp: number;
 }
 
-export type AuthEvent =
-  | { name: "auth.userCreated"; payload: { userId: string; walletAddress: string } }
-  | { name: "auth.telegramLinked"; payload: { userId: string; chatId: number } };
+/** Broker events auth announces (payloads: contract/broker-events.ts). */
+export type AuthEvent = EventMessage<"auth.userCreated" | "auth.telegramLinked">;
 
 /** Where a command's announcements go (the caller's context: they travel with its request). */
 export interface AuthOut {
   emit(event: AuthEvent): void;
   /** A session ended: every node forgets it at once (to every node, before the command answers). */
-  sessionRevoked(e: { sid: string; userId: string }): void;
+  sessionRevoked(e: EventPayload<"auth.sessionRevoked">): void;
 }
 
 export interface AuthPorts {

@@ -14,6 +14,7 @@
  * print (100 - tick) before aggregating, so its high and low are the YES low and high mirrored.
  */
 
+import type { Model } from "../contract";
 import { microToUnits } from "../engine/money";
 
 export const INTERVALS = ["1H", "1D", "1W", "1M", "MAX"] as const;
@@ -45,22 +46,9 @@ export interface Print {
   notional: number;
 }
 
-export interface Candle {
-  timestamp: string;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-}
-
-export interface PriceHistory {
-  candles: Candle[];
-  currentPrice: number;
-  priceChange: number;
-  priceChangePercent: number;
-  volume24h: number;
-}
+export type Candle = Model<"Candle">;
+/** GET /markets/:id/price-history's data less what the request names (market, outcome, interval). */
+export type PriceHistory = Omit<Model<"PriceHistory">, "marketId" | "outcome" | "interval">;
 
 function alignDown(ms: number, size: number): number {
   return Math.floor(ms / size) * size;

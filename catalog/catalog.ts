@@ -5,17 +5,14 @@
  * to its store and the broker; reads stay there (they are queries and views).
  */
 import type { FieldError } from "../lib/errors";
+import type { EventMessage } from "../contract/broker-events";
 import { canonicalMicroString } from "../engine/money";
 import type {
   CatalogMetaDoc,
   CreateEventParams,
   EventDoc,
-  MarketCancelledEvent,
-  MarketClosedEvent,
   MarketDoc,
   MarketOpenedEvent,
-  MarketResolutionFailedEvent,
-  MarketResolvedEvent,
   MarketResult,
   MarketTradeEvent,
   PrintDoc,
@@ -46,13 +43,10 @@ const notFound = (what: string) => new CatalogRefusal("not_found", "RESOURCE_NOT
 const invalid = (message: string, field: string, rule: string) =>
   new CatalogRefusal("invalid", "VALIDATION_ERROR", message, [{ field, rule }]);
 
-/** Broker events the catalog announces. */
-export type CatalogEvent =
-  | { name: "market.opened"; payload: MarketOpenedEvent }
-  | { name: "market.closed"; payload: MarketClosedEvent }
-  | { name: "market.cancelled"; payload: MarketCancelledEvent }
-  | { name: "market.resolutionFailed"; payload: MarketResolutionFailedEvent }
-  | { name: "market.resolved"; payload: MarketResolvedEvent };
+/** Broker events the catalog announces (payloads: contract/broker-events.ts). */
+export type CatalogEvent = EventMessage<
+  "market.opened" | "market.closed" | "market.cancelled" | "market.resolutionFailed" | "market.resolved"
+>;
 
 /** Where a command's announcements go (the caller's context: they travel with its request). */
 export interface CatalogOut {

@@ -5,6 +5,7 @@
  */
 import type { ConservationReport, PositionState, Posting } from "../engine/accounts";
 import { DomainError } from "../lib/errors";
+import type { BrokerEvents } from "../contract/broker-events";
 import type { ChainEvents } from "../models/chain";
 import type { IdemRecord, LedgerEntryDoc } from "../models/trading";
 import type { KeyRing } from "./keys";
@@ -41,7 +42,7 @@ export function errorType(err: unknown): string | undefined {
   return (err as { type?: string } | null)?.type;
 }
 
-export type EmitChainEvent = <K extends keyof ChainEvents>(event: K, payload: ChainEvents[K]) => void;
+export type EmitChainEvent = <K extends keyof ChainEvents>(event: K, payload: BrokerEvents[K]) => void;
 
 export interface Log {
   info(msg: string): void;

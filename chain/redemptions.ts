@@ -9,7 +9,8 @@ import { sharesText, usdtText } from "../lib/units";
 import type { Posting } from "../engine/accounts";
 import type { Outcome } from "../engine/types";
 import type { MarketInternal } from "../models/catalog";
-import type { MarketSettlementDoc, RedemptionDoc, SubmissionResult } from "../models/chain";
+import type { Model } from "../contract";
+import type { MarketSettlementDoc, RedemptionDoc } from "../models/chain";
 import type { IdemRecord } from "../models/trading";
 import { errorType, type ChainLedger, type Clock, type EmitChainEvent, type Log } from "./ports";
 import { escrowAccount, other, outcomeOfIndexSet, redeemWinner, refundCancelled, resolutionPostings } from "./redemption";
@@ -45,7 +46,10 @@ export interface RedeemRequest {
 /** The catalog's facts about the market (its errors, e.g. not found, pass through). */
 export type MarketLookup = (marketId: string) => Promise<MarketInternal>;
 
-const ALREADY_REDEEMED: SubmissionResult = { status: "duplicate", message: "These positions were already redeemed; nothing new was paid" };
+/** The answer of POST /redeem/:marketId (a redemption is a ledger entry: it never fails on chain). */
+export type RedeemAnswer = Model<"RedeemResult">;
+
+const ALREADY_REDEEMED: RedeemAnswer = { status: "duplicate", message: "These positions were already redeemed; nothing new was paid" };
 
 export class Redemptions {
   constructor(private readonly p: RedemptionPorts) {}
@@ -58,11 +62,7 @@ export class Redemptions {
    * POST /redeem/:marketId. With `key`, a winner's payout entry carries the request's
    * Idempotency-Key and its answer: a replay after a crash answers the payout, not "duplicate".
    */
-  async redeem(
-    req: RedeemRequest,
-    market: MarketLookup,
-    key?: Omit<IdemRecord, "response" | "answerFrom">,
-  ): Promise<SubmissionResult & { payout?: string }> {
+  async redeem(req: RedeemRequest, market: MarketLookup, key?: Omit<IdemRecord, "response" | "answerFrom">): Promise<RedeemAnswer> {
     const { userId, marketId, conditionId, indexSets } = req;
     const { ledger, store } = this.p;
     const selected = new Set<Outcome>();

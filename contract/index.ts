@@ -4,16 +4,18 @@
  * action's fastest-validator params, auth and idempotency options, the gateway's alias tables per
  * route group, and the TypeScript types of requests, params and results. Framework-free.
  */
+import type { Page } from "../lib/paging";
 import { SCHEMAS } from "./models";
 import { ROUTES, type RateCategory, type RouteDef, type RoutedAction, type Routes } from "./routes";
 import { ID, toProps, toRule, type Defaulted, type FromSchema, type FvRule, type JsonSchema } from "./schema";
 
 export * from "./schema";
 export * from "./routes";
-export { sdkModels } from "./sdk";
+export { sdkModels, sdkRoutes, sdkSocket } from "./sdk";
 export * from "./actions";
 export * from "./call";
 export * from "./events";
+export * from "./broker-events";
 export { SCHEMAS } from "./models";
 
 export type Schemas = typeof SCHEMAS;
@@ -36,10 +38,7 @@ export type RequestOf<A extends RoutedAction> = Simplify<IdsOf<Routes[A]> & Quer
 /** What the action's handler sees after validation (defaults filled in). */
 export type ParamsOf<A extends RoutedAction> = Simplify<IdsOf<Routes[A]> & QueryOf<Routes[A], true> & BodyOf<Routes[A], true>>;
 /** One page of a list, as the paged routes' actions return it (the gateway moves `pagination` up). */
-export interface Paged<T> {
-  items: T[];
-  pagination: Model<"Pagination">;
-}
+export type Paged<T> = Page<T>;
 /** What the action returns (the envelope's `data`; a page for a paged route). */
 export type ResultOf<A extends RoutedAction> = Routes[A] extends { result: infer S }
   ? Routes[A] extends { paged: true }

@@ -59,7 +59,8 @@ export interface OrderChange {
   /** Quantity filled by this command (added to the order's filledQuantity). */
   filledDelta: MicroUnits;
   remaining: MicroUnits;
-  status: "open" | "partially_filled" | "filled" | "cancelled" | "expired" | "rejected";
+  /** A rejected order is refused before it reaches a journal entry: never "rejected". */
+  status: "open" | "partially_filled" | "filled" | "cancelled" | "expired";
   /**
    * What the order still holds after this command: micro-USDT for a BUY, shares for a SELL. Summed
    * over a trader's open orders it is exactly their locked balance (the money check proves it).

@@ -3,8 +3,7 @@
  * named `message` with a `type`), and the pure helpers behind them. No I/O here.
  */
 import type { Outcome } from "../engine/types";
-import type { NotificationItem } from "../models/notification";
-import type { LivePrice } from "../models/catalog";
+import type { Model, SocketModel } from "../contract";
 import { ID_RE } from "../contract/schema";
 
 export const SOCKET_PATH = "/ws";
@@ -23,85 +22,20 @@ const MAX_TOKEN_LENGTH = 4096;
 
 export type Channel = "market" | "book" | "user";
 
-export interface Level {
-  price: string;
-  quantity: string;
-  numOrders: number;
-}
+export type Level = Model<"BookLevel">;
+/** One side's view of a book, as `book.depth` answers it and the book channel sends it. */
+export type BookLevels = Model<"OrderBook">;
 
-export interface BookLevels {
-  bids: Level[];
-  asks: Level[];
-}
-
-export interface MarketPrices extends LivePrice {
-  marketId: string;
-}
-
-export interface BalanceView {
-  available: string;
-  locked: string;
-  total: string;
-}
-
-export interface PositionUpdate {
-  marketId: string;
-  outcome: Outcome;
-  quantity: string;
-  avgEntryPrice: string;
-  totalCost: string;
-  realizedPnl: string;
-}
-
-export interface OrderUpdate {
-  orderId: string;
-  marketId: string;
-  status: string;
-  remainingQuantity: string;
-  filledDelta: string;
-  clientOrderId: string | null;
-  /** user, expired, heartbeat, self_trade, market_closed, market_cancelled, market_resolved; null while open or filled. */
-  cancelReason: string | null;
-}
-
-export interface TradeUpdate {
-  tradeId: string;
-  marketId: string;
-  orderId: string;
-  side: "BUY" | "SELL";
-  outcome: Outcome;
-  venue: string;
-  role: string;
-  filledQuantity: string;
-  avgPrice: string;
-  totalCost: string;
-  fee: string;
-}
-
-export type UserUpdate =
-  | { balance: BalanceView }
-  | { position: PositionUpdate }
-  | { order: OrderUpdate }
-  | { trade: TradeUpdate }
-  | { notification: NotificationItem };
-
-export type SocketErrorCode =
-  "VALIDATION_ERROR" | "UNAUTHORIZED" | "SESSION_ENDED" | "NOT_FOUND" | "LIMIT_EXCEEDED" | "UNSUPPORTED" | "IDLE_TIMEOUT" | "UNAVAILABLE";
-
+// What the server sends: the contract's socket payloads (contract/events.ts), one type each.
+export type MarketPrices = SocketModel<"MarketPrices">;
+export type PositionUpdate = SocketModel<"PositionUpdate">;
+export type OrderUpdate = SocketModel<"OrderUpdate">;
+export type TradeUpdate = SocketModel<"TradeUpdate">;
+/** What changed for the user: exactly one key. */
+export type UserUpdate = SocketModel<"UserUpdate">;
+export type SocketErrorCode = SocketModel<"SocketErrorCode">;
 /** Everything the server sends, as the payload of the `message` event. */
-export type ServerMessage =
-  | { type: "pong" }
-  | { type: "subscribed"; channel: "market"; marketIds: string[] }
-  | { type: "subscribed"; channel: "book"; marketId: string; outcome: Outcome }
-  | { type: "subscribed"; channel: "user"; userId: string }
-  | { type: "unsubscribed"; channel: "market"; marketIds: string[] }
-  | { type: "unsubscribed"; channel: "book"; marketId: string; outcome: Outcome }
-  | { type: "unsubscribed"; channel: "user"; userId: string | null }
-  | { type: "snapshot"; channel: "book"; marketId: string; outcome: Outcome; seq: number; data: BookLevels }
-  | { type: "update"; channel: "book"; marketId: string; outcome: Outcome; seq: number; data: { marketId: string } & BookLevels }
-  | { type: "update"; channel: "market"; data: MarketPrices }
-  | { type: "update"; channel: "user"; data: UserUpdate }
-  | { type: "error"; code: SocketErrorCode; message: string; channel?: Channel };
+export type ServerMessage = SocketModel<"ServerMessage">;
 
 export type ErrorMessage = Extract<ServerMessage, { type: "error" }>;
 

@@ -10,13 +10,12 @@
  * - A market's book and price updates go out together: one pass over its subscribers, each socket
  *   getting the frames of all its rooms in one write (the syscall per socket is most of the cost).
  */
-import type { Context, Service, ServiceSchema } from "moleculer";
+import type { Service, ServiceSchema } from "moleculer";
 import SocketIOMixin from "moleculer-io";
 import type { Server, Socket } from "socket.io";
 import { defineService } from "../lib/service";
-import { tradeRecordView, type TradeRecord } from "../engine/settlement";
-import type { SessionUser } from "../mixins/context";
-import type { NotificationItem } from "../models/notification";
+import { call, type ActionName, type ActionResult, type EventName, type EventPayload } from "../contract";
+import { tradeRecordView } from "../engine/settlement";
 import { configOf } from "../lib/config";
 import { livePrices } from "../trading/live-prices";
 import { Coalescer } from "./socket-coalesce";
@@ -41,8 +40,6 @@ import {
   parseSubscribe,
   parseUnsubscribe,
   rooms,
-  type BalanceView,
-  type BookLevels,
   type ErrorMessage,
   type MarketPrices,
   type PositionUpdate,
@@ -51,34 +48,9 @@ import {
   type UserUpdate,
 } from "./socket-protocol";
 
-/** Broker event payloads the socket layer consumes (emitted by book, ledger, auth, notifier). */
-export interface BookChangedEvent {
-  marketId: string;
-  seq: number;
-  yes: BookLevels;
-}
-export interface PricesChangedEvent {
-  marketId: string;
-  yesBid: number | null;
-  yesAsk: number | null;
-  /** The pool's marginal YES price as an exact fraction (digits), when the market has an AMM. */
-  ammYes?: { num: string; den: string } | null;
-}
-export interface OrderUpdatedEvent {
-  orderId: string;
-  userId: string;
-  marketId: string;
-  status: string;
-  remainingQuantity: string;
-  filledDelta: string;
-  clientOrderId: string | null;
-  /** Why a closed order left the book (trading-api.md): user, expired, heartbeat, self_trade, market_*; null otherwise. */
-  cancelReason: string | null;
-}
-export interface TradeCreatedEvent {
-  userId: string;
-  trade: TradeRecord;
-}
+/** Broker event payloads the socket layer keeps (contract/broker-events.ts). */
+type BookChangedEvent = EventPayload<"book.changed">;
+type PricesChangedEvent = EventPayload<"market.pricesChanged">;
 
 interface SocketState {
   markets: Set<string>;
@@ -149,10 +121,10 @@ const SOCKET_EVENTS = [
   "order.updated",
   "notifier.created",
   "auth.sessionRevoked",
-] as const;
+] as const satisfies readonly EventName[];
 
 /** Actions the socket layer calls (readiness checks them with the REST routes'). */
-export const SOCKET_ACTIONS = ["book.depth", "auth.resolveToken"] as const;
+export const SOCKET_ACTIONS = ["book.depth", "auth.resolveToken"] as const satisfies readonly ActionName[];
 
 const KNOWN_EVENTS = new Set(["ping", "subscribe", "unsubscribe", "call"]);
 
@@ -225,7 +197,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
 
   events: {
     "book.changed": {
-      handler(this: SocketGatewayThis, ctx: Context<BookChangedEvent>) {
+      handler(this: SocketGatewayThis, ctx) {
         const ev = ctx.params;
         const prev = this.lastBook.get(ev.marketId);
         if (prev && prev.seq > ev.seq) return;
@@ -235,20 +207,20 @@ const SocketGateway = defineService<SocketGatewayThis>({
       },
     },
     "market.pricesChanged": {
-      handler(this: SocketGatewayThis, ctx: Context<PricesChangedEvent>) {
+      handler(this: SocketGatewayThis, ctx) {
         if (this.hasMembers(rooms.market(ctx.params.marketId)))
           this.marketPush.push(ctx.params.marketId, { book: null, prices: ctx.params });
         else this.lastPrices.delete(ctx.params.marketId);
       },
     },
     "ledger.balanceChanged": {
-      handler(this: SocketGatewayThis, ctx: Context<{ userId: string; balance: BalanceView }>) {
+      handler(this: SocketGatewayThis, ctx) {
         const { userId, balance } = ctx.params;
         this.pushUser(userId, { balance: { available: balance.available, locked: balance.locked, total: balance.total } }, `bal:${userId}`);
       },
     },
     "ledger.positionChanged": {
-      handler(this: SocketGatewayThis, ctx: Context<{ userId: string; position: PositionUpdate }>) {
+      handler(this: SocketGatewayThis, ctx) {
         const { userId, position: p } = ctx.params;
         const position: PositionUpdate = {
           marketId: p.marketId,
@@ -262,13 +234,13 @@ const SocketGateway = defineService<SocketGatewayThis>({
       },
     },
     "ledger.tradeCreated": {
-      handler(this: SocketGatewayThis, ctx: Context<TradeCreatedEvent>) {
+      handler(this: SocketGatewayThis, ctx) {
         const { userId, trade: t } = ctx.params;
         this.pushUser(userId, { trade: tradeRecordView(t) });
       },
     },
     "order.updated": {
-      handler(this: SocketGatewayThis, ctx: Context<OrderUpdatedEvent>) {
+      handler(this: SocketGatewayThis, ctx) {
         const o = ctx.params;
         this.pushUser(o.userId, {
           order: {
@@ -284,12 +256,12 @@ const SocketGateway = defineService<SocketGatewayThis>({
       },
     },
     "notifier.created": {
-      handler(this: SocketGatewayThis, ctx: Context<{ userId: string; notification: NotificationItem }>) {
+      handler(this: SocketGatewayThis, ctx) {
         this.pushUser(ctx.params.userId, { notification: ctx.params.notification });
       },
     },
     "auth.sessionRevoked": {
-      handler(this: SocketGatewayThis, ctx: Context<{ sid: string; userId: string }>) {
+      handler(this: SocketGatewayThis, ctx) {
         const members = this.io?.of("/").adapter.rooms.get(rooms.user(ctx.params.userId));
         for (const id of [...(members ?? [])]) {
           const socket = this.io.of("/").sockets.get(id);
@@ -370,11 +342,9 @@ const SocketGateway = defineService<SocketGatewayThis>({
       }
       const gen = ++this.seqGen;
       state.pendingBooks.set(key, gen);
-      let depth: { seq: number; yes: BookLevels; no: BookLevels };
+      let depth: ActionResult<"book.depth">;
       try {
-        depth = await this.broker.call<{ seq: number; yes: BookLevels; no: BookLevels }, { marketId: string }>("book.depth", {
-          marketId: sub.marketId,
-        });
+        depth = await call(this.broker, "book.depth", { marketId: sub.marketId });
       } catch (err) {
         if (state.pendingBooks.get(key) === gen) state.pendingBooks.delete(key);
         const notFound = (err as { code?: number }).code === 404;
@@ -424,9 +394,9 @@ const SocketGateway = defineService<SocketGatewayThis>({
 
     async subscribeUser(this: SocketGatewayThis, socket: Socket, state: SocketState, token: string) {
       const gen = ++state.userGen;
-      let user: SessionUser | null;
+      let user: ActionResult<"auth.resolveToken">;
       try {
-        user = await this.broker.call<SessionUser | null, { token: string }>("auth.resolveToken", { token });
+        user = await call(this.broker, "auth.resolveToken", { token });
       } catch (err) {
         this.logger.warn("auth.resolveToken failed", err);
         if (gen === state.userGen) this.send(socket, errorMsg("UNAVAILABLE", "Authentication unavailable, try again", "user"));

@@ -9,17 +9,14 @@ import type { PositionState } from "../engine/accounts";
 import { formatMicro } from "../engine/money";
 import type { TradeRecord } from "../engine/settlement";
 import type { LedgerEntryDoc } from "../models/trading";
-import { balanceView, positionChangeView, type BalanceView } from "./views";
+import type { BrokerEvents, EventsOf } from "../contract/broker-events";
+import { balanceView, positionChangeView } from "./views";
 
-export interface LedgerEvents {
-  "ledger.durable": { instance: string; seq: number };
-  "ledger.balanceChanged": { userId: string; balance: BalanceView };
-  "ledger.positionChanged": { userId: string; position: ReturnType<typeof positionChangeView> };
-  "ledger.tradeCreated": { userId: string; trade: TradeRecord & { totalCostDecimal: string } };
-}
+/** The ledger's broker events (contract/broker-events.ts). */
+export type LedgerEvents = EventsOf<"ledger">;
 
 export interface ChangeSink {
-  broadcast<K extends keyof LedgerEvents>(event: K, payload: LedgerEvents[K]): void;
+  broadcast<K extends keyof LedgerEvents>(event: K, payload: BrokerEvents[K]): void;
 }
 
 /** The state after the batch (the ledger's accounts in memory). */

@@ -12,7 +12,8 @@ import type { IdemRecord, MarketLease, SettlementRecord } from "../models/tradin
 import type { Ledger, PostInput, PostOutcome } from "./ledger";
 import type { MoneyStore } from "./store";
 import { verifyAll, type VerifyReport } from "./verify";
-import { balanceView, tradeView, type BalanceView, type TradeView } from "./views";
+import type { Model } from "../contract";
+import { balanceView, tradeView } from "./views";
 
 export interface LedgerDeskPorts {
   now(): number;
@@ -87,7 +88,7 @@ export class LedgerDesk {
     });
   }
 
-  balance(userId: string): BalanceView {
+  balance(userId: string): Model<"Balance"> {
     return balanceView(this.ledger.balance(userId));
   }
 
@@ -97,13 +98,13 @@ export class LedgerDesk {
   }
 
   /** GET /trades: the user's trades, newest first. */
-  async trades(userId: string, pageNo: number, pageSize: number): Promise<Page<TradeView>> {
+  async trades(userId: string, pageNo: number, pageSize: number): Promise<Page<Model<"Trade">>> {
     const { items, total } = await this.store.trades(userId, pageNo, pageSize);
     return page(items.map(tradeView), total, pageNo, pageSize);
   }
 
   /** GET /trades/:id: only the user's own trades exist for the user. */
-  async trade(userId: string, tradeId: string): Promise<TradeView> {
+  async trade(userId: string, tradeId: string): Promise<Model<"Trade">> {
     const t = await this.store.trade(tradeId);
     if (!t || t.userId !== userId) throw notFoundFault("Trade");
     return tradeView(t);

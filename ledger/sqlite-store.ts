@@ -81,7 +81,7 @@ interface OrderRow {
   cancelled: number;
   holds: number;
   status: OrderDoc["status"];
-  cancel_reason: string | null;
+  cancel_reason: OrderDoc["cancelReason"];
   client_order_id: string | null;
   expires_at: string | null;
   post_only: number;

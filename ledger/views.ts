@@ -1,22 +1,17 @@
 /** The ledger's answers in the contract's wire shape: amounts as digit strings. */
+import type { Model, SocketModel } from "../contract";
 import type { PositionState } from "../engine/accounts";
 import { formatAvgPrice } from "../engine/money";
 import { tradeRecordView } from "../engine/settlement";
 import type { TradeDoc } from "../models/trading";
 import type { MoneyCheck } from "./ledger";
 
-export interface BalanceView {
-  available: string;
-  locked: string;
-  total: string;
-}
-
-export function balanceView(b: { available: number; locked: number; total: number }): BalanceView {
+export function balanceView(b: { available: number; locked: number; total: number }): Model<"Balance"> {
   return { available: String(b.available), locked: String(b.locked), total: String(b.total) };
 }
 
 /** A trade as GET /trades lists it. */
-export function tradeView(t: TradeDoc) {
+export function tradeView(t: TradeDoc): Model<"Trade"> {
   return {
     id: t._id,
     ...tradeRecordView(t),
@@ -26,10 +21,8 @@ export function tradeView(t: TradeDoc) {
   };
 }
 
-export type TradeView = ReturnType<typeof tradeView>;
-
 /** A position as the user channel pushes it after a change. */
-export function positionChangeView(p: PositionState) {
+export function positionChangeView(p: PositionState): SocketModel<"PositionUpdate"> {
   return {
     marketId: p.marketId,
     outcome: p.outcome,

@@ -4,11 +4,10 @@
  * Cores throw these; service shells hand them to the broker as its errors.
  */
 
-/** A field-level validation problem in the spec's shape. */
-export interface FieldError {
-  field: string;
-  rule: string;
-}
+import type { Model } from "../contract";
+
+/** A field-level validation problem in the spec's shape (the contract's FieldError). */
+export type FieldError = Model<"FieldError">;
 
 export const FAULT_KINDS = ["rejected", "not_found", "conflict", "moved", "unavailable", "restarted", "internal"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];

@@ -1,9 +1,7 @@
-export interface Pagination {
-  total: number;
-  page: number;
-  pageSize: number;
-  hasNext: boolean;
-}
+import type { Model } from "../contract";
+
+/** The contract's Pagination. */
+export type Pagination = Model<"Pagination">;
 
 /** What list actions return; the gateway lifts `pagination` next to `data`. */
 export interface Page<T> {

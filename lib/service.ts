@@ -1,4 +1,6 @@
-import type { Service, ServiceSchema } from "moleculer";
+import type { Context, Service, ServiceSchema } from "moleculer";
+import type { EventName, EventPayload } from "../contract/broker-events";
+import type { RequestMeta } from "../mixins/context";
 
 /** The named members of T (Moleculer's Service and ServiceSchema also take any key). */
 type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : symbol extends K ? never : K]: T[K] };
@@ -22,6 +24,16 @@ type MethodsField<This, Provided extends PropertyKey> = [MethodKeys<Own<This, Pr
   ? { methods?: Record<string, never> }
   : { methods: MethodsOf<This, Provided> };
 
+/** An event handler: `ctx.params` is what the event carries; the service is `this`. */
+export type EventHandler<This, P> = (this: This, ctx: Context<P, RequestMeta>) => unknown;
+type EventDef<This, P> = EventHandler<This, P> | { handler: EventHandler<This, P>; params?: Record<string, unknown>; group?: string };
+/**
+ * What `events` may hold: a handler per event of the contract's map (contract/broker-events.ts),
+ * which takes that event's payload (an unknown event name, or a handler expecting another
+ * payload, does not compile), and Moleculer's internal `$` events.
+ */
+export type EventsDef<This> = { [E in EventName]?: EventDef<This, EventPayload<E>> } & { [E in `$${string}`]?: EventDef<This, unknown> };
+
 /**
  * A service schema checked against the service's own `this` type: `methods` implements exactly
  * the methods `This` declares (a declared method without an implementation, a wrong signature or
@@ -32,8 +44,8 @@ export type ServiceDef<This extends Service, Provided extends PropertyKey = neve
   ServiceSchema,
   "name" | "version" | "settings" | "dependencies" | "metadata" | "actions" | "mixins" | "hooks"
 > & {
-  /** Handlers declare their own `this` and context types (Moleculer's event types cannot carry them). */
-  events?: Record<string, unknown>;
+  /** Handlers of the contract's broker events (their `ctx.params` is the event's payload) and of Moleculer's own `$` events. */
+  events?: EventsDef<This>;
   /** After the mixins are merged into the schema, before the service is created. */
   merged?(this: This, schema: ServiceSchema): void;
   created?(this: This): void;

@@ -1,16 +1,13 @@
 import type { Context } from "moleculer";
 import { unauthorized } from "../lib/errors";
 import type { IdemKey } from "../models/trading";
+import type { TokenUser } from "../auth/auth";
 
-/** What the gateway attaches to a request's context; kept small since it travels between nodes. */
-export interface SessionUser {
-  id: string;
-  /** Raw form `0:hex` of the wallet bound to the session. */
-  wallet: string;
-  sid: string;
-  /** Seconds since epoch when the token stops being valid. */
-  exp: number;
-}
+/**
+ * What the gateway attaches to a request's context (kept small since it travels between nodes):
+ * the user a verified token names, as `auth.resolveToken` answers it (REST and socket alike).
+ */
+export type SessionUser = TokenUser;
 
 export interface RequestMeta {
   user?: SessionUser | null;

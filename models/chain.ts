@@ -1,4 +1,5 @@
 /** Documents of the chain service (deposit addresses, deposits, incidents, withdrawals, settlement, redemption). */
+import type { EventsOf } from "../contract/broker-events";
 
 /** One user's deposit address: derivation index and address are unique. */
 export interface DepositAddressDoc {
@@ -190,12 +191,5 @@ export interface ChainReconciliation {
   ledgerConservation: boolean;
 }
 
-/** The chain service's events and their payloads (amounts as digit strings of micro-USDT). */
-export interface ChainEvents {
-  "chain.depositCredited": { userId: string; amount: string; txHash: string };
-  "chain.incident": { userId: string; kind: IncidentKind; txHash: string };
-  "chain.withdrawalSent": { userId: string; withdrawalId: string; amount: string; txHash: string };
-  "chain.withdrawalFailed": { userId: string; withdrawalId: string; amount: string; reason: string };
-  "chain.redeemed": { userId: string; marketId: string; payout: string };
-  "chain.refunded": { marketId: string; refunds: Array<{ account: string; amount: string }>; difference: string };
-}
+/** The chain service's events and their payloads (contract/broker-events.ts). */
+export type ChainEvents = EventsOf<"chain">;

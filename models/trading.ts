@@ -1,5 +1,5 @@
 import type { AccountsSnapshot, Posting } from "../engine/accounts";
-import type { FillRecord, OrderChange, TradeRecord } from "../engine/settlement";
+import type { CancelReasonCode, FillRecord, OrderChange, TradeRecord } from "../engine/settlement";
 import type { OrderType, Outcome, Side } from "../engine/types";
 
 /** A market's writer lease: who may write its book, under which epoch (issued by the ledger). */
@@ -104,7 +104,7 @@ export interface OrderDoc {
   /** What the order holds now: micro-USDT (BUY) or shares (SELL). */
   holds: number;
   status: OrderStatus;
-  cancelReason: string | null;
+  cancelReason: CancelReasonCode | null;
   clientOrderId: string | null;
   /** GTD: when the rest is cancelled with status `expired`. */
   expiresAt: string | null;

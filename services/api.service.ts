@@ -166,7 +166,7 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
   },
 
   events: {
-    "auth.sessionRevoked"(this: ApiThis, ctx: Context<{ sid: string }>) {
+    "auth.sessionRevoked"(this: ApiThis, ctx) {
       this.sessions.revoked(ctx.params.sid);
     },
   },

@@ -1,6 +1,6 @@
 import { Errors, type Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { type ActionResult, type Answer, type HandlerParams, internalAction, routeAction } from "../contract";
+import { type ActionResult, type Answer, type HandlerParams, broadcast, emit, internalAction, routeAction } from "../contract";
 import { configOf, type AppConfig } from "../lib/config";
 import { unauthorized } from "../lib/errors";
 import { newId } from "../lib/ids";
@@ -112,8 +112,8 @@ const AuthService = defineService<AuthThis>({
     /** Events travel with the request; a revoked session is broadcast so every node's cache drops it. */
     out(this: AuthThis, ctx: AppContext<unknown>): AuthOut {
       return {
-        emit: (e) => void ctx.emit(e.name, e.payload),
-        sessionRevoked: (e) => void ctx.broadcast("auth.sessionRevoked", e),
+        emit: (e) => emit(ctx, e.name, e.payload),
+        sessionRevoked: (e) => broadcast(ctx, "auth.sessionRevoked", e),
       };
     },
   },

@@ -1,6 +1,17 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { type ActionResult, type Answer, type HandlerParams, call, internalAction, routeAction, rulesOf } from "../contract";
+import {
+  type ActionResult,
+  type Answer,
+  type HandlerParams,
+  type EventPayload,
+  broadcast,
+  call,
+  emit,
+  internalAction,
+  routeAction,
+  rulesOf,
+} from "../contract";
 import { configOf } from "../lib/config";
 import { notFound } from "../lib/errors";
 import { throwWire } from "../gateway/faults";
@@ -28,8 +39,10 @@ type BookThis = Service & {
 const placeCheck = Validator.compile(rulesOf("PlaceOrderRequest")) as (v: unknown) => true | Array<{ field: string; type: string }>;
 
 /** A market stopped trading: its owner releases every resting order (book.halt). */
-const halt = (status: string) => (ctx: AppContext<{ marketId: string }>) =>
-  call(ctx, "book.halt", { marketId: ctx.params.marketId, status });
+const halt =
+  (status: string) =>
+  (ctx: AppContext<EventPayload<"market.closed" | "market.cancelled" | "market.resolved" | "market.resolutionFailed">>) =>
+    call(ctx, "book.halt", { marketId: ctx.params.marketId, status });
 
 function dropForeignMarkets(this: BookThis) {
   this.registry.dropForeignMarkets();
@@ -63,7 +76,7 @@ const BookService = defineService<BookThis>({
     /** POST /orders/batch: up to 20 orders, each standing alone; the answers in request order. */
     placeBatch: {
       ...routeAction("book.placeBatch"),
-      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.placeBatch">>) {
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.placeBatch">>): Answer<"book.placeBatch"> {
         return this.desk.placeBatch(ctx, currentUser(ctx).id, ctx.params.orders, ctx.meta.idem);
       },
     },
@@ -123,7 +136,7 @@ const BookService = defineService<BookThis>({
     /** GET /orders: the caller's orders, newest first: open (default), closed or all; paged. */
     listOrders: {
       ...routeAction("book.listOrders"),
-      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.listOrders">>) {
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.listOrders">>): Promise<ActionResult<"book.listOrders">> {
         const { items, total } = await call(ctx, "ledger.orders", { ...ctx.params, userId: currentUser(ctx).id });
         return page(items.map(orderView), total, ctx.params.page, ctx.params.pageSize);
       },
@@ -238,7 +251,7 @@ const BookService = defineService<BookThis>({
 
   events: {
     // Lifecycle events reach one engine node (balanced); the owner of the market acts on them.
-    "market.opened"(this: BookThis, ctx: AppContext<{ marketId: string }>) {
+    "market.opened"(this: BookThis, ctx) {
       return call(ctx, "book.ensureMarket", { marketId: ctx.params.marketId }).then(
         () => undefined,
         (err) => this.logger.warn("market.opened", err),
@@ -253,7 +266,7 @@ const BookService = defineService<BookThis>({
     "$node.disconnected": dropForeignMarkets,
     "$services.changed": dropForeignMarkets,
     /** The ledger's durability watermark: acknowledges this node's commands without a call each. */
-    "ledger.durable"(this: BookThis, ctx: AppContext<{ instance: string; seq: number }>) {
+    "ledger.durable"(this: BookThis, ctx) {
       this.durability.observe(ctx.params.instance, ctx.params.seq);
     },
   },
@@ -275,8 +288,8 @@ const BookService = defineService<BookThis>({
       },
       // What a committed command tells the world (trading/publication.ts), dispatched here.
       out: {
-        broadcast: (event, payload) => void broker.broadcast(event, payload),
-        emit: (event, payload) => void broker.emit(event, payload),
+        broadcast: (event, payload) => broadcast(broker, event, payload),
+        emit: (event, payload) => emit(broker, event, payload),
         count: (metric, labels) => broker.metrics.increment(METRIC[metric], labels),
       },
       measured: (marketId, ms, queueDepth) => {

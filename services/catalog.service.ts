@@ -6,7 +6,9 @@ import {
   type HandlerParams,
   ID_PARAM,
   ISO_DATE_PATTERN,
+  broadcast,
   call,
+  emit,
   internalAction,
   routeAction,
 } from "../contract";
@@ -218,7 +220,7 @@ const CatalogService = defineService<CatalogThis>({
         notional: { type: "number", integer: true, min: 0 },
         at: { type: "string", max: 40, pattern: new RegExp(ISO_DATE_PATTERN) },
       },
-      async handler(this: CatalogThis, ctx: AppContext<MarketTradeEvent>): Promise<void> {
+      async handler(this: CatalogThis, ctx): Promise<void> {
         await this.prints.add(ctx.params);
       },
     },
@@ -226,7 +228,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Broadcast by whichever catalog node changed a market's status, so every node's cache forgets it. */
     "catalog.marketChanged": {
       params: { marketId: ID_PARAM },
-      async handler(this: CatalogThis, ctx: AppContext<{ marketId: string }>): Promise<void> {
+      async handler(this: CatalogThis, ctx): Promise<void> {
         await this.dropMarketCache(ctx.params.marketId);
       },
     },
@@ -234,7 +236,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Seeded markets are announced once every local service (amm, book) is listening. */
     "$broker.started"(this: CatalogThis): void {
       const pending = this.pendingOpened.splice(0);
-      for (const e of pending) this.broker.emit("market.opened", e);
+      for (const e of pending) emit(this.broker, "market.opened", e);
     },
   },
 
@@ -244,9 +246,9 @@ const CatalogService = defineService<CatalogThis>({
       return {
         changed: async (marketId) => {
           await this.dropMarketCache(marketId);
-          ctx.broadcast("catalog.marketChanged", { marketId });
+          broadcast(ctx, "catalog.marketChanged", { marketId });
         },
-        emit: (e) => void ctx.emit(e.name, e.payload),
+        emit: (e) => emit(ctx, e.name, e.payload),
       };
     },
 
@@ -289,7 +291,7 @@ const CatalogService = defineService<CatalogThis>({
   async started() {
     if (configOf(this.broker).seedDemo) this.pendingOpened.push(...(await this.catalog.seedDemo()));
     // Hot-added after the broker started: nobody will send $broker.started again.
-    if (this.broker.started) for (const e of this.pendingOpened.splice(0)) this.broker.emit("market.opened", e);
+    if (this.broker.started) for (const e of this.pendingOpened.splice(0)) emit(this.broker, "market.opened", e);
   },
 });
 

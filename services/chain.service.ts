@@ -7,14 +7,13 @@ import { Address, Cell } from "@ton/core";
 import type { Service, ServiceBroker } from "moleculer";
 import { METRIC } from "../lib/metrics";
 import { defineService } from "../lib/service";
-import { type ActionResult, type HandlerParams, call, routeAction } from "../contract";
+import { type ActionResult, type HandlerParams, call, emit, routeAction } from "../contract";
 import { configOf, type AppConfig, type ChainConfig } from "../lib/config";
 import { DomainError, notFound, validationError } from "../lib/errors";
 import { AMOUNT } from "../lib/params";
 import { tonLimitText, usdtLimitText } from "../lib/units";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
-import type { Outcome } from "../engine/types";
 import type { ChainReconciliation, SubmissionResult } from "../models/chain";
 import { page } from "../lib/paging";
 import { KeyRing } from "../chain/keys";
@@ -124,7 +123,7 @@ const ChainService = defineService<ChainThis>({
     /** POST /redeem/:marketId */
     redeem: {
       ...routeAction("chain.redeem"),
-      async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.redeem">>) {
+      async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.redeem">>): Promise<ActionResult<"chain.redeem">> {
         const req = { userId: currentUser(ctx).id, ...ctx.params };
         const market = (marketId: string) => call(ctx, "catalog.getMarketInternal", { marketId });
         const key = ctx.meta.idem ? { ...ctx.meta.idem, status: 202 } : undefined;
@@ -254,14 +253,14 @@ const ChainService = defineService<ChainThis>({
       void this.cores?.settlement.deliverNotices();
     },
     "market.resolved": {
-      handler(this: ChainThis, ctx: AppContext<{ marketId: string; result: Outcome | null }>) {
+      handler(this: ChainThis, ctx) {
         const { marketId, result } = ctx.params;
         if (result !== "YES" && result !== "NO") return;
         this.actor.background(`resolve:${marketId}`, () => this.cores.redemptions.sweepResolved(marketId, result));
       },
     },
     "market.cancelled": {
-      async handler(this: ChainThis, ctx: AppContext<{ marketId: string }>) {
+      async handler(this: ChainThis, ctx) {
         const { marketId } = ctx.params;
         await this.cores.redemptions.cancelled(marketId);
         this.actor.background(`refund:${marketId}`, () => this.cores.redemptions.refundMarket(marketId));
@@ -293,7 +292,7 @@ const ChainService = defineService<ChainThis>({
       stores: this.stores,
       ledger: ledgerOf(broker),
       config: ccfg,
-      emit: (event, payload) => void broker.emit(event, payload),
+      emit: (event, payload) => emit(broker, event, payload),
       log: this.logger as Log,
       notifier: {
         available: () => broker.registry.actions.isAvailable("notifier.tradeSettled"),

@@ -1,6 +1,6 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { type ActionResult, type Answer, type HandlerParams, call, internalAction, routeAction } from "../contract";
+import { type ActionResult, type Answer, type HandlerParams, broadcast, call, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
 import { throwWire, wireError } from "../gateway/faults";
@@ -249,7 +249,7 @@ const LedgerService = defineService<LedgerThis>({
     const broker = this.broker;
     this.cores = await LedgerCores.open(await openMoneyStore(configOf(broker)), {
       // Broadcast: every gateway pushes to its own sockets (ledger/changes.ts decides what).
-      out: { broadcast: (event, payload) => void broker.broadcast(event, payload) },
+      out: { broadcast: (event, payload) => broadcast(broker, event, payload) },
       cancelMany: async (marketId, which, reason) => {
         await call(broker, "book.cancelMany", { marketId, ...which, reason });
       },

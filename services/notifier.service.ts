@@ -1,14 +1,14 @@
 import type { Service } from "moleculer";
 import { Api } from "grammy";
 import { defineService } from "../lib/service";
-import { type ActionResult, type HandlerParams, call, internalAction, routeAction } from "../contract";
+import { type ActionResult, type HandlerParams, call, emit, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { validationError } from "../lib/errors";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import { page } from "../lib/paging";
 import { notificationItem, type NotifierCollections } from "../models/notification";
-import { Notifier, type OrderUpdate, type WithdrawalFailed, type WithdrawalSent } from "../notifier/notifier";
+import { Notifier } from "../notifier/notifier";
 import { Delivery, type BotClient } from "../notifier/delivery";
 import { notifierStorePorts, outboxOf } from "../notifier/store";
 import { retryPolicy } from "../notifier/policy";
@@ -125,22 +125,22 @@ const NotifierService = defineService<NotifierThis>({
     "ledger.balanceChanged"(this: NotifierThis) {
       this.notifier.pullSoon();
     },
-    "market.resolved"(this: NotifierThis, ctx: AppContext<{ marketId: string; result: string; conditionId?: string }>) {
+    "market.resolved"(this: NotifierThis, ctx) {
       return this.notifier.marketResolved(ctx.params);
     },
-    "market.cancelled"(this: NotifierThis, ctx: AppContext<{ marketId: string }>) {
+    "market.cancelled"(this: NotifierThis, ctx) {
       return this.notifier.marketCancelled(ctx.params);
     },
-    "order.updated"(this: NotifierThis, ctx: AppContext<OrderUpdate>) {
+    "order.updated"(this: NotifierThis, ctx) {
       return this.notifier.orderUpdated(ctx.params);
     },
-    "chain.withdrawalSent"(this: NotifierThis, ctx: AppContext<WithdrawalSent>) {
+    "chain.withdrawalSent"(this: NotifierThis, ctx) {
       return this.notifier.withdrawalSent(ctx.params);
     },
-    "chain.withdrawalFailed"(this: NotifierThis, ctx: AppContext<WithdrawalFailed>) {
+    "chain.withdrawalFailed"(this: NotifierThis, ctx) {
       return this.notifier.withdrawalFailed(ctx.params);
     },
-    "auth.telegramLinked"(this: NotifierThis, ctx: AppContext<{ userId: string; chatId: number }>) {
+    "auth.telegramLinked"(this: NotifierThis, ctx) {
       this.notifier.telegramLinked(ctx.params.userId, ctx.params.chatId);
     },
   },
@@ -172,7 +172,7 @@ const NotifierService = defineService<NotifierThis>({
       },
       market: (marketId) => call(this.broker, "catalog.getMarketInternal", { marketId }),
       user: (userId) => call(this.broker, "auth.getUser", { userId }),
-      created: (userId, notification) => void this.broker.emit("notifier.created", { userId, notification }),
+      created: (userId, notification) => emit(this.broker, "notifier.created", { userId, notification }),
       delivery: this.delivery,
       now: Date.now,
       after,

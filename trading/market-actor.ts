@@ -352,7 +352,7 @@ export class MarketActor {
       if (!targets.length) return { value: { cancelled: [], releasedAmount: 0 } };
       const postings: Posting[] = [];
       const orders: BookJournalDoc["orders"] = [];
-      const status: OrderStatus = reason === "expired" ? "expired" : "cancelled";
+      const status = reason === "expired" ? ("expired" as const) : ("cancelled" as const);
       let released = 0;
       for (const o of targets) {
         const p = releaseResting(o.side, o.outcome, o.price, o.remaining, this.marketId, o.userId, this.ports.fees);

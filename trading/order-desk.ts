@@ -6,6 +6,7 @@
  * passes it through and never looks inside.
  */
 import { invalid, isFault, notFoundFault, type FieldError } from "../lib/fault";
+import type { Model } from "../contract";
 import type { CancelReasonCode } from "../engine/settlement";
 import type { IdemKey, OrderDoc } from "../models/trading";
 import type { CancelManyResult, PlaceCommand, PlaceResult } from "./market-actor";
@@ -61,7 +62,8 @@ export interface OrderDeskPorts<C> {
 }
 
 /** One answer of POST /orders/batch: the order, or the error it got, in the contract's shape. */
-export type BatchItem = { ok: true; order: unknown } | { ok: false; error: { code: string; message: string; fields?: unknown } };
+/** One order's answer in a batch (the contract's BatchOrderResult). */
+export type BatchItem = Model<"BatchOrderResult">;
 
 export class OrderDesk<C> {
   constructor(private readonly ports: OrderDeskPorts<C>) {}
@@ -142,8 +144,9 @@ export class OrderDesk<C> {
       const p = body as PlaceOrderParams;
       const key = idem ? { ...idem, key: `${idem.key}#${i}` } : undefined;
       try {
+        // A replay answers the placement journaled first under the key (stored as JSON: a PlaceView).
         const order = key
-          ? await this.ports.withIdempotency(c, key, () => this.placeOne(c, userId, p, key))
+          ? ((await this.ports.withIdempotency(c, key, () => this.placeOne(c, userId, p, key))) as PlaceView)
           : await this.placeOne(c, userId, p);
         results.push({ ok: true, order });
       } catch (err) {
@@ -223,7 +226,7 @@ export class OrderDesk<C> {
 }
 
 /** An order's failure inside a batch: the broker's error code (`type`) or a domain fault's code. */
-function batchError(err: unknown): { code: string; message: string; fields?: unknown } {
+function batchError(err: unknown): Model<"ErrorDetail"> {
   const e = err as { type?: unknown; message?: string; data?: { fields?: FieldError[] } };
   const code = typeof e.type === "string" ? e.type : isFault(err) ? err.code : "INTERNAL_ERROR";
   return { code, message: e.message ?? "failed", ...(e.data?.fields ? { fields: e.data.fields } : {}) };

@@ -1,6 +1,7 @@
 /** Orders and books in the contract's wire shape: amounts as digit strings, prices as 2-decimal strings. */
 import { formatAvgPrice, formatTick } from "../engine/money";
 import { marginalPrice, type PoolState } from "../engine/amm";
+import type { Model } from "../contract";
 import type { Depth } from "../engine/types";
 import type { OrderDoc } from "../models/trading";
 import type { PlaceResult } from "./market-actor";
@@ -13,7 +14,7 @@ function shownStatus<S extends string>(s: S): Exclude<S, "rejected"> {
 }
 
 /** An order as GET /orders lists it. */
-export function orderView(o: OrderDoc) {
+export function orderView(o: OrderDoc): Model<"Order"> {
   return {
     id: o._id,
     orderId: o._id,
@@ -36,10 +37,8 @@ export function orderView(o: OrderDoc) {
   };
 }
 
-export type OrderView = ReturnType<typeof orderView>;
-
 /** The answer of POST /orders (and of each order of a batch, and of an amend). */
-export function placeView(t: OrderTerms, r: PlaceResult, quantity = t.quantity) {
+export function placeView(t: OrderTerms, r: PlaceResult, quantity = t.quantity): PlaceView {
   return {
     orderId: r.orderId,
     marketId: t.marketId,
@@ -66,10 +65,11 @@ export function placeView(t: OrderTerms, r: PlaceResult, quantity = t.quantity) 
   };
 }
 
-export type PlaceView = ReturnType<typeof placeView>;
+/** A placed (or amended) order: the contract's PlacedOrder. */
+export type PlaceView = Model<"PlacedOrder">;
 
 /** Aggregated price levels as the contract shows them (prices as 2-decimal strings, quantities as digit strings). */
-export function levelView(d: Depth) {
+export function levelView(d: Depth): Model<"OrderBook"> {
   const v = (l: { price: number; quantity: number; numOrders: number }) => ({
     price: formatTick(l.price),
     quantity: String(l.quantity),
@@ -77,8 +77,6 @@ export function levelView(d: Depth) {
   });
   return { bids: d.bids.map(v), asks: d.asks.map(v) };
 }
-
-export type LevelView = ReturnType<typeof levelView>;
 
 /** Best book prices (YES view ticks) and the pool's marginal YES price as an exact fraction. */
 export interface TopOfBook {

@@ -8,35 +8,22 @@
 import { cost } from "../engine/money";
 import type { PoolState } from "../engine/amm";
 import type { BestPrices, Depth, Outcome } from "../engine/types";
-import type { MarketTradeEvent } from "../models/catalog";
+import type { BrokerEvents } from "../contract/broker-events";
 import type { BookJournalDoc } from "../models/trading";
-import { levelView, poolYesPrice, type LevelView } from "./order-views";
+import { levelView, poolYesPrice } from "./order-views";
 
 /** Levels of the book shown in real time. */
 export const PUBLISHED_LEVELS = 10;
 
-/** Broadcast: every gateway pushes to its own sockets. */
-export interface BroadcastEvents {
-  "book.changed": { marketId: string; seq: number; yes: LevelView };
-  "market.pricesChanged": { marketId: string; yesBid: number | null; yesAsk: number | null; ammYes: { num: string; den: string } | null };
-  "order.updated": {
-    orderId: string;
-    userId: string;
-    marketId: string;
-    status: string;
-    remainingQuantity: string;
-    filledDelta: string;
-    clientOrderId: string | null;
-    cancelReason: string | null;
-  };
-}
+/** Broadcast: every gateway pushes to its own sockets (payloads: the contract's broker events). */
+export type PublishedBroadcast = "book.changed" | "market.pricesChanged" | "order.updated";
 
 export type MarketMetric = "orders" | "fills";
 
 export interface PublicationSink {
-  broadcast<K extends keyof BroadcastEvents>(event: K, payload: BroadcastEvents[K]): void;
+  broadcast<K extends PublishedBroadcast>(event: K, payload: BrokerEvents[K]): void;
   /** Emitted (one consumer per service): the price print for price history and volume. */
-  emit(event: "market.trade", payload: MarketTradeEvent): void;
+  emit(event: "market.trade", payload: BrokerEvents["market.trade"]): void;
   count(metric: MarketMetric, labels: Record<string, string>): void;
 }
 

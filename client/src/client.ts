@@ -20,6 +20,7 @@ import { collect, paginate } from "./pagination";
 // that never signs locally does not carry it.
 import type { BuildProofOptions, KeyPair, ProofSigner, WalletOptions } from "./proof";
 import { PmxSocket, type SocketOptions } from "./socket";
+import { ROUTES, type OperationId, type RouteTypes } from "./generated/routes";
 import type {
   AmendOrderRequest,
   Balance,
@@ -169,6 +170,41 @@ interface Envelope<T> {
   status: number;
   /** Idempotent-Replayed: true */
   replayed: boolean;
+}
+
+type RouteOf<O extends OperationId> = RouteTypes[O];
+/** A route's own auth as the client sends it (public routes go without a token). */
+const AUTH = { public: "none", user: "user", admin: "admin" } as const satisfies Record<(typeof ROUTES)[OperationId]["auth"], AuthMode>;
+/** What one operation is sent with; its method, path and auth come from the route table. */
+interface Sent<O extends OperationId> {
+  params?: RouteOf<O>["params"];
+  query?: RouteOf<O>["query"];
+  body?: RouteOf<O>["body"];
+  idempotencyKey?: string;
+  /** Instead of the route's own (a refresh sends the session's token in the header). */
+  auth?: AuthMode;
+}
+type PagedOperation = { [O in OperationId]: (typeof ROUTES)[O] extends { paged: true } ? O : never }[OperationId];
+
+/**
+ * One route by its operation: method, path and auth from client/src/generated/routes.ts, which
+ * `npm run contract:sdk` writes from the server's contract/routes.ts (each path written once, there).
+ */
+function send<O extends OperationId>(c: PmxClient, operation: O, o: Sent<O> = {}): Promise<Envelope<RouteOf<O>["result"]>> {
+  const r = ROUTES[operation];
+  return c.call<RouteOf<O>["result"]>(r.method, r.path, {
+    params: o.params,
+    query: o.query as Query | undefined,
+    body: o.body,
+    idempotencyKey: o.idempotencyKey,
+    auth: o.auth ?? AUTH[r.auth],
+  });
+}
+
+/** One page of a paged route. */
+function sendPage<O extends PagedOperation>(c: PmxClient, operation: O, query: RouteOf<O>["query"]): Promise<Page<RouteOf<O>["result"]>> {
+  const r = ROUTES[operation];
+  return c.page<RouteOf<O>["result"]>(r.path, { auth: AUTH[r.auth], query: { ...(query as Query) } });
 }
 
 /** A write's data with its non-enumerable `replayed` flag. */
@@ -332,7 +368,7 @@ export class PmxClient {
 
   /** One refresh at a time: concurrent callers share it. */
   refreshSession(): Promise<Session> {
-    this.refreshing ??= this.call<Session>("POST", "/auth/refresh", { auth: "refresh" })
+    this.refreshing ??= send(this, "refresh", { auth: "refresh" })
       .then((r) => {
         this.setSession(r.data);
         return r.data;
@@ -480,12 +516,12 @@ export interface KeyPairLoginOptions {
 class AuthApi extends Api {
   /** GET /auth/challenge: the exchange's login domain and a fresh payload to sign. */
   async challenge(): Promise<Challenge> {
-    return (await this.c.call<Challenge>("GET", "/auth/challenge", { auth: "none" })).data;
+    return (await send(this.c, "challenge")).data;
   }
 
   /** POST /auth/connect with a ready body (e.g. a proof from TON Connect in a browser). */
   async connect(body: ConnectRequest): Promise<Session> {
-    const env = await this.c.call<Session>("POST", "/auth/connect", { auth: "none", body });
+    const env = await send(this.c, "connect", { body });
     this.c.setSession(env.data);
     return env.data;
   }
@@ -515,7 +551,7 @@ class AuthApi extends Api {
 
   /** POST /auth/refresh with a token given in the body instead of the header. */
   async refreshToken(token: string): Promise<Session> {
-    const env = await this.c.call<Session>("POST", "/auth/refresh", { auth: "none", body: { token } });
+    const env = await send(this.c, "refresh", { body: { token } });
     this.c.setSession(env.data);
     return env.data;
   }
@@ -523,7 +559,7 @@ class AuthApi extends Api {
   /** POST /auth/logout: the session ends server-side at once; the client forgets it. */
   async logout(): Promise<void> {
     try {
-      await this.c.call<null>("POST", "/auth/logout", { auth: "user" });
+      await send(this.c, "logout");
     } catch (err) {
       // An already dead session is logged out all the same.
       if (!(err instanceof UnauthorizedError)) throw err;
@@ -535,7 +571,7 @@ class AuthApi extends Api {
 class EventsApi extends Api {
   /** GET /events: one page. */
   list(params: ListEventsParams = {}): Promise<Page<Event>> {
-    return this.c.page<Event>("/events", { auth: "none", query: { ...params } });
+    return sendPage(this.c, "listEvents", params);
   }
   /** Every event of GET /events, page by page. */
   iterate(params: ListEventsParams = {}): AsyncGenerator<Event, void, undefined> {
@@ -543,80 +579,66 @@ class EventsApi extends Api {
   }
   /** GET /events/search: best match first. */
   search(params: SearchEventsParams): Promise<Page<Event>> {
-    return this.c.page<Event>("/events/search", { auth: "none", query: { ...params } });
+    return sendPage(this.c, "searchEvents", params);
   }
   iterateSearch(params: SearchEventsParams): AsyncGenerator<Event, void, undefined> {
     return paginate((p: SearchEventsParams) => this.search(p), params);
   }
   /** GET /events/:id with its markets' live prices. */
   async get(id: string): Promise<Event> {
-    return (await this.c.call<Event>("GET", "/events/{id}", { auth: "none", params: { id } })).data;
+    return (await send(this.c, "getEvent", { params: { id } })).data;
   }
 }
 
 class MarketsApi extends Api {
   /** GET /markets/:id (cached 5 s by the server). */
   async get(id: string): Promise<MarketItem> {
-    return (await this.c.call<MarketItem>("GET", "/markets/{id}", { auth: "none", params: { id } })).data;
+    return (await send(this.c, "getMarket", { params: { id } })).data;
   }
   /** GET /markets/:id/orderbook: top 10 levels of the YES (default) or NO view. */
   async orderbook(id: string, outcome?: Outcome): Promise<OrderBook> {
-    return (
-      await this.c.call<OrderBook>("GET", "/markets/{marketId}/orderbook", { auth: "none", params: { marketId: id }, query: { outcome } })
-    ).data;
+    return (await send(this.c, "getOrderBook", { params: { marketId: id }, query: { outcome } })).data;
   }
   /** GET /markets/:id/price-history */
   async priceHistory(id: string, params: PriceHistoryParams = {}): Promise<PriceHistory> {
-    return (
-      await this.c.call<PriceHistory>("GET", "/markets/{marketId}/price-history", {
-        auth: "none",
-        params: { marketId: id },
-        query: { ...params },
-      })
-    ).data;
+    return (await send(this.c, "getPriceHistory", { params: { marketId: id }, query: params })).data;
   }
   /** POST /markets/:id/quote: what a market order would cost now, without executing it. */
   async quote(id: string, body: QuoteRequest): Promise<Quote> {
-    return (await this.c.call<Quote>("POST", "/markets/{marketId}/quote", { auth: "user", params: { marketId: id }, body })).data;
+    return (await send(this.c, "quote", { params: { marketId: id }, body })).data;
   }
 }
 
 class OrdersApi extends Api {
   /** POST /orders: a GTC, GTD, FOK or FAK limit order, optionally post-only, with your clientOrderId. */
   async place(body: PlaceOrderRequest, opts: WriteOptions = {}): Promise<Replayable<PlacedOrder>> {
-    return replayable(await this.c.call<PlacedOrder>("POST", "/orders", { auth: "user", body, idempotencyKey: opts.idempotencyKey }));
+    return replayable(await send(this.c, "placeOrder", { body, idempotencyKey: opts.idempotencyKey }));
   }
   /**
    * POST /orders/batch: 1 to 20 orders in one request (one trade-category request), each standing
    * alone; the results in request order, `{ok: true, order}` or `{ok: false, error}`.
    */
   async batch(orders: PlaceOrderRequest[], opts: WriteOptions = {}): Promise<Replayable<BatchOrderResult[]>> {
-    return replayable(
-      await this.c.call<BatchOrderResult[]>("POST", "/orders/batch", {
-        auth: "user",
-        body: { orders },
-        idempotencyKey: opts.idempotencyKey,
-      }),
-    );
+    return replayable(await send(this.c, "placeOrderBatch", { body: { orders }, idempotencyKey: opts.idempotencyKey }));
   }
   /**
    * PATCH /orders/:id: new price and/or open quantity, atomically, under the same id. A lower
    * quantity keeps time priority; a new price or a higher quantity loses it. Refused, the order stands.
    */
   async amend(id: string, body: AmendOrderRequest): Promise<PlacedOrder> {
-    return (await this.c.call<PlacedOrder>("PATCH", "/orders/{orderId}", { auth: "user", params: { orderId: id }, body })).data;
+    return (await send(this.c, "amendOrder", { params: { orderId: id }, body })).data;
   }
   /** DELETE /orders/:id */
   async cancel(id: string): Promise<CancelledOrder> {
-    return (await this.c.call<CancelledOrder>("DELETE", "/orders/{orderId}", { auth: "user", params: { orderId: id } })).data;
+    return (await send(this.c, "cancelOrder", { params: { orderId: id } })).data;
   }
   /** DELETE /orders: every open order of yours, or of one market. */
   async cancelAll(params: { marketId?: string } = {}): Promise<CancelAllResult> {
-    return (await this.c.call<CancelAllResult>("DELETE", "/orders", { auth: "user", query: { ...params } })).data;
+    return (await send(this.c, "cancelAllOrders", { query: params })).data;
   }
   /** GET /orders: one page, newest first; open orders unless `status` says closed or all. */
   list(params: ListOrdersParams = {}): Promise<Page<Order>> {
-    return this.c.page<Order>("/orders", { auth: "user", query: { ...params } });
+    return sendPage(this.c, "listOrders", params);
   }
   /** Every order of GET /orders, page by page. */
   iterate(params: ListOrdersParams = {}): AsyncGenerator<Order, void, undefined> {
@@ -631,39 +653,37 @@ class OrdersApi extends Api {
 class TradeApi extends Api {
   /** POST /trade/amm: against the market's AMM only. */
   async amm(body: TradeRequest, opts: WriteOptions = {}): Promise<Replayable<TradeExecution>> {
-    return replayable(await this.c.call<TradeExecution>("POST", "/trade/amm", { auth: "user", body, idempotencyKey: opts.idempotencyKey }));
+    return replayable(await send(this.c, "tradeAmm", { body, idempotencyKey: opts.idempotencyKey }));
   }
   /** POST /trade/market: smart-routed between the book and the AMM. */
   async market(body: TradeRequest, opts: WriteOptions = {}): Promise<Replayable<TradeExecution>> {
-    return replayable(
-      await this.c.call<TradeExecution>("POST", "/trade/market", { auth: "user", body, idempotencyKey: opts.idempotencyKey }),
-    );
+    return replayable(await send(this.c, "tradeMarket", { body, idempotencyKey: opts.idempotencyKey }));
   }
 }
 
 class PortfolioApi extends Api {
   /** GET /balance */
   async balance(): Promise<Balance> {
-    return (await this.c.call<Balance>("GET", "/balance", { auth: "user" })).data;
+    return (await send(this.c, "getBalance")).data;
   }
   /** GET /positions: open positions with mark price and unrealized PnL. */
   async positions(): Promise<Position[]> {
-    return (await this.c.call<Position[]>("GET", "/positions", { auth: "user" })).data;
+    return (await send(this.c, "listPositions")).data;
   }
   /** GET /trades: one page, newest first. */
   trades(params: PageParams = {}): Promise<Page<Trade>> {
-    return this.c.page<Trade>("/trades", { auth: "user", query: { ...params } });
+    return sendPage(this.c, "listTrades", params);
   }
   iterateTrades(params: PageParams = {}): AsyncGenerator<Trade, void, undefined> {
     return paginate((p: PageParams) => this.trades(p), params);
   }
   /** GET /trades/:id (poll settlement). */
   async trade(id: string): Promise<Trade> {
-    return (await this.c.call<Trade>("GET", "/trades/{id}", { auth: "user", params: { id } })).data;
+    return (await send(this.c, "getTrade", { params: { id } })).data;
   }
   /** GET /transfers: one page of deposits (credited or not, with the reason) and withdrawals, newest first. */
   transfers(params: ListTransfersParams = {}): Promise<Page<Transfer>> {
-    return this.c.page<Transfer>("/transfers", { auth: "user", query: { ...params } });
+    return sendPage(this.c, "listTransfers", params);
   }
   iterateTransfers(params: ListTransfersParams = {}): AsyncGenerator<Transfer, void, undefined> {
     return paginate((p: ListTransfersParams) => this.transfers(p), params);
@@ -673,33 +693,26 @@ class PortfolioApi extends Api {
 class WalletApi extends Api {
   /** GET /deposit-address (allocated on first call). */
   async depositAddress(): Promise<DepositAddress> {
-    return (await this.c.call<DepositAddress>("GET", "/deposit-address", { auth: "user" })).data;
+    return (await send(this.c, "getDepositAddress")).data;
   }
   /** POST /withdraw to the session's wallet; `duplicate` and `failed` are answers, not errors. */
   async withdraw(body: WithdrawRequest, opts: WriteOptions = {}): Promise<Replayable<WithdrawResult>> {
-    return replayable(await this.c.call<WithdrawResult>("POST", "/withdraw", { auth: "user", body, idempotencyKey: opts.idempotencyKey }));
+    return replayable(await send(this.c, "withdraw", { body, idempotencyKey: opts.idempotencyKey }));
   }
   /** POST /redeem/:marketId */
   async redeem(marketId: string, body: RedeemRequest, opts: WriteOptions = {}): Promise<Replayable<RedeemResult>> {
-    return replayable(
-      await this.c.call<RedeemResult>("POST", "/redeem/{marketId}", {
-        auth: "user",
-        params: { marketId },
-        body,
-        idempotencyKey: opts.idempotencyKey,
-      }),
-    );
+    return replayable(await send(this.c, "redeem", { params: { marketId }, body, idempotencyKey: opts.idempotencyKey }));
   }
   /** POST /sandbox/faucet (sandbox chain only). */
   async faucet(body: FaucetRequest): Promise<FaucetResult> {
-    return (await this.c.call<FaucetResult>("POST", "/sandbox/faucet", { auth: "user", body })).data;
+    return (await send(this.c, "faucet", { body })).data;
   }
 }
 
 class NotificationsApi extends Api {
   /** GET /notifications: one page, newest first (`unread: true`: only unread ones). */
   list(params: ListNotificationsParams = {}): Promise<Page<Notification>> {
-    return this.c.page<Notification>("/notifications", { auth: "user", query: { ...params } });
+    return sendPage(this.c, "listNotifications", params);
   }
   iterate(params: ListNotificationsParams = {}): AsyncGenerator<Notification, void, undefined> {
     return paginate((p: ListNotificationsParams) => this.list(p), params);
@@ -714,7 +727,7 @@ class NotificationsApi extends Api {
   }
   /** POST /notifications/read: {ids} or {all: true}. */
   async markRead(body: MarkReadRequest): Promise<MarkReadResult> {
-    return (await this.c.call<MarkReadResult>("POST", "/notifications/read", { auth: "user", body })).data;
+    return (await send(this.c, "markNotificationsRead", { body })).data;
   }
 }
 
@@ -732,7 +745,7 @@ export interface HeartbeatKeeper {
 class HeartbeatsApi extends Api {
   /** POST /heartbeats: arm or re-arm for `timeoutSeconds` (5 to 300); 0 disarms. */
   async send(timeoutSeconds: number): Promise<Heartbeat> {
-    return (await this.c.call<Heartbeat>("POST", "/heartbeats", { auth: "user", body: { timeoutSeconds } })).data;
+    return (await send(this.c, "heartbeat", { body: { timeoutSeconds } })).data;
   }
   disarm(): Promise<Heartbeat> {
     return this.send(0);
@@ -781,18 +794,18 @@ class HeartbeatsApi extends Api {
 /** The operator API (X-Admin-Key; disabled on servers without ADMIN_KEY). */
 class AdminApi extends Api {
   async createEvent(body: CreateEventRequest): Promise<Event> {
-    return (await this.c.call<Event>("POST", "/admin/events", { auth: "admin", body })).data;
+    return (await send(this.c, "adminCreateEvent", { body })).data;
   }
   async updateEvent(id: string, body: UpdateEventRequest): Promise<Event> {
-    return (await this.c.call<Event>("PATCH", "/admin/events/{id}", { auth: "admin", params: { id }, body })).data;
+    return (await send(this.c, "adminUpdateEvent", { params: { id }, body })).data;
   }
   async closeMarket(id: string): Promise<MarketItem> {
-    return (await this.c.call<MarketItem>("POST", "/admin/markets/{id}/close", { auth: "admin", params: { id } })).data;
+    return (await send(this.c, "adminCloseMarket", { params: { id } })).data;
   }
   async cancelMarket(id: string): Promise<MarketItem> {
-    return (await this.c.call<MarketItem>("POST", "/admin/markets/{id}/cancel", { auth: "admin", params: { id } })).data;
+    return (await send(this.c, "adminCancelMarket", { params: { id } })).data;
   }
   async resolveMarket(id: string, body: ResolveMarketRequest): Promise<MarketItem> {
-    return (await this.c.call<MarketItem>("POST", "/admin/markets/{id}/resolve", { auth: "admin", params: { id }, body })).data;
+    return (await send(this.c, "adminResolveMarket", { params: { id }, body })).data;
   }
 }

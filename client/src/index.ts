@@ -37,6 +37,7 @@ export {
   type TradeUpdate,
   type ServerMessage,
   type SocketErrorMessage,
+  type SocketErrorCode,
   type Channel,
   type PmxSocketEvents,
 } from "./socket";

@@ -9,7 +9,8 @@
  * book held are dropped, and with `resyncOnGap` any skip triggers a fresh snapshot as well.
  */
 import { io, type Socket } from "socket.io-client";
-import type { Balance, BookLevel, CancelReason, Notification, OrderStatus, Outcome, Side } from "./models";
+import type { BookLevel, OrderBook, Outcome } from "./models";
+import type { MarketPrices, ServerMessage, UserUpdate } from "./generated/socket";
 import { Emitter, unrefTimer } from "./emitter";
 
 type Timer = ReturnType<typeof setTimeout>;
@@ -19,79 +20,24 @@ export const DEFAULT_PING_INTERVAL_MS = 5_000;
 
 export type Channel = "market" | "book" | "user";
 
-export interface MarketPrices {
-  marketId: string;
-  buyYesPrice: string | null;
-  buyNoPrice: string | null;
-  sellYesPrice?: string | null;
-  sellNoPrice?: string | null;
-}
+// The payloads, generated from the server's contract (npm run contract:sdk).
+export type {
+  MarketPrices,
+  PositionUpdate,
+  OrderUpdate,
+  TradeUpdate,
+  UserUpdate,
+  ServerMessage,
+  SocketErrorCode,
+  SubscribeRequest,
+  UnsubscribeRequest,
+} from "./generated/socket";
 
-export interface BookLevels {
-  bids: BookLevel[];
-  asks: BookLevel[];
-}
+/** One side's view of a book: the top levels, best first. */
+export type BookLevels = OrderBook;
 
-export interface PositionUpdate {
-  marketId: string;
-  outcome: Outcome;
-  quantity: string;
-  avgEntryPrice: string;
-  totalCost: string;
-  realizedPnl: string;
-}
-
-export interface OrderUpdate {
-  orderId: string;
-  marketId: string;
-  /** `expired` when a GTD order reached its expiresAt. */
-  status: OrderStatus;
-  remainingQuantity: string;
-  filledDelta: string;
-  clientOrderId: string | null;
-  /** Why it left the book unfilled (expiry and heartbeat cancels are pushed like user cancels); null while open or filled. */
-  cancelReason: CancelReason | null;
-}
-
-export interface TradeUpdate {
-  tradeId: string;
-  marketId: string;
-  orderId: string;
-  side: Side;
-  outcome: Outcome;
-  venue: string;
-  role: string;
-  filledQuantity: string;
-  avgPrice: string;
-  totalCost: string;
-  fee: string;
-}
-
-/** What changed for the user; exactly one key is present. */
-export type UserUpdate =
-  { balance: Balance } | { position: PositionUpdate } | { order: OrderUpdate } | { trade: TradeUpdate } | { notification: Notification };
-
-export interface SocketErrorMessage {
-  type: "error";
-  message: string;
-  code?: string;
-  channel?: Channel;
-}
-
-/** Every payload of the server's `message` event. */
-export type ServerMessage =
-  | { type: "pong" }
-  | { type: "subscribed"; channel: "market"; marketIds: string[] }
-  | { type: "subscribed"; channel: "book"; marketId: string; outcome?: Outcome }
-  | { type: "subscribed"; channel: "user"; userId: string }
-  | { type: "unsubscribed"; channel: "market"; marketIds: string[] }
-  | { type: "unsubscribed"; channel: "book"; marketId: string; outcome?: Outcome }
-  | { type: "unsubscribed"; channel: "user"; userId: string | null }
-  | { type: "snapshot"; channel: "book"; marketId: string; outcome?: Outcome; seq: number; data: BookLevels }
-  | { type: "update"; channel: "book"; marketId: string; outcome?: Outcome; seq: number; data: { marketId: string } & BookLevels }
-  | { type: "update"; channel: "market"; data: MarketPrices }
-  | { type: "update"; channel: "user"; data: UserUpdate }
-  | SocketErrorMessage;
+/** A refusal or notice of the server (`code` says which). */
+export type SocketErrorMessage = Extract<ServerMessage, { type: "error" }>;
 
 export interface SocketOptions {
   /** The gateway origin, e.g. "http://localhost:3000". */

@@ -1,10 +1,15 @@
 /**
- * The Socket.IO payloads of the contract (contract/events.ts) against the two hand-written copies
- * that remain: the server's gateway/socket-protocol.ts must describe exactly the contract's
- * messages, and the SDK's client/src/socket.ts must accept every message the contract allows
- * (checked by `tsc` over tests; on a compile error, hover the failing alias).
+ * The Socket.IO payloads of the contract (contract/events.ts) and what follows from them: the
+ * server's gateway/socket-protocol.ts types are the contract's (`SocketModel`), the SDK's
+ * client/src/socket.ts re-exports the module `npm run contract:sdk` generates from them
+ * (client/src/generated/socket.ts, compared with the generator's output here), and one field added
+ * to a payload reaches both. The type checks run in `tsc` over tests (on an error, hover the alias).
  */
-import { SOCKET_EVENTS, SOCKET_SCHEMAS, type SocketModel } from "../../contract";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SCHEMAS, SOCKET_EVENTS, SOCKET_SCHEMAS, sdkSocket, str, type FromSchema, type JsonSchema, type SocketModel } from "../../contract";
+import { SDK_GENERATED_DIR, writeSdkModels } from "../../scripts/contract-sdk";
 import type * as Server from "../../gateway/socket-protocol";
 import type * as Sdk from "../../client/src/socket";
 
@@ -45,7 +50,46 @@ export type SdkAccepts = [
   Check<Extends<SocketModel<"TradeUpdate">, Sdk.TradeUpdate>>,
 ];
 
+/** The socket contract with one more field in the market channel's prices. */
+const CHANGED = {
+  ...SOCKET_SCHEMAS,
+  MarketPrices: {
+    ...SOCKET_SCHEMAS.MarketPrices,
+    properties: { ...SOCKET_SCHEMAS.MarketPrices.properties, lastTradePrice: { ...str, nullable: true } },
+    required: [...SOCKET_SCHEMAS.MarketPrices.required, "lastTradePrice"],
+  },
+} as const;
+// The server's payload type is the contract's: the field added there is in it.
+type ChangedServer = FromSchema<(typeof CHANGED)["MarketPrices"], typeof CHANGED & typeof SCHEMAS>;
+export type FieldReachesServer = [
+  Check<Agree<Server.MarketPrices, SocketModel<"MarketPrices">>>,
+  Check<Agree<ChangedServer, SocketModel<"MarketPrices"> & { lastTradePrice: string | null }>>,
+];
+
 describe("Socket.IO contract", () => {
+  test("the committed client/src/generated/socket.ts is what the generator makes from the contract now", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pmx-sdk-socket-"));
+    try {
+      const { files } = writeSdkModels(dir);
+      expect(files).toContain(join(dir, "socket.ts"));
+      expect(readFileSync(join(dir, "socket.ts"), "utf8")).toBe(
+        readFileSync(join(__dirname, "../..", SDK_GENERATED_DIR, "socket.ts"), "utf8"),
+      );
+      // The SDK stays installable on its own: the generated module imports only its sibling.
+      expect(sdkSocket(SOCKET_SCHEMAS as unknown as Record<string, JsonSchema>).match(/from "([^"]+)"/g)).toEqual(['from "./models"']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a field added to a socket payload in contract/events.ts reaches the server's type and the SDK's", () => {
+    const before = sdkSocket(SOCKET_SCHEMAS as unknown as Record<string, JsonSchema>);
+    const after = sdkSocket(CHANGED as unknown as Record<string, JsonSchema>);
+    expect(before).not.toContain("lastTradePrice");
+    expect(after).toMatch(/export interface MarketPrices \{[^}]*\n {2}lastTradePrice: string \| null;\n\}/);
+    // The server's side is checked by the compiler: FieldReachesServer above.
+  });
+
   test("every event names a payload schema of the contract", () => {
     const named = [...Object.values(SOCKET_EVENTS.client), ...Object.values(SOCKET_EVENTS.server)].filter((n) => n !== null);
     for (const n of named) expect(Object.keys(SOCKET_SCHEMAS)).toContain(n);

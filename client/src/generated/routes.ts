@@ -1,0 +1,124 @@
+/**
+ * GENERATED from the server's contract (contract/routes.ts) by `npm run contract:sdk`; do not edit.
+ * Every REST route by its operation: method, path under /api/v1 (`{name}` path parameters, as
+ * the OpenAPI document writes them), who may call it (public, user, admin), whether it takes an
+ * Idempotency-Key and whether it answers a page; and what each one takes and answers.
+ */
+import type { AmendOrderRequest, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DepositAddress, Event, FaucetRequest, FaucetResult, GetOrderBookQuery, GetPriceHistoryQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, SearchEventsQuery, Session, Trade, TradeExecution, TradeRequest, Transfer, UpdateEventRequest, WithdrawRequest, WithdrawResult } from "./models";
+
+export const ROUTES = {
+  /** The login domain and a fresh payload for a ton_proof */
+  challenge: { method: "GET", path: "/auth/challenge", auth: "public" },
+  /** Log in with a TON Connect ton_proof */
+  connect: { method: "POST", path: "/auth/connect", auth: "public" },
+  /** New token, only in the last hour of the current one (header or body token) */
+  refresh: { method: "POST", path: "/auth/refresh", auth: "public" },
+  /** End the session now */
+  logout: { method: "POST", path: "/auth/logout", auth: "user" },
+  /** Published events, soonest first */
+  listEvents: { method: "GET", path: "/events", auth: "public", paged: true },
+  /** Events matching every word, best match first */
+  searchEvents: { method: "GET", path: "/events/search", auth: "public", paged: true },
+  /** One event with its markets' live prices */
+  getEvent: { method: "GET", path: "/events/{id}", auth: "public" },
+  /** One market with live prices (cached 5 s) */
+  getMarket: { method: "GET", path: "/markets/{id}", auth: "public" },
+  /** Top 10 levels of the YES or NO view */
+  getOrderBook: { method: "GET", path: "/markets/{marketId}/orderbook", auth: "public" },
+  /** Candles and price change */
+  getPriceHistory: { method: "GET", path: "/markets/{marketId}/price-history", auth: "public" },
+  /** Price a market or AMM order without executing it */
+  quote: { method: "POST", path: "/markets/{marketId}/quote", auth: "user" },
+  /** Limit order: GTC, GTD, FOK or FAK, optionally post-only, with a client order id (trade rate category) */
+  placeOrder: { method: "POST", path: "/orders", auth: "user", idempotent: true },
+  /** The caller's orders, newest first: open (default), closed or all */
+  listOrders: { method: "GET", path: "/orders", auth: "user", paged: true },
+  /** Cancel every open order of the caller, or of one market (read rate category) */
+  cancelAllOrders: { method: "DELETE", path: "/orders", auth: "user" },
+  /** 1 to 20 orders in one request, each standing alone; answers in request order (trade rate category, one request) */
+  placeOrderBatch: { method: "POST", path: "/orders/batch", auth: "user", idempotent: true },
+  /** Atomic cancel-and-replace of the open remainder under the same orderId (trade rate category) */
+  amendOrder: { method: "PATCH", path: "/orders/{orderId}", auth: "user" },
+  /** Cancel an open order (404 ORDER_NOT_FOUND for unknown, finished or others' orders) */
+  cancelOrder: { method: "DELETE", path: "/orders/{orderId}", auth: "user" },
+  /** Dead man's switch: arm or re-arm (5 to 300 s), or disarm (0) (read rate category) */
+  heartbeat: { method: "POST", path: "/heartbeats", auth: "user" },
+  /** Trade against the AMM only (trade rate category) */
+  tradeAmm: { method: "POST", path: "/trade/amm", auth: "user", idempotent: true },
+  /** Smart-routed market order: CLOB, AMM or HYBRID (trade rate category) */
+  tradeMarket: { method: "POST", path: "/trade/market", auth: "user", idempotent: true },
+  /** The caller's deposit address (allocated on first call) */
+  getDepositAddress: { method: "GET", path: "/deposit-address", auth: "user" },
+  /** Withdraw to the session's wallet (trade rate category) */
+  withdraw: { method: "POST", path: "/withdraw", auth: "user", idempotent: true },
+  /** Redeem winning positions of a resolved market, or the refund of a cancelled one (trade rate category) */
+  redeem: { method: "POST", path: "/redeem/{marketId}", auth: "user", idempotent: true },
+  /** Available, locked, total */
+  getBalance: { method: "GET", path: "/balance", auth: "user" },
+  /** Open positions with mark price */
+  listPositions: { method: "GET", path: "/positions", auth: "user" },
+  /** The caller's trades, newest first */
+  listTrades: { method: "GET", path: "/trades", auth: "user", paged: true },
+  /** The caller's deposits (credited, and not credited with the reason) and withdrawals, newest first */
+  listTransfers: { method: "GET", path: "/transfers", auth: "user", paged: true },
+  /** One trade (poll settlement) */
+  getTrade: { method: "GET", path: "/trades/{id}", auth: "user" },
+  /** The caller's notifications, newest first */
+  listNotifications: { method: "GET", path: "/notifications", auth: "user", paged: true },
+  /** Mark {ids} or {all: true} read */
+  markNotificationsRead: { method: "POST", path: "/notifications/read", auth: "user" },
+  /** Sandbox chain only: mint test tokens to the caller's deposit address (own rate limit) */
+  faucet: { method: "POST", path: "/sandbox/faucet", auth: "user" },
+  /** New event with 1 to 10 open markets (409 DUPLICATE_EVENT on a reused externalEventId) */
+  adminCreateEvent: { method: "POST", path: "/admin/events", auth: "admin" },
+  /** Display fields of an event, market titles */
+  adminUpdateEvent: { method: "PATCH", path: "/admin/events/{id}", auth: "admin" },
+  /** Stop trading (open -> closed) */
+  adminCloseMarket: { method: "POST", path: "/admin/markets/{id}/close", auth: "admin" },
+  /** Void the market (positions refunded at cost) */
+  adminCancelMarket: { method: "POST", path: "/admin/markets/{id}/cancel", auth: "admin" },
+  /** Settle the outcome (open passes through closed) */
+  adminResolveMarket: { method: "POST", path: "/admin/markets/{id}/resolve", auth: "admin" },
+} as const;
+
+export type OperationId = keyof typeof ROUTES;
+
+/** What each operation takes (path parameters, query, body) and answers (a page's item for a paged route). */
+export interface RouteTypes {
+  challenge: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: Challenge };
+  connect: { params: Record<string, never>; query: Record<string, never>; body: ConnectRequest; result: Session };
+  refresh: { params: Record<string, never>; query: Record<string, never>; body: Partial<RefreshRequest>; result: Session };
+  logout: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: null };
+  listEvents: { params: Record<string, never>; query: ListEventsQuery; body: undefined; result: Event };
+  searchEvents: { params: Record<string, never>; query: SearchEventsQuery; body: undefined; result: Event };
+  getEvent: { params: { id: string }; query: Record<string, never>; body: undefined; result: Event };
+  getMarket: { params: { id: string }; query: Record<string, never>; body: undefined; result: MarketItem };
+  getOrderBook: { params: { marketId: string }; query: GetOrderBookQuery; body: undefined; result: OrderBook };
+  getPriceHistory: { params: { marketId: string }; query: GetPriceHistoryQuery; body: undefined; result: PriceHistory };
+  quote: { params: { marketId: string }; query: Record<string, never>; body: QuoteRequest; result: Quote };
+  placeOrder: { params: Record<string, never>; query: Record<string, never>; body: PlaceOrderRequest; result: PlacedOrder };
+  listOrders: { params: Record<string, never>; query: ListOrdersQuery; body: undefined; result: Order };
+  cancelAllOrders: { params: Record<string, never>; query: CancelAllOrdersQuery; body: undefined; result: CancelAllResult };
+  placeOrderBatch: { params: Record<string, never>; query: Record<string, never>; body: BatchOrderRequest; result: BatchOrderResult[] };
+  amendOrder: { params: { orderId: string }; query: Record<string, never>; body: AmendOrderRequest; result: PlacedOrder };
+  cancelOrder: { params: { orderId: string }; query: Record<string, never>; body: undefined; result: CancelledOrder };
+  heartbeat: { params: Record<string, never>; query: Record<string, never>; body: HeartbeatRequest; result: Heartbeat };
+  tradeAmm: { params: Record<string, never>; query: Record<string, never>; body: TradeRequest; result: TradeExecution };
+  tradeMarket: { params: Record<string, never>; query: Record<string, never>; body: TradeRequest; result: TradeExecution };
+  getDepositAddress: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: DepositAddress };
+  withdraw: { params: Record<string, never>; query: Record<string, never>; body: WithdrawRequest; result: WithdrawResult };
+  redeem: { params: { marketId: string }; query: Record<string, never>; body: RedeemRequest; result: RedeemResult };
+  getBalance: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: Balance };
+  listPositions: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: Position[] };
+  listTrades: { params: Record<string, never>; query: ListTradesQuery; body: undefined; result: Trade };
+  listTransfers: { params: Record<string, never>; query: ListTransfersQuery; body: undefined; result: Transfer };
+  getTrade: { params: { id: string }; query: Record<string, never>; body: undefined; result: Trade };
+  listNotifications: { params: Record<string, never>; query: ListNotificationsQuery; body: undefined; result: Notification };
+  markNotificationsRead: { params: Record<string, never>; query: Record<string, never>; body: MarkReadRequest; result: MarkReadResult };
+  faucet: { params: Record<string, never>; query: Record<string, never>; body: FaucetRequest; result: FaucetResult };
+  adminCreateEvent: { params: Record<string, never>; query: Record<string, never>; body: CreateEventRequest; result: Event };
+  adminUpdateEvent: { params: { id: string }; query: Record<string, never>; body: UpdateEventRequest; result: Event };
+  adminCloseMarket: { params: { id: string }; query: Record<string, never>; body: undefined; result: MarketItem };
+  adminCancelMarket: { params: { id: string }; query: Record<string, never>; body: undefined; result: MarketItem };
+  adminResolveMarket: { params: { id: string }; query: Record<string, never>; body: ResolveMarketRequest; result: MarketItem };
+}

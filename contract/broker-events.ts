@@ -1,0 +1,117 @@
+/**
+ * Every broker event the services send each other, written once: its name, its payload and how
+ * it travels (`broadcast`: every node's handler runs, e.g. each gateway pushes to its own sockets;
+ * `emit`: one handler per service). Senders go through `emit()` / `broadcast()` below and the
+ * cores' sinks are slices of this map, so an unknown name, a wrong payload or the wrong delivery
+ * does not compile; handlers get their `ctx.params` from it (lib/service.ts `defineService`).
+ * Nested shapes come from the contract's models or the cores they belong to (type imports only).
+ */
+import type { TradeRecord } from "../engine/settlement";
+import type { IncidentKind } from "../models/chain";
+import type {
+  MarketCancelledEvent,
+  MarketClosedEvent,
+  MarketOpenedEvent,
+  MarketResolutionFailedEvent,
+  MarketResolvedEvent,
+  MarketTradeEvent,
+} from "../models/catalog";
+import type { NotificationItem } from "../models/notification";
+import type { TopOfBook } from "../trading/order-views";
+import type { Model } from "./index";
+import type { SocketModel } from "./events";
+
+export interface BrokerEvents {
+  // A market's actor after each committed command (trading/publication.ts).
+  /** The YES view of the top levels; every gateway derives the NO view. */
+  "book.changed": { marketId: string; seq: number; yes: Model<"OrderBook"> };
+  "market.pricesChanged": { marketId: string } & TopOfBook;
+  /** An order of `userId` changed (its owner's user channel). */
+  "order.updated": SocketModel<"OrderUpdate"> & { userId: string };
+  /** A price print per execution, every venue (price history and volume). */
+  "market.trade": MarketTradeEvent;
+  // The ledger after each group commit (ledger/changes.ts).
+  /** The durability watermark: engines acknowledge their commands on it. */
+  "ledger.durable": { instance: string; seq: number };
+  "ledger.balanceChanged": { userId: string; balance: Model<"Balance"> };
+  "ledger.positionChanged": { userId: string; position: SocketModel<"PositionUpdate"> };
+  "ledger.tradeCreated": { userId: string; trade: TradeRecord & { totalCostDecimal: string } };
+  // The catalog's market lifecycle (catalog/catalog.ts).
+  "market.opened": MarketOpenedEvent;
+  "market.closed": MarketClosedEvent;
+  "market.cancelled": MarketCancelledEvent;
+  "market.resolutionFailed": MarketResolutionFailedEvent;
+  "market.resolved": MarketResolvedEvent;
+  /** A market's status changed: every catalog node drops its cached copy. */
+  "catalog.marketChanged": { marketId: string };
+  // auth (auth/auth.ts)
+  "auth.userCreated": { userId: string; walletAddress: string };
+  "auth.telegramLinked": { userId: string; chatId: number };
+  /** A session ended (logout, refresh): every gateway forgets it at once. */
+  "auth.sessionRevoked": { sid: string; userId: string };
+  // notifier
+  "notifier.created": { userId: string; notification: NotificationItem };
+  // chain (amounts as digit strings of micro-USDT)
+  "chain.depositCredited": { userId: string; amount: string; txHash: string };
+  "chain.incident": { userId: string; kind: IncidentKind; txHash: string };
+  "chain.withdrawalSent": { userId: string; withdrawalId: string; amount: string; txHash: string };
+  "chain.withdrawalFailed": { userId: string; withdrawalId: string; amount: string; reason: string };
+  "chain.redeemed": { userId: string; marketId: string; payout: string };
+  "chain.refunded": { marketId: string; refunds: Array<{ account: string; amount: string }>; difference: string };
+}
+
+/** How each event travels (the keys are exactly the map's: a test lists them against the handlers). */
+export const BROKER_EVENTS = {
+  "book.changed": "broadcast",
+  "market.pricesChanged": "broadcast",
+  "order.updated": "broadcast",
+  "market.trade": "emit",
+  "ledger.durable": "broadcast",
+  "ledger.balanceChanged": "broadcast",
+  "ledger.positionChanged": "broadcast",
+  "ledger.tradeCreated": "broadcast",
+  "market.opened": "emit",
+  "market.closed": "emit",
+  "market.cancelled": "emit",
+  "market.resolutionFailed": "emit",
+  "market.resolved": "emit",
+  "catalog.marketChanged": "broadcast",
+  "auth.userCreated": "emit",
+  "auth.telegramLinked": "emit",
+  "auth.sessionRevoked": "broadcast",
+  "notifier.created": "emit",
+  "chain.depositCredited": "emit",
+  "chain.incident": "emit",
+  "chain.withdrawalSent": "emit",
+  "chain.withdrawalFailed": "emit",
+  "chain.redeemed": "emit",
+  "chain.refunded": "emit",
+} as const satisfies { readonly [E in keyof BrokerEvents]: "emit" | "broadcast" };
+
+export type EventName = keyof BrokerEvents;
+/** What the event carries (a handler's `ctx.params`). */
+export type EventPayload<E extends EventName> = BrokerEvents[E];
+export type BroadcastEvent = { [E in EventName]: (typeof BROKER_EVENTS)[E] extends "broadcast" ? E : never }[EventName];
+export type EmittedEvent = Exclude<EventName, BroadcastEvent>;
+/** The events of one sender, by name prefix (`EventsOf<"chain">`): what a core's sink takes. */
+export type EventsOf<Prefix extends string> = { [E in EventName as E extends `${Prefix}.${string}` ? E : never]: BrokerEvents[E] };
+/** One event as a value (name and payload together), for cores that hand their events over as a list. */
+export type EventMessage<E extends EventName = EventName> = { [K in E]: { name: K; payload: BrokerEvents[K] } }[E];
+
+/** What can send an event: a Moleculer Context or ServiceBroker (structurally; no Moleculer import). */
+export interface Emitter {
+  emit(eventName: string, data?: unknown, opts?: object): unknown;
+}
+export interface Broadcaster {
+  broadcast(eventName: string, data?: unknown, opts?: object): unknown;
+}
+
+/** Sends an emitted event (one handler per listening service). */
+export function emit<E extends EmittedEvent>(from: Emitter, event: E, payload: BrokerEvents[E]): void {
+  void from.emit(event, payload);
+}
+
+/** Sends a broadcast event (every listening node's handler). */
+export function broadcast<E extends BroadcastEvent>(from: Broadcaster, event: E, payload: BrokerEvents[E]): void {
+  void from.broadcast(event, payload);
+}
