@@ -4,7 +4,7 @@
  * volumes, and the demo catalog seeded once per data store. The catalog service wires the ports
  * to its store and the broker; reads stay there (they are queries and views).
  */
-import type { FieldError } from "../lib/errors";
+import type { FieldError } from "../lib/fault";
 import type { EventMessage } from "../contract/broker-events";
 import { canonicalMicroString } from "../engine/money";
 import type {

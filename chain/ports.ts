@@ -4,7 +4,7 @@
  * fakes. No Moleculer here beyond its error classes (domain errors travel as they are).
  */
 import type { ConservationReport, PositionState, Posting } from "../engine/accounts";
-import { DomainError } from "../lib/errors";
+import { isFault } from "../lib/fault";
 import type { BrokerEvents } from "../contract/broker-events";
 import type { ChainEvents } from "../models/chain";
 import type { IdemRecord, LedgerEntryDoc } from "../models/trading";
@@ -21,7 +21,7 @@ export interface LedgerEntry {
 
 /** What the chain's cores ask of the ledger. */
 export interface ChainLedger {
-  /** Applies the entry once per key (`applied` false when the key was taken before); a refusal is a 400 domain error. */
+  /** Applies the entry once per key (`applied` false when the key was taken before); a refusal is a Fault of kind "rejected". */
   post(entry: LedgerEntry): Promise<{ applied: boolean }>;
   positions(account: string): Promise<PositionState[]>;
   holders(marketId: string): Promise<PositionState[]>;
@@ -34,12 +34,12 @@ export interface ChainLedger {
 
 /** The ledger refused the entry (a balance or shares check): nothing was applied. */
 export function isRefusal(err: unknown): boolean {
-  return err instanceof DomainError && err.code === 400;
+  return isFault(err) && err.kind === "rejected";
 }
 
-/** The domain error's code (`type`), e.g. INSUFFICIENT_SHARES. */
+/** The refusal's code, e.g. INSUFFICIENT_SHARES. */
 export function errorType(err: unknown): string | undefined {
-  return (err as { type?: string } | null)?.type;
+  return isFault(err) ? err.code : undefined;
 }
 
 export type EmitChainEvent = <K extends keyof ChainEvents>(event: K, payload: BrokerEvents[K]) => void;

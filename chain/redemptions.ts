@@ -4,7 +4,7 @@
  * `redeem:<user>:<market>`); a cancelled market is refunded at cost once for everyone
  * (`refund:<market>`) and each holder's redeem acknowledges it once.
  */
-import { badRequest, conflict, validationError } from "../lib/errors";
+import { conflicting, invalid, refused } from "../lib/fault";
 import { sharesText, usdtText } from "../lib/units";
 import type { Posting } from "../engine/accounts";
 import type { Outcome } from "../engine/types";
@@ -68,13 +68,13 @@ export class Redemptions {
     const selected = new Set<Outcome>();
     indexSets.forEach((s, i) => {
       const o = outcomeOfIndexSet(s);
-      if (!o) throw validationError(`indexSets[${i}] must be "0x1" (YES) or "0x2" (NO)`, [{ field: `indexSets[${i}]`, rule: "indexSet" }]);
-      if (selected.has(o)) throw validationError("indexSets must not repeat an outcome", [{ field: "indexSets", rule: "unique" }]);
+      if (!o) throw invalid(`indexSets[${i}] must be "0x1" (YES) or "0x2" (NO)`, [{ field: `indexSets[${i}]`, rule: "indexSet" }]);
+      if (selected.has(o)) throw invalid("indexSets must not repeat an outcome", [{ field: "indexSets", rule: "unique" }]);
       selected.add(o);
     });
     const m = await market(marketId);
     if (m.conditionId.toLowerCase() !== conditionId.toLowerCase())
-      throw badRequest("CONDITION_MISMATCH", "conditionId does not match this market's condition");
+      throw refused("CONDITION_MISMATCH", "conditionId does not match this market's condition");
     const redemptionId = `${userId}:${marketId}`;
     const mine = (await ledger.positions(userId)).filter((p) => p.marketId === marketId);
 
@@ -82,9 +82,9 @@ export class Redemptions {
       await this.cancelled(marketId);
       const done = await this.refundMarket(marketId);
       if (!done || done.status !== "done")
-        throw conflict("REFUND_PENDING", "The market's refund is not done yet (orders still hold shares); try again shortly");
+        throw conflicting("REFUND_PENDING", "The market's refund is not done yet (orders still hold shares); try again shortly");
       const refund = done.refunds.find((r) => r.account === userId);
-      if (!refund && !mine.length) throw badRequest("NO_POSITION", "You hold no position in this market");
+      if (!refund && !mine.length) throw refused("NO_POSITION", "You hold no position in this market");
       const payout = refund?.amount ?? 0;
       if (
         !(await store.insertRedemption({
@@ -106,14 +106,14 @@ export class Redemptions {
       };
     }
     if (m.status !== "resolved" || (m.result !== "YES" && m.result !== "NO"))
-      throw badRequest("MARKET_NOT_RESOLVED", `Only resolved markets can be redeemed; this market is ${m.status}`);
+      throw refused("MARKET_NOT_RESOLVED", `Only resolved markets can be redeemed; this market is ${m.status}`);
 
     const winner = m.result;
     const loser = other(winner);
     const win = mine.find((p) => p.outcome === winner);
     const q = win ? win.quantity : 0;
     if (selected.has(winner) && q > 0) {
-      if (win && win.locked > 0) throw conflict("SHARES_LOCKED", "Some of your winning shares are held by open orders; cancel them first");
+      if (win && win.locked > 0) throw conflicting("SHARES_LOCKED", "Some of your winning shares are held by open orders; cancel them first");
       // The market's resolution rides along: whatever the sweep at resolution could not move yet.
       const postings: Posting[] = [
         ...resolutionPostings(marketId, winner, await ledger.holders(marketId)),
@@ -130,7 +130,7 @@ export class Redemptions {
         res = await ledger.post({ key: entryKey, postings, ...(key ? { idem: { ...key, response: answer } } : {}) });
       } catch (err) {
         if (errorType(err) === "INSUFFICIENT_SHARES")
-          throw conflict("RESOLUTION_PENDING", "Losing shares of this market are still held by open orders; try again shortly");
+          throw conflicting("RESOLUTION_PENDING", "Losing shares of this market are still held by open orders; try again shortly");
         throw err;
       }
       await store.insertRedemption({ _id: redemptionId, userId, marketId, kind: "redeem", payout: q, ledgerKey: entryKey, at: this.iso() });
@@ -141,12 +141,12 @@ export class Redemptions {
     if (await store.redemption(redemptionId)) return ALREADY_REDEEMED;
     const lost = mine.find((p) => p.outcome === loser);
     if (selected.has(loser) && lost)
-      throw badRequest(
+      throw refused(
         "LOSING_POSITION",
         `The market resolved ${winner}: ${loser} shares pay nothing${lost.quantity > 0 ? "" : " (your position was settled at 0)"}`,
       );
-    if (!mine.length) throw badRequest("NO_POSITION", "You hold no position in this market");
-    throw badRequest("NO_POSITION", `You hold no ${[...selected].join(" or ")} shares of this market to redeem`);
+    if (!mine.length) throw refused("NO_POSITION", "You hold no position in this market");
+    throw refused("NO_POSITION", `You hold no ${[...selected].join(" or ")} shares of this market to redeem`);
   }
 
   /**

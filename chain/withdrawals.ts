@@ -14,7 +14,7 @@
  * `reconcile`, which runs on the same actor as requests, so none is in progress then.
  */
 import { Address } from "@ton/core";
-import { badRequest, validationError } from "../lib/errors";
+import { invalid, refused } from "../lib/fault";
 import { usdtLimitText, usdtText } from "../lib/units";
 import type { SubmissionResult, WithdrawalDoc, WithdrawalLockDoc } from "../models/chain";
 import type { IdemRecord } from "../models/trading";
@@ -88,8 +88,8 @@ export class Withdrawals {
   checkAmount(amount: number): void {
     const { min, max } = this.p.limits;
     if (!Number.isSafeInteger(amount) || amount < min)
-      throw validationError(`amount must be at least ${usdtLimitText(min)}`, [{ field: "amount", rule: "min" }]);
-    if (amount > max) throw validationError(`amount must be at most ${usdtLimitText(max)}`, [{ field: "amount", rule: "max" }]);
+      throw invalid(`amount must be at least ${usdtLimitText(min)}`, [{ field: "amount", rule: "min" }]);
+    if (amount > max) throw invalid(`amount must be at most ${usdtLimitText(max)}`, [{ field: "amount", rule: "max" }]);
   }
 
   /**
@@ -123,7 +123,7 @@ export class Withdrawals {
     try {
       destination = Address.parseRaw(wallet);
     } catch {
-      throw badRequest("INVALID_WALLET", "The session's wallet address cannot receive jettons");
+      throw refused("INVALID_WALLET", "The session's wallet address cannot receive jettons");
     }
     const id = this.p.newId("wd");
     const wd: WithdrawalDoc = {

@@ -1,5 +1,5 @@
 import { DomainError } from "../lib/errors";
-import { isFault, type FaultKind } from "../lib/fault";
+import { Fault, isFault, type FaultKind, type FieldError } from "../lib/fault";
 
 /**
  * The HTTP status of each kind of domain refusal: the one place a core's refusal gets a status.
@@ -20,6 +20,24 @@ export const FAULT_STATUS: Readonly<Record<FaultKind, number>> = {
 export function wireError(err: unknown): unknown {
   if (!isFault(err)) return err;
   return new DomainError(err.message, FAULT_STATUS[err.kind], err.code, err.data?.fields ? { fields: err.data.fields } : undefined);
+}
+
+const KIND_OF_STATUS: Readonly<Record<number, FaultKind>> = { 400: "rejected", 404: "not_found", 409: "conflict" };
+
+/**
+ * The other way, for a core's port over a broker call: a refusal that came back as the broker's
+ * error (4xx status, code in `type`) is the Fault it was; anything else unchanged.
+ */
+export function faultFromWire(err: unknown): unknown {
+  const e = err as { code?: unknown; type?: unknown; data?: { fields?: FieldError[] } } | null;
+  const kind = typeof e?.code === "number" ? KIND_OF_STATUS[e.code] : undefined;
+  if (!kind || typeof e?.type !== "string" || !(err instanceof Error)) return err;
+  return new Fault(kind, e.type, err.message, e.data?.fields ? { fields: e.data.fields } : undefined);
+}
+
+/** For `.catch(throwFault)` in a port: see faultFromWire. */
+export function throwFault(err: unknown): never {
+  throw faultFromWire(err);
 }
 
 /** For `.catch(throwWire)`: the refusal leaves as the broker's error. */

@@ -37,6 +37,16 @@ export function invalid(message: string, fields?: FieldError[]): Fault {
   return new Fault("rejected", "VALIDATION_ERROR", message, fields ? { fields } : undefined);
 }
 
+/** A rule refused the request (400): `code` names the rule. */
+export function refused(code: string, message: string): Fault {
+  return new Fault("rejected", code, message);
+}
+
+/** The request conflicts with the current state (409). */
+export function conflicting(code: string, message: string): Fault {
+  return new Fault("conflict", code, message);
+}
+
 export function notFoundFault(what: string, code = "RESOURCE_NOT_FOUND"): Fault {
   return new Fault("not_found", code, `${what} not found`);
 }

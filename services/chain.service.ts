@@ -16,6 +16,7 @@ import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import type { ChainReconciliation, SubmissionResult } from "../models/chain";
 import { page } from "../lib/paging";
+import { throwFault, throwWire } from "../gateway/faults";
 import { KeyRing } from "../chain/keys";
 import type { ChainPort } from "../chain/port";
 import type { FaucetAsset, SandboxChain } from "../chain/sandbox";
@@ -55,7 +56,7 @@ type ChainThis = Service &
 /** The ledger's actions as the cores' port. */
 function ledgerOf(broker: ServiceBroker): ChainLedger {
   return {
-    post: (entry) => call(broker, "ledger.post", entry),
+    post: (entry) => call(broker, "ledger.post", entry).catch(throwFault),
     positions: async (account) => (await call(broker, "ledger.account", { account })).positions,
     holders: (marketId) => call(broker, "ledger.holders", { marketId }),
     conservation: () => call(broker, "ledger.conservation"),
@@ -99,10 +100,12 @@ const ChainService = defineService<ChainThis>({
         const user = currentUser(ctx);
         const amount = Number(ctx.params.amount);
         const { withdrawals } = this.cores;
-        withdrawals.checkAmount(amount);
         // 202 Accepted, also for a replay of the key after the first answer was lost.
         const key = ctx.meta.idem ? { ...ctx.meta.idem, status: 202 } : undefined;
-        const res = await this.actor.run(() => withdrawals.withdraw(user.id, user.wallet, amount, key));
+        const res = await Promise.resolve()
+          .then(() => withdrawals.checkAmount(amount))
+          .then(() => this.actor.run(() => withdrawals.withdraw(user.id, user.wallet, amount, key)))
+          .catch(throwWire);
         ctx.meta.$statusCode = 202;
         return res;
       },
@@ -127,7 +130,7 @@ const ChainService = defineService<ChainThis>({
         const req = { userId: currentUser(ctx).id, ...ctx.params };
         const market = (marketId: string) => call(ctx, "catalog.getMarketInternal", { marketId });
         const key = ctx.meta.idem ? { ...ctx.meta.idem, status: 202 } : undefined;
-        const res = await this.actor.run(() => this.cores.redemptions.redeem(req, market, key));
+        const res = await this.actor.run(() => this.cores.redemptions.redeem(req, market, key)).catch(throwWire);
         ctx.meta.$statusCode = 202;
         return res;
       },

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { Address, beginCell, Cell, type MessageRelaxed } from "@ton/core";
 import { Accounts, LedgerRejection, type PositionState } from "../../engine/accounts";
-import { badRequest } from "../../lib/errors";
+import { refused } from "../../lib/fault";
 import type {
   ChainEvents,
   ChainIncidentDoc,
@@ -57,7 +57,7 @@ export class Recorder {
   }
 }
 
-/** The ledger's contract on the real money engine: one entry per key, refusals as 400 domain errors. */
+/** The ledger's contract on the real money engine: one entry per key, refusals as Faults of kind "rejected". */
 export class FakeLedger implements ChainLedger {
   readonly accounts = new Accounts();
   readonly applied = new Map<string, LedgerEntry>();
@@ -77,7 +77,7 @@ export class FakeLedger implements ChainLedger {
       this.accounts.apply(entry.postings);
     } catch (err) {
       if (err instanceof LedgerRejection)
-        throw badRequest(
+        throw refused(
           err.code === "INSUFFICIENT_SHARES" || err.code === "INVALID_POSTING" ? err.code : "INSUFFICIENT_BALANCE",
           err.message,
         );

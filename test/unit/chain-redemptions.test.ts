@@ -2,6 +2,7 @@
  * Redemption's decision tree and the settlement of resolved and cancelled markets, on the real
  * money engine behind a fake ledger port: who is paid, how much, once, and every refusal.
  */
+import { refused } from "../../lib/fault";
 import { Redemptions } from "../../chain/redemptions";
 import { escrowAccount } from "../../chain/redemption";
 import type { Posting } from "../../engine/accounts";
@@ -85,14 +86,14 @@ describe("redeem on a resolved market", () => {
   test("MARKET_NOT_RESOLVED while the market is open, closed, or resolved without a result", async () => {
     for (const m of [{ status: "open" }, { status: "closed" }, { status: "resolved", result: null }] as Array<Partial<MarketInternal>>) {
       const { redeem, ledger } = setup(m);
-      await expect(redeem("alice", ["0x1"])).rejects.toMatchObject({ code: 400, type: "MARKET_NOT_RESOLVED" });
+      await expect(redeem("alice", ["0x1"])).rejects.toMatchObject({ kind: "rejected", code: "MARKET_NOT_RESOLVED" });
       expect(ledger.attempts).toEqual([]);
     }
   });
 
   test("CONDITION_MISMATCH for another condition id (compared without case)", async () => {
     const { redeem, ledger } = setup();
-    await expect(redeem("alice", ["0x1"], "0x" + "cd".repeat(32))).rejects.toMatchObject({ code: 400, type: "CONDITION_MISMATCH" });
+    await expect(redeem("alice", ["0x1"], "0x" + "cd".repeat(32))).rejects.toMatchObject({ kind: "rejected", code: "CONDITION_MISMATCH" });
     expect((await redeem("alice", ["0x1"], COND.toUpperCase().replace("0X", "0x"))).status).toBe("accepted");
     expect(ledger.attempts).toEqual([`redeem:alice:${M}`]);
   });
@@ -100,12 +101,12 @@ describe("redeem on a resolved market", () => {
   test("index sets: only 0x1 / 0x2, no outcome twice (before the market is looked up)", async () => {
     const { redeem, lookups } = setup();
     await expect(redeem("alice", ["0x3"])).rejects.toMatchObject({
-      code: 400,
-      type: "VALIDATION_ERROR",
+      kind: "rejected",
+      code: "VALIDATION_ERROR",
       data: { fields: [{ field: "indexSets[0]", rule: "indexSet" }] },
     });
     await expect(redeem("alice", ["0x1", "0x01"])).rejects.toMatchObject({
-      type: "VALIDATION_ERROR",
+      code: "VALIDATION_ERROR",
       data: { fields: [{ field: "indexSets", rule: "unique" }] },
     });
     expect(lookups).toEqual([]);
@@ -114,14 +115,14 @@ describe("redeem on a resolved market", () => {
   test("LOSING_POSITION for the loser, also once the position was settled at 0", async () => {
     const { redeem, r, ledger } = setup();
     await expect(redeem("bob", ["0x2"])).rejects.toMatchObject({
-      code: 400,
-      type: "LOSING_POSITION",
+      kind: "rejected",
+      code: "LOSING_POSITION",
       message: "The market resolved YES: NO shares pay nothing",
     });
     await r.sweepResolved(M, "YES");
     expect(ledger.accounts.position(escrowAccount(M), M, "NO")?.quantity).toBe(10 * S);
     await expect(redeem("bob", ["0x2"])).rejects.toMatchObject({
-      type: "LOSING_POSITION",
+      code: "LOSING_POSITION",
       message: "The market resolved YES: NO shares pay nothing (your position was settled at 0)",
     });
   });
@@ -129,16 +130,16 @@ describe("redeem on a resolved market", () => {
   test("NO_POSITION: nothing held at all, or nothing of the outcomes asked for", async () => {
     const { redeem } = setup();
     await expect(redeem("carol", ["0x1"])).rejects.toMatchObject({
-      code: 400,
-      type: "NO_POSITION",
+      kind: "rejected",
+      code: "NO_POSITION",
       message: "You hold no position in this market",
     });
     await expect(redeem("alice", ["0x2"])).rejects.toMatchObject({
-      type: "NO_POSITION",
+      code: "NO_POSITION",
       message: "You hold no NO shares of this market to redeem",
     });
     await expect(redeem("bob", ["0x1"])).rejects.toMatchObject({
-      type: "NO_POSITION",
+      code: "NO_POSITION",
       message: "You hold no YES shares of this market to redeem",
     });
   });
@@ -146,7 +147,7 @@ describe("redeem on a resolved market", () => {
   test("SHARES_LOCKED while open orders hold some of the winning shares; nothing paid", async () => {
     const { redeem, lock, ledger } = setup();
     lock("alice", "YES", 2 * S);
-    await expect(redeem("alice", ["0x1"])).rejects.toMatchObject({ code: 409, type: "SHARES_LOCKED" });
+    await expect(redeem("alice", ["0x1"])).rejects.toMatchObject({ kind: "conflict", code: "SHARES_LOCKED" });
     expect(ledger.attempts).toEqual([]);
     expect(ledger.available("alice")).toBe(97 * S);
   });
@@ -154,7 +155,7 @@ describe("redeem on a resolved market", () => {
   test("RESOLUTION_PENDING while the losers' shares are locked (nothing escrowed to burn); paid once they are free", async () => {
     const { redeem, lock, ledger } = setup();
     lock("bob", "NO", 10 * S);
-    await expect(redeem("alice", ["0x1"])).rejects.toMatchObject({ code: 409, type: "RESOLUTION_PENDING" });
+    await expect(redeem("alice", ["0x1"])).rejects.toMatchObject({ kind: "conflict", code: "RESOLUTION_PENDING" });
     expect(ledger.available("alice")).toBe(97 * S);
     lock("bob", "NO", -10 * S);
     expect((await redeem("alice", ["0x1"])).status).toBe("accepted");
@@ -173,7 +174,7 @@ describe("resolution and cancelled markets", () => {
     expect(ledger.accounts.position("bob", M, "NO")).toMatchObject({ quantity: 6 * S, locked: 6 * S });
     // The ledger refuses the entry for locked shares (an order took them meanwhile): only logged.
     lock("bob", "NO", -2 * S);
-    ledger.down = Object.assign(new Error("Insufficient shares"), { type: "INSUFFICIENT_SHARES" });
+    ledger.down = refused("INSUFFICIENT_SHARES", "Insufficient shares");
     await r.sweepResolved(M, "YES");
     expect(rec.logs.some((l) => /shares still locked by orders/.test(l))).toBe(true);
     ledger.down = new Error("ledger unreachable");
@@ -210,7 +211,7 @@ describe("resolution and cancelled markets", () => {
       message: "This market's refund was already acknowledged; nothing new was paid",
     });
     expect((await redeem("bob", ["0x2"])).payout).toBe(String(7 * S));
-    await expect(redeem("carol", ["0x1"])).rejects.toMatchObject({ type: "NO_POSITION" });
+    await expect(redeem("carol", ["0x1"])).rejects.toMatchObject({ code: "NO_POSITION" });
     expect(rec.of("chain.refunded")).toHaveLength(1);
     expect(ledger.attempts.filter((k) => k.startsWith("refund:"))).toEqual([`refund:${M}`]);
     expect(ledger.accounts.conservation().ok).toBe(true);
@@ -219,7 +220,7 @@ describe("resolution and cancelled markets", () => {
   test("REFUND_PENDING while orders still hold shares of the cancelled market; refunded once they are released", async () => {
     const { r, redeem, lock, rec } = setup({ status: "cancelled", result: null });
     lock("bob", "NO", 1 * S);
-    await expect(redeem("alice", ["0x1"])).rejects.toMatchObject({ code: 409, type: "REFUND_PENDING" });
+    await expect(redeem("alice", ["0x1"])).rejects.toMatchObject({ kind: "conflict", code: "REFUND_PENDING" });
     expect(await r.refundMarket(M)).toBeNull();
     expect(rec.logs.some((l) => /refund of mkt_r postponed/.test(l))).toBe(true);
     lock("bob", "NO", -1 * S);

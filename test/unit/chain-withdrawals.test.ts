@@ -74,7 +74,7 @@ describe("Withdrawals.withdraw", () => {
   test("bounds: below the minimum, above the maximum or not a safe integer is a 400 before anything happens", async () => {
     const { w, ledger, store } = setup();
     for (const amount of [S - 1, 1000 * S + 1, Number.MAX_SAFE_INTEGER + 2, 1.5 * S + 0.5]) {
-      await expect(w.withdraw(USER, WALLET, amount)).rejects.toMatchObject({ code: 400, type: "VALIDATION_ERROR" });
+      await expect(w.withdraw(USER, WALLET, amount)).rejects.toMatchObject({ kind: "rejected", code: "VALIDATION_ERROR" });
     }
     expect(() => w.checkAmount(S - 1)).toThrow(/at least 1/);
     expect(() => w.checkAmount(1000 * S + 1)).toThrow(/at most 1,?000/);
@@ -108,7 +108,7 @@ describe("Withdrawals.withdraw", () => {
   test("the ledger refuses the debit (insufficient balance): the 400 passes through and nothing is debited, recorded or sent", async () => {
     const { w, ledger, chain, store, rec, fundHot } = setup();
     await fundHot(500 * S);
-    await expect(w.withdraw(USER, WALLET, 101 * S)).rejects.toMatchObject({ code: 400, type: "INSUFFICIENT_BALANCE" });
+    await expect(w.withdraw(USER, WALLET, 101 * S)).rejects.toMatchObject({ kind: "rejected", code: "INSUFFICIENT_BALANCE" });
     expect(ledger.available(USER)).toBe(100 * S);
     expect(store.docs.size).toBe(0);
     expect(store.locks.size).toBe(0);
@@ -125,7 +125,7 @@ describe("Withdrawals.withdraw", () => {
 
   test("a session wallet that is no address: INVALID_WALLET, nothing debited", async () => {
     const { w, ledger, store } = setup();
-    await expect(w.withdraw(USER, "not-an-address", 5 * S)).rejects.toMatchObject({ code: 400, type: "INVALID_WALLET" });
+    await expect(w.withdraw(USER, "not-an-address", 5 * S)).rejects.toMatchObject({ kind: "rejected", code: "INVALID_WALLET" });
     expect(ledger.attempts).toEqual([]);
     expect(store.docs.size).toBe(0);
   });
