@@ -113,7 +113,8 @@ export class Redemptions {
     const win = mine.find((p) => p.outcome === winner);
     const q = win ? win.quantity : 0;
     if (selected.has(winner) && q > 0) {
-      if (win && win.locked > 0) throw conflicting("SHARES_LOCKED", "Some of your winning shares are held by open orders; cancel them first");
+      if (win && win.locked > 0)
+        throw conflicting("SHARES_LOCKED", "Some of your winning shares are held by open orders; cancel them first");
       // The market's resolution rides along: whatever the sweep at resolution could not move yet.
       const postings: Posting[] = [
         ...resolutionPostings(marketId, winner, await ledger.holders(marketId)),
