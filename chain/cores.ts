@@ -7,8 +7,12 @@ import { Address } from "@ton/core";
 import type { ChainConfig } from "../lib/config";
 import { newId } from "../lib/ids";
 import type { Stores } from "../mixins/db.mixin";
-import type { ChainReconciliation } from "../models/chain";
+import type { ChainIncidentDoc, ChainReconciliation, SettlementBatchDoc } from "../models/chain";
+import { jettonBalance } from "./operations";
+import { txView, type ChainTxView } from "./tx";
 import { addressView, DepositWatcher } from "./deposit-watcher";
+import { faucetAmount } from "./faucet";
+import type { FaucetAsset } from "./sandbox";
 import type { ChainLedger, ChainSide, Clock, EmitChainEvent, Log } from "./ports";
 import { reconcileChain } from "./reconciliation";
 import { Redemptions } from "./redemptions";
@@ -29,6 +33,21 @@ export interface ChainCorePorts {
 }
 
 const clock: Clock = { now: () => Date.now() };
+
+/** `chain.info`: the chain's fixed addresses, raw form. */
+export interface ChainInfo {
+  kind: string;
+  testnet: boolean;
+  usdtMinter: string;
+  foreignMinter: string | null;
+  hotWallet: string;
+  hotJettonWallet: string;
+  operatorWallet: string;
+  registry: string;
+}
+
+/** The sandbox's faucet transfer (SandboxChain.faucetSend). */
+export type FaucetSend = (asset: FaucetAsset, to: Address, amount: bigint) => Promise<{ txHash: string }>;
 
 export class ChainCores {
   readonly deposits: DepositWatcher;
@@ -91,8 +110,64 @@ export class ChainCores {
     return out;
   }
 
+  /**
+   * POST /sandbox/faucet: `amount` of `asset` sent by the sandbox (`send`) to the user's deposit
+   * address and credited at once like any deposit.
+   */
+  async faucet(userId: string, asset: FaucetAsset, amount: string, send: FaucetSend) {
+    const n = faucetAmount(asset, amount, { maxNano: this.p.config.faucetMaxNano, maxUsdt: BigInt(this.p.config.faucetMaxUsdt) });
+    const out = await this.sandboxDeposit(userId, (to) => send(asset, to, n));
+    return {
+      status: "accepted" as const,
+      txHash: out.txHash,
+      asset,
+      amount: n.toString(),
+      address: (await this.addressOf(userId)).address,
+    };
+  }
+
+  /**
+   * The chain's recurring work and its period (ms; 0: off): on the chain's actor, or beside it
+   * (`onActor` false: the settlement notices, so a slow or absent notifier never holds the chain up).
+   */
+  recurring(): Array<{ name: string; ms: number; onActor: boolean; task: () => Promise<unknown> }> {
+    const c = this.p.config;
+    return [
+      { name: "scan", ms: c.depositPollMs, onActor: true, task: () => this.watch() },
+      { name: "settle", ms: c.settlementIntervalMs, onActor: true, task: () => this.settlement.round() },
+      { name: "notices", ms: c.settlementIntervalMs, onActor: false, task: () => this.settlement.deliverNotices() },
+      {
+        name: "refunds",
+        ms: Math.max(c.settlementIntervalMs, 10_000), // also with settlement off: a cancelled market's refunds
+        onActor: true,
+        task: () => this.eachPendingRefund((m) => this.redemptions.refundMarket(m)),
+      },
+    ];
+  }
+
+  /** One transaction as the chain has it (hash hex), or null. */
+  async transaction(hash: string): Promise<ChainTxView | null> {
+    const tx = await this.p.chain.port.findTransaction(hash);
+    return tx ? txView(tx) : null;
+  }
+
+  /** Canonical USDT (or `minter`'s jetton) held on chain by an owner address (raw or friendly), base units. */
+  async jettonBalance(owner: string, minter?: string): Promise<string> {
+    return (await jettonBalance(this.p.chain.port, Address.parse(owner), minter ? Address.parse(minter) : undefined)).toString();
+  }
+
+  /** Incidents recorded for support: everything that reached a deposit address and was not credited. */
+  incidents(userId?: string): Promise<ChainIncidentDoc[]> {
+    return this.p.stores.chainIncidents.find(userId ? { userId } : {}, { sort: { at: 1, _id: 1 } });
+  }
+
+  /** Settlement batches, oldest first (all, or the one of a transaction). */
+  batches(txHash?: string): Promise<SettlementBatchDoc[]> {
+    return this.p.stores.settlementBatches.find(txHash ? { txHash } : {}, { sort: { at: 1 } });
+  }
+
   /** The chain's fixed addresses (`foreignMinter`: the sandbox's other jetton). */
-  async info(foreignMinter: Address | null) {
+  async info(foreignMinter: Address | null): Promise<ChainInfo> {
     const { port, keys } = this.p.chain;
     const [hot, operator, registry] = await Promise.all([keys.wallet("hot"), keys.wallet("operator"), keys.wallet("registry")]);
     return {

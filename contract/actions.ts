@@ -23,6 +23,10 @@ import type { CancelManyResult, PlaceResult, RouteExecution } from "../trading/m
 import type { RouteRequest } from "../trading/market-order";
 import type { AmendTerms, CancelResult, PlaceTerms } from "../trading/order-desk";
 import type { PlaceView, TopOfBook } from "../trading/order-views";
+import type { ChainInfo } from "../chain/cores";
+import type { ChainTxView } from "../chain/tx";
+import { AMOUNT } from "../lib/params";
+import type { ChainIncidentDoc, ChainReconciliation, SettlementBatchDoc, SubmissionResult } from "../models/chain";
 import type { Model, ParamsOf, RequestOf, ResultOf } from "./index";
 import type { RoutedAction } from "./routes";
 import { ID, toRule, type FvRule } from "./schema";
@@ -85,6 +89,16 @@ export interface InternalActions {
   "auth.checkSession": Entry<{ sid: string; userId: string }, boolean>;
   "auth.resolveToken": Entry<{ token: string }, TokenUser | null>;
   "auth.getUser": Entry<{ userId: string }, UserDoc | null>;
+  // chain (operators, tests, the REPL; withdrawalAnswer: POST /withdraw's Idempotency-Key replay)
+  "chain.withdrawalAnswer": Entry<{ withdrawalId: string }, SubmissionResult>;
+  "chain.reconcile": Entry<void, ChainReconciliation>;
+  "chain.transaction": Entry<{ hash: string }, ChainTxView | null>;
+  "chain.jettonBalance": Entry<{ owner: string; minter?: string }, string>;
+  "chain.info": Entry<void, ChainInfo>;
+  "chain.incidents": Entry<{ userId?: string }, ChainIncidentDoc[]>;
+  "chain.batches": Entry<{ txHash?: string }, SettlementBatchDoc[]>;
+  "chain.tick": Entry<void, true>;
+  "chain.sandboxInject": Entry<{ userId: string; value: string; body?: string }, { txHash: string; from: string }>;
 }
 
 /** Internal and routed actions: name -> params and result. */
@@ -208,6 +222,15 @@ export const INTERNAL_PARAMS = {
   "auth.checkSession": { sid: { type: "string", max: 128 }, userId: { type: "string", max: 128 } },
   "auth.resolveToken": { token: { type: "string", max: 4096 } },
   "auth.getUser": { userId: { type: "string", max: 128 } },
+  "chain.withdrawalAnswer": { withdrawalId: { type: "string", min: 1, max: 64 } },
+  "chain.reconcile": null,
+  "chain.transaction": { hash: { type: "string", pattern: /^[0-9a-fA-F]{64}$/ } },
+  "chain.jettonBalance": { owner: { type: "string", min: 3, max: 100 }, minter: { type: "string", optional: true } },
+  "chain.info": null,
+  "chain.incidents": { userId: { type: "string", optional: true } },
+  "chain.batches": { txHash: { type: "string", optional: true } },
+  "chain.tick": null,
+  "chain.sandboxInject": { userId: "string", value: AMOUNT, body: { type: "string", optional: true } },
 } as const satisfies { [A in keyof InternalActions]: Record<string, FvRule | string> | null };
 
 /** The internal actions by name (a test checks each one is a service's action). */

@@ -22,7 +22,7 @@ import type { EventView, MarketView } from "../models/catalog";
 import type { CreateEventParams, ListEventsParams } from "../models/catalog";
 import type { MoneyCheck } from "../ledger/ledger";
 import type { VerifyReport } from "../ledger/verify";
-import type { ChainReconciliation } from "../services/chain.service";
+import type { ChainReconciliation } from "../models/chain";
 import { usdtText } from "../lib/units";
 
 /** What moleculer-repl hands a custom command: named arguments plus `options` from flags. */

@@ -3,15 +3,13 @@
  * (DepositWatcher), withdrawals (Withdrawals), redemption and refunds (Redemptions) and
  * settlement (SettlementBatcher), all run on one actor (ChainActor) once the chain adapter is up.
  */
-import { Address, Cell } from "@ton/core";
+import { Cell } from "@ton/core";
 import type { Service, ServiceBroker } from "moleculer";
 import { METRIC } from "../lib/metrics";
 import { defineService } from "../lib/service";
-import { type ActionResult, type HandlerParams, call, emit, routeAction } from "../contract";
+import { type ActionResult, type HandlerParams, call, emit, internalAction, routeAction } from "../contract";
 import { configOf, type AppConfig, type ChainConfig } from "../lib/config";
-import { DomainError, notFound, validationError } from "../lib/errors";
-import { AMOUNT } from "../lib/params";
-import { tonLimitText, usdtLimitText } from "../lib/units";
+import { DomainError, notFound } from "../lib/errors";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import type { ChainReconciliation, SubmissionResult } from "../models/chain";
@@ -19,27 +17,13 @@ import { page } from "../lib/paging";
 import { throwFault, throwWire } from "../gateway/faults";
 import { KeyRing } from "../chain/keys";
 import type { ChainPort } from "../chain/port";
-import type { FaucetAsset, SandboxChain } from "../chain/sandbox";
-import { jettonBalance } from "../chain/operations";
-import { txView } from "../chain/tx";
+import type { SandboxChain } from "../chain/sandbox";
 import { openChain } from "../chain/adapter";
 import { ChainActor } from "../chain/actor";
 import { ChainCores } from "../chain/cores";
 import type { ChainLedger, Log } from "../chain/ports";
 import { CHAIN_INDEXES, type ChainCollections } from "../chain/stores";
 import { addressView } from "../chain/deposit-watcher";
-import type { RedeemRequest } from "../chain/redemptions";
-
-export type { ChainReconciliation, SubmissionResult } from "../models/chain";
-
-export interface WithdrawParams {
-  amount: string;
-}
-export type RedeemParams = Omit<RedeemRequest, "userId">;
-export interface FaucetParams {
-  amount: string;
-  asset: FaucetAsset;
-}
 
 type ChainThis = Service &
   DbState<ChainCollections> & {
@@ -113,9 +97,8 @@ const ChainService = defineService<ChainThis>({
 
     /** Internal: a withdrawal's answer from its record (the Idempotency-Key replay of POST /withdraw). */
     withdrawalAnswer: {
-      visibility: "public",
-      params: { withdrawalId: { type: "string", min: 1, max: 64 } },
-      async handler(this: ChainThis, ctx: AppContext<{ withdrawalId: string }>): Promise<SubmissionResult> {
+      ...internalAction("chain.withdrawalAnswer"),
+      async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.withdrawalAnswer">>): Promise<SubmissionResult> {
         const answer = await this.cores.withdrawals.answerOf(ctx.params.withdrawalId);
         if (!answer)
           throw new DomainError("This withdrawal's outcome is being settled; retry shortly", 503, "SERVICE_UNAVAILABLE", { retryAfter: 2 });
@@ -142,30 +125,17 @@ const ChainService = defineService<ChainThis>({
       async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.faucet">>): Promise<ActionResult<"chain.faucet">> {
         const sandbox = this.sandbox;
         if (!sandbox) throw notFound("Sandbox faucet");
-        const { asset } = ctx.params;
-        const amount = BigInt(ctx.params.amount);
-        const max = asset === "TON" ? this.ccfg.faucetMaxNano : BigInt(this.ccfg.faucetMaxUsdt);
-        if (amount < 1n) throw validationError("amount must be positive", [{ field: "amount", rule: "min" }]);
-        if (amount > max)
-          throw validationError(`amount must be at most ${asset === "TON" ? tonLimitText(max) : usdtLimitText(max)}`, [
-            { field: "amount", rule: "max" },
-          ]);
-        const userId = currentUser(ctx).id;
-        const out = await this.actor.run(() => this.cores.sandboxDeposit(userId, (to) => sandbox.faucetSend(asset, to, amount)));
+        const { asset, amount } = ctx.params;
+        const send = sandbox.faucetSend.bind(sandbox);
+        const res = await this.actor.run(() => this.cores.faucet(currentUser(ctx).id, asset, amount, send)).catch(throwWire);
         ctx.meta.$statusCode = 202;
-        return {
-          status: "accepted",
-          txHash: out.txHash,
-          asset,
-          amount: amount.toString(),
-          address: (await this.cores.addressOf(userId)).address,
-        };
+        return res;
       },
     },
 
     /** Internal: ledger vs chain (tests, operators): ledger net deposits = deposit wallets + hot wallet - pending withdrawals. */
     reconcile: {
-      visibility: "public",
+      ...internalAction("chain.reconcile"),
       handler(this: ChainThis): Promise<ChainReconciliation> {
         return this.actor.run(() => this.cores.reconcile());
       },
@@ -173,34 +143,26 @@ const ChainService = defineService<ChainThis>({
 
     /** Internal: one transaction as the chain has it (hash hex). */
     transaction: {
-      visibility: "public",
-      params: { hash: { type: "string", pattern: /^[0-9a-fA-F]{64}$/ } },
-      async handler(this: ChainThis, ctx: AppContext<{ hash: string }>) {
+      ...internalAction("chain.transaction"),
+      async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.transaction">>): Promise<ActionResult<"chain.transaction">> {
         await this.actor.ready;
-        const tx = await this.port.findTransaction(ctx.params.hash);
-        return tx ? txView(tx) : null;
+        return this.cores.transaction(ctx.params.hash);
       },
     },
 
     /** Internal: canonical USDT held on chain by an owner address (raw or friendly). */
     jettonBalance: {
-      visibility: "public",
-      params: { owner: { type: "string", min: 3, max: 100 }, minter: { type: "string", optional: true } },
-      async handler(this: ChainThis, ctx: AppContext<{ owner: string; minter?: string }>) {
+      ...internalAction("chain.jettonBalance"),
+      async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.jettonBalance">>): Promise<string> {
         await this.actor.ready;
-        const b = await jettonBalance(
-          this.port,
-          Address.parse(ctx.params.owner),
-          ctx.params.minter ? Address.parse(ctx.params.minter) : undefined,
-        );
-        return b.toString();
+        return this.cores.jettonBalance(ctx.params.owner, ctx.params.minter);
       },
     },
 
-    /** Internal: the chain's fixed addresses and counters. */
+    /** Internal: the chain's fixed addresses. */
     info: {
-      visibility: "public",
-      async handler(this: ChainThis) {
+      ...internalAction("chain.info"),
+      async handler(this: ChainThis): Promise<ActionResult<"chain.info">> {
         await this.actor.ready;
         return this.cores.info(this.sandbox ? this.sandbox.foreignMinter() : null);
       },
@@ -208,26 +170,24 @@ const ChainService = defineService<ChainThis>({
 
     /** Internal: incidents recorded for support (everything that reached a deposit address and was not credited). */
     incidents: {
-      visibility: "public",
-      params: { userId: { type: "string", optional: true } },
-      handler(this: ChainThis, ctx: AppContext<{ userId?: string }>) {
-        return this.stores.chainIncidents.find(ctx.params.userId ? { userId: ctx.params.userId } : {}, { sort: { at: 1, _id: 1 } });
+      ...internalAction("chain.incidents"),
+      handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.incidents">>): Promise<ActionResult<"chain.incidents">> {
+        return this.cores.incidents(ctx.params.userId);
       },
     },
 
     /** Internal: settlement batches (tests, operators). */
     batches: {
-      visibility: "public",
-      params: { txHash: { type: "string", optional: true } },
-      handler(this: ChainThis, ctx: AppContext<{ txHash?: string }>) {
-        return this.stores.settlementBatches.find(ctx.params.txHash ? { txHash: ctx.params.txHash } : {}, { sort: { at: 1 } });
+      ...internalAction("chain.batches"),
+      handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.batches">>): Promise<ActionResult<"chain.batches">> {
+        return this.cores.batches(ctx.params.txHash);
       },
     },
 
     /** Internal: run the deposit watcher and the settlement batcher now instead of at their next tick. */
     tick: {
-      visibility: "public",
-      async handler(this: ChainThis) {
+      ...internalAction("chain.tick"),
+      async handler(this: ChainThis): Promise<true> {
         await this.actor.run(() => this.cores.watch());
         await this.actor.run(() => this.cores.settlement.round());
         return true;
@@ -236,9 +196,8 @@ const ChainService = defineService<ChainThis>({
 
     /** Internal (sandbox only): an internal message from a contract outside the exchange to a user's deposit address. */
     sandboxInject: {
-      visibility: "public",
-      params: { userId: "string", value: AMOUNT, body: { type: "string", optional: true } },
-      async handler(this: ChainThis, ctx: AppContext<{ userId: string; value: string; body?: string }>) {
+      ...internalAction("chain.sandboxInject"),
+      async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.sandboxInject">>): Promise<ActionResult<"chain.sandboxInject">> {
         const sandbox = this.sandbox;
         if (!sandbox) throw notFound("Sandbox");
         const { userId, value, body } = ctx.params;
@@ -306,7 +265,7 @@ const ChainService = defineService<ChainThis>({
         settlementLag: { enabled: () => broker.metrics.isEnabled(), observe: (s) => void broker.metrics.observe(METRIC.settlementLag, s) },
       },
     }));
-    const { settlement, redemptions } = cores;
+    const { redemptions } = cores;
     // The actor's first task: nothing else runs on the chain before it is up and caught up.
     const ready = actor.start(async () => {
       await chain.port.start();
@@ -316,14 +275,8 @@ const ChainService = defineService<ChainThis>({
     ready
       .then(() => cores.eachPendingRefund((m) => actor.background(`refund:${m}`, () => redemptions.refundMarket(m))))
       .catch(() => undefined);
-    const every = (ms: number, name: string, task: () => Promise<unknown>) => {
-      if (ms > 0) this.timers.push(setInterval(() => actor.background(name, task), ms));
-    };
-    every(ccfg.depositPollMs, "scan", () => cores.watch());
-    every(ccfg.settlementIntervalMs, "settle", () => settlement.round());
-    // Outside the chain's queue: a slow or absent notifier never holds up the chain's work.
-    if (ccfg.settlementIntervalMs > 0) this.timers.push(setInterval(() => void settlement.deliverNotices(), ccfg.settlementIntervalMs));
-    every(Math.max(ccfg.settlementIntervalMs, 10_000), "refunds", () => cores.eachPendingRefund((m) => redemptions.refundMarket(m)));
+    for (const { name, ms, onActor, task } of cores.recurring())
+      if (ms > 0) this.timers.push(setInterval(() => (onActor ? actor.background(name, task) : void task()), ms));
   },
 
   async stopped(this: ChainThis) {

@@ -2,7 +2,7 @@ import type { ServiceBroker } from "moleculer";
 import { Address } from "@ton/core";
 import { startServer, type TestServer } from "./server";
 import { ADMIN_KEY } from "./trading";
-import type { ChainReconciliation } from "../../services/chain.service";
+import type { ChainReconciliation } from "../../models/chain";
 import type { ChainTxView } from "../../chain/tx";
 
 /** A node on the sandbox chain with fast settlement and limits out of the way. */
