@@ -44,7 +44,7 @@ describe("faultFromWire", () => {
 
   test("other errors stay as they are: a 5xx, a timeout, a plain error", () => {
     const unavailable = new Errors.MoleculerRetryableError("down", 503, "SERVICE_UNAVAILABLE");
-    const timeout = new Errors.RequestTimeoutError("ledger.post", "node-1");
+    const timeout = new Errors.RequestTimeoutError({ action: "ledger.post", nodeID: "node-1" });
     const plain = new Error("boom");
     for (const e of [unavailable, timeout, plain]) expect(faultFromWire(e)).toBe(e);
     expect(new Fault("rejected", "X", "y")).toBeInstanceOf(Error);
