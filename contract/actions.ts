@@ -13,6 +13,7 @@ import type { Outcome, RestingOrder, Side } from "../engine/types";
 import type { RoutePlan } from "../engine/router";
 import type { IdemClaim, MoneyCheck, PostInput, PostOutcome } from "../ledger/ledger";
 import type { MarketTitle } from "../ledger/positions";
+import type { VerifyReport } from "../ledger/verify";
 import type { OrderQuery } from "../ledger/store";
 import type { LivePrice, MarketInternal } from "../models/catalog";
 import type { IdemKey, IdemRecord, LedgerEntryDoc, MarketLease, OrderDoc, SettlementRecord } from "../models/trading";
@@ -57,6 +58,7 @@ export interface InternalActions {
   "ledger.idemClaim": Entry<IdemKey, IdemClaim>;
   "ledger.idemRelease": Entry<{ scope: string; key: string }, { released: true }>;
   "ledger.idemAnswer": Entry<IdemRecord, { stored: true }>;
+  "ledger.verify": Entry<void, VerifyReport>;
   // book (the market actors)
   "book.placeTerms": Entry<PlaceTerms, PlaceView>;
   "book.amendOrder": Entry<AmendTerms, PlaceResult>;
@@ -175,6 +177,7 @@ export const INTERNAL_PARAMS = {
   "ledger.idemClaim": { scope: "string", key: { type: "string", max: 300 }, fingerprint: "string" },
   "ledger.idemRelease": { scope: "string", key: "string" },
   "ledger.idemAnswer": { scope: "string", key: "string", fingerprint: "string", status: "number", response: "any" },
+  "ledger.verify": null,
   "book.placeTerms": { marketId: ID_RULE, userId: "string", terms: "object", idem: { type: "object", optional: true } },
   "book.amendOrder": {
     marketId: ID_RULE,

@@ -17,9 +17,7 @@ import { DataDirLock, readHolder } from "../lib/data-dir";
 import { LocalSocketTransporter } from "../lib/local-transporter";
 import { createBrokerOptions } from "../moleculer.config";
 import { createNode, stopOnSignals } from "../server";
-import type { Page } from "../lib/paging";
-import type { EventView, MarketView } from "../models/catalog";
-import type { CreateEventParams, ListEventsParams } from "../models/catalog";
+import { call, type ActionName, type ActionParams, type ActionResult, type Caller } from "../contract";
 import type { MoneyCheck } from "../ledger/ledger";
 import type { VerifyReport } from "../ledger/verify";
 import type { ChainReconciliation } from "../models/chain";
@@ -31,10 +29,8 @@ export interface ReplArgs {
   [arg: string]: unknown;
 }
 
-/** Only what the commands need from a broker, so tests pass a real one and nothing else. */
-export interface ReplBroker {
-  call<T, P>(action: string, params: P, opts?: { meta?: Record<string, unknown> }): Promise<T>;
-}
+/** Only what the commands need from a broker (typed calls: contract/call.ts), so tests pass a real one and nothing else. */
+export type ReplBroker = Caller;
 
 export interface ReplCommand {
   command: string;
@@ -53,12 +49,12 @@ function show(value: unknown): void {
   console.log(JSON.stringify(value, null, 2));
 }
 
-function transitionCommand(command: string, action: string, description: string): ReplCommand {
+function transitionCommand(command: string, action: "catalog.closeMarket" | "catalog.cancelMarket", description: string): ReplCommand {
   return {
     command: `${command} <marketId>`,
     description,
     async action(broker, args) {
-      const market = await broker.call<MarketView, { id: string }>(action, { id: arg(args, "marketId") });
+      const market = await call(broker, action, { id: arg(args, "marketId") });
       show(market);
       return market;
     },
@@ -74,11 +70,11 @@ export const CATALOG_REPL_COMMANDS: ReplCommand[] = [
       { option: "-s, --search <text>", description: "free-text filter" },
     ],
     async action(broker, args) {
-      const params: Partial<ListEventsParams> = { pageSize: 100 };
-      if (typeof args.category === "string") params.category = args.category as ListEventsParams["category"];
+      const params: ActionParams<"catalog.listEvents"> = { pageSize: 100 };
+      if (typeof args.category === "string") params.category = args.category as ActionParams<"catalog.listEvents">["category"];
       if (args.options.page !== undefined) params.page = Number(args.options.page);
       if (typeof args.options.search === "string") params.search = args.options.search;
-      const res = await broker.call<Page<EventView>, Partial<ListEventsParams>>("catalog.listEvents", params);
+      const res = await call(broker, "catalog.listEvents", params);
       for (const e of res.items) console.log(`${e.id}  ${e.category.padEnd(9)}  ${e.beginAt}  ${e.title}`);
       console.log(`-- ${res.items.length} of ${res.pagination.total}`);
       return res;
@@ -88,13 +84,14 @@ export const CATALOG_REPL_COMMANDS: ReplCommand[] = [
     command: "create-event <json>",
     description: `Create an event with markets, e.g. create-event '{"title":"...","category":"Sports","markets":[{"title":"...","ammLiquidity":"1000000000"}]}'`,
     async action(broker, args) {
-      let params: CreateEventParams;
+      let params: ActionParams<"catalog.createEvent">;
       try {
-        params = JSON.parse(arg(args, "json")) as CreateEventParams;
+        // Checked by the action's params, like the operator API's body.
+        params = JSON.parse(arg(args, "json")) as ActionParams<"catalog.createEvent">;
       } catch (err) {
         throw new Error(`<json> is not valid JSON (quote it with single quotes): ${(err as Error).message}`);
       }
-      const event = await broker.call<EventView, CreateEventParams>("catalog.createEvent", params);
+      const event = await call(broker, "catalog.createEvent", params);
       show(event);
       return event;
     },
@@ -106,10 +103,8 @@ export const CATALOG_REPL_COMMANDS: ReplCommand[] = [
     description: "Resolve a market YES or NO (also retries after resolution_failed)",
     async action(broker, args) {
       const result = arg(args, "result").toUpperCase();
-      const market = await broker.call<MarketView, { id: string; result: string }>("catalog.resolveMarket", {
-        id: arg(args, "marketId"),
-        result,
-      });
+      // Any other word is refused by the action's params, in the REPL's one-line error.
+      const market = await call(broker, "catalog.resolveMarket", { id: arg(args, "marketId"), result: result as "YES" | "NO" });
       show(market);
       return market;
     },
@@ -186,12 +181,17 @@ export function reconciliationText(r: ChainReconciliation): string[] {
 }
 
 /** A command that calls one action and prints its report as text. */
-function reportCommand<R>(command: string, action: string, description: string, text: (r: R) => string[]): ReplCommand {
+function reportCommand<A extends "ledger.conservation" | "chain.reconcile" | "ledger.verify">(
+  command: string,
+  action: A,
+  description: string,
+  text: (r: ActionResult<A>) => string[],
+): ReplCommand {
   return {
     command,
     description,
     async action(broker) {
-      const report = await broker.call<R, Record<string, never>>(action, {});
+      const report = (await call<ActionName>(broker, action)) as ActionResult<A>; // no params: Args<A> is not resolved for a generic A
       for (const line of text(report)) console.log(line);
       return report;
     },
@@ -229,19 +229,16 @@ export const TRADING_REPL_COMMANDS: ReplCommand[] = [
     command: "place <userId> <marketId> <side> <outcome> <price> <quantity>",
     description: "Place a GTC limit order for a user (price 0.01..0.99, quantity in micro-shares)",
     async action(broker, args) {
+      // Side and outcome words other than the contract's are refused by the action's params.
       const body = {
         marketId: arg(args, "marketId"),
-        side: arg(args, "side").toUpperCase(),
-        outcome: arg(args, "outcome").toUpperCase(),
-        orderType: "GTC",
+        side: arg(args, "side").toUpperCase() as ActionParams<"book.place">["side"],
+        outcome: arg(args, "outcome").toUpperCase() as ActionParams<"book.place">["outcome"],
+        orderType: "GTC" as const,
         price: Number(arg(args, "price")),
         quantity: Number(arg(args, "quantity")),
       };
-      const r = await broker.call<{ orderId: string; status: string; filledQuantity: string }, typeof body>(
-        "book.place",
-        body,
-        asUser(arg(args, "userId")),
-      );
+      const r = await call(broker, "book.place", body, asUser(arg(args, "userId")));
       console.log(`Order ${r.orderId}: ${r.status}, filled ${r.filledQuantity}`);
       return r;
     },
@@ -250,11 +247,7 @@ export const TRADING_REPL_COMMANDS: ReplCommand[] = [
     command: "cancel-order <userId> <orderId>",
     description: "Cancel one of a user's open orders",
     async action(broker, args) {
-      const r = await broker.call<{ orderId: string; cancelledQuantity: string; releasedAmount: string }, { orderId: string }>(
-        "book.cancelOrder",
-        { orderId: arg(args, "orderId") },
-        asUser(arg(args, "userId")),
-      );
+      const r = await call(broker, "book.cancelOrder", { orderId: arg(args, "orderId") }, asUser(arg(args, "userId")));
       console.log(`Order ${r.orderId} cancelled: ${r.cancelledQuantity} micro-shares, ${usdtText(r.releasedAmount)} released`);
       return r;
     },

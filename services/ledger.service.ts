@@ -133,7 +133,7 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal (operator API, REPL): the whole journal's hash chain, replayed and compared with the books and read models. */
     verify: {
-      visibility: "public",
+      ...internalAction("ledger.verify"),
       handler(this: LedgerThis): Promise<VerifyReport> {
         return this.desk.verify();
       },
