@@ -16,7 +16,7 @@ import type { MarketTitle } from "../ledger/positions";
 import type { VerifyReport } from "../ledger/verify";
 import type { OrderQuery } from "../ledger/store";
 import type { LivePrice, MarketInternal } from "../models/catalog";
-import type { IdemKey, IdemRecord, LedgerEntryDoc, MarketLease, OrderDoc, SettlementRecord } from "../models/trading";
+import type { BookJournalDoc, IdemKey, IdemRecord, LedgerEntryDoc, MarketLease, OrderDoc, SettlementRecord } from "../models/trading";
 import type { UserDoc } from "../models/user";
 import type { TokenUser } from "../auth/auth";
 import type { TradeSettledParams } from "../notifier/notifier";
@@ -47,6 +47,13 @@ export interface InternalActions {
   "ledger.sync": Entry<{ seq: number; instance?: string }, { durableSeq: number; instance: string }>;
   "ledger.acquireMarket": Entry<{ marketId: string; node: string }, MarketLease & { instance: string }>;
   "ledger.restingOrders": Entry<{ marketId: string; afterPrio: number; limit: number }, RestingOrder[]>;
+  "ledger.lease": Entry<{ marketId: string }, MarketLease>;
+  "ledger.bookEntries": Entry<
+    { marketId: string; afterSeq: number; limit?: number },
+    BookJournalDoc[],
+    { marketId: string; afterSeq: number; limit: number }
+  >;
+  "ledger.openOrders": Entry<{ userId: string; marketId?: string }, OrderDoc[]>;
   "ledger.markSettlement": Entry<{ tradeIds: string[]; status: SettlementRecord["status"]; txHash?: string }, { updated: number }>;
   "ledger.conservation": Entry<void, MoneyCheck>;
   "ledger.account": Entry<{ account: string }, { balance: CashAccount & { total: number }; positions: PositionState[] }>;
@@ -85,8 +92,11 @@ export interface InternalActions {
   "catalog.marketTitles": Entry<{ marketIds: string[] }, Record<string, MarketTitle>>;
   // router
   "router.livePrices": Entry<{ marketIds: string[] }, Record<string, LivePrice>>;
+  // amm
+  "amm.pool": Entry<{ marketId: string }, { yes: string; no: string; liquidity: string } | null>;
   // notifier
   "notifier.tradeSettled": Entry<TradeSettledParams, { created: number }>;
+  "notifier.catchUp": Entry<void, { cursor: number }>;
   // auth
   "auth.checkSession": Entry<{ sid: string; userId: string }, boolean>;
   "auth.resolveToken": Entry<{ token: string }, TokenUser | null>;
@@ -147,6 +157,13 @@ export const INTERNAL_PARAMS = {
   },
   "ledger.sync": { seq: { type: "number", integer: true, min: 0 }, instance: { type: "string", optional: true } },
   "ledger.acquireMarket": { marketId: "string", node: "string" },
+  "ledger.lease": { marketId: "string" },
+  "ledger.bookEntries": {
+    marketId: "string",
+    afterSeq: { type: "number", integer: true, min: 0 },
+    limit: { type: "number", integer: true, min: 1, max: 10000, optional: true, default: 10000 },
+  },
+  "ledger.openOrders": { userId: "string", marketId: { type: "string", optional: true } },
   "ledger.restingOrders": {
     marketId: "string",
     afterPrio: { type: "number", integer: true, min: 0 },
@@ -211,6 +228,8 @@ export const INTERNAL_PARAMS = {
   "catalog.getMarketInternal": { marketId: ID_RULE },
   "catalog.marketTitles": { marketIds: { type: "array", max: 500, items: ID_RULE } },
   "router.livePrices": { marketIds: { type: "array", items: "string", max: 200 } },
+  "amm.pool": { marketId: "string" },
+  "notifier.catchUp": null,
   "notifier.tradeSettled": {
     batchId: { type: "string", min: 1, max: 100 },
     status: { type: "enum", values: ["confirmed", "failed"] },

@@ -1,6 +1,6 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { type ActionResult, type HandlerParams, call, routeAction } from "../contract";
+import { type ActionResult, type HandlerParams, call, internalAction, routeAction } from "../contract";
 import { currentUser, type AppContext } from "../mixins/context";
 import { formatMicro } from "../engine/money";
 import { checkTradeQuantity, tradeView } from "../trading/market-order";
@@ -37,9 +37,8 @@ const AmmService = defineService<AmmThis>({
 
     /** Internal: the pool of a market (operators, tests). */
     pool: {
-      visibility: "public",
-      params: { marketId: "string" },
-      async handler(this: AmmThis, ctx: AppContext<{ marketId: string }>) {
+      ...internalAction("amm.pool"),
+      async handler(this: AmmThis, ctx: AppContext<HandlerParams<"amm.pool">>): Promise<ActionResult<"amm.pool">> {
         const r = await call(ctx, "book.ensureMarket", { marketId: ctx.params.marketId });
         return r.pool ? { yes: String(r.pool.yes), no: String(r.pool.no), liquidity: formatMicro(Math.min(r.pool.yes, r.pool.no)) } : null;
       },

@@ -4,7 +4,6 @@ import { type ActionResult, type Answer, type HandlerParams, broadcast, call, in
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
 import { throwWire, wireError } from "../gateway/faults";
-import type { BookJournalDoc, MarketLease, OrderDoc } from "../models/trading";
 import { LedgerCores } from "../ledger/ledger-cores";
 import type { LedgerDesk } from "../ledger/desk";
 import { openMoneyStore } from "../ledger/money-store";
@@ -60,9 +59,8 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: a market's lease and journal position as the ledger holds them. */
     lease: {
-      visibility: "public",
-      params: { marketId: "string" },
-      handler(this: LedgerThis, ctx: AppContext<{ marketId: string }>): MarketLease {
+      ...internalAction("ledger.lease"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.lease">>): Answer<"ledger.lease"> {
         return this.desk.ledger.lease(ctx.params.marketId);
       },
     },
@@ -149,22 +147,16 @@ const LedgerService = defineService<LedgerThis>({
 
     /** Internal: a market's book commands after a journal position, in order (audits, tests). */
     bookEntries: {
-      visibility: "public",
-      params: {
-        marketId: "string",
-        afterSeq: { type: "number", integer: true, min: 0 },
-        limit: { type: "number", integer: true, min: 1, max: 10000, optional: true, default: 10000 },
-      },
-      handler(this: LedgerThis, ctx: AppContext<{ marketId: string; afterSeq: number; limit: number }>): Promise<BookJournalDoc[]> {
+      ...internalAction("ledger.bookEntries"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.bookEntries">>): Answer<"ledger.bookEntries"> {
         return this.desk.bookEntries(ctx.params.marketId, ctx.params.afterSeq, ctx.params.limit);
       },
     },
 
     /** Internal: a user's open orders (GET /orders). */
     openOrders: {
-      visibility: "public",
-      params: { userId: "string", marketId: { type: "string", optional: true } },
-      handler(this: LedgerThis, ctx: AppContext<{ userId: string; marketId?: string }>): Promise<OrderDoc[]> {
+      ...internalAction("ledger.openOrders"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.openOrders">>): Answer<"ledger.openOrders"> {
         return this.desk.openOrders(ctx.params.userId, ctx.params.marketId);
       },
     },

@@ -103,8 +103,8 @@ const NotifierService = defineService<NotifierThis>({
 
     /** Internal: read the journal up to its end and push what is due now (tests, operators). */
     catchUp: {
-      visibility: "public",
-      async handler(this: NotifierThis) {
+      ...internalAction("notifier.catchUp"),
+      async handler(this: NotifierThis): Promise<ActionResult<"notifier.catchUp">> {
         await this.notifier.pull();
         await this.notifier.runJobs();
         return { cursor: this.notifier.cursor };
