@@ -3,48 +3,21 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Context, Service } from "moleculer";
 import { defineService } from "../lib/service";
-import { aliasesOf, GROUP_MOUNT, GROUP_RATE, ROUTED_ACTIONS, call } from "../contract";
+import { ROUTED_ACTIONS, call } from "../contract";
 import ApiGateway from "moleculer-web";
 import IORedis, { type Redis } from "ioredis";
 import { configOf, type AppConfig } from "../lib/config";
 import { verifyToken } from "../auth/tokens";
-import { successBody } from "../gateway/envelope";
-import {
-  categoryLimit,
-  decideRate,
-  type RateCategory,
-  type RateLimited,
-  type RateLimitStore,
-  type RouteRateLimit,
-} from "../gateway/rate-limit";
+import { categoryLimit, decideRate, type RateLimitStore, type RouteRateLimit } from "../gateway/rate-limit";
 import { errorAnswer, healthAnswer, serverTimeouts, setRateHeaders } from "../gateway/answers";
-import { bearerToken, checkOperatorKey, SessionCache } from "../gateway/sessions";
-import { idempotencyKeyHeader } from "../mixins/idempotency.middleware";
+import { gatewayRoutes, type GatewayRequest as Req } from "../gateway/api-routes";
+import { bearerToken, SessionCache } from "../gateway/sessions";
 import type { RequestMeta, SessionUser } from "../mixins/context";
 import SocketGateway, { SOCKET_ACTIONS } from "../gateway/socket";
 import { readiness } from "../gateway/readiness";
 import { clientAddress, trustedProxies, type TrustedProxies } from "../gateway/proxies";
-import { OPENAPI_JSON } from "../gateway/openapi";
 import { findWebBuild, WebSite } from "../gateway/web";
 import { listenHost, proofDomain } from "../auth/domain";
-
-/** The REST contract's routes by route group (contract/routes.ts); every other path is a 404. */
-export const TRADE_ALIASES = aliasesOf("trade");
-export const READ_ALIASES = aliasesOf("read");
-export const ADMIN_ALIASES = aliasesOf("admin");
-export const SANDBOX_ALIASES = aliasesOf("sandbox");
-
-type Req = IncomingMessage &
-  RateLimited & {
-    $ctx: Context<unknown, RequestMeta>;
-    /** The route and alias moleculer-web matched (no alias: an unknown route). */
-    $route?: { rateLimit?: RouteRateLimit<Req> };
-    $alias?: { action?: string };
-    socket: { remoteAddress?: string };
-  };
-
-/** Login calls: the gateway tells auth which proof domain it answers to. */
-const PROOF_ACTIONS = new Set(["auth.connect", "auth.challenge"]);
 
 interface ApiThis extends Service {
   addRoute(route: object, toBottom: boolean): { rateLimit?: RouteRateLimit<Req> };
@@ -66,8 +39,6 @@ interface ApiThis extends Service {
   proxies: TrustedProxies;
   routedActions: string[];
 }
-
-const BODY_LIMIT = "64kb";
 
 const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
   name: "api",
@@ -187,99 +158,22 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
     this.settings.ip = cfg.host;
     if (cfg.redisUrl) this.redis = new IORedis(cfg.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
 
-    const rateLimit = (category: RateCategory) =>
-      categoryLimit<Req>(category, { windowMs: cfg.rateLimit.windowMs, limit: cfg.rateLimit[category] }, this.redis, this.rateKey);
-
-    const common = {
-      mappingPolicy: "restrict",
-      mergeParams: true,
-      bodyParsers: { json: { strict: true, limit: BODY_LIMIT } },
-      authentication: true,
+    // The domain a ton_proof is signed for here (APP_DOMAIN, else the address listened on).
+    const domain = () => proofDomain(this.cfg.appDomain, this.server?.address() as AddressInfo | null);
+    // The web app at / and the API documentation at /docs (gateway/web.ts), after every API route.
+    const site = WebSite.load(findWebBuild(), { chain: cfg.chain, testnet: cfg.ton.testnet, proofDomain: domain });
+    if (!site) this.logger.warn("The web app is not built (npm run build): / and /docs answer 404");
+    const routes = gatewayRoutes({
+      chain: cfg.chain,
+      adminKey: cfg.adminKey,
+      rateLimit: (category) =>
+        categoryLimit<Req>(category, { windowMs: cfg.rateLimit.windowMs, limit: cfg.rateLimit[category] }, this.redis, this.rateKey),
+      decideRate: this.decideRate,
+      proofDomain: domain,
+      health: this.health,
       onError: this.settings.onError,
-      onBeforeCall(this: ApiThis, ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req, res: ServerResponse) {
-        ctx.meta.origin = "gateway";
-        if (PROOF_ACTIONS.has(req.$alias?.action as string))
-          ctx.meta.proofDomain = proofDomain(this.cfg.appDomain, this.server.address() as AddressInfo);
-        // Idempotent writes (mixins/idempotency.middleware.ts) take the key from here.
-        const key = idempotencyKeyHeader(req.headers);
-        if (key !== undefined) ctx.meta.idempotencyKey = key;
-        setRateHeaders(res, req.$rateVerdict);
-      },
-      onAfterCall(ctx: Context<unknown, RequestMeta>, _route: unknown, _req: Req, _res: ServerResponse, data: unknown) {
-        return successBody(data, ctx.requestID, ctx.meta.$statusCode);
-      },
-    };
-
-    // Routes outside the rate categories still show the caller's read budget (not spending it).
-    const showReadBudget = async function (this: ApiThis, _ctx: Context, _route: unknown, req: Req, res: ServerResponse) {
-      await this.decideRate(req);
-      setRateHeaders(res, req.$rateVerdict);
-    };
-
-    const routes = [
-      {
-        name: "health",
-        path: "",
-        mappingPolicy: "restrict",
-        bodyParsers: false,
-        onBeforeCall: showReadBudget,
-        onError: this.settings.onError,
-        aliases: {
-          "GET /health": (_req: Req, res: ServerResponse) => this.health(res, false),
-          "GET /health/ready": (_req: Req, res: ServerResponse) => this.health(res, true),
-        },
-      },
-      // The OpenAPI document: static, outside the rate categories like /health.
-      {
-        name: "openapi",
-        path: "/api/v1",
-        mappingPolicy: "restrict",
-        bodyParsers: false,
-        onBeforeCall: showReadBudget,
-        onError: this.settings.onError,
-        aliases: {
-          "GET /openapi.json"(_req: Req, res: ServerResponse) {
-            res.setHeader("Content-Type", "application/json; charset=utf-8");
-            res.setHeader("Cache-Control", "public, max-age=300");
-            res.end(OPENAPI_JSON);
-          },
-        },
-      },
-      // The contract's route groups: one moleculer-web route per rate category and mount point.
-      { ...common, name: "trade", path: "/api/v1" + GROUP_MOUNT.trade, aliases: TRADE_ALIASES, rateLimit: rateLimit(GROUP_RATE.trade) },
-      { ...common, name: "read", path: "/api/v1" + GROUP_MOUNT.read, aliases: READ_ALIASES, rateLimit: rateLimit(GROUP_RATE.read) },
-      // Only routes that can answer are registered (and listed in the log): the faucet exists on
-      // the sandbox chain, the operator API with an operator key.
-      ...(cfg.chain === "sandbox"
-        ? [
-            {
-              ...common,
-              name: "sandbox",
-              path: "/api/v1" + GROUP_MOUNT.sandbox,
-              aliases: SANDBOX_ALIASES,
-              rateLimit: rateLimit(GROUP_RATE.sandbox),
-            },
-          ]
-        : []),
-      // The operator API spends no category: it shows the read budget (GROUP_RATE.admin is null).
-      ...(cfg.adminKey
-        ? [
-            {
-              ...common,
-              name: "admin",
-              path: "/api/v1" + GROUP_MOUNT.admin,
-              aliases: ADMIN_ALIASES,
-              authentication: false,
-              async onBeforeCall(this: ApiThis, ctx: Context<unknown, RequestMeta>, route: unknown, req: Req, res: ServerResponse) {
-                ctx.meta.origin = "gateway";
-                await showReadBudget.call(this, ctx, route, req, res);
-                checkOperatorKey(req.headers["x-admin-key"], this.cfg.adminKey as string);
-                ctx.meta.admin = true;
-              },
-            },
-          ]
-        : []),
-    ];
+      site: site?.aliases(),
+    });
     // What readiness checks: every action a route or the socket layer of this node calls.
     this.routedActions = [...ROUTED_ACTIONS, ...SOCKET_ACTIONS];
     // Routes depend on this node's configuration, so they are added here rather than in settings.
@@ -287,26 +181,6 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
       const added = this.addRoute(route, true);
       if (route.name === "read") this.readLimit = added.rateLimit as RouteRateLimit<Req>;
     }
-    // The web app at / and the API documentation at /docs (gateway/web.ts), after every API route.
-    const site = WebSite.load(findWebBuild(), {
-      chain: cfg.chain,
-      testnet: cfg.ton.testnet,
-      proofDomain: () => proofDomain(this.cfg.appDomain, this.server?.address() as AddressInfo | null),
-    });
-    if (site)
-      this.addRoute(
-        {
-          name: "web",
-          path: "",
-          mappingPolicy: "restrict",
-          bodyParsers: false,
-          aliases: site.aliases(),
-          onBeforeCall: showReadBudget,
-          onError: this.settings.onError,
-        },
-        true,
-      );
-    else this.logger.warn("The web app is not built (npm run build): / and /docs answer 404");
   },
 
   async stopped(this: ApiThis) {

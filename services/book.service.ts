@@ -1,7 +1,6 @@
 import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
 import {
-  type ActionResult,
   type Answer,
   type HandlerParams,
   type EventPayload,
@@ -13,7 +12,6 @@ import {
   rulesOf,
 } from "../contract";
 import { configOf } from "../lib/config";
-import { notFound } from "../lib/errors";
 import { throwWire } from "../gateway/faults";
 import { currentUser, type AppContext } from "../mixins/context";
 import { withIdempotency } from "../mixins/idempotency.middleware";
@@ -21,17 +19,16 @@ import { marketOwner, refreshOwners } from "../mixins/market-routing.middleware"
 import type { MarketActor } from "../trading/market-actor";
 import type { MarketRegistry } from "../trading/market-registry";
 import type { OrderDesk } from "../trading/order-desk";
+import type { OwnerDesk } from "../trading/owner-desk";
 import { BookCores } from "../trading/book-cores";
-import { levelView, orderView, topOfBook, type TopOfBook } from "../trading/order-views";
-import { tradeView } from "../trading/market-order";
 import type { DurabilityWatch } from "../trading/durability";
 import { METRIC } from "../lib/metrics";
-import { page } from "../lib/paging";
 import { Validator } from "../lib/validator";
 
 type BookThis = Service & {
   registry: MarketRegistry<MarketActor>;
   desk: OrderDesk<AppContext>;
+  owner: OwnerDesk<AppContext, MarketActor>;
   durability: DurabilityWatch;
 };
 
@@ -51,7 +48,7 @@ function dropForeignMarkets(this: BookThis) {
 /**
  * The order book's shell: market actions are routed to the market's owner by MarketRouting
  * (mixins/market-routing.middleware.ts); the flows live in trading/ (MarketRegistry, OrderDesk,
- * MarketActor, publishCommitted).
+ * OwnerDesk, MarketActor, publishCommitted).
  */
 const BookService = defineService<BookThis>({
   name: "book",
@@ -93,10 +90,7 @@ const BookService = defineService<BookThis>({
     amendOrder: {
       ...internalAction("book.amendOrder"),
       handler(this: BookThis, ctx: AppContext<HandlerParams<"book.amendOrder">>): Answer<"book.amendOrder"> {
-        const { orderId, userId, price, quantity, postOnly } = ctx.params;
-        return this.registry
-          .onMarket(ctx.params.marketId, (actor) => actor.amend({ orderId, userId, price, quantity, postOnly }))
-          .catch(throwWire);
+        return this.owner.amend(ctx.params).catch(throwWire);
       },
     },
 
@@ -112,8 +106,7 @@ const BookService = defineService<BookThis>({
     cancelMany: {
       ...internalAction("book.cancelMany"),
       handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancelMany">>): Answer<"book.cancelMany"> {
-        const { marketId, userId, orderIds, reason } = ctx.params;
-        return this.registry.onMarket(marketId, (actor) => actor.cancelMany(userId ?? null, orderIds ?? null, reason)).catch(throwWire);
+        return this.owner.cancelMany(ctx.params).catch(throwWire);
       },
     },
 
@@ -129,26 +122,23 @@ const BookService = defineService<BookThis>({
     cancel: {
       ...internalAction("book.cancel"),
       handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancel">>): Answer<"book.cancel"> {
-        return this.registry.onMarket(ctx.params.marketId, (actor) => actor.cancel(ctx.params.orderId, ctx.params.userId)).catch(throwWire);
+        return this.owner.cancel(ctx.params).catch(throwWire);
       },
     },
 
     /** GET /orders: the caller's orders, newest first: open (default), closed or all; paged. */
     listOrders: {
       ...routeAction("book.listOrders"),
-      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.listOrders">>): Promise<ActionResult<"book.listOrders">> {
-        const { items, total } = await call(ctx, "ledger.orders", { ...ctx.params, userId: currentUser(ctx).id });
-        return page(items.map(orderView), total, ctx.params.page, ctx.params.pageSize);
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.listOrders">>): Answer<"book.listOrders"> {
+        return this.desk.listOrders(ctx, currentUser(ctx).id, ctx.params);
       },
     },
 
     /** GET /markets/:marketId/orderbook: top 10 aggregated levels of the YES or NO view. */
     orderbook: {
       ...routeAction("book.orderbook"),
-      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.orderbook">>): Promise<ActionResult<"book.orderbook">> {
-        const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
-        if (!actor) throw notFound("Market");
-        return levelView(actor.book.depth(ctx.params.outcome, 10));
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.orderbook">>): Answer<"book.orderbook"> {
+        return this.owner.orderbook(ctx.params.marketId, ctx.params.outcome).catch(throwWire);
       },
     },
 
@@ -156,95 +146,63 @@ const BookService = defineService<BookThis>({
     route: {
       ...internalAction("book.route"),
       handler(this: BookThis, ctx: AppContext<HandlerParams<"book.route">>): Answer<"book.route"> {
-        const { userId, side, outcome, quantity, mode, idem } = ctx.params;
-        // The answer (the trade's wire view) is journaled with the trade under the request's key.
-        return this.registry
-          .onMarket(ctx.params.marketId, (actor) =>
-            actor.route({ userId, side, outcome, quantity, mode, ...(idem ? { idem: { ...idem, render: tradeView } } : {}) }),
-          )
-          .then((r) => {
-            if (idem) ctx.meta.idemJournaled = true;
-            return r;
-          }, throwWire);
+        return this.owner.route(ctx, ctx.params).catch(throwWire);
       },
     },
 
     /** Internal: what `route` would do now, without doing it. */
     quote: {
       ...internalAction("book.quote"),
-      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.quote">>): Promise<ActionResult<"book.quote">> {
-        const { userId, side, outcome, quantity, mode } = ctx.params;
-        const plan = await this.registry
-          .onMarket(ctx.params.marketId, (actor) => actor.quote({ userId, side, outcome, quantity, mode }))
-          .catch(throwWire);
-        return { venue: plan.venue, filled: plan.filled, totalCost: plan.totalCost, fee: plan.fee, avgPrice: plan.avgPrice };
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.quote">>): Answer<"book.quote"> {
+        return this.owner.quote(ctx.params).catch(throwWire);
       },
     },
 
     /** Internal: load a market's actor (funds its AMM pool on first sight of an open market). */
     ensureMarket: {
       ...internalAction("book.ensureMarket"),
-      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.ensureMarket">>): Promise<ActionResult<"book.ensureMarket">> {
-        const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
-        return { loaded: !!actor, pool: actor?.pool ?? null, nodeID: this.broker.nodeID };
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.ensureMarket">>): Answer<"book.ensureMarket"> {
+        return this.owner.ensureMarket(ctx.params.marketId).catch(throwWire);
       },
     },
 
     /** Internal: depth of both views with the book's sequence (socket snapshots). */
     depth: {
       ...internalAction("book.depth"),
-      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.depth">>): Promise<ActionResult<"book.depth">> {
-        const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
-        if (!actor) throw notFound("Market");
-        return {
-          seq: actor.book.seq,
-          yes: levelView(actor.book.depth("YES", ctx.params.levels)),
-          no: levelView(actor.book.depth("NO", ctx.params.levels)),
-        };
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.depth">>): Answer<"book.depth"> {
+        return this.owner.depth(ctx.params.marketId, ctx.params.levels).catch(throwWire);
       },
     },
 
     /** Internal: best prices per market for live prices (null where the book is empty). */
     topOfBook: {
       ...internalAction("book.topOfBook"),
-      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.topOfBook">>): Promise<ActionResult<"book.topOfBook">> {
-        const out: Record<string, TopOfBook> = {};
-        const tops = await Promise.all(ctx.params.marketIds.map((marketId) => call(ctx, "book.top", { marketId }).catch(() => null)));
-        ctx.params.marketIds.forEach((id, i) => (out[id] = tops[i] ?? topOfBook(undefined, null)));
-        return out;
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.topOfBook">>): Answer<"book.topOfBook"> {
+        return this.owner.topOfMany(ctx, ctx.params.marketIds);
       },
     },
 
     /** Internal: one market's best prices, answered by its owner. */
     top: {
       ...internalAction("book.top"),
-      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.top">>): Promise<ActionResult<"book.top">> {
-        const actor = await this.registry.actorIfServed(ctx.params.marketId);
-        return topOfBook(actor?.book, actor?.pool);
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.top">>): Answer<"book.top"> {
+        return this.owner.top(ctx.params.marketId);
       },
     },
 
     /** Internal: a market stopped trading (closed, cancelled, resolved): its owner releases every resting order. */
     halt: {
       ...internalAction("book.halt"),
-      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.halt">>): Promise<ActionResult<"book.halt">> {
-        const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
-        if (!actor) return { released: 0 };
-        if (ctx.params.status === "resolution_failed") {
-          actor.setStatus("resolution_failed");
-          return { released: 0 };
-        }
-        return { released: await actor.halt(ctx.params.status) };
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.halt">>): Answer<"book.halt"> {
+        return this.owner.halt(ctx.params.marketId, ctx.params.status).catch(throwWire);
       },
     },
 
     /** Internal: what an immediate order of `quantity` would get from the book (mark prices, quotes). */
     exitQuote: {
       ...internalAction("book.exitQuote"),
-      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.exitQuote">>): Promise<ActionResult<"book.exitQuote">> {
-        const actor = await this.registry.existingActor(ctx.params.marketId).catch(throwWire);
-        if (!actor) return { filled: 0, proceeds: 0 };
-        return actor.exitQuote(ctx.params.outcome, ctx.params.quantity, ctx.params.side, ctx.params.userId);
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.exitQuote">>): Answer<"book.exitQuote"> {
+        return this.owner.exitQuote(ctx.params).catch(throwWire);
       },
     },
   },
@@ -303,14 +261,17 @@ const BookService = defineService<BookThis>({
         journaled: (ctx) => void (ctx.meta.idemJournaled = true),
         withIdempotency: (ctx, idem, run) => withIdempotency(ctx, idem, run).then((r) => r.value),
         order: (ctx, orderId) => call(ctx, "ledger.getOrder", { orderId }),
+        orders: (ctx, q) => call(ctx, "ledger.orders", q),
         amendOrder: (ctx, a) => call(ctx, "book.amendOrder", a),
         openMarketsOf: (ctx, userId) => call(ctx, "ledger.openMarketsOf", { userId }),
         cancelMany: (ctx, marketId, userId, reason) => call(ctx, "book.cancelMany", { marketId, userId, reason }),
         cancel: (ctx, marketId, orderId, userId) => call(ctx, "book.cancel", { marketId, orderId, userId }),
+        topOnOwner: (ctx, marketId) => call(ctx, "book.top", { marketId }),
       },
     });
     this.registry = cores.registry;
     this.desk = cores.desk;
+    this.owner = cores.owner;
     this.durability = cores.durability;
   },
 

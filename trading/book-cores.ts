@@ -1,8 +1,8 @@
 /**
  * The book's cores wired to one set of edge ports (what the book service gives them: the broker's
- * calls, events and metrics): the market actors' registry, the order desk, and the durability
- * watch that acknowledges commands on the ledger's watermark. Each core is unit-tested on its own
- * ports; this only connects them.
+ * calls, events and metrics): the market actors' registry, the order desk, the owner's desk (what
+ * a market's owner answers on its actors), and the durability watch that acknowledges commands on
+ * the ledger's watermark. Each core is unit-tested on its own ports; this only connects them.
  */
 import type { FeeSchedule } from "../engine/money";
 import { newId } from "../lib/ids";
@@ -11,6 +11,7 @@ import { DurabilityWatch } from "./durability";
 import { MarketActor, marketInfo, type MarketPorts } from "./market-actor";
 import { MarketRegistry, type RegistryPorts } from "./market-registry";
 import { OrderDesk, type OrderDeskPorts } from "./order-desk";
+import { OwnerDesk, type OwnerDeskPorts } from "./owner-desk";
 import { publishCommitted, type PublicationSink } from "./publication";
 
 export interface BookEdges<C> {
@@ -31,14 +32,15 @@ export interface BookEdges<C> {
   out: PublicationSink;
   measured: RegistryPorts<MarketActor>["measured"];
   log(message: string): void;
-  /** The order desk's calls under a request. */
-  requests: Omit<OrderDeskPorts<C>, "now" | "owns" | "place">;
+  /** The desks' calls under a request. */
+  requests: Omit<OrderDeskPorts<C>, "now" | "owns" | "place"> & Pick<OwnerDeskPorts<C, MarketActor>, "topOnOwner">;
 }
 
 export class BookCores<C> {
   readonly durability: DurabilityWatch;
   readonly registry: MarketRegistry<MarketActor>;
   readonly desk: OrderDesk<C>;
+  readonly owner: OwnerDesk<C, MarketActor>;
 
   constructor(e: BookEdges<C>) {
     const durability = (this.durability = new DurabilityWatch((seq, instance) => e.ledger.sync(seq, instance)));
@@ -73,6 +75,12 @@ export class BookCores<C> {
       now: () => Date.now(),
       owns: (marketId) => registry.owns(marketId),
       place: (marketId, cmd) => registry.onMarket(marketId, (actor) => actor.place(cmd)),
+    });
+    this.owner = new OwnerDesk<C, MarketActor>({
+      nodeID: e.nodeID,
+      actors: registry,
+      journaled: e.requests.journaled,
+      topOnOwner: e.requests.topOnOwner,
     });
   }
 }

@@ -9,9 +9,11 @@ import { invalid, isFault, notFoundFault, type FieldError } from "../lib/fault";
 import type { Model } from "../contract";
 import type { CancelReasonCode } from "../engine/settlement";
 import type { IdemKey, OrderDoc } from "../models/trading";
+import type { OrderQuery } from "../ledger/store";
+import { page, type Page } from "../lib/paging";
 import type { CancelManyResult, PlaceCommand, PlaceResult } from "./market-actor";
 import { checkOrder, checkPriceAndQuantity, type OrderTerms, type PlaceOrderParams } from "./order-rules";
-import { placeView, type PlaceView } from "./order-views";
+import { orderView, placeView, type PlaceView } from "./order-views";
 
 /** A placement for the market's owner: checked terms, the user, and the order's own Idempotency-Key. */
 export interface PlaceTerms {
@@ -54,6 +56,8 @@ export interface OrderDeskPorts<C> {
   withIdempotency(c: C, idem: IdemKey, run: () => Promise<PlaceView>): Promise<unknown>;
   /** One order's read model. */
   order(c: C, orderId: string): Promise<OrderDoc | null>;
+  /** A user's orders in the read model, newest first: one page and the total. */
+  orders(c: C, q: OrderQuery): Promise<{ items: OrderDoc[]; total: number }>;
   amendOrder(c: C, a: AmendTerms): Promise<PlaceResult>;
   /** Markets where the user has open orders. */
   openMarketsOf(c: C, userId: string): Promise<string[]>;
@@ -190,6 +194,12 @@ export class OrderDesk<C> {
       createdAt: o.createdAt,
       updatedAt: r.createdAt,
     };
+  }
+
+  /** GET /orders: the user's orders (open, closed or all) as the contract shows them, paged. */
+  async listOrders(c: C, userId: string, q: Omit<OrderQuery, "userId">): Promise<Page<Model<"Order">>> {
+    const { items, total } = await this.ports.orders(c, { ...q, userId });
+    return page(items.map(orderView), total, q.page, q.pageSize);
   }
 
   /** DELETE /orders: every open order of the user (in one market, with `marketId`), one entry per market. */

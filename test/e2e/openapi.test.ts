@@ -5,7 +5,7 @@
  * types its schemas describe.
  */
 import { openApiDocument, type OpenApiDocument } from "../../gateway/openapi";
-import { ADMIN_ALIASES, READ_ALIASES, SANDBOX_ALIASES, TRADE_ALIASES } from "../../services/api.service";
+import { ADMIN_ALIASES, READ_ALIASES, SANDBOX_ALIASES, TRADE_ALIASES } from "../../gateway/api-routes";
 import {
   PmxClient,
   INDEX_SET,

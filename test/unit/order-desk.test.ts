@@ -2,6 +2,7 @@ import { Errors } from "moleculer";
 import { OrderDesk, type OrderDeskPorts, type PlaceTerms } from "../../trading/order-desk";
 import type { PlaceCommand, PlaceResult } from "../../trading/market-actor";
 import type { IdemKey, OrderDoc } from "../../models/trading";
+import type { OrderQuery } from "../../ledger/store";
 import { isFault } from "../../lib/fault";
 import { Validator } from "../../lib/validator";
 import { marketMoved } from "../../trading/market-registry";
@@ -72,6 +73,7 @@ function world() {
   const orders = new Map<string, OrderDoc>();
   const amends: unknown[] = [];
   const cancels: unknown[] = [];
+  const queries: OrderQuery[] = [];
   let n = 0;
   const ports: OrderDeskPorts<Req> = {
     now: () => NOW,
@@ -97,6 +99,11 @@ function world() {
       return answered.has(idem.key) ? answered.get(idem.key) : run();
     },
     order: async (_c, orderId) => orders.get(orderId) ?? null,
+    orders: async (_c, q) => {
+      queries.push(q);
+      const mine = [...orders.values()].filter((o) => o.userId === q.userId);
+      return { items: mine.slice((q.page - 1) * q.pageSize, q.page * q.pageSize), total: mine.length };
+    },
     amendOrder: async (_c, a) => {
       amends.push(a);
       return result(a.orderId, { filledQuantity: 50, remainingQuantity: 150, createdAt: "2030-01-01T00:00:02.000Z" });
@@ -111,7 +118,7 @@ function world() {
       return { orderId, status: "cancelled", cancelledQuantity: 200, releasedAmount: 80 };
     },
   };
-  return { desk: new OrderDesk(ports), local, placed, remote, claims, orders, amends, cancels };
+  return { desk: new OrderDesk(ports), local, placed, remote, claims, orders, amends, cancels, queries };
 }
 
 const req = (): Req => ({ id: "r", journaled: 0 });
@@ -317,5 +324,32 @@ describe("OrderDesk", () => {
       releasedAmount: "80",
     });
     expect(w.cancels).toEqual([{ marketId: "mkt_1", orderId: "ord_1", userId: "usr_a" }]);
+  });
+
+  test("the caller's orders are read for the caller only and answered in the contract's shape, one page with its pagination", async () => {
+    const w = world();
+    for (const [id, userId] of [
+      ["ord_1", "usr_a"],
+      ["ord_2", "usr_b"],
+      ["ord_3", "usr_a"],
+      ["ord_4", "usr_a"],
+    ])
+      w.orders.set(id, order({ _id: id, userId }));
+    const listed = await w.desk.listOrders(req(), "usr_a", { status: "open", page: 1, pageSize: 2 });
+    expect(w.queries).toEqual([{ status: "open", page: 1, pageSize: 2, userId: "usr_a" }]);
+    expect(listed.pagination).toEqual({ total: 3, page: 1, pageSize: 2, hasNext: true });
+    expect(listed.items.map((o) => o.orderId)).toEqual(["ord_1", "ord_3"]);
+    expect(listed.items[0]).toMatchObject({
+      id: "ord_1",
+      price: "0.40",
+      quantity: "300",
+      filledQuantity: "100",
+      remainingQuantity: "200",
+      status: "partially_filled",
+      clientOrderId: "c-1",
+    });
+    const last = await w.desk.listOrders(req(), "usr_a", { status: "open", page: 2, pageSize: 2 });
+    expect(last.pagination.hasNext).toBe(false);
+    expect(last.items.map((o) => o.orderId)).toEqual(["ord_4"]);
   });
 });
