@@ -1,9 +1,6 @@
 import type { FieldError } from "../lib/errors";
 import { isPage } from "../lib/paging";
 
-// Pages are a shared core (lib/paging.ts); re-exported for the services that still import them here.
-export { page, type Page } from "../lib/paging";
-
 /** A successful answer in the envelope: `data` (a page's items, its pagination beside them) and the request id; nothing for a 204. */
 export function successBody(data: unknown, requestId: string | null, statusCode?: number): object | null {
   if (statusCode === 204) return null;
