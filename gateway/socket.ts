@@ -9,12 +9,13 @@
  * - Book, price, balance and position pushes are coalesced per key (COALESCE_MS, latest state wins).
  * - A market's book and price updates go out together: one pass over its subscribers, each socket
  *   getting the frames of all its rooms in one write (the syscall per socket is most of the cost).
+ * - What a subscribe/unsubscribe does is decided in gateway/subscriptions.ts; here are its ports.
  */
 import type { Service, ServiceSchema } from "moleculer";
 import SocketIOMixin from "moleculer-io";
 import type { Server, Socket } from "socket.io";
 import { defineService } from "../lib/service";
-import { call, type ActionName, type ActionResult, type EventName, type EventPayload } from "../contract";
+import { call, type ActionName, type EventName, type EventPayload } from "../contract";
 import { tradeRecordView } from "../engine/settlement";
 import { configOf } from "../lib/config";
 import { livePrices } from "../trading/live-prices";
@@ -32,35 +33,24 @@ import {
 } from "./socket-direct";
 import {
   COALESCE_MS,
-  MAX_BOOK_SUBSCRIPTIONS,
-  MAX_MARKET_SUBSCRIPTIONS,
   MAX_PACKET_BYTES,
   SOCKET_PATH,
   noView,
-  parseSubscribe,
-  parseUnsubscribe,
   rooms,
-  type ErrorMessage,
   type MarketPrices,
   type PositionUpdate,
   type ServerMessage,
-  type Subscription,
   type UserUpdate,
 } from "./socket-protocol";
+import { ConnectionSubscriptions, errorMsg, type SubscriptionPorts } from "./subscriptions";
 
 /** Broker event payloads the socket layer keeps (contract/broker-events.ts). */
 type BookChangedEvent = EventPayload<"book.changed">;
 type PricesChangedEvent = EventPayload<"market.pricesChanged">;
 
 interface SocketState {
-  markets: Set<string>;
-  /** `${marketId}:${outcome}` of book subscriptions in place. */
-  books: Set<string>;
-  /** Book subscriptions waiting for their snapshot; an unsubscribe meanwhile cancels them. */
-  pendingBooks: Map<string, number>;
-  user: { userId: string; sid: string; expiry: NodeJS.Timeout } | null;
-  /** Bumped by every user subscribe/unsubscribe so a slow token check cannot win over a newer one. */
-  userGen: number;
+  /** Its subscriptions' rules (gateway/subscriptions.ts). */
+  subs: ConnectionSubscriptions;
   idle: NodeJS.Timeout;
   /** Its pushes' way out (gateway/socket-direct.ts). */
   writer: ConnectionWriter;
@@ -74,7 +64,6 @@ export type SocketGatewayThis = Service & {
   io: Server;
   socketStates: Map<string, SocketState>;
   idleTimeoutMs: number;
-  seqGen: number;
   lastBook: Map<string, BookChangedEvent>;
   /**
    * Book room -> socket -> seq of the snapshot (or catch-up) it was sent on subscribing: updates
@@ -90,11 +79,7 @@ export type SocketGatewayThis = Service & {
   send(socket: Socket, msg: ServerMessage): void;
   toRoom(room: string, msg: ServerMessage): void;
   hasMembers(room: string): boolean;
-  subscribe(socket: Socket, payload: unknown): Promise<void>;
-  subscribeBook(socket: Socket, state: SocketState, sub: Extract<Subscription, { channel: "book" }>): Promise<void>;
-  subscribeUser(socket: Socket, state: SocketState, token: string): Promise<void>;
-  unsubscribe(socket: Socket, payload: unknown): void;
-  endUser(socket: Socket, state: SocketState, error: ErrorMessage | null): string | null;
+  subscriptionPorts(socket: Socket): SubscriptionPorts;
   flushMarket(marketId: string, change: MarketChange): void;
   priceUpdate(ev: PricesChangedEvent): ServerMessage | null;
   fanOut(roomNames: string[], msgs: ServerMessage[]): void;
@@ -128,9 +113,6 @@ export const SOCKET_ACTIONS = ["book.depth", "auth.resolveToken"] as const satis
 
 const KNOWN_EVENTS = new Set(["ping", "subscribe", "unsubscribe", "call"]);
 
-const errorMsg = (code: ErrorMessage["code"], message: string, channel?: ErrorMessage["channel"]): ErrorMessage =>
-  channel ? { type: "error", code, message, channel } : { type: "error", code, message };
-
 function ackOf(args: unknown[]): ((x: unknown) => void) | undefined {
   const last = args[args.length - 1];
   return typeof last === "function" ? (last as (x: unknown) => void) : undefined;
@@ -152,14 +134,15 @@ function onPing(this: IOSocket): void {
 
 function onSubscribe(this: IOSocket, payload: unknown): void {
   const svc = this.$service;
-  svc.subscribe(this, payload).catch((err: unknown) => {
+  const subs = svc.stateOf(this)?.subs;
+  subs?.subscribe(payload).catch((err: unknown) => {
     svc.logger.warn("socket subscribe failed", err);
     svc.send(this, errorMsg("UNAVAILABLE", "Subscription failed, try again"));
   });
 }
 
 function onUnsubscribe(this: IOSocket, payload: unknown): void {
-  this.$service.unsubscribe(this, payload);
+  this.$service.stateOf(this)?.subs.unsubscribe(payload);
 }
 
 const SocketGateway = defineService<SocketGatewayThis>({
@@ -266,8 +249,8 @@ const SocketGateway = defineService<SocketGatewayThis>({
         for (const id of [...(members ?? [])]) {
           const socket = this.io.of("/").sockets.get(id);
           const state = this.socketStates.get(id);
-          if (socket && state?.user?.sid === ctx.params.sid)
-            this.endUser(socket, state, errorMsg("SESSION_ENDED", "Session ended; subscribe again with a valid token", "user"));
+          if (socket && state?.subs.sid === ctx.params.sid)
+            state.subs.endUser(errorMsg("SESSION_ENDED", "Session ended; subscribe again with a valid token", "user"));
         }
       },
     },
@@ -281,7 +264,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
       }, this.idleTimeoutMs);
       idle.unref();
       const writer = this.directory ? this.directory.writerOf(socket.conn) : new ConnectionWriter(socket.conn, null);
-      const state: SocketState = { markets: new Set(), books: new Set(), pendingBooks: new Map(), user: null, userGen: 0, idle, writer };
+      const state: SocketState = { subs: new ConnectionSubscriptions(this.subscriptionPorts(socket)), idle, writer };
       this.socketStates.set(socket.id, state);
       socket.onAny((event: string, ...args: unknown[]) => {
         if (KNOWN_EVENTS.has(event)) return;
@@ -291,9 +274,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
       });
       socket.on("disconnect", () => {
         clearTimeout(state.idle);
-        if (state.user) clearTimeout(state.user.expiry);
-        state.userGen++;
-        state.pendingBooks.clear();
+        state.subs.close();
         for (const [room, floors] of this.bookFloors) if (floors.delete(socket.id) && !floors.size) this.bookFloors.delete(room);
         this.socketStates.delete(socket.id);
       });
@@ -315,149 +296,36 @@ const SocketGateway = defineService<SocketGatewayThis>({
       return !!this.io && (this.io.of("/").adapter.rooms.get(room)?.size ?? 0) > 0;
     },
 
-    async subscribe(this: SocketGatewayThis, socket: Socket, payload: unknown) {
-      const state = this.stateOf(socket);
-      if (!state) return;
-      const parsed = parseSubscribe(payload);
-      if (!parsed.ok) return this.send(socket, parsed.error);
-      const sub = parsed.value;
-      if (sub.channel === "market") {
-        const fresh = sub.marketIds.filter((id) => !state.markets.has(id));
-        if (state.markets.size + fresh.length > MAX_MARKET_SUBSCRIPTIONS) {
-          return this.send(socket, errorMsg("LIMIT_EXCEEDED", `At most ${MAX_MARKET_SUBSCRIPTIONS} markets per connection`, "market"));
-        }
-        for (const id of fresh) state.markets.add(id);
-        socket.join(sub.marketIds.map(rooms.market));
-        return this.send(socket, { type: "subscribed", channel: "market", marketIds: sub.marketIds });
-      }
-      if (sub.channel === "book") return this.subscribeBook(socket, state, sub);
-      return this.subscribeUser(socket, state, sub.token);
-    },
-
-    async subscribeBook(this: SocketGatewayThis, socket: Socket, state: SocketState, sub: Extract<Subscription, { channel: "book" }>) {
-      const key = `${sub.marketId}:${sub.outcome}`;
-      const taken = new Set([...state.books, ...state.pendingBooks.keys()]);
-      if (!taken.has(key) && taken.size >= MAX_BOOK_SUBSCRIPTIONS) {
-        return this.send(socket, errorMsg("LIMIT_EXCEEDED", `At most ${MAX_BOOK_SUBSCRIPTIONS} order books per connection`, "book"));
-      }
-      const gen = ++this.seqGen;
-      state.pendingBooks.set(key, gen);
-      let depth: ActionResult<"book.depth">;
-      try {
-        depth = await call(this.broker, "book.depth", { marketId: sub.marketId });
-      } catch (err) {
-        if (state.pendingBooks.get(key) === gen) state.pendingBooks.delete(key);
-        const notFound = (err as { code?: number }).code === 404;
-        return this.send(
-          socket,
-          notFound
-            ? errorMsg("NOT_FOUND", "Market not found", "book")
-            : errorMsg("UNAVAILABLE", "Order book unavailable, try again", "book"),
-        );
-      }
-      // Unsubscribed, resubscribed or gone while the snapshot was on its way.
-      if (state.pendingBooks.get(key) !== gen || !socket.connected) return;
-      state.pendingBooks.delete(key);
-      // From here to the end nothing awaits: no update can slip in between snapshot and room.
-      state.books.add(key);
-      const room = rooms.book(sub.marketId, sub.outcome);
-      socket.join(room);
-      const data = sub.outcome === "YES" ? depth.yes : depth.no;
-      this.send(socket, {
-        type: "snapshot",
-        channel: "book",
-        marketId: sub.marketId,
-        outcome: sub.outcome,
-        seq: depth.seq,
-        data: { bids: data.bids, asks: data.asks },
-      });
-      this.send(socket, { type: "subscribed", channel: "book", marketId: sub.marketId, outcome: sub.outcome });
-      // A change this node heard while the snapshot was fetched would otherwise be missed.
-      const last = this.lastBook.get(sub.marketId);
-      let floor = depth.seq;
-      if (last && last.seq > depth.seq) {
-        const levels = sub.outcome === "YES" ? last.yes : noView(last.yes);
-        this.send(socket, {
-          type: "update",
-          channel: "book",
-          marketId: sub.marketId,
-          outcome: sub.outcome,
-          seq: last.seq,
-          data: { marketId: sub.marketId, bids: levels.bids, asks: levels.asks },
-        });
-        floor = last.seq;
-      }
-      let floors = this.bookFloors.get(room);
-      if (!floors) this.bookFloors.set(room, (floors = new Map()));
-      floors.set(socket.id, floor);
-    },
-
-    async subscribeUser(this: SocketGatewayThis, socket: Socket, state: SocketState, token: string) {
-      const gen = ++state.userGen;
-      let user: ActionResult<"auth.resolveToken">;
-      try {
-        user = await call(this.broker, "auth.resolveToken", { token });
-      } catch (err) {
-        this.logger.warn("auth.resolveToken failed", err);
-        if (gen === state.userGen) this.send(socket, errorMsg("UNAVAILABLE", "Authentication unavailable, try again", "user"));
-        return;
-      }
-      if (gen !== state.userGen || !socket.connected) return;
-      if (!user) return this.send(socket, errorMsg("UNAUTHORIZED", "Invalid or expired token", "user"));
-      const prev = state.user;
-      if (prev) {
-        clearTimeout(prev.expiry);
-        if (prev.userId !== user.id) socket.leave(rooms.user(prev.userId));
-      }
-      // The subscription ends with the token: past `exp` the session no longer authorizes anything.
-      const expiry = setTimeout(
-        () => {
-          this.endUser(socket, state, errorMsg("SESSION_ENDED", "Token expired; subscribe again with a fresh token", "user"));
+    /** The socket.io and broker side of one connection's subscription rules. */
+    subscriptionPorts(this: SocketGatewayThis, socket: Socket): SubscriptionPorts {
+      return {
+        join: (names) => socket.join(names),
+        leave: (room) => socket.leave(room),
+        send: (msg) => this.send(socket, msg),
+        connected: () => socket.connected,
+        depth: async (marketId) => {
+          try {
+            return await call(this.broker, "book.depth", { marketId });
+          } catch (err) {
+            if ((err as { code?: number }).code === 404) return null;
+            throw err;
+          }
         },
-        Math.max(0, user.exp * 1000 - Date.now()),
-      );
-      expiry.unref();
-      state.user = { userId: user.id, sid: user.sid, expiry };
-      socket.join(rooms.user(user.id));
-      this.send(socket, { type: "subscribed", channel: "user", userId: user.id });
-    },
-
-    unsubscribe(this: SocketGatewayThis, socket: Socket, payload: unknown) {
-      const state = this.stateOf(socket);
-      if (!state) return;
-      const parsed = parseUnsubscribe(payload);
-      if (!parsed.ok) return this.send(socket, parsed.error);
-      const u = parsed.value;
-      if (u.channel === "market") {
-        const ids = u.marketIds ?? [...state.markets];
-        for (const id of ids) {
-          state.markets.delete(id);
-          socket.leave(rooms.market(id));
-        }
-        return this.send(socket, { type: "unsubscribed", channel: "market", marketIds: ids });
-      }
-      if (u.channel === "book") {
-        const key = `${u.marketId}:${u.outcome}`;
-        state.pendingBooks.delete(key);
-        state.books.delete(key);
-        socket.leave(rooms.book(u.marketId, u.outcome));
-        this.bookFloors.get(rooms.book(u.marketId, u.outcome))?.delete(socket.id);
-        return this.send(socket, { type: "unsubscribed", channel: "book", marketId: u.marketId, outcome: u.outcome });
-      }
-      const userId = this.endUser(socket, state, null);
-      this.send(socket, { type: "unsubscribed", channel: "user", userId });
-    },
-
-    /** Leave the user channel; with an error, tell the client why (logout, refresh, expiry). */
-    endUser(this: SocketGatewayThis, socket: Socket, state: SocketState, error: ErrorMessage | null): string | null {
-      state.userGen++;
-      const prev = state.user;
-      if (!prev) return null;
-      clearTimeout(prev.expiry);
-      state.user = null;
-      socket.leave(rooms.user(prev.userId));
-      if (error) this.send(socket, error);
-      return prev.userId;
+        resolveToken: (token) => call(this.broker, "auth.resolveToken", { token }),
+        lastBook: (marketId) => this.lastBook.get(marketId),
+        setFloor: (room, seq) => {
+          let floors = this.bookFloors.get(room);
+          if (!floors) this.bookFloors.set(room, (floors = new Map()));
+          floors.set(socket.id, seq);
+        },
+        dropFloor: (room) => void this.bookFloors.get(room)?.delete(socket.id),
+        timers: {
+          set: (fn, ms) => setTimeout(fn, ms).unref(),
+          clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+        },
+        now: () => Date.now(),
+        warn: (msg, err) => this.logger.warn(msg, err),
+      };
     },
 
     flushMarket(this: SocketGatewayThis, marketId: string, change: MarketChange) {
@@ -573,7 +441,6 @@ const SocketGateway = defineService<SocketGatewayThis>({
       this.settings.io = { ...io, options: { ...io.options, wsEngine: this.directory.wsEngine } };
     }
     this.socketStates = new Map();
-    this.seqGen = 0;
     this.pong = null;
     this.lastBook = new Map();
     this.bookFloors = new Map();
@@ -600,7 +467,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
     this.userPush.clear();
     for (const s of this.socketStates.values()) {
       clearTimeout(s.idle);
-      if (s.user) clearTimeout(s.user.expiry);
+      s.subs.stopTimers();
     }
   },
 });
