@@ -88,7 +88,7 @@ export function EventsPage({ query: qs }: { query: URLSearchParams }) {
           </ul>
           <Pager
             label="Pages"
-            page={page}
+            page={data.pagination.page /* the page shown, not the one on its way */}
             pages={pages}
             hasNext={data.pagination.hasNext}
             onPage={(p) => navigate(query(category, q, p))}

@@ -56,7 +56,13 @@ export function NotificationsPage() {
         </ul>
       )}
       {data && (
-        <Pager label="Notification pages" page={page} hasNext={data.pagination.hasNext} onPage={setPage} labels={["Newer", "Older"]} />
+        <Pager
+          label="Notification pages"
+          page={data.pagination.page}
+          hasNext={data.pagination.hasNext}
+          onPage={setPage}
+          labels={["Newer", "Older"]}
+        />
       )}
     </>
   );

@@ -96,7 +96,13 @@ function Trades({ refresh }: { refresh: number }) {
               </li>
             ))}
           </ul>
-          <Pager label="Trade pages" page={page} hasNext={data.pagination.hasNext} onPage={setPage} labels={["Newer", "Older"]} />
+          <Pager
+            label="Trade pages"
+            page={data.pagination.page}
+            hasNext={data.pagination.hasNext}
+            onPage={setPage}
+            labels={["Newer", "Older"]}
+          />
         </>
       )}
     </Section>
