@@ -3,7 +3,7 @@ import { defineService } from "../lib/service";
 import { type ActionResult, type HandlerParams, call, internalAction, routeAction } from "../contract";
 import { currentUser, type AppContext } from "../mixins/context";
 import { formatMicro } from "../engine/money";
-import { checkTradeQuantity, tradeView } from "../trading/market-order";
+import { marketOrderOf, tradeView } from "../trading/market-order";
 import { validationError } from "../lib/errors";
 
 type AmmThis = Service;
@@ -19,19 +19,9 @@ const AmmService = defineService<AmmThis>({
     trade: {
       ...routeAction("amm.trade"),
       async handler(this: AmmThis, ctx: AppContext<HandlerParams<"amm.trade">>): Promise<ActionResult<"amm.trade">> {
-        const user = currentUser(ctx);
-        const q = checkTradeQuantity(ctx.params.quantity);
-        if (!q.ok) throw validationError(q.message, q.fields);
-        const r = await call(ctx, "book.route", {
-          marketId: ctx.params.marketId,
-          userId: user.id,
-          side: ctx.params.side,
-          outcome: ctx.params.outcome,
-          quantity: q.value,
-          mode: "AMM",
-          ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}),
-        });
-        return tradeView(r);
+        const order = marketOrderOf(currentUser(ctx).id, ctx.params, "AMM", ctx.meta.idem);
+        if (!order.ok) throw validationError(order.message, order.fields);
+        return tradeView(await call(ctx, "book.route", order.value));
       },
     },
 

@@ -2,7 +2,7 @@ import type { Service } from "moleculer";
 import { defineService } from "../lib/service";
 import { type ActionResult, type HandlerParams, call, internalAction, routeAction } from "../contract";
 import { currentUser, type AppContext } from "../mixins/context";
-import { checkTradeQuantity, tradeView } from "../trading/market-order";
+import { marketOrderOf, tradeView } from "../trading/market-order";
 import { validationError } from "../lib/errors";
 import { livePrices } from "../trading/live-prices";
 import type { LivePrice } from "../models/catalog";
@@ -17,19 +17,9 @@ const RouterService = defineService<RouterThis>({
     trade: {
       ...routeAction("router.trade"),
       async handler(this: RouterThis, ctx: AppContext<HandlerParams<"router.trade">>): Promise<ActionResult<"router.trade">> {
-        const user = currentUser(ctx);
-        const q = checkTradeQuantity(ctx.params.quantity);
-        if (!q.ok) throw validationError(q.message, q.fields);
-        const r = await call(ctx, "book.route", {
-          marketId: ctx.params.marketId,
-          userId: user.id,
-          side: ctx.params.side,
-          outcome: ctx.params.outcome,
-          quantity: q.value,
-          mode: "ROUTE",
-          ...(ctx.meta.idem ? { idem: ctx.meta.idem } : {}),
-        });
-        return tradeView(r);
+        const order = marketOrderOf(currentUser(ctx).id, ctx.params, "ROUTE", ctx.meta.idem);
+        if (!order.ok) throw validationError(order.message, order.fields);
+        return tradeView(await call(ctx, "book.route", order.value));
       },
     },
 
@@ -37,18 +27,9 @@ const RouterService = defineService<RouterThis>({
     quote: {
       ...routeAction("router.quote"),
       async handler(this: RouterThis, ctx: AppContext<HandlerParams<"router.quote">>): Promise<ActionResult<"router.quote">> {
-        const user = currentUser(ctx);
-        const q = checkTradeQuantity(ctx.params.quantity);
-        if (!q.ok) throw validationError(q.message, q.fields);
-        const mode = ctx.params.venue === "AMM" ? "AMM" : "ROUTE";
-        const plan = await call(ctx, "book.quote", {
-          marketId: ctx.params.marketId,
-          userId: user.id,
-          side: ctx.params.side,
-          outcome: ctx.params.outcome,
-          quantity: q.value,
-          mode,
-        });
+        const order = marketOrderOf(currentUser(ctx).id, ctx.params, ctx.params.venue === "AMM" ? "AMM" : "ROUTE");
+        if (!order.ok) throw validationError(order.message, order.fields);
+        const plan = await call(ctx, "book.quote", order.value);
         return { estimatedPrice: plan.avgPrice, estimatedCost: String(plan.totalCost), source: plan.venue, fee: String(plan.fee) };
       },
     },

@@ -4,14 +4,6 @@ import type { IdemKey } from "../models/trading";
 import type { RouteCommand, RouteExecution } from "./market-actor";
 import type { Checked } from "./order-rules";
 
-/** Body of POST /trade/amm and POST /trade/market (quantity as a string of micro-units). */
-export interface MarketTradeParams {
-  marketId: string;
-  side: Side;
-  outcome: Outcome;
-  quantity: string;
-}
-
 /** `book.route` and `book.quote`: a market order for the market's actor (the request's key with `route`). */
 export type RouteRequest = Omit<RouteCommand, "idem"> & { marketId: string; idem?: IdemKey };
 
@@ -25,6 +17,22 @@ export function checkTradeQuantity(raw: string): Checked<number> {
       fields: [{ field: "quantity", rule: "lot" }],
     };
   return { ok: true, value: q };
+}
+
+/**
+ * The market order a trade request asks for (POST /trade/amm, POST /trade/market, a quote): the
+ * body's quantity (digits) as whole lots, or why it is refused.
+ */
+export function marketOrderOf(
+  userId: string,
+  body: { marketId: string; side: Side; outcome: Outcome; quantity: string },
+  mode: RouteRequest["mode"],
+  idem?: IdemKey,
+): Checked<RouteRequest> {
+  const q = checkTradeQuantity(body.quantity);
+  if (!q.ok) return q;
+  const { marketId, side, outcome } = body;
+  return { ok: true, value: { marketId, userId, side, outcome, quantity: q.value, mode, ...(idem ? { idem } : {}) } };
 }
 
 /** The contract's trade execution response. */
