@@ -10,9 +10,10 @@
  * 607 is TON's SLIP-44 coin type. Wallets are standard v4r2 contracts (default subwallet id), so
  * any wallet app can import a derived key.
  */
-import { Address } from "@ton/core";
+import { Address, SendMode, type Cell, type MessageRelaxed } from "@ton/core";
 import { deriveEd25519Path, keyPairFromSeed, type KeyPair } from "@ton/crypto";
 import { WalletContractV4 } from "@ton/ton";
+import { normalizedExternalHash } from "./tx";
 
 export const TON_COIN_TYPE = 607;
 export const PURPOSE = 44;
@@ -86,4 +87,22 @@ export function friendlyContract(address: Address, testnet: boolean): string {
 /** Raw form `0:<hex>` (what sessions and stored documents use). */
 export function rawAddress(address: Address): string {
   return address.toRawString();
+}
+
+/** How long a signed wallet message stays valid (its `valid_until`, seconds). */
+export const MESSAGE_TTL_SEC = 60;
+
+/**
+ * `wallet`'s signed transfer of `messages` at `seqno`, valid until `validUntil` (unix seconds), and
+ * the normalized hash it is found by on chain (every adapter sends and reconciles it the same way).
+ */
+export function signedTransfer(
+  wallet: DerivedWallet,
+  seqno: number,
+  messages: MessageRelaxed[],
+  validUntil: number,
+  sendMode: SendMode = SendMode.PAY_GAS_SEPARATELY,
+): { body: Cell; msgHash: string } {
+  const body = wallet.contract.createTransfer({ seqno, secretKey: wallet.keyPair.secretKey, messages, sendMode, timeout: validUntil });
+  return { body, msgHash: normalizedExternalHash(wallet.address, body) };
 }

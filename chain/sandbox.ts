@@ -22,9 +22,9 @@ import {
   type TreasuryContract,
 } from "@ton/sandbox";
 import { contentCell, minterAddress, minterInit, mintBody } from "./jetton";
-import type { DerivedWallet, KeyRing } from "./keys";
+import { MESSAGE_TTL_SEC, signedTransfer, type DerivedWallet, type KeyRing } from "./keys";
 import { ChainRejected, type ChainPort, type JettonWalletData, type Submission } from "./port";
-import { normalizedExternalHash, normalizeTx, type ChainTx } from "./tx";
+import { normalizeTx, type ChainTx } from "./tx";
 
 export type FaucetAsset = "USDT" | "TON" | "FOREIGN_USDT";
 
@@ -55,9 +55,6 @@ const HOT_LOW_WATER = toNano("100");
 const MINTER_TON = toNano("0.5");
 const MINT_TON = toNano("0.2");
 const MINT_WALLET_TON = toNano("0.1");
-/** A wallet refuses an external message after this many seconds. */
-export const MESSAGE_TTL_SEC = 60;
-
 const json = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x));
 
 export class SandboxChain implements ChainPort {
@@ -266,14 +263,7 @@ export class SandboxChain implements ChainPort {
     const active = await this.isActive(wallet.address);
     const seqno = active ? await this.bc.openContract(wallet.contract).getSeqno() : 0;
     const validUntil = Math.floor(Date.now() / 1000) + MESSAGE_TTL_SEC;
-    const body = wallet.contract.createTransfer({
-      seqno,
-      secretKey: wallet.keyPair.secretKey,
-      messages,
-      sendMode: opts.sendMode ?? SendMode.PAY_GAS_SEPARATELY,
-      timeout: validUntil,
-    });
-    const msgHash = normalizedExternalHash(wallet.address, body);
+    const { body, msgHash } = signedTransfer(wallet, seqno, messages, validUntil, opts.sendMode);
     let res: SendMessageResult;
     try {
       res = await this.bc.sendMessage(external({ to: wallet.address, init: active ? undefined : wallet.contract.init, body }));

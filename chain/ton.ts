@@ -9,9 +9,9 @@
  */
 import { Address, beginCell, external, SendMode, storeMessage, type MessageRelaxed, type TupleItem } from "@ton/core";
 import { TonClient } from "@ton/ton";
-import type { DerivedWallet, KeyRing } from "./keys";
+import { MESSAGE_TTL_SEC, signedTransfer, type DerivedWallet, type KeyRing } from "./keys";
 import { ChainRejected, type ChainPort, type JettonWalletData, type Submission } from "./port";
-import { normalizedExternalHash, normalizeTx, type ChainTx } from "./tx";
+import { normalizeTx, type ChainTx } from "./tx";
 
 export interface TonChainOptions {
   keys: KeyRing;
@@ -30,7 +30,6 @@ export interface TonChainOptions {
   log?: (msg: string) => void;
 }
 
-export const MESSAGE_TTL_SEC = 60;
 const PAGE = 50;
 const CACHE_LIMIT = 10_000;
 
@@ -161,14 +160,7 @@ export class TonChain implements ChainPort {
     const active = state.state === "active";
     const seqno = active ? (await this.client.runMethod(wallet.address, "seqno")).stack.readNumber() : 0;
     const validUntil = this.now() + MESSAGE_TTL_SEC;
-    const body = wallet.contract.createTransfer({
-      seqno,
-      secretKey: wallet.keyPair.secretKey,
-      messages,
-      sendMode: opts.sendMode ?? SendMode.PAY_GAS_SEPARATELY,
-      timeout: validUntil,
-    });
-    const msgHash = normalizedExternalHash(wallet.address, body);
+    const { body, msgHash } = signedTransfer(wallet, seqno, messages, validUntil, opts.sendMode);
     const boc = beginCell()
       .store(storeMessage(external({ to: wallet.address, init: active ? null : wallet.contract.init, body })))
       .endCell()

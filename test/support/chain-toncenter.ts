@@ -15,7 +15,7 @@ import { Blockchain, type BlockchainTransaction, type SandboxContract, type Trea
 import { KeyRing } from "../../chain/keys";
 import { contentCell, minterAddress, minterInit, mintBody, OP } from "../../chain/jetton";
 import { jettonTransferMessage } from "../../chain/operations";
-import { MESSAGE_TTL_SEC } from "../../chain/ton";
+import { MESSAGE_TTL_SEC } from "../../chain/keys";
 
 export const FIXTURE_FILE = "test/fixtures/ton/toncenter.json";
 
