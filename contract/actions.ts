@@ -9,14 +9,23 @@
 import type { PoolState } from "../engine/amm";
 import type { CashAccount, PositionState } from "../engine/accounts";
 import type { CancelReasonCode } from "../engine/settlement";
-import type { Outcome, RestingOrder, Side } from "../engine/types";
+import type { Outcome, Side } from "../engine/types";
 import type { RoutePlan } from "../engine/router";
 import type { IdemClaim, MoneyCheck, PostInput, PostOutcome } from "../ledger/ledger";
 import type { MarketTitle } from "../ledger/positions";
 import type { VerifyReport } from "../ledger/verify";
 import type { OrderQuery } from "../ledger/store";
 import type { LivePrice, MarketInternal } from "../models/catalog";
-import type { BookJournalDoc, IdemKey, IdemRecord, LedgerEntryDoc, MarketLease, OrderDoc, SettlementRecord } from "../models/trading";
+import type {
+  BookJournalDoc,
+  CommittedRestingOrder,
+  IdemKey,
+  IdemRecord,
+  LedgerEntryDoc,
+  MarketLease,
+  OrderDoc,
+  SettlementRecord,
+} from "../models/trading";
 import type { UserDoc } from "../models/user";
 import type { TokenUser } from "../auth/auth";
 import type { TradeSettledParams } from "../notifier/notifier";
@@ -46,7 +55,7 @@ export interface InternalActions {
   "ledger.post": Entry<PostParams, PostOutcome>;
   "ledger.sync": Entry<{ seq: number; instance?: string }, { durableSeq: number; instance: string }>;
   "ledger.acquireMarket": Entry<{ marketId: string; node: string }, MarketLease & { instance: string }>;
-  "ledger.restingOrders": Entry<{ marketId: string; afterPrio: number; limit: number }, RestingOrder[]>;
+  "ledger.restingOrders": Entry<{ marketId: string; afterPrio: number; limit: number }, CommittedRestingOrder[]>;
   "ledger.lease": Entry<{ marketId: string }, MarketLease>;
   "ledger.bookEntries": Entry<
     { marketId: string; afterSeq: number; limit?: number },

@@ -7,8 +7,15 @@
  */
 import { MongoClient, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type Document } from "mongodb";
 import type { CashAccount, PositionState } from "../engine/accounts";
-import type { RestingOrder } from "../engine/types";
-import type { BookJournalDoc, IdemAnswerSource, LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc } from "../models/trading";
+import type {
+  BookJournalDoc,
+  CommittedRestingOrder,
+  IdemAnswerSource,
+  LedgerEntryDoc,
+  MarketLease,
+  OrderDoc,
+  TradeDoc,
+} from "../models/trading";
 import { MONGO_CLIENT_OPTIONS } from "../mixins/mongo-store";
 import { GENESIS_HASH } from "./chain-hash";
 import { applyOrderChange, projectEntry } from "./projection";
@@ -374,7 +381,7 @@ export class MongoMoneyStore implements MoneyStore {
     return rows.map((r) => (JSON.parse(r.body as string) as LedgerEntryDoc).book as BookJournalDoc);
   }
 
-  async restingOrders(marketId: string, afterPrio: number, limit: number): Promise<RestingOrder[]> {
+  async restingOrders(marketId: string, afterPrio: number, limit: number): Promise<CommittedRestingOrder[]> {
     const rows = await this.c.orders
       .find({ marketId, remaining: { $gt: 0 }, prio: { $gt: afterPrio } })
       .sort({ prio: 1 })

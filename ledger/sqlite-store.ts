@@ -4,7 +4,15 @@ import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { CashAccount, PositionState } from "../engine/accounts";
 import type { RestingOrder } from "../engine/types";
-import type { BookJournalDoc, IdemAnswerSource, LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc } from "../models/trading";
+import type {
+  BookJournalDoc,
+  CommittedRestingOrder,
+  IdemAnswerSource,
+  LedgerEntryDoc,
+  MarketLease,
+  OrderDoc,
+  TradeDoc,
+} from "../models/trading";
 import { GENESIS_HASH } from "./chain-hash";
 import { openConnection } from "./sqlite-connection";
 import { HEAD_FILE, SqliteWriter, type WriteBatch } from "./sqlite-writer";
@@ -421,7 +429,7 @@ export class SqliteMoneyStore implements MoneyStore {
     );
   }
 
-  async restingOrders(marketId: string, afterPrio: number, limit: number): Promise<RestingOrder[]> {
+  async restingOrders(marketId: string, afterPrio: number, limit: number): Promise<CommittedRestingOrder[]> {
     const rows = this.st.resting.all(marketId, afterPrio, limit) as Array<{
       order_id: string;
       user_id: string;

@@ -1,7 +1,15 @@
 import type { AccountsSnapshot, CashAccount, PositionState } from "../engine/accounts";
 import type { MicroUnits } from "../engine/money";
-import type { RestingOrder } from "../engine/types";
-import type { BookJournalDoc, IdemAnswerSource, LedgerEntryDoc, MarketLease, OrderDoc, OrderStatus, TradeDoc } from "../models/trading";
+import type {
+  BookJournalDoc,
+  CommittedRestingOrder,
+  IdemAnswerSource,
+  LedgerEntryDoc,
+  MarketLease,
+  OrderDoc,
+  OrderStatus,
+  TradeDoc,
+} from "../models/trading";
 
 /** One journal row as stored: the entry's body exactly as hashed, and its place in the chain. */
 export interface JournalRow {
@@ -98,7 +106,7 @@ export interface MoneyStore {
   scanJournal(fromSeq: number, onRow: (row: JournalRow) => void): Promise<void>;
   bookEntries(marketId: string, afterPosition: number, limit: number): Promise<BookJournalDoc[]>;
   /** Resting orders of a market in time priority after `afterPrio` (rebuilding a book). */
-  restingOrders(marketId: string, afterPrio: number, limit: number): Promise<Array<RestingOrder & { clientOrderId?: string | null }>>;
+  restingOrders(marketId: string, afterPrio: number, limit: number): Promise<CommittedRestingOrder[]>;
   orders(q: OrderQuery): Promise<{ items: OrderDoc[]; total: number }>;
   order(orderId: string): Promise<OrderDoc | null>;
   trades(userId: string, page: number, pageSize: number): Promise<{ items: TradeDoc[]; total: number }>;

@@ -1,6 +1,9 @@
 import type { AccountsSnapshot, Posting } from "../engine/accounts";
 import type { CancelReasonCode, FillRecord, OrderChange, TradeRecord } from "../engine/settlement";
-import type { OrderType, Outcome, Side } from "../engine/types";
+import type { OrderType, Outcome, RestingOrder, Side } from "../engine/types";
+
+/** A resting order as the ledger committed it: the book's order and its client order id (rebuilding a book). */
+export type CommittedRestingOrder = RestingOrder & { clientOrderId?: string | null };
 
 /** A market's writer lease: who may write its book, under which epoch (issued by the ledger). */
 export interface FenceRecord {

@@ -17,7 +17,7 @@ import { createPool, type PoolState } from "../engine/amm";
 import { planAmmOnly, planRoute, type RoutePlan } from "../engine/router";
 import { SerialQueue } from "../lib/serial";
 import { Fault, type FaultKind } from "../lib/fault";
-import type { BookCommand, BookJournalDoc, IdemKey, IdemRecord, MarketLease, OrderStatus } from "../models/trading";
+import type { BookCommand, BookJournalDoc, CommittedRestingOrder, IdemKey, IdemRecord, MarketLease, OrderStatus } from "../models/trading";
 
 /** What the ledger takes from an actor: one entry per command (or per part of one), its money and its book command together. */
 export interface LedgerPost {
@@ -64,23 +64,7 @@ export interface MarketPorts {
     /** A writer lease for this node; every earlier writer of the market is refused from now on. */
     acquire(marketId: string): Promise<MarketLease & { instance: string }>;
     /** Resting orders in time priority after `afterPrio` (the book as committed). */
-    restingOrders(
-      marketId: string,
-      afterPrio: number,
-      limit: number,
-    ): Promise<
-      Array<{
-        orderId: string;
-        userId: string;
-        side: Side;
-        outcome: Outcome;
-        price: number;
-        quantity: number;
-        remaining: number;
-        seq: number;
-        clientOrderId?: string | null;
-      }>
-    >;
+    restingOrders(marketId: string, afterPrio: number, limit: number): Promise<CommittedRestingOrder[]>;
     /** Applies the entry (answered once applied in the ledger's memory, not yet durable). */
     post(entry: LedgerPost): Promise<LedgerAck>;
     /** Resolves once the entry `seq` of ledger process `instance` is durable. */
