@@ -90,7 +90,7 @@ export type SocketGatewayThis = Service & {
   directory: WebSocketDirectory | null;
   /** Fan-out writes per path since start (the metric's counts; also read by bench/ws.ts). */
   fanoutWrites: Record<FanoutPath, number>;
-  countWrite(path: FanoutPath): void;
+  countWrites(writes: Record<FanoutPath, number>): void;
   pushUser(userId: string, data: UserUpdate, coalesceKey?: string): void;
 };
 
@@ -386,6 +386,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
         return batch;
       };
       const floors = roomNames.map((r) => this.bookFloors.get(r));
+      const writes: Record<FanoutPath, number> = { websocket: 0, "engine-io": 0 };
       for (let i = 0; i < members.length; i++) {
         next: for (const id of members[i]) {
           for (let j = 0; j < i; j++) if (members[j].has(id)) continue next; // served with room j
@@ -401,10 +402,11 @@ const SocketGateway = defineService<SocketGatewayThis>({
           }
           if (!mask) continue;
           const writer = this.socketStates.get(id)?.writer;
-          if (writer) this.countWrite(writer.write(mine(mask)));
+          if (writer) writes[writer.write(mine(mask))]++;
         }
       }
       roomNames.forEach((r, k) => floors[k]?.size === 0 && this.bookFloors.delete(r));
+      this.countWrites(writes);
     },
 
     encode(this: SocketGatewayThis, msg: ServerMessage): EncodedMessage {
@@ -416,12 +418,17 @@ const SocketGateway = defineService<SocketGatewayThis>({
     /** One encoded message to one socket. */
     writeEncoded(this: SocketGatewayThis, socket: Socket, e: Batch) {
       const writer = this.socketStates.get(socket.id)?.writer;
-      if (writer) this.countWrite(writer.write(e));
+      if (writer) this.countWrites({ websocket: 0, "engine-io": 0, [writer.write(e)]: 1 });
     },
 
-    countWrite(this: SocketGatewayThis, path: FanoutPath) {
-      this.fanoutWrites[path]++;
-      if (this.broker.metrics.isEnabled()) this.broker.metrics.increment(METRIC.socketWrites, { path });
+    /** Once per fan-out, not per socket: a metric update costs more than a socket's write. */
+    countWrites(this: SocketGatewayThis, writes: Record<FanoutPath, number>) {
+      const metrics = this.broker.metrics.isEnabled();
+      for (const path of ["websocket", "engine-io"] as const) {
+        if (!writes[path]) continue;
+        this.fanoutWrites[path] += writes[path];
+        if (metrics) this.broker.metrics.increment(METRIC.socketWrites, { path }, writes[path]);
+      }
     },
 
     pushUser(this: SocketGatewayThis, userId: string, data: UserUpdate, coalesceKey?: string) {
