@@ -1,6 +1,6 @@
 /**
  * Request and response models of every REST route: the contract (api-spec.md), the decisions the
- * server's README records where the contract says "not shown", and the additions (operator API,
+ * server's docs/api-decisions.md records where the contract says "not shown", and the additions (operator API,
  * sandbox faucet, conditionId, notifications read). The OpenAPI document the gateway serves at
  * /api/v1/openapi.json describes the same shapes: both are generated from the server's contract.
  *

@@ -55,7 +55,7 @@ const STORAGE_SERVICES = ALL_SERVICES.filter((s) => {
   const file = join(ROOT, "services", `${s}.service.ts`);
   return existsSync(file) && /from "\.\.\/(mixins\/db\.mixin|ledger\/money-store)"/.test(readFileSync(file, "utf8"));
 });
-/** One writer at a time (README "Running as a cluster"): exactly one node runs each of these. */
+/** One writer at a time (docs/operations.md, "Running as a cluster"): exactly one node runs each of these. */
 const SINGLE_WRITERS: ServiceName[] = ["ledger", "catalog", "auth", "chain"];
 
 /** Moleculer's requestTimeout: the drain after SIGTERM may last that long. */

@@ -1,5 +1,5 @@
 /**
- * The MongoDB store without a MongoDB server (none can run on this machine; see README "Storage"):
+ * The MongoDB store without a MongoDB server (none can run on this machine; see docs/operations.md, "MongoDB"):
  * what the driver is asked for each Store call, the client's options for the deployment URIs, the
  * driver's duplicate-key error, and the document encoding. test/unit/store-contract.test.ts runs
  * the same Store cases on NeDB always and on MongoDB when MONGO_URI names a server.
