@@ -7,6 +7,7 @@
 import type { FieldError } from "../lib/fault";
 import type { EventMessage } from "../contract/broker-events";
 import { canonicalMicroString } from "../engine/money";
+import { yesPayoutOfPrice } from "../engine/payout";
 import type {
   CatalogMetaDoc,
   CreateEventParams,
@@ -36,6 +37,8 @@ export class CatalogRefusal extends Error {
 }
 
 export const DUPLICATE_EVENT = "DUPLICATE_EVENT";
+/** What a cancelled market pays per YES share when the operator names no price. */
+export const DEFAULT_CANCEL_PRICE = "0.50";
 /** Attempts of a status change against concurrent ones before giving up. */
 const TRANSITION_ATTEMPTS = 3;
 
@@ -174,8 +177,12 @@ export class Catalog {
     id: string,
     command: MarketCommand,
     out: CatalogOut,
-    opts: { result?: MarketResult; reason?: string } = {},
+    opts: { result?: MarketResult; reason?: string; price?: string } = {},
   ): Promise<MarketDoc> {
+    // A cancel pays YES `price` and NO the rest, out of the market's own collateral (default 0.50).
+    const yesPayout = command === "cancel" ? yesPayoutOfPrice(opts.price ?? DEFAULT_CANCEL_PRICE) : null;
+    if (command === "cancel" && yesPayout === null)
+      throw invalid("price must be a decimal from 0.00 to 1.00 with at most 2 decimals, e.g. 0.50", "price", "price");
     for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
       const market = await this.market(id);
       const plan = planTransition(market.status, command);
@@ -184,7 +191,10 @@ export class Catalog {
       const set: Partial<MarketDoc> = { status: plan.to, updatedAt: now };
       for (const s of plan.entered) {
         if (s === "closed") set.closedAt = now;
-        if (s === "cancelled") set.cancelledAt = now;
+        if (s === "cancelled") {
+          set.cancelledAt = now;
+          set.yesPayout = yesPayout as number;
+        }
         if (s === "resolution_failed") {
           set.resolutionFailedAt = now;
           if (opts.reason) set.resolutionFailureReason = opts.reason;
@@ -200,7 +210,7 @@ export class Catalog {
       await out.changed(id);
       for (const s of plan.entered) {
         if (s === "closed") out.emit({ name: "market.closed", payload: { marketId: id } });
-        if (s === "cancelled") out.emit({ name: "market.cancelled", payload: { marketId: id } });
+        if (s === "cancelled") out.emit({ name: "market.cancelled", payload: { marketId: id, yesPayout: updated.yesPayout as number } });
         if (s === "resolution_failed") out.emit({ name: "market.resolutionFailed", payload: { marketId: id } });
         if (s === "resolved")
           out.emit({

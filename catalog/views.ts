@@ -67,5 +67,6 @@ export function renderInternal(m: MarketDoc): MarketInternal {
     result: m.result,
     conditionId: m.conditionId,
     ammLiquidity: m.ammLiquidity,
+    ...(m.yesPayout !== undefined ? { yesPayout: m.yesPayout } : {}),
   };
 }

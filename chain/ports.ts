@@ -7,7 +7,7 @@ import type { ConservationReport, PositionState, Posting } from "../engine/accou
 import { isFault } from "../lib/fault";
 import type { BrokerEvents } from "../contract/broker-events";
 import type { ChainEvents } from "../models/chain";
-import type { IdemRecord, LedgerEntryDoc } from "../models/trading";
+import type { IdemRecord, LedgerEntryDoc, PayoutRecord } from "../models/trading";
 import type { KeyRing } from "./keys";
 import type { ChainPort } from "./port";
 
@@ -17,6 +17,8 @@ export interface LedgerEntry {
   postings: Posting[];
   /** An Idempotency-Key bound to this entry's command (see IdemRecord.answerFrom). */
   idem?: IdemRecord;
+  /** The entry pays a market out at its end. */
+  payout?: PayoutRecord;
 }
 
 /** What the chain's cores ask of the ledger. */

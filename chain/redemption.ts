@@ -8,17 +8,17 @@
  *   burnt with them, so the pairs stay matched.
  *   The market's AMM pool (`amm:<marketId>`) is a holder like any other: its losing inventory goes
  *   to the escrow and its winning inventory is redeemed into the pool's cash at resolution.
- * - Cancelled market: every position is refunded at its cost basis (fees included) and burnt, and
- *   the collateral released; the AMM pool, whose inventory carries no cost basis, merges the pairs
- *   it holds into its cash and its one-sided rest is burnt. Collateral minus what was paid out goes
- *   to the fee account when positive; a shortfall is paid from the fee account as far as it
- *   holds, the rest is house funding.
+ * - Cancelled market: paid out at the operator's price from its own collateral
+ *   (engine/payout.ts): each YES share pays the price, each NO share the rest of 1.000000, every
+ *   holder (the AMM pool too) rounded down once, the dust kept by the market's resolution
+ *   account. Fees and house funds are never a source.
  */
 import type { Posting, PositionState } from "../engine/accounts";
+import { escrowAccount, marketPayout, type PayoutPlan } from "../engine/payout";
 import { ammAccount } from "../engine/settlement";
 import type { Outcome } from "../engine/types";
 
-export const escrowAccount = (marketId: string) => `resolution:${marketId}`;
+export { escrowAccount };
 
 export const INDEX_SET: Record<string, Outcome> = { "1": "YES", "2": "NO" };
 
@@ -78,62 +78,15 @@ export function redeemWinner(marketId: string, account: string, winner: Outcome,
   ];
 }
 
-export interface RefundPlan {
-  postings: Posting[];
-  refunds: Array<{ account: string; amount: number }>;
-  collateral: number;
-  /** collateral - refunds: > 0 kept as fees; < 0 paid by fees then house. */
-  difference: number;
-}
-
 /**
- * Refund every position of a cancelled market at cost. Throws when a position still has shares
- * locked by orders (the book releases them when it halts; try again later) or when the market's
- * pairs do not balance.
+ * A cancelled market paid out at `yesPayout` per YES share (NO: the rest of 1.000000) out of its
+ * own collateral, as a resolution pays: every holder, the AMM pool included, rounded down per
+ * holder; the dust stays in the market's resolution account. Throws PayoutRefusal while orders
+ * still hold shares (the book releases them when it halts; try again later).
  */
-export function refundCancelled(marketId: string, holders: readonly PositionState[], feeBalance: number): RefundPlan {
-  const open = holders.filter((h) => h.marketId === marketId && h.quantity > 0);
-  const locked = open.find((h) => h.locked > 0);
-  if (locked) throw new Error(`shares of ${locked.account} are still locked by orders`);
-  let yes = 0;
-  let no = 0;
-  for (const h of open) {
-    if (h.outcome === "YES") yes += h.quantity;
-    else no += h.quantity;
-  }
-  if (yes !== no) throw new Error(`market ${marketId} does not balance (YES ${yes}, NO ${no})`);
-  const collateral = yes;
-  const postings: Posting[] = [];
-  const byAccount = new Map<string, number>();
-  let refunded = 0;
-  const pool = ammAccount(marketId);
-  const poolYes = open.find((h) => h.account === pool && h.outcome === "YES")?.quantity ?? 0;
-  const poolNo = open.find((h) => h.account === pool && h.outcome === "NO")?.quantity ?? 0;
-  const pairs = Math.min(poolYes, poolNo);
-  for (const h of open) {
-    // Users get their cost basis back; the pool gets 1 per pair it holds (on its YES leg), its one-sided rest nothing.
-    const amount = h.account === pool ? (h.outcome === "YES" ? pairs : 0) : Math.max(0, h.totalCost);
-    postings.push({
-      kind: "shares",
-      account: h.account,
-      marketId,
-      outcome: h.outcome,
-      quantity: -h.quantity,
-      proceeds: amount,
-      settle: true,
-    });
-    if (amount > 0) postings.push({ kind: "cash", account: h.account, available: amount });
-    byAccount.set(h.account, (byAccount.get(h.account) ?? 0) + amount);
-    refunded += amount;
-  }
-  if (collateral) postings.push({ kind: "collateral", marketId, amount: -collateral });
-  const difference = collateral - refunded;
-  if (difference > 0) postings.push({ kind: "fee", amount: difference });
-  if (difference < 0) {
-    const fromFees = Math.min(feeBalance, -difference);
-    if (fromFees > 0) postings.push({ kind: "fee", amount: -fromFees });
-    const fromHouse = -difference - fromFees;
-    if (fromHouse > 0) postings.push({ kind: "external", flow: "house", amount: fromHouse });
-  }
-  return { postings, refunds: [...byAccount].map(([account, amount]) => ({ account, amount })), collateral, difference };
+export function cancelledPayout(marketId: string, yesPayout: number, holders: readonly PositionState[]): PayoutPlan {
+  const mine = holders.filter((h) => h.marketId === marketId && h.quantity > 0);
+  // Pairs outstanding: the ledger holds the collateral to them, and refuses an entry where it does not.
+  const collateral = mine.reduce((sum, h) => sum + (h.outcome === "YES" ? h.quantity : 0), 0);
+  return marketPayout(marketId, yesPayout, mine, collateral);
 }

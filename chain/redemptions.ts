@@ -1,8 +1,8 @@
 /**
  * Redemption's decision tree (POST /redeem/:marketId) and the settlement of resolved and cancelled
  * markets, on the postings of ./redemption: a winner is paid once (ledger key
- * `redeem:<user>:<market>`); a cancelled market is refunded at cost once for everyone
- * (`refund:<market>`) and each holder's redeem acknowledges it once.
+ * `redeem:<user>:<market>`); a cancelled market is paid out at its cancel price from its own
+ * collateral once for everyone (`refund:<market>`) and each holder's redeem acknowledges it once.
  */
 import { conflicting, invalid, refused } from "../lib/fault";
 import { sharesText, usdtText } from "../lib/units";
@@ -13,7 +13,8 @@ import type { Model } from "../contract";
 import type { MarketSettlementDoc, RedemptionDoc } from "../models/chain";
 import type { IdemRecord } from "../models/trading";
 import { errorType, type ChainLedger, type Clock, type EmitChainEvent, type Log } from "./ports";
-import { escrowAccount, other, outcomeOfIndexSet, redeemWinner, refundCancelled, resolutionPostings } from "./redemption";
+import { DEFAULT_CANCEL_YES_PAYOUT, PayoutRefusal, priceOfYesPayout } from "../engine/payout";
+import { cancelledPayout, other, outcomeOfIndexSet, redeemWinner, resolutionPostings } from "./redemption";
 
 export interface RedemptionStore {
   /** Records a redemption once; false when the user's redemption of the market exists. */
@@ -28,7 +29,7 @@ export interface RedemptionStore {
 }
 
 export interface RedemptionPorts {
-  ledger: Pick<ChainLedger, "post" | "positions" | "holders" | "conservation">;
+  ledger: Pick<ChainLedger, "post" | "positions" | "holders">;
   store: RedemptionStore;
   clock: Clock;
   emit: EmitChainEvent;
@@ -79,10 +80,10 @@ export class Redemptions {
     const mine = (await ledger.positions(userId)).filter((p) => p.marketId === marketId);
 
     if (m.status === "cancelled") {
-      await this.cancelled(marketId);
+      await this.cancelled(marketId, m.yesPayout ?? DEFAULT_CANCEL_YES_PAYOUT);
       const done = await this.refundMarket(marketId);
       if (!done || done.status !== "done")
-        throw conflicting("REFUND_PENDING", "The market's refund is not done yet (orders still hold shares); try again shortly");
+        throw conflicting("REFUND_PENDING", "The market's payout is not done yet (orders still hold shares); try again shortly");
       const refund = done.refunds.find((r) => r.account === userId);
       if (!refund && !mine.length) throw refused("NO_POSITION", "You hold no position in this market");
       const payout = refund?.amount ?? 0;
@@ -99,10 +100,11 @@ export class Redemptions {
       ) {
         return { status: "duplicate", message: "This market's refund was already acknowledged; nothing new was paid" };
       }
+      const yes = done.yesPayout ?? DEFAULT_CANCEL_YES_PAYOUT;
       return {
         status: "accepted",
         payout: String(payout),
-        message: `Market cancelled: your positions were refunded at cost, ${usdtText(payout)} credited to your available balance`,
+        message: `Market cancelled at ${priceOfYesPayout(yes)}: each YES share paid ${usdtText(yes)}, each NO share ${usdtText(1_000_000 - yes)}; ${usdtText(payout)} credited to your available balance`,
       };
     }
     if (m.status !== "resolved" || (m.result !== "YES" && m.result !== "NO"))
@@ -164,37 +166,43 @@ export class Redemptions {
     });
   }
 
-  /** A cancelled market: its refund is owed from now on (kept until done, across restarts). */
-  async cancelled(marketId: string): Promise<void> {
-    await this.p.store.insertSettlement({ _id: marketId, kind: "refund", status: "pending", refunds: [], at: this.iso() });
+  /** A cancelled market: its payout at `yesPayout` per YES share is owed from now on (kept until done, across restarts). */
+  async cancelled(marketId: string, yesPayout: number): Promise<void> {
+    await this.p.store.insertSettlement({ _id: marketId, kind: "refund", status: "pending", yesPayout, refunds: [], at: this.iso() });
   }
 
-  /** Markets whose refund is still owed. */
+  /** Markets whose payout is still owed. */
   async pendingRefunds(): Promise<string[]> {
     return (await this.p.store.pendingSettlements()).map((m) => m._id);
   }
 
-  /** Refund a cancelled market's positions at cost, once (`refund:<marketId>`). Null while orders still hold shares. */
+  /**
+   * Pay a cancelled market's holders at its cancel price out of its own collateral, once
+   * (`refund:<marketId>`). Null while orders still hold shares, or before the market's payout is owed.
+   */
   async refundMarket(marketId: string): Promise<MarketSettlementDoc | null> {
     const { ledger, store } = this.p;
     const cur = await store.settlement(marketId);
-    if (cur?.status === "done") return cur;
-    const holders = (await ledger.holders(marketId)).filter((h) => h.account !== escrowAccount(marketId));
-    const report = await ledger.conservation();
+    if (!cur) return null;
+    if (cur.status === "done") return cur;
+    const yesPayout = cur.yesPayout ?? DEFAULT_CANCEL_YES_PAYOUT;
     let plan;
     try {
-      plan = refundCancelled(marketId, holders, report.fees);
+      plan = cancelledPayout(marketId, yesPayout, await ledger.holders(marketId));
     } catch (err) {
-      this.p.log.info(`refund of ${marketId} postponed: ${(err as Error).message}`);
+      if (!(err instanceof PayoutRefusal)) throw err;
+      this.p.log.info(`payout of ${marketId} postponed: ${err.message}`);
       return null;
     }
-    if (plan.postings.length) await ledger.post({ key: `refund:${marketId}`, postings: plan.postings });
-    const doc: MarketSettlementDoc = { _id: marketId, kind: "refund", status: "done", refunds: plan.refunds, at: this.iso() };
+    if (plan.postings.length) await ledger.post({ key: `refund:${marketId}`, postings: plan.postings, payout: { marketId, yesPayout } });
+    const refunds = plan.payouts.map((r) => ({ account: r.account, amount: r.amount }));
+    const doc: MarketSettlementDoc = { ...cur, status: "done", yesPayout, refunds, at: this.iso() };
     await store.putSettlement(doc);
     this.p.emit("chain.refunded", {
       marketId,
-      refunds: plan.refunds.map((r) => ({ account: r.account, amount: String(r.amount) })),
-      difference: String(plan.difference),
+      yesPayout,
+      refunds: refunds.map((r) => ({ account: r.account, amount: String(r.amount) })),
+      dust: String(plan.dust),
     });
     return doc;
   }

@@ -157,6 +157,11 @@ export const INTERNAL_PARAMS = {
     trades: { type: "array", items: "object", optional: true },
     book: { type: "object", optional: true },
     idem: { type: "object", optional: true },
+    payout: {
+      type: "object",
+      optional: true,
+      props: { marketId: "string", yesPayout: { type: "number", integer: true, min: 0, max: 1_000_000 } },
+    },
     part: {
       type: "object",
       optional: true,

@@ -57,7 +57,8 @@ export interface BrokerEvents {
   "chain.withdrawalSent": { userId: string; withdrawalId: string; amount: string; txHash: string };
   "chain.withdrawalFailed": { userId: string; withdrawalId: string; amount: string; reason: string };
   "chain.redeemed": { userId: string; marketId: string; payout: string };
-  "chain.refunded": { marketId: string; refunds: Array<{ account: string; amount: string }>; difference: string };
+  /** A cancelled market paid out: per account what it got, and the dust its resolution account kept. */
+  "chain.refunded": { marketId: string; yesPayout: number; refunds: Array<{ account: string; amount: string }>; dust: string };
 }
 
 /** How each event travels (the keys are exactly the map's: a test lists them against the handlers). */

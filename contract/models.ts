@@ -594,4 +594,15 @@ export const SCHEMAS = {
     },
   },
   ResolveMarketRequest: { type: "object", required: ["result"], properties: { result: outcome } },
+  CancelMarketRequest: {
+    type: "object",
+    properties: {
+      price: {
+        type: "string",
+        pattern: "^(0(\\.[0-9]{1,2})?|1(\\.0{1,2})?)$",
+        default: "0.50",
+        description: "What each YES share is paid (0.00 to 1.00); each NO share is paid 1 minus it, out of the market's own collateral",
+      },
+    },
+  },
 } as const;

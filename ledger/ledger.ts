@@ -9,9 +9,11 @@ import type {
   IdemRecord,
   LedgerEntryDoc,
   MarketLease,
+  PayoutRecord,
   SettlementRecord,
 } from "../models/trading";
 import { chainHash } from "./chain-hash";
+import { entryRuleProblems } from "./entry-rules";
 import type { CommitBatch, JournalRow, MarketRow, MoneyStore, StoredState } from "./store";
 
 /** A refusal of the ledger, by kind; the service shell maps kinds to the contract's statuses. */
@@ -36,6 +38,7 @@ export interface PostInput {
   book?: BookJournalDoc;
   fence?: FenceRecord;
   settlement?: SettlementRecord;
+  payout?: PayoutRecord;
   idem?: IdemRecord;
   heartbeat?: HeartbeatRecord;
   /** One part of a book command split over several entries (see post). */
@@ -233,9 +236,20 @@ export class Ledger {
         );
       }
     }
+    const postings = parts.length === 1 ? first.postings : parts.flatMap((p) => p.postings);
+    const broken = entryRuleProblems(
+      {
+        key: last.key,
+        postings,
+        trades: parts.length === 1 ? first.trades : parts.flatMap((p) => p.trades ?? []),
+        book: last.book,
+        payout: first.payout,
+      },
+      this.accounts,
+    );
+    if (broken.length) throw new LedgerFault("rejected", "INVALID_POSTING", broken.join("; "));
     let change: PreparedChange;
     try {
-      const postings = parts.length === 1 ? first.postings : parts.flatMap((p) => p.postings);
       change = this.accounts.prepare(postings, first.checkAfter ?? 0);
     } catch (err) {
       if (err instanceof LedgerRejection) {
@@ -266,6 +280,7 @@ export class Ledger {
       if (input.book) doc.book = input.book;
       if (input.fence) doc.fence = input.fence;
       if (input.settlement) doc.settlement = input.settlement;
+      if (input.payout) doc.payout = input.payout;
       if (input.idem) doc.idem = input.idem;
       if (input.heartbeat) doc.heartbeat = input.heartbeat;
       this.seq = doc.seq;

@@ -1,6 +1,7 @@
 import { Accounts, LedgerRejection, type AccountsSnapshot } from "../engine/accounts";
 import type { LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc } from "../models/trading";
 import { chainHash, GENESIS_HASH } from "./chain-hash";
+import { entryRuleProblems, feesIn, tradeFees } from "./entry-rules";
 import { applyOrderChange, projectEntry } from "./projection";
 import type { MoneyStore } from "./store";
 
@@ -108,6 +109,9 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
   const trades = new Map<string, TradeDoc>();
   let prev = GENESIS_HASH;
   let expect = 1;
+  let feesPosted = 0;
+  let feesCharged = 0;
+  let feesOver = false;
   await store.scanJournal(1, (row) => {
     if (row.seq !== expect) problem(`ledger journal entry ${expect} is missing (found ${row.seq} after ${expect - 1})`);
     if (chainHash(prev, row.body) !== row.hash) problem(`ledger journal entry ${row.seq} (${row.key}) does not match its hash`);
@@ -138,6 +142,15 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
         problem(`entry ${row.seq}: market ${b.marketId} position ${b.seq} was written by ${b.node}, lease ${cur.epoch} is ${cur.owner}'s`);
       if (b.seq !== cur.seq + 1) problem(`entry ${row.seq}: market ${b.marketId} position ${b.seq} follows position ${cur.seq}`);
       leases.set(b.marketId, { ...cur, seq: b.seq, bookSeq: b.bookSeq, pool: b.pool ?? cur.pool });
+    }
+    // The exchange's own money moves only by its rules (fees from trades, house funding into pools, payouts from collateral).
+    const label = `entry ${row.seq} (${row.key})`;
+    for (const p of entryRuleProblems({ ...doc, key: row.key }, accounts, { label, wholeCommand: false })) problem(p);
+    feesPosted += feesIn(doc.postings);
+    feesCharged += tradeFees(doc.trades);
+    if (doc.book?.command.type !== "part" && feesPosted > feesCharged && !feesOver) {
+      feesOver = true;
+      problem(`${label}: the fee account took ${feesPosted} up to here, the trades before it charged ${feesCharged}`);
     }
     try {
       accounts.commit(accounts.prepare(doc.postings, doc.checkAfter ?? 0));

@@ -46,6 +46,8 @@ export interface MarketDoc {
   conditionId: string;
   /** Micro-USDT the AMM seeds its pool with ("0": no AMM pool). */
   ammLiquidity: string;
+  /** Once ended with a payout (cancelled): micro-USDT per YES share; NO pays 1_000_000 minus it. */
+  yesPayout?: number;
   createdAt: string;
   updatedAt: string;
   closedAt?: string;
@@ -106,6 +108,8 @@ export interface MarketInternal {
   result: MarketResult | null;
   conditionId: string;
   ammLiquidity: string;
+  /** Micro-USDT per YES share the market pays at its end (cancelled: the cancel price); absent until then. */
+  yesPayout?: number;
 }
 
 /** `catalog.priceHistory` response data (the contract's shape). */
@@ -122,6 +126,8 @@ export interface MarketClosedEvent {
 }
 export interface MarketCancelledEvent {
   marketId: string;
+  /** Micro-USDT each YES share is paid (NO: 1_000_000 minus it), out of the market's own collateral. */
+  yesPayout: number;
 }
 export interface MarketResolvedEvent {
   marketId: string;

@@ -152,13 +152,15 @@ export interface RedemptionDoc {
   at: string;
 }
 
-/** Markets whose positions the chain service still has to refund (cancelled). */
+/** Cancelled markets whose positions the chain service still has to pay out, at the cancel price. */
 export interface MarketSettlementDoc {
   /** marketId */
   _id: string;
   kind: "refund";
   status: "pending" | "done";
-  /** Per account refunded amount (micro-USDT), once done. */
+  /** Micro-USDT paid per YES share (NO: 1_000_000 minus it); absent on records older than the cancel price (0.50). */
+  yesPayout?: number;
+  /** Per account paid amount (micro-USDT), once done. */
   refunds: Array<{ account: string; amount: number }>;
   at: string;
 }

@@ -13,6 +13,13 @@ export interface FenceRecord {
 }
 
 /** Settlement progress of trades, journaled like every other fact of the money path. */
+/** A market paid out at its end: every holder at `yesPayout` per YES share (engine/payout.ts). */
+export interface PayoutRecord {
+  marketId: string;
+  /** Micro-USDT per YES share (0..1_000_000); a NO share pays 1_000_000 minus it. */
+  yesPayout: number;
+}
+
 export interface SettlementRecord {
   tradeIds: string[];
   status: "confirmed" | "failed";
@@ -35,6 +42,8 @@ export interface LedgerEntryDoc {
   /** A market changed hands: from this entry on only `fence.node` under `fence.epoch` writes it. */
   fence?: FenceRecord;
   settlement?: SettlementRecord;
+  /** The entry pays a market out (the money check proves it against the market's holders and collateral). */
+  payout?: PayoutRecord;
   /** The answer to an Idempotency-Key request, journaled with the command it answers. */
   idem?: IdemRecord;
   /** A dead man's switch armed (deadline) or disarmed (null). */

@@ -49,7 +49,7 @@ function show(value: unknown): void {
   console.log(JSON.stringify(value, null, 2));
 }
 
-function transitionCommand(command: string, action: "catalog.closeMarket" | "catalog.cancelMarket", description: string): ReplCommand {
+function transitionCommand(command: string, action: "catalog.closeMarket", description: string): ReplCommand {
   return {
     command: `${command} <marketId>`,
     description,
@@ -97,7 +97,18 @@ export const CATALOG_REPL_COMMANDS: ReplCommand[] = [
     },
   },
   transitionCommand("close", "catalog.closeMarket", "Close a market to trading (open -> closed)"),
-  transitionCommand("cancel", "catalog.cancelMarket", "Cancel a market (open|closed -> cancelled)"),
+  {
+    command: "cancel <marketId> [price]",
+    description: "Cancel a market (open|closed -> cancelled): YES pays price (default 0.50), NO 1 - price, from its own collateral",
+    async action(broker, args) {
+      const params: ActionParams<"catalog.cancelMarket"> = { id: arg(args, "marketId") };
+      // Any other value is refused by the action's params, like the operator API's body.
+      if (typeof args.price === "string") params.price = args.price;
+      const market = await call(broker, "catalog.cancelMarket", params);
+      show(market);
+      return market;
+    },
+  },
   {
     command: "resolve <marketId> <result>",
     description: "Resolve a market YES or NO (also retries after resolution_failed)",

@@ -49,7 +49,7 @@ type CatalogThis = Service &
     transition(
       ctx: AppContext<{ id: string }>,
       command: MarketCommand,
-      opts?: { result?: ResolveMarketParams["result"]; reason?: string },
+      opts?: { result?: ResolveMarketParams["result"]; reason?: string; price?: string },
     ): Promise<MarketView>;
     dropMarketCache(marketId: string): Promise<void>;
   };
@@ -182,11 +182,11 @@ const CatalogService = defineService<CatalogThis>({
       },
     },
 
-    /** Operator: void the market (open|closed -> cancelled). */
+    /** Operator: void the market (open|closed -> cancelled); it pays YES `price` and NO the rest from its own collateral. */
     cancelMarket: {
       ...routeAction("catalog.cancelMarket"),
       handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.cancelMarket">>): Answer<"catalog.cancelMarket"> {
-        return this.transition(ctx, "cancel");
+        return this.transition(ctx, "cancel", { price: ctx.params.price });
       },
     },
 

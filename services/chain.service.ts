@@ -223,8 +223,8 @@ const ChainService = defineService<ChainThis>({
     },
     "market.cancelled": {
       async handler(this: ChainThis, ctx) {
-        const { marketId } = ctx.params;
-        await this.cores.redemptions.cancelled(marketId);
+        const { marketId, yesPayout } = ctx.params;
+        await this.cores.redemptions.cancelled(marketId, yesPayout);
         this.actor.background(`refund:${marketId}`, () => this.cores.redemptions.refundMarket(marketId));
       },
     },

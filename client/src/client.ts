@@ -26,6 +26,7 @@ import type {
   Balance,
   BatchOrderResult,
   CancelAllResult,
+  CancelMarketRequest,
   CancelledOrder,
   Challenge,
   ConnectRequest,
@@ -802,8 +803,9 @@ class AdminApi extends Api {
   async closeMarket(id: string): Promise<MarketItem> {
     return (await send(this.c, "adminCloseMarket", { params: { id } })).data;
   }
-  async cancelMarket(id: string): Promise<MarketItem> {
-    return (await send(this.c, "adminCancelMarket", { params: { id } })).data;
+  /** Each YES share pays `price` (default "0.50"), each NO share 1 - price, from the market's own collateral. */
+  async cancelMarket(id: string, body?: CancelMarketRequest): Promise<MarketItem> {
+    return (await send(this.c, "adminCancelMarket", { params: { id }, ...(body ? { body } : {}) })).data;
   }
   async resolveMarket(id: string, body: ResolveMarketRequest): Promise<MarketItem> {
     return (await send(this.c, "adminResolveMarket", { params: { id }, body })).data;

@@ -957,7 +957,7 @@ describe("operator API and market lifecycle over HTTP", () => {
         "list-events [category]",
         "create-event <json>",
         "close <marketId>",
-        "cancel <marketId>",
+        "cancel <marketId> [price]",
         "resolve <marketId> <result>",
       ]);
     });

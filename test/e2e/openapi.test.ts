@@ -105,6 +105,7 @@ type SdkModels = {
   CreateEventRequest: M.CreateEventRequest;
   UpdateEventRequest: M.UpdateEventRequest;
   ResolveMarketRequest: M.ResolveMarketRequest;
+  CancelMarketRequest: M.CancelMarketRequest;
 };
 // Every schema has an SDK model and every model a schema...
 type _NamesAgree = Check<Agree<keyof Schemas, keyof SdkModels | "FieldError">>;

@@ -134,6 +134,25 @@ describe("catalog service", () => {
     expect(await broker.call("catalog.getMarketInternal", { marketId: n.id })).toMatchObject({ status: "resolution_failed" });
   });
 
+  test("cancelMarket: the price (default 0.50) is stored and announced as the YES payout; a bad price changes nothing", async () => {
+    const [m, n] = (await create([{ title: "One" }, { title: "Two" }])).markets;
+    heard.length = 0;
+    for (const price of ["1.5", "0.333", "-0", "half", 0.5, "", {}]) {
+      await expect(broker.call("catalog.cancelMarket", { id: m.id, price })).rejects.toMatchObject({ name: "ValidationError" });
+    }
+    expect(heard).toEqual([]);
+    expect(await broker.call("catalog.getMarketInternal", { marketId: m.id })).toMatchObject({ status: "open" });
+
+    expect(await broker.call("catalog.cancelMarket", { id: m.id, price: "0.2" })).toMatchObject({ id: m.id, status: "cancelled" });
+    expect(heard).toEqual([
+      { name: "catalog.marketChanged", params: { marketId: m.id } },
+      { name: "market.cancelled", params: { marketId: m.id, yesPayout: 200_000 } },
+    ]);
+    expect(await broker.call("catalog.getMarketInternal", { marketId: m.id })).toMatchObject({ status: "cancelled", yesPayout: 200_000 });
+    await broker.call("catalog.cancelMarket", { id: n.id });
+    expect(heard[heard.length - 1]).toEqual({ name: "market.cancelled", params: { marketId: n.id, yesPayout: 500_000 } });
+  });
+
   test("market.trade prints become price history and volumes; replays and junk change nothing", async () => {
     const e = await create([{ title: "A" }, { title: "B" }]);
     const [a, b] = e.markets.map((m) => m.id);

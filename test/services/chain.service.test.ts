@@ -241,7 +241,7 @@ describe("chain service in a ServiceBroker", () => {
     expect(await broker.call("chain.reconcile")).toMatchObject({ ok: true, pendingWithdrawals: "0" });
   });
 
-  test("market events: a resolution sweeps the losers; a cancellation refunds at cost and emits chain.refunded; redeem acknowledges it (202)", async () => {
+  test("market events: a resolution sweeps the losers; a cancellation pays out at its price and emits chain.refunded; redeem acknowledges it (202)", async () => {
     const open = (m: string): Posting[] => [
       { kind: "external", flow: "deposit", amount: 10 * S },
       { kind: "shares", account: "usr_y", marketId: m, outcome: "YES", quantity: 10 * S, cost: 4 * S },
@@ -262,23 +262,25 @@ describe("chain service in a ServiceBroker", () => {
       result: null,
       conditionId: COND,
       ammLiquidity: "0",
+      yesPayout: 300_000,
     });
-    broker.emit("market.cancelled", { marketId: "mkt_can" });
+    broker.emit("market.cancelled", { marketId: "mkt_can", yesPayout: 300_000 });
     const [refunded] = await until("chain.refunded", () => emitted("chain.refunded").length > 0 && emitted("chain.refunded"));
     expect(refunded).toEqual({
       marketId: "mkt_can",
+      yesPayout: 300_000,
       refunds: [
-        { account: "usr_y", amount: String(4 * S) },
-        { account: "usr_n", amount: String(6 * S) },
+        { account: "usr_y", amount: String(3 * S) },
+        { account: "usr_n", amount: String(7 * S) },
       ],
-      difference: "0",
+      dust: "0",
     });
     const ack = await asUser<{ status: string; payout: string }>({ ...ALICE, id: "usr_y" }, "chain.redeem", {
       marketId: "mkt_can",
       conditionId: COND,
       indexSets: ["0x1"],
     });
-    expect(ack).toEqual({ status: 202, data: expect.objectContaining({ status: "accepted", payout: String(4 * S) }) });
+    expect(ack).toEqual({ status: 202, data: expect.objectContaining({ status: "accepted", payout: String(3 * S) }) });
     expect(ledger.accounts.conservation().ok).toBe(true);
   });
 

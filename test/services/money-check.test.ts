@@ -13,6 +13,8 @@ import type { MoneyCheck } from "../../ledger/ledger";
 import type { VerifyReport } from "../../ledger/verify";
 import { SHARE } from "../support/trading";
 import { marketPortsOverLedger } from "../support/ledger-ports";
+import { cancelledPayout } from "../../chain/redemption";
+import type { PositionState } from "../../engine/accounts";
 
 /**
  * The money check that would have caught the cluster's double fills: a stale engine's entry that
@@ -159,5 +161,91 @@ describe("a journal edited while the exchange is stopped", () => {
     const verify = await broker.call<VerifyReport>("ledger.verify");
     expect(verify.ok).toBe(false);
     expect(verify.problems.join("\n")).toMatch(/balances and positions differ from a replay of the journal/);
+  });
+});
+
+describe("a journal edited to pay a cancelled market's holders from the fee account", () => {
+  let broker: ServiceBroker;
+  let dir: string;
+  const marketId = "mkt_drained";
+
+  const start = async () => {
+    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS } });
+    bindConfig(broker, loadConfig({ DATA_DIR: dir, JWT_SECRET: "x", LOG_LEVEL: "false" }));
+    broker.createService(LedgerService);
+    await broker.start();
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "pmx-drained-"));
+    await start();
+  });
+  afterAll(async () => {
+    await broker?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("the ledger refuses such an entry; written into the journal by hand, verification names it", async () => {
+    for (const u of ["usr_yes", "usr_no"]) {
+      await broker.call("ledger.post", {
+        key: `dep:${u}`,
+        postings: [
+          { kind: "cash", account: u, available: 100 * SHARE },
+          { kind: "external", flow: "deposit", amount: 100 * SHARE },
+        ],
+      });
+    }
+    // The taker pays 2% (of min(p, 1 - p)) into the fee account.
+    const engine = await MarketActor.load(marketId, { ...marketPortsOverLedger(broker, "eng1"), fees: { takerBps: 200, makerBps: 0 } });
+    await engine.place({ userId: "usr_yes", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: 10 * SHARE });
+    expect(
+      (await engine.place({ userId: "usr_no", side: "BUY", outcome: "NO", orderType: "GTC", price: 60, quantity: 10 * SHARE })).status,
+    ).toBe("filled");
+    const fees = (await broker.call<MoneyCheck>("ledger.conservation")).fees;
+    expect(fees).toBeGreaterThan(0);
+
+    // Paid at 0.50 from the market's collateral: accepted. The same with the fees added to a holder's payout: refused.
+    const plan = cancelledPayout(marketId, 500_000, await broker.call<PositionState[], object>("ledger.holders", { marketId }));
+    const drained = plan.postings.map((p) =>
+      p.kind === "cash" && p.account === "usr_yes" ? { ...p, available: (p.available ?? 0) + fees } : p,
+    );
+    drained.push({ kind: "fee", amount: -fees });
+    await expect(
+      broker.call("ledger.post", { key: `refund:${marketId}`, postings: drained, payout: { marketId, yesPayout: 500_000 } }),
+    ).rejects.toMatchObject({ type: "INVALID_POSTING", message: expect.stringMatching(/takes \d+ from the fee account/) });
+    await broker.call("ledger.post", { key: `refund:${marketId}`, postings: plan.postings, payout: { marketId, yesPayout: 500_000 } });
+    expect((await broker.call<VerifyReport>("ledger.verify")).problems).toEqual([]);
+    await broker.stop();
+
+    // The entry, the balance it moved and the fee total edited together, every hash recomputed: the
+    // books add up and the start passes.
+    const db = new Database(join(dir, "money.db"));
+    const row = db.prepare("SELECT seq, body FROM journal WHERE key = ?").get(`refund:${marketId}`) as { seq: number; body: string };
+    const doc = JSON.parse(row.body) as LedgerEntryDoc;
+    doc.postings = drained;
+    db.prepare("UPDATE journal SET body = ? WHERE seq = ?").run(JSON.stringify(doc), row.seq);
+    db.prepare("UPDATE cash SET available = available + ? WHERE account = 'usr_yes'").run(fees);
+    db.prepare("UPDATE meta SET v = '0' WHERE k = 'fees'").run();
+    let prev = GENESIS_HASH;
+    for (const r of db.prepare("SELECT seq, body FROM journal ORDER BY seq").all() as Array<{ seq: number; body: string }>) {
+      prev = chainHash(prev, r.body);
+      db.prepare("UPDATE journal SET hash = ? WHERE seq = ?").run(prev, r.seq);
+    }
+    db.prepare("UPDATE meta SET v = ? WHERE k = 'head_hash'").run(prev);
+    db.close();
+    rmSync(join(dir, "money.head"), { force: true });
+    await start();
+    const check = await broker.call<MoneyCheck>("ledger.conservation");
+    expect([check.ok, check.fees]).toEqual([true, 0]);
+
+    const verify = await broker.call<VerifyReport>("ledger.verify");
+    expect(verify.ok).toBe(false);
+    const named = `entry ${row.seq} (refund:${marketId})`;
+    expect(verify.problems).toEqual([
+      `${named} takes ${fees} from the fee account: nothing leaves the fee account`,
+      expect.stringMatching(
+        new RegExp(`^${named.replace(/[()]/g, "\\$&")} pays market ${marketId} out at 500000 per YES share other than`),
+      ),
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { Address, beginCell, Cell, type MessageRelaxed } from "@ton/core";
 import { Accounts, LedgerRejection, type PositionState } from "../../engine/accounts";
 import { refused } from "../../lib/fault";
+import { entryRuleProblems } from "../../ledger/entry-rules";
 import type {
   ChainEvents,
   ChainIncidentDoc,
@@ -73,6 +74,9 @@ export class FakeLedger implements ChainLedger {
     this.attempts.push(entry.key);
     if (this.down) throw this.down;
     if (this.applied.has(entry.key)) return { applied: false };
+    // The real ledger's rules for the exchange's own money (fees, house funding, payouts).
+    const broken = entryRuleProblems(entry, this.accounts);
+    if (broken.length) throw refused("INVALID_POSTING", broken.join("; "));
     try {
       this.accounts.apply(entry.postings);
     } catch (err) {

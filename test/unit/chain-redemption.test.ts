@@ -1,7 +1,7 @@
 /** Redemption and refund postings against the ledger's own books: conservation holds at every step. */
 import { Accounts, type Posting } from "../../engine/accounts";
 import { ammAccount, ammLegPostings, poolFunding } from "../../engine/settlement";
-import { escrowAccount, redeemWinner, refundCancelled, resolutionPostings, sweepLosers } from "../../chain/redemption";
+import { cancelledPayout, escrowAccount, redeemWinner, resolutionPostings, sweepLosers } from "../../chain/redemption";
 
 const M = "mkt_1";
 const S = 1_000_000;
@@ -68,49 +68,48 @@ test("losing shares locked by orders stay until released; the unlocked part move
   expect(a.conservation().ok).toBe(true);
 });
 
-test("cancelled: every position refunded at cost; the shortfall (fees refunded) comes from the fee account, then the house", () => {
+test("cancelled at 0.50: every share pays half from the market's collateral; the fee account and the house are untouched", () => {
   const a = market();
-  const plan = refundCancelled(M, a.holders(M), a.feeBalance());
-  expect(plan.collateral).toBe(14 * S);
-  expect(plan.difference).toBe(14 * S - (14 * S + 1000));
+  const plan = cancelledPayout(M, 500_000, a.holders(M));
+  expect(plan).toMatchObject({ collateral: 14 * S, dust: 0 });
   a.apply(plan.postings);
-  expect(a.conservation()).toMatchObject({ ok: true, fees: 0, house: 0 });
-  for (const u of ["alice", "bob", "carol", "dave"]) expect(a.balance(u).available).toBe(100 * S);
+  expect(a.conservation()).toMatchObject({ ok: true, fees: 1000, house: 0, collateral: 0 });
+  expect(a.balance("alice").available).toBe(100 * S - 3 * S - 1000 + 5 * S);
+  expect(a.balance("bob").available).toBe(100 * S - 7 * S + 5 * S);
+  expect(a.balance("carol").available).toBe(100 * S);
+  expect(a.balance("dave").available).toBe(100 * S);
+  expect(a.position("bob", M, "NO")).toMatchObject({ quantity: 0, settled: true, realizedPnl: -2 * S });
   expect(a.holders(M)).toEqual([]);
-
-  const b = market();
-  // As if the fee account held only 400 when the refund was planned: 400 from fees, 600 house funding.
-  const short = refundCancelled(M, b.holders(M), 400);
-  expect(short.postings.filter((p) => p.kind === "fee" || p.kind === "external")).toEqual([
-    { kind: "fee", amount: -400 },
-    { kind: "external", flow: "house", amount: 600 },
-  ]);
-  b.apply(short.postings);
-  expect(b.conservation()).toMatchObject({ ok: true, fees: 600, house: 600 });
 });
 
-test("cancelled with a surplus (sales took basis out below collateral): the surplus goes to the fee account", () => {
+test("cancelled at 0.20: YES pays 0.20, NO 0.80; a holder's payout rounds down once, the dust stays in the market's resolution account", () => {
   const a = new Accounts();
   a.apply([
     { kind: "external", flow: "deposit", amount: 10 * S },
-    { kind: "cash", account: "x", available: 9 * S },
-    { kind: "shares", account: "x", marketId: M, outcome: "YES", quantity: S, cost: 0 },
-    { kind: "shares", account: "x", marketId: M, outcome: "NO", quantity: S, cost: S / 2 },
-    { kind: "cash", account: "x", available: -S / 2 },
-    { kind: "collateral", marketId: M, amount: S },
-    { kind: "cash", account: "y", available: S / 2 },
+    { kind: "cash", account: "x", available: 10 * S - 7 },
+    { kind: "shares", account: "x", marketId: M, outcome: "YES", quantity: 3 },
+    { kind: "shares", account: "y", marketId: M, outcome: "NO", quantity: 2 },
+    { kind: "shares", account: "z", marketId: M, outcome: "YES", quantity: 4 },
+    { kind: "shares", account: "z", marketId: M, outcome: "NO", quantity: 5 },
+    { kind: "collateral", marketId: M, amount: 7 },
   ]);
-  expect(a.conservation().ok).toBe(true);
-  const plan = refundCancelled(M, a.holders(M), a.feeBalance());
-  expect(plan.difference).toBe(S / 2);
+  const plan = cancelledPayout(M, 200_000, a.holders(M));
+  // x: 3 x 0.2 = 0.6 -> 0; y: 2 x 0.8 = 1.6 -> 1; z: 4 x 0.2 + 5 x 0.8 = 4.8 -> 4; 7 - 5 = 2 of dust.
+  expect(plan.payouts.map((p) => [p.account, p.amount])).toEqual([
+    ["x", 0],
+    ["y", 1],
+    ["z", 4],
+  ]);
+  expect(plan.dust).toBe(2);
   a.apply(plan.postings);
-  expect(a.conservation()).toMatchObject({ ok: true, fees: S / 2 });
+  expect(a.conservation()).toMatchObject({ ok: true, collateral: 0, fees: 0, house: 0 });
+  expect(a.balance(escrowAccount(M)).available).toBe(2);
 });
 
-test("a refund waits while orders hold shares", () => {
+test("a payout waits while orders hold shares", () => {
   const a = market();
   a.apply([{ kind: "shares", account: "alice", marketId: M, outcome: "YES", locked: S }]);
-  expect(() => refundCancelled(M, a.holders(M), a.feeBalance())).toThrow(/locked/);
+  expect(() => cancelledPayout(M, 500_000, a.holders(M))).toThrow(/locked/);
 });
 
 describe("the AMM pool (cost-less inventory funded by the house)", () => {
@@ -140,15 +139,17 @@ describe("the AMM pool (cost-less inventory funded by the house)", () => {
     expect(a.collateralOf(M)).toBe(a.position(escrowAccount(M), M, "YES")!.quantity);
   });
 
-  test("cancel: the pool merges its pairs into its cash, the user gets its cost back", () => {
+  test("cancel: the pool's inventory is paid at the price like any holder's, into its cash", () => {
     const a = ammMarket();
     const before = a.balance(pool).available;
-    const plan = refundCancelled(M, a.holders(M), a.feeBalance());
+    const poolYes = a.position(pool, M, "YES")!.quantity;
+    const poolNo = a.position(pool, M, "NO")!.quantity;
+    const plan = cancelledPayout(M, 300_000, a.holders(M));
     a.apply(plan.postings);
-    expect(a.conservation()).toMatchObject({ ok: true, collateral: 0 });
-    expect(a.balance("u").available).toBe(50 * S);
-    expect(a.balance(pool).available).toBe(before + (100 * S + 6 * S - 10 * S));
-    expect(plan.difference).toBe(10 * S - 6 * S - S / 10);
+    expect(a.conservation()).toMatchObject({ ok: true, collateral: 0, house: 100 * S });
+    expect(a.balance("u").available).toBe(50 * S - 6 * S - S / 10 + 3 * S);
+    expect(a.balance(pool).available).toBe(before + Math.floor((poolYes * 3 + poolNo * 7) / 10));
+    expect(plan.collateral).toBe(106 * S);
     expect(a.holders(M)).toEqual([]);
   });
 });

@@ -181,28 +181,31 @@ describe("resolution and cancelled markets", () => {
     await expect(r.sweepResolved(M, "YES")).rejects.toThrow("ledger unreachable");
   });
 
-  test("a cancelled market refunds everyone at cost once; each holder's redeem acknowledges it once", async () => {
-    const { r, redeem, ledger, rec, store } = setup({ status: "cancelled", result: null });
-    await r.cancelled(M);
+  test("a cancelled market pays everyone at its cancel price once, from its collateral; each holder's redeem acknowledges it once", async () => {
+    const { r, redeem, ledger, rec, store } = setup({ status: "cancelled", result: null, yesPayout: 200_000 });
+    await r.cancelled(M, 200_000);
     expect(await r.pendingRefunds()).toEqual([M]);
     const res = await redeem("alice", ["0x1"]);
     expect(res).toEqual({
       status: "accepted",
-      payout: String(3 * S),
-      message: "Market cancelled: your positions were refunded at cost, 3.00 USDT credited to your available balance",
+      payout: String(2 * S),
+      message:
+        "Market cancelled at 0.20: each YES share paid 0.20 USDT, each NO share 0.80 USDT; 2.00 USDT credited to your available balance",
     });
-    expect(ledger.available("alice")).toBe(100 * S);
-    expect(ledger.available("bob")).toBe(100 * S);
+    expect(ledger.available("alice")).toBe(99 * S);
+    expect(ledger.available("bob")).toBe(101 * S);
     expect(rec.of("chain.refunded")).toEqual([
       {
         marketId: M,
+        yesPayout: 200_000,
         refunds: [
-          { account: "alice", amount: String(3 * S) },
-          { account: "bob", amount: String(7 * S) },
+          { account: "alice", amount: String(2 * S) },
+          { account: "bob", amount: String(8 * S) },
         ],
-        difference: "0",
+        dust: "0",
       },
     ]);
+    expect(ledger.applied.get(`refund:${M}`)?.payout).toEqual({ marketId: M, yesPayout: 200_000 });
     expect(await r.pendingRefunds()).toEqual([]);
     expect(store.settlements.get(M)?.status).toBe("done");
 
@@ -210,11 +213,17 @@ describe("resolution and cancelled markets", () => {
       status: "duplicate",
       message: "This market's refund was already acknowledged; nothing new was paid",
     });
-    expect((await redeem("bob", ["0x2"])).payout).toBe(String(7 * S));
+    expect((await redeem("bob", ["0x1", "0x2"])).payout).toBe(String(8 * S));
     await expect(redeem("carol", ["0x1"])).rejects.toMatchObject({ code: "NO_POSITION" });
     expect(rec.of("chain.refunded")).toHaveLength(1);
     expect(ledger.attempts.filter((k) => k.startsWith("refund:"))).toEqual([`refund:${M}`]);
-    expect(ledger.accounts.conservation().ok).toBe(true);
+    expect(ledger.accounts.conservation()).toMatchObject({ ok: true, collateral: 0, fees: 0, house: 0 });
+  });
+
+  test("a redeem on a cancelled market whose payout was never announced owes it at the market's price (default 0.50)", async () => {
+    const { redeem, ledger } = setup({ status: "cancelled", result: null });
+    expect((await redeem("bob", ["0x2"])).payout).toBe(String(5 * S));
+    expect(ledger.available("alice")).toBe(102 * S);
   });
 
   test("REFUND_PENDING while orders still hold shares of the cancelled market; refunded once they are released", async () => {
@@ -222,7 +231,7 @@ describe("resolution and cancelled markets", () => {
     lock("bob", "NO", 1 * S);
     await expect(redeem("alice", ["0x1"])).rejects.toMatchObject({ kind: "conflict", code: "REFUND_PENDING" });
     expect(await r.refundMarket(M)).toBeNull();
-    expect(rec.logs.some((l) => /refund of mkt_r postponed/.test(l))).toBe(true);
+    expect(rec.logs.some((l) => /payout of mkt_r postponed/.test(l))).toBe(true);
     lock("bob", "NO", -1 * S);
     expect(await r.refundMarket(M)).toMatchObject({ status: "done" });
     expect((await redeem("alice", ["0x1"])).status).toBe("accepted");

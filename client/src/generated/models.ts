@@ -499,6 +499,11 @@ export interface ResolveMarketRequest {
   result: "YES" | "NO";
 }
 
+export interface CancelMarketRequest {
+  /** What each YES share is paid (0.00 to 1.00); each NO share is paid 1 minus it, out of the market's own collateral */
+  price?: string;
+}
+
 /** Query parameters of GET /events. */
 export interface ListEventsQuery {
   /** Category filter */

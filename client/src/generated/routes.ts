@@ -4,7 +4,7 @@
  * the OpenAPI document writes them), who may call it (public, user, admin), whether it takes an
  * Idempotency-Key and whether it answers a page; and what each one takes and answers.
  */
-import type { AmendOrderRequest, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DepositAddress, Event, FaucetRequest, FaucetResult, GetOrderBookQuery, GetPriceHistoryQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, SearchEventsQuery, Session, Trade, TradeExecution, TradeRequest, Transfer, UpdateEventRequest, WithdrawRequest, WithdrawResult } from "./models";
+import type { AmendOrderRequest, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DepositAddress, Event, FaucetRequest, FaucetResult, GetOrderBookQuery, GetPriceHistoryQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, SearchEventsQuery, Session, Trade, TradeExecution, TradeRequest, Transfer, UpdateEventRequest, WithdrawRequest, WithdrawResult } from "./models";
 
 export const ROUTES = {
   /** The login domain and a fresh payload for a ton_proof */
@@ -75,7 +75,7 @@ export const ROUTES = {
   adminUpdateEvent: { method: "PATCH", path: "/admin/events/{id}", auth: "admin" },
   /** Stop trading (open -> closed) */
   adminCloseMarket: { method: "POST", path: "/admin/markets/{id}/close", auth: "admin" },
-  /** Void the market (positions refunded at cost) */
+  /** Void the market: each YES share pays price (default 0.50), each NO share 1 - price, from the market's own collateral */
   adminCancelMarket: { method: "POST", path: "/admin/markets/{id}/cancel", auth: "admin" },
   /** Settle the outcome (open passes through closed) */
   adminResolveMarket: { method: "POST", path: "/admin/markets/{id}/resolve", auth: "admin" },
@@ -119,6 +119,6 @@ export interface RouteTypes {
   adminCreateEvent: { params: Record<string, never>; query: Record<string, never>; body: CreateEventRequest; result: Event };
   adminUpdateEvent: { params: { id: string }; query: Record<string, never>; body: UpdateEventRequest; result: Event };
   adminCloseMarket: { params: { id: string }; query: Record<string, never>; body: undefined; result: MarketItem };
-  adminCancelMarket: { params: { id: string }; query: Record<string, never>; body: undefined; result: MarketItem };
+  adminCancelMarket: { params: { id: string }; query: Record<string, never>; body: Partial<CancelMarketRequest>; result: MarketItem };
   adminResolveMarket: { params: { id: string }; query: Record<string, never>; body: ResolveMarketRequest; result: MarketItem };
 }

@@ -1,0 +1,119 @@
+/**
+ * The rules of the exchange's own money, per entry, judged on the books before it: the ledger
+ * refuses an entry that breaks one, and verification (ledger/verify.ts) names every journal entry
+ * that does.
+ *
+ * - Fee account: only takes fees, in entries that execute trades (a book command), never more
+ *   than those trades' fees; nothing ever leaves it.
+ * - House funding: only funds an AMM pool: L of house money is L of the market's collateral, L
+ *   pairs minted into the pool (engine/settlement.ts `poolFunding`).
+ * - A market's payout (an entry carrying `payout`): exactly what engine/payout.ts computes from
+ *   the market's holders and collateral at that price, so the payouts plus the dust kept by the
+ *   market equal its collateral, and nothing else moves.
+ */
+import type { PositionState, Posting } from "../engine/accounts";
+import { marketPayout, PayoutRefusal } from "../engine/payout";
+import { ammAccount } from "../engine/settlement";
+import type { TradeRecord } from "../engine/settlement";
+import type { BookJournalDoc, PayoutRecord } from "../models/trading";
+
+export interface RuledEntry {
+  key: string;
+  postings: readonly Posting[];
+  trades?: readonly TradeRecord[];
+  book?: BookJournalDoc;
+  payout?: PayoutRecord;
+}
+
+/** What the rules read of the books before the entry. */
+export interface BooksBefore {
+  holders(marketId: string): PositionState[];
+  collateralOf(marketId: string): number;
+}
+
+/** Fees the entry credits to the fee account (each fee posting must be positive). */
+export function feesIn(postings: readonly Posting[]): number {
+  let sum = 0;
+  for (const p of postings) if (p.kind === "fee") sum += p.amount;
+  return sum;
+}
+
+/** Fees the entry's trades charged (their records, AMM fees included). */
+export function tradeFees(trades: readonly TradeRecord[] | undefined): number {
+  let sum = 0;
+  for (const t of trades ?? []) sum += t.fee;
+  return sum;
+}
+
+function canonical(p: Posting): string {
+  const o = p as unknown as Record<string, unknown>;
+  return JSON.stringify(
+    Object.fromEntries(
+      Object.keys(o)
+        .sort()
+        .map((k) => [k, o[k]]),
+    ),
+  );
+}
+
+/**
+ * Problems of one entry with the fee, house and payout rules (empty: none), each starting with
+ * `label`. `wholeCommand`: the entry is a whole book command, so its fees are held against its
+ * trades here (verification holds the parts of a split command against theirs cumulatively).
+ */
+export function entryRuleProblems(e: RuledEntry, before: BooksBefore, opts: { label?: string; wholeCommand?: boolean } = {}): string[] {
+  const out: string[] = [];
+  const name = opts.label ?? `entry ${e.key}`;
+  const wholeCommand = opts.wholeCommand ?? true;
+  for (const p of e.postings) {
+    if (p.kind === "fee") {
+      if (!(p.amount > 0)) out.push(`${name} takes ${-p.amount} from the fee account: nothing leaves the fee account`);
+      else if (!e.book) out.push(`${name} credits ${p.amount} to the fee account without executing a trade`);
+    }
+    if (p.kind === "external" && p.flow === "house") {
+      const funds = e.postings.some(
+        (c) =>
+          c.kind === "collateral" &&
+          c.amount === p.amount &&
+          (["YES", "NO"] as const).every((o) =>
+            e.postings.some(
+              (s) =>
+                s.kind === "shares" &&
+                s.account === ammAccount(c.marketId) &&
+                s.marketId === c.marketId &&
+                s.outcome === o &&
+                s.quantity === p.amount,
+            ),
+          ),
+      );
+      if (!(p.amount > 0) || !funds) out.push(`${name} moves ${p.amount} of house funding other than into an AMM pool's collateral`);
+    }
+  }
+  if (wholeCommand && e.book) {
+    const fees = feesIn(e.postings);
+    const charged = tradeFees(e.trades);
+    if (fees > charged) out.push(`${name} credits ${fees} to the fee account, its trades charged ${charged}`);
+  }
+  if (e.payout) out.push(...payoutProblems(e, e.payout, before, name));
+  return out;
+}
+
+function payoutProblems(e: RuledEntry, rec: PayoutRecord, before: BooksBefore, name: string): string[] {
+  const collateral = before.collateralOf(rec.marketId);
+  let plan;
+  try {
+    plan = marketPayout(rec.marketId, rec.yesPayout, before.holders(rec.marketId), collateral);
+  } catch (err) {
+    if (err instanceof PayoutRefusal) return [`${name} pays market ${rec.marketId} out while ${err.message}`];
+    throw err;
+  }
+  const want = plan.postings.map(canonical).sort();
+  const got = e.postings.map(canonical).sort();
+  if (want.length === got.length && want.every((w, i) => w === got[i])) return [];
+  let credited = 0;
+  for (const p of e.postings) if (p.kind === "cash") credited += (p.available ?? 0) + (p.locked ?? 0);
+  return [
+    `${name} pays market ${rec.marketId} out at ${rec.yesPayout} per YES share other than its holders and collateral allow: ` +
+      `it credits ${credited} against ${collateral} of collateral (payouts ${collateral - plan.dust} + dust ${plan.dust})`,
+  ];
+}
