@@ -42,7 +42,8 @@ export interface NotificationMetadata {
     conditionId: string | null;
     positions: Array<{ outcome: Outcome; quantity: string }>;
   };
-  MARKET_CANCELLED: { marketId: string; positions: Array<{ outcome: Outcome; quantity: string }> };
+  /** `price`: what each YES share is paid (NO: 1 - price), as a decimal string ("0.50"). */
+  MARKET_CANCELLED: { marketId: string; price: string; positions: Array<{ outcome: Outcome; quantity: string }> };
   DEPOSIT_CREDITED: { amount: string; reference: string; txHash: string | null };
   WITHDRAWAL_SENT: { withdrawalId: string; amount: string; txHash: string | null };
   WITHDRAWAL_FAILED: { withdrawalId: string; amount: string; reason: string };
@@ -105,6 +106,8 @@ export interface NotifierJobDoc {
   marketId: string;
   result?: string;
   conditionId?: string | null;
+  /** A cancellation's micro-USDT per YES share (absent on jobs stored before it was recorded: 0.50). */
+  yesPayout?: number;
   /**
    * Holders read as soon as the event arrived: resolution sweeps and refunds settle positions
    * right after, and settled positions are no longer listed by the ledger.

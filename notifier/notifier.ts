@@ -6,6 +6,7 @@
  * service wires the ports to the broker and its store.
  */
 import type { PositionState } from "../engine/accounts";
+import { DEFAULT_CANCEL_YES_PAYOUT, priceOfYesPayout } from "../engine/payout";
 import type { LedgerEntryDoc } from "../models/trading";
 import type { SettledTrade } from "../models/chain";
 import type { UserDoc } from "../models/user";
@@ -328,8 +329,15 @@ export class Notifier {
   }
 
   /** MARKET_CANCELLED to every holder of the market, once per market. */
-  marketCancelled(p: { marketId: string }): Promise<void> {
-    return this.enqueueJob({ _id: `cancelled:${p.marketId}`, kind: "marketCancelled", marketId: p.marketId, at: this.nowIso() });
+  marketCancelled(p: { marketId: string; yesPayout: number }): Promise<void> {
+    const job: NotifierJobDoc = {
+      _id: `cancelled:${p.marketId}`,
+      kind: "marketCancelled",
+      marketId: p.marketId,
+      yesPayout: p.yesPayout,
+      at: this.nowIso(),
+    };
+    return this.enqueueJob(job);
   }
 
   /** Resume stored fan-outs (a crash, a failed call), oldest first. */
@@ -364,7 +372,7 @@ export class Notifier {
             userId,
             type: "MARKET_CANCELLED",
             createdAt: job.at,
-            metadata: { marketId: job.marketId, positions },
+            metadata: { marketId: job.marketId, price: priceOfYesPayout(job.yesPayout ?? DEFAULT_CANCEL_YES_PAYOUT), positions },
           },
     );
     await this.create(drafts);

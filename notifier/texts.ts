@@ -1,6 +1,7 @@
 /** Notification titles and bodies (REST and the Telegram message). Pure, plain text, English. */
 import { sharesText as shares, usdtText as usdt } from "../lib/units";
-import type { NotificationDoc, OrderCancelNotice } from "../models/notification";
+import { DEFAULT_CANCEL_YES_PAYOUT, FULL_PAYOUT, holderPayout, priceOfYesPayout, yesPayoutOfPrice } from "../engine/payout";
+import type { NotificationDoc, NotificationMetadata, OrderCancelNotice } from "../models/notification";
 import type { AnyDraft } from "./derive";
 
 const quoted = (title: string | null, marketId: string) => (title ? `“${title}”` : `market ${marketId}`);
@@ -58,10 +59,7 @@ export function render(d: AnyDraft, marketTitle: string | null): { title: string
       };
     }
     case "MARKET_CANCELLED":
-      return {
-        title: "Market cancelled",
-        body: `${quoted(marketTitle, d.metadata.marketId)} was cancelled; your positions there will be refunded.`,
-      };
+      return { title: "Market cancelled", body: cancelledBody(d.metadata, marketTitle) };
     case "DEPOSIT_CREDITED":
       return { title: "Deposit credited", body: `${usdt(d.metadata.amount)} is now available in your account.` };
     case "WITHDRAWAL_SENT":
@@ -72,6 +70,17 @@ export function render(d: AnyDraft, marketTitle: string | null): { title: string
         body: `Your withdrawal of ${usdt(d.metadata.amount)} failed (${d.metadata.reason}); the amount is available in your account again.`,
       };
   }
+}
+
+/** What a cancellation pays this holder: YES at the price, NO at 1 - price, rounded down once. */
+function cancelledBody(m: NotificationMetadata["MARKET_CANCELLED"], marketTitle: string | null): string {
+  const yesPayout = yesPayoutOfPrice(m.price) ?? DEFAULT_CANCEL_YES_PAYOUT;
+  const held = (o: string) => m.positions.filter((p) => p.outcome === o).reduce((s, p) => s + Number(p.quantity), 0);
+  const shareList = m.positions.map((p) => `${shares(p.quantity)} ${p.outcome}`).join(" and ");
+  const pays = m.positions.length
+    ? `; your ${shareList} shares pay ${usdt(holderPayout(held("YES"), held("NO"), yesPayout))}: redeem them from your portfolio`
+    : "";
+  return `${quoted(marketTitle, m.marketId)} was cancelled at ${m.price} (YES ${m.price}, NO ${priceOfYesPayout(FULL_PAYOUT - yesPayout)} per share)${pays}.`;
 }
 
 /** The bot message: plain text (no parse mode), so titles never need escaping. */

@@ -554,7 +554,7 @@ describe("fan-outs to a market's holders", () => {
     f.holders.set("mkt_2", [position("usr_a", "YES", 5, "mkt_2")]);
     f.fail.holders = new Error("ledger away");
     const n = new Notifier(f.ports);
-    await n.marketCancelled({ marketId: "mkt_2" });
+    await n.marketCancelled({ marketId: "mkt_2", yesPayout: 200_000 });
     expect([...f.jobs.keys()]).toEqual(["cancelled:mkt_2"]);
     expect(f.jobs.get("cancelled:mkt_2")?.holders).toBeUndefined();
     expect(f.logs).toEqual(["warn: job cancelled:mkt_2 failed; retrying on the next poll"]);
@@ -566,6 +566,7 @@ describe("fan-outs to a market's holders", () => {
     expect(f.jobs.size).toBe(0);
     expect(f.docs.get("MARKET_CANCELLED:mkt_2:usr_a")?.metadata).toEqual({
       marketId: "mkt_2",
+      price: "0.20",
       positions: [{ outcome: "YES", quantity: "5" }],
     });
     expect(f.docs.get("MARKET_CANCELLED:mkt_2:usr_a")?.createdAt).toBe(iso(T0));
