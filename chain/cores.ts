@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { Address } from "@ton/core";
 import type { ChainConfig } from "../lib/config";
 import { newId } from "../lib/ids";
-import type { Stores } from "../mixins/db.mixin";
+import type { Stores } from "../lib/store";
 import type { ChainIncidentDoc, ChainReconciliation, SettlementBatchDoc } from "../models/chain";
 import { jettonBalance } from "./operations";
 import { txView, type ChainTxView } from "./tx";

@@ -16,7 +16,7 @@ import type {
   OrderDoc,
   TradeDoc,
 } from "../models/trading";
-import { MONGO_CLIENT_OPTIONS } from "../mixins/mongo-store";
+import { MONGO_CLIENT_OPTIONS } from "../lib/mongo-store";
 import { GENESIS_HASH } from "./chain-hash";
 import { applyOrderChange, projectEntry } from "./projection";
 import {
