@@ -3,7 +3,7 @@
  * it travels (`broadcast`: every node's handler runs, e.g. each gateway pushes to its own sockets;
  * `emit`: one handler per service). Senders go through `emit()` / `broadcast()` below and the
  * cores' sinks are slices of this map, so an unknown name, a wrong payload or the wrong delivery
- * does not compile; handlers get their `ctx.params` from it (lib/service.ts `defineService`).
+ * does not compile; handlers get their `ctx.params` from it (mixins/service.ts `defineService`).
  * Nested shapes come from the contract's models or the cores they belong to (type imports only).
  */
 import type { TradeRecord } from "../engine/settlement";

@@ -4,7 +4,7 @@ import type { ServiceSchema, Service } from "moleculer";
 import DbService from "moleculer-db";
 import Datastore from "@seald-io/nedb";
 import { configOf } from "../lib/config";
-import { defineService } from "../lib/service";
+import { defineService } from "./service";
 import { mongoStore, openMongoCollection } from "../lib/mongo-store";
 import type { Collections, Doc, IndexSpec, Store, Stores } from "../lib/store";
 

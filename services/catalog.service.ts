@@ -1,5 +1,5 @@
 import { Errors, type Service } from "moleculer";
-import { defineService } from "../lib/service";
+import { defineService } from "../mixins/service";
 import {
   type ActionResult,
   type Answer,

@@ -1,5 +1,5 @@
 import type { Service } from "moleculer";
-import { defineService } from "../lib/service";
+import { defineService } from "../mixins/service";
 import { type ActionResult, type Answer, type HandlerParams, broadcast, call, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
