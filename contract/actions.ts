@@ -37,7 +37,7 @@ import type { ChainInfo } from "../chain/cores";
 import type { ChainTxView } from "../chain/tx";
 import { AMOUNT } from "../lib/params";
 import type { ChainIncidentDoc, ChainReconciliation, SettlementBatchDoc, SubmissionResult } from "../models/chain";
-import type { Model, ParamsOf, RequestOf, ResultOf } from "./index";
+import type { Model, ParamsOf, RequestOf, ResultOf } from "./wire";
 import type { RoutedAction } from "./routes";
 import { ID, toRule, type FvRule } from "./schema";
 

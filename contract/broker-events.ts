@@ -18,7 +18,7 @@ import type {
 } from "../models/catalog";
 import type { NotificationItem } from "../models/notification";
 import type { TopOfBook } from "../trading/order-views";
-import type { Model } from "./index";
+import type { Model } from "./wire";
 import type { SocketModel } from "./events";
 
 export interface BrokerEvents {
