@@ -1,5 +1,4 @@
 /** Documents of the chain service (deposit addresses, deposits, incidents, withdrawals, settlement, redemption). */
-import type { EventsOf } from "../contract/broker-events";
 
 /** One user's deposit address: derivation index and address are unique. */
 export interface DepositAddressDoc {
@@ -190,6 +189,3 @@ export interface ChainReconciliation {
   pendingWithdrawals: string;
   ledgerConservation: boolean;
 }
-
-/** The chain service's events and their payloads (contract/broker-events.ts). */
-export type ChainEvents = EventsOf<"chain">;

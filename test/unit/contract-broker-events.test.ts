@@ -9,7 +9,7 @@ import { BROKER_EVENTS, broadcast, emit, type EventPayload } from "../../contrac
 import { defineService } from "../../mixins/service";
 import type { AppContext } from "../../mixins/context";
 import { SERVICE_SCHEMAS } from "../../services";
-import type { ChainEvents } from "../../models/chain";
+import type { ChainEvents } from "../../chain/ports";
 import type { LedgerEvents } from "../../ledger/changes";
 import type { PublicationSink } from "../../trading/publication";
 
