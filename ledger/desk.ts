@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { notFoundFault, invalid } from "../lib/fault";
 import { page, type Page } from "../lib/paging";
-import { checkHeartbeat } from "../trading/order-rules";
+import { checkHeartbeat } from "../engine/order-rules";
 import type { IdemRecord, MarketLease, SettlementRecord } from "../models/trading";
 import type { Ledger, PostInput, PostOutcome } from "./ledger";
 import type { MoneyStore } from "./store";

@@ -12,7 +12,7 @@ import type { IdemKey, OrderDoc } from "../models/trading";
 import type { OrderQuery } from "../ledger/store";
 import { page, type Page } from "../lib/paging";
 import type { CancelManyResult, PlaceCommand, PlaceResult } from "./market-actor";
-import { checkOrder, checkPriceAndQuantity, type OrderTerms, type PlaceOrderParams } from "./order-rules";
+import { checkOrder, checkPriceAndQuantity, type OrderTerms, type PlaceOrderParams } from "../engine/order-rules";
 import { orderView, placeView, type PlaceView } from "./order-views";
 
 /** A placement for the market's owner: checked terms, the user, and the order's own Idempotency-Key. */

@@ -5,7 +5,7 @@ import type { Model } from "../contract";
 import type { Depth } from "../engine/types";
 import type { OrderDoc } from "../models/trading";
 import type { PlaceResult } from "./market-actor";
-import type { OrderTerms } from "./order-rules";
+import type { OrderTerms } from "../engine/order-rules";
 
 /** The statuses an answer shows: a rejected order was refused with an error, never rendered. */
 function shownStatus<S extends string>(s: S): Exclude<S, "rejected"> {
