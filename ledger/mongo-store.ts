@@ -15,6 +15,7 @@ import type {
   MarketLease,
   OrderDoc,
   TradeDoc,
+  OrderQuery,
 } from "../models/trading";
 import { MONGO_CLIENT_OPTIONS } from "../lib/mongo-store";
 import { GENESIS_HASH } from "./chain-hash";
@@ -26,7 +27,6 @@ import {
   type CommitBatch,
   type JournalRow,
   type MoneyStore,
-  type OrderQuery,
   type ReadModelFacts,
   type StoredIdem,
   type StoredState,

@@ -205,3 +205,10 @@ export interface FailResolutionParams {
   id: string;
   reason?: string;
 }
+
+/** `catalog.marketTitles`: what a position shows of its market. */
+export interface MarketTitle {
+  title: string;
+  status?: string;
+  result?: string | null;
+}

@@ -8,9 +8,7 @@ import LedgerService from "../../services/ledger.service";
 import { VALIDATOR_OPTIONS } from "../../lib/params";
 import { MarketActor } from "../../trading/market-actor";
 import { chainHash, GENESIS_HASH } from "../../ledger/chain-hash";
-import type { BookJournalDoc, LedgerEntryDoc, MarketLease } from "../../models/trading";
-import type { MoneyCheck } from "../../ledger/ledger";
-import type { VerifyReport } from "../../ledger/verify";
+import type { BookJournalDoc, LedgerEntryDoc, MarketLease, MoneyCheck, VerifyReport } from "../../models/trading";
 import { SHARE } from "../support/trading";
 import { marketPortsOverLedger } from "../support/ledger-ports";
 
