@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { notFoundFault, invalid } from "../lib/fault";
 import { page, type Page } from "../lib/paging";
-import { checkHeartbeat } from "../engine/order-rules";
+import { checkHeartbeat } from "../lib/order-rules";
 import type { IdemRecord, MarketLease, SettlementRecord, PostInput, PostOutcome, VerifyReport } from "../models/trading";
 import type { Ledger } from "./ledger";
 import type { MoneyStore } from "./store";

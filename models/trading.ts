@@ -1,5 +1,5 @@
 import type { AccountsSnapshot, ConservationReport, Posting } from "../engine/accounts";
-import type { OrderTerms } from "../engine/order-rules";
+import type { OrderTerms } from "../lib/order-rules";
 import type { RoutePlan } from "../engine/router";
 import type { CancelReasonCode, FillRecord, OrderChange, TradeRecord } from "../engine/settlement";
 import type { OrderType, Outcome, RestingOrder, Side } from "../engine/types";

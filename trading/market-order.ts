@@ -1,7 +1,7 @@
 import { isLotQuantity, LOT } from "../engine/money";
 import type { Outcome, Side } from "../engine/types";
 import type { IdemKey, RouteExecution, RouteRequest } from "../models/trading";
-import type { Checked } from "../engine/order-rules";
+import type { Checked } from "../lib/order-rules";
 
 /** A market order's quantity (digits, checked by the validator): whole lots. */
 export function checkTradeQuantity(raw: string): Checked<number> {

@@ -11,7 +11,7 @@ import type { CancelReasonCode } from "../engine/settlement";
 import type { IdemKey, OrderDoc, OrderQuery, CancelManyResult, PlaceResult, PlaceTerms, AmendTerms, CancelResult } from "../models/trading";
 import { page, type Page } from "../lib/paging";
 import type { PlaceCommand } from "./market-actor";
-import { checkOrder, checkPriceAndQuantity, type OrderTerms, type PlaceOrderParams } from "../engine/order-rules";
+import { checkOrder, checkPriceAndQuantity, type OrderTerms, type PlaceOrderParams } from "../lib/order-rules";
 import { orderView, placeView, type PlaceView } from "./order-views";
 
 export interface OrderDeskPorts<C> {

@@ -4,7 +4,7 @@ import { marginalPrice, type PoolState } from "../engine/amm";
 import type { Model } from "../contract";
 import type { Depth } from "../engine/types";
 import type { OrderDoc, PlaceResult, TopOfBook } from "../models/trading";
-import type { OrderTerms } from "../engine/order-rules";
+import type { OrderTerms } from "../lib/order-rules";
 
 /** The statuses an answer shows: a rejected order was refused with an error, never rendered. */
 function shownStatus<S extends string>(s: S): Exclude<S, "rejected"> {

@@ -3,9 +3,9 @@
  * one place for them, shared by POST /orders, the batch and the amend. Pure: the service turns a
  * refusal into the contract's 400 VALIDATION_ERROR with the fields named.
  */
-import { isLotQuantity, LOT, priceToTick } from "./money";
-import type { OrderType, Outcome, Side } from "./types";
-import type { FieldError } from "../lib/fault";
+import { isLotQuantity, LOT, priceToTick } from "../engine/money";
+import type { OrderType, Outcome, Side } from "../engine/types";
+import type { FieldError } from "./fault";
 
 /** A GTD deadline: at least this far ahead, at most a year. */
 export const GTD_MIN_AHEAD_MS = 5_000;
