@@ -5,7 +5,7 @@
  *   revalidated on every load (`no-cache` + ETag), other files for an hour;
  * - each file is read once at start, with the gzip twin the build wrote beside it, and sent
  *   gzipped to clients that accept it;
- * - the app's pages (web-routes.ts) all answer index.html, into which the server writes what the
+ * - the app's pages (contract/web-routes.ts) all answer index.html, into which the server writes what the
  *   app cannot know by itself (the chain); any other path stays a 404 in the API's envelope;
  * - `/tonconnect-manifest.json` names this exchange to TON wallets for the login domain.
  * Nothing is fetched from elsewhere: every file comes from the build.
@@ -15,7 +15,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { extname, join, relative, sep } from "node:path";
 import { gzipSync } from "node:zlib";
-import { APP_ROUTES } from "./web-routes";
+import { APP_ROUTES } from "../contract/web-routes";
 
 /** Written by the build (web/vite.config.mts) last: its presence means the build is complete. */
 export const BUILD_REPORT = "build-report.json";

@@ -7,11 +7,11 @@
 import { createHash } from "node:crypto";
 import { notFoundFault, invalid } from "../lib/fault";
 import { page, type Page } from "../lib/paging";
-import { checkHeartbeat } from "../trading/order-rules";
-import type { IdemRecord, MarketLease, SettlementRecord } from "../models/trading";
-import type { Ledger, PostInput, PostOutcome } from "./ledger";
+import { checkHeartbeat } from "../lib/order-rules";
+import type { IdemRecord, MarketLease, SettlementRecord, PostInput, PostOutcome, VerifyReport } from "../models/trading";
+import type { Ledger } from "./ledger";
 import type { MoneyStore } from "./store";
-import { verifyAll, type VerifyReport } from "./verify";
+import { verifyAll } from "./verify";
 import type { Model } from "../contract";
 import { balanceView, tradeView } from "./views";
 

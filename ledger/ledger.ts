@@ -1,16 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { Accounts, LedgerRejection, type ConservationReport, type Posting, type PreparedChange } from "../engine/accounts";
-import type { TradeRecord } from "../engine/settlement";
+import { Accounts, LedgerRejection, type ConservationReport, type PreparedChange } from "../engine/accounts";
 import type {
   BookJournalDoc,
-  FenceRecord,
-  HeartbeatRecord,
-  IdemAnswerSource,
+  IdemClaim,
   IdemRecord,
   LedgerEntryDoc,
   MarketLease,
-  PayoutRecord,
-  SettlementRecord,
+  MoneyCheck,
+  PostInput,
+  PostOutcome,
 } from "../models/trading";
 import { chainHash } from "./chain-hash";
 import { entryRuleProblems } from "./entry-rules";
@@ -30,47 +28,12 @@ export class LedgerFault extends Error {
   }
 }
 
-export interface PostInput {
-  key: string;
-  postings: Posting[];
-  checkAfter?: number;
-  trades?: TradeRecord[];
-  book?: BookJournalDoc;
-  fence?: FenceRecord;
-  settlement?: SettlementRecord;
-  payout?: PayoutRecord;
-  idem?: IdemRecord;
-  heartbeat?: HeartbeatRecord;
-  /** One part of a book command split over several entries (see post). */
-  part?: { group: string; index: number; count: number };
-}
-
-/** What a claim of an Idempotency-Key found: the stored answer, or the right to execute. */
-export type IdemClaim = { answered: true; status: number; response: unknown; answerFrom?: IdemAnswerSource } | { answered: false };
-
-export interface PostOutcome {
-  applied: boolean;
-  seq: number;
-  /** This ledger process: a durability wait across a restart of it cannot be trusted. */
-  instance: string;
-}
-
 export interface LedgerHooks {
   /** After each group commit, with its entries (real-time events, the durability watermark). */
   committed?(docs: LedgerEntryDoc[]): void;
   /** May `node` take `marketId`? The ledger's view of who owns a market (null: anyone may). */
   mayOwn?(marketId: string, node: string): boolean;
   now?(): Date;
-}
-
-/** The extended money check: conservation, every order's quantities, every lock, every market's journal. */
-export interface MoneyCheck extends ConservationReport {
-  /** Orders whose filled + open + cancelled is not their quantity (or that filled beyond it). */
-  badOrders: Array<{ orderId: string; quantity: number; filled: number; remaining: number; cancelled: number }>;
-  /** Accounts whose locked balance differs from what their open orders hold. */
-  badLocks: Array<{ account: string; marketId?: string; outcome?: string; locked: number; heldByOrders: number }>;
-  /** Markets whose journal positions are not contiguous, or were written under an older epoch after a newer one. */
-  badPositions: Array<{ marketId: string; position: number; problem: string }>;
 }
 
 /** Two writes of one journal position are the same commit (a retry) when they carry the same command and effects. */

@@ -15,8 +15,9 @@ import type {
   MarketLease,
   OrderDoc,
   TradeDoc,
+  OrderQuery,
 } from "../models/trading";
-import { MONGO_CLIENT_OPTIONS } from "../mixins/mongo-store";
+import { MONGO_CLIENT_OPTIONS } from "../lib/mongo-store";
 import { GENESIS_HASH } from "./chain-hash";
 import { applyOrderChange, projectEntry } from "./projection";
 import {
@@ -26,7 +27,6 @@ import {
   type CommitBatch,
   type JournalRow,
   type MoneyStore,
-  type OrderQuery,
   type ReadModelFacts,
   type StoredIdem,
   type StoredState,

@@ -12,6 +12,7 @@ import type {
   MarketLease,
   OrderDoc,
   TradeDoc,
+  OrderQuery,
 } from "../models/trading";
 import { GENESIS_HASH } from "./chain-hash";
 import { openConnection } from "./sqlite-connection";
@@ -24,7 +25,6 @@ import {
   type CommitBatch,
   type JournalRow,
   type MoneyStore,
-  type OrderQuery,
   type ReadModelFacts,
   type StoredIdem,
   type StoredState,

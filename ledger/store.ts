@@ -9,6 +9,7 @@ import type {
   OrderDoc,
   OrderStatus,
   TradeDoc,
+  OrderQuery,
 } from "../models/trading";
 
 /** One journal row as stored: the entry's body exactly as hashed, and its place in the chain. */
@@ -59,16 +60,6 @@ export interface StoredState {
   head: { seq: number; hash: string };
   accounts: AccountsSnapshot;
   markets: MarketLease[];
-}
-
-export interface OrderQuery {
-  userId: string;
-  marketId?: string;
-  /** open: resting orders; closed: finished ones; all. */
-  status: "open" | "closed" | "all";
-  clientOrderId?: string;
-  page: number;
-  pageSize: number;
 }
 
 /** Aggregates the money check compares with the books (see ledger/checks.ts). */

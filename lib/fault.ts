@@ -4,10 +4,11 @@
  * Cores throw these; service shells hand them to the broker as its errors.
  */
 
-import type { Model } from "../contract";
-
-/** A field-level validation problem in the spec's shape (the contract's FieldError). */
-export type FieldError = Model<"FieldError">;
+/** A field-level validation problem in the spec's shape (the contract's FieldError; contract/wire.ts holds the two equal). */
+export interface FieldError {
+  field: string;
+  rule: string;
+}
 
 export const FAULT_KINDS = ["rejected", "not_found", "conflict", "moved", "unavailable", "restarted", "internal"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];

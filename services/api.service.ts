@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Context, Service } from "moleculer";
-import { defineService } from "../lib/service";
+import { defineService } from "../mixins/service";
 import { ROUTED_ACTIONS, call } from "../contract";
 import ApiGateway from "moleculer-web";
 import IORedis, { type Redis } from "ioredis";
@@ -15,7 +15,7 @@ import { bearerToken, SessionCache } from "../gateway/sessions";
 import type { RequestMeta, SessionUser } from "../mixins/context";
 import SocketGateway, { SOCKET_ACTIONS } from "../gateway/socket";
 import { readiness } from "../gateway/readiness";
-import { clientAddress, trustedProxies, type TrustedProxies } from "../gateway/proxies";
+import { clientAddress, trustedProxies, type TrustedProxies } from "../lib/proxies";
 import { findWebBuild, WebSite } from "../gateway/web";
 import { listenHost, proofDomain } from "../auth/domain";
 

@@ -1,5 +1,5 @@
 import type { Service } from "moleculer";
-import { defineService } from "../lib/service";
+import { defineService } from "../mixins/service";
 import {
   type Answer,
   type HandlerParams,

@@ -1,5 +1,5 @@
 import { Errors, type Service } from "moleculer";
-import { defineService } from "../lib/service";
+import { defineService } from "../mixins/service";
 import {
   type ActionResult,
   type Answer,
@@ -25,7 +25,8 @@ import { Catalog, CatalogRefusal, type CatalogOut } from "../catalog/catalog";
 import { CatalogReads, type QuoteSource } from "../catalog/reads";
 import { catalogReadPorts, catalogStorePorts } from "../catalog/store";
 import { type CatalogCollections, type FailResolutionParams } from "../models/catalog";
-import type { MarketOpenedEvent, MarketTradeEvent, MarketView, ResolveMarketParams } from "../models/catalog";
+import type { MarketOpenedEvent, MarketTradeEvent, ResolveMarketParams } from "../models/catalog";
+import type { MarketView } from "../catalog/views";
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
 export const MARKET_CACHE_TTL_SEC = 5;

@@ -1,5 +1,5 @@
 import type { Service } from "moleculer";
-import { defineService } from "../lib/service";
+import { defineService } from "../mixins/service";
 import { type ActionResult, type Answer, type HandlerParams, broadcast, call, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
@@ -8,7 +8,7 @@ import { LedgerCores } from "../ledger/ledger-cores";
 import type { LedgerDesk } from "../ledger/desk";
 import { openMoneyStore } from "../ledger/money-store";
 import { positionsView } from "../ledger/positions";
-import type { VerifyReport } from "../ledger/verify";
+import type { VerifyReport } from "../models/trading";
 
 type LedgerThis = Service & {
   cores?: LedgerCores;

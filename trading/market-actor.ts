@@ -17,7 +17,19 @@ import { createPool, type PoolState } from "../engine/amm";
 import { planAmmOnly, planRoute, type RoutePlan } from "../engine/router";
 import { SerialQueue } from "../lib/serial";
 import { Fault, type FaultKind } from "../lib/fault";
-import type { BookCommand, BookJournalDoc, CommittedRestingOrder, IdemKey, IdemRecord, MarketLease, OrderStatus } from "../models/trading";
+import type {
+  BookCommand,
+  BookJournalDoc,
+  CommittedRestingOrder,
+  IdemKey,
+  IdemRecord,
+  MarketLease,
+  OrderStatus,
+  PlaceResult,
+  CancelManyResult,
+  RouteExecution,
+  RouteRequest,
+} from "../models/trading";
 
 /** What the ledger takes from an actor: one entry per command (or per part of one), its money and its book command together. */
 export interface LedgerPost {
@@ -116,43 +128,8 @@ export interface AmendCommand {
   postOnly?: boolean;
 }
 
-export interface CancelManyResult {
-  cancelled: string[];
-  releasedAmount: number;
-}
-
-export interface PlaceResult {
-  orderId: string;
-  status: OrderStatus;
-  filledQuantity: number;
-  remainingQuantity: number;
-  /** FAK: what was not filled at once (cancelled); 0 otherwise. */
-  cancelledQuantity: number;
-  /** Cash paid (BUY) or received gross (SELL) for the filled part, and the fee. */
-  totalCost: number;
-  fee: number;
-  tradeId: string | null;
-  fills: Array<{ price: string; quantity: string }>;
-  createdAt: string;
-}
-
-export interface RouteCommand {
-  userId: string;
-  side: Side;
-  outcome: Outcome;
-  quantity: number;
-  /** AMM: the pool only (POST /trade/amm); ROUTE: best of book and pool (POST /trade/market). */
-  mode: "AMM" | "ROUTE";
+export interface RouteCommand extends Omit<RouteRequest, "marketId" | "idem"> {
   idem?: IdemRequest<RouteExecution>;
-}
-
-export interface RouteExecution {
-  tradeId: string;
-  venue: RoutePlan["venue"];
-  filledQuantity: number;
-  totalCost: number;
-  fee: number;
-  avgPrice: string;
 }
 
 /** A command applied in the ledger, on its way to durability. */

@@ -8,37 +8,11 @@
 import { invalid, isFault, notFoundFault, type FieldError } from "../lib/fault";
 import type { Model } from "../contract";
 import type { CancelReasonCode } from "../engine/settlement";
-import type { IdemKey, OrderDoc } from "../models/trading";
-import type { OrderQuery } from "../ledger/store";
+import type { IdemKey, OrderDoc, OrderQuery, CancelManyResult, PlaceResult, PlaceTerms, AmendTerms, CancelResult } from "../models/trading";
 import { page, type Page } from "../lib/paging";
-import type { CancelManyResult, PlaceCommand, PlaceResult } from "./market-actor";
-import { checkOrder, checkPriceAndQuantity, type OrderTerms, type PlaceOrderParams } from "./order-rules";
+import type { PlaceCommand } from "./market-actor";
+import { checkOrder, checkPriceAndQuantity, type OrderTerms, type PlaceOrderParams } from "../lib/order-rules";
 import { orderView, placeView, type PlaceView } from "./order-views";
-
-/** A placement for the market's owner: checked terms, the user, and the order's own Idempotency-Key. */
-export interface PlaceTerms {
-  marketId: string;
-  userId: string;
-  terms: OrderTerms;
-  idem?: IdemKey;
-}
-
-export interface AmendTerms {
-  marketId: string;
-  orderId: string;
-  userId: string;
-  /** New limit as a tick, new open remainder. */
-  price?: number;
-  quantity?: number;
-  postOnly?: boolean;
-}
-
-export interface CancelResult {
-  orderId: string;
-  status: "cancelled";
-  cancelledQuantity: number;
-  releasedAmount: number;
-}
 
 export interface OrderDeskPorts<C> {
   now(): number;

@@ -1,6 +1,6 @@
 import { issueToken } from "../../auth/tokens";
 import type { SessionDoc } from "../../models/user";
-import type { Store } from "../../mixins/db.mixin";
+import type { Store } from "../../lib/store";
 import { startServer, type TestServer } from "../support/server";
 import { connectSocket, type TestSocket } from "../support/socket";
 

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUILD_REPORT, CACHE_IMMUTABLE, CACHE_REVALIDATE, findWebBuild } from "../../gateway/web";
-import { APP_ROUTES, matchRoute, pathFor } from "../../gateway/web-routes";
+import { APP_ROUTES, matchRoute, pathFor } from "../../contract/web-routes";
 import { startServer, type TestServer } from "../support/server";
 
 const build = findWebBuild();

@@ -2,8 +2,7 @@ import type { ServiceBroker } from "moleculer";
 import { Address } from "@ton/core";
 import { startServer, type TestServer } from "./server";
 import { ADMIN_KEY } from "./trading";
-import type { ChainReconciliation } from "../../models/chain";
-import type { ChainTxView } from "../../chain/tx";
+import type { ChainReconciliation, ChainTxView } from "../../models/chain";
 
 /** A node on the sandbox chain with fast settlement and limits out of the way. */
 export function startChainServer(

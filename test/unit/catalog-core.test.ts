@@ -6,7 +6,8 @@ import { Catalog, CatalogRefusal, DUPLICATE_EVENT, type CatalogEvent, type Catal
 import { CatalogReads, type CatalogReadPorts, type EventFilter, type QuoteSource } from "../../catalog/reads";
 import { conditionIdFor } from "../../catalog/condition";
 import { DEMO_EVENTS, DEMO_MARKER_ID, demoEventId, demoMarketId } from "../../catalog/demo";
-import { ILLEGAL_TRANSITION, type MarketStatus } from "../../catalog/lifecycle";
+import { ILLEGAL_TRANSITION } from "../../catalog/lifecycle";
+import type { MarketStatus } from "../../models/catalog";
 import { rankBySearch } from "../../catalog/search";
 import type { CatalogMetaDoc, CreateEventParams, EventDoc, MarketDoc, MarketTradeEvent, PrintDoc } from "../../models/catalog";
 

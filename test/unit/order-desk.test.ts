@@ -1,8 +1,7 @@
 import { Errors } from "moleculer";
-import { OrderDesk, type OrderDeskPorts, type PlaceTerms } from "../../trading/order-desk";
-import type { PlaceCommand, PlaceResult } from "../../trading/market-actor";
-import type { IdemKey, OrderDoc } from "../../models/trading";
-import type { OrderQuery } from "../../ledger/store";
+import { OrderDesk, type OrderDeskPorts } from "../../trading/order-desk";
+import type { PlaceCommand } from "../../trading/market-actor";
+import type { IdemKey, OrderDoc, PlaceTerms, PlaceResult, OrderQuery } from "../../models/trading";
 import { isFault } from "../../lib/fault";
 import { Validator } from "../../lib/validator";
 import { marketMoved } from "../../trading/market-registry";
