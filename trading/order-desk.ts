@@ -15,6 +15,14 @@ import type { CancelManyResult, PlaceCommand, PlaceResult } from "./market-actor
 import { checkOrder, checkPriceAndQuantity, type OrderTerms, type PlaceOrderParams } from "./order-rules";
 import { orderView, placeView, type PlaceView } from "./order-views";
 
+/**
+ * The Idempotency-Key of a batch's item `i`: the batch's key and the index, in a scope of its own,
+ * so that a plain request's key (any string, `C#0` too) never names item 0 of batch `C`.
+ */
+export function batchItemKey(idem: IdemKey, i: number): IdemKey {
+  return { ...idem, scope: `${idem.scope}#batch`, key: `${idem.key}#${i}` };
+}
+
 /** A placement for the market's owner: checked terms, the user, and the order's own Idempotency-Key. */
 export interface PlaceTerms {
   marketId: string;
@@ -146,7 +154,7 @@ export class OrderDesk<C> {
         continue;
       }
       const p = body as PlaceOrderParams;
-      const key = idem ? { ...idem, key: `${idem.key}#${i}` } : undefined;
+      const key = idem ? batchItemKey(idem, i) : undefined;
       try {
         // A replay answers the placement journaled first under the key (stored as JSON: a PlaceView).
         const order = key
