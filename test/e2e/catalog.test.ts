@@ -44,7 +44,7 @@ const PAGINATION_KEYS = ["hasNext", "page", "pageSize", "total"];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 3000): Promise<T> {
+async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();

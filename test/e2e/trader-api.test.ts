@@ -8,7 +8,7 @@ import { ADMIN_KEY, createMarket, expectConserved, fund, SHARE } from "../suppor
 import { connectSocket, type TestSocket } from "../support/socket";
 import { waitFor } from "../support/chain";
 
-jest.setTimeout(60_000);
+jest.setTimeout(180_000);
 
 type U = { token: string; userId: string };
 
