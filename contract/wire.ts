@@ -8,7 +8,7 @@ import type { FieldError } from "../lib/fault";
 import type { Page, Pagination } from "../lib/paging";
 import { SCHEMAS } from "./models";
 import { ROUTES, type RateCategory, type RouteDef, type RoutedAction, type Routes } from "./routes";
-import { ID, toProps, toRule, type Defaulted, type FromSchema, type FvRule, type JsonSchema } from "./schema";
+import { ID, toProps, toRule, withDefaults, type Defaulted, type FromSchema, type FvRule, type JsonSchema } from "./schema";
 
 export type Schemas = typeof SCHEMAS;
 /** The TypeScript type of a component schema. */
@@ -67,6 +67,18 @@ export function routeAction(action: RoutedAction): { params: Record<string, FvRu
     ...(route.auth !== "public" ? { auth: route.auth } : {}),
     ...(route.idempotent ? { idempotent: true as const } : {}),
   };
+}
+
+/**
+ * A routed action's params with the contract's defaults applied to its body and query (batch items
+ * too): an omitted field and the same field sent with its default name the same request.
+ */
+export function paramsWithDefaults(action: string, params: unknown): unknown {
+  const route = (ROUTES as Record<string, RouteDef>)[action];
+  if (!route) return params;
+  let out = params;
+  for (const part of [route.query, route.body]) if (part) out = withDefaults(part, out, components);
+  return out;
 }
 
 /** The gateway's route groups: one moleculer-web route each (rate category, mount point, operator key). */

@@ -1,5 +1,6 @@
 import type { FieldError } from "../lib/errors";
 import { isPage } from "../lib/paging";
+import { PROTOTYPE_KEY_REFUSAL } from "./json-body";
 
 /** A successful answer in the envelope: `data` (a page's items, its pagination beside them) and the request id; nothing for a 204. */
 export function successBody(data: unknown, requestId: string | null, statusCode?: number): object | null {
@@ -48,7 +49,11 @@ export function toErrorResponse(err: unknown, requestId: string): { status: numb
   });
 
   // body-parser errors (plain http-errors objects)
-  if (type === "entity.parse.failed") return { status: 400, body: body("VALIDATION_ERROR", "Malformed JSON body") };
+  if (type === "entity.parse.failed")
+    return {
+      status: 400,
+      body: body("VALIDATION_ERROR", e.message?.startsWith(PROTOTYPE_KEY_REFUSAL) ? e.message : "Malformed JSON body"),
+    };
   if (type === "entity.too.large") return { status: 413, body: body("PAYLOAD_TOO_LARGE", "Request body too large") };
   if (type === "encoding.unsupported" || type === "charset.unsupported" || type === "request.aborted" || type === "request.size.invalid")
     return { status: 400, body: body("VALIDATION_ERROR", "Unreadable request body") };

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
@@ -24,6 +24,32 @@ export class DataDirInUse extends Error {
     );
     this.name = "DataDirInUse";
   }
+}
+
+/**
+ * Modes of what the exchange creates in its data dir: the owner only (balances, sessions, keys).
+ * Explicit where a file is made here; the umask (`restrictNewFiles`) covers what libraries create
+ * on their own (SQLite's -wal and -shm, NeDB's rewrites, the chain's files, the operator socket).
+ */
+export const DATA_FILE_MODE = 0o600;
+export const DATA_DIR_MODE = 0o700;
+
+/** The data dir, created owner-only if it is not there (an existing one keeps its mode). */
+export function makeDataDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: DATA_DIR_MODE });
+}
+
+/** An SQLite database file created owner-only before SQLite opens it (its -wal and -shm take its mode). */
+export function ensurePrivateFile(file: string): void {
+  closeSync(openSync(file, "a", DATA_FILE_MODE));
+}
+
+/**
+ * From now on this process creates files and dirs for its owner only (umask 077, as PostgreSQL
+ * does): called once a data dir on disk is taken, before anything is written into it.
+ */
+export function restrictNewFiles(): void {
+  process.umask(process.umask() | 0o077);
 }
 
 const LOCK_FILE = "pmx.lock";
@@ -57,8 +83,9 @@ export class DataDirLock {
   private constructor(readonly dir: string) {}
 
   static acquire(dir: string, nodeID: string): DataDirLock {
-    mkdirSync(dir, { recursive: true });
+    makeDataDir(dir);
     const lock = new DataDirLock(dir);
+    ensurePrivateFile(join(dir, LOCK_FILE));
     const db = new Database(join(dir, LOCK_FILE), { timeout: 0 });
     try {
       db.pragma("locking_mode = EXCLUSIVE");
@@ -71,7 +98,7 @@ export class DataDirLock {
     }
     lock.db = db;
     const holder: DataDirHolder = { pid: process.pid, nodeID, startedAt: new Date().toISOString(), socket: socketPathFor(dir) };
-    writeFileSync(join(dir, HOLDER_FILE), JSON.stringify(holder) + "\n");
+    writeFileSync(join(dir, HOLDER_FILE), JSON.stringify(holder) + "\n", { mode: DATA_FILE_MODE });
     return lock;
   }
 

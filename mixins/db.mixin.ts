@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import { mkdirSync } from "node:fs";
 import type { ServiceSchema, Service } from "moleculer";
 import DbService from "moleculer-db";
 import Datastore from "@seald-io/nedb";
 import { configOf } from "../lib/config";
+import { DATA_DIR_MODE, DATA_FILE_MODE, makeDataDir } from "../lib/data-dir";
 import { defineService } from "./service";
 import { mongoStore, openMongoCollection } from "../lib/mongo-store";
 import type { Collections, Doc, IndexSpec, Store, Stores } from "../lib/store";
@@ -81,10 +81,10 @@ export async function openStore<T extends Doc>(
   if (cfg.dataDir === ":memory:") {
     adapter = new DbService.MemoryAdapter(new Datastore({ inMemoryOnly: true })) as unknown as NedbAdapter;
   } else {
-    mkdirSync(cfg.dataDir, { recursive: true });
+    makeDataDir(cfg.dataDir);
     const filename = join(cfg.dataDir, `${collection}.db`);
     // A torn last line after a crash was never acknowledged: tolerate it instead of refusing to start.
-    const db = new Datastore({ filename, corruptAlertThreshold: 1 });
+    const db = new Datastore({ filename, corruptAlertThreshold: 1, modes: { fileMode: DATA_FILE_MODE, dirMode: DATA_DIR_MODE } });
     adapter = new DbService.MemoryAdapter(db) as unknown as NedbAdapter;
   }
   adapter.init(service.broker, { schema: { collection }, logger: service.logger, broker: service.broker });

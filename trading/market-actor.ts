@@ -1,6 +1,6 @@
 import { OrderBook } from "../engine/book";
 import type { BookEvent, Order, OrderType, Outcome, Side } from "../engine/types";
-import { cost, formatTick, LOT, type FeeSchedule } from "../engine/money";
+import { cost, formatTick, type FeeSchedule } from "../engine/money";
 import type { Posting } from "../engine/accounts";
 import {
   ammLegPostings,
@@ -13,7 +13,7 @@ import {
   type Settlement,
   type TradeRecord,
 } from "../engine/settlement";
-import { createPool, type PoolState } from "../engine/amm";
+import { createPool, poolLiquidityOf, type PoolState } from "../engine/amm";
 import { planAmmOnly, planRoute, type RoutePlan } from "../engine/router";
 import { SerialQueue } from "../lib/serial";
 import { Fault, type FaultKind } from "../lib/fault";
@@ -92,8 +92,7 @@ export interface MarketPorts {
  */
 export function marketInfo(m: { status: string; ammLiquidity?: string } | null): { status: string; ammLiquidity: number } | null {
   if (!m) return null;
-  const L = Number(m.ammLiquidity ?? "0");
-  return { status: m.status, ammLiquidity: Number.isSafeInteger(L) ? L - (L % LOT) : 0 };
+  return { status: m.status, ammLiquidity: poolLiquidityOf(Number(m.ammLiquidity ?? "0")) };
 }
 
 /** A refusal of the actor, by kind and code; the shell hands it on (gateway/faults.ts gives it its status). */

@@ -14,6 +14,14 @@ import type { PlaceCommand } from "./market-actor";
 import { checkOrder, checkPriceAndQuantity, type OrderTerms, type PlaceOrderParams } from "../lib/order-rules";
 import { orderView, placeView, type PlaceView } from "./order-views";
 
+/**
+ * The Idempotency-Key of a batch's item `i`: the batch's key and the index, in a scope of its own,
+ * so that a plain request's key (any string, `C#0` too) never names item 0 of batch `C`.
+ */
+export function batchItemKey(idem: IdemKey, i: number): IdemKey {
+  return { ...idem, scope: `${idem.scope}#batch`, key: `${idem.key}#${i}` };
+}
+
 export interface OrderDeskPorts<C> {
   now(): number;
   /** The body of one order of a batch against POST /orders' schema: true, or the problems. */
@@ -120,7 +128,7 @@ export class OrderDesk<C> {
         continue;
       }
       const p = body as PlaceOrderParams;
-      const key = idem ? { ...idem, key: `${idem.key}#${i}` } : undefined;
+      const key = idem ? batchItemKey(idem, i) : undefined;
       try {
         // A replay answers the placement journaled first under the key (stored as JSON: a PlaceView).
         const order = key

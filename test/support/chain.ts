@@ -27,7 +27,7 @@ export function startChainServer(
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | null | undefined | false>,
-  timeoutMs = 10_000,
+  timeoutMs = 60_000,
   everyMs = 50,
 ): Promise<T> {
   const end = Date.now() + timeoutMs;
