@@ -6,25 +6,27 @@
 import { newIdempotencyKey, type WriteOptions } from "../client";
 import { toMicroBigInt } from "../money";
 import type { Outcome, Side } from "../models";
-import { UsageError } from "./args";
-import type { CommandContext } from "./command";
+import { UsageError, type ParsedArgs } from "./args";
 
-export function opt(ctx: CommandContext, name: string): string | undefined {
+/** What reading arguments needs of a command's context. */
+type WithArgs = { args: ParsedArgs };
+
+export function opt(ctx: WithArgs, name: string): string | undefined {
   return ctx.args.options.get(name);
 }
 
-export function flag(ctx: CommandContext, name: string): boolean {
+export function flag(ctx: WithArgs, name: string): boolean {
   const v = ctx.args.options.get(name);
   return v !== undefined && v !== "false";
 }
 
-export function pos(ctx: CommandContext, i: number, what: string): string {
+export function pos(ctx: WithArgs, i: number, what: string): string {
   const v = ctx.args.positionals[i];
   if (v === undefined) throw new UsageError(`missing ${what}`);
   return v;
 }
 
-export function intOpt(ctx: CommandContext, name: string): number | undefined {
+export function intOpt(ctx: WithArgs, name: string): number | undefined {
   const v = opt(ctx, name);
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number`);
@@ -67,7 +69,7 @@ export function expiresAt(raw: string, nowMs = Date.now()): string {
  * The Idempotency-Key of a trade write: `--idempotency-key`, else a fresh one when `--wait` may
  * send the request again (so a retry after a lost answer never executes twice), else none.
  */
-export function writeOptions(ctx: CommandContext): WriteOptions {
+export function writeOptions(ctx: WithArgs): WriteOptions {
   const key = opt(ctx, "idempotency-key");
   if (key !== undefined) return { idempotencyKey: key };
   return flag(ctx, "wait") ? { idempotencyKey: newIdempotencyKey() } : {};
