@@ -783,7 +783,7 @@ export class MarketActor {
       // commit was undone, or the lease moved): resume from the ledger, which tells which. Anything
       // else (an unknown outcome): this actor never writes again; the service rebuilds it.
       const code = codeOf(err);
-      if (code === "MARKET_MOVED" || code === WRITE_REFUSED) this.stale = true;
+      if (code === "MARKET_MOVED") await this.refusedPosition();
       else if (
         code !== "INSUFFICIENT_BALANCE" &&
         code !== "INSUFFICIENT_SHARES" &&
@@ -821,6 +821,23 @@ export class MarketActor {
       throw err;
     }
     this.ports.publish(c.doc, this);
+  }
+
+  /**
+   * A journal position this actor wrote was refused: its lease went to another writer (fenced), or
+   * its refused commits were undone (stale: it resumes from the ledger). Not knowing which: fenced.
+   */
+  private async refusedPosition(): Promise<void> {
+    try {
+      const lease = await this.ports.ledger.lease(this.marketId);
+      if (lease.epoch === this.lease.epoch) {
+        this.stale = true;
+        return;
+      }
+    } catch {
+      // The ledger did not say: as if moved.
+    }
+    this.fenced = true;
   }
 
   /**
