@@ -42,8 +42,6 @@ interface ApiThis extends Service {
   routedActions: string[];
 }
 
-const webErrorHandler = (ApiGateway.methods as { errorHandler: ApiThis["errorHandler"] }).errorHandler;
-
 const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendError">({
   name: "api",
   // Socket.IO at /ws shares this HTTP server; listed first so its stopped hook closes the sockets
@@ -107,12 +105,11 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
     },
 
     /**
-     * moleculer-web's own, overridden: it logs every answer outside 4xx as a request error with its
-     * stack; a 503 is an answer (a market moving, a write refused on a full disk), logged where it arises.
+     * moleculer-web's own, overridden: it logged every answer outside 4xx with its stack, 503s too
+     * (a market moving, a write refused on a full disk); answerError logs what is worth a line.
      */
     errorHandler(this: ApiThis, req: Req, res: ServerResponse, err: unknown) {
-      if ((err as { code?: unknown } | null)?.code === 503) this.sendError(req, res, err);
-      else webErrorHandler.call(this, req, res, err);
+      this.sendError(req, res, err);
     },
 
     async answerError(this: ApiThis, req: Req, res: ServerResponse, err: unknown): Promise<void> {

@@ -216,6 +216,29 @@ describe("a full disk under the money path", () => {
       } finally {
         sock.close();
       }
+      // The other stores' writes (sessions, the catalog) are refused the same way once their files'
+      // last pages are full too (an append may still fit in one); nothing stops.
+      const writes: Array<{ status: number; code?: string; retryAfter: string | null }> = [];
+      for (let i = 0; i < 40 && writes.filter((w) => w.status === 503).length < 4; i++) {
+        const r =
+          i % 2
+            ? await a.http("POST", "/api/v1/auth/connect", { body: TestWallet.random().connectBody({ domain: APP_DOMAIN }) })
+            : await a.http("POST", "/api/v1/admin/events", {
+                headers: { "x-admin-key": ADMIN_KEY },
+                body: { title: `Event While full ${i}?`, category: "Culture", markets: [{ title: `While full ${i}?` }] },
+              });
+        writes.push({ status: r.status, code: r.body?.error?.code, retryAfter: r.headers.get("retry-after") });
+      }
+      expect(writes.filter((w) => w.status === 503).length).toBeGreaterThanOrEqual(4);
+      // A refused event is not listed (it is not in the file either).
+      const titles = (await a.http("GET", "/api/v1/events?pageSize=100")).body.data.map((e: { title: string }) => e.title).sort();
+      const created = writes.flatMap((w, i) => (w.status === 201 ? [`Event While full ${i}?`] : []));
+      expect(titles).toEqual(["Event Disk full?", ...created].sort());
+      for (const w of writes.filter((x) => x.status !== 200 && x.status !== 201)) {
+        expect({ status: w.status, code: w.code }).toEqual({ status: 503, code: "SERVICE_UNAVAILABLE" });
+        expect(Number(w.retryAfter)).toBeGreaterThan(0);
+      }
+      expect(a.child.exitCode).toBeNull();
       const full = await a.ctl<ConservationReport & { badOrders: unknown[]; badLocks: unknown[] }>({ cmd: "conservation" });
       expect(full).toMatchObject({ ok: true, badOrders: [], badLocks: [] });
       expect(full.deposits).toBe(2 * FUNDS);
@@ -228,6 +251,9 @@ describe("a full disk under the money path", () => {
         expect({ key: again.key, status: again.status, code: again.code }).toEqual({ key: s.key, status: 200, code: undefined });
       }
       for (let i = 0; i < 10; i++) expect((await send(a, i % 2, order(i))).status).toBe(200);
+      expect((await a.http("POST", "/api/v1/auth/connect", { body: TestWallet.random().connectBody({ domain: APP_DOMAIN }) })).status).toBe(
+        200,
+      );
       // A key that executed answers the same order again, not a second one.
       const replay = await a.http("POST", "/api/v1/orders", {
         token: users[refused[0].user].token,
