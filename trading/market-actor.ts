@@ -816,8 +816,13 @@ export class MarketActor {
     try {
       await this.ports.ledger.durable(c.ack.seq, c.ack.instance);
     } catch (err) {
-      if (codeOf(err) === WRITE_REFUSED) this.stale = true;
-      else this.fenced = true;
+      if (codeOf(err) !== WRITE_REFUSED) {
+        this.fenced = true;
+        throw err;
+      }
+      this.stale = true;
+      // Back to the ledger's book before the refusal is answered (a failed resync: the next command's).
+      await this.queued(async () => undefined).catch(() => undefined);
       throw err;
     }
     this.ports.publish(c.doc, this);
@@ -828,16 +833,11 @@ export class MarketActor {
    * its refused commits were undone (stale: it resumes from the ledger). Not knowing which: fenced.
    */
   private async refusedPosition(): Promise<void> {
-    try {
-      const lease = await this.ports.ledger.lease(this.marketId);
-      if (lease.epoch === this.lease.epoch) {
-        this.stale = true;
-        return;
-      }
-    } catch {
+    this.stale = true;
+    await this.resync().catch(() => {
       // The ledger did not say: as if moved.
-    }
-    this.fenced = true;
+      this.fenced = true;
+    });
   }
 
   /**
