@@ -851,7 +851,9 @@ export class MarketActor {
       this.fenced = true;
       return;
     }
-    const { book, clientIds } = await MarketActor.committedBook(this.marketId, this.ports, lease.bookSeq);
+    // Book seqs never go back: an update published with a seq the undone commands had taken is
+    // not followed by updates the gateways would take for older ones.
+    const { book, clientIds } = await MarketActor.committedBook(this.marketId, this.ports, Math.max(lease.bookSeq, this.book.seq));
     this.book = book;
     this.clientIds.clear();
     for (const [o, c] of clientIds) this.clientIds.set(o, c);
