@@ -26,7 +26,7 @@ export class Fault extends Error implements DomainFault {
     readonly kind: FaultKind,
     readonly code: string,
     message: string,
-    readonly data?: { fields?: FieldError[] },
+    readonly data?: DomainFault["data"],
   ) {
     super(message);
     this.name = "Fault";
