@@ -70,6 +70,8 @@ export class SandboxChain implements ChainPort {
   private unsaved: BlockchainTransaction[] = [];
   /** The file writes of earlier `persist` calls, in call order. */
   private writing: Promise<void> = Promise.resolve();
+  /** Transaction lines a failed write (a full disk) did not append: written first by the next one. */
+  private unwritten = "";
   private queryCounter = BigInt(Date.now()) << 16n;
 
   constructor(private readonly opts: SandboxOptions) {
@@ -171,9 +173,19 @@ export class SandboxChain implements ChainPort {
     const state = json({ meta: this.meta, snapshot: snapshotToSerializable({ ...snap, transactions: [] }) });
     const write = async () => {
       await mkdir(dir, { recursive: true });
-      if (lines) await writeDurably(this.txFile, "a", lines);
+      // The emulator's memory stays the truth: lines that could not be appended are kept, in order.
+      const text = this.unwritten + lines;
+      if (text) {
+        try {
+          await appendWhole(this.txFile, text);
+          this.unwritten = "";
+        } catch (err) {
+          this.unwritten = text;
+          throw err;
+        }
+      }
       const tmp = `${this.stateFile}.tmp`;
-      await writeDurably(tmp, "w", state);
+      await writeDurably(tmp, state);
       await rename(tmp, this.stateFile);
     };
     const done = this.writing.then(write);
@@ -332,9 +344,24 @@ export class SandboxChain implements ChainPort {
   }
 }
 
-/** Write (or append) `data` and fsync it before resolving. */
-async function writeDurably(path: string, flags: "a" | "w", data: string): Promise<void> {
-  const fh = await open(path, flags);
+/** Append `data` and fsync it; on failure (a full disk) the file is cut back to what it was, never left with part of it. */
+async function appendWhole(path: string, data: string): Promise<void> {
+  const fh = await open(path, "a");
+  const size = (await fh.stat()).size;
+  try {
+    await fh.writeFile(data, "utf8");
+    await fh.sync();
+  } catch (err) {
+    await fh.truncate(size).catch(() => undefined);
+    throw err;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Write `data` and fsync it before resolving. */
+async function writeDurably(path: string, data: string): Promise<void> {
+  const fh = await open(path, "w");
   try {
     await fh.writeFile(data, "utf8");
     await fh.sync();

@@ -51,6 +51,23 @@ export class LedgerDesk {
     return { ...r.lease, instance: this.ledger.instance };
   }
 
+  /**
+   * A market's lease once none of its entries waits to be written: the journal position, book seq
+   * and pool the store holds for it (a writer whose commit was refused and undone resumes from it).
+   */
+  async committedLease(marketId: string): Promise<MarketLease> {
+    for (;;) {
+      const seq = this.ledger.pendingSeqOf(marketId);
+      if (seq === null) return this.ledger.lease(marketId);
+      try {
+        await this.ledger.waitDurable(seq);
+      } catch (err) {
+        // Undone with a refused commit: look again. A ledger that stopped answers no more.
+        if (this.ledger.broken) throw err;
+      }
+    }
+  }
+
   /** Settlement progress of trades, journaled like every fact of the money path (one key per outcome). */
   async markSettlement(tradeIds: string[], status: SettlementRecord["status"], txHash?: string): Promise<{ updated: number }> {
     if (!tradeIds.length) return { updated: 0 };

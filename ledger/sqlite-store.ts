@@ -19,6 +19,7 @@ import { openConnection } from "./sqlite-connection";
 import { HEAD_FILE, SqliteWriter, type WriteBatch } from "./sqlite-writer";
 import type { WriterReply, WriterRequest } from "./sqlite-writer-thread";
 import {
+  CommitRefused,
   formatToWrite,
   STORE_FORMAT,
   StoreDamaged,
@@ -182,7 +183,7 @@ export class SqliteMoneyStore implements MoneyStore {
   private readonly db: Database.Database;
   private readonly st: Record<string, Database.Statement>;
   private writer: CommitWriter | null = null;
-  /** A refused commit: the ledger's memory is ahead of the store, so nothing more is written until a restart. */
+  /** A commit of unknown outcome: the ledger's memory may be ahead of the store, so nothing more is written until a restart. */
   private failed: Error | null = null;
 
   private constructor(
@@ -410,7 +411,8 @@ export class SqliteMoneyStore implements MoneyStore {
           : batch,
       );
     } catch (err) {
-      this.failed = err as Error;
+      // Refused whole (a full disk): the store is as it was, the next commit may go through.
+      if (!(err instanceof CommitRefused)) this.failed = err as Error;
       throw err;
     }
   }
@@ -586,6 +588,7 @@ class ThreadWriter implements CommitWriter {
       if (!w) return;
       this.waiting.delete(r.id);
       if (r.ok) w.resolve();
+      else if (r.refused) w.reject(new CommitRefused(r.message, r.code ?? "", r.refused.diskFull));
       else w.reject(Object.assign(new Error(r.message), r.code ? { code: r.code } : {}));
     });
     this.worker.on("error", (err) => this.fail(err));

@@ -91,6 +91,7 @@ export interface MoneyStore {
    * here (their journal position decides).
    */
   keySeq(key: string): number | null;
+  /** One transaction; throws CommitRefused when nothing of it was written (see there). */
   commit(batch: CommitBatch): void | Promise<void>;
   entriesAfter(seq: number, limit: number): Promise<LedgerEntryDoc[]>;
   /** Journal rows from `fromSeq` on, raw (chain verification). */
@@ -119,6 +120,24 @@ export interface MoneyStore {
   allTrades(onRow: (t: TradeDoc) => void): Promise<void>;
   /** After the last commit; resolves once the store let go of its files. */
   close(): void | Promise<void>;
+}
+
+/**
+ * A commit the store refused whole: nothing of it was written and the store is as it was, so a
+ * later commit may succeed (a full disk, an I/O error before the commit point). Any other error of
+ * `commit` leaves its outcome unknown.
+ */
+export class CommitRefused extends Error {
+  constructor(
+    message: string,
+    /** The store's own code (SQLITE_FULL, ...). */
+    readonly code: string,
+    /** No room on the disk: the write may succeed once space is freed. */
+    readonly diskFull: boolean,
+  ) {
+    super(message);
+    this.name = "CommitRefused";
+  }
 }
 
 /** The store is not what the journal says it should be: the start stops and names it. */

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
 
 /** Who holds a data dir: written beside the lock once it is taken (the lock itself cannot be read). */
@@ -50,6 +50,64 @@ export function ensurePrivateFile(file: string): void {
  */
 export function restrictNewFiles(): void {
   process.umask(process.umask() | 0o077);
+}
+
+/**
+ * Below this much free space on its disk a data dir is not started: opening the stores writes
+ * (the lock, the money store's log, the read models' files), and a start that fails half way
+ * helps nobody.
+ */
+export const START_MIN_FREE_BYTES = 1 << 20;
+
+/** The disk holding a data dir has no room: said in words (which dir, how much is free, what to do). */
+export class DiskFull extends Error {
+  constructor(
+    readonly dir: string,
+    readonly free: number | null,
+    /** What failed for want of space, when something did. */
+    readonly failure?: string,
+  ) {
+    const room = free === null ? "free space unknown" : `${bytes(free)} free`;
+    super(
+      `the disk holding DATA_DIR ${dir} is full (${room}${failure ? `; ${failure}` : `, at least ${bytes(START_MIN_FREE_BYTES)} needed to start`}). ` +
+        "Free space on that disk (or point DATA_DIR at a directory on another disk), then start again.",
+    );
+    this.name = "DiskFull";
+  }
+}
+
+function bytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  if (n < 1 << 20) return `${Math.floor(n / 1024)} KiB`;
+  return `${(n / (1 << 20)).toFixed(1)} MiB`;
+}
+
+/** Free bytes (for an unprivileged process) on the disk holding `dir`, or its nearest existing parent; null when unknown. */
+export function freeBytes(dir: string): number | null {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    try {
+      const s = statfsSync(d);
+      return Number(s.bavail) * Number(s.bsize);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || dirname(d) === d) return null;
+    }
+  }
+}
+
+/** Refuses (DiskFull) to start on a data dir whose disk has less than START_MIN_FREE_BYTES free. */
+export function checkStartSpace(dir: string): void {
+  const free = freeBytes(dir);
+  if (free !== null && free < START_MIN_FREE_BYTES) throw new DiskFull(dir, free);
+}
+
+const NO_SPACE = new Set(["ENOSPC", "EDQUOT", "SQLITE_FULL"]);
+
+/** A failure for want of space (ENOSPC, EDQUOT, SQLITE_FULL) as a DiskFull naming the data dir; null for any other. */
+export function diskFullOf(err: unknown, dir: string): DiskFull | null {
+  if (err instanceof DiskFull) return err;
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code !== "string" || !NO_SPACE.has(e.code)) return null;
+  return new DiskFull(dir, freeBytes(dir), typeof e.message === "string" ? e.message : e.code);
 }
 
 const LOCK_FILE = "pmx.lock";

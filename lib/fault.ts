@@ -18,7 +18,8 @@ export interface DomainFault {
   readonly kind: FaultKind;
   readonly code: string;
   readonly message: string;
-  readonly data?: { fields?: FieldError[] };
+  /** `retryAfter`: seconds a refused request should wait before it is sent again (a 503). */
+  readonly data?: { fields?: FieldError[]; retryAfter?: number };
 }
 
 export class Fault extends Error implements DomainFault {
@@ -26,7 +27,7 @@ export class Fault extends Error implements DomainFault {
     readonly kind: FaultKind,
     readonly code: string,
     message: string,
-    readonly data?: { fields?: FieldError[] },
+    readonly data?: DomainFault["data"],
   ) {
     super(message);
     this.name = "Fault";

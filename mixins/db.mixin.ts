@@ -12,17 +12,32 @@ function isNedbDuplicateKey(err: unknown): boolean {
   return (err as { errorType?: string } | null)?.errorType === "uniqueViolated";
 }
 
+/**
+ * An insert whose append failed (a full disk) stays in NeDB's memory: it is taken out again, so
+ * what the service sees is what the file holds (the caller gets the error, a 503). A duplicate
+ * key was never inserted.
+ */
+async function inserted<R>(db: Datastore, docs: Doc[], insert: () => Promise<R>): Promise<R> {
+  try {
+    return await insert();
+  } catch (err) {
+    const ids = docs.map((d) => d._id).filter((id) => id !== undefined);
+    if (!isNedbDuplicateKey(err) && ids.length) await db.removeAsync({ _id: { $in: ids } }, { multi: true }).catch(() => undefined);
+    throw err;
+  }
+}
+
 function nedbStore<T extends Doc>(db: Datastore): Store<T> {
   return {
     async insert(doc) {
-      return (await db.insertAsync(doc)) as unknown as T;
+      return (await inserted(db, [doc], () => db.insertAsync(doc))) as unknown as T;
     },
     async insertMany(docs) {
-      if (docs.length) await db.insertAsync(docs);
+      if (docs.length) await inserted(db, docs, () => db.insertAsync(docs));
     },
     async insertOnce(doc) {
       try {
-        await db.insertAsync(doc);
+        await inserted(db, [doc], () => db.insertAsync(doc));
         return true;
       } catch (err) {
         if (isNedbDuplicateKey(err)) return false;
