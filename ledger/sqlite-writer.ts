@@ -1,4 +1,4 @@
-import { closeSync, fdatasync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, fdatasync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import type { LedgerEntryDoc, OrderDoc } from "../models/trading";
@@ -220,7 +220,8 @@ export class SqliteWriter {
     if (dir) {
       const last = batch.rows[batch.rows.length - 1];
       // No fsync: it only ever lags the database, which is synced first.
-      if (this.headFd === null) this.headFd = openSync(join(dir, HEAD_FILE), "w");
+      // Never truncated: a crash leaves the previous head, not an empty file that proves nothing.
+      if (this.headFd === null) this.headFd = openSync(join(dir, HEAD_FILE), constants.O_WRONLY | constants.O_CREAT);
       const buf = Buffer.alloc(HEAD_BYTES);
       buf.write(JSON.stringify({ seq: last.seq, hash: last.hash }));
       writeSync(this.headFd, buf, 0, HEAD_BYTES, 0);
