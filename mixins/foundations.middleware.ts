@@ -20,7 +20,7 @@ import { mongoStore, openMongoCollection } from "./mongo-store";
 /** The collections of each service a data dir that has run must still hold (NeDB writes each file when it opens it). */
 export const REQUIRED_PIECES: Record<string, string[]> = {
   auth: ["users", "sessions", "usedProofs"],
-  catalog: ["events", "markets"],
+  catalog: ["events", "markets", "catalogMeta"],
   chain: ["depositAddresses", "chainMeta", "withdrawals"],
 };
 

@@ -122,6 +122,14 @@ describe("a piece of the data dir damaged while stopped", () => {
     expect(await refusal(copy)).toMatch(/users\.db is damaged \(line 1 is not a document\)/);
   });
 
+  test("sessions.db, usedProofs.db or catalogMeta.db deleted", async () => {
+    for (const name of ["sessions", "usedProofs", "catalogMeta"]) {
+      const copy = copyOf();
+      rmSync(join(copy, `${name}.db`));
+      expect(await refusal(copy)).toMatch(new RegExp(`${name}\\.db is missing from a data dir that has run`));
+    }
+  });
+
   test("markets.db or events.db deleted or emptied", async () => {
     let copy = copyOf();
     rmSync(join(copy, "markets.db"));
