@@ -13,9 +13,9 @@ import { StoreDamaged } from "./store";
 export interface MoneyFacts {
   /** The store did not exist before this start (nothing was ever committed). */
   fresh: boolean;
-  /** User ids holding cash or shares, or with orders. */
+  /** User ids holding cash or shares, or with open orders. */
   users: string[];
-  /** Markets with a book, collateral, positions or orders. */
+  /** Markets holding collateral, a pool, positions or open orders. */
   markets: string[];
   /** Users credited by an on-chain deposit. */
   depositors: string[];

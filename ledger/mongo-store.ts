@@ -444,12 +444,12 @@ export class MongoMoneyStore implements MoneyStore {
     const [cashUsers, positionUsers, orderUsers] = await Promise.all([
       this.c.cash.distinct("_id", { _id: users }),
       this.c.positions.distinct("account", { account: users }),
-      this.c.orders.distinct("userId", { userId: users }),
+      this.c.orders.distinct("userId", { userId: users, remaining: { $gt: 0 } }),
     ]);
     const [moneyMarkets, positionMarkets, orderMarkets] = await Promise.all([
       this.c.markets.distinct("_id", { $or: [{ collateral: { $ne: 0 } }, { pool: { $ne: null } }] }),
       this.c.positions.distinct("marketId"),
-      this.c.orders.distinct("marketId"),
+      this.c.orders.distinct("marketId", { remaining: { $gt: 0 } }),
     ]);
     const bodies: string[] = [];
     for await (const d of this.c.journal.find({ plainKey: new RegExp(`^${DEPOSIT_KEY_PREFIX}`) }, { projection: { body: 1 } }))

@@ -250,10 +250,10 @@ export class SqliteMoneyStore implements MoneyStore {
       tradesCount: q("SELECT count(*) AS n FROM trades WHERE user_id = ?"),
       ordersCount: q("SELECT count(*) AS n FROM orders"),
       factUsers: q(
-        "SELECT account AS id FROM cash WHERE substr(account, 1, @n) = @p UNION SELECT account FROM positions WHERE substr(account, 1, @n) = @p UNION SELECT user_id FROM orders WHERE substr(user_id, 1, @n) = @p",
+        "SELECT account AS id FROM cash WHERE substr(account, 1, @n) = @p UNION SELECT account FROM positions WHERE substr(account, 1, @n) = @p UNION SELECT user_id FROM orders WHERE remaining > 0 AND substr(user_id, 1, @n) = @p",
       ),
       factMarkets: q(
-        "SELECT market_id AS id FROM markets WHERE collateral != 0 OR pool_yes IS NOT NULL UNION SELECT market_id FROM positions UNION SELECT market_id FROM orders",
+        "SELECT market_id AS id FROM markets WHERE collateral != 0 OR pool_yes IS NOT NULL UNION SELECT market_id FROM positions UNION SELECT market_id FROM orders WHERE remaining > 0",
       ),
       depositBodies: q("SELECT body FROM journal WHERE key >= ? AND key < ? AND position IS NULL"),
       tradesCountAll: q("SELECT count(*) AS n FROM trades"),
