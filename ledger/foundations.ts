@@ -76,7 +76,8 @@ export const FINGERPRINT = { hotWallet: "chain_hot_wallet", genesis: "chain_gene
 /** How many deposit addresses are re-derived at start (each costs a key derivation). */
 export const DERIVATION_SAMPLE = 64;
 
-const RESTORE = "Restore it from the backup taken with the money store; a fresh one would not match the money this exchange holds.";
+const RESTORE =
+  "Restore it from the backup taken with the money store; a fresh one would not match the money this exchange holds. (To start afresh instead, point DATA_DIR at an empty directory.)";
 
 function listed(ids: string[]): string {
   return ids.length > 3 ? `${ids.slice(0, 3).join(", ")} and ${ids.length - 3} more` : ids.join(", ");
