@@ -53,7 +53,7 @@ export interface FoundationChainPort {
 
 /** Files a data dir that has run holds (embedded only). */
 export interface FoundationFiles {
-  /** Piece files that exist, by name. */
+  /** Piece files that hold documents (an empty one proves nothing was lost). */
   present: string[];
   /** Piece files that a started data dir must hold and that are absent. */
   missing: string[];
@@ -88,8 +88,11 @@ async function absent<T>(piece: PieceReader<T>, ids: string[]): Promise<{ found:
   return { found, missing: ids.filter((id) => !found.has(id)) };
 }
 
-/** Every problem found, in one message; throws when there is one. Records fingerprints first seen after a clean check. */
-export async function checkFoundations(p: FoundationPorts): Promise<void> {
+/**
+ * Every problem found, in one message; throws when there is one. Records fingerprints first seen
+ * after a clean check, and answers what the money store told (a fresh store: the pieces may be made).
+ */
+export async function checkFoundations(p: FoundationPorts): Promise<MoneyFacts> {
   const problems: string[] = [];
   const facts = await p.money.facts();
   const f = p.files;
@@ -171,4 +174,5 @@ export async function checkFoundations(p: FoundationPorts): Promise<void> {
     );
   if (hot !== null && recordedHot === null) await p.money.recordFingerprint(FINGERPRINT.hotWallet, hot);
   if (genesis !== null && recordedGenesis === null) await p.money.recordFingerprint(FINGERPRINT.genesis, genesis);
+  return facts;
 }

@@ -5,7 +5,7 @@
  * which would rewrite them) and the sandbox chain's files; scaled out: the MongoDB collections.
  * A refusal is a StoreDamaged: the start stops with its message.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Middleware, ServiceBroker } from "moleculer";
 import type { AppConfig } from "../lib/config";
@@ -94,10 +94,12 @@ async function checkDataDir(cfg: AppConfig): Promise<void> {
           files.missing.push(file);
           continue;
         }
-        files.present.push(file);
         const read = readNedbFile(file);
         if ("damaged" in read) files.damaged.push({ file, why: read.damaged });
-        else pieces.set(name, read.docs);
+        else {
+          pieces.set(name, read.docs);
+          if (read.docs.size) files.present.push(file);
+        }
       }
     const chainDir = cfg.chain === "sandbox" ? join(dir, "chain") : null;
     if (chainDir && existsSync(join(chainDir, "sandbox-state.json"))) files.present.push(join(chainDir, "sandbox-state.json"));
@@ -105,7 +107,7 @@ async function checkDataDir(cfg: AppConfig): Promise<void> {
       const docs = pieces.get(name);
       return docs ? mapReader<T>(join(dir, `${name}.db`), docs) : undefined;
     };
-    await checkFoundations({
+    const facts = await checkFoundations({
       money: moneyPort(store),
       files,
       users: reader("users"),
@@ -114,8 +116,23 @@ async function checkDataDir(cfg: AppConfig): Promise<void> {
       depositAddresses: reader("depositAddresses"),
       chain: chainPort(cfg, cfg.services.includes("chain") ? chainDir : null),
     });
+    // A fresh data dir gets its pieces now, before any service starts: a crash while the services
+    // start (each opens its files at its own pace) cannot leave a started dir without one.
+    if (facts.fresh && files.missing.length) {
+      for (const file of files.missing) closeSync(openSync(file, "a"));
+      syncDir(dir);
+    }
   } finally {
     await store.close();
+  }
+}
+
+function syncDir(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
