@@ -19,7 +19,7 @@ export interface MoneyFacts {
   markets: string[];
   /** Users credited by an on-chain deposit. */
   depositors: string[];
-  /** Money has moved through the chain (deposits or withdrawals). */
+  /** Money has left through the chain (withdrawals); deposits show as depositors. */
   chainUsed: boolean;
 }
 
@@ -51,14 +51,24 @@ export interface FoundationChainPort {
   depositAddress(index: number): Promise<string>;
 }
 
-/** Files a data dir that has run holds (embedded only). */
+/** One service's piece files in the data dir (embedded only). */
+export interface ServiceFiles {
+  service: string;
+  /** Piece files that exist (with documents or empty). */
+  existing: string[];
+  /** Piece files that are absent. */
+  missing: string[];
+}
+
+/** The piece files of the services this node runs (embedded only). */
 export interface FoundationFiles {
+  services: ServiceFiles[];
   /** Piece files that hold documents (an empty one proves nothing was lost). */
   present: string[];
-  /** Piece files that a started data dir must hold and that are absent. */
-  missing: string[];
   /** Files that exist but cannot be read as what they are. */
   damaged: Array<{ file: string; why: string }>;
+  /** Creates these (empty) piece files, durably. */
+  make(files: string[]): Promise<void>;
 }
 
 export interface FoundationPorts {
@@ -72,6 +82,8 @@ export interface FoundationPorts {
 }
 
 export const FINGERPRINT = { hotWallet: "chain_hot_wallet", genesis: "chain_genesis" } as const;
+/** The record that a service's pieces were made in this data dir (from then on they must stay). */
+export const ranHere = (service: string) => `pieces_${service}`;
 
 /** How many deposit addresses are re-derived at start (each costs a key derivation). */
 export const DERIVATION_SAMPLE = 64;
@@ -101,7 +113,11 @@ export async function checkFoundations(p: FoundationPorts): Promise<MoneyFacts> 
       problems.push(
         `the money store ${p.money.location} is missing while the data dir holds ${listed(f.present)}: the balances, orders and trades are gone. Restore the money store (and its money.head) from a backup`,
       );
-    if (!facts.fresh) for (const file of f.missing) problems.push(`${file} is missing from a data dir that has run. ${RESTORE}`);
+    // A service new to this data dir (none of its files, never recorded) gets its pieces made below.
+    if (!facts.fresh)
+      for (const g of f.services)
+        if (g.existing.length || (await p.money.fingerprint(ranHere(g.service))) !== null)
+          for (const file of g.missing) problems.push(`${file} is missing from a data dir that has run. ${RESTORE}`);
     for (const d of f.damaged) problems.push(`${d.file} is damaged (${d.why}). ${RESTORE}`);
   }
   if (p.users && facts.users.length) {
@@ -156,7 +172,7 @@ export async function checkFoundations(p: FoundationPorts): Promise<MoneyFacts> 
     const state = await chain.state();
     if (state.kind === "damaged") problems.push(`the sandbox chain state ${chain.where} is damaged (${state.why}). ${RESTORE}`);
     else if (state.kind === "absent") {
-      if (recordedGenesis !== null || facts.chainUsed)
+      if (recordedGenesis !== null || facts.chainUsed || facts.depositors.length)
         problems.push(
           `the sandbox chain state ${chain.where} is missing while the money store holds money that came through it: a new chain would not hold the deposits and the hot wallet's funds. ${RESTORE}`,
         );
@@ -172,6 +188,12 @@ export async function checkFoundations(p: FoundationPorts): Promise<MoneyFacts> 
     throw new StoreDamaged(
       `${problems.length > 1 ? `${problems.length} problems: ` : ""}${problems.map((m, i) => (problems.length > 1 ? `(${i + 1}) ${m}` : m)).join("; ")}`,
     );
+  if (f) {
+    // Made before they are recorded: a crash in between leaves files, not a record without them.
+    await f.make(f.services.flatMap((g) => g.missing));
+    for (const g of f.services)
+      if ((await p.money.fingerprint(ranHere(g.service))) === null) await p.money.recordFingerprint(ranHere(g.service), "1");
+  }
   if (hot !== null && recordedHot === null) await p.money.recordFingerprint(FINGERPRINT.hotWallet, hot);
   if (genesis !== null && recordedGenesis === null) await p.money.recordFingerprint(FINGERPRINT.genesis, genesis);
   return facts;

@@ -460,7 +460,7 @@ export class MongoMoneyStore implements MoneyStore {
       users: [...new Set([...cashUsers, ...positionUsers, ...orderUsers].map(String))],
       markets: [...new Set([...moneyMarkets, ...positionMarkets, ...orderMarkets].map(String))],
       depositors: depositorsOf(bodies),
-      chainUsed: (await total("deposit")) !== 0 || (await total("withdrawal")) !== 0,
+      chainUsed: (await total("withdrawal")) !== 0,
     };
   }
 

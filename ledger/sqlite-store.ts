@@ -417,7 +417,7 @@ export class SqliteMoneyStore implements MoneyStore {
       users: ids(this.st.factUsers.all({ n: USER_ACCOUNT_PREFIX.length, p: USER_ACCOUNT_PREFIX })),
       markets: ids(this.st.factMarkets.all()),
       depositors: depositorsOf(bodies),
-      chainUsed: this.metaNumber("deposit") !== 0 || this.metaNumber("withdrawal") !== 0,
+      chainUsed: this.metaNumber("withdrawal") !== 0,
     };
   }
 

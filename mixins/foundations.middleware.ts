@@ -11,7 +11,7 @@ import type { Middleware, ServiceBroker } from "moleculer";
 import type { AppConfig } from "../lib/config";
 import { KeyRing } from "../chain/keys";
 import { inspectSandboxState } from "../chain/sandbox";
-import { checkFoundations, type FoundationPorts, type PieceReader } from "../ledger/foundations";
+import { checkFoundations, type FoundationFiles, type FoundationPorts, type PieceReader, type ServiceFiles } from "../ledger/foundations";
 import { MongoMoneyStore } from "../ledger/mongo-store";
 import { SqliteMoneyStore } from "../ledger/sqlite-store";
 import type { MoneyStore } from "../ledger/store";
@@ -85,15 +85,28 @@ async function checkDataDir(cfg: AppConfig): Promise<void> {
   // Fresh means no format record yet (the ledger writes it once this check passed): a refused start stays refused.
   const store = SqliteMoneyStore.open(dir, { fsync: cfg.journalFsync, writerThread: false });
   try {
-    const files = { present: [] as string[], missing: [] as string[], damaged: [] as Array<{ file: string; why: string }> };
+    const files: FoundationFiles = {
+      services: [],
+      present: [],
+      damaged: [],
+      make: async (paths) => {
+        if (!paths.length) return;
+        for (const path of paths) closeSync(openSync(path, "a"));
+        syncDir(dir);
+      },
+    };
     const pieces = new Map<string, Map<string, NedbDoc>>();
-    for (const service of cfg.services)
-      for (const name of REQUIRED_PIECES[service] ?? []) {
+    for (const service of cfg.services) {
+      if (!REQUIRED_PIECES[service]) continue;
+      const group: ServiceFiles = { service, existing: [], missing: [] };
+      files.services.push(group);
+      for (const name of REQUIRED_PIECES[service]) {
         const file = join(dir, `${name}.db`);
         if (!existsSync(file)) {
-          files.missing.push(file);
+          group.missing.push(file);
           continue;
         }
+        group.existing.push(file);
         const read = readNedbFile(file);
         if ("damaged" in read) files.damaged.push({ file, why: read.damaged });
         else {
@@ -101,13 +114,14 @@ async function checkDataDir(cfg: AppConfig): Promise<void> {
           if (read.docs.size) files.present.push(file);
         }
       }
+    }
     const chainDir = cfg.chain === "sandbox" ? join(dir, "chain") : null;
     if (chainDir && existsSync(join(chainDir, "sandbox-state.json"))) files.present.push(join(chainDir, "sandbox-state.json"));
     const reader = <T>(name: string) => {
       const docs = pieces.get(name);
       return docs ? mapReader<T>(join(dir, `${name}.db`), docs) : undefined;
     };
-    const facts = await checkFoundations({
+    await checkFoundations({
       money: moneyPort(store),
       files,
       users: reader("users"),
@@ -116,12 +130,6 @@ async function checkDataDir(cfg: AppConfig): Promise<void> {
       depositAddresses: reader("depositAddresses"),
       chain: chainPort(cfg, cfg.services.includes("chain") ? chainDir : null),
     });
-    // A fresh data dir gets its pieces now, before any service starts: a crash while the services
-    // start (each opens its files at its own pace) cannot leave a started dir without one.
-    if (facts.fresh && files.missing.length) {
-      for (const file of files.missing) closeSync(openSync(file, "a"));
-      syncDir(dir);
-    }
   } finally {
     await store.close();
   }

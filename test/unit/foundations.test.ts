@@ -2,7 +2,9 @@ import {
   checkFoundations,
   DERIVATION_SAMPLE,
   FINGERPRINT,
+  ranHere,
   type ChainStateInfo,
+  type FoundationFiles,
   type FoundationPorts,
   type MoneyFacts,
   type PieceReader,
@@ -15,6 +17,18 @@ function reader<T extends { _id: string }>(where: string, docs: T[]): PieceReade
 }
 
 const addressAt = (index: number) => `0:dep${index}`;
+const made: string[] = [];
+
+/** Piece files per service: those that exist, those absent; `make` notes what it was asked to create. */
+function files(existing: Record<string, string[]>, present: string[], missing: Record<string, string[]> = {}): FoundationFiles {
+  const services = [...new Set([...Object.keys(existing), ...Object.keys(missing)])];
+  return {
+    services: services.map((service) => ({ service, existing: existing[service] ?? [], missing: missing[service] ?? [] })),
+    present,
+    damaged: [],
+    make: async (paths) => void made.push(...paths),
+  };
+}
 
 /** A data dir that has run, healthy: two users with money, one market, one depositor, a chain. */
 function world(over: { facts?: Partial<MoneyFacts>; fingerprints?: Record<string, string>; state?: ChainStateInfo; hot?: string } = {}) {
@@ -35,7 +49,7 @@ function world(over: { facts?: Partial<MoneyFacts>; fingerprints?: Record<string
       fingerprint: async (name) => recorded.get(name) ?? null,
       recordFingerprint: async (name, value) => void recorded.set(name, value),
     },
-    files: { present: ["/d/users.db", "/d/markets.db"], missing: [], damaged: [] },
+    files: files({ auth: ["/d/users.db"], catalog: ["/d/markets.db"] }, ["/d/users.db", "/d/markets.db"]),
     users: reader("/d/users.db", [{ _id: "usr_a" }, { _id: "usr_b" }]),
     markets: reader("/d/markets.db", [{ _id: "mkt_1", eventId: "evt_1" }]),
     events: reader("/d/events.db", [{ _id: "evt_1" }]),
@@ -50,7 +64,8 @@ function world(over: { facts?: Partial<MoneyFacts>; fingerprints?: Record<string
       },
     },
   };
-  return { ports, recorded, derived };
+  made.length = 0;
+  return { ports, recorded, derived, made };
 }
 
 async function refusal(ports: FoundationPorts): Promise<string> {
@@ -66,18 +81,24 @@ describe("the start check of what the money store vouches for", () => {
   test("a healthy data dir passes and records the fingerprints it sees first; later ones are kept, not overwritten", async () => {
     const w = world();
     await checkFoundations(w.ports);
-    expect(Object.fromEntries(w.recorded)).toEqual({ [FINGERPRINT.hotWallet]: "0:hot", [FINGERPRINT.genesis]: "2026-01-01T00:00:00.000Z" });
+    expect(Object.fromEntries(w.recorded)).toEqual({
+      [FINGERPRINT.hotWallet]: "0:hot",
+      [FINGERPRINT.genesis]: "2026-01-01T00:00:00.000Z",
+      [ranHere("auth")]: "1",
+      [ranHere("catalog")]: "1",
+    });
     expect(w.derived).toEqual([0]);
     await checkFoundations(w.ports);
-    expect(w.recorded.size).toBe(2);
+    expect(w.recorded.size).toBe(4);
   });
 
   test("a fresh data dir with nothing in it starts; no chain yet records only the master secret's fingerprint", async () => {
     const w = world({ facts: { fresh: true, users: [], markets: [], depositors: [], chainUsed: false }, state: { kind: "absent" } });
     // An empty piece file (made by an earlier start that stopped before its services ran) is not data.
-    w.ports.files = { present: [], missing: ["/d/users.db"], damaged: [] };
+    w.ports.files = files({ auth: ["/d/sessions.db"] }, [], { auth: ["/d/users.db"] });
     expect((await checkFoundations(w.ports)).fresh).toBe(true);
-    expect(Object.fromEntries(w.recorded)).toEqual({ [FINGERPRINT.hotWallet]: "0:hot" });
+    expect(w.made).toEqual(["/d/users.db"]);
+    expect(Object.fromEntries(w.recorded)).toEqual({ [FINGERPRINT.hotWallet]: "0:hot", [ranHere("auth")]: "1" });
   });
 
   test("a fresh money store beside files of an earlier run is a lost money store", async () => {
@@ -90,11 +111,26 @@ describe("the start check of what the money store vouches for", () => {
 
   test("a piece file missing or damaged in a data dir that has run", async () => {
     const w = world();
-    w.ports.files = { present: [], missing: ["/d/sessions.db"], damaged: [{ file: "/d/users.db", why: "line 3 is not a document" }] };
+    w.ports.files = files({ auth: ["/d/users.db"] }, [], { auth: ["/d/sessions.db"] });
+    w.ports.files.damaged.push({ file: "/d/users.db", why: "line 3 is not a document" });
     const m = await refusal(w.ports);
     expect(m).toMatch(/^2 problems: \(1\) \/d\/sessions\.db is missing from a data dir that has run/);
     expect(m).toMatch(/\(2\) \/d\/users\.db is damaged \(line 3 is not a document\)/);
     expect(w.recorded.size).toBe(0);
+  });
+
+  test("a service new to a data dir that has run gets its pieces; once recorded, a missing one stops the start", async () => {
+    const w = world();
+    w.ports.files = files({ auth: ["/d/users.db"] }, ["/d/users.db"], { chain: ["/d/depositAddresses.db", "/d/withdrawals.db"] });
+    await checkFoundations(w.ports);
+    expect(w.made).toEqual(["/d/depositAddresses.db", "/d/withdrawals.db"]);
+    expect(w.recorded.get(ranHere("chain"))).toBe("1");
+    w.ports.files = files({ auth: ["/d/users.db"] }, ["/d/users.db"], { chain: ["/d/withdrawals.db"] });
+    expect(await refusal(w.ports)).toMatch(/^\/d\/withdrawals\.db is missing from a data dir that has run/);
+    // Some of a service's files without the rest, never recorded: it ran here before the record existed.
+    const older = world();
+    older.ports.files = files({ chain: ["/d/depositAddresses.db"] }, [], { chain: ["/d/withdrawals.db"] });
+    expect(await refusal(older.ports)).toMatch(/^\/d\/withdrawals\.db is missing/);
   });
 
   test("users the money store holds money for are missing: named (the first three, then a count)", async () => {
@@ -171,7 +207,7 @@ describe("the start check of what the money store vouches for", () => {
     delete w.ports.markets;
     delete w.ports.depositAddresses;
     delete w.ports.chain;
-    w.ports.files = { present: [], missing: [], damaged: [] };
+    w.ports.files = files({}, []);
     await checkFoundations(w.ports);
     expect(w.recorded.size).toBe(0);
   });
