@@ -1,4 +1,4 @@
-import { closeSync, fdatasync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, fdatasync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import type { LedgerEntryDoc, OrderDoc } from "../models/trading";
@@ -250,12 +250,13 @@ export class SqliteWriter {
   /**
    * No fsync: it only ever lags the database, which is synced first. Nor does a failure to write
    * it (a full disk) fail the commit, which is durable by now: the next commit writes it again.
+   * Never truncated: a crash leaves the previous head, not an empty file that proves nothing.
    */
   private writeHead(dir: string, last: { seq: number; hash: string }): void {
     const buf = Buffer.alloc(HEAD_BYTES);
     buf.write(JSON.stringify({ seq: last.seq, hash: last.hash }));
     try {
-      if (this.headFd === null) this.headFd = openSync(join(dir, HEAD_FILE), "w");
+      if (this.headFd === null) this.headFd = openSync(join(dir, HEAD_FILE), constants.O_WRONLY | constants.O_CREAT);
       writeSync(this.headFd, buf, 0, HEAD_BYTES, 0);
     } catch {
       // Lagging is what the head file may do (checkWitness reads an empty one as no witness).

@@ -1,5 +1,6 @@
 import type { AccountsSnapshot, CashAccount, PositionState } from "../engine/accounts";
 import type { MicroUnits } from "../engine/money";
+import type { MoneyFacts } from "./foundations";
 import type {
   BookJournalDoc,
   CommittedRestingOrder,
@@ -118,6 +119,12 @@ export interface MoneyStore {
   /** Every order and trade row as stored (full verification compares them with a replay). */
   allOrders(onRow: (o: OrderDoc) => void): Promise<void>;
   allTrades(onRow: (t: TradeDoc) => void): Promise<void>;
+  /** What the pieces kept beside the store must still hold (the start check, ledger/foundations.ts). */
+  foundationFacts(): Promise<MoneyFacts>;
+  /** A fingerprint of a piece kept elsewhere (the chain's master secret, its genesis), or null. */
+  fingerprint(name: string): Promise<string | null>;
+  /** Records it; before the first commit only (the start check). */
+  recordFingerprint(name: string, value: string): Promise<void>;
   /** After the last commit; resolves once the store let go of its files. */
   close(): void | Promise<void>;
 }
@@ -138,6 +145,21 @@ export class CommitRefused extends Error {
     super(message);
     this.name = "CommitRefused";
   }
+}
+
+/** A money store's user accounts (the house and pools are not users). */
+export const USER_ACCOUNT_PREFIX = "usr_";
+/** Journal keys of on-chain deposits (chain/deposit-watcher.ts depositEntry). */
+export const DEPOSIT_KEY_PREFIX = "deposit:";
+
+/** The users credited by deposit entries, from their bodies. */
+export function depositorsOf(bodies: Iterable<string>): string[] {
+  const users = new Set<string>();
+  for (const body of bodies) {
+    const entry = JSON.parse(body) as { postings?: Array<{ kind: string; account?: string }> };
+    for (const p of entry.postings ?? []) if (p.kind === "cash" && p.account) users.add(p.account);
+  }
+  return [...users];
 }
 
 /** The store is not what the journal says it should be: the start stops and names it. */
