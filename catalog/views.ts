@@ -37,6 +37,7 @@ export function renderMarket(m: MarketDoc, live: LivePrice = NO_PRICES): MarketV
     sellNoPrice: live.sellNoPrice,
     volume: formatMicro(m.volume),
     conditionId: m.conditionId,
+    tradingMode: m.tradingMode ?? "normal",
   };
 }
 
@@ -68,5 +69,6 @@ export function renderInternal(m: MarketDoc): MarketInternal {
     conditionId: m.conditionId,
     ammLiquidity: m.ammLiquidity,
     ...(m.yesPayout !== undefined ? { yesPayout: m.yesPayout } : {}),
+    tradingMode: { mode: m.tradingMode ?? "normal", reason: m.tradingModeReason ?? null },
   };
 }

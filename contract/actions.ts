@@ -16,6 +16,7 @@ import type { MarketTitle } from "../ledger/positions";
 import type { VerifyReport } from "../ledger/verify";
 import type { OrderQuery } from "../ledger/store";
 import type { LivePrice, MarketInternal } from "../models/catalog";
+import { TRADING_MODES, type TradingMode } from "../models/trading-mode";
 import type {
   BookJournalDoc,
   CommittedRestingOrder,
@@ -75,6 +76,11 @@ export interface InternalActions {
   "ledger.idemRelease": Entry<{ scope: string; key: string }, { released: true }>;
   "ledger.idemAnswer": Entry<IdemRecord, { stored: true }>;
   "ledger.verify": Entry<void, VerifyReport>;
+  /** An operator action, journaled; answered once durable. */
+  "ledger.recordAudit": Entry<
+    { action: string; method: string; path: string; params: Record<string, unknown>; note: string | null },
+    Model<"AuditRecord">
+  >;
   // book (the market actors)
   "book.placeTerms": Entry<PlaceTerms, PlaceView>;
   "book.amendOrder": Entry<AmendTerms, PlaceResult>;
@@ -91,6 +97,10 @@ export interface InternalActions {
   "book.top": Entry<{ marketId: string }, TopOfBook>;
   "book.topOfBook": Entry<{ marketIds: string[] }, Record<string, TopOfBook>>;
   "book.halt": Entry<{ marketId: string; status: string }, { released: number }>;
+  /** The market's own trading mode, applied by its owner (cancelOnPause orders cancelled when paused). */
+  "book.setTradingMode": Entry<{ marketId: string; mode: TradingMode; reason: string | null }, { cancelled: number }>;
+  /** The exchange-wide trading mode, applied by one engine node (each is called) to the markets it serves. */
+  "book.exchangeModeChanged": Entry<{ mode: TradingMode; reason: string | null }, { cancelled: number }>;
   "book.exitQuote": Entry<
     { marketId: string; outcome: Outcome; quantity: number; side?: Side; userId?: string },
     { filled: number; proceeds: number },
@@ -99,6 +109,8 @@ export interface InternalActions {
   // catalog
   "catalog.getMarketInternal": Entry<{ marketId: string }, MarketInternal>;
   "catalog.marketTitles": Entry<{ marketIds: string[] }, Record<string, MarketTitle>>;
+  /** The exchange-wide trading mode as stored. */
+  "catalog.exchangeMode": Entry<void, { mode: TradingMode; reason: string | null; updatedAt: string | null }>;
   // router
   "router.livePrices": Entry<{ marketIds: string[] }, Record<string, LivePrice>>;
   // amm
@@ -138,6 +150,7 @@ export type Answer<A extends ActionName> = ActionResult<A> | Promise<ActionResul
 const ID_RULE = toRule(ID, {});
 const SIDE = { type: "enum", values: ["BUY", "SELL"] } as const;
 const OUTCOME = { type: "enum", values: ["YES", "NO"] } as const;
+const MODE_RULE = { type: "enum", values: [...TRADING_MODES] } as const;
 /** A market order inside the market's actor (book.route, book.quote). */
 const ROUTE_PARAMS = {
   marketId: ID_RULE,
@@ -209,6 +222,13 @@ export const INTERNAL_PARAMS = {
   "ledger.idemRelease": { scope: "string", key: "string" },
   "ledger.idemAnswer": { scope: "string", key: "string", fingerprint: "string", status: "number", response: "any" },
   "ledger.verify": null,
+  "ledger.recordAudit": {
+    action: { type: "string", max: 100 },
+    method: { type: "string", max: 10 },
+    path: { type: "string", max: 1000 },
+    params: "object",
+    note: { type: "string", max: 1000, nullable: true },
+  },
   "book.placeTerms": { marketId: ID_RULE, userId: "string", terms: "object", idem: { type: "object", optional: true } },
   "book.amendOrder": {
     marketId: ID_RULE,
@@ -232,6 +252,8 @@ export const INTERNAL_PARAMS = {
   "book.top": { marketId: ID_RULE },
   "book.topOfBook": { marketIds: { type: "array", items: "string", max: 200 } },
   "book.halt": { marketId: ID_RULE, status: "string" },
+  "book.setTradingMode": { marketId: ID_RULE, mode: MODE_RULE, reason: { type: "string", nullable: true } },
+  "book.exchangeModeChanged": { mode: MODE_RULE, reason: { type: "string", nullable: true } },
   "book.exitQuote": {
     marketId: ID_RULE,
     outcome: OUTCOME,
@@ -241,6 +263,7 @@ export const INTERNAL_PARAMS = {
   },
   "catalog.getMarketInternal": { marketId: ID_RULE },
   "catalog.marketTitles": { marketIds: { type: "array", max: 500, items: ID_RULE } },
+  "catalog.exchangeMode": null,
   "router.livePrices": { marketIds: { type: "array", items: "string", max: 200 } },
   "amm.pool": { marketId: "string" },
   "notifier.catchUp": null,

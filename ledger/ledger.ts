@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Accounts, LedgerRejection, type ConservationReport, type Posting, type PreparedChange } from "../engine/accounts";
 import type { TradeRecord } from "../engine/settlement";
 import type {
+  AuditEntry,
   BookJournalDoc,
   FenceRecord,
   HeartbeatRecord,
@@ -41,6 +42,7 @@ export interface PostInput {
   payout?: PayoutRecord;
   idem?: IdemRecord;
   heartbeat?: HeartbeatRecord;
+  audit?: AuditEntry;
   /** One part of a book command split over several entries (see post). */
   part?: { group: string; index: number; count: number };
 }
@@ -283,6 +285,7 @@ export class Ledger {
       if (input.payout) doc.payout = input.payout;
       if (input.idem) doc.idem = input.idem;
       if (input.heartbeat) doc.heartbeat = input.heartbeat;
+      if (input.audit) doc.audit = input.audit;
       this.seq = doc.seq;
       this.pending.push({ doc, body: JSON.stringify(doc) });
       this.pendingKeys.set(doc._id, doc);

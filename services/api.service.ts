@@ -171,6 +171,7 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
       decideRate: this.decideRate,
       proofDomain: domain,
       health: this.health,
+      audit: (ctx, a) => call(ctx, "ledger.recordAudit", a),
       onError: this.settings.onError,
       site: site?.aliases(),
     });

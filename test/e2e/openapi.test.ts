@@ -106,6 +106,9 @@ type SdkModels = {
   UpdateEventRequest: M.UpdateEventRequest;
   ResolveMarketRequest: M.ResolveMarketRequest;
   CancelMarketRequest: M.CancelMarketRequest;
+  TradingModeRequest: M.TradingModeRequest;
+  ExchangeTradingMode: M.ExchangeTradingMode;
+  AuditRecord: M.AuditRecord;
 };
 // Every schema has an SDK model and every model a schema...
 type _NamesAgree = Check<Agree<keyof Schemas, keyof SdkModels | "FieldError">>;
