@@ -1,4 +1,4 @@
-import type { Service } from "moleculer";
+import { Errors, type Service } from "moleculer";
 import { defineService } from "../lib/service";
 import {
   type Answer,
@@ -255,7 +255,12 @@ const BookService = defineService<BookThis>({
       ammFeeBps: cfg.ammFeeBps,
       engines: { ownerOf: (marketId) => marketOwner(broker, marketId), refresh: () => refreshOwners(broker) },
       market: (marketId) => call(broker, "catalog.getMarketInternal", { marketId }),
-      exchangeMode: () => call(broker, "catalog.exchangeMode"),
+      // A catalog without exchange-wide modes (an older node in a rolling upgrade) leaves them as they are.
+      exchangeMode: () =>
+        call(broker, "catalog.exchangeMode").catch((err: unknown) => {
+          if (err instanceof Errors.ServiceNotFoundError) return null;
+          throw err;
+        }),
       reopenUntil: cfg.reopenPostOnlyMs > 0 ? Date.now() + cfg.reopenPostOnlyMs : 0,
       ledger: {
         acquire: (marketId, node) => call(broker, "ledger.acquireMarket", { marketId, node }),

@@ -23,8 +23,8 @@ export interface BookEdges<C> {
   engines: { ownerOf(marketId: string): string | null; refresh(): void };
   /** The catalog's record of a market; null when it does not know it. */
   market(marketId: string): Promise<{ status: string; ammLiquidity?: string; tradingMode?: ModeSetting } | null>;
-  /** The exchange-wide trading mode as the catalog stores it (asked once, then each change is told). */
-  exchangeMode(): Promise<ModeSetting>;
+  /** The exchange-wide trading mode as the catalog stores it (asked once, then each change is told); null: not known there. */
+  exchangeMode(): Promise<ModeSetting | null>;
   /** Until when (ms since the epoch) every market trades post-only after this node's start; 0: not at all. */
   reopenUntil: number;
   ledger: Omit<MarketPorts["ledger"], "acquire" | "durable"> & {
@@ -58,7 +58,10 @@ export class BookCores<C> {
       nodeID: e.nodeID,
       // A catalog that is down is not "no such market": that error goes up (503).
       market: async (marketId) => {
-        if (!modes.loaded) modes.learn(await e.exchangeMode());
+        if (!modes.loaded) {
+          const s = await e.exchangeMode();
+          if (s) modes.learn(s);
+        }
         return marketInfo(await e.market(marketId));
       },
       modes,
