@@ -69,6 +69,6 @@ export function renderInternal(m: MarketDoc): MarketInternal {
     conditionId: m.conditionId,
     ammLiquidity: m.ammLiquidity,
     ...(m.yesPayout !== undefined ? { yesPayout: m.yesPayout } : {}),
-    tradingMode: { mode: m.tradingMode ?? "normal", reason: m.tradingModeReason ?? null },
+    ...(m.tradingMode ? { tradingMode: { mode: m.tradingMode, reason: m.tradingModeReason ?? null } } : {}),
   };
 }
