@@ -259,5 +259,13 @@ describe("trading modes and the audit log over HTTP", () => {
     const after = (await admin("GET", "/admin/audit?pageSize=100")).body.data as Array<{ id: string; action: string }>;
     expect(after.slice(after.length - before.length).map((i) => i.id)).toEqual(before.map((i) => i.id));
     expect(after.slice(0, 3).map((i) => i.action)).toEqual(["adminSetMarketTradingMode", "adminCreateEvent", "adminSetMarketTradingMode"]);
+
+    // The exchange-wide mode survives a restart too.
+    await admin("POST", "/admin/trading-mode", { mode: "cancel_only", reason: "exchange kept" });
+    await node.stop("SIGTERM");
+    node = await NodeProcess.start(env);
+    paused(await order(taker, { side: "BUY", outcome: "YES", price: 0.2, postOnly: true }), "cancel_only", "exchange kept");
+    await admin("POST", "/admin/trading-mode", { mode: "normal", reason: "done" });
+    expect((await order(taker, { side: "BUY", outcome: "YES", price: 0.2 })).status).toBe(200);
   });
 });
