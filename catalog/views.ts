@@ -47,6 +47,7 @@ export function renderMarket(m: MarketDoc, live: LivePrice = NO_PRICES): MarketV
     sellNoPrice: live.sellNoPrice,
     volume: formatMicro(m.volume),
     conditionId: m.conditionId,
+    tradingMode: m.tradingMode ?? "normal",
   };
 }
 
@@ -78,5 +79,6 @@ export function renderInternal(m: MarketDoc): MarketInternal {
     conditionId: m.conditionId,
     ammLiquidity: m.ammLiquidity,
     ...(m.yesPayout !== undefined ? { yesPayout: m.yesPayout } : {}),
+    ...(m.tradingMode ? { tradingMode: { mode: m.tradingMode, reason: m.tradingModeReason ?? null } } : {}),
   };
 }

@@ -12,6 +12,7 @@ import type { CancelReasonCode } from "../engine/settlement";
 import type { Outcome, Side } from "../engine/types";
 import type { RoutePlan } from "../engine/router";
 import type { LivePrice, MarketInternal, MarketTitle } from "../models/catalog";
+import { TRADING_MODES, type TradingMode } from "../models/trading-mode";
 import type {
   BookJournalDoc,
   CommittedRestingOrder,
@@ -78,6 +79,11 @@ export interface InternalActions {
   "ledger.idemRelease": Entry<{ scope: string; key: string }, { released: true }>;
   "ledger.idemAnswer": Entry<IdemRecord, { stored: true }>;
   "ledger.verify": Entry<void, VerifyReport>;
+  /** An operator action, journaled; answered once durable. */
+  "ledger.recordAudit": Entry<
+    { action: string; method: string; path: string; params: Record<string, unknown>; note: string | null },
+    Model<"AuditRecord">
+  >;
   // book (the market actors)
   "book.placeTerms": Entry<PlaceTerms, Model<"PlacedOrder">>;
   "book.amendOrder": Entry<AmendTerms, PlaceResult>;
@@ -94,6 +100,10 @@ export interface InternalActions {
   "book.top": Entry<{ marketId: string }, TopOfBook>;
   "book.topOfBook": Entry<{ marketIds: string[] }, Record<string, TopOfBook>>;
   "book.halt": Entry<{ marketId: string; status: string }, { released: number }>;
+  /** The market's own trading mode, applied by its owner (cancelOnPause orders cancelled when paused). */
+  "book.setTradingMode": Entry<{ marketId: string; mode: TradingMode; reason: string | null }, { cancelled: number }>;
+  /** The exchange-wide trading mode, applied by one engine node (each is called) to the markets it serves. */
+  "book.exchangeModeChanged": Entry<{ mode: TradingMode; reason: string | null }, { cancelled: number }>;
   "book.exitQuote": Entry<
     { marketId: string; outcome: Outcome; quantity: number; side?: Side; userId?: string },
     { filled: number; proceeds: number },
@@ -102,6 +112,8 @@ export interface InternalActions {
   // catalog
   "catalog.getMarketInternal": Entry<{ marketId: string }, MarketInternal>;
   "catalog.marketTitles": Entry<{ marketIds: string[] }, Record<string, MarketTitle>>;
+  /** The exchange-wide trading mode as stored. */
+  "catalog.exchangeMode": Entry<void, { mode: TradingMode; reason: string | null; updatedAt: string | null }>;
   // router
   "router.livePrices": Entry<{ marketIds: string[] }, Record<string, LivePrice>>;
   // amm
@@ -141,6 +153,7 @@ export type Answer<A extends ActionName> = ActionResult<A> | Promise<ActionResul
 const ID_RULE = toRule(ID, {});
 const SIDE = { type: "enum", values: ["BUY", "SELL"] } as const;
 const OUTCOME = { type: "enum", values: ["YES", "NO"] } as const;
+const MODE_RULE = { type: "enum", values: [...TRADING_MODES] } as const;
 /** A market order inside the market's actor (book.route, book.quote). */
 const ROUTE_PARAMS = {
   marketId: ID_RULE,
@@ -212,6 +225,13 @@ export const INTERNAL_PARAMS = {
   "ledger.idemRelease": { scope: "string", key: "string" },
   "ledger.idemAnswer": { scope: "string", key: "string", fingerprint: "string", status: "number", response: "any" },
   "ledger.verify": null,
+  "ledger.recordAudit": {
+    action: { type: "string", max: 100 },
+    method: { type: "string", max: 10 },
+    path: { type: "string", max: 1000 },
+    params: "object",
+    note: { type: "string", max: 1000, nullable: true },
+  },
   "book.placeTerms": { marketId: ID_RULE, userId: "string", terms: "object", idem: { type: "object", optional: true } },
   "book.amendOrder": {
     marketId: ID_RULE,
@@ -235,6 +255,8 @@ export const INTERNAL_PARAMS = {
   "book.top": { marketId: ID_RULE },
   "book.topOfBook": { marketIds: { type: "array", items: "string", max: 200 } },
   "book.halt": { marketId: ID_RULE, status: "string" },
+  "book.setTradingMode": { marketId: ID_RULE, mode: MODE_RULE, reason: { type: "string", nullable: true } },
+  "book.exchangeModeChanged": { mode: MODE_RULE, reason: { type: "string", nullable: true } },
   "book.exitQuote": {
     marketId: ID_RULE,
     outcome: OUTCOME,
@@ -244,6 +266,7 @@ export const INTERNAL_PARAMS = {
   },
   "catalog.getMarketInternal": { marketId: ID_RULE },
   "catalog.marketTitles": { marketIds: { type: "array", max: 500, items: ID_RULE } },
+  "catalog.exchangeMode": null,
   "router.livePrices": { marketIds: { type: "array", items: "string", max: 200 } },
   "amm.pool": { marketId: "string" },
   "notifier.catchUp": null,

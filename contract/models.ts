@@ -7,7 +7,7 @@
  */
 import { AMOUNT, digitsParam, POSITIVE_SAFE_INTEGER, QUANTITY } from "../lib/params";
 import { CLIENT_ORDER_ID, MAX_BATCH } from "../lib/order-rules";
-import { bool, ID, int, ISO_DATE_PATTERN, nullableStr, num, obj, ref, str, time } from "./schema";
+import { bool, ID, int, ISO_DATE_PATTERN, nullableStr, num, obj, ref, req, str, time } from "./schema";
 
 const micro = {
   type: "string",
@@ -23,10 +23,15 @@ const side = { type: "string", enum: ["BUY", "SELL"] } as const;
 const venue = { type: "string", enum: ["AMM", "CLOB", "HYBRID"] } as const;
 const orderType = { type: "string", enum: ["GTC", "GTD", "FOK", "FAK"] } as const;
 const orderStatus = { type: "string", enum: ["open", "partially_filled", "filled", "cancelled", "expired"] } as const;
+const tradingMode = {
+  type: "string",
+  enum: ["normal", "post_only", "cancel_only", "halted"],
+  description: "normal; post_only: post-only limit orders and cancels; cancel_only: cancels; halted: no order changes",
+} as const;
 const cancelReason = {
   type: "string",
   nullable: true,
-  enum: ["user", "expired", "heartbeat", "self_trade", "market_closed", "market_cancelled", "market_resolved"],
+  enum: ["user", "expired", "heartbeat", "self_trade", "market_closed", "market_cancelled", "market_resolved", "paused"],
   description: "Why the order left the book unfilled; null while it is open or filled, and for the cancelled rest of a FAK",
 } as const;
 const clientOrderId = {
@@ -139,6 +144,10 @@ export const SCHEMAS = {
       sellNoPrice: nullableDecimal,
       volume: units,
       conditionId: { type: "string", pattern: "^0x[0-9a-f]{64}$" },
+      tradingMode: {
+        ...tradingMode,
+        description: "The market's own trading mode; an exchange-wide mode, when stricter, applies over it",
+      },
     },
     [
       "id",
@@ -153,7 +162,36 @@ export const SCHEMAS = {
       "sellNoPrice",
       "volume",
       "conditionId",
+      "tradingMode",
     ],
+  ),
+  TradingModeRequest: req(
+    {
+      mode: tradingMode,
+      reason: { type: "string", maxLength: 500, description: "Why: shown in every refusal the mode causes" },
+    },
+    ["mode"],
+  ),
+  ExchangeTradingMode: obj(
+    {
+      mode: tradingMode,
+      reason: { type: "string", nullable: true },
+      updatedAt: { ...time, nullable: true, description: "When the operator set it; null: never set" },
+    },
+    ["mode", "reason", "updatedAt"],
+  ),
+  AuditRecord: obj(
+    {
+      id: str,
+      at: time,
+      action: { type: "string", description: "The operator route's operation, e.g. adminCloseMarket" },
+      method: str,
+      path: { type: "string", description: "The request path under /api/v1" },
+      params: { type: "object", description: "The request's parameters (path ids and body)" },
+      note: { type: "string", nullable: true, description: "The X-Admin-Note header, if sent" },
+      seq: { type: "integer", description: "The ledger journal entry that holds the record" },
+    },
+    ["id", "at", "action", "method", "path", "params", "note", "seq"],
   ),
   Event: obj(
     {
@@ -255,6 +293,12 @@ export const SCHEMAS = {
         "x-fv": { type: "boolean", optional: true },
       },
       clientOrderId: { ...clientOrderId, "x-fv": { type: "string", max: 200, optional: true } },
+      cancelOnPause: {
+        type: "boolean",
+        default: false,
+        description: "Cancel the order (reason paused) when its market leaves the normal trading mode",
+        "x-fv": { type: "boolean", optional: true },
+      },
     },
   },
   BatchOrderRequest: {

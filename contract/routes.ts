@@ -69,6 +69,8 @@ export const NOTIFICATIONS_DEFAULT_PAGE_SIZE = 20;
 export const NOTIFICATIONS_MAX_PAGE_SIZE = 100;
 export const ORDERS_DEFAULT_PAGE_SIZE = 100;
 export const ORDERS_MAX_PAGE_SIZE = 500;
+export const AUDIT_DEFAULT_PAGE_SIZE = 20;
+export const AUDIT_MAX_PAGE_SIZE = 100;
 const EVENTS_PAGE_SIZE = pageSize(20, 100);
 
 const outcome = { type: "string", enum: ["YES", "NO"] } as const;
@@ -653,6 +655,50 @@ export const ROUTES = {
     errors: ["400", "401", "403", "404", "409"],
     tags: ["operator"],
     summary: "Settle the outcome (open passes through closed)",
+  },
+  "catalog.setTradingMode": {
+    method: "POST",
+    path: "/admin/markets/:id/trading-mode",
+    operationId: "adminSetMarketTradingMode",
+    auth: "admin",
+    rate: null,
+    ids: { id: "Market id" },
+    body: ref("TradingModeRequest"),
+    status: 200,
+    result: ref("MarketItem"),
+    resultDescription: "Market",
+    errors: ["400", "401", "403", "404", "409"],
+    tags: ["operator"],
+    summary: "Pause or resume one market: normal, post_only, cancel_only or halted (the stricter of it and the exchange-wide mode applies)",
+  },
+  "catalog.setExchangeTradingMode": {
+    method: "POST",
+    path: "/admin/trading-mode",
+    operationId: "adminSetExchangeTradingMode",
+    auth: "admin",
+    rate: null,
+    body: ref("TradingModeRequest"),
+    status: 200,
+    result: ref("ExchangeTradingMode"),
+    resultDescription: "The exchange-wide mode now in force",
+    errors: ["400", "401", "403"],
+    tags: ["operator"],
+    summary: "Pause or resume every market at once (the stricter of it and each market's own mode applies)",
+  },
+  "ledger.auditLog": {
+    method: "GET",
+    path: "/admin/audit",
+    operationId: "adminAuditLog",
+    auth: "admin",
+    rate: null,
+    query: req({ page, pageSize: pageSize(AUDIT_DEFAULT_PAGE_SIZE, AUDIT_MAX_PAGE_SIZE) }, []),
+    status: 200,
+    result: ref("AuditRecord"),
+    paged: true,
+    resultDescription: "Operator actions, newest first",
+    errors: ["400", "401", "403"],
+    tags: ["operator"],
+    summary: "Every operator action with its time, parameters and X-Admin-Note, as journaled with the money",
   },
 } as const satisfies Record<string, RouteDef>;
 

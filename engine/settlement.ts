@@ -51,7 +51,8 @@ export interface FillRecord {
 }
 
 /** Why a resting order left the book without filling (the trader API's `cancelReason`). */
-export type CancelReasonCode = "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved";
+export type CancelReasonCode =
+  "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused";
 
 export interface OrderChange {
   orderId: string;

@@ -7,7 +7,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
-import { aliasesOf, GROUP_MOUNT, GROUP_RATE } from "../contract";
+import { aliasesOf, GROUP_MOUNT, GROUP_RATE, ROUTES, type RoutedAction } from "../contract";
+import { invalid } from "../lib/fault";
 import type { RequestMeta } from "../mixins/context";
 import { idempotencyKeyHeader } from "../mixins/idempotency.middleware";
 import { setRateHeaders } from "./answers";
@@ -30,6 +31,9 @@ export type GatewayRequest = IncomingMessage &
     /** The route and alias moleculer-web matched (no alias: an unknown route). */
     $route?: { rateLimit?: RouteRateLimit<GatewayRequest> };
     $alias?: { action?: string };
+    /** The request's parameters as moleculer-web merged them (path, query, body). */
+    $params?: Record<string, unknown>;
+    originalUrl?: string;
     socket: { remoteAddress?: string };
   };
 
@@ -51,8 +55,30 @@ export interface GatewayRoutePorts {
   health(res: ServerResponse, ready: boolean): void;
   /** Every route's error answer; moleculer-web calls it with the service as `this`. */
   onError(req: Req, res: ServerResponse, err: unknown): void;
+  /** Journal an operator action (the audit log); the answer waits for it. */
+  audit(ctx: Ctx, a: AuditAction): Promise<unknown>;
   /** The web app's aliases (gateway/web.ts), when it is built. */
   site?: Record<string, unknown>;
+}
+
+/** An operator action as the audit log records it. */
+export interface AuditAction {
+  action: string;
+  method: string;
+  path: string;
+  params: Record<string, unknown>;
+  note: string | null;
+}
+
+/** The operator's note on an action (X-Admin-Note), at most this long. */
+export const MAX_ADMIN_NOTE = 1000;
+
+/** The X-Admin-Note header: trimmed, null when absent or empty; a longer one is refused before the action runs. */
+export function adminNote(raw: string | string[] | undefined): string | null {
+  const v = (Array.isArray(raw) ? raw.join(", ") : (raw ?? "")).trim();
+  if (v.length > MAX_ADMIN_NOTE)
+    throw invalid(`X-Admin-Note is at most ${MAX_ADMIN_NOTE} characters`, [{ field: "X-Admin-Note", rule: "stringMax" }]);
+  return v || null;
 }
 
 /** Request bodies the API reads at most (JSON only, strict). */
@@ -142,6 +168,22 @@ export function gatewayRoutes(p: GatewayRoutePorts) {
               await showReadBudget(ctx, route, req, res);
               checkOperatorKey(req.headers["x-admin-key"], p.adminKey as string);
               ctx.meta.admin = true;
+              adminNote(req.headers["x-admin-note"]);
+            },
+            // Every operator action that changes something is journaled before it is answered
+            // (one hook: a new operator route is audited without code of its own).
+            async onAfterCall(ctx: Ctx, route: unknown, req: Req, res: ServerResponse, data: unknown) {
+              const action = req.$alias?.action as RoutedAction | undefined;
+              if (req.method !== "GET" && action && action in ROUTES) {
+                await p.audit(ctx, {
+                  action: ROUTES[action].operationId,
+                  method: req.method ?? "",
+                  path: (req.originalUrl ?? req.url ?? "").split("?")[0],
+                  params: { ...(req.$params ?? {}) },
+                  note: adminNote(req.headers["x-admin-note"]),
+                });
+              }
+              return common.onAfterCall(ctx, route, req, res, data);
             },
           },
         ]

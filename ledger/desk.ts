@@ -8,7 +8,16 @@ import { createHash } from "node:crypto";
 import { notFoundFault, invalid } from "../lib/fault";
 import { page, type Page } from "../lib/paging";
 import { checkHeartbeat } from "../lib/order-rules";
-import type { IdemRecord, MarketLease, SettlementRecord, PostInput, PostOutcome, VerifyReport } from "../models/trading";
+import type {
+  AuditEntry,
+  IdemRecord,
+  LedgerEntryDoc,
+  MarketLease,
+  SettlementRecord,
+  PostInput,
+  PostOutcome,
+  VerifyReport,
+} from "../models/trading";
 import type { Ledger } from "./ledger";
 import type { MoneyStore } from "./store";
 import { verifyAll } from "./verify";
@@ -105,6 +114,21 @@ export class LedgerDesk {
     });
   }
 
+  /** An operator action, journaled (hash-chained with the money); answered once durable. */
+  async audit(a: Omit<AuditEntry, "id">): Promise<Model<"AuditRecord">> {
+    const entry: AuditEntry = { id: this.ports.newId("aud"), ...a };
+    const r = this.ledger.post({ key: `audit:${entry.id}`, postings: [], audit: entry });
+    await this.ledger.waitDurable(r.seq);
+    return auditView({ _id: `audit:${entry.id}`, seq: r.seq, postings: [], audit: entry, at: new Date(this.ports.now()).toISOString() });
+  }
+
+  /** GET /admin/audit: operator actions, newest first, once everything applied is written. */
+  async auditLog(pageNo: number, pageSize: number): Promise<Page<Model<"AuditRecord">>> {
+    await this.ledger.idle();
+    const { items, total } = await this.store.auditLog(pageNo, pageSize);
+    return page(items.map(auditView), total, pageNo, pageSize);
+  }
+
   balance(userId: string): Model<"Balance"> {
     return balanceView(this.ledger.balance(userId));
   }
@@ -154,4 +178,10 @@ export class LedgerDesk {
     const r = this.ledger.post(entry);
     await this.ledger.waitDurable(r.seq);
   }
+}
+
+/** An audit entry as GET /admin/audit shows it. */
+function auditView(d: LedgerEntryDoc): Model<"AuditRecord"> {
+  const a = d.audit as AuditEntry;
+  return { id: a.id, at: d.at, action: a.action, method: a.method, path: a.path, params: a.params, note: a.note, seq: d.seq };
 }

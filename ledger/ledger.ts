@@ -289,6 +289,7 @@ export class Ledger {
       if (input.payout) doc.payout = input.payout;
       if (input.idem) doc.idem = input.idem;
       if (input.heartbeat) doc.heartbeat = input.heartbeat;
+      if (input.audit) doc.audit = input.audit;
       this.seq = doc.seq;
       this.pending.push({ doc, body: JSON.stringify(doc), ...(firstEntry ? { undo } : {}) });
       this.pendingKeys.set(doc._id, doc);

@@ -401,6 +401,7 @@ export class MongoMoneyStore implements MoneyStore {
       remaining: r.remaining,
       seq: r.prio,
       clientOrderId: (r.clientOrderId as string | null) ?? null,
+      ...(r.cancelOnPause === true ? { cancelOnPause: true } : {}),
     }));
   }
 
@@ -551,6 +552,20 @@ export class MongoMoneyStore implements MoneyStore {
       response: d.response as unknown,
       ...(d.answerFrom ? { answerFrom: d.answerFrom as IdemAnswerSource } : {}),
     };
+  }
+
+  async auditLog(page: number, pageSize: number): Promise<{ items: LedgerEntryDoc[]; total: number }> {
+    const q = { plainKey: { $gte: "audit:", $lt: "audit;" } };
+    const [rows, total] = await Promise.all([
+      this.c.journal
+        .find(q)
+        .sort({ _id: -1 })
+        .skip((page - 1) * pageSize)
+        .limit(pageSize)
+        .toArray(),
+      this.c.journal.countDocuments(q),
+    ]);
+    return { items: rows.map((r) => ({ ...(JSON.parse(r.body as string) as LedgerEntryDoc), hash: r.hash as string })), total };
   }
 
   async heartbeats(): Promise<Array<{ userId: string; timeoutSeconds: number; deadline: string }>> {

@@ -36,6 +36,7 @@ export function projectEntry(doc: LedgerEntryDoc): ReadModelOp[] {
         clientOrderId: o.clientOrderId ?? null,
         expiresAt: o.expiresAt ?? null,
         postOnly: o.postOnly ?? false,
+        cancelOnPause: o.cancelOnPause ?? false,
         prio: o.prio,
         seq: doc.seq,
         createdAt: o.createdAt,

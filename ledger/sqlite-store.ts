@@ -60,7 +60,7 @@ CREATE TABLE IF NOT EXISTS orders (
   order_type TEXT NOT NULL, price INTEGER NOT NULL, quantity INTEGER NOT NULL, filled INTEGER NOT NULL, remaining INTEGER NOT NULL,
   cancelled INTEGER NOT NULL, holds INTEGER NOT NULL, status TEXT NOT NULL, cancel_reason TEXT, client_order_id TEXT,
   expires_at TEXT, post_only INTEGER NOT NULL, prio INTEGER NOT NULL, seq INTEGER NOT NULL, created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL);
+  updated_at TEXT NOT NULL, cancel_on_pause INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS orders_user ON orders(user_id, created_at DESC, order_id DESC);
 CREATE INDEX IF NOT EXISTS orders_resting_user ON orders(user_id, market_id) WHERE remaining > 0;
 CREATE INDEX IF NOT EXISTS orders_resting_market ON orders(market_id, prio) WHERE remaining > 0;
@@ -98,6 +98,7 @@ interface OrderRow {
   client_order_id: string | null;
   expires_at: string | null;
   post_only: number;
+  cancel_on_pause: number;
   prio: number;
   seq: number;
   created_at: string;
@@ -141,6 +142,7 @@ const orderOf = (r: OrderRow): OrderDoc => ({
   clientOrderId: r.client_order_id,
   expiresAt: r.expires_at,
   postOnly: r.post_only === 1,
+  cancelOnPause: r.cancel_on_pause === 1,
   prio: r.prio,
   seq: r.seq,
   createdAt: r.created_at,
@@ -213,6 +215,8 @@ export class SqliteMoneyStore implements MoneyStore {
     // Added after format 1 was first written: an additive column, so the format stays.
     if (!(this.db.pragma("table_info(idempotency)") as Array<{ name: string }>).some((c) => c.name === "answer_from"))
       this.db.exec("ALTER TABLE idempotency ADD COLUMN answer_from TEXT");
+    if (!(this.db.pragma("table_info(orders)") as Array<{ name: string }>).some((c) => c.name === "cancel_on_pause"))
+      this.db.exec("ALTER TABLE orders ADD COLUMN cancel_on_pause INTEGER NOT NULL DEFAULT 0");
     const q = (sql: string) => this.db.prepare(sql);
     this.st = {
       getMeta: q("SELECT v FROM meta WHERE k = ?"),
@@ -229,6 +233,11 @@ export class SqliteMoneyStore implements MoneyStore {
       ),
       idem: q("SELECT fingerprint, status, response, answer_from AS answerFrom FROM idempotency WHERE scope = ? AND key = ?"),
       heartbeats: q("SELECT user_id AS userId, timeout_s AS timeoutSeconds, deadline FROM heartbeats"),
+      // Audit entries are the journal's keys audit:<id> (a range of its key index).
+      auditPage: q(
+        "SELECT body, hash FROM journal WHERE key >= 'audit:' AND key < 'audit;' AND position IS NULL ORDER BY seq DESC LIMIT ? OFFSET ?",
+      ),
+      auditCount: q("SELECT count(*) AS n FROM journal WHERE key >= 'audit:' AND key < 'audit;' AND position IS NULL"),
       openByClientId: q("SELECT order_id AS orderId FROM orders WHERE user_id = ? AND client_order_id = ? AND remaining > 0"),
       dueExpiries: q(
         "SELECT order_id AS orderId, market_id AS marketId, expires_at AS expiresAt FROM orders WHERE remaining > 0 AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?",
@@ -243,7 +252,7 @@ export class SqliteMoneyStore implements MoneyStore {
         "SELECT market_id AS marketId, collateral, epoch, owner, position, book_seq AS bookSeq, pool_yes AS poolYes, pool_no AS poolNo FROM markets",
       ),
       resting: q(
-        "SELECT order_id, user_id, side, outcome, price, quantity, remaining, prio, client_order_id FROM orders WHERE market_id = ? AND remaining > 0 AND prio > ? ORDER BY prio LIMIT ?",
+        "SELECT order_id, user_id, side, outcome, price, quantity, remaining, prio, client_order_id, cancel_on_pause FROM orders WHERE market_id = ? AND remaining > 0 AND prio > ? ORDER BY prio LIMIT ?",
       ),
       order: q("SELECT * FROM orders WHERE order_id = ?"),
       trade: q("SELECT * FROM trades WHERE trade_id = ?"),
@@ -489,6 +498,7 @@ export class SqliteMoneyStore implements MoneyStore {
       remaining: number;
       prio: number;
       client_order_id: string | null;
+      cancel_on_pause: number;
     }>;
     return rows.map((r) => ({
       orderId: r.order_id,
@@ -500,6 +510,7 @@ export class SqliteMoneyStore implements MoneyStore {
       remaining: r.remaining,
       seq: r.prio,
       clientOrderId: r.client_order_id,
+      ...(r.cancel_on_pause === 1 ? { cancelOnPause: true } : {}),
     }));
   }
 
@@ -520,6 +531,11 @@ export class SqliteMoneyStore implements MoneyStore {
   openOrderByClientId(userId: string, clientOrderId: string): string | null {
     const r = this.st.openByClientId.get(userId, clientOrderId) as { orderId: string } | undefined;
     return r ? r.orderId : null;
+  }
+
+  async auditLog(page: number, pageSize: number): Promise<{ items: LedgerEntryDoc[]; total: number }> {
+    const rows = this.st.auditPage.all(pageSize, (page - 1) * pageSize) as Array<{ body: string; hash: string }>;
+    return { items: rows.map((r) => parseEntry(r.body, r.hash)), total: (this.st.auditCount.get() as { n: number }).n };
   }
 
   async heartbeats(): Promise<Array<{ userId: string; timeoutSeconds: number; deadline: string }>> {

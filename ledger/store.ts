@@ -108,6 +108,8 @@ export interface MoneyStore {
   idempotent(scope: string, key: string): Promise<StoredIdem | null>;
   /** The user's open order carrying this client order id, if any (synchronous, like keySeq). */
   openOrderByClientId(userId: string, clientOrderId: string): string | null;
+  /** Audit entries (operator actions), newest first: one page and the total. */
+  auditLog(page: number, pageSize: number): Promise<{ items: LedgerEntryDoc[]; total: number }>;
   /** Armed dead man's switches. */
   heartbeats(): Promise<Array<{ userId: string; timeoutSeconds: number; deadline: string }>>;
   /** Resting GTD orders whose time has come, oldest deadline first. */

@@ -58,6 +58,8 @@ export interface AppConfig {
   /** The AMM's LP fee in basis points of the cash traded with the pool. */
   ammFeeBps: number;
   seedDemo: boolean;
+  /** After a start, every open market trades post-only for this long (ms), so makers re-quote before takers arrive. */
+  reopenPostOnlyMs: number;
   logLevel: string | false;
   /** Prometheus metrics (Moleculer's reporter plus the exchange's own) on their own port. */
   metrics: { enabled: boolean; port: number };
@@ -256,6 +258,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     makerFeeBps: bps(env, "MAKER_FEE_BPS", 0),
     ammFeeBps: bps(env, "AMM_FEE_BPS", 100),
     seedDemo: env.SEED_DEMO !== "false",
+    reopenPostOnlyMs: int(env, "REOPEN_POST_ONLY_MS", 0),
     metrics: { enabled: env.METRICS === "true", port: int(env, "METRICS_PORT", 3030) },
     socketIdleTimeoutMs: Math.max(100, int(env, "SOCKET_IDLE_TIMEOUT_MS", 10_000)),
     socketDirectWrites: env.SOCKET_DIRECT_WRITES !== "false",

@@ -24,6 +24,7 @@ export interface PlaceOrderParams {
   expiresAt?: string;
   postOnly?: boolean;
   clientOrderId?: string;
+  cancelOnPause?: boolean;
 }
 
 export interface OrderTerms {
@@ -37,6 +38,8 @@ export interface OrderTerms {
   expiresAt?: string;
   postOnly: boolean;
   clientOrderId?: string;
+  /** Cancelled (reason `paused`) when its market leaves the normal trading mode. */
+  cancelOnPause?: boolean;
 }
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string; fields: FieldError[] };
@@ -87,6 +90,7 @@ export function checkOrder(p: PlaceOrderParams, nowMs: number): Checked<OrderTer
       ...(p.orderType === "GTD" ? { expiresAt: new Date(Date.parse(p.expiresAt as string)).toISOString() } : {}),
       postOnly: !!p.postOnly,
       ...(p.clientOrderId !== undefined ? { clientOrderId: p.clientOrderId } : {}),
+      ...(p.cancelOnPause ? { cancelOnPause: true } : {}),
     },
   };
 }

@@ -14,6 +14,7 @@ export const MARKET_ACTIONS: ReadonlySet<string> = new Set([
   "book.depth",
   "book.top",
   "book.halt",
+  "book.setTradingMode",
   "book.exitQuote",
   "book.ensureMarket",
 ]);

@@ -1,4 +1,5 @@
 import type { Outcome } from "../engine/types";
+import type { TradingMode } from "./trading-mode";
 
 export const CATEGORIES = ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -54,6 +55,9 @@ export interface MarketDoc {
   ammLiquidity: string;
   /** Once ended with a payout (cancelled): micro-USDT per YES share; NO pays 1_000_000 minus it. */
   yesPayout?: number;
+  /** The operator's trading mode for this market (absent: normal) and the reason given. */
+  tradingMode?: TradingMode;
+  tradingModeReason?: string | null;
   createdAt: string;
   updatedAt: string;
   closedAt?: string;
@@ -83,7 +87,21 @@ export interface CatalogMetaDoc {
   at: string;
 }
 
-export type CatalogCollections = { events: EventDoc; markets: MarketDoc; prints: PrintDoc; catalogMeta: CatalogMetaDoc };
+/** The exchange-wide trading mode (one record). */
+export interface TradingModeDoc {
+  _id: string;
+  mode: TradingMode;
+  reason: string | null;
+  updatedAt: string;
+}
+
+export type CatalogCollections = {
+  events: EventDoc;
+  markets: MarketDoc;
+  prints: PrintDoc;
+  catalogMeta: CatalogMetaDoc;
+  tradingModes: TradingModeDoc;
+};
 
 /** Live prices as the router quotes them: decimal strings, null where there is no liquidity. */
 export interface LivePrice {
@@ -110,6 +128,8 @@ export interface MarketInternal {
   ammLiquidity: string;
   /** Micro-USDT per YES share the market pays at its end (cancelled: the cancel price); absent until then. */
   yesPayout?: number;
+  /** The operator's trading mode for this market (absent: normal). */
+  tradingMode?: { mode: TradingMode; reason: string | null };
 }
 
 /** Broker events this service emits. */

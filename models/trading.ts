@@ -5,7 +5,7 @@ import type { CancelReasonCode, FillRecord, OrderChange, TradeRecord } from "../
 import type { OrderType, Outcome, RestingOrder, Side } from "../engine/types";
 
 /** A resting order as the ledger committed it: the book's order and its client order id (rebuilding a book). */
-export type CommittedRestingOrder = RestingOrder & { clientOrderId?: string | null };
+export type CommittedRestingOrder = RestingOrder & { clientOrderId?: string | null; cancelOnPause?: boolean };
 
 /** A market's writer lease: who may write its book, under which epoch (issued by the ledger). */
 export interface FenceRecord {
@@ -50,9 +50,21 @@ export interface LedgerEntryDoc {
   idem?: IdemRecord;
   /** A dead man's switch armed (deadline) or disarmed (null). */
   heartbeat?: HeartbeatRecord;
+  /** An operator action (the audit log): kept in the hash chain with the money. */
+  audit?: AuditEntry;
   at: string;
   /** Present on entries read back from the journal. */
   hash?: string;
+}
+
+/** One operator action as journaled: which route, with what parameters, and the operator's note. */
+export interface AuditEntry {
+  id: string;
+  action: string;
+  method: string;
+  path: string;
+  params: Record<string, unknown>;
+  note: string | null;
 }
 
 /** An Idempotency-Key as claimed: `scope` is the caller (user id); the key is theirs; the fingerprint is of the request it named. */
@@ -123,6 +135,8 @@ export interface OrderDoc {
   /** GTD: when the rest is cancelled with status `expired`. */
   expiresAt: string | null;
   postOnly: boolean;
+  /** Cancelled (reason `paused`) when its market leaves the normal trading mode. */
+  cancelOnPause?: boolean;
   /** Time priority in its market's book (the book's seq of its acceptance). */
   prio: number;
   /** Ledger seq of the order's latest change. */
@@ -155,6 +169,7 @@ export interface PlacedOrder {
   clientOrderId?: string;
   expiresAt?: string;
   postOnly?: boolean;
+  cancelOnPause?: boolean;
 }
 
 /**
@@ -207,6 +222,7 @@ export interface PostInput {
   payout?: PayoutRecord;
   idem?: IdemRecord;
   heartbeat?: HeartbeatRecord;
+  audit?: AuditEntry;
   /** One part of a book command split over several entries (see post). */
   part?: { group: string; index: number; count: number };
 }

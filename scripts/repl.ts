@@ -121,6 +121,63 @@ export const CATALOG_REPL_COMMANDS: ReplCommand[] = [
   },
 ];
 
+/** An operator action taken at the console: journaled in the audit log like one through the operator API. */
+function audited(c: ReplCommand): ReplCommand {
+  const name = c.command.split(" ")[0];
+  return {
+    ...c,
+    options: [...(c.options ?? []), { option: "-n, --note <text>", description: "the operator's note, kept in the audit log" }],
+    async action(broker, args) {
+      const out = await c.action(broker, args);
+      const params: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(args)) if (k !== "options" && typeof v === "string") params[k] = v;
+      const note = typeof args.options.note === "string" && args.options.note.trim() ? args.options.note.trim() : null;
+      await call(broker, "ledger.recordAudit", { action: `repl:${name}`, method: "REPL", path: name, params, note });
+      return out;
+    },
+  };
+}
+
+/** A market's or the exchange's trading mode. */
+const TRADING_MODE_COMMAND: ReplCommand = {
+  command: "trading-mode <target> <mode> [reason]",
+  description:
+    "Set a market's trading mode (target: a market id) or the exchange-wide one (target: all): normal, post_only, cancel_only or halted",
+  async action(broker, args) {
+    const target = arg(args, "target");
+    const mode = arg(args, "mode") as ActionParams<"catalog.setTradingMode">["mode"];
+    const reason = typeof args.reason === "string" ? args.reason : undefined;
+    const r =
+      target === "all"
+        ? await call(broker, "catalog.setExchangeTradingMode", { mode, ...(reason ? { reason } : {}) })
+        : await call(broker, "catalog.setTradingMode", { id: target, mode, ...(reason ? { reason } : {}) });
+    show(r);
+    return r;
+  },
+};
+
+/** Operator actions at the console, each journaled in the audit log. */
+export const OPERATOR_REPL_COMMANDS: ReplCommand[] = [
+  ...CATALOG_REPL_COMMANDS.filter((c) => !c.command.startsWith("list-events")),
+  TRADING_MODE_COMMAND,
+].map(audited);
+
+/** The audit log, newest first. */
+export const AUDIT_REPL_COMMANDS: ReplCommand[] = [
+  {
+    command: "audit [page]",
+    description: "The audit log: every operator action (API and console), newest first, with its parameters and note",
+    async action(broker, args) {
+      const pageNo = typeof args.page === "string" ? Number(args.page) : 1;
+      const res = await call(broker, "ledger.auditLog", { page: pageNo, pageSize: 20 });
+      for (const a of res.items)
+        console.log(`${a.at}  #${a.seq}  ${a.action}  ${JSON.stringify(a.params)}${a.note ? `  note: ${a.note}` : ""}`);
+      console.log(`-- page ${res.pagination.page}, ${res.items.length} of ${res.pagination.total}`);
+      return res;
+    },
+  },
+];
+
 /** Label/value rows, values aligned. */
 function rows(pairs: Array<[string, string]>): string[] {
   const width = Math.max(...pairs.map(([l]) => l.length));
@@ -265,7 +322,13 @@ export const TRADING_REPL_COMMANDS: ReplCommand[] = [
 ];
 
 /** Every command of the console, in one list (add new ones here). */
-export const REPL_COMMANDS: ReplCommand[] = [...CATALOG_REPL_COMMANDS, ...CHECK_REPL_COMMANDS, ...TRADING_REPL_COMMANDS];
+export const REPL_COMMANDS: ReplCommand[] = [
+  ...CATALOG_REPL_COMMANDS.filter((c) => c.command.startsWith("list-events")),
+  ...OPERATOR_REPL_COMMANDS,
+  ...AUDIT_REPL_COMMANDS,
+  ...CHECK_REPL_COMMANDS,
+  ...TRADING_REPL_COMMANDS,
+];
 
 /** A refusal or failure as one readable line: code, message, the fields at fault. */
 export function errorLine(err: unknown): string {

@@ -181,6 +181,12 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
       decideRate: this.decideRate,
       proofDomain: domain,
       health: this.health,
+      // Journaled with the money; a deployment without a ledger anywhere (a catalog-only node set)
+      // has no journal to keep it in, and its operator actions are answered unaudited.
+      audit: (ctx, a) =>
+        (this.broker.registry as unknown as { hasService(name: string): boolean }).hasService("ledger")
+          ? call(ctx, "ledger.recordAudit", a)
+          : Promise.resolve(null),
       onError: this.settings.onError,
       site: site?.aliases(),
     });

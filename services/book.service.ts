@@ -1,4 +1,4 @@
-import type { Service } from "moleculer";
+import { Errors, type Service } from "moleculer";
 import { defineService } from "../mixins/service";
 import {
   type Answer,
@@ -198,6 +198,23 @@ const BookService = defineService<BookThis>({
       },
     },
 
+    /** Internal: the market's own trading mode, applied by its owner (routed there). */
+    setTradingMode: {
+      ...internalAction("book.setTradingMode"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.setTradingMode">>): Answer<"book.setTradingMode"> {
+        const { marketId, mode, reason } = ctx.params;
+        return this.owner.setTradingMode(marketId, { mode, reason }).catch(throwWire);
+      },
+    },
+
+    /** Internal: the exchange-wide trading mode, applied on this node (the catalog calls every engine node). */
+    exchangeModeChanged: {
+      ...internalAction("book.exchangeModeChanged"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.exchangeModeChanged">>): Answer<"book.exchangeModeChanged"> {
+        return this.owner.exchangeModeChanged({ mode: ctx.params.mode, reason: ctx.params.reason }).catch(throwWire);
+      },
+    },
+
     /** Internal: what an immediate order of `quantity` would get from the book (mark prices, quotes). */
     exitQuote: {
       ...internalAction("book.exitQuote"),
@@ -238,6 +255,13 @@ const BookService = defineService<BookThis>({
       ammFeeBps: cfg.ammFeeBps,
       engines: { ownerOf: (marketId) => marketOwner(broker, marketId), refresh: () => refreshOwners(broker) },
       market: (marketId) => call(broker, "catalog.getMarketInternal", { marketId }),
+      // A catalog without exchange-wide modes (an older node in a rolling upgrade) leaves them as they are.
+      exchangeMode: () =>
+        call(broker, "catalog.exchangeMode").catch((err: unknown) => {
+          if (err instanceof Errors.ServiceNotFoundError) return null;
+          throw err;
+        }),
+      reopenUntil: cfg.reopenPostOnlyMs > 0 ? Date.now() + cfg.reopenPostOnlyMs : 0,
       ledger: {
         acquire: (marketId, node) => call(broker, "ledger.acquireMarket", { marketId, node }),
         restingOrders: (marketId, afterPrio, limit) => call(broker, "ledger.restingOrders", { marketId, afterPrio, limit }),

@@ -27,6 +27,8 @@ import { catalogReadPorts, catalogStorePorts } from "../catalog/store";
 import { type CatalogCollections, type FailResolutionParams } from "../models/catalog";
 import type { MarketOpenedEvent, MarketTradeEvent, ResolveMarketParams } from "../models/catalog";
 import type { MarketView } from "../catalog/views";
+import { EXCHANGE_MODE_ID, marketSetting, TradingModes } from "../catalog/trading-mode";
+import { engineNodes } from "../mixins/market-routing.middleware";
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
 export const MARKET_CACHE_TTL_SEC = 5;
@@ -53,6 +55,8 @@ type CatalogThis = Service &
       opts?: { result?: ResolveMarketParams["result"]; reason?: string; price?: string },
     ): Promise<MarketView>;
     dropMarketCache(marketId: string): Promise<void>;
+    /** Trading modes (catalog/trading-mode.ts). */
+    modes: TradingModes;
   };
 
 const CatalogService = defineService<CatalogThis>({
@@ -63,6 +67,7 @@ const CatalogService = defineService<CatalogThis>({
       markets: [{ fields: { eventId: 1, position: 1 } }],
       prints: [{ fields: { marketId: 1, atMs: 1 } }],
       catalogMeta: [],
+      tradingModes: [],
     }),
   ],
 
@@ -199,6 +204,48 @@ const CatalogService = defineService<CatalogThis>({
       },
     },
 
+    /**
+     * Operator: a market's own trading mode. Stored first (a restart or a new owner reads it),
+     * then applied by the market's owner before the answer; with no engine up it applies on load.
+     */
+    setTradingMode: {
+      ...routeAction("catalog.setTradingMode"),
+      async handler(
+        this: CatalogThis,
+        ctx: AppContext<HandlerParams<"catalog.setTradingMode">>,
+      ): Promise<ActionResult<"catalog.setTradingMode">> {
+        const m = await this.modes.setMarket(ctx.params.id, ctx.params.mode, ctx.params.reason);
+        await this.out(ctx).changed(m._id);
+        const s = marketSetting(m);
+        await call(ctx, "book.setTradingMode", { marketId: m._id, mode: s.mode, reason: s.reason }).catch((err: unknown) => {
+          if (!(err instanceof Errors.ServiceNotFoundError)) throw err;
+        });
+        return renderMarket(m);
+      },
+    },
+
+    /** Operator: the exchange-wide trading mode, stored, then applied by every engine node before the answer. */
+    setExchangeTradingMode: {
+      ...routeAction("catalog.setExchangeTradingMode"),
+      async handler(
+        this: CatalogThis,
+        ctx: AppContext<HandlerParams<"catalog.setExchangeTradingMode">>,
+      ): Promise<ActionResult<"catalog.setExchangeTradingMode">> {
+        const v = await this.modes.setExchange(ctx.params.mode, ctx.params.reason);
+        const { mode, reason } = v;
+        await Promise.all(engineNodes(this.broker).map((nodeID) => call(ctx, "book.exchangeModeChanged", { mode, reason }, { nodeID })));
+        return v;
+      },
+    },
+
+    /** Internal: the exchange-wide trading mode as stored (an engine node asks once, then hears each change). */
+    exchangeMode: {
+      ...internalAction("catalog.exchangeMode"),
+      handler(this: CatalogThis): Promise<ActionResult<"catalog.exchangeMode">> {
+        return this.modes.exchange();
+      },
+    },
+
     /** Operator or chain: resolution could not be carried out (closed -> resolution_failed); retry with resolveMarket. */
     failResolution: {
       auth: "admin",
@@ -283,6 +330,13 @@ const CatalogService = defineService<CatalogThis>({
       nodeID: this.broker.nodeID,
       now: Date.now,
       log,
+    });
+    this.modes = new TradingModes({
+      market: (_id) => this.stores.markets.findOne({ _id }),
+      setMarketMode: async (_id, set) => void (await this.stores.markets.update({ _id }, { $set: set })),
+      exchange: () => this.stores.tradingModes.findOne({ _id: EXCHANGE_MODE_ID }),
+      setExchange: (doc) => this.stores.tradingModes.put(doc),
+      now: Date.now,
     });
     this.reads = new CatalogReads({ ...catalogReadPorts(() => this.stores), now: Date.now, log });
     this.pendingOpened = [];

@@ -137,6 +137,22 @@ const LedgerService = defineService<LedgerThis>({
       },
     },
 
+    /** Internal: an operator action, journaled (the gateway's operator routes call it after each change). */
+    recordAudit: {
+      ...internalAction("ledger.recordAudit"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.recordAudit">>): Answer<"ledger.recordAudit"> {
+        return this.desk.audit(ctx.params).catch(throwWire);
+      },
+    },
+
+    /** GET /admin/audit: operator actions, newest first, paged. */
+    auditLog: {
+      ...routeAction("ledger.auditLog"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.auditLog">>): Answer<"ledger.auditLog"> {
+        return this.desk.auditLog(ctx.params.page, ctx.params.pageSize);
+      },
+    },
+
     /** Internal: raw state of an account (tests, operators, other services). */
     account: {
       ...internalAction("ledger.account"),

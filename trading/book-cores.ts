@@ -13,6 +13,7 @@ import { MarketRegistry, type RegistryPorts } from "./market-registry";
 import { OrderDesk, type OrderDeskPorts } from "./order-desk";
 import { OwnerDesk, type OwnerDeskPorts } from "./owner-desk";
 import { publishCommitted, type PublicationSink } from "./publication";
+import { ExchangeModes, type ModeSetting } from "./trading-modes";
 
 export interface BookEdges<C> {
   nodeID: string;
@@ -21,7 +22,11 @@ export interface BookEdges<C> {
   /** The engine nodes as this node sees them: a market's owner (HRW), and a refresh when they change. */
   engines: { ownerOf(marketId: string): string | null; refresh(): void };
   /** The catalog's record of a market; null when it does not know it. */
-  market(marketId: string): Promise<{ status: string; ammLiquidity?: string } | null>;
+  market(marketId: string): Promise<{ status: string; ammLiquidity?: string; tradingMode?: ModeSetting } | null>;
+  /** The exchange-wide trading mode as the catalog stores it (asked once, then each change is told); null: not known there. */
+  exchangeMode(): Promise<ModeSetting | null>;
+  /** Until when (ms since the epoch) every market trades post-only after this node's start; 0: not at all. */
+  reopenUntil: number;
   ledger: Omit<MarketPorts["ledger"], "acquire" | "durable"> & {
     /** The market's writer lease for this node. */
     acquire(marketId: string, node: string): Promise<MarketLease & { instance: string }>;
@@ -41,8 +46,10 @@ export class BookCores<C> {
   readonly registry: MarketRegistry<MarketActor>;
   readonly desk: OrderDesk<C>;
   readonly owner: OwnerDesk<C, MarketActor>;
+  readonly modes: ExchangeModes;
 
   constructor(e: BookEdges<C>) {
+    const modes = (this.modes = new ExchangeModes(() => Date.now(), e.reopenUntil));
     const durability = (this.durability = new DurabilityWatch((seq, instance) => e.ledger.sync(seq, instance)));
     const actorPorts: MarketPorts = {
       fees: e.fees,
@@ -50,7 +57,14 @@ export class BookCores<C> {
       newId,
       nodeID: e.nodeID,
       // A catalog that is down is not "no such market": that error goes up (503).
-      market: async (marketId) => marketInfo(await e.market(marketId)),
+      market: async (marketId) => {
+        if (!modes.loaded) {
+          const s = await e.exchangeMode();
+          if (s) modes.learn(s);
+        }
+        return marketInfo(await e.market(marketId));
+      },
+      modes,
       ledger: {
         acquire: (marketId) => e.ledger.acquire(marketId, e.nodeID),
         restingOrders: e.ledger.restingOrders,
@@ -80,6 +94,7 @@ export class BookCores<C> {
     this.owner = new OwnerDesk<C, MarketActor>({
       nodeID: e.nodeID,
       actors: registry,
+      modes,
       journaled: e.requests.journaled,
       topOnOwner: e.requests.topOnOwner,
     });

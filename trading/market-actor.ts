@@ -17,6 +17,7 @@ import { createPool, poolLiquidityOf, type PoolState } from "../engine/amm";
 import { planAmmOnly, planRoute, type RoutePlan } from "../engine/router";
 import { SerialQueue } from "../lib/serial";
 import { Fault, type FaultKind } from "../lib/fault";
+import { amendMustRest, checkAdmitted, NORMAL, strictest, tradingPaused, type ExchangeModes, type ModeSetting } from "./trading-modes";
 import type {
   BookCommand,
   BookJournalDoc,
@@ -82,8 +83,10 @@ export interface MarketPorts {
   newId(prefix: string): string;
   /** This node's id, recorded on every journal entry it writes. */
   nodeID: string;
-  /** Status and AMM funding of the market, or null when the catalog does not know it. */
-  market(marketId: string): Promise<{ status: string; ammLiquidity: number } | null>;
+  /** Status, AMM funding and trading mode of the market, or null when the catalog does not know it. */
+  market(marketId: string): Promise<MarketInfo | null>;
+  /** The node's exchange-wide mode and post-only window after the start (trading/trading-modes.ts); none: normal. */
+  modes?: ExchangeModes;
   ledger: {
     /** A writer lease for this node; every earlier writer of the market is refused from now on. */
     acquire(marketId: string): Promise<MarketLease & { instance: string }>;
@@ -104,9 +107,16 @@ export interface MarketPorts {
  * A market as the catalog describes it, as the actor takes it: its status, and its AMM funding in
  * whole lots like every quantity (a remainder below one lot is not used); null for an unknown one.
  */
-export function marketInfo(m: { status: string; ammLiquidity?: string } | null): { status: string; ammLiquidity: number } | null {
+export function marketInfo(m: { status: string; ammLiquidity?: string; tradingMode?: ModeSetting } | null): MarketInfo | null {
   if (!m) return null;
-  return { status: m.status, ammLiquidity: poolLiquidityOf(Number(m.ammLiquidity ?? "0")) };
+  return { status: m.status, ammLiquidity: poolLiquidityOf(Number(m.ammLiquidity ?? "0")), tradingMode: m.tradingMode ?? NORMAL };
+}
+
+export interface MarketInfo {
+  status: string;
+  ammLiquidity: number;
+  /** The market's own trading mode as the operator set it (none: normal). */
+  tradingMode?: ModeSetting;
 }
 
 /** A refusal of the actor, by kind and code; the shell hands it on (gateway/faults.ts gives it its status). */
@@ -128,6 +138,8 @@ export interface PlaceCommand {
   expiresAt?: string;
   postOnly?: boolean;
   clientOrderId?: string;
+  /** Cancelled (reason `paused`) when the market leaves the normal trading mode. */
+  cancelOnPause?: boolean;
   idem?: IdemRequest<PlaceResult>;
 }
 
@@ -184,6 +196,10 @@ export class MarketActor {
   stale = false;
   /** Client order ids of resting orders (every update of an order names it). */
   private readonly clientIds = new Map<string, string>();
+  /** The market's own trading mode (the operator's); the exchange-wide one and the reopen window come from the ports. */
+  private ownMode: ModeSetting = NORMAL;
+  /** Resting orders placed with cancelOnPause. */
+  private readonly pauseCancels = new Set<string>();
 
   private constructor(
     readonly marketId: string,
@@ -196,34 +212,38 @@ export class MarketActor {
     this.pool = lease.pool ? { yes: lease.pool.yes, no: lease.pool.no } : null;
   }
 
-  /** The book as committed at `bookSeq`: the resting orders in time priority, and their client order ids. */
+  /** The book as committed at `bookSeq`: the resting orders in time priority, their client order ids, and which cancel on a pause. */
   private static async committedBook(
     marketId: string,
     ports: MarketPorts,
     bookSeq: number,
-  ): Promise<{ book: OrderBook; clientIds: Array<[string, string]> }> {
+  ): Promise<{ book: OrderBook; clientIds: Array<[string, string]>; pauseCancels: string[] }> {
     const book = new OrderBook(marketId, { startSeq: bookSeq });
     const clientIds: Array<[string, string]> = [];
+    const pauseCancels: string[] = [];
     for (let after = 0; ;) {
       const page = await ports.ledger.restingOrders(marketId, after, REBUILD_PAGE);
       for (const o of page) {
         book.restore(o);
         if (o.clientOrderId) clientIds.push([o.orderId, o.clientOrderId]);
+        if (o.cancelOnPause) pauseCancels.push(o.orderId);
       }
       if (page.length < REBUILD_PAGE) break;
       after = page[page.length - 1].seq;
     }
-    return { book, clientIds };
+    return { book, clientIds, pauseCancels };
   }
 
   /** Take the market's lease (fencing any earlier writer), then rebuild the book as committed. */
   static async load(marketId: string, ports: MarketPorts): Promise<MarketActor> {
     const lease = await ports.ledger.acquire(marketId);
-    const { book, clientIds } = await MarketActor.committedBook(marketId, ports, lease.bookSeq);
+    const { book, clientIds, pauseCancels } = await MarketActor.committedBook(marketId, ports, lease.bookSeq);
     const actor = new MarketActor(marketId, ports, lease, book);
     for (const [o, c] of clientIds) actor.clientIds.set(o, c);
+    for (const o of pauseCancels) actor.pauseCancels.add(o);
     const market = await ports.market(marketId);
     actor.status = market?.status ?? null;
+    actor.ownMode = market?.tradingMode ?? NORMAL;
     // The pool is funded by the first actor that sees an open market with AMM liquidity: the
     // journal makes it happen once, whichever node or restart gets there first.
     if (!actor.pool && market && market.status === "open" && market.ammLiquidity > 0) {
@@ -250,7 +270,35 @@ export class MarketActor {
 
   /** Orders that left the book need their client id no more (called once their updates went out). */
   forgetClosed(changes: ReadonlyArray<{ orderId: string; remaining: number }>): void {
-    for (const c of changes) if (c.remaining === 0) this.clientIds.delete(c.orderId);
+    for (const c of changes)
+      if (c.remaining === 0) {
+        this.clientIds.delete(c.orderId);
+        this.pauseCancels.delete(c.orderId);
+      }
+  }
+
+  /** The trading mode that applies now: the market's own, the exchange-wide one and the reopen window, the strictest. */
+  get tradingMode(): ModeSetting {
+    return this.ports.modes ? this.ports.modes.effective(this.ownMode) : this.ownMode;
+  }
+
+  /**
+   * The operator set the market's own mode (`mode` given) or the exchange-wide one changed (none
+   * given). Unless the operators' modes together are normal, resting cancelOnPause orders are
+   * cancelled (reason `paused`), in one entry; the answer is how many.
+   */
+  applyMode(mode?: ModeSetting): Promise<number> {
+    return this.run(async () => {
+      if (mode) this.ownMode = mode;
+      const paused = strictest(this.ownMode, this.ports.modes?.exchangeSetting ?? NORMAL).mode !== "normal";
+      if (!paused || this.fenced || this.status !== "open") return { value: 0 };
+      const targets = this.book.openOrders().filter((o) => this.pauseCancels.has(o.orderId));
+      if (!targets.length) return { value: 0 };
+      return {
+        value: targets.length,
+        committed: await this.releaseOrders(targets, "paused", { type: "cancelMany", userId: "*", reason: "paused" }),
+      };
+    });
   }
 
   get queueDepth(): number {
@@ -262,6 +310,7 @@ export class MarketActor {
       this.ensureWritable();
       if (this.status !== "open")
         throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; orders are not accepted`);
+      checkAdmitted(this.tradingMode, cmd.postOnly && (cmd.orderType === "GTC" || cmd.orderType === "GTD") ? "placePostOnly" : "place");
       const createdAt = new Date().toISOString();
       const order: Order = {
         orderId: this.ports.newId("ord"),
@@ -311,6 +360,7 @@ export class MarketActor {
         ...(cmd.clientOrderId ? { clientOrderId: cmd.clientOrderId } : {}),
         ...(cmd.expiresAt ? { expiresAt: cmd.expiresAt } : {}),
         ...(cmd.postOnly ? { postOnly: true } : {}),
+        ...(cmd.cancelOnPause ? { cancelOnPause: true } : {}),
       };
       const committed = await this.commit(
         { type: "place", order: placed },
@@ -322,6 +372,7 @@ export class MarketActor {
           onApplied: () => {
             this.book.place(order);
             if (cmd.clientOrderId) this.clientIds.set(order.orderId, cmd.clientOrderId);
+            if (cmd.cancelOnPause) this.pauseCancels.add(order.orderId);
           },
         },
       );
@@ -337,31 +388,45 @@ export class MarketActor {
   cancelMany(userId: string | null, orderIds: string[] | null, reason: CancelReasonCode): Promise<CancelManyResult> {
     return this.run(async () => {
       this.ensureWritable();
+      // A trader's cancel obeys the mode; the exchange's own (expiry, a lapsed heartbeat) always runs.
+      if (reason === "user") checkAdmitted(this.tradingMode, "cancel");
       const wanted = orderIds ? new Set(orderIds) : null;
       const targets = this.book.openOrders().filter((o) => (userId === null || o.userId === userId) && (!wanted || wanted.has(o.orderId)));
       if (!targets.length) return { value: { cancelled: [], releasedAmount: 0 } };
-      const postings: Posting[] = [];
-      const orders: BookJournalDoc["orders"] = [];
-      const status = reason === "expired" ? ("expired" as const) : ("cancelled" as const);
       let released = 0;
-      for (const o of targets) {
-        const p = releaseResting(o.side, o.outcome, o.price, o.remaining, this.marketId, o.userId, this.ports.fees);
-        postings.push(...p);
-        if (o.side === "BUY") released += (p[0] as { available?: number }).available ?? 0;
-        orders.push({ orderId: o.orderId, userId: o.userId, filledDelta: 0, remaining: 0, status, holds: 0, reason });
-      }
-      const committed = await this.commit(
-        { type: "cancelMany", userId: userId ?? "*", reason },
-        { postings, trades: [], fills: [], orders },
-        {
-          bookSeq: this.book.seq + targets.length,
-          onApplied: () => {
-            for (const o of targets) this.book.cancel(o.orderId, o.userId);
-          },
-        },
-      );
+      const committed = await this.releaseOrders(targets, reason, { type: "cancelMany", userId: userId ?? "*", reason }, (amount) => {
+        released += amount;
+      });
       return { value: { cancelled: targets.map((o) => o.orderId), releasedAmount: released }, committed };
     });
+  }
+
+  /** Cancel resting orders in one entry (inside the actor's queue); `released` hears each BUY's released cash. */
+  private releaseOrders(
+    targets: ReturnType<OrderBook["openOrders"]>,
+    reason: CancelReasonCode,
+    command: BookCommand,
+    released?: (amount: number) => void,
+  ): Promise<Committed> {
+    const postings: Posting[] = [];
+    const orders: BookJournalDoc["orders"] = [];
+    const status = reason === "expired" ? ("expired" as const) : ("cancelled" as const);
+    for (const o of targets) {
+      const p = releaseResting(o.side, o.outcome, o.price, o.remaining, this.marketId, o.userId, this.ports.fees);
+      postings.push(...p);
+      if (o.side === "BUY") released?.((p[0] as { available?: number }).available ?? 0);
+      orders.push({ orderId: o.orderId, userId: o.userId, filledDelta: 0, remaining: 0, status, holds: 0, reason });
+    }
+    return this.commit(
+      command,
+      { postings, trades: [], fills: [], orders },
+      {
+        bookSeq: this.book.seq + targets.length,
+        onApplied: () => {
+          for (const o of targets) this.book.cancel(o.orderId, o.userId);
+        },
+      },
+    );
   }
 
   /**
@@ -374,6 +439,8 @@ export class MarketActor {
       this.ensureWritable();
       if (this.status !== "open")
         throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; orders cannot be amended`);
+      const mode = this.tradingMode;
+      checkAdmitted(mode, "amend");
       const o = this.book.getOrder(cmd.orderId);
       if (!o || o.userId !== cmd.userId) throw new TradingError("not_found", "ORDER_NOT_FOUND", "Order not found");
       const price = cmd.price ?? o.price;
@@ -435,6 +502,7 @@ export class MarketActor {
           "POST_ONLY_WOULD_CROSS",
           "The amended post-only order would execute at once; the order stands unchanged",
         );
+      if (amendMustRest(mode.mode) && this.book.crosses(order, o.orderId)) throw tradingPaused(mode, "an amend that would execute at once");
       const events = this.book.preview(order, { replacing: true });
       const rejected = events.find((e) => e.type === "rejected");
       if (rejected && rejected.type === "rejected")
@@ -510,6 +578,7 @@ export class MarketActor {
   quote(cmd: RouteCommand): Promise<RoutePlan> {
     return this.queued(async () => {
       if (this.status !== "open") throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}`);
+      checkAdmitted(this.tradingMode, "quote");
       return this.plan(cmd);
     });
   }
@@ -524,6 +593,7 @@ export class MarketActor {
       this.ensureWritable();
       if (this.status !== "open")
         throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}; trades are not accepted`);
+      checkAdmitted(this.tradingMode, "route");
       const plan = this.plan(cmd);
       const orderId = this.ports.newId("ord");
       const bookQty = plan.legs.book.reduce((a, l) => a + l.quantity, 0);
@@ -625,6 +695,7 @@ export class MarketActor {
       this.ensureWritable();
       const o = this.book.getOrder(orderId);
       if (!o || o.userId !== userId) throw new TradingError("not_found", "ORDER_NOT_FOUND", "Order not found");
+      if (reason === "user") checkAdmitted(this.tradingMode, "cancel");
       const postings = releaseResting(o.side, o.outcome, o.price, o.remaining, this.marketId, o.userId, this.ports.fees);
       const committed = await this.commit(
         { type: "cancel", orderId, userId },
@@ -829,10 +900,16 @@ export class MarketActor {
     }
     // Book seqs never go back: an update published with a seq the undone commands had taken is
     // not followed by updates the gateways would take for older ones.
-    const { book, clientIds } = await MarketActor.committedBook(this.marketId, this.ports, Math.max(lease.bookSeq, this.book.seq));
+    const { book, clientIds, pauseCancels } = await MarketActor.committedBook(
+      this.marketId,
+      this.ports,
+      Math.max(lease.bookSeq, this.book.seq),
+    );
     this.book = book;
     this.clientIds.clear();
     for (const [o, c] of clientIds) this.clientIds.set(o, c);
+    this.pauseCancels.clear();
+    for (const o of pauseCancels) this.pauseCancels.add(o);
     this.journalSeq = lease.seq;
     this.pool = lease.pool ? { yes: lease.pool.yes, no: lease.pool.no } : null;
     this.stale = false;

@@ -108,6 +108,16 @@ export class MarketRegistry<A extends RegisteredActor> {
     }
   }
 
+  /** The actors this node has loaded (a failed load is left out). */
+  async loaded(): Promise<A[]> {
+    const out: A[] = [];
+    for (const p of [...this.actors.values()]) {
+      const a = await p.catch(() => null);
+      if (a && !a.fenced) out.push(a);
+    }
+    return out;
+  }
+
   /** Let every actor finish the command it is running (graceful drain). */
   async drain(): Promise<void> {
     await Promise.all([...this.actors.values()].map((p) => p.then((a) => a.drain()).catch(() => undefined)));

@@ -98,6 +98,7 @@ export class OrderDesk<C> {
       expiresAt: t.expiresAt,
       postOnly: t.postOnly,
       clientOrderId: t.clientOrderId,
+      cancelOnPause: t.cancelOnPause,
       idem: idem ? { ...idem, render } : undefined,
     };
     return this.ports.place(t.marketId, cmd).then((r) => {

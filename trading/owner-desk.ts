@@ -15,11 +15,12 @@ import type { MarketActor } from "./market-actor";
 import { tradeView } from "./market-order";
 import { levelView, topOfBook } from "./order-views";
 import type { CancelManyResult, PlaceResult, RouteExecution, RouteRequest, AmendTerms, CancelResult, TopOfBook } from "../models/trading";
+import type { ExchangeModes, ModeSetting } from "./trading-modes";
 
 /** What the desk asks of a market's actor (trading/market-actor.ts). */
 export type OwnedActor = Pick<
   MarketActor,
-  "amend" | "cancelMany" | "cancel" | "route" | "quote" | "halt" | "setStatus" | "exitQuote" | "pool"
+  "amend" | "cancelMany" | "cancel" | "route" | "quote" | "halt" | "setStatus" | "exitQuote" | "pool" | "applyMode"
 > & {
   readonly book: Pick<OrderBook, "seq" | "depth" | "best">;
 };
@@ -33,7 +34,11 @@ export interface OwnerDeskPorts<C, A extends OwnedActor> {
     existingActor(marketId: string): Promise<A | null>;
     /** The actor if this node serves the market, else null (never an error). */
     actorIfServed(marketId: string): Promise<A | null>;
+    /** Every actor this node runs. */
+    loaded(): Promise<A[]>;
   };
+  /** This node's exchange-wide trading mode (trading/trading-modes.ts). */
+  modes: ExchangeModes;
   /** The request's answer was journaled with its command (the idempotency layer need not store it). */
   journaled(c: C): void;
   /** One market's best prices, answered by its owner (wherever that is). */
@@ -121,6 +126,22 @@ export class OwnerDesk<C, A extends OwnedActor = OwnedActor> {
       return { released: 0 };
     }
     return { released: await actor.halt(status) };
+  }
+
+  /**
+   * The market's own trading mode, applied by its owner: resting cancelOnPause orders are
+   * cancelled when it pauses; nothing for a market the catalog does not know.
+   */
+  async setTradingMode(marketId: string, s: ModeSetting): Promise<{ cancelled: number }> {
+    const actor = await this.ports.actors.existingActor(marketId);
+    return { cancelled: actor ? await actor.applyMode(s) : 0 };
+  }
+
+  /** The exchange-wide trading mode on this node: kept for every market, applied to each it serves. */
+  async exchangeModeChanged(s: ModeSetting): Promise<{ cancelled: number }> {
+    this.ports.modes.setExchange(s);
+    const counts = await Promise.all((await this.ports.actors.loaded()).map((a) => a.applyMode().catch(() => 0)));
+    return { cancelled: counts.reduce((x, y) => x + y, 0) };
   }
 
   /** What an immediate order of `quantity` would get now (mark prices, quotes); nothing for an unknown market. */

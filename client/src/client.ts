@@ -23,6 +23,7 @@ import { PmxSocket, type SocketOptions } from "./socket";
 import { ROUTES, type OperationId, type RouteTypes } from "./generated/routes";
 import type {
   AmendOrderRequest,
+  AuditRecord,
   Balance,
   BatchOrderResult,
   CancelAllResult,
@@ -33,6 +34,7 @@ import type {
   CreateEventRequest,
   DepositAddress,
   Event,
+  ExchangeTradingMode,
   FaucetRequest,
   FaucetResult,
   Health,
@@ -66,6 +68,7 @@ import type {
   Trade,
   TradeExecution,
   TradeRequest,
+  TradingModeRequest,
   Transfer,
   UpdateEventRequest,
   WithdrawRequest,
@@ -809,5 +812,17 @@ class AdminApi extends Api {
   }
   async resolveMarket(id: string, body: ResolveMarketRequest): Promise<MarketItem> {
     return (await send(this.c, "adminResolveMarket", { params: { id }, body })).data;
+  }
+  /** One market's trading mode (the stricter of it and the exchange-wide mode applies). */
+  async setMarketTradingMode(id: string, body: TradingModeRequest): Promise<MarketItem> {
+    return (await send(this.c, "adminSetMarketTradingMode", { params: { id }, body })).data;
+  }
+  /** The exchange-wide trading mode. */
+  async setExchangeTradingMode(body: TradingModeRequest): Promise<ExchangeTradingMode> {
+    return (await send(this.c, "adminSetExchangeTradingMode", { body })).data;
+  }
+  /** GET /admin/audit: operator actions, newest first. */
+  audit(params: PageParams = {}): Promise<Page<AuditRecord>> {
+    return sendPage(this.c, "adminAuditLog", params);
   }
 }

@@ -42,7 +42,8 @@ export type Category = "Sports" | "Crypto" | "Politics" | "E-sports" | "Culture"
 export type MarketStatus = "open" | "closed" | "resolved" | "resolution_failed" | "cancelled";
 export type OrderStatus = "open" | "partially_filled" | "filled" | "cancelled" | "expired";
 /** Why an order left the book unfilled (null while open or filled, and for a FAK's cancelled rest). */
-export type CancelReason = "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved";
+export type CancelReason =
+  "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused";
 export type SettlementStatus = "pending" | "confirmed" | "failed";
 export type Interval = "1H" | "1D" | "1W" | "1M" | "MAX";
 export type FaucetAsset = "USDT" | "TON" | "FOREIGN_USDT";

@@ -38,6 +38,7 @@ const MARKET_KEYS = [
   "sellYesPrice",
   "status",
   "title",
+  "tradingMode",
   "volume",
 ];
 const PAGINATION_KEYS = ["hasNext", "page", "pageSize", "total"];

@@ -106,6 +106,9 @@ type SdkModels = {
   UpdateEventRequest: M.UpdateEventRequest;
   ResolveMarketRequest: M.ResolveMarketRequest;
   CancelMarketRequest: M.CancelMarketRequest;
+  TradingModeRequest: M.TradingModeRequest;
+  ExchangeTradingMode: M.ExchangeTradingMode;
+  AuditRecord: M.AuditRecord;
 };
 // Every schema has an SDK model and every model a schema...
 type _NamesAgree = Check<Agree<keyof Schemas, keyof SdkModels | "FieldError">>;
@@ -165,6 +168,9 @@ type RouteAgreement = {
   close: Agree<DataOf<"/admin/markets/{id}/close", "post", "200">, Ret<C["admin"]["closeMarket"]>>;
   cancelMarket: Agree<DataOf<"/admin/markets/{id}/cancel", "post", "200">, Ret<C["admin"]["cancelMarket"]>>;
   resolve: Agree<DataOf<"/admin/markets/{id}/resolve", "post", "200">, Ret<C["admin"]["resolveMarket"]>>;
+  marketMode: Agree<DataOf<"/admin/markets/{id}/trading-mode", "post", "200">, Ret<C["admin"]["setMarketTradingMode"]>>;
+  exchangeMode: Agree<DataOf<"/admin/trading-mode", "post", "200">, Ret<C["admin"]["setExchangeTradingMode"]>>;
+  audit: Agree<DataOf<"/admin/audit", "get", "200">, Items<Ret<C["admin"]["audit"]>>>;
 };
 type _RoutesAgree = Check<RouteAgreement[keyof RouteAgreement]>;
 
@@ -458,8 +464,11 @@ describe("OpenAPI document", () => {
     );
     await a.portfolio.transfers();
     await a.portfolio.transfers({ type: "withdrawal", pageSize: 1 });
+    await a.admin.setMarketTradingMode(e.markets[1].id, { mode: "cancel_only", reason: "winding down" });
+    await a.admin.setExchangeTradingMode({ mode: "normal" });
     await a.admin.closeMarket(e.markets[1].id);
     await a.admin.cancelMarket(e.markets[1].id);
+    await a.admin.audit({ pageSize: 5 });
     await a.admin.resolveMarket(market, { result: "YES" });
     // Positions of a resolved market are marked at the payout.
     expect((await a.portfolio.positions()).find((p) => p.marketId === market && p.outcome === "YES")?.markPrice).toBe("1.00");

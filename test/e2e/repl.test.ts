@@ -12,7 +12,7 @@ import { forRepl, REPL_COMMANDS, type ReplArgs } from "../../scripts/repl";
 import { startChainServer } from "../support/chain";
 import type { TestServer } from "../support/server";
 import { ROOT } from "../support/cli";
-import { createMarket, fund } from "../support/trading";
+import { ADMIN_KEY, createMarket, fund } from "../support/trading";
 import { NodeProcess } from "../support/node-process";
 import { TestWallet } from "../support/wallet";
 
@@ -48,6 +48,8 @@ describe("REPL commands on a started server", () => {
       "close",
       "cancel",
       "resolve",
+      "trading-mode",
+      "audit",
       "conservation",
       "reconcile",
       "verify",
@@ -84,6 +86,30 @@ describe("REPL commands on a started server", () => {
     await run("create-event", { json: "{oops" });
     expect(errors).toEqual([expect.stringMatching(/^Error <json> is not valid JSON/)]);
     expect(out).toEqual([]);
+  });
+
+  test("trading-mode sets a market's or the exchange's mode; audit lists the console's and the API's operator actions, newest first, with the note", async () => {
+    const created = await srv.http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": ADMIN_KEY, "x-admin-note": "via api" },
+      body: { title: "Console modes", category: "Tech", markets: [{ title: "Console?" }] },
+    });
+    const marketId = created.body.data.markets[0].id as string;
+    const set = (await run("trading-mode", {
+      target: marketId,
+      mode: "halted",
+      reason: "console halt",
+      options: { note: "ticket 9" },
+    })) as {
+      tradingMode: string;
+    };
+    expect(set.tradingMode).toBe("halted");
+    expect(await run("trading-mode", { target: "all", mode: "normal" })).toMatchObject({ mode: "normal", reason: null });
+    await run("audit");
+    expect(errors).toEqual([]);
+    expect(out[0]).toMatch(/#\d+ {2}repl:trading-mode {2}\{"target":"all","mode":"normal"\}$/);
+    expect(out[1]).toMatch(new RegExp(`repl:trading-mode {2}.*"target":"${marketId}".*"reason":"console halt".*note: ticket 9$`));
+    expect(out[2]).toMatch(/adminCreateEvent .*note: via api$/);
+    expect(out[out.length - 1]).toMatch(/^-- page 1, \d+ of \d+$/);
   });
 });
 

@@ -8,6 +8,8 @@ import {
   READ_ALIASES,
   SANDBOX_ALIASES,
   TRADE_ALIASES,
+  MAX_ADMIN_NOTE,
+  type AuditAction,
   type GatewayRequest,
   type GatewayRoutePorts,
 } from "../../gateway/api-routes";
@@ -29,6 +31,7 @@ const VERDICT: RateVerdict = { limit: 30, count: 3, remaining: 27, allowed: true
 function world(over: Partial<GatewayRoutePorts> = {}) {
   const decided: GatewayRequest[] = [];
   const health: boolean[] = [];
+  const audited: AuditAction[] = [];
   const onError = () => undefined;
   const ports: GatewayRoutePorts = {
     chain: "sandbox",
@@ -47,12 +50,13 @@ function world(over: Partial<GatewayRoutePorts> = {}) {
     },
     proofDomain: () => "exchange.test",
     health: (_res, ready) => void health.push(ready),
+    audit: async (_ctx, a) => void audited.push(a),
     onError,
     ...over,
   };
   const routes = gatewayRoutes(ports) as Route[];
   const route = (name: string) => routes.find((r) => r.name === name) as Route;
-  return { routes, route, decided, health, onError };
+  return { routes, route, decided, health, onError, audited };
 }
 
 function res() {
@@ -179,5 +183,39 @@ describe("gateway routes", () => {
       meta: { origin: "gateway", admin: true },
       rateShown: true,
     });
+  });
+
+  test("every operator action that changes something is journaled before its answer, with its parameters and X-Admin-Note; reads are not; an over-long note is refused before the action", async () => {
+    const w = world();
+    const admin = w.route("admin");
+    const after = admin.onAfterCall as (ctx: unknown, route: unknown, req: unknown, res: unknown, data: unknown) => Promise<unknown>;
+    const call = (method: string, action: string, url: string, params: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      after({ requestID: "req-1", meta: {} }, null, { method, url, headers, $alias: { action }, $params: params }, res().res, { ok: 1 });
+
+    const answer = await call(
+      "POST",
+      "catalog.closeMarket",
+      "/api/v1/admin/markets/mkt_1/close?x=1",
+      { id: "mkt_1" },
+      { "x-admin-note": " ticket 42 " },
+    );
+    expect(answer).toMatchObject({ data: { ok: 1 } });
+    await call("POST", "catalog.setExchangeTradingMode", "/api/v1/admin/trading-mode", { mode: "halted", reason: "incident" });
+    await call("GET", "ledger.auditLog", "/api/v1/admin/audit", { page: 1 });
+    expect(w.audited).toEqual([
+      { action: "adminCloseMarket", method: "POST", path: "/api/v1/admin/markets/mkt_1/close", params: { id: "mkt_1" }, note: "ticket 42" },
+      {
+        action: "adminSetExchangeTradingMode",
+        method: "POST",
+        path: "/api/v1/admin/trading-mode",
+        params: { mode: "halted", reason: "incident" },
+        note: null,
+      },
+    ]);
+
+    const before = admin.onBeforeCall;
+    const long = request({ "x-admin-key": "operator-key", "x-admin-note": "n".repeat(MAX_ADMIN_NOTE + 1) });
+    const err = (await Promise.resolve(before({ meta: {} }, null, long, res().res)).catch((e: unknown) => e)) as { code?: string };
+    expect(err.code).toBe("VALIDATION_ERROR");
   });
 });

@@ -113,6 +113,9 @@ describe("SDK routes from the contract", () => {
     await c.admin.closeMarket("mkt_1");
     await c.admin.cancelMarket("mkt_1");
     await c.admin.resolveMarket("mkt_1", body);
+    await c.admin.setMarketTradingMode("mkt_1", { mode: "halted", reason: "incident" });
+    await c.admin.setExchangeTradingMode({ mode: "normal" });
+    await c.admin.audit({ page: 1 });
     await c.auth.logout();
 
     expect([...new Set(seen.map((s) => `${s.method} ${s.route}`))].sort()).toEqual(contractRoutes());

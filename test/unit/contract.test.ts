@@ -54,11 +54,13 @@ describe("contract", () => {
 
   test("paramsWithDefaults: the request as its handler sees it, batch items too; what is given stays", () => {
     const o = { marketId: "mkt_1", side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: 100 };
-    expect(paramsWithDefaults("book.place", o)).toEqual({ ...o, postOnly: false });
-    expect(paramsWithDefaults("book.place", { ...o, postOnly: null })).toEqual({ ...o, postOnly: false });
-    expect(paramsWithDefaults("book.place", { ...o, postOnly: true })).toEqual({ ...o, postOnly: true });
+    // POST /orders' defaulted fields: postOnly and cancelOnPause (false).
+    const d = { postOnly: false, cancelOnPause: false };
+    expect(paramsWithDefaults("book.place", o)).toEqual({ ...o, ...d });
+    expect(paramsWithDefaults("book.place", { ...o, postOnly: null })).toEqual({ ...o, ...d });
+    expect(paramsWithDefaults("book.place", { ...o, postOnly: true })).toEqual({ ...o, ...d, postOnly: true });
     expect(paramsWithDefaults("book.placeBatch", { orders: [o, { ...o, postOnly: true }, "junk"] })).toEqual({
-      orders: [{ ...o, postOnly: false }, { ...o, postOnly: true }, "junk"],
+      orders: [{ ...o, ...d }, { ...o, ...d, postOnly: true }, "junk"],
     });
     expect(paramsWithDefaults("router.quote", { marketId: "mkt_1" })).toEqual({ marketId: "mkt_1", venue: "AUTO" });
     expect(paramsWithDefaults("no.such", { a: 1 })).toEqual({ a: 1 });

@@ -8,6 +8,7 @@ import type { AmendCommand, RouteCommand } from "../../trading/market-actor";
 import { MarketRegistry, type RegisteredActor } from "../../trading/market-registry";
 import { OwnerDesk, type OwnedActor } from "../../trading/owner-desk";
 import type { PlaceResult, RouteExecution, TopOfBook } from "../../models/trading";
+import { ExchangeModes, type ModeSetting } from "../../trading/trading-modes";
 
 /** The owner's desk on in-memory fakes: this node's actors (a real registry over fake loads), the owners elsewhere. */
 type Req = { id: string; journaled: number };
@@ -95,6 +96,11 @@ class FakeActor implements RegisteredActor, OwnedActor {
     this.status = status;
   }
 
+  async applyMode(mode?: ModeSetting): Promise<number> {
+    this.commands.push({ applyMode: mode ?? null });
+    return 1;
+  }
+
   exitQuote(outcome: Outcome, quantity: number, side: Side = "SELL", excludeUserId?: string) {
     this.commands.push({ exitQuote: { outcome, quantity, side, excludeUserId } });
     return { filled: quantity, proceeds: 42 };
@@ -120,6 +126,7 @@ function world() {
   /** Best prices the owners elsewhere answer (book.top there); a missing one fails. */
   const remoteTops = new Map<string, TopOfBook>([["mkt_far", { yesBid: 40, yesAsk: 45, ammYes: null }]]);
   const actors: FakeActor[] = [];
+  const modes = new ExchangeModes(() => 0, 0);
   const registry = new MarketRegistry<FakeActor>({
     nodeID: "eng-a",
     ownerOf: () => "eng-a",
@@ -136,6 +143,7 @@ function world() {
   const desk = new OwnerDesk<Req, FakeActor>({
     nodeID: "eng-a",
     actors: registry,
+    modes,
     journaled: (c) => void c.journaled++,
     topOnOwner: async (_c, marketId) => {
       const top = remoteTops.get(marketId);
@@ -144,7 +152,7 @@ function world() {
     },
   });
   const actor = async (marketId: string) => (await registry.existingActor(marketId)) as FakeActor;
-  return { desk, actor, actors };
+  return { desk, actor, actors, modes };
 }
 
 const req = (): Req => ({ id: "r", journaled: 0 });
@@ -280,5 +288,20 @@ describe("OwnerDesk", () => {
       filled: 0,
       proceeds: 0,
     });
+  });
+
+  test("a market's mode goes to its actor; the exchange-wide mode is kept for every market and applied to each actor loaded here", async () => {
+    const w = world();
+    await w.actor("mkt_1");
+    await w.actor("mkt_2");
+    expect(await w.desk.setTradingMode("mkt_1", { mode: "halted", reason: "incident" })).toEqual({ cancelled: 1 });
+    expect(await w.desk.setTradingMode("mkt_unknown", { mode: "halted", reason: null })).toEqual({ cancelled: 0 });
+    expect((await w.actor("mkt_1")).commands).toEqual([{ applyMode: { mode: "halted", reason: "incident" } }]);
+    expect((await w.actor("mkt_2")).commands).toEqual([]);
+
+    expect(await w.desk.exchangeModeChanged({ mode: "cancel_only", reason: "maintenance" })).toEqual({ cancelled: 2 });
+    expect(w.modes.exchangeSetting).toEqual({ mode: "cancel_only", reason: "maintenance" });
+    expect(w.modes.effective({ mode: "normal", reason: null })).toEqual({ mode: "cancel_only", reason: "maintenance" });
+    expect((await w.actor("mkt_2")).commands).toEqual([{ applyMode: null }]);
   });
 });

@@ -94,6 +94,39 @@ export interface MarketItem {
   /** Decimal amount of USDT, e.g. 0 or 12.5 */
   volume: string;
   conditionId: string;
+  /** The market's own trading mode; an exchange-wide mode, when stricter, applies over it */
+  tradingMode: "normal" | "post_only" | "cancel_only" | "halted";
+}
+
+export interface TradingModeRequest {
+  /** normal; post_only: post-only limit orders and cancels; cancel_only: cancels; halted: no order changes */
+  mode: "normal" | "post_only" | "cancel_only" | "halted";
+  /** Why: shown in every refusal the mode causes */
+  reason?: string;
+}
+
+export interface ExchangeTradingMode {
+  /** normal; post_only: post-only limit orders and cancels; cancel_only: cancels; halted: no order changes */
+  mode: "normal" | "post_only" | "cancel_only" | "halted";
+  reason: string | null;
+  /** When the operator set it; null: never set */
+  updatedAt: string | null;
+}
+
+export interface AuditRecord {
+  id: string;
+  at: string;
+  /** The operator route's operation, e.g. adminCloseMarket */
+  action: string;
+  method: string;
+  /** The request path under /api/v1 */
+  path: string;
+  /** The request's parameters (path ids and body) */
+  params: Record<string, unknown>;
+  /** The X-Admin-Note header, if sent */
+  note: string | null;
+  /** The ledger journal entry that holds the record */
+  seq: number;
 }
 
 export interface Event {
@@ -179,6 +212,8 @@ export interface PlaceOrderRequest {
   postOnly?: boolean;
   /** The caller's own id: 1 to 64 of A-Z a-z 0-9 . _ : -; unique among the caller's open orders */
   clientOrderId?: string;
+  /** Cancel the order (reason paused) when its market leaves the normal trading mode */
+  cancelOnPause?: boolean;
 }
 
 export interface BatchOrderRequest {
@@ -252,7 +287,7 @@ export interface PlacedOrder {
   /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
   cancelledQuantity: string;
   /** Why the order left the book unfilled; null while it is open or filled, and for the cancelled rest of a FAK */
-  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | null;
+  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused" | null;
   /** The caller's own id: 1 to 64 of A-Z a-z 0-9 . _ : -; unique among the caller's open orders */
   clientOrderId: string | null;
   /** GTD only: when the rest is cancelled with status expired */
@@ -290,7 +325,7 @@ export interface Order {
   /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
   cancelledQuantity: string;
   /** Why the order left the book unfilled; null while it is open or filled, and for the cancelled rest of a FAK */
-  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | null;
+  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused" | null;
   /** The caller's own id: 1 to 64 of A-Z a-z 0-9 . _ : -; unique among the caller's open orders */
   clientOrderId: string | null;
   /** GTD only: when the rest is cancelled with status expired */
@@ -586,4 +621,12 @@ export interface ListNotificationsQuery {
   pageSize?: number;
   /** Only unread ones (pagination.total is then the unread count) */
   unread?: boolean;
+}
+
+/** Query parameters of GET /admin/audit. */
+export interface AdminAuditLogQuery {
+  /** Page number, from 1 (plain digits) */
+  page?: number;
+  /** Items per page, 1 to 100 */
+  pageSize?: number;
 }

@@ -4,7 +4,7 @@
  * the OpenAPI document writes them), who may call it (public, user, admin), whether it takes an
  * Idempotency-Key and whether it answers a page; and what each one takes and answers.
  */
-import type { AmendOrderRequest, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DepositAddress, Event, FaucetRequest, FaucetResult, GetOrderBookQuery, GetPriceHistoryQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, SearchEventsQuery, Session, Trade, TradeExecution, TradeRequest, Transfer, UpdateEventRequest, WithdrawRequest, WithdrawResult } from "./models";
+import type { AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DepositAddress, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, GetOrderBookQuery, GetPriceHistoryQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, SearchEventsQuery, Session, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, WithdrawRequest, WithdrawResult } from "./models";
 
 export const ROUTES = {
   /** The login domain and a fresh payload for a ton_proof */
@@ -79,6 +79,12 @@ export const ROUTES = {
   adminCancelMarket: { method: "POST", path: "/admin/markets/{id}/cancel", auth: "admin" },
   /** Settle the outcome (open passes through closed) */
   adminResolveMarket: { method: "POST", path: "/admin/markets/{id}/resolve", auth: "admin" },
+  /** Pause or resume one market: normal, post_only, cancel_only or halted (the stricter of it and the exchange-wide mode applies) */
+  adminSetMarketTradingMode: { method: "POST", path: "/admin/markets/{id}/trading-mode", auth: "admin" },
+  /** Pause or resume every market at once (the stricter of it and each market's own mode applies) */
+  adminSetExchangeTradingMode: { method: "POST", path: "/admin/trading-mode", auth: "admin" },
+  /** Every operator action with its time, parameters and X-Admin-Note, as journaled with the money */
+  adminAuditLog: { method: "GET", path: "/admin/audit", auth: "admin", paged: true },
 } as const;
 
 export type OperationId = keyof typeof ROUTES;
@@ -121,4 +127,7 @@ export interface RouteTypes {
   adminCloseMarket: { params: { id: string }; query: Record<string, never>; body: undefined; result: MarketItem };
   adminCancelMarket: { params: { id: string }; query: Record<string, never>; body: Partial<CancelMarketRequest>; result: MarketItem };
   adminResolveMarket: { params: { id: string }; query: Record<string, never>; body: ResolveMarketRequest; result: MarketItem };
+  adminSetMarketTradingMode: { params: { id: string }; query: Record<string, never>; body: TradingModeRequest; result: MarketItem };
+  adminSetExchangeTradingMode: { params: Record<string, never>; query: Record<string, never>; body: TradingModeRequest; result: ExchangeTradingMode };
+  adminAuditLog: { params: Record<string, never>; query: AdminAuditLogQuery; body: undefined; result: AuditRecord };
 }
