@@ -1,5 +1,6 @@
 import type { EventDoc, LivePrice, MarketDoc, MarketView, EventView, MarketInternal } from "../models/catalog";
 import { formatMicro } from "../engine/money";
+import { resolutionView } from "./catalog";
 
 export const NO_PRICES: LivePrice = Object.freeze({ buyYesPrice: null, buyNoPrice: null, sellYesPrice: null, sellNoPrice: null });
 
@@ -37,6 +38,10 @@ export function renderMarket(m: MarketDoc, live: LivePrice = NO_PRICES): MarketV
     sellNoPrice: live.sellNoPrice,
     volume: formatMicro(m.volume),
     conditionId: m.conditionId,
+    rules: m.rules ?? null,
+    settlementSources: (m.settlementSources ?? []).map((x) => ({ name: x.name, url: x.url })),
+    closeTime: m.closeTime ?? null,
+    resolution: resolutionView(m.resolution),
   };
 }
 

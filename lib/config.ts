@@ -58,6 +58,10 @@ export interface AppConfig {
   /** The AMM's LP fee in basis points of the cash traded with the pool. */
   ammFeeBps: number;
   seedDemo: boolean;
+  /** How long a proposed result can be disputed before it finalizes by itself (RESOLUTION_DISPUTE_WINDOW_MS, default 2 h). */
+  resolutionDisputeWindowMs: number;
+  /** How often the catalog looks for close times and dispute windows that passed (RESOLUTION_CLOCK_MS, default 1 s). */
+  resolutionClockMs: number;
   logLevel: string | false;
   /** Prometheus metrics (Moleculer's reporter plus the exchange's own) on their own port. */
   metrics: { enabled: boolean; port: number };
@@ -256,6 +260,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     makerFeeBps: bps(env, "MAKER_FEE_BPS", 0),
     ammFeeBps: bps(env, "AMM_FEE_BPS", 100),
     seedDemo: env.SEED_DEMO !== "false",
+    resolutionDisputeWindowMs: int(env, "RESOLUTION_DISPUTE_WINDOW_MS", 2 * 3_600_000),
+    resolutionClockMs: Math.max(50, int(env, "RESOLUTION_CLOCK_MS", 1_000)),
     metrics: { enabled: env.METRICS === "true", port: int(env, "METRICS_PORT", 3030) },
     socketIdleTimeoutMs: Math.max(100, int(env, "SOCKET_IDLE_TIMEOUT_MS", 10_000)),
     socketDirectWrites: env.SOCKET_DIRECT_WRITES !== "false",

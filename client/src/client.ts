@@ -61,6 +61,10 @@ import type {
   RedeemRequest,
   RedeemResult,
   ResolveMarketRequest,
+  ProposeRequest,
+  FinalizeRequest,
+  DisputeRequest,
+  Dispute,
   SearchEventsParams,
   Session,
   Trade,
@@ -604,6 +608,10 @@ class MarketsApi extends Api {
   async priceHistory(id: string, params: PriceHistoryParams = {}): Promise<PriceHistory> {
     return (await send(this.c, "getPriceHistory", { params: { marketId: id }, query: params })).data;
   }
+  /** POST /markets/:id/disputes: a holder disputes the proposed result before its window ends. */
+  async dispute(id: string, body: DisputeRequest): Promise<Dispute> {
+    return (await send(this.c, "disputeResolution", { params: { id }, body })).data;
+  }
   /** POST /markets/:id/quote: what a market order would cost now, without executing it. */
   async quote(id: string, body: QuoteRequest): Promise<Quote> {
     return (await send(this.c, "quote", { params: { marketId: id }, body })).data;
@@ -809,5 +817,13 @@ class AdminApi extends Api {
   }
   async resolveMarket(id: string, body: ResolveMarketRequest): Promise<MarketItem> {
     return (await send(this.c, "adminResolveMarket", { params: { id }, body })).data;
+  }
+  /** Propose a result; it finalizes by itself when its dispute window ends undisputed. */
+  async proposeResolution(id: string, body: ProposeRequest): Promise<MarketItem> {
+    return (await send(this.c, "adminProposeResolution", { params: { id }, body })).data;
+  }
+  /** End a pending proposal with this result (it may differ from the proposal). */
+  async finalizeResolution(id: string, body: FinalizeRequest): Promise<MarketItem> {
+    return (await send(this.c, "adminFinalizeResolution", { params: { id }, body })).data;
   }
 }

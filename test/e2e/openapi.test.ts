@@ -106,6 +106,12 @@ type SdkModels = {
   UpdateEventRequest: M.UpdateEventRequest;
   ResolveMarketRequest: M.ResolveMarketRequest;
   CancelMarketRequest: M.CancelMarketRequest;
+  SettlementSource: M.SettlementSource;
+  Resolution: M.Resolution;
+  ProposeRequest: M.ProposeRequest;
+  FinalizeRequest: M.FinalizeRequest;
+  DisputeRequest: M.DisputeRequest;
+  Dispute: M.Dispute;
 };
 // Every schema has an SDK model and every model a schema...
 type _NamesAgree = Check<Agree<keyof Schemas, keyof SdkModels | "FieldError">>;
@@ -165,6 +171,9 @@ type RouteAgreement = {
   close: Agree<DataOf<"/admin/markets/{id}/close", "post", "200">, Ret<C["admin"]["closeMarket"]>>;
   cancelMarket: Agree<DataOf<"/admin/markets/{id}/cancel", "post", "200">, Ret<C["admin"]["cancelMarket"]>>;
   resolve: Agree<DataOf<"/admin/markets/{id}/resolve", "post", "200">, Ret<C["admin"]["resolveMarket"]>>;
+  propose: Agree<DataOf<"/admin/markets/{id}/propose", "post", "200">, Ret<C["admin"]["proposeResolution"]>>;
+  finalize: Agree<DataOf<"/admin/markets/{id}/finalize", "post", "200">, Ret<C["admin"]["finalizeResolution"]>>;
+  dispute: Agree<DataOf<"/markets/{id}/disputes", "post", "201">, Ret<C["markets"]["dispute"]>>;
 };
 type _RoutesAgree = Check<RouteAgreement[keyof RouteAgreement]>;
 

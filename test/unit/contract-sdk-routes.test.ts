@@ -113,6 +113,9 @@ describe("SDK routes from the contract", () => {
     await c.admin.closeMarket("mkt_1");
     await c.admin.cancelMarket("mkt_1");
     await c.admin.resolveMarket("mkt_1", body);
+    await c.admin.proposeResolution("mkt_1", body);
+    await c.admin.finalizeResolution("mkt_1", body);
+    await c.markets.dispute("mkt_1", body);
     await c.auth.logout();
 
     expect([...new Set(seen.map((s) => `${s.method} ${s.route}`))].sort()).toEqual(contractRoutes());
