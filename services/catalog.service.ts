@@ -20,15 +20,13 @@ import { currentUser, type AppContext } from "../mixins/context";
 import { page } from "../lib/paging";
 import type { MarketCommand } from "../catalog/lifecycle";
 import { renderInternal, renderMarket } from "../catalog/views";
-import { resolutionView } from "../catalog/catalog";
-import { Catalog, CatalogRefusal, type CatalogOut } from "../catalog/catalog";
-import { ResolutionProcess } from "../catalog/process";
+import { CatalogRefusal, resolutionView, type Catalog, type CatalogOut } from "../catalog/catalog";
+import type { ResolutionProcess } from "../catalog/process";
 import { catalogOut } from "../catalog/out";
-import { MarketClock } from "../catalog/clock";
-import { CatalogReads, type QuoteSource } from "../catalog/reads";
-import { catalogReadPorts, catalogStorePorts } from "../catalog/store";
-import { type CatalogCollections, type FailResolutionParams } from "../models/catalog";
-import type { MarketOpenedEvent, MarketTradeEvent, MarketView } from "../models/catalog";
+import type { MarketClock } from "../catalog/clock";
+import { catalogCores } from "../catalog/cores";
+import type { CatalogReads, QuoteSource } from "../catalog/reads";
+import type { CatalogCollections, FailResolutionParams, MarketOpenedEvent, MarketTradeEvent, MarketView } from "../models/catalog";
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
 export const MARKET_CACHE_TTL_SEC = 5;
@@ -196,10 +194,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: settle the outcome now, no window (closed|resolution_failed -> resolved; open passes through closed). */
     resolveMarket: {
       ...routeAction("catalog.resolveMarket"),
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.resolveMarket">>,
-      ): Promise<ActionResult<"catalog.resolveMarket">> {
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.resolveMarket">>): Promise<MarketView> {
         return renderMarket(await this.process.resolve(ctx.params.id, ctx.params.result, this.out(ctx)));
       },
     },
@@ -305,25 +300,23 @@ const CatalogService = defineService<CatalogThis>({
   },
 
   created() {
-    const log = { info: (m: string) => this.logger.info(m), warn: (m: string) => this.logger.warn(m) };
-    this.catalog = new Catalog({
-      ...catalogStorePorts(() => this.stores),
-      newId,
-      nodeID: this.broker.nodeID,
-      now: Date.now,
-      log,
-    });
-    this.process = new ResolutionProcess(this.catalog, {
-      ...catalogStorePorts(() => this.stores),
-      holds: async (userId, marketId) =>
-        (await call(this.broker, "ledger.account", { account: userId })).positions.some((p) => p.marketId === marketId && p.quantity > 0),
-      windowMs: configOf(this.broker).resolutionDisputeWindowMs,
-      now: Date.now,
-      log,
-    });
-    const clockOut = catalogOut(this.broker, (marketId) => this.dropMarketCache(marketId));
-    this.clock = new MarketClock(() => this.process.runDeadlines(clockOut), configOf(this.broker).resolutionClockMs, log.warn);
-    this.reads = new CatalogReads({ ...catalogReadPorts(() => this.stores), now: Date.now, log });
+    const cfg = configOf(this.broker);
+    Object.assign(
+      this,
+      catalogCores({
+        stores: () => this.stores,
+        newId,
+        nodeID: this.broker.nodeID,
+        // A dispute is a holder's: YES or NO shares of the market in the ledger.
+        holds: async (userId, marketId) =>
+          (await call(this.broker, "ledger.account", { account: userId })).positions.some((p) => p.marketId === marketId && p.quantity > 0),
+        windowMs: cfg.resolutionDisputeWindowMs,
+        clockMs: cfg.resolutionClockMs,
+        clockOut: catalogOut(this.broker, (marketId) => this.dropMarketCache(marketId)),
+        now: Date.now,
+        log: { info: (m: string) => this.logger.info(m), warn: (m: string) => this.logger.warn(m) },
+      }),
+    );
     this.pendingOpened = [];
     this.prints = new WriteBatcher((trades) => this.catalog.recordTrades(trades), PRINTS_GATHER_MS);
   },

@@ -1,0 +1,35 @@
+/**
+ * The catalog's cores made once per service: writes, the resolution process, reads and the market
+ * clock, on the store's ports and the few facts the shell supplies (node, holders, config, where
+ * the clock's own changes are announced).
+ */
+import type { Stores } from "../mixins/db.mixin";
+import type { CatalogCollections } from "../models/catalog";
+import { Catalog, type CatalogOut } from "./catalog";
+import { MarketClock } from "./clock";
+import { ResolutionProcess, type ProcessPorts } from "./process";
+import { CatalogReads } from "./reads";
+import { catalogReadPorts, catalogStorePorts } from "./store";
+
+export interface CatalogDeps {
+  stores: () => Stores<CatalogCollections>;
+  newId(prefix: string): string;
+  nodeID: string;
+  holds: ProcessPorts["holds"];
+  /** RESOLUTION_DISPUTE_WINDOW_MS and RESOLUTION_CLOCK_MS. */
+  windowMs: number;
+  clockMs: number;
+  /** Where the clock's own changes (closes, finalizations) are announced. */
+  clockOut: CatalogOut;
+  now(): number;
+  log: { info(message: string): void; warn(message: string): void };
+}
+
+export function catalogCores(d: CatalogDeps) {
+  const { now, log } = d;
+  const catalog = new Catalog({ ...catalogStorePorts(d.stores), newId: d.newId, nodeID: d.nodeID, now, log });
+  const process = new ResolutionProcess(catalog, { ...catalogStorePorts(d.stores), holds: d.holds, windowMs: d.windowMs, now, log });
+  const reads = new CatalogReads({ ...catalogReadPorts(d.stores), now, log });
+  const clock = new MarketClock(() => process.runDeadlines(d.clockOut), d.clockMs, log.warn);
+  return { catalog, process, reads, clock };
+}
