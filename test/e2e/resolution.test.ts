@@ -10,6 +10,7 @@ import type { VerifyReport } from "../../ledger/verify";
 import type { TestServer } from "../support/server";
 import { ADMIN_KEY, SHARE } from "../support/trading";
 import { balance, expectChainConserved, faucet, startChainServer, waitFor } from "../support/chain";
+import { connectSocket } from "../support/socket";
 
 jest.setTimeout(120_000);
 
@@ -147,6 +148,9 @@ describe("rules, close time and the resolution process", () => {
   test("a holder's dispute stops the finalization; a non-holder's is 403; the operator's amended result is what pays", async () => {
     const { id, yes, no } = await traded("Will the dispute win?");
     const stranger = await srv.login();
+    const ws = await connectSocket(srv.url, { autoPingMs: 3000 });
+    ws.subscribe({ channel: "market", marketIds: [id] });
+    await ws.waitFor((m) => m.type === "subscribed");
     expect((await propose(id, { result: "YES" })).status).toBe(200);
 
     const refused = await dispute(stranger, id);
@@ -174,6 +178,18 @@ describe("rules, close time and the resolution process", () => {
       resolution: { proposedResult: "YES", disputed: true, disputes: 1 },
     });
     expect(amended.body.data.resolution.finalizedAt).not.toBeNull();
+    // The market channel told each change: closed, proposed, disputed, resolved.
+    await ws.waitFor((m) => m.type === "lifecycle" && m.data.status === "resolved");
+    const lifecycle = ws.since(0, (m) => m.type === "lifecycle").map((m) => (m.type === "lifecycle" ? m.data : null));
+    expect(
+      lifecycle.map((d) => [d?.marketId, d?.status, d?.resolution?.disputes ?? null, d?.resolution?.finalizedAt ? "final" : null]),
+    ).toEqual([
+      [id, "closed", null, null],
+      [id, "closed", 0, null],
+      [id, "closed", 1, null],
+      [id, "resolved", 1, "final"],
+    ]);
+    ws.close();
     expect((await finalize(id, { result: "YES" })).body.error.code).toBe("NO_PROPOSAL");
     expect((await redeem(no, id, ["0x2"])).body.data).toMatchObject({ status: "accepted", payout: String(10 * SHARE) });
     expect((await redeem(yes, id, ["0x1"])).body.error.code).toBe("LOSING_POSITION");
