@@ -340,6 +340,7 @@ describe("OpenAPI document", () => {
       "/redeem/{marketId}": { conditionId: "0x" + "0".repeat(64), indexSets: ["0x1"] },
       "/sandbox/faucet": { amount: "1" },
       "/notifications/read": { all: true },
+      "/markets/{id}/disputes": { reason: "The proposed result is wrong" },
     };
     const wrong: string[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {
@@ -378,7 +379,16 @@ describe("OpenAPI document", () => {
     const e = await a.admin.createEvent({
       title: "Schema check",
       category: "Tech",
-      markets: [{ title: "Valid?", ammLiquidity: toMicro(500) }, { title: "Also valid?" }],
+      markets: [
+        {
+          title: "Valid?",
+          ammLiquidity: toMicro(500),
+          rules: "YES if valid",
+          settlementSources: [{ name: "Spec", url: "https://example.com/spec" }],
+        },
+        { title: "Also valid?" },
+        { title: "Split?", closeTime: new Date(Date.now() + 3_600_000).toISOString() },
+      ],
     });
     const market = e.markets[0].id;
     await a.admin.updateEvent(e.id, { tags: ["schema"] });
@@ -469,7 +479,10 @@ describe("OpenAPI document", () => {
     await a.portfolio.transfers({ type: "withdrawal", pageSize: 1 });
     await a.admin.closeMarket(e.markets[1].id);
     await a.admin.cancelMarket(e.markets[1].id);
-    await a.admin.resolveMarket(market, { result: "YES" });
+    await a.admin.proposeResolution(market, { result: "YES", note: "schema" });
+    await a.markets.dispute(market, { reason: "A holder disputes it" });
+    await a.admin.finalizeResolution(market, { result: "YES" });
+    await a.admin.resolveMarket(e.markets[2].id, { result: "SPLIT" });
     // Positions of a resolved market are marked at the payout.
     expect((await a.portfolio.positions()).find((p) => p.marketId === market && p.outcome === "YES")?.markPrice).toBe("1.00");
     const m = await a.markets.get(market);
