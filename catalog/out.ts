@@ -13,6 +13,6 @@ export function catalogOut(from: Emitter & Broadcaster, dropCache: (marketId: st
       broadcast(from, "catalog.marketChanged", { marketId });
     },
     emit: (e) => emit(from, e.name, e.payload),
-    lifecycle: (payload) => broadcast(from, "market.lifecycle", payload),
+    lifecycle: (payload) => broadcast(from, "catalog.marketLifecycle", payload),
   };
 }

@@ -48,7 +48,7 @@ export interface BrokerEvents {
   "market.resolutionProposed": ResolutionNoticeEvent;
   "market.resolutionDisputed": ResolutionNoticeEvent;
   /** A market's status or resolution changed: every gateway tells the market channel. */
-  "market.lifecycle": MarketLifecycleEvent;
+  "catalog.marketLifecycle": MarketLifecycleEvent;
   /** A market's status changed: every catalog node drops its cached copy. */
   "catalog.marketChanged": { marketId: string };
   // auth (auth/auth.ts)
@@ -85,7 +85,7 @@ export const BROKER_EVENTS = {
   "market.resolved": "emit",
   "market.resolutionProposed": "emit",
   "market.resolutionDisputed": "emit",
-  "market.lifecycle": "broadcast",
+  "catalog.marketLifecycle": "broadcast",
   "catalog.marketChanged": "broadcast",
   "auth.userCreated": "emit",
   "auth.telegramLinked": "emit",

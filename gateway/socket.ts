@@ -100,7 +100,7 @@ type IOSocket = Socket & { $service: SocketGatewayThis };
 const SOCKET_EVENTS = [
   "book.changed",
   "market.pricesChanged",
-  "market.lifecycle",
+  "catalog.marketLifecycle",
   "ledger.balanceChanged",
   "ledger.positionChanged",
   "ledger.tradeCreated",
@@ -197,7 +197,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
         else this.lastPrices.delete(ctx.params.marketId);
       },
     },
-    "market.lifecycle": {
+    "catalog.marketLifecycle": {
       handler(this: SocketGatewayThis, ctx) {
         const room = rooms.market(ctx.params.marketId);
         if (this.hasMembers(room)) this.toRoom(room, { type: "lifecycle", channel: "market", data: ctx.params });

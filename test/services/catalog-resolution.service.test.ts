@@ -28,10 +28,9 @@ describe("catalog service: the resolution process", () => {
   const listener: ServiceSchema = {
     name: "listener",
     events: Object.fromEntries(
-      ["market.closed", "market.resolved", "market.resolutionProposed", "market.resolutionDisputed", "market.lifecycle"].map((name) => [
-        name,
-        (ctx: Context<Record<string, unknown>>) => void heard.push({ name, params: ctx.params }),
-      ]),
+      ["market.closed", "market.resolved", "market.resolutionProposed", "market.resolutionDisputed", "catalog.marketLifecycle"].map(
+        (name) => [name, (ctx: Context<Record<string, unknown>>) => void heard.push({ name, params: ctx.params })],
+      ),
     ),
   };
   let lastMarket = "";
@@ -91,15 +90,20 @@ describe("catalog service: the resolution process", () => {
     const id = await create({ closeTime: new Date(Date.now() + 100).toISOString() });
     await until("the close", async () => (await get(id)).status === "closed");
     await new Promise((r) => setTimeout(r, 200));
-    expect(heard.filter((h) => h.params.marketId === id).map((h) => h.name)).toEqual(["market.closed", "market.lifecycle"]);
-    expect(heard.find((h) => h.name === "market.lifecycle")?.params).toEqual({ marketId: id, status: "closed", resolution: null });
+    expect(heard.filter((h) => h.params.marketId === id).map((h) => h.name)).toEqual(["market.closed", "catalog.marketLifecycle"]);
+    expect(heard.find((h) => h.name === "catalog.marketLifecycle")?.params).toEqual({ marketId: id, status: "closed", resolution: null });
   });
 
   test("propose, a non-holder's and a holder's dispute, then the operator's amended finalization", async () => {
     const id = await create();
     const proposed = await broker.call<MarketView, object>("catalog.proposeResolution", { id, result: "YES", note: "measured" });
     expect(proposed).toMatchObject({ status: "closed", resolution: { proposedResult: "YES", note: "measured", disputes: 0 } });
-    expect(heard.map((h) => h.name)).toEqual(["market.closed", "market.lifecycle", "market.lifecycle", "market.resolutionProposed"]);
+    expect(heard.map((h) => h.name)).toEqual([
+      "market.closed",
+      "catalog.marketLifecycle",
+      "catalog.marketLifecycle",
+      "market.resolutionProposed",
+    ]);
     await expect(broker.call("catalog.dispute", { id, reason: "it did not rain" }, as("usr_stranger"))).rejects.toMatchObject({
       code: 403,
       type: "FORBIDDEN",
