@@ -57,7 +57,11 @@ export class ResolutionProcess {
   async propose(id: string, result: MarketResult, note: string | null, out: CatalogOut): Promise<MarketDoc> {
     const plan = planProposal(await this.catalog.market(id), result, note, this.p.now(), this.p.windowMs);
     if (!plan.ok) throw refusal(plan);
-    if (plan.closeFirst) await this.catalog.transition(id, "close", out);
+    // Closed meanwhile by someone else (the clock, the operator): the proposal is judged again below.
+    if (plan.closeFirst)
+      await this.catalog.transition(id, "close", out).catch((err: unknown) => {
+        if (!(err instanceof CatalogRefusal && err.kind === "conflict")) throw err;
+      });
     for (let i = 0; i < ATTEMPTS; i++) {
       const m = await this.catalog.market(id);
       const again = planProposal(m, result, note, this.p.now(), this.p.windowMs);

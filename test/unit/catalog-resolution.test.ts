@@ -172,6 +172,25 @@ describe("the resolution process", () => {
     expect(st.markets.get("mkt_1")).toEqual(m);
   });
 
+  test("propose on an open market that the clock closes meanwhile still makes the proposal", async () => {
+    const st = storage();
+    st.markets.set("mkt_1", market({ closeTime: iso(T0) }));
+    const { process, out } = cores(st);
+    // The clock's close lands between the proposal's read and its own close.
+    const get = st.markets.get.bind(st.markets);
+    let raced = false;
+    st.markets.get = (id: string) => {
+      const m = get(id);
+      if (!raced && m?.status === "open") {
+        raced = true;
+        st.markets.set(id, { ...m, status: "closed", closedAt: iso(T0) });
+      }
+      return m;
+    };
+    const m = await process.propose("mkt_1", "NO", null, out);
+    expect(m).toMatchObject({ status: "closed", resolution: { proposedResult: "NO", finalizedAt: null } });
+  });
+
   test("an undisputed proposal finalizes by itself at the window's end, after a restart too, exactly once", async () => {
     const st = storage();
     st.markets.set("mkt_1", market({ status: "closed" }));
