@@ -149,7 +149,9 @@ export class ResolutionProcess {
         await this.catalog.transition(r.id, "resolve", out, {
           result: r.result,
           expect: r.expect,
-          resolution: (m, now) => (pendingProposal(m) ? { ...(m.resolution as ResolutionDoc), finalizedAt: now } : (m.resolution ?? null)),
+          // A proposal still open (also one whose market was marked resolution_failed) ends with it.
+          resolution: (m, now) =>
+            m.resolution && m.resolution.finalizedAt === null ? { ...m.resolution, finalizedAt: now } : (m.resolution ?? null),
         }),
       );
     return done;

@@ -325,6 +325,18 @@ describe("the resolution process", () => {
     expect(await process.runDeadlines(out)).toBe(0);
   });
 
+  test("a proposal whose market was marked resolution_failed ends with the operator's retry of resolve", async () => {
+    const st = storage();
+    st.markets.set("mkt_1", market({ status: "closed" }));
+    const { process, out, catalog } = cores(st);
+    await process.propose("mkt_1", "YES", null, out);
+    await catalog.transition("mkt_1", "failResolution", out, { reason: "oracle down" });
+    st.clock.ms = T0 + WINDOW;
+    expect(await process.runDeadlines(out)).toBe(0);
+    expect(await refusal(process.finalize("mkt_1", "YES", out))).toMatchObject({ code: NO_PROPOSAL });
+    expect(await process.resolve("mkt_1", "YES", out)).toMatchObject({ status: "resolved", resolution: { finalizedAt: iso(T0 + WINDOW) } });
+  });
+
   test("a dispute landing between the finalizer's read and its write wins: the market stays closed", async () => {
     const st = storage();
     st.markets.set("mkt_1", market({ status: "closed" }));
