@@ -3,6 +3,7 @@ import type { AppConfig } from "./lib/config";
 import { AuthGuard } from "./mixins/guard.middleware";
 import { createMarketRouting } from "./mixins/market-routing.middleware";
 import { createDataDirLock } from "./mixins/data-dir-lock.middleware";
+import { createFoundationCheck, runsFoundationCheck } from "./mixins/foundations.middleware";
 import { Idempotency } from "./mixins/idempotency.middleware";
 import { LocalSocketTransporter } from "./lib/local-transporter";
 import { socketPathFor } from "./lib/data-dir";
@@ -46,6 +47,13 @@ export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
     metrics: cfg.metrics.enabled
       ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: cfg.metrics.port, path: "/metrics" } }] }
       : { enabled: false },
-    middlewares: [...(onDisk ? [createDataDirLock(cfg.dataDir)] : []), AuthGuard, Idempotency, createMarketRouting()],
+    // The lock first: the start check reads the data dir only once this process owns it.
+    middlewares: [
+      ...(onDisk ? [createDataDirLock(cfg.dataDir)] : []),
+      ...(runsFoundationCheck(cfg) ? [createFoundationCheck(cfg)] : []),
+      AuthGuard,
+      Idempotency,
+      createMarketRouting(),
+    ],
   };
 }

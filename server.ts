@@ -1,6 +1,7 @@
 import { ServiceBroker } from "moleculer";
 import { createBrokerOptions } from "./moleculer.config";
-import { bindConfig, loadConfig, type AppConfig } from "./lib/config";
+import { bindConfig, dataDirOf, loadConfig, type AppConfig } from "./lib/config";
+import { checkStartSpace, diskFullOf } from "./lib/data-dir";
 import { SERVICE_SCHEMAS } from "./services";
 import { registerExchangeMetrics } from "./lib/metrics";
 
@@ -71,13 +72,23 @@ export function startupBanner(cfg: AppConfig, broker: ServiceBroker): string[] {
   return lines;
 }
 
+/** The data dir this start uses, or null when it keeps nothing on disk. */
+function startDir(): string | null {
+  const dir = dataDirOf(process.env);
+  return dir === ":memory:" ? null : dir;
+}
+
 async function main(): Promise<void> {
   let cfg: AppConfig;
+  const dir = startDir();
   try {
+    // Before anything writes there (the secrets, the lock, the stores).
+    if (dir) checkStartSpace(dir);
     cfg = loadConfig();
   } catch (err) {
     // A setting or the data dir refuses the start: the reason is the whole message.
-    console.error((err as Error).message);
+    const full = dir ? diskFullOf(err, dir) : null;
+    console.error(full ? `Not started: ${full.message}` : (err as Error).message);
     process.exit(1);
   }
   const broker = createNode(cfg);
@@ -89,8 +100,11 @@ async function main(): Promise<void> {
 
 if (require.main === module) {
   main().catch((err: Error) => {
-    // A refusal that names its cause (a data dir in use, a damaged store) needs no stack trace.
-    console.error(err?.name === "DataDirInUse" || err?.name === "StoreDamaged" ? `Not started: ${err.message}` : err);
+    // A refusal that names its cause (a data dir in use, a damaged store, a full disk) needs no stack trace.
+    const dir = startDir();
+    const full = dir ? diskFullOf(err, dir) : null;
+    if (full) console.error(`Not started: ${full.message}`);
+    else console.error(err?.name === "DataDirInUse" || err?.name === "StoreDamaged" ? `Not started: ${err.message}` : err);
     process.exit(1);
   });
 }

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { EventMessage, EventPayload } from "../contract/broker-events";
-import type { SessionDoc, UsedProofDoc, UserDoc } from "../models/user";
+import type { SessionDoc, UsedProofDoc, UserDoc, TokenUser } from "../models/user";
 import { verifyTonProof, type ConnectProof } from "./ton-proof";
 import { verifyTelegramInitData } from "./telegram";
 import { issueToken, verifyToken, type TokenClaims } from "./tokens";
@@ -45,16 +45,6 @@ export interface SessionResponse {
   expiresAt: number;
   userId: string;
   walletAddress: string;
-}
-
-/** The session user a verified token names (the gateway's SessionUser, the socket `user` channel). */
-export interface TokenUser {
-  id: string;
-  /** Raw form `0:hex` of the wallet bound to the session. */
-  wallet: string;
-  sid: string;
-  /** Seconds since epoch when the token stops being valid. */
-  exp: number;
 }
 
 /** Broker events auth announces (payloads: contract/broker-events.ts). */

@@ -2,7 +2,7 @@
  * The auth core's storage ports over the services' Store interface (NeDB or MongoDB): the
  * queries each port means, written once. `stores` is read at each call (stores open at start).
  */
-import type { Stores } from "../mixins/db.mixin";
+import type { Stores } from "../lib/store";
 import type { SessionDoc, UsedProofDoc, UserDoc } from "../models/user";
 import type { AuthPorts } from "./auth";
 

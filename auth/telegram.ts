@@ -22,6 +22,9 @@ export interface TelegramVerifyOptions {
   nowSec?: number;
 }
 
+/** How far ahead of our clock an auth_date may be (clock skew), in seconds; beyond it the data is refused. */
+export const MAX_CLOCK_SKEW_SEC = 60;
+
 /** Init data is a query string of a few hundred bytes; cap the work done on junk. */
 const MAX_INIT_DATA_LENGTH = 8192;
 
@@ -49,6 +52,8 @@ export function verifyTelegramInitData(raw: string, botToken: string, opts: Tele
   const authDate = Math.floor(data.authDate.getTime() / 1000);
   if (!Number.isSafeInteger(authDate)) return { ok: false, reason: "INVALID" };
   if (nowSec - authDate > opts.maxAgeSec) return { ok: false, reason: "EXPIRED" };
+  // Signed data dated ahead would stay fresh for as long as it is ahead: not a real login.
+  if (authDate - nowSec > MAX_CLOCK_SKEW_SEC) return { ok: false, reason: "INVALID" };
 
   const u = data.user;
   if (!u) return { ok: false, reason: "NO_USER" };

@@ -46,6 +46,7 @@ async function build(dir: string): Promise<{ entries: number; ms: number }> {
         return { ...r.lease, instance: ledger.instance };
       },
       restingOrders: (m, after, limit) => store.restingOrders(m, after, limit),
+      lease: async (m) => ledger.lease(m),
       post: async (e) => ledger.post(e),
       durable: (seq, instance) => ledger.waitDurable(seq, instance),
     },

@@ -16,9 +16,8 @@
 
 import type { Model } from "../contract";
 import { microToUnits } from "../engine/money";
+import type { Interval } from "../models/catalog";
 
-export const INTERVALS = ["1H", "1D", "1W", "1M", "MAX"] as const;
-export type Interval = (typeof INTERVALS)[number];
 export type Outcome = "YES" | "NO";
 
 const MINUTE = 60_000;

@@ -6,6 +6,8 @@
  */
 import type { FieldError } from "../lib/fault";
 import type { EventMessage } from "../contract/broker-events";
+import { SCHEMAS } from "../contract/models";
+import { MIN_POOL_LIQUIDITY } from "../engine/amm";
 import { canonicalMicroString } from "../engine/money";
 import { yesPayoutOfPrice } from "../engine/payout";
 import type { Model } from "../contract";
@@ -156,6 +158,31 @@ function matches(r: ResolutionDoc | null | undefined, expect: Partial<Resolution
   return Object.entries(expect).every(([k, v]) => (r ? r[k as keyof ResolutionDoc] === v : v === undefined));
 }
 
+/**
+ * Fields sent as null where the contract's shape takes none: the validator lets null through an
+ * optional field, and a patch would store it (or fail later on a null title). Refused naming the field.
+ */
+function refuseNulls(fields: object, shape: { properties: Record<string, { type?: string }> }): void {
+  for (const [field, value] of Object.entries(fields)) {
+    if (value !== null) continue;
+    const type = shape.properties[field]?.type ?? "value";
+    throw invalid(`The '${field}' field must be ${/^[aeiou]/.test(type) ? "an" : "a"} ${type}, not null`, field, type);
+  }
+}
+
+/** Each market's AMM liquidity: 0 (no pool) or enough to seed one. */
+function refuseUnusableLiquidity(markets: CreateEventParams["markets"]): void {
+  markets.forEach((m, i) => {
+    const L = Number(m.ammLiquidity ?? "0");
+    if (L > 0 && L < MIN_POOL_LIQUIDITY)
+      throw invalid(
+        `ammLiquidity must be 0 (no AMM) or at least ${MIN_POOL_LIQUIDITY} micro-USDT to seed a pool`,
+        `markets[${i}].ammLiquidity`,
+        "numberMin",
+      );
+  });
+}
+
 function uniqueTags(tags: string[] | undefined): string[] {
   return [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
 }
@@ -183,6 +210,8 @@ export class Catalog {
 
   /** A new event with open markets (each announced `market.opened`). */
   async createEvent(p: CreateEventParams, out: CatalogOut): Promise<{ event: EventDoc; markets: MarketDoc[] }> {
+    refuseNulls(p, SCHEMAS.CreateEventRequest);
+    refuseUnusableLiquidity(p.markets);
     const titles = p.markets.map((m) => m.title.toLowerCase());
     if (new Set(titles).size !== titles.length) throw invalid("Market titles must differ", "markets", "unique");
     const ids = { eventId: this.ports.newId("evt"), marketIds: p.markets.map(() => this.ports.newId("mkt")) };
@@ -193,6 +222,7 @@ export class Catalog {
 
   /** Display fields of an event, and titles of its markets; search follows both. */
   async updateEvent(p: UpdateEventParams): Promise<{ event: EventDoc; markets: MarketDoc[] }> {
+    refuseNulls(p, SCHEMAS.UpdateEventRequest);
     const { id, markets: retitles, ...fields } = p;
     const event = await this.event(id);
     let markets = await this.ports.markets.ofEvent(id);

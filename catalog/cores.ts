@@ -3,7 +3,7 @@
  * clock, on the store's ports and the few facts the shell supplies (node, holders, config, where
  * the clock's own changes are announced).
  */
-import type { Stores } from "../mixins/db.mixin";
+import type { Stores } from "../lib/store";
 import type { CatalogCollections } from "../models/catalog";
 import { Catalog, type CatalogOut } from "./catalog";
 import { MarketClock } from "./clock";

@@ -10,8 +10,7 @@
  * resolved and cancelled are terminal. Anything else is refused (HTTP 409 ILLEGAL_TRANSITION).
  */
 
-export const MARKET_STATUSES = ["open", "closed", "resolved", "resolution_failed", "cancelled"] as const;
-export type MarketStatus = (typeof MARKET_STATUSES)[number];
+import { MARKET_STATUSES, type MarketStatus } from "../models/catalog";
 
 export type MarketCommand = "close" | "cancel" | "resolve" | "failResolution";
 

@@ -2,10 +2,10 @@
  * The catalog's reads, framework-free: published events listed, filtered and searched, events and
  * markets shown with live prices where they trade, price history from the recorded prints.
  */
-import type { Category, EventDoc, EventView, LivePrice, MarketDoc, MarketView, PrintDoc, PriceHistoryView } from "../models/catalog";
-import { buildPriceHistory, printsSince, type Interval, type Outcome } from "./candles";
+import type { Category, EventDoc, Interval, LivePrice, MarketDoc, PrintDoc } from "../models/catalog";
+import { buildPriceHistory, printsSince, type Outcome } from "./candles";
 import { queryTokens, rankBySearch } from "./search";
-import { cleanLivePrice, NO_PRICES, renderEvent, renderMarket } from "./views";
+import { cleanLivePrice, NO_PRICES, renderEvent, renderMarket, type EventView, type MarketView, type PriceHistoryView } from "./views";
 
 /** Published events, optionally of one category and matching every search token. */
 export interface EventFilter {

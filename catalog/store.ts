@@ -2,7 +2,7 @@
  * The catalog core's storage ports over the services' Store interface (NeDB or MongoDB): the
  * queries each port means, written once. `stores` is read at each call (stores open at start).
  */
-import type { Stores } from "../mixins/db.mixin";
+import type { Stores } from "../lib/store";
 import type { CatalogCollections } from "../models/catalog";
 import type { CatalogPorts } from "./catalog";
 import type { ProcessPorts } from "./process";

@@ -1,6 +1,16 @@
-import type { EventDoc, LivePrice, MarketDoc, MarketView, EventView, MarketInternal } from "../models/catalog";
+import type { Model } from "../contract";
+import type { EventDoc, LivePrice, MarketDoc, MarketInternal } from "../models/catalog";
 import { formatMicro } from "../engine/money";
 import { resolutionView } from "./catalog";
+
+/** MarketItem of the spec, plus the additive `eventId` and `conditionId` (the contract's shape). */
+export type MarketView = Model<"MarketItem">;
+
+/** Event of the spec (the contract's shape). */
+export type EventView = Model<"Event">;
+
+/** `catalog.priceHistory` response data (the contract's shape). */
+export type PriceHistoryView = Model<"PriceHistory">;
 
 export const NO_PRICES: LivePrice = Object.freeze({ buyYesPrice: null, buyNoPrice: null, sellYesPrice: null, sellNoPrice: null });
 

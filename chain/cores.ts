@@ -6,10 +6,10 @@ import { randomBytes } from "node:crypto";
 import { Address } from "@ton/core";
 import type { ChainConfig } from "../lib/config";
 import { newId } from "../lib/ids";
-import type { Stores } from "../mixins/db.mixin";
-import type { ChainIncidentDoc, ChainReconciliation, SettlementBatchDoc } from "../models/chain";
+import type { Stores } from "../lib/store";
+import type { ChainIncidentDoc, ChainReconciliation, SettlementBatchDoc, ChainInfo, ChainTxView } from "../models/chain";
 import { jettonBalance } from "./operations";
-import { txView, type ChainTxView } from "./tx";
+import { txView } from "./tx";
 import { addressView, DepositWatcher } from "./deposit-watcher";
 import { faucetAmount } from "./faucet";
 import type { FaucetAsset } from "./sandbox";
@@ -33,18 +33,6 @@ export interface ChainCorePorts {
 }
 
 const clock: Clock = { now: () => Date.now() };
-
-/** `chain.info`: the chain's fixed addresses, raw form. */
-export interface ChainInfo {
-  kind: string;
-  testnet: boolean;
-  usdtMinter: string;
-  foreignMinter: string | null;
-  hotWallet: string;
-  hotJettonWallet: string;
-  operatorWallet: string;
-  registry: string;
-}
 
 /** The sandbox's faucet transfer (SandboxChain.faucetSend). */
 export type FaucetSend = (asset: FaucetAsset, to: Address, amount: bigint) => Promise<{ txHash: string }>;

@@ -5,8 +5,7 @@
  */
 import type { ConservationReport, PositionState, Posting } from "../engine/accounts";
 import { isFault } from "../lib/fault";
-import type { BrokerEvents } from "../contract/broker-events";
-import type { ChainEvents } from "../models/chain";
+import type { BrokerEvents, EventsOf } from "../contract/broker-events";
 import type { IdemRecord, LedgerEntryDoc, PayoutRecord } from "../models/trading";
 import type { KeyRing } from "./keys";
 import type { ChainPort } from "./port";
@@ -43,6 +42,9 @@ export function isRefusal(err: unknown): boolean {
 export function errorType(err: unknown): string | undefined {
   return isFault(err) ? err.code : undefined;
 }
+
+/** The chain service's events and their payloads (contract/broker-events.ts). */
+export type ChainEvents = EventsOf<"chain">;
 
 export type EmitChainEvent = <K extends keyof ChainEvents>(event: K, payload: BrokerEvents[K]) => void;
 

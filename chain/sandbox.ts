@@ -70,6 +70,8 @@ export class SandboxChain implements ChainPort {
   private unsaved: BlockchainTransaction[] = [];
   /** The file writes of earlier `persist` calls, in call order. */
   private writing: Promise<void> = Promise.resolve();
+  /** Transaction lines a failed write (a full disk) did not append: written first by the next one. */
+  private unwritten = "";
   private queryCounter = BigInt(Date.now()) << 16n;
 
   constructor(private readonly opts: SandboxOptions) {
@@ -77,11 +79,11 @@ export class SandboxChain implements ChainPort {
   }
 
   private get stateFile(): string {
-    return join(this.opts.dir as string, "sandbox-state.json");
+    return join(this.opts.dir as string, SANDBOX_STATE_FILE);
   }
 
   private get txFile(): string {
-    return join(this.opts.dir as string, "sandbox-transactions.jsonl");
+    return join(this.opts.dir as string, SANDBOX_TX_FILE);
   }
 
   async start(): Promise<void> {
@@ -171,9 +173,19 @@ export class SandboxChain implements ChainPort {
     const state = json({ meta: this.meta, snapshot: snapshotToSerializable({ ...snap, transactions: [] }) });
     const write = async () => {
       await mkdir(dir, { recursive: true });
-      if (lines) await writeDurably(this.txFile, "a", lines);
+      // The emulator's memory stays the truth: lines that could not be appended are kept, in order.
+      const text = this.unwritten + lines;
+      if (text) {
+        try {
+          await appendWhole(this.txFile, text);
+          this.unwritten = "";
+        } catch (err) {
+          this.unwritten = text;
+          throw err;
+        }
+      }
       const tmp = `${this.stateFile}.tmp`;
-      await writeDurably(tmp, "w", state);
+      await writeDurably(tmp, state);
       await rename(tmp, this.stateFile);
     };
     const done = this.writing.then(write);
@@ -332,9 +344,64 @@ export class SandboxChain implements ChainPort {
   }
 }
 
-/** Write (or append) `data` and fsync it before resolving. */
-async function writeDurably(path: string, flags: "a" | "w", data: string): Promise<void> {
-  const fh = await open(path, flags);
+export const SANDBOX_STATE_FILE = "sandbox-state.json";
+export const SANDBOX_TX_FILE = "sandbox-transactions.jsonl";
+
+/**
+ * What a persisted sandbox chain in `dir` is, without loading it: absent, damaged (why), or
+ * present with its genesis time (which chain it is; a new genesis is another chain).
+ */
+export function inspectSandboxState(
+  dir: string,
+): { kind: "absent" } | { kind: "damaged"; why: string } | { kind: "present"; genesis: string } {
+  const stateFile = join(dir, SANDBOX_STATE_FILE);
+  const txFile = join(dir, SANDBOX_TX_FILE);
+  if (!existsSync(stateFile))
+    return existsSync(txFile) ? { kind: "damaged", why: `${SANDBOX_STATE_FILE} is missing beside ${SANDBOX_TX_FILE}` } : { kind: "absent" };
+  let state: { meta?: Partial<SandboxMeta>; snapshot?: { lt?: unknown; contracts?: unknown } };
+  try {
+    state = JSON.parse(readFileSync(stateFile, "utf8"));
+  } catch (err) {
+    return { kind: "damaged", why: `${SANDBOX_STATE_FILE} is not readable: ${(err as Error).message}` };
+  }
+  const m = state?.meta;
+  if (typeof m?.createdAt !== "string" || typeof m.usdtMinter !== "string" || !Array.isArray(state.snapshot?.contracts))
+    return { kind: "damaged", why: `${SANDBOX_STATE_FILE} lacks its chain meta or accounts` };
+  if (state.snapshot.contracts.length && !existsSync(txFile)) return { kind: "damaged", why: `${SANDBOX_TX_FILE} is missing` };
+  if (existsSync(txFile)) {
+    const lines = readFileSync(txFile, "utf8").split("\n");
+    // Only the last line may be torn (a crash while appending); one before it is damage.
+    for (let i = 0; i < lines.length - 1; i++) {
+      if (!lines[i].trim()) continue;
+      try {
+        JSON.parse(lines[i]);
+      } catch {
+        if (lines.slice(i + 1).some((l) => l.trim()))
+          return { kind: "damaged", why: `${SANDBOX_TX_FILE} line ${i + 1} is not a transaction` };
+      }
+    }
+  }
+  return { kind: "present", genesis: m.createdAt };
+}
+
+/** Append `data` and fsync it; on failure (a full disk) the file is cut back to what it was, never left with part of it. */
+async function appendWhole(path: string, data: string): Promise<void> {
+  const fh = await open(path, "a");
+  const size = (await fh.stat()).size;
+  try {
+    await fh.writeFile(data, "utf8");
+    await fh.sync();
+  } catch (err) {
+    await fh.truncate(size).catch(() => undefined);
+    throw err;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Write `data` and fsync it before resolving. */
+async function writeDurably(path: string, data: string): Promise<void> {
+  const fh = await open(path, "w");
   try {
     await fh.writeFile(data, "utf8");
     await fh.sync();

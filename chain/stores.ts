@@ -2,7 +2,7 @@
  * The chain service's collections and the cores' store ports over them: the one place where the
  * cores' operations become Mongo-style queries (the same on NeDB and MongoDB).
  */
-import type { IndexSpec, Store, Stores } from "../mixins/db.mixin";
+import type { IndexSpec, Store, Stores } from "../lib/store";
 import type {
   ChainIncidentDoc,
   ChainMetaDoc,

@@ -3,42 +3,17 @@
  * the watcher, the withdrawal checks and the tests share one reading of the chain.
  */
 import { Address, beginCell, Cell, type Message, type Transaction } from "@ton/core";
+import type { ChainMessageView, ChainTxView } from "../models/chain";
 
-export interface ChainMessage {
-  kind: "internal" | "external-in" | "external-out";
-  /** Raw `wc:hex`; null for an external-in source. */
-  src: string | null;
-  dest: string | null;
+export interface ChainMessage extends Omit<ChainMessageView, "value" | "body"> {
   /** nanoTON carried (internal only). */
   value: bigint;
-  bounce: boolean;
-  bounced: boolean;
   body: Cell;
-  createdLt: string;
 }
 
-export interface ChainTx {
-  /** Transaction hash, 64 lowercase hex chars. */
-  hash: string;
-  lt: string;
-  now: number;
-  /** Raw address of the account the transaction ran on. */
-  account: string;
+export interface ChainTx extends Omit<ChainTxView, "in" | "outs"> {
   in: ChainMessage | null;
   outs: ChainMessage[];
-  /** Normalized hash (TEP-467) of the inbound external message, when it is one. */
-  externalHash: string | null;
-  computeSkipped: boolean;
-  /** TVM exit code; null when the compute phase was skipped. */
-  exitCode: number | null;
-  /** Action phase result code; null when there was no action phase. */
-  actionResult: number | null;
-  aborted: boolean;
-  /** Compute (when it ran) and action phases (when there was one) succeeded and nothing aborted. */
-  success: boolean;
-  /** Transactions caused by this one's outbound messages, when the adapter knows them (sandbox). */
-  children?: string[];
-  parent?: string;
 }
 
 /** TEP-467 normalized hash of an external-in message: addr_none source, zero import fee, no init, body by ref. */
@@ -138,11 +113,10 @@ export function normalizeTx(tx: Transaction, workchain = 0, links?: { parent?: s
 }
 
 /** JSON-friendly view (bigints as strings, bodies as base64 BOC) for actions and tests. */
-export function txView(tx: ChainTx) {
+export function txView(tx: ChainTx): ChainTxView {
   const msg = (m: ChainMessage) => ({ ...m, value: m.value.toString(), body: m.body.toBoc().toString("base64") });
   return { ...tx, in: tx.in ? msg(tx.in) : null, outs: tx.outs.map(msg) };
 }
-export type ChainTxView = ReturnType<typeof txView>;
 
 export function bodyOfView(base64: string): Cell {
   return Cell.fromBase64(base64);

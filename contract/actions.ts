@@ -4,18 +4,14 @@
  * compiler holds each handler to its entry) and callers go through `call()` (contract/call.ts),
  * so a call names an action that exists, passes what it takes and gets what it answers.
  * The routed actions (contract/routes.ts) are in the same map, with their wire types.
- * The shapes themselves live in the cores and models they belong to; only type imports here.
+ * The shapes themselves live in models/ (and engine/, lib/): the contract imports no core.
  */
 import type { PoolState } from "../engine/amm";
 import type { CashAccount, PositionState } from "../engine/accounts";
 import type { CancelReasonCode } from "../engine/settlement";
 import type { Outcome, Side } from "../engine/types";
 import type { RoutePlan } from "../engine/router";
-import type { IdemClaim, MoneyCheck, PostInput, PostOutcome } from "../ledger/ledger";
-import type { MarketTitle } from "../ledger/positions";
-import type { VerifyReport } from "../ledger/verify";
-import type { OrderQuery } from "../ledger/store";
-import type { LivePrice, MarketInternal } from "../models/catalog";
+import type { LivePrice, MarketInternal, MarketTitle } from "../models/catalog";
 import type {
   BookJournalDoc,
   CommittedRestingOrder,
@@ -25,23 +21,30 @@ import type {
   MarketLease,
   OrderDoc,
   SettlementRecord,
+  IdemClaim,
+  MoneyCheck,
+  PostInput,
+  PostOutcome,
+  VerifyReport,
+  OrderQuery,
+  CancelManyResult,
+  PlaceResult,
+  RouteExecution,
+  RouteRequest,
+  AmendTerms,
+  CancelResult,
+  PlaceTerms,
+  TopOfBook,
 } from "../models/trading";
-import type { UserDoc } from "../models/user";
-import type { TokenUser } from "../auth/auth";
-import type { TradeSettledParams } from "../notifier/notifier";
-import type { CancelManyResult, PlaceResult, RouteExecution } from "../trading/market-actor";
-import type { RouteRequest } from "../trading/market-order";
-import type { AmendTerms, CancelResult, PlaceTerms } from "../trading/order-desk";
-import type { PlaceView, TopOfBook } from "../trading/order-views";
-import type { ChainInfo } from "../chain/cores";
-import type { ChainTxView } from "../chain/tx";
+import type { UserDoc, TokenUser } from "../models/user";
 import { AMOUNT } from "../lib/params";
-import type { ChainIncidentDoc, ChainReconciliation, SettlementBatchDoc, SubmissionResult } from "../models/chain";
-import type { Model, ParamsOf, RequestOf, ResultOf } from "./index";
+import type { ChainIncidentDoc, ChainReconciliation, SettlementBatchDoc, SubmissionResult, ChainInfo, ChainTxView } from "../models/chain";
+import type { Model, ParamsOf, RequestOf, ResultOf } from "./wire";
 import type { RoutedAction } from "./routes";
 import { ID, toRule, type FvRule } from "./schema";
+import type { TradeSettledParams } from "../models/notification";
 
-/** `ledger.post`: an entry (ledger/ledger.ts PostInput, without the ledger's own records). */
+/** `ledger.post`: an entry (models/trading.ts PostInput, without the ledger's own records). */
 export type PostParams = Omit<PostInput, "fence" | "settlement" | "heartbeat"> & {
   /** false: answer once applied in memory; the caller waits for durability itself (`sync` or `ledger.durable`). */
   durable?: boolean;
@@ -76,7 +79,7 @@ export interface InternalActions {
   "ledger.idemAnswer": Entry<IdemRecord, { stored: true }>;
   "ledger.verify": Entry<void, VerifyReport>;
   // book (the market actors)
-  "book.placeTerms": Entry<PlaceTerms, PlaceView>;
+  "book.placeTerms": Entry<PlaceTerms, Model<"PlacedOrder">>;
   "book.amendOrder": Entry<AmendTerms, PlaceResult>;
   "book.cancelMany": Entry<{ marketId: string; userId?: string; orderIds?: string[]; reason: CancelReasonCode }, CancelManyResult>;
   "book.cancel": Entry<{ marketId: string; orderId: string; userId: string }, CancelResult>;

@@ -3,8 +3,8 @@
  * it travels (`broadcast`: every node's handler runs, e.g. each gateway pushes to its own sockets;
  * `emit`: one handler per service). Senders go through `emit()` / `broadcast()` below and the
  * cores' sinks are slices of this map, so an unknown name, a wrong payload or the wrong delivery
- * does not compile; handlers get their `ctx.params` from it (lib/service.ts `defineService`).
- * Nested shapes come from the contract's models or the cores they belong to (type imports only).
+ * does not compile; handlers get their `ctx.params` from it (mixins/service.ts `defineService`).
+ * Nested shapes come from the contract's schemas or from models/ (type imports only; no core).
  */
 import type { TradeRecord } from "../engine/settlement";
 import type { IncidentKind } from "../models/chain";
@@ -19,9 +19,9 @@ import type {
   ResolutionNoticeEvent,
 } from "../models/catalog";
 import type { NotificationItem } from "../models/notification";
-import type { TopOfBook } from "../trading/order-views";
-import type { Model } from "./index";
+import type { Model } from "./wire";
 import type { SocketModel } from "./events";
+import type { TopOfBook } from "../models/trading";
 
 export interface BrokerEvents {
   // A market's actor after each committed command (trading/publication.ts).

@@ -6,7 +6,7 @@
  * document's checks; requests are open (the validator removes unknown fields).
  */
 import { AMOUNT, digitsParam, POSITIVE_SAFE_INTEGER, QUANTITY } from "../lib/params";
-import { CLIENT_ORDER_ID, MAX_BATCH } from "../trading/order-rules";
+import { CLIENT_ORDER_ID, MAX_BATCH } from "../lib/order-rules";
 import { bool, ID, int, ISO_DATE_PATTERN, nullableStr, num, obj, ref, str, time } from "./schema";
 
 const micro = {
@@ -299,7 +299,7 @@ export const SCHEMAS = {
       orderType,
       price: { type: "number", minimum: 0.01, maximum: 0.99, description: "On the 0.01 grid" },
       quantity: orderQuantity,
-      // Length only here: the order rules refuse a bad time or id naming the field (trading/order-rules.ts).
+      // Length only here: the order rules refuse a bad time or id naming the field (lib/order-rules.ts).
       expiresAt: { ...time, description: "Required for GTD (5 s to 365 days ahead), refused otherwise", "x-fv": { max: 40 } },
       postOnly: {
         type: "boolean",

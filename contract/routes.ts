@@ -8,7 +8,7 @@
  * (a static path such as /events/search before /events/:id).
  */
 import { MAX_PAGE, PAGE, pageSizeParam } from "../lib/params";
-import { MAX_BATCH } from "../trading/order-rules";
+import { MAX_BATCH } from "../lib/order-rules";
 import { SCHEMAS } from "./models";
 import { ID, ref, req, type JsonSchema } from "./schema";
 

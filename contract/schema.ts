@@ -151,7 +151,12 @@ export function toRule(schemaIn: JsonSchema, components: Components, optional = 
   // A hint on a $ref node (a batch's items) is about that use, not the referenced schema.
   const hint = schemaIn["x-fv"] ?? s["x-fv"];
   const opt = optional ? { optional: true, ...(s.default !== undefined ? { default: s.default } : {}) } : {};
-  if (hint && "type" in hint) return { ...hint, ...(optional && hint.optional === undefined ? opt : {}) };
+  if (hint && "type" in hint)
+    return {
+      ...hint,
+      ...(optional && hint.optional === undefined ? opt : {}),
+      ...(optional && hint.default === undefined && "default" in opt ? { default: opt.default } : {}),
+    };
   let rule: Record<string, unknown>;
   if (s.enum && s.type !== "boolean") rule = { type: "enum", values: [...s.enum] };
   else
@@ -199,5 +204,23 @@ export function toProps(schemaIn: JsonSchema, components: Components): Record<st
   const required = new Set(s.required ?? []);
   const out: Record<string, FvRule> = {};
   for (const [name, prop] of Object.entries(s.properties ?? {})) out[name] = toRule(prop, components, !required.has(name));
+  return out;
+}
+
+/**
+ * `value` with the schema's defaults where a field is absent (or null and not nullable), through
+ * objects, array items and $refs: the request as its handler sees it. A copy; the rest as it is.
+ */
+export function withDefaults(schemaIn: JsonSchema, value: unknown, components: Components): unknown {
+  const s = resolve(schemaIn, components);
+  if (Array.isArray(value)) return s.items ? value.map((v) => withDefaults(s.items as JsonSchema, v, components)) : value;
+  if (value === null || typeof value !== "object" || !s.properties) return value;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const [name, prop] of Object.entries(s.properties)) {
+    const p = resolve(prop, components);
+    const v = out[name];
+    if ((v === undefined || (v === null && !p.nullable)) && p.default !== undefined) out[name] = p.default;
+    else if (v !== undefined) out[name] = withDefaults(prop, v, components);
+  }
   return out;
 }

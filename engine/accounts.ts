@@ -107,6 +107,15 @@ export interface PreparedChange {
   ext: { deposit: MicroUnits; withdrawal: MicroUnits; house: MicroUnits };
 }
 
+/** What a committed change replaced (undefined: did not exist): `revert` puts it back. */
+export interface AccountsUndo {
+  cash: Array<[string, CashAccount | undefined]>;
+  pos: Array<[string, PositionState | undefined]>;
+  coll: Array<[string, MicroUnits | undefined]>;
+  fees: MicroUnits;
+  ext: { deposit: MicroUnits; withdrawal: MicroUnits; house: MicroUnits };
+}
+
 const posKey = (account: string, marketId: string, outcome: Outcome) => `${account}|${marketId}|${outcome}`;
 
 function checkInt(v: number | undefined, what: string): number {
@@ -260,8 +269,16 @@ export class Accounts {
     return { cash, pos, coll, fees, ext };
   }
 
-  commit(change: PreparedChange): void {
+  /** Applies a prepared change; returns what it replaced (states are replaced whole, never mutated). */
+  commit(change: PreparedChange): AccountsUndo {
     const { cash, pos, coll, fees, ext } = change;
+    const undo: AccountsUndo = {
+      cash: [...cash.keys()].map((a) => [a, this.cash.get(a)]),
+      pos: [...pos.keys()].map((k) => [k, this.positions.get(k)]),
+      coll: [...coll.keys()].map((m) => [m, this.collateral.get(m)]),
+      fees: this.fees,
+      ext: { ...this.external },
+    };
     for (const [account, c] of cash) this.cash.set(account, c);
     for (const [k, p] of pos) {
       const before = this.positions.get(k);
@@ -276,6 +293,41 @@ export class Accounts {
     for (const [m, v] of coll) this.collateral.set(m, v);
     this.fees = fees;
     Object.assign(this.external, ext);
+    return undo;
+  }
+
+  /**
+   * Undoes a commit: the accounts it touched are again exactly what they were (absent ones absent).
+   * Later commits are reverted first.
+   */
+  revert(undo: AccountsUndo): void {
+    for (const [account, c] of undo.cash) {
+      if (c) this.cash.set(account, c);
+      else this.cash.delete(account);
+    }
+    for (const [k, before] of undo.pos) {
+      const now = this.positions.get(k);
+      const p = before ?? now;
+      if (!p) continue;
+      // A market left with no shares counts {0, 0}, which conservation reads as no entry.
+      const o = this.outstanding.get(p.marketId) ?? { YES: 0, NO: 0 };
+      o[p.outcome] += (before?.quantity ?? 0) - (now?.quantity ?? 0);
+      this.outstanding.set(p.marketId, o);
+      if (before) {
+        this.positions.set(k, before);
+        continue;
+      }
+      this.positions.delete(k);
+      const set = this.byAccount.get(p.account);
+      set?.delete(k);
+      if (set && !set.size) this.byAccount.delete(p.account);
+    }
+    for (const [m, v] of undo.coll) {
+      if (v === undefined) this.collateral.delete(m);
+      else this.collateral.set(m, v);
+    }
+    this.fees = undo.fees;
+    Object.assign(this.external, undo.ext);
   }
 
   /**

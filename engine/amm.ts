@@ -131,6 +131,17 @@ export function fractionToNumber(f: Fraction): number {
 // ---------------------------------------------------------------------------------------------
 // Pool
 
+/**
+ * The least funding that seeds a pool: one lot of pairs. A market's AMM liquidity is used in whole
+ * lots (`poolLiquidityOf`), so anything from 1 to MIN_POOL_LIQUIDITY - 1 would fund nothing.
+ */
+export const MIN_POOL_LIQUIDITY = LOT;
+
+/** What a market's AMM liquidity (micro-USDT) funds its pool with: whole lots, 0 = no pool. */
+export function poolLiquidityOf(liquidity: number): MicroUnits {
+  return Number.isSafeInteger(liquidity) && liquidity >= MIN_POOL_LIQUIDITY ? liquidity - (liquidity % LOT) : 0;
+}
+
 /** A pool funded with `liquidity` micro-USDT: mints that many pairs, price 0.5. */
 export function createPool(liquidity: MicroUnits): PoolState {
   if (!Number.isSafeInteger(liquidity) || liquidity <= 0) throw new RangeError(`invalid AMM liquidity ${liquidity}`);

@@ -9,7 +9,8 @@
  * slot, and an open-addressing table maps orderId -> slot. A deep book is then a few flat arrays
  * instead of 200,000 objects and a Map the GC must trace and rehash. Events are made by a few
  * protected factories, so a caller that reads them before the next command can reuse them
- * (bench/lib/reusing-book.ts) without a second matching loop.
+ * (bench/lib/reusing-book.ts) without a second matching loop. preview() is the same placement
+ * run dry: one walk (match) decides both what would happen and what does.
  */
 import type {
   AcceptedEvent,
@@ -119,6 +120,15 @@ export function newFill(): FillEvent {
 export function newCancelled(): CancelledEvent {
   return { type: "cancelled", seq: 0, orderId: "", userId: "", side: "BUY", outcome: "YES", price: 0, remaining: 0, reason: "USER" };
 }
+function accepted(seq: number, orderId: string): AcceptedEvent {
+  return { type: "accepted", seq, orderId };
+}
+function rested(seq: number, orderId: string, remaining: number): RestedEvent {
+  return { type: "rested", seq, orderId, remaining };
+}
+function rejected(seq: number, orderId: string, reason: RejectReason): RejectedEvent {
+  return { type: "rejected", seq, orderId, reason };
+}
 
 export class OrderBook {
   readonly marketId: string;
@@ -149,6 +159,10 @@ export class OrderBook {
   // --- events of the running command: the first eventCount entries (the array is reused) ---
   protected readonly events: BookEvent[] = [];
   private eventCount = 0;
+  /** Set while preview() runs a placement that only makes its events. */
+  private dryRun = false;
+  /** Where events go: `events`, or a dry run's own array. */
+  private sink: BookEvent[] = this.events;
 
   constructor(marketId: string, opts: OrderBookOptions = {}) {
     const startSeq = opts.startSeq ?? 0;
@@ -178,59 +192,22 @@ export class OrderBook {
    * The events place(order) would return right now, without changing the book. A caller gets the
    * taker's money approved on these (one ledger entry per command) before anything moves, then
    * places for real: the book is deterministic, so place() then returns the same events.
+   * `replacing`: the resting order of that id is cancelled first (amend), then this one is placed.
+   * It runs the placement itself as a dry run, so the two can never disagree.
    */
   preview(order: Order, opts: { replacing?: boolean } = {}): BookEvent[] {
+    const lastSeq = this.lastSeq;
     const out: BookEvent[] = [];
-    let seq = this.lastSeq;
-    const reason = this.validate(order);
-    const orderId = order != null && typeof order.orderId === "string" ? order.orderId : "";
-    // Replacing: the resting order of that id is cancelled first (amend), then this one is placed.
-    const replaced = opts.replacing ? this.findSlot(orderId, hashId(orderId)) : NONE;
-    if (opts.replacing && (replaced === NONE || this.userIds[replaced] !== order.userId)) {
-      out.push({ type: "rejected", seq: seq + 1, orderId, reason: "UNKNOWN_ORDER" });
+    this.dryRun = true;
+    this.sink = out;
+    try {
+      this.runPlace(order, opts.replacing === true);
       return out;
+    } finally {
+      this.dryRun = false;
+      this.sink = this.events;
+      this.lastSeq = lastSeq;
     }
-    if (reason !== null || (!opts.replacing && this.findSlot(orderId, hashId(orderId)) !== NONE)) {
-      out.push({ type: "rejected", seq: seq + 1, orderId, reason: reason ?? "DUPLICATE_ORDER" });
-      return out;
-    }
-    const isBid = yesIsBid(order.side, order.outcome);
-    const tick = order.outcome === "YES" ? order.price : 100 - order.price;
-    // The replaced order is the caller's own, so FOK's count of others' liquidity never includes it.
-    if (order.orderType === "FOK" && this.available(isBid, tick, order.quantity, order.userId) < order.quantity) {
-      out.push({ type: "rejected", seq: seq + 1, orderId, reason: "FOK_NOT_FILLED" });
-      return out;
-    }
-    if (replaced !== NONE) {
-      const e = newCancelled();
-      this.writeCancelled(e, replaced, "USER", ++seq);
-      out.push(e);
-    }
-    out.push({ type: "accepted", seq: ++seq, orderId });
-    // The walk of match(), reading instead of writing: same levels, same FIFO, same self-trade rule.
-    const rows = this.rows;
-    const base = isBid ? ASKS : 0;
-    const step = isBid ? 1 : -1;
-    let remaining = order.quantity;
-    for (let t = isBid ? this.bestAsk : this.bestBid; remaining > 0 && (isBid ? t <= tick : t >= tick); t += step) {
-      for (let slot = this.levelHead[base + t]; slot !== NONE && remaining > 0; slot = rows[slot * ROW + NEXT] | 0) {
-        if (slot === replaced) continue;
-        if (this.userIds[slot] === order.userId) {
-          const e = newCancelled();
-          this.writeCancelled(e, slot, "SELF_TRADE", ++seq);
-          out.push(e);
-          continue;
-        }
-        const makerRemaining = rows[slot * ROW + REMAINING];
-        const q = remaining < makerRemaining ? remaining : makerRemaining;
-        remaining -= q;
-        const e = newFill();
-        this.writeFill(e, slot, order, q, remaining, makerRemaining - q, ++seq);
-        out.push(e);
-      }
-    }
-    if (remaining > 0 && order.orderType !== "FAK") out.push({ type: "rested", seq: ++seq, orderId, remaining });
-    return out;
   }
 
   /**
@@ -283,39 +260,50 @@ export class OrderBook {
 
   /** Runs a placement: its events are the first n of `events`, n returned, until the next command. */
   protected execPlace(order: Order): number {
+    return this.runPlace(order, false);
+  }
+
+  /**
+   * A placement, after the cancel of the resting order it replaces when `replacing`. The checks
+   * come first, in this order, and refuse it before anything moves; a dry run only makes events.
+   */
+  private runPlace(order: Order, replacing: boolean): number {
     this.eventCount = 0;
-    const reason = this.validate(order);
-    if (reason !== null) {
-      const orderId = order != null && typeof order.orderId === "string" ? order.orderId : "";
-      this.emitRejected(orderId, reason);
-      return this.eventCount;
-    }
-    const orderId = order.orderId;
+    const orderId = order != null && typeof order.orderId === "string" ? order.orderId : "";
     const hash = hashId(orderId);
-    if (this.findSlot(orderId, hash) !== NONE) {
-      // Only live ids are known here; lifetime uniqueness of ids is the service's job.
-      this.emitRejected(orderId, "DUPLICATE_ORDER");
-      return this.eventCount;
-    }
+    const replaced = replacing ? this.findSlot(orderId, hash) : NONE;
+    if (replacing && (replaced === NONE || this.userIds[replaced] !== order.userId)) return this.refuse(orderId, "UNKNOWN_ORDER");
+    const invalid = this.validate(order);
+    if (invalid !== null) return this.refuse(orderId, invalid);
+    // Only live ids are known here; lifetime uniqueness of ids is the service's job.
+    if (!replacing && this.findSlot(orderId, hash) !== NONE) return this.refuse(orderId, "DUPLICATE_ORDER");
     const isBid = yesIsBid(order.side, order.outcome);
     const tick = order.outcome === "YES" ? order.price : 100 - order.price;
-    const quantity = order.quantity;
+    // FOK is decided before anything mutates: a reject leaves even the taker's own orders alone.
+    // A replaced order is the taker's own, so this count of others' liquidity never includes it.
+    if (order.orderType === "FOK" && this.available(isBid, tick, order.quantity, order.userId) < order.quantity)
+      return this.refuse(orderId, "FOK_NOT_FILLED");
 
-    // FOK must be decided before anything mutates: a reject leaves even the taker's own orders alone.
-    if (order.orderType === "FOK" && this.available(isBid, tick, quantity, order.userId) < quantity) {
-      this.emitRejected(orderId, "FOK_NOT_FILLED");
-      return this.eventCount;
+    if (replaced !== NONE) {
+      this.emitCancelled(replaced, "USER");
+      if (!this.dryRun) this.removeSlot(replaced);
     }
-
     const acceptSeq = ++this.lastSeq;
-    this.emit(this.acceptedEvent(acceptSeq, orderId));
-    const remaining = this.match(order, isBid, tick);
+    this.emit(this.dryRun ? accepted(acceptSeq, orderId) : this.acceptedEvent(acceptSeq, orderId));
+    // Most orders rest without crossing: no walk to set up then.
+    const crosses = isBid ? this.bestAsk <= tick : this.bestBid >= tick;
+    const remaining = crosses ? this.match(order, isBid, tick, replaced) : order.quantity;
     if (remaining > 0 && order.orderType !== "FAK") {
       // Only GTC/GTD get here: a FOK that passed the check always fills completely.
-      const slot = this.newSlot(order, isBid, tick, remaining, acceptSeq, hash);
-      this.linkAtTail(slot);
-      this.emit(this.restedEvent(++this.lastSeq, orderId, remaining));
+      if (!this.dryRun) this.linkAtTail(this.newSlot(order, isBid, tick, remaining, acceptSeq, hash));
+      const seq = ++this.lastSeq;
+      this.emit(this.dryRun ? rested(seq, orderId, remaining) : this.restedEvent(seq, orderId, remaining));
     }
+    return this.eventCount;
+  }
+
+  private refuse(orderId: string, reason: RejectReason): number {
+    this.emitRejected(orderId, reason);
     return this.eventCount;
   }
 
@@ -516,33 +504,43 @@ export class OrderBook {
     return null;
   }
 
-  /** Fills the taker against the opposite side; returns its unfilled remainder. */
-  private match(taker: Order, isBid: boolean, tick: number): number {
+  /**
+   * The one price-time walk: the taker against the opposite side from the best level to its limit,
+   * each level in arrival order, the taker's own resting orders cancelled on the way (self-trade
+   * prevention); returns the unfilled remainder. A dry run makes the same events and moves
+   * nothing. `skip` is a resting order passed over (the one a preview replaces), else NONE.
+   */
+  private match(taker: Order, isBid: boolean, tick: number, skip: number): number {
     // Matching only frees slots, never grows the slab, so `rows` stays valid throughout.
     const rows = this.rows;
+    const dry = this.dryRun;
     const base = isBid ? ASKS : 0;
+    const step = isBid ? 1 : -1;
     const takerUser = taker.userId;
     let remaining = taker.quantity;
-    while (remaining > 0) {
-      const best = isBid ? this.bestAsk : this.bestBid;
-      // Sentinels make an empty side never cross (tick is 1..99).
-      if (isBid ? best > tick : best < tick) break;
-      const level = base + best;
+    // Sentinels make an empty side never cross (tick is 1..99).
+    for (let t = isBid ? this.bestAsk : this.bestBid; remaining > 0 && (isBid ? t <= tick : t >= tick); t += step) {
+      const level = base + t;
       let slot = this.levelHead[level];
       while (slot !== NONE && remaining > 0) {
         const r = slot * ROW;
+        // Read before the slot may be freed.
         const next = rows[r + NEXT] | 0;
-        if (this.userIds[slot] === takerUser) {
+        if (slot === skip) {
+          // Already cancelled by the replacement.
+        } else if (this.userIds[slot] === takerUser) {
           this.emitCancelled(slot, "SELF_TRADE");
-          this.removeSlot(slot);
+          if (!dry) this.removeSlot(slot);
         } else {
           const makerRemaining = rows[r + REMAINING];
           const q = remaining < makerRemaining ? remaining : makerRemaining;
           remaining -= q;
-          rows[r + REMAINING] = makerRemaining - q;
-          this.levelQuantity[level] -= q;
-          this.emitFill(slot, taker, q, remaining);
-          if (makerRemaining === q) this.removeSlot(slot);
+          this.emitFill(slot, taker, q, remaining, makerRemaining - q);
+          if (!dry) {
+            rows[r + REMAINING] = makerRemaining - q;
+            this.levelQuantity[level] -= q;
+            if (makerRemaining === q) this.removeSlot(slot);
+          }
         }
         slot = next;
       }
@@ -742,15 +740,15 @@ export class OrderBook {
 
   // Event objects: new ones the caller may keep. A subclass may hand out reused ones instead.
   protected acceptedEvent(seq: number, orderId: string): AcceptedEvent {
-    return { type: "accepted", seq, orderId };
+    return accepted(seq, orderId);
   }
 
   protected restedEvent(seq: number, orderId: string, remaining: number): RestedEvent {
-    return { type: "rested", seq, orderId, remaining };
+    return rested(seq, orderId, remaining);
   }
 
   protected rejectedEvent(seq: number, orderId: string, reason: RejectReason): RejectedEvent {
-    return { type: "rejected", seq, orderId, reason };
+    return rejected(seq, orderId, reason);
   }
 
   protected fillEvent(): FillEvent {
@@ -762,17 +760,20 @@ export class OrderBook {
   }
 
   private emit(e: BookEvent): void {
+    const sink = this.sink;
     const n = this.eventCount++;
-    if (n < this.events.length) this.events[n] = e;
-    else this.events.push(e);
+    if (n < sink.length) sink[n] = e;
+    else sink.push(e);
   }
 
+  // A dry run's events are the caller's to keep, so they are always new objects.
   private emitRejected(orderId: string, reason: RejectReason): void {
-    this.emit(this.rejectedEvent(++this.lastSeq, orderId, reason));
+    const seq = ++this.lastSeq;
+    this.emit(this.dryRun ? rejected(seq, orderId, reason) : this.rejectedEvent(seq, orderId, reason));
   }
 
   private emitCancelled(slot: number, reason: CancelReason): void {
-    const e = this.cancelledEvent();
+    const e = this.dryRun ? newCancelled() : this.cancelledEvent();
     this.writeCancelled(e, slot, reason, ++this.lastSeq);
     this.emit(e);
   }
@@ -790,9 +791,9 @@ export class OrderBook {
     e.reason = reason;
   }
 
-  private emitFill(slot: number, taker: Order, quantity: number, takerRemaining: number): void {
-    const e = this.fillEvent();
-    this.writeFill(e, slot, taker, quantity, takerRemaining, this.rows[slot * ROW + REMAINING], ++this.lastSeq);
+  private emitFill(slot: number, taker: Order, quantity: number, takerRemaining: number, makerRemaining: number): void {
+    const e = this.dryRun ? newFill() : this.fillEvent();
+    this.writeFill(e, slot, taker, quantity, takerRemaining, makerRemaining, ++this.lastSeq);
     this.emit(e);
   }
 

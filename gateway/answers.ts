@@ -11,14 +11,15 @@ export interface ErrorAnswer {
   status: number;
   body: ErrorBody;
   retryAfter?: number;
-  /** A failure to log: an unexpected 5xx (a 503 is an honest, expected answer: a market moving, a node starting). */
+  /** A failure to log: an unexpected 5xx, or a write that found the disk full (other 503s are honest, expected answers: a market moving, a node starting). */
   log: boolean;
 }
 
 /** A request counted just now and over its limit gets the 429 it would have had; anything else its error's envelope. */
 export function errorAnswer(err: unknown, requestId: string, verdict: RateVerdict | undefined): ErrorAnswer {
   const r = verdict && !verdict.allowed ? toErrorResponse({ type: "RATE_LIMIT_EXCEEDED" }, requestId) : toErrorResponse(err, requestId);
-  return { ...r, log: r.status >= 500 && r.status !== 503 };
+  const { diskFull, ...answer } = r;
+  return { ...answer, log: (r.status >= 500 && r.status !== 503) || !!diskFull };
 }
 
 /** X-RateLimit-* (and Retry-After when refused) of a request's verdict, on a response not yet sent. */

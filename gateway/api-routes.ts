@@ -12,6 +12,7 @@ import type { RequestMeta } from "../mixins/context";
 import { idempotencyKeyHeader } from "../mixins/idempotency.middleware";
 import { setRateHeaders } from "./answers";
 import { successBody } from "./envelope";
+import { refusePrototypeKeys } from "./json-body";
 import { OPENAPI_JSON } from "./openapi";
 import type { categoryLimit, RateCategory, RateLimited, RouteRateLimit } from "./rate-limit";
 import { checkOperatorKey } from "./sessions";
@@ -65,7 +66,7 @@ export function gatewayRoutes(p: GatewayRoutePorts) {
   const common = {
     mappingPolicy: "restrict",
     mergeParams: true,
-    bodyParsers: { json: { strict: true, limit: BODY_LIMIT } },
+    bodyParsers: { json: { strict: true, limit: BODY_LIMIT, reviver: refusePrototypeKeys } },
     authentication: true,
     onError: p.onError,
     onBeforeCall(ctx: Ctx, _route: unknown, req: Req, res: ServerResponse) {

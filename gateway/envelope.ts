@@ -1,5 +1,6 @@
 import type { FieldError } from "../lib/errors";
 import { isPage } from "../lib/paging";
+import { PROTOTYPE_KEY_REFUSAL } from "./json-body";
 
 /** A successful answer in the envelope: `data` (a page's items, its pagination beside them) and the request id; nothing for a 204. */
 export function successBody(data: unknown, requestId: string | null, statusCode?: number): object | null {
@@ -38,7 +39,16 @@ function fieldsOf(data: unknown): FieldError[] | undefined {
  * Every failure becomes the spec's envelope here, and only here. Client errors keep their code;
  * anything unexpected is a plain 500 without internals.
  */
-export function toErrorResponse(err: unknown, requestId: string): { status: number; body: ErrorBody; retryAfter?: number } {
+/** A write that found no room (a read model's file, the chain's state on a full disk): nothing to blame the client for. */
+const NO_SPACE = new Set(["ENOSPC", "EDQUOT", "SQLITE_FULL"]);
+
+/** Retry-After of a request refused for a full disk (seconds): long enough not to hammer it. */
+export const DISK_FULL_RETRY_S = 5;
+
+export function toErrorResponse(
+  err: unknown,
+  requestId: string,
+): { status: number; body: ErrorBody; retryAfter?: number; diskFull?: boolean } {
   const e = (err ?? {}) as ErrorLike;
   const status = typeof e.code === "number" ? e.code : typeof e.status === "number" ? e.status : 500;
   const type = typeof e.type === "string" ? e.type : "";
@@ -48,7 +58,11 @@ export function toErrorResponse(err: unknown, requestId: string): { status: numb
   });
 
   // body-parser errors (plain http-errors objects)
-  if (type === "entity.parse.failed") return { status: 400, body: body("VALIDATION_ERROR", "Malformed JSON body") };
+  if (type === "entity.parse.failed")
+    return {
+      status: 400,
+      body: body("VALIDATION_ERROR", e.message?.startsWith(PROTOTYPE_KEY_REFUSAL) ? e.message : "Malformed JSON body"),
+    };
   if (type === "entity.too.large") return { status: 413, body: body("PAYLOAD_TOO_LARGE", "Request body too large") };
   if (type === "encoding.unsupported" || type === "charset.unsupported" || type === "request.aborted" || type === "request.size.invalid")
     return { status: 400, body: body("VALIDATION_ERROR", "Unreadable request body") };
@@ -82,6 +96,13 @@ export function toErrorResponse(err: unknown, requestId: string): { status: numb
 
   // Structured errors from downstream services pass through unchanged: client errors, and the
   // honest 503s (MARKET_MOVED, SERVICE_UNAVAILABLE, LEDGER_UNAVAILABLE) with a retry hint.
+  if (typeof e.code === "string" && NO_SPACE.has(e.code))
+    return {
+      status: 503,
+      body: body("SERVICE_UNAVAILABLE", "The exchange cannot store requests right now (its disk is full); retry later"),
+      retryAfter: DISK_FULL_RETRY_S,
+      diskFull: true,
+    };
   if (status >= 400 && status < 500 && type) return { status, body: body(type, e.message || type, fieldsOf(e.data)) };
   if (status === 503 && type) return { status, body: body(type, e.message || type), retryAfter: retryAfterOf(e.data, 1) };
   return { status: 500, body: body("INTERNAL_ERROR", "Internal server error") };

@@ -16,10 +16,12 @@ export const FAULT_STATUS: Readonly<Record<FaultKind, number>> = {
   internal: 500,
 };
 
-/** A domain refusal as the broker's error (status from the table, code and fields kept); anything else unchanged. */
+/** A domain refusal as the broker's error (status from the table, code, fields and retry hint kept); anything else unchanged. */
 export function wireError(err: unknown): unknown {
   if (!isFault(err)) return err;
-  return new DomainError(err.message, FAULT_STATUS[err.kind], err.code, err.data?.fields ? { fields: err.data.fields } : undefined);
+  const { fields, retryAfter } = err.data ?? {};
+  const data = fields || retryAfter ? { ...(fields ? { fields } : {}), ...(retryAfter ? { retryAfter } : {}) } : undefined;
+  return new DomainError(err.message, FAULT_STATUS[err.kind], err.code, data);
 }
 
 const KIND_OF_STATUS: Readonly<Record<number, FaultKind>> = { 400: "rejected", 404: "not_found", 409: "conflict" };

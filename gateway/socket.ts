@@ -14,7 +14,7 @@
 import type { Service, ServiceSchema } from "moleculer";
 import SocketIOMixin from "moleculer-io";
 import type { Server, Socket } from "socket.io";
-import { defineService } from "../lib/service";
+import { defineService } from "../mixins/service";
 import { call, type ActionName, type EventName, type EventPayload } from "../contract";
 import { tradeRecordView } from "../engine/settlement";
 import { configOf } from "../lib/config";

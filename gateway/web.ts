@@ -5,9 +5,10 @@
  *   revalidated on every load (`no-cache` + ETag), other files for an hour;
  * - each file is read once at start, with the gzip twin the build wrote beside it, and sent
  *   gzipped to clients that accept it;
- * - the app's pages (web-routes.ts) all answer index.html, into which the server writes what the
+ * - the app's pages (contract/web-routes.ts) all answer index.html, into which the server writes what the
  *   app cannot know by itself (the chain); any other path stays a 404 in the API's envelope;
- * - `/tonconnect-manifest.json` names this exchange to TON wallets for the login domain.
+ * - `/tonconnect-manifest.json` names this exchange to TON wallets for the login domain;
+ * - each page carries a Content-Security-Policy (`appPolicy`, `docsPolicy`).
  * Nothing is fetched from elsewhere: every file comes from the build.
  */
 import { createHash } from "node:crypto";
@@ -15,7 +16,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { extname, join, relative, sep } from "node:path";
 import { gzipSync } from "node:zlib";
-import { APP_ROUTES } from "./web-routes";
+import { APP_ROUTES } from "../contract/web-routes";
 
 /** Written by the build (web/vite.config.mts) last: its presence means the build is complete. */
 export const BUILD_REPORT = "build-report.json";
@@ -38,6 +39,70 @@ const TYPES: Record<string, string> = {
   ".txt": "text/plain; charset=utf-8",
 };
 
+/** Who may frame the app: itself and Telegram's clients (web.telegram.org runs Mini Apps in an iframe). */
+export const FRAME_ANCESTORS = "'self' https://web.telegram.org https://*.telegram.org";
+
+/** The CSP hash source of an empty inline event handler (`on…=""`). */
+const EMPTY_HANDLER_HASH = `sha256-${createHash("sha256").update("").digest("base64")}`;
+
+/**
+ * The app's policy: its scripts, styles, fonts and pictures from the exchange only; connections to
+ * the exchange (the API and its Socket.IO, same origin for http and ws) and to the TON Connect
+ * bridges of the wallet list it serves (a remote wallet answers through one of them).
+ */
+export function appPolicy(bridges: readonly string[]): string {
+  return [
+    "default-src 'self'",
+    // TON Connect sets an empty ontouchstart="" on <body> (so iOS shows :active states): that
+    // empty handler, by its hash, and no other inline script.
+    `script-src 'self' 'unsafe-hashes' '${EMPTY_HANDLER_HASH}'`,
+    // TON Connect's wallet window adds its styles as <style> elements at run time.
+    "style-src 'self' 'unsafe-inline'",
+    // Wallet pictures and the QR code are drawn from data: and blob: URLs.
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    ["connect-src 'self'", ...bridges].join(" "),
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    `frame-ancestors ${FRAME_ANCESTORS}`,
+  ].join("; ");
+}
+
+/** Swagger UI's policy: the same origin only; its styles are partly inline, its icons data: URLs. */
+export const DOCS_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'self'",
+].join("; ");
+
+/** The origins of the HTTP bridges in a TON Connect wallet list (tonconnect-wallets.json), sorted. */
+export function bridgeOrigins(walletList: Buffer | undefined): string[] {
+  if (!walletList) return [];
+  let list: Array<{ bridge?: Array<{ type?: string; url?: string }> }>;
+  try {
+    list = JSON.parse(walletList.toString("utf8")) as typeof list;
+  } catch (err) {
+    throw new Error(`the built tonconnect-wallets.json is not JSON (${(err as Error).message}): run npm run build`);
+  }
+  const out = new Set<string>();
+  for (const wallet of Array.isArray(list) ? list : [])
+    for (const b of wallet.bridge ?? []) {
+      if (b.type !== "sse" || typeof b.url !== "string") continue;
+      if (!URL.canParse(b.url)) continue;
+      const url = new URL(b.url);
+      if (url.protocol === "https:") out.add(url.origin);
+    }
+  return [...out].sort();
+}
+
 export interface WebSettings {
   /** `sandbox` shows the sandbox wallet and faucet. */
   chain: string;
@@ -48,6 +113,8 @@ export interface WebSettings {
 
 interface Asset {
   body: Buffer;
+  /** Pages only: their Content-Security-Policy. */
+  policy?: string;
   gzip: Buffer | null;
   type: string;
   /** Strong validators differ per encoding (RFC 9110 8.8.3). */
@@ -111,9 +178,13 @@ export class WebSite {
     // The app reads these at start; the chain decides whether the sandbox wallet and faucet show.
     const meta = `<meta name="pmx:chain" content="${escapeAttr(settings.chain)}"><meta name="pmx:testnet" content="${settings.testnet}">`;
     const page = Buffer.from(html.body.toString("utf8").replace("</head>", `${meta}</head>`));
-    this.index = asset(page, html.type, CACHE_REVALIDATE, gzipSync(page));
+    this.index = {
+      ...asset(page, html.type, CACHE_REVALIDATE, gzipSync(page)),
+      policy: appPolicy(bridgeOrigins(this.files.get("/tonconnect-wallets.json")?.body)),
+    };
     this.files.delete("/index.html");
-    this.docs = this.files.get("/docs/index.html") ?? null;
+    const docs = this.files.get("/docs/index.html");
+    this.docs = docs ? { ...docs, policy: DOCS_POLICY } : null;
     this.files.delete("/docs/index.html");
   }
 
@@ -171,6 +242,7 @@ export class WebSite {
     res.setHeader("Cache-Control", a.cacheControl);
     res.setHeader("ETag", etag);
     res.setHeader("X-Content-Type-Options", "nosniff");
+    if (a.policy) res.setHeader("Content-Security-Policy", a.policy);
     if (a.gzip) res.setHeader("Vary", "Accept-Encoding");
     const tags = String(req.headers["if-none-match"] ?? "");
     if (tags && tags.split(",").some((t) => t.trim().replace(/^W\//, "") === etag)) {

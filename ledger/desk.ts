@@ -7,11 +7,11 @@
 import { createHash } from "node:crypto";
 import { notFoundFault, invalid } from "../lib/fault";
 import { page, type Page } from "../lib/paging";
-import { checkHeartbeat } from "../trading/order-rules";
-import type { IdemRecord, MarketLease, SettlementRecord } from "../models/trading";
-import type { Ledger, PostInput, PostOutcome } from "./ledger";
+import { checkHeartbeat } from "../lib/order-rules";
+import type { IdemRecord, MarketLease, SettlementRecord, PostInput, PostOutcome, VerifyReport } from "../models/trading";
+import type { Ledger } from "./ledger";
 import type { MoneyStore } from "./store";
-import { verifyAll, type VerifyReport } from "./verify";
+import { verifyAll } from "./verify";
 import type { Model } from "../contract";
 import { balanceView, tradeView } from "./views";
 
@@ -49,6 +49,23 @@ export class LedgerDesk {
     const r = this.ledger.acquire(marketId, node);
     await this.ledger.waitDurable(r.seq);
     return { ...r.lease, instance: this.ledger.instance };
+  }
+
+  /**
+   * A market's lease once none of its entries waits to be written: the journal position, book seq
+   * and pool the store holds for it (a writer whose commit was refused and undone resumes from it).
+   */
+  async committedLease(marketId: string): Promise<MarketLease> {
+    for (;;) {
+      const seq = this.ledger.pendingSeqOf(marketId);
+      if (seq === null) return this.ledger.lease(marketId);
+      try {
+        await this.ledger.waitDurable(seq);
+      } catch (err) {
+        // Undone with a refused commit: look again. A ledger that stopped answers no more.
+        if (this.ledger.broken) throw err;
+      }
+    }
   }
 
   /** Settlement progress of trades, journaled like every fact of the money path (one key per outcome). */

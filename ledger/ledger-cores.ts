@@ -40,11 +40,23 @@ export class LedgerCores {
     const now = edges.now ?? (() => Date.now());
     let deadlines: Deadlines | undefined;
     try {
+      const outage = refusalLog(store.location, edges.log, now);
       const ledger = await Ledger.open(store, {
         committed: (docs) => {
+          outage.committed();
           notifyCommitted(docs, ledger.instance, ledger, edges.out);
           if (deadlines) noteDeadlines(docs, deadlines);
         },
+        refused: (err, entries) => {
+          outage.refused(err.message, entries);
+          // The new instance's watermark: engines waiting on undone entries hear of it at once.
+          edges.out.broadcast("ledger.durable", { instance: ledger.instance, seq: ledger.durableSeq });
+        },
+        failed: (err) =>
+          edges.log.warn(
+            `ledger: a write to ${store.location} failed with an unknown outcome; writes are refused (503) until a restart, reads go on`,
+            err.message,
+          ),
       });
       // A changed, missing or reordered entry anywhere stops the start, naming it.
       const chain = await verifyChain(store);
@@ -71,6 +83,36 @@ export class LedgerCores {
     await this.ledger.idle();
     await this.store.close();
   }
+}
+
+/** Refused writes, logged when they start, every REFUSAL_LOG_MS while they last, and when writes go through again. */
+const REFUSAL_LOG_MS = 30_000;
+
+function refusalLog(location: string, log: LedgerEdges["log"], now: () => number) {
+  let since: number | null = null;
+  let lastLog = 0;
+  let groups = 0;
+  let entries = 0;
+  return {
+    refused(reason: string, n: number): void {
+      groups++;
+      entries += n;
+      if (since !== null && now() - lastLog < REFUSAL_LOG_MS) return;
+      since ??= now();
+      lastLog = now();
+      log.warn(
+        `ledger: writes to ${location} are refused (${reason}): ${entries} entries in ${groups} group commits undone and answered 503 so far; reads go on, each new write tries again`,
+      );
+    },
+    committed(): void {
+      if (since === null) return;
+      log.info(
+        `ledger: writes to ${location} go through again, after ${entries} refused entries in ${Math.round((now() - since) / 1000)} s`,
+      );
+      since = null;
+      groups = entries = 0;
+    },
+  };
 }
 
 /** GTD expiry and heartbeat lapses, fired through the market's owner. */

@@ -1,20 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { Accounts, LedgerRejection, type ConservationReport, type Posting, type PreparedChange } from "../engine/accounts";
-import type { TradeRecord } from "../engine/settlement";
+import { Accounts, LedgerRejection, type AccountsUndo, type ConservationReport, type PreparedChange } from "../engine/accounts";
 import type {
   BookJournalDoc,
-  FenceRecord,
-  HeartbeatRecord,
-  IdemAnswerSource,
+  IdemClaim,
   IdemRecord,
   LedgerEntryDoc,
   MarketLease,
-  PayoutRecord,
-  SettlementRecord,
+  MoneyCheck,
+  PostInput,
+  PostOutcome,
 } from "../models/trading";
 import { chainHash } from "./chain-hash";
 import { entryRuleProblems } from "./entry-rules";
-import type { CommitBatch, JournalRow, MarketRow, MoneyStore, StoredState } from "./store";
+import { CommitRefused, type CommitBatch, type JournalRow, type MarketRow, type MoneyStore, type StoredState } from "./store";
 
 /** A refusal of the ledger, by kind; the service shell maps kinds to the contract's statuses. */
 export type LedgerFaultKind = "rejected" | "conflict" | "moved" | "unavailable" | "restarted";
@@ -24,53 +22,28 @@ export class LedgerFault extends Error {
     readonly kind: LedgerFaultKind,
     readonly code: string,
     message: string,
+    /** Seconds a client should wait before sending it again (a refused write). */
+    readonly data?: { retryAfter: number },
   ) {
     super(message);
     this.name = "LedgerFault";
   }
 }
 
-export interface PostInput {
-  key: string;
-  postings: Posting[];
-  checkAfter?: number;
-  trades?: TradeRecord[];
-  book?: BookJournalDoc;
-  fence?: FenceRecord;
-  settlement?: SettlementRecord;
-  payout?: PayoutRecord;
-  idem?: IdemRecord;
-  heartbeat?: HeartbeatRecord;
-  /** One part of a book command split over several entries (see post). */
-  part?: { group: string; index: number; count: number };
-}
-
-/** What a claim of an Idempotency-Key found: the stored answer, or the right to execute. */
-export type IdemClaim = { answered: true; status: number; response: unknown; answerFrom?: IdemAnswerSource } | { answered: false };
-
-export interface PostOutcome {
-  applied: boolean;
-  seq: number;
-  /** This ledger process: a durability wait across a restart of it cannot be trusted. */
-  instance: string;
-}
-
 export interface LedgerHooks {
   /** After each group commit, with its entries (real-time events, the durability watermark). */
   committed?(docs: LedgerEntryDoc[]): void;
+  /**
+   * The store refused a group commit whole (a full disk): that group and every entry after it were
+   * undone and refused; the ledger goes on under a new `instance` (waits by seq of the old one are
+   * answered from what it made durable).
+   */
+  refused?(err: CommitRefused, entries: number): void;
+  /** A commit of unknown outcome: the ledger takes no more entries until a restart. */
+  failed?(err: Error): void;
   /** May `node` take `marketId`? The ledger's view of who owns a market (null: anyone may). */
   mayOwn?(marketId: string, node: string): boolean;
   now?(): Date;
-}
-
-/** The extended money check: conservation, every order's quantities, every lock, every market's journal. */
-export interface MoneyCheck extends ConservationReport {
-  /** Orders whose filled + open + cancelled is not their quantity (or that filled beyond it). */
-  badOrders: Array<{ orderId: string; quantity: number; filled: number; remaining: number; cancelled: number }>;
-  /** Accounts whose locked balance differs from what their open orders hold. */
-  badLocks: Array<{ account: string; marketId?: string; outcome?: string; locked: number; heldByOrders: number }>;
-  /** Markets whose journal positions are not contiguous, or were written under an older epoch after a newer one. */
-  badPositions: Array<{ marketId: string; position: number; problem: string }>;
 }
 
 /** Two writes of one journal position are the same commit (a retry) when they carry the same command and effects. */
@@ -84,10 +57,23 @@ const posKey = (account: string, marketId: string, outcome: string) => `${accoun
 /** Durable entries kept decoded for readers tailing the journal. */
 const RECENT = 8192;
 const USER = "usr_";
+/** Retry-After of a request refused because its write was (seconds): long enough not to hammer a full disk. */
+export const WRITE_REFUSED_RETRY_S = 5;
+/** Earlier instances whose waits are still answered by seq after a refused commit. */
+const RETIRED = 64;
+
+/** What one applied command changed in memory besides its entries: undone if its commit is refused. */
+interface Undo {
+  accounts: AccountsUndo;
+  leases: Array<[string, MarketLease | undefined]>;
+  lastBook: Array<[string, LedgerEntryDoc | undefined]>;
+}
 
 interface Pending {
   doc: LedgerEntryDoc;
   body: string;
+  /** On the first entry of each command. */
+  undo?: Undo;
 }
 
 /**
@@ -98,7 +84,9 @@ interface Pending {
  * writer that lost its market is refused before any money moves.
  */
 export class Ledger {
-  readonly instance = randomBytes(8).toString("hex");
+  private current = randomBytes(8).toString("hex");
+  /** Instances retired by a refused commit: up to which seq they made durable, and why they stopped. */
+  private readonly retired = new Map<string, { durable: number; refusal: LedgerFault }>();
   private accounts: Accounts;
   private readonly markets = new Map<string, MarketLease>();
   private seq: number;
@@ -144,6 +132,14 @@ export class Ledger {
     return new Ledger(store, hooks, await store.load());
   }
 
+  /**
+   * This ledger process's memory: a wait by seq across a restart of it cannot be trusted. Renewed
+   * when a refused commit is undone, as the seqs after the durable one are then given out again.
+   */
+  get instance(): string {
+    return this.current;
+  }
+
   get lastSeq(): number {
     return this.seq;
   }
@@ -162,6 +158,15 @@ export class Ledger {
 
   lease(marketId: string): MarketLease {
     return this.markets.get(marketId) ?? { marketId, epoch: 0, owner: null, seq: 0, bookSeq: 0, pool: null };
+  }
+
+  /** The seq of the market's latest entry not yet durable (a book entry or a fence), or null. */
+  pendingSeqOf(marketId: string): number | null {
+    for (let i = this.pending.length - 1; i >= 0; i--) {
+      const d = this.pending[i].doc;
+      if (d.book?.marketId === marketId || d.fence?.marketId === marketId) return d.seq;
+    }
+    return null;
   }
 
   /**
@@ -267,12 +272,13 @@ export class Ledger {
       }
       throw err;
     }
-    this.accounts.commit(change);
+    const undo: Undo = { accounts: this.accounts.commit(change), leases: [], lastBook: [] };
     for (const account of change.cash.keys()) this.touchedCash.add(account);
     for (const k of change.pos.keys()) this.touchedPos.add(k);
     for (const m of change.coll.keys()) this.touchedMarkets.add(m);
     const at = this.now().toISOString();
     let doc!: LedgerEntryDoc;
+    let firstEntry = true;
     for (const input of parts) {
       doc = { _id: input.key, seq: this.seq + 1, postings: input.postings, at };
       if (input.checkAfter) doc.checkAfter = input.checkAfter;
@@ -284,17 +290,21 @@ export class Ledger {
       if (input.idem) doc.idem = input.idem;
       if (input.heartbeat) doc.heartbeat = input.heartbeat;
       this.seq = doc.seq;
-      this.pending.push({ doc, body: JSON.stringify(doc) });
+      this.pending.push({ doc, body: JSON.stringify(doc), ...(firstEntry ? { undo } : {}) });
       this.pendingKeys.set(doc._id, doc);
+      firstEntry = false;
     }
     const lastBook = last.book;
     if (lastBook && lease) {
+      undo.leases.push([lastBook.marketId, this.markets.get(lastBook.marketId)]);
+      undo.lastBook.push([lastBook.marketId, this.lastBook.get(lastBook.marketId)]);
       this.markets.set(lastBook.marketId, { ...lease, seq: lastBook.seq, bookSeq: lastBook.bookSeq, pool: lastBook.pool ?? lease.pool });
       this.lastBook.set(lastBook.marketId, doc);
       this.touchedMarkets.add(lastBook.marketId);
     }
     if (first.fence) {
       const cur = this.lease(first.fence.marketId);
+      undo.leases.push([first.fence.marketId, this.markets.get(first.fence.marketId)]);
       this.markets.set(first.fence.marketId, { ...cur, epoch: first.fence.epoch, owner: first.fence.node });
       this.touchedMarkets.add(first.fence.marketId);
       // Parts of a command an earlier writer never finished are dropped with its lease.
@@ -318,12 +328,19 @@ export class Ledger {
     return { lease: this.lease(marketId), seq: r.seq };
   }
 
-  /** Resolves once every entry up to `seq` is durable; rejects if this is another ledger process than `instance`'s. */
+  /**
+   * Resolves once every entry up to `seq` is durable. Of an instance retired by a refused commit:
+   * resolves for what it made durable and refuses the rest (undone); of another ledger process:
+   * rejects, the outcome being unknown here.
+   */
   waitDurable(seq: number, instance?: string): Promise<void> {
-    if (instance && instance !== this.instance)
+    if (instance && instance !== this.current) {
+      const r = this.retired.get(instance);
+      if (r) return seq <= r.durable ? Promise.resolve() : Promise.reject(r.refusal);
       return Promise.reject(
         new LedgerFault("restarted", "LEDGER_RESTARTED", "The ledger restarted; the outcome of that entry is unknown to this writer"),
       );
+    }
     if (seq <= this.durable) return Promise.resolve();
     if (this.broken) return Promise.reject(this.unavailable());
     return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
@@ -339,11 +356,13 @@ export class Ledger {
     this.flushQueued = true;
     setImmediate(() => {
       this.flushQueued = false;
-      this.flushing = this.flush().finally(() => {
-        this.flushing = null;
-        if (this.pending.length && !this.broken) this.scheduleFlush();
-        else for (const w of this.idleWaiters.splice(0)) w();
-      });
+      this.flushing = this.flush()
+        .catch((err: Error) => this.fail(err))
+        .finally(() => {
+          this.flushing = null;
+          if (this.pending.length && !this.broken) this.scheduleFlush();
+          else for (const w of this.idleWaiters.splice(0)) w();
+        });
     });
   }
 
@@ -392,9 +411,9 @@ export class Ledger {
       try {
         await this.store.commit(commit);
       } catch (err) {
-        this.broken = err as Error;
-        for (const w of this.waiters.splice(0)) w.reject(this.unavailable());
-        throw err;
+        if (err instanceof CommitRefused) this.undoPending(err);
+        else this.fail(err as Error);
+        return;
       }
       this.hash = hash;
       this.pending.splice(0, batch.length);
@@ -419,6 +438,51 @@ export class Ledger {
       for (const { doc } of batch) if (doc.idem) this.answerClaim(doc.idem);
       this.hooks.committed?.(commit.docs);
     }
+  }
+
+  /** A commit of unknown outcome: memory may be ahead of the store, so nothing more is accepted. */
+  private fail(err: Error): void {
+    if (this.broken) return;
+    this.broken = err;
+    for (const w of this.waiters.splice(0)) w.reject(this.unavailable());
+    this.hooks.failed?.(err);
+  }
+
+  /**
+   * The store refused a group whole: every entry not yet durable (the group, and those applied
+   * while it was written, which were checked against it) is undone, newest first, so the books,
+   * leases and keys are again exactly what is durable; their waiters are refused (nothing was
+   * executed) and their Idempotency-Keys are free again once their requests give them back.
+   */
+  private undoPending(err: CommitRefused): void {
+    for (let i = this.pending.length - 1; i >= 0; i--) {
+      const u = this.pending[i].undo;
+      if (!u) continue;
+      for (let j = u.leases.length - 1; j >= 0; j--) restore(this.markets, ...u.leases[j]);
+      for (let j = u.lastBook.length - 1; j >= 0; j--) restore(this.lastBook, ...u.lastBook[j]);
+      this.accounts.revert(u.accounts);
+    }
+    const entries = this.pending.length;
+    this.pending = [];
+    this.pendingKeys.clear();
+    this.touchedCash = new Set();
+    this.touchedPos = new Set();
+    this.touchedMarkets = new Set();
+    this.seq = this.durable;
+    const refusal = new LedgerFault(
+      "unavailable",
+      "SERVICE_UNAVAILABLE",
+      err.diskFull
+        ? "The exchange cannot store requests right now (its disk is full); nothing was executed. Retry later"
+        : "The exchange could not store this request; nothing was executed. Retry later",
+      { retryAfter: WRITE_REFUSED_RETRY_S },
+    );
+    // The seqs after `durable` are given out again: a wait by seq must not take another entry for its own.
+    this.retired.set(this.current, { durable: this.durable, refusal });
+    if (this.retired.size > RETIRED) this.retired.delete(this.retired.keys().next().value as string);
+    this.current = randomBytes(8).toString("hex");
+    for (const w of this.waiters.splice(0)) w.reject(refusal);
+    this.hooks.refused?.(err, entries);
   }
 
   // --- Idempotency-Key: one execution per key and caller, its answer journaled with the command ---
@@ -592,4 +656,9 @@ export class Ledger {
   leases(): MarketLease[] {
     return [...this.markets.values()];
   }
+}
+
+function restore<K, V>(map: Map<K, V>, key: K, value: V | undefined): void {
+  if (value === undefined) map.delete(key);
+  else map.set(key, value);
 }

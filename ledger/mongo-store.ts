@@ -15,21 +15,25 @@ import type {
   MarketLease,
   OrderDoc,
   TradeDoc,
+  OrderQuery,
 } from "../models/trading";
-import { MONGO_CLIENT_OPTIONS } from "../mixins/mongo-store";
+import { MONGO_CLIENT_OPTIONS } from "../lib/mongo-store";
 import { GENESIS_HASH } from "./chain-hash";
 import { applyOrderChange, projectEntry } from "./projection";
+import type { MoneyFacts } from "./foundations";
 import {
+  DEPOSIT_KEY_PREFIX,
+  depositorsOf,
   formatToWrite,
   STORE_FORMAT,
   StoreDamaged,
   type CommitBatch,
   type JournalRow,
   type MoneyStore,
-  type OrderQuery,
   type ReadModelFacts,
   type StoredIdem,
   type StoredState,
+  USER_ACCOUNT_PREFIX,
 } from "./store";
 
 type Doc = Document & { _id: string | number };
@@ -433,6 +437,40 @@ export class MongoMoneyStore implements MoneyStore {
 
   async trade(tradeId: string): Promise<TradeDoc | null> {
     return strip<TradeDoc>(await this.c.trades.findOne({ _id: tradeId }));
+  }
+
+  async foundationFacts(): Promise<MoneyFacts> {
+    const users = new RegExp(`^${USER_ACCOUNT_PREFIX}`);
+    const [cashUsers, positionUsers, orderUsers] = await Promise.all([
+      this.c.cash.distinct("_id", { _id: users }),
+      this.c.positions.distinct("account", { account: users }),
+      this.c.orders.distinct("userId", { userId: users, remaining: { $gt: 0 } }),
+    ]);
+    const [moneyMarkets, positionMarkets, orderMarkets] = await Promise.all([
+      this.c.markets.distinct("_id", { $or: [{ collateral: { $ne: 0 } }, { pool: { $ne: null } }] }),
+      this.c.positions.distinct("marketId"),
+      this.c.orders.distinct("marketId", { remaining: { $gt: 0 } }),
+    ]);
+    const bodies: string[] = [];
+    for await (const d of this.c.journal.find({ plainKey: new RegExp(`^${DEPOSIT_KEY_PREFIX}`) }, { projection: { body: 1 } }))
+      bodies.push(d.body as string);
+    const total = async (k: string) => Number((await this.meta(k)) ?? 0);
+    return {
+      fresh: (await this.meta("format")) === undefined && (await this.c.journal.countDocuments({}, { limit: 1 })) === 0,
+      users: [...new Set([...cashUsers, ...positionUsers, ...orderUsers].map(String))],
+      markets: [...new Set([...moneyMarkets, ...positionMarkets, ...orderMarkets].map(String))],
+      depositors: depositorsOf(bodies),
+      chainUsed: (await total("withdrawal")) !== 0,
+    };
+  }
+
+  async fingerprint(name: string): Promise<string | null> {
+    const v = await this.meta(`fp:${name}`);
+    return typeof v === "string" ? v : null;
+  }
+
+  async recordFingerprint(name: string, value: string): Promise<void> {
+    await this.c.meta.updateOne({ _id: `fp:${name}` }, { $setOnInsert: { v: value } }, { upsert: true });
   }
 
   async readModelFacts(): Promise<ReadModelFacts> {

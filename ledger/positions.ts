@@ -5,12 +5,7 @@
  */
 import type { PositionState } from "../engine/accounts";
 import { formatAvgPrice } from "../engine/money";
-
-export interface MarketTitle {
-  title: string;
-  status?: string;
-  result?: string | null;
-}
+import type { MarketTitle } from "../models/catalog";
 
 export interface PositionMarkPorts {
   /** Titles (and status, result) of markets; an empty answer when the catalog cannot tell. */

@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { ensurePrivateFile } from "../lib/data-dir";
 
 /**
  * A connection to the money store as both the reader (event loop) and the writer thread open it:
@@ -7,6 +8,7 @@ import Database from "better-sqlite3";
  * so the two connections are the only ones.
  */
 export function openConnection(file: string): Database.Database {
+  ensurePrivateFile(file);
   const db = new Database(file, { timeout: 5_000 });
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");

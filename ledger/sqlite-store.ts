@@ -12,22 +12,27 @@ import type {
   MarketLease,
   OrderDoc,
   TradeDoc,
+  OrderQuery,
 } from "../models/trading";
 import { GENESIS_HASH } from "./chain-hash";
 import { openConnection } from "./sqlite-connection";
 import { HEAD_FILE, SqliteWriter, type WriteBatch } from "./sqlite-writer";
 import type { WriterReply, WriterRequest } from "./sqlite-writer-thread";
+import type { MoneyFacts } from "./foundations";
 import {
+  CommitRefused,
+  DEPOSIT_KEY_PREFIX,
+  depositorsOf,
   formatToWrite,
   STORE_FORMAT,
   StoreDamaged,
   type CommitBatch,
   type JournalRow,
   type MoneyStore,
-  type OrderQuery,
   type ReadModelFacts,
   type StoredIdem,
   type StoredState,
+  USER_ACCOUNT_PREFIX,
 } from "./store";
 
 const FILE = "money.db";
@@ -161,6 +166,11 @@ const tradeOf = (r: TradeRow): TradeDoc => ({
   createdAt: r.created_at,
 });
 
+/** The first string after every string that starts with `prefix` (a range scan over an index). */
+function nextPrefix(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
 function parseEntry(body: string, hash: string): LedgerEntryDoc {
   const doc = JSON.parse(body) as LedgerEntryDoc;
   doc.hash = hash;
@@ -182,7 +192,7 @@ export class SqliteMoneyStore implements MoneyStore {
   private readonly db: Database.Database;
   private readonly st: Record<string, Database.Statement>;
   private writer: CommitWriter | null = null;
-  /** A refused commit: the ledger's memory is ahead of the store, so nothing more is written until a restart. */
+  /** A commit of unknown outcome: the ledger's memory may be ahead of the store, so nothing more is written until a restart. */
   private failed: Error | null = null;
 
   private constructor(
@@ -240,6 +250,13 @@ export class SqliteMoneyStore implements MoneyStore {
       trades: q("SELECT * FROM trades WHERE user_id = ? ORDER BY created_at DESC, trade_id DESC LIMIT ? OFFSET ?"),
       tradesCount: q("SELECT count(*) AS n FROM trades WHERE user_id = ?"),
       ordersCount: q("SELECT count(*) AS n FROM orders"),
+      factUsers: q(
+        "SELECT account AS id FROM cash WHERE substr(account, 1, @n) = @p UNION SELECT account FROM positions WHERE substr(account, 1, @n) = @p UNION SELECT user_id FROM orders WHERE remaining > 0 AND substr(user_id, 1, @n) = @p",
+      ),
+      factMarkets: q(
+        "SELECT market_id AS id FROM markets WHERE collateral != 0 OR pool_yes IS NOT NULL UNION SELECT market_id FROM positions UNION SELECT market_id FROM orders WHERE remaining > 0",
+      ),
+      depositBodies: q("SELECT body FROM journal WHERE key >= ? AND key < ? AND position IS NULL"),
       tradesCountAll: q("SELECT count(*) AS n FROM trades"),
       allOrders: q("SELECT * FROM orders ORDER BY order_id"),
       allTrades: q("SELECT * FROM trades ORDER BY trade_id"),
@@ -363,7 +380,14 @@ export class SqliteMoneyStore implements MoneyStore {
   private checkWitness(headSeq: number): void {
     if (!this.dir) return;
     const path = join(this.dir, HEAD_FILE);
-    if (!existsSync(path)) return;
+    if (!existsSync(path)) {
+      // Written after every commit: gone beside committed entries, it can no longer tell whether the tail was cut.
+      if (headSeq > 0)
+        throw new StoreDamaged(
+          `${path} is missing beside a money store with ${headSeq} committed entries: without it a cut tail (a lost ${FILE}-wal) cannot be told from a whole journal. Restore it together with ${FILE} from the same backup`,
+        );
+      return;
+    }
     const text = readFileSync(path, "utf8").replace(/\0+$/, "").trim();
     if (!text) return;
     let w: { seq: number; hash: string };
@@ -381,6 +405,30 @@ export class SqliteMoneyStore implements MoneyStore {
       if (!row || row.hash !== w.hash)
         throw new StoreDamaged(`ledger journal entry ${w.seq} in ${this.location} is not the entry that was committed (${HEAD_FILE})`);
     }
+  }
+
+  async foundationFacts(): Promise<MoneyFacts> {
+    const ids = (rows: unknown[]) => (rows as Array<{ id: string }>).map((r) => r.id);
+    const { n } = this.st.count.get() as { n: number };
+    const bodies = (this.st.depositBodies.all(DEPOSIT_KEY_PREFIX, nextPrefix(DEPOSIT_KEY_PREFIX)) as Array<{ body: string }>).map(
+      (r) => r.body,
+    );
+    return {
+      fresh: n === 0 && this.metaString("format") === null,
+      users: ids(this.st.factUsers.all({ n: USER_ACCOUNT_PREFIX.length, p: USER_ACCOUNT_PREFIX })),
+      markets: ids(this.st.factMarkets.all()),
+      depositors: depositorsOf(bodies),
+      chainUsed: this.metaNumber("withdrawal") !== 0,
+    };
+  }
+
+  async fingerprint(name: string): Promise<string | null> {
+    return this.metaString(`fp:${name}`);
+  }
+
+  async recordFingerprint(name: string, value: string): Promise<void> {
+    if (this.writer) throw new Error("fingerprints are recorded before the first commit");
+    this.st.setMeta.run(`fp:${name}`, value);
   }
 
   keySeq(key: string): number | null {
@@ -410,7 +458,8 @@ export class SqliteMoneyStore implements MoneyStore {
           : batch,
       );
     } catch (err) {
-      this.failed = err as Error;
+      // Refused whole (a full disk): the store is as it was, the next commit may go through.
+      if (!(err instanceof CommitRefused)) this.failed = err as Error;
       throw err;
     }
   }
@@ -586,6 +635,7 @@ class ThreadWriter implements CommitWriter {
       if (!w) return;
       this.waiting.delete(r.id);
       if (r.ok) w.resolve();
+      else if (r.refused) w.reject(new CommitRefused(r.message, r.code ?? "", r.refused.diskFull));
       else w.reject(Object.assign(new Error(r.message), r.code ? { code: r.code } : {}));
     });
     this.worker.on("error", (err) => this.fail(err));

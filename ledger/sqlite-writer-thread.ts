@@ -6,12 +6,15 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openConnection } from "./sqlite-connection";
 import { SqliteWriter, type WriteBatch, type WriterTarget } from "./sqlite-writer";
+import { CommitRefused } from "./store";
 
 export interface WriterRequest {
   id: number;
   batch: WriteBatch;
 }
-export type WriterReply = { id: number; ok: true } | { id: number; ok: false; message: string; code?: string };
+/** `refused`: the commit was rolled back whole and may succeed later (CommitRefused). */
+export type WriterReply =
+  { id: number; ok: true } | { id: number; ok: false; message: string; code?: string; refused?: { diskFull: boolean } };
 
 const target = workerData as WriterTarget;
 const port = parentPort;
@@ -33,7 +36,13 @@ port.on("message", (req: WriterRequest | "close") => {
     writer.commit(req.batch).then(
       () => port.postMessage({ id: req.id, ok: true } satisfies WriterReply),
       (err: Error & { code?: string }) =>
-        port.postMessage({ id: req.id, ok: false, message: err.message, code: err.code } satisfies WriterReply),
+        port.postMessage({
+          id: req.id,
+          ok: false,
+          message: err.message,
+          code: err.code,
+          ...(err instanceof CommitRefused ? { refused: { diskFull: err.diskFull } } : {}),
+        } satisfies WriterReply),
     ),
   );
 });

@@ -1,13 +1,32 @@
-import { closeSync, fdatasync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, fdatasync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import type { LedgerEntryDoc, OrderDoc } from "../models/trading";
 import { applyOrderChange, projectEntry } from "./projection";
-import type { CommitBatch } from "./store";
+import { CommitRefused, type CommitBatch } from "./store";
 
 /** The last committed head, written after every commit: a store whose tail was cut no longer reaches it. */
 export const HEAD_FILE = "money.head";
 const HEAD_BYTES = 128;
+
+/** SQLite's answers to a write that may succeed later; the transaction was rolled back. */
+const TRANSIENT = /^SQLITE_(FULL|IOERR|BUSY|NOMEM)/;
+
+/**
+ * A failed group commit's transaction as a CommitRefused when SQLite rolled it back and the cause
+ * may pass (a full disk, an I/O error); anything else (a constraint: memory and store disagree)
+ * unchanged.
+ */
+export function refusedCommit(err: unknown, inTransaction: boolean): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (inTransaction || typeof code !== "string" || !TRANSIENT.test(code)) return err;
+  const diskFull = code === "SQLITE_FULL";
+  return new CommitRefused(
+    diskFull ? "the disk holding the money store is full" : `the money store could not be written (${code})`,
+    code,
+    diskFull,
+  );
+}
 
 /**
  * A group commit as it crosses to the writer thread: the journal rows carry each entry's body, so
@@ -36,7 +55,7 @@ export class SqliteWriter {
   private readonly tx: (b: WriteBatch) => void;
 
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     private readonly target: WriterTarget,
   ) {
     const q = (sql: string) => db.prepare(sql);
@@ -206,10 +225,18 @@ export class SqliteWriter {
     });
   }
 
-  /** The batch in one transaction, then durable (WAL synced), then the head file. */
+  /**
+   * The batch in one transaction, then durable (WAL synced), then the head file. Throws
+   * CommitRefused when the transaction was rolled back for a cause that may pass; a failed sync
+   * leaves the outcome unknown (an error as it came).
+   */
   async commit(batch: WriteBatch): Promise<void> {
     if (!batch.rows.length) return;
-    this.tx(batch);
+    try {
+      this.tx(batch);
+    } catch (err) {
+      throw refusedCommit(err, this.db.inTransaction);
+    }
     const { file, dir, fsync } = this.target;
     if (fsync && file) {
       // The WAL exists once something was written; the same file for the connection's life.
@@ -217,13 +244,22 @@ export class SqliteWriter {
       const fd = this.walFd;
       await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
     }
-    if (dir) {
-      const last = batch.rows[batch.rows.length - 1];
-      // No fsync: it only ever lags the database, which is synced first.
-      if (this.headFd === null) this.headFd = openSync(join(dir, HEAD_FILE), "w");
-      const buf = Buffer.alloc(HEAD_BYTES);
-      buf.write(JSON.stringify({ seq: last.seq, hash: last.hash }));
+    if (dir) this.writeHead(dir, batch.rows[batch.rows.length - 1]);
+  }
+
+  /**
+   * No fsync: it only ever lags the database, which is synced first. Nor does a failure to write
+   * it (a full disk) fail the commit, which is durable by now: the next commit writes it again.
+   * Never truncated: a crash leaves the previous head, not an empty file that proves nothing.
+   */
+  private writeHead(dir: string, last: { seq: number; hash: string }): void {
+    const buf = Buffer.alloc(HEAD_BYTES);
+    buf.write(JSON.stringify({ seq: last.seq, hash: last.hash }));
+    try {
+      if (this.headFd === null) this.headFd = openSync(join(dir, HEAD_FILE), constants.O_WRONLY | constants.O_CREAT);
       writeSync(this.headFd, buf, 0, HEAD_BYTES, 0);
+    } catch {
+      // Lagging is what the head file may do (checkWitness reads an empty one as no witness).
     }
   }
 

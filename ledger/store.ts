@@ -1,5 +1,6 @@
 import type { AccountsSnapshot, CashAccount, PositionState } from "../engine/accounts";
 import type { MicroUnits } from "../engine/money";
+import type { MoneyFacts } from "./foundations";
 import type {
   BookJournalDoc,
   CommittedRestingOrder,
@@ -9,6 +10,7 @@ import type {
   OrderDoc,
   OrderStatus,
   TradeDoc,
+  OrderQuery,
 } from "../models/trading";
 
 /** One journal row as stored: the entry's body exactly as hashed, and its place in the chain. */
@@ -61,16 +63,6 @@ export interface StoredState {
   markets: MarketLease[];
 }
 
-export interface OrderQuery {
-  userId: string;
-  marketId?: string;
-  /** open: resting orders; closed: finished ones; all. */
-  status: "open" | "closed" | "all";
-  clientOrderId?: string;
-  page: number;
-  pageSize: number;
-}
-
 /** Aggregates the money check compares with the books (see ledger/checks.ts). */
 export interface ReadModelFacts {
   /** Orders whose filled + open + cancelled differs from their quantity, or that over-filled. */
@@ -100,6 +92,7 @@ export interface MoneyStore {
    * here (their journal position decides).
    */
   keySeq(key: string): number | null;
+  /** One transaction; throws CommitRefused when nothing of it was written (see there). */
   commit(batch: CommitBatch): void | Promise<void>;
   entriesAfter(seq: number, limit: number): Promise<LedgerEntryDoc[]>;
   /** Journal rows from `fromSeq` on, raw (chain verification). */
@@ -126,8 +119,47 @@ export interface MoneyStore {
   /** Every order and trade row as stored (full verification compares them with a replay). */
   allOrders(onRow: (o: OrderDoc) => void): Promise<void>;
   allTrades(onRow: (t: TradeDoc) => void): Promise<void>;
+  /** What the pieces kept beside the store must still hold (the start check, ledger/foundations.ts). */
+  foundationFacts(): Promise<MoneyFacts>;
+  /** A fingerprint of a piece kept elsewhere (the chain's master secret, its genesis), or null. */
+  fingerprint(name: string): Promise<string | null>;
+  /** Records it; before the first commit only (the start check). */
+  recordFingerprint(name: string, value: string): Promise<void>;
   /** After the last commit; resolves once the store let go of its files. */
   close(): void | Promise<void>;
+}
+
+/**
+ * A commit the store refused whole: nothing of it was written and the store is as it was, so a
+ * later commit may succeed (a full disk, an I/O error before the commit point). Any other error of
+ * `commit` leaves its outcome unknown.
+ */
+export class CommitRefused extends Error {
+  constructor(
+    message: string,
+    /** The store's own code (SQLITE_FULL, ...). */
+    readonly code: string,
+    /** No room on the disk: the write may succeed once space is freed. */
+    readonly diskFull: boolean,
+  ) {
+    super(message);
+    this.name = "CommitRefused";
+  }
+}
+
+/** A money store's user accounts (the house and pools are not users). */
+export const USER_ACCOUNT_PREFIX = "usr_";
+/** Journal keys of on-chain deposits (chain/deposit-watcher.ts depositEntry). */
+export const DEPOSIT_KEY_PREFIX = "deposit:";
+
+/** The users credited by deposit entries, from their bodies. */
+export function depositorsOf(bodies: Iterable<string>): string[] {
+  const users = new Set<string>();
+  for (const body of bodies) {
+    const entry = JSON.parse(body) as { postings?: Array<{ kind: string; account?: string }> };
+    for (const p of entry.postings ?? []) if (p.kind === "cash" && p.account) users.add(p.account);
+  }
+  return [...users];
 }
 
 /** The store is not what the journal says it should be: the start stops and names it. */

@@ -1,19 +1,9 @@
 import { Accounts, LedgerRejection, type AccountsSnapshot } from "../engine/accounts";
-import type { LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc } from "../models/trading";
+import type { LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc, VerifyReport } from "../models/trading";
 import { chainHash, GENESIS_HASH } from "./chain-hash";
 import { entryRuleProblems, feesIn, tradeFees } from "./entry-rules";
 import { applyOrderChange, projectEntry } from "./projection";
 import type { MoneyStore } from "./store";
-
-export interface VerifyReport {
-  ok: boolean;
-  /** Entries checked. */
-  entries: number;
-  head: { seq: number; hash: string };
-  /** What is wrong, each naming the entry, order, account or market (at most MAX_PROBLEMS). */
-  problems: string[];
-  ms: number;
-}
 
 const MAX_PROBLEMS = 50;
 

@@ -3,8 +3,7 @@ import type { Model, SocketModel } from "../contract";
 import type { PositionState } from "../engine/accounts";
 import { formatAvgPrice } from "../engine/money";
 import { tradeRecordView } from "../engine/settlement";
-import type { TradeDoc } from "../models/trading";
-import type { MoneyCheck } from "./ledger";
+import type { TradeDoc, MoneyCheck } from "../models/trading";
 
 export function balanceView(b: { available: number; locked: number; total: number }): Model<"Balance"> {
   return { available: String(b.available), locked: String(b.locked), total: String(b.total) };

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { dataDirSecrets, JWT_SECRET_SPEC, MASTER_SECRET_SPEC } from "./secrets";
-import { parseTrustedProxyList } from "../gateway/proxies";
+import { parseTrustedProxyList } from "./proxies";
 
 /** Every service a node can run; `SERVICES` picks a subset (roles expand to several). */
 export const ALL_SERVICES = ["api", "auth", "catalog", "book", "amm", "router", "ledger", "chain", "notifier"] as const;

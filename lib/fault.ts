@@ -4,10 +4,11 @@
  * Cores throw these; service shells hand them to the broker as its errors.
  */
 
-import type { Model } from "../contract";
-
-/** A field-level validation problem in the spec's shape (the contract's FieldError). */
-export type FieldError = Model<"FieldError">;
+/** A field-level validation problem in the spec's shape (the contract's FieldError; contract/wire.ts holds the two equal). */
+export interface FieldError {
+  field: string;
+  rule: string;
+}
 
 export const FAULT_KINDS = ["rejected", "not_found", "conflict", "moved", "unavailable", "restarted", "internal"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -17,7 +18,8 @@ export interface DomainFault {
   readonly kind: FaultKind;
   readonly code: string;
   readonly message: string;
-  readonly data?: { fields?: FieldError[] };
+  /** `retryAfter`: seconds a refused request should wait before it is sent again (a 503). */
+  readonly data?: { fields?: FieldError[]; retryAfter?: number };
 }
 
 export class Fault extends Error implements DomainFault {
@@ -25,7 +27,7 @@ export class Fault extends Error implements DomainFault {
     readonly kind: FaultKind,
     readonly code: string,
     message: string,
-    readonly data?: { fields?: FieldError[] },
+    readonly data?: DomainFault["data"],
   ) {
     super(message);
     this.name = "Fault";

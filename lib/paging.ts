@@ -1,7 +1,10 @@
-import type { Model } from "../contract";
-
-/** The contract's Pagination. */
-export type Pagination = Model<"Pagination">;
+/** The contract's Pagination (contract/wire.ts holds the two equal). */
+export interface Pagination {
+  total: number;
+  page: number;
+  pageSize: number;
+  hasNext: boolean;
+}
 
 /** What list actions return; the gateway lifts `pagination` next to `data`. */
 export interface Page<T> {

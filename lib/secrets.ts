@@ -5,8 +5,9 @@
  * deposit addresses and the hot wallet under other keys, while the ledger still owes users.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DATA_FILE_MODE, makeDataDir } from "./data-dir";
 
 export interface SecretSpec {
   /** Key in secrets.json. */
@@ -49,10 +50,10 @@ function readSecrets(file: string): Record<string, string> {
 
 /** Replace the file whole: a crash leaves the old file or the new one, never half of one. */
 function writeSecrets(dataDir: string, secrets: Record<string, string>): void {
-  mkdirSync(dataDir, { recursive: true });
+  makeDataDir(dataDir);
   const file = join(dataDir, SECRETS_FILE);
   const tmp = join(dataDir, `.${SECRETS_FILE}.${process.pid}.tmp`);
-  writeFileSync(tmp, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  writeFileSync(tmp, JSON.stringify(secrets, null, 2), { mode: DATA_FILE_MODE });
   const fd = openSync(tmp, "r");
   try {
     fsyncSync(fd);

@@ -1,7 +1,7 @@
 import type { Context } from "moleculer";
 import { unauthorized } from "../lib/errors";
 import type { IdemKey } from "../models/trading";
-import type { TokenUser } from "../auth/auth";
+import type { TokenUser } from "../models/user";
 
 /**
  * What the gateway attaches to a request's context (kept small since it travels between nodes):

@@ -1,5 +1,5 @@
 import type { Middleware, ServiceBroker } from "moleculer";
-import { DataDirLock } from "../lib/data-dir";
+import { DataDirLock, restrictNewFiles } from "../lib/data-dir";
 
 /**
  * Takes the data dir's lock before anything opens a file in it (the `starting` hook runs before
@@ -10,6 +10,8 @@ export function createDataDirLock(dir: string): Middleware {
   return {
     name: "DataDirLock",
     starting(broker: ServiceBroker) {
+      // Everything the node writes from here on (stores, chain files, the socket) is the owner's only.
+      restrictNewFiles();
       lock = DataDirLock.acquire(dir, broker.nodeID);
     },
     stopped() {

@@ -1,66 +1,43 @@
 import { join } from "node:path";
-import { mkdirSync } from "node:fs";
 import type { ServiceSchema, Service } from "moleculer";
 import DbService from "moleculer-db";
 import Datastore from "@seald-io/nedb";
 import { configOf } from "../lib/config";
-import { defineService } from "../lib/service";
-import { mongoStore, openMongoCollection } from "./mongo-store";
-
-export interface Doc {
-  _id: string;
-}
-
-export type Query = Record<string, unknown>;
-export type Update = Record<string, unknown>;
-
-export interface FindOptions {
-  sort?: Record<string, 1 | -1>;
-  skip?: number;
-  limit?: number;
-}
-
-/**
- * The one storage interface the services use: the same calls on the embedded NeDB file store and
- * on MongoDB, with Mongo-style queries and update operators that both understand.
- */
-export interface Store<T extends Doc> {
-  insert(doc: T): Promise<T>;
-  /** Insert several documents in one write (NeDB: one append; MongoDB: one ordered insertMany). */
-  insertMany(docs: T[]): Promise<void>;
-  /** Insert unless a document with this _id exists; true when this call inserted it (idempotency). */
-  insertOnce(doc: T): Promise<boolean>;
-  findOne(query: Query): Promise<T | null>;
-  find(query: Query, opts?: FindOptions): Promise<T[]>;
-  count(query: Query): Promise<number>;
-  /** Returns how many documents matched. */
-  update(query: Query, update: Update, opts?: { multi?: boolean; upsert?: boolean }): Promise<number>;
-  remove(query: Query, opts?: { multi?: boolean }): Promise<number>;
-  /** Replace the whole document with this _id, inserting it when absent. */
-  put(doc: T): Promise<void>;
-}
-
-export interface IndexSpec {
-  fields: Record<string, 1 | -1>;
-  unique?: boolean;
-  sparse?: boolean;
-}
+import { DATA_DIR_MODE, DATA_FILE_MODE, makeDataDir } from "../lib/data-dir";
+import { defineService } from "./service";
+import { mongoStore, openMongoCollection } from "../lib/mongo-store";
+import type { Collections, Doc, IndexSpec, Store, Stores } from "../lib/store";
 
 function isNedbDuplicateKey(err: unknown): boolean {
   return (err as { errorType?: string } | null)?.errorType === "uniqueViolated";
 }
 
+/**
+ * An insert whose append failed (a full disk) stays in NeDB's memory: it is taken out again, so
+ * what the service sees is what the file holds (the caller gets the error, a 503). A duplicate
+ * key was never inserted.
+ */
+async function inserted<R>(db: Datastore, docs: Doc[], insert: () => Promise<R>): Promise<R> {
+  try {
+    return await insert();
+  } catch (err) {
+    const ids = docs.map((d) => d._id).filter((id) => id !== undefined);
+    if (!isNedbDuplicateKey(err) && ids.length) await db.removeAsync({ _id: { $in: ids } }, { multi: true }).catch(() => undefined);
+    throw err;
+  }
+}
+
 function nedbStore<T extends Doc>(db: Datastore): Store<T> {
   return {
     async insert(doc) {
-      return (await db.insertAsync(doc)) as unknown as T;
+      return (await inserted(db, [doc], () => db.insertAsync(doc))) as unknown as T;
     },
     async insertMany(docs) {
-      if (docs.length) await db.insertAsync(docs);
+      if (docs.length) await inserted(db, docs, () => db.insertAsync(docs));
     },
     async insertOnce(doc) {
       try {
-        await db.insertAsync(doc);
+        await inserted(db, [doc], () => db.insertAsync(doc));
         return true;
       } catch (err) {
         if (isNedbDuplicateKey(err)) return false;
@@ -119,10 +96,10 @@ export async function openStore<T extends Doc>(
   if (cfg.dataDir === ":memory:") {
     adapter = new DbService.MemoryAdapter(new Datastore({ inMemoryOnly: true })) as unknown as NedbAdapter;
   } else {
-    mkdirSync(cfg.dataDir, { recursive: true });
+    makeDataDir(cfg.dataDir);
     const filename = join(cfg.dataDir, `${collection}.db`);
     // A torn last line after a crash was never acknowledged: tolerate it instead of refusing to start.
-    const db = new Datastore({ filename, corruptAlertThreshold: 1 });
+    const db = new Datastore({ filename, corruptAlertThreshold: 1, modes: { fileMode: DATA_FILE_MODE, dirMode: DATA_DIR_MODE } });
     adapter = new DbService.MemoryAdapter(db) as unknown as NedbAdapter;
   }
   adapter.init(service.broker, { schema: { collection }, logger: service.logger, broker: service.broker });
@@ -133,11 +110,6 @@ export async function openStore<T extends Doc>(
       await adapter.db.ensureIndexAsync({ fieldName, unique: !!ix.unique, sparse: !!ix.sparse });
   return { store: nedbStore<T>(adapter.db), adapter };
 }
-
-/** Document type per collection name. */
-export type Collections = Record<string, Doc>;
-
-export type Stores<M extends Collections> = { [K in keyof M]: Store<M[K]> };
 
 export interface DbState<M extends Collections> {
   stores: Stores<M>;

@@ -3,7 +3,7 @@ import type { ActionSchema, Middleware } from "moleculer";
 import { validationError } from "../lib/errors";
 import type { AppContext } from "./context";
 import type { IdemKey } from "../models/trading";
-import { call } from "../contract";
+import { call, paramsWithDefaults } from "../contract";
 
 /** IETF httpapi Idempotency-Key: the key is the client's, at most this long. */
 export const MAX_IDEMPOTENCY_KEY = 255;
@@ -14,8 +14,12 @@ export function idempotencyKeyHeader(headers: { [name: string]: string | string[
   return typeof key === "string" ? key : undefined;
 }
 
-/** The request a key names: the action and its params, keys sorted (the same body in any key order). */
-export function fingerprint(action: string, params: unknown): string {
+/**
+ * The request a key names: the action and its params with the contract's defaults applied, keys
+ * sorted (the same body in any key order, an omitted default the same as the default sent).
+ */
+export function fingerprint(action: string, paramsIn: unknown): string {
+  const params = paramsWithDefaults(action, paramsIn);
   const canon = (v: unknown): unknown =>
     v && typeof v === "object" && !Array.isArray(v)
       ? Object.fromEntries(

@@ -1,6 +1,4 @@
-import type { MarketStatus } from "../catalog/lifecycle";
-import type { Interval, Outcome } from "../catalog/candles";
-import type { Model } from "../contract";
+import type { Outcome } from "../engine/types";
 
 export const CATEGORIES = ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -26,6 +24,14 @@ export interface ResolutionDoc {
   disputes: number;
   finalizedAt: string | null;
 }
+
+/** A market's states (catalog/lifecycle.ts moves it between them). */
+export const MARKET_STATUSES = ["open", "closed", "resolved", "resolution_failed", "cancelled"] as const;
+export type MarketStatus = (typeof MARKET_STATUSES)[number];
+
+/** Price history intervals (catalog/candles.ts buckets them). */
+export const INTERVALS = ["1H", "1D", "1W", "1M", "MAX"] as const;
+export type Interval = (typeof INTERVALS)[number];
 
 /** An event as stored. Money is integer micro-units; optional display fields render as "". */
 export interface EventDoc {
@@ -135,12 +141,6 @@ export interface LivePricesParams {
 }
 export type LivePricesResult = Record<string, LivePrice>;
 
-/** MarketItem of the spec, plus the additive `eventId` and `conditionId` (the contract's shape). */
-export type MarketView = Model<"MarketItem">;
-
-/** Event of the spec (the contract's shape). */
-export type EventView = Model<"Event">;
-
 /** `catalog.getMarketInternal`: the raw facts other services act on. */
 export interface MarketInternal {
   id: string;
@@ -153,9 +153,6 @@ export interface MarketInternal {
   /** Micro-USDT per YES share the market pays at its end (cancelled: the cancel price); absent until then. */
   yesPayout?: number;
 }
-
-/** `catalog.priceHistory` response data (the contract's shape). */
-export type PriceHistoryView = Model<"PriceHistory">;
 
 /** Broker events this service emits. */
 export interface MarketOpenedEvent {
@@ -182,7 +179,8 @@ export interface MarketResolvedEvent {
 export interface MarketLifecycleEvent {
   marketId: string;
   status: MarketStatus;
-  resolution: Model<"Resolution"> | null;
+  /** The wire form of the market's resolution (contract's Resolution: the doc's fields, as stored). */
+  resolution: ResolutionDoc | null;
 }
 /** A proposal was made, or first disputed (the notifier tells every holder). */
 export interface ResolutionNoticeEvent {
@@ -287,4 +285,11 @@ export interface DisputeParams {
 export interface FailResolutionParams {
   id: string;
   reason?: string;
+}
+
+/** `catalog.marketTitles`: what a position shows of its market. */
+export interface MarketTitle {
+  title: string;
+  status?: string;
+  result?: string | null;
 }

@@ -1,5 +1,4 @@
 /** Documents of the chain service (deposit addresses, deposits, incidents, withdrawals, settlement, redemption). */
-import type { EventsOf } from "../contract/broker-events";
 
 /** One user's deposit address: derivation index and address are unique. */
 export interface DepositAddressDoc {
@@ -193,5 +192,54 @@ export interface ChainReconciliation {
   ledgerConservation: boolean;
 }
 
-/** The chain service's events and their payloads (contract/broker-events.ts). */
-export type ChainEvents = EventsOf<"chain">;
+/** `chain.info`: the chain's fixed addresses, raw form. */
+export interface ChainInfo {
+  kind: string;
+  testnet: boolean;
+  usdtMinter: string;
+  foreignMinter: string | null;
+  hotWallet: string;
+  hotJettonWallet: string;
+  operatorWallet: string;
+  registry: string;
+}
+
+/** A chain message as actions and tests see it (chain/tx.ts txView; the adapters' ChainMessage carries a bigint and a Cell). */
+export interface ChainMessageView {
+  kind: "internal" | "external-in" | "external-out";
+  /** Raw `wc:hex`; null for an external-in source. */
+  src: string | null;
+  dest: string | null;
+  /** nanoTON carried (internal only), as digits. */
+  value: string;
+  bounce: boolean;
+  bounced: boolean;
+  /** The body as a base64 BOC. */
+  body: string;
+  createdLt: string;
+}
+
+/** A transaction whichever adapter read it, as `chain.transaction` answers it (chain/tx.ts ChainTx, messages as views). */
+export interface ChainTxView {
+  /** Transaction hash, 64 lowercase hex chars. */
+  hash: string;
+  lt: string;
+  now: number;
+  /** Raw address of the account the transaction ran on. */
+  account: string;
+  in: ChainMessageView | null;
+  outs: ChainMessageView[];
+  /** Normalized hash (TEP-467) of the inbound external message, when it is one. */
+  externalHash: string | null;
+  computeSkipped: boolean;
+  /** TVM exit code; null when the compute phase was skipped. */
+  exitCode: number | null;
+  /** Action phase result code; null when there was no action phase. */
+  actionResult: number | null;
+  aborted: boolean;
+  /** Compute (when it ran) and action phases (when there was one) succeeded and nothing aborted. */
+  success: boolean;
+  /** Transactions caused by this one's outbound messages, when the adapter knows them (sandbox). */
+  children?: string[];
+  parent?: string;
+}

@@ -1,4 +1,5 @@
 import type { Outcome, Side } from "../engine/types";
+import type { SettledTrade } from "./chain";
 
 /** Why an order was cancelled without the user asking (a user's own cancel notifies nothing). */
 export type OrderCancelNotice = "MARKET_CLOSED" | "MARKET_CANCELLED" | "MARKET_RESOLVED" | "EXPIRED" | "HEARTBEAT";
@@ -147,3 +148,11 @@ export function notificationItem(d: NotificationDoc): NotificationItem {
 
 /** The notifier service's collections. */
 export type NotifierCollections = { notifications: NotificationDoc; notifierCursor: NotifierCursorDoc; notifierJobs: NotifierJobDoc };
+
+/** A settlement batch's outcome for the trades in it (the chain service's settlement notices). */
+export interface TradeSettledParams {
+  batchId: string;
+  status: "confirmed" | "failed";
+  txHash?: string | null;
+  trades: SettledTrade[];
+}

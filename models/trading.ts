@@ -1,4 +1,6 @@
-import type { AccountsSnapshot, Posting } from "../engine/accounts";
+import type { AccountsSnapshot, ConservationReport, Posting } from "../engine/accounts";
+import type { OrderTerms } from "../lib/order-rules";
+import type { RoutePlan } from "../engine/router";
 import type { CancelReasonCode, FillRecord, OrderChange, TradeRecord } from "../engine/settlement";
 import type { OrderType, Outcome, RestingOrder, Side } from "../engine/types";
 
@@ -189,4 +191,137 @@ export interface MarketLease {
   /** The book's event clock after that position. */
   bookSeq: number;
   pool: { yes: number; no: number } | null;
+}
+
+// The ledger's requests and answers (ledger.* actions).
+
+/** `ledger.post`: one entry of postings and what it records with them. */
+export interface PostInput {
+  key: string;
+  postings: Posting[];
+  checkAfter?: number;
+  trades?: TradeRecord[];
+  book?: BookJournalDoc;
+  fence?: FenceRecord;
+  settlement?: SettlementRecord;
+  payout?: PayoutRecord;
+  idem?: IdemRecord;
+  heartbeat?: HeartbeatRecord;
+  /** One part of a book command split over several entries (see post). */
+  part?: { group: string; index: number; count: number };
+}
+
+/** What a claim of an Idempotency-Key found: the stored answer, or the right to execute. */
+export type IdemClaim = { answered: true; status: number; response: unknown; answerFrom?: IdemAnswerSource } | { answered: false };
+
+export interface PostOutcome {
+  applied: boolean;
+  seq: number;
+  /** This ledger process: a durability wait across a restart of it cannot be trusted. */
+  instance: string;
+}
+
+/** The extended money check: conservation, every order's quantities, every lock, every market's journal. */
+export interface MoneyCheck extends ConservationReport {
+  /** Orders whose filled + open + cancelled is not their quantity (or that filled beyond it). */
+  badOrders: Array<{ orderId: string; quantity: number; filled: number; remaining: number; cancelled: number }>;
+  /** Accounts whose locked balance differs from what their open orders hold. */
+  badLocks: Array<{ account: string; marketId?: string; outcome?: string; locked: number; heldByOrders: number }>;
+  /** Markets whose journal positions are not contiguous, or were written under an older epoch after a newer one. */
+  badPositions: Array<{ marketId: string; position: number; problem: string }>;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  /** Entries checked. */
+  entries: number;
+  head: { seq: number; hash: string };
+  /** What is wrong, each naming the entry, order, account or market (at most MAX_PROBLEMS of ledger/verify.ts). */
+  problems: string[];
+  ms: number;
+}
+
+export interface OrderQuery {
+  userId: string;
+  marketId?: string;
+  /** open: resting orders; closed: finished ones; all. */
+  status: "open" | "closed" | "all";
+  clientOrderId?: string;
+  page: number;
+  pageSize: number;
+}
+
+// The market actors' requests and answers (book.* actions).
+
+/** A placement for the market's owner: checked terms, the user, and the order's own Idempotency-Key. */
+export interface PlaceTerms {
+  marketId: string;
+  userId: string;
+  terms: OrderTerms;
+  idem?: IdemKey;
+}
+
+export interface AmendTerms {
+  marketId: string;
+  orderId: string;
+  userId: string;
+  /** New limit as a tick, new open remainder. */
+  price?: number;
+  quantity?: number;
+  postOnly?: boolean;
+}
+
+export interface CancelResult {
+  orderId: string;
+  status: "cancelled";
+  cancelledQuantity: number;
+  releasedAmount: number;
+}
+
+export interface PlaceResult {
+  orderId: string;
+  status: OrderStatus;
+  filledQuantity: number;
+  remainingQuantity: number;
+  /** FAK: what was not filled at once (cancelled); 0 otherwise. */
+  cancelledQuantity: number;
+  /** Cash paid (BUY) or received gross (SELL) for the filled part, and the fee. */
+  totalCost: number;
+  fee: number;
+  tradeId: string | null;
+  fills: Array<{ price: string; quantity: string }>;
+  createdAt: string;
+}
+
+export interface CancelManyResult {
+  cancelled: string[];
+  releasedAmount: number;
+}
+
+export interface RouteExecution {
+  tradeId: string;
+  venue: RoutePlan["venue"];
+  filledQuantity: number;
+  totalCost: number;
+  fee: number;
+  avgPrice: string;
+}
+
+/** `book.route` and `book.quote`: a market order for the market's actor (the request's key with `route`). */
+export interface RouteRequest {
+  marketId: string;
+  userId: string;
+  side: Side;
+  outcome: Outcome;
+  quantity: number;
+  /** AMM: the pool only (POST /trade/amm); ROUTE: best of book and pool (POST /trade/market). */
+  mode: "AMM" | "ROUTE";
+  idem?: IdemKey;
+}
+
+/** Best book prices (YES view ticks) and the pool's marginal YES price as an exact fraction. */
+export interface TopOfBook {
+  yesBid: number | null;
+  yesAsk: number | null;
+  ammYes: { num: string; den: string } | null;
 }

@@ -32,3 +32,13 @@ export interface UsedProofDoc {
   /** Unix seconds after which the proof is stale anyway. */
   staleAt: number;
 }
+
+/** The session user a verified token names (the gateway's SessionUser, the socket `user` channel). */
+export interface TokenUser {
+  id: string;
+  /** Raw form `0:hex` of the wallet bound to the session. */
+  wallet: string;
+  sid: string;
+  /** Seconds since epoch when the token stops being valid. */
+  exp: number;
+}

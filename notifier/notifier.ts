@@ -8,7 +8,6 @@
 import type { PositionState } from "../engine/accounts";
 import { DEFAULT_CANCEL_YES_PAYOUT, priceOfYesPayout } from "../engine/payout";
 import type { LedgerEntryDoc } from "../models/trading";
-import type { SettledTrade } from "../models/chain";
 import type { UserDoc } from "../models/user";
 import {
   notificationItem,
@@ -17,6 +16,7 @@ import {
   type NotificationItem,
   type NotifierJobDoc,
   type OrderCancelNotice,
+  type TradeSettledParams,
 } from "../models/notification";
 import { draftsFromEntry, marketOf, notificationId, settlementDrafts, type AnyDraft } from "./derive";
 import { PUSH_MAX_AGE_MS } from "./policy";
@@ -40,14 +40,6 @@ const CANCEL_NOTICE: Record<string, OrderCancelNotice | undefined> = {
   expired: "EXPIRED",
   heartbeat: "HEARTBEAT",
 };
-
-/** A settlement batch's outcome for the trades in it (the chain service's settlement notices). */
-export interface TradeSettledParams {
-  batchId: string;
-  status: "confirmed" | "failed";
-  txHash?: string | null;
-  trades: SettledTrade[];
-}
 
 /** `order.updated` as far as the notifier reads it. */
 export interface OrderUpdate {

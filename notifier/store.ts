@@ -2,7 +2,7 @@
  * The notifier cores' storage ports over the services' Store interface (NeDB or MongoDB): the
  * queries each port means, written once. `stores` is read at each call (stores open at start).
  */
-import type { Stores } from "../mixins/db.mixin";
+import type { Stores } from "../lib/store";
 import type { NotifierCollections } from "../models/notification";
 import type { Outbox } from "./delivery";
 import type { NotifierPorts } from "./notifier";

@@ -18,10 +18,9 @@ import { LocalSocketTransporter } from "../lib/local-transporter";
 import { createBrokerOptions } from "../moleculer.config";
 import { createNode, stopOnSignals } from "../server";
 import { call, type ActionName, type ActionParams, type ActionResult, type Caller } from "../contract";
-import type { MoneyCheck } from "../ledger/ledger";
-import type { VerifyReport } from "../ledger/verify";
 import type { ChainReconciliation } from "../models/chain";
 import { usdtText } from "../lib/units";
+import type { MoneyCheck, VerifyReport } from "../models/trading";
 
 /** What moleculer-repl hands a custom command: named arguments plus `options` from flags. */
 export interface ReplArgs {

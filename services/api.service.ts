@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Context, Service } from "moleculer";
-import { defineService } from "../lib/service";
+import { defineService } from "../mixins/service";
 import { ROUTED_ACTIONS, call } from "../contract";
 import ApiGateway from "moleculer-web";
 import IORedis, { type Redis } from "ioredis";
@@ -15,7 +15,7 @@ import { bearerToken, SessionCache } from "../gateway/sessions";
 import type { RequestMeta, SessionUser } from "../mixins/context";
 import SocketGateway, { SOCKET_ACTIONS } from "../gateway/socket";
 import { readiness } from "../gateway/readiness";
-import { clientAddress, trustedProxies, type TrustedProxies } from "../gateway/proxies";
+import { clientAddress, trustedProxies, type TrustedProxies } from "../lib/proxies";
 import { findWebBuild, WebSite } from "../gateway/web";
 import { listenHost, proofDomain } from "../auth/domain";
 
@@ -30,6 +30,8 @@ interface ApiThis extends Service {
   rateKey(req: Req, store: RateLimitStore): string;
   decideRate(req: Req): Promise<void>;
   answerError(req: Req, res: ServerResponse, err: unknown): Promise<void>;
+  sendError(req: Req, res: ServerResponse, err: unknown): void;
+  errorHandler(req: Req, res: ServerResponse, err: unknown): void;
   publicAddress(): { url: string; domain: string } | null;
   sessions: SessionCache<Context<unknown, RequestMeta>>;
   health(res: ServerResponse, ready: boolean): void;
@@ -40,7 +42,7 @@ interface ApiThis extends Service {
   routedActions: string[];
 }
 
-const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
+const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendError">({
   name: "api",
   // Socket.IO at /ws shares this HTTP server; listed first so its stopped hook closes the sockets
   // before moleculer-web waits for the server's connections to end.
@@ -100,6 +102,14 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler">({
         // A store that cannot answer (Redis down) costs the headers, never the answer (/health).
         this.logger.warn("Rate limit store unavailable", (err as Error)?.message);
       }
+    },
+
+    /**
+     * moleculer-web's own, overridden: it logged every answer outside 4xx with its stack, 503s too
+     * (a market moving, a write refused on a full disk); answerError logs what is worth a line.
+     */
+    errorHandler(this: ApiThis, req: Req, res: ServerResponse, err: unknown) {
+      this.sendError(req, res, err);
     },
 
     async answerError(this: ApiThis, req: Req, res: ServerResponse, err: unknown): Promise<void> {

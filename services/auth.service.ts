@@ -1,5 +1,5 @@
 import { Errors, type Service } from "moleculer";
-import { defineService } from "../lib/service";
+import { defineService } from "../mixins/service";
 import { type ActionResult, type Answer, type HandlerParams, broadcast, emit, internalAction, routeAction } from "../contract";
 import { configOf, type AppConfig } from "../lib/config";
 import { unauthorized } from "../lib/errors";

@@ -1,5 +1,5 @@
 import type { Service } from "moleculer";
-import { defineService } from "../lib/service";
+import { defineService } from "../mixins/service";
 import {
   type Answer,
   type HandlerParams,
@@ -241,6 +241,7 @@ const BookService = defineService<BookThis>({
       ledger: {
         acquire: (marketId, node) => call(broker, "ledger.acquireMarket", { marketId, node }),
         restingOrders: (marketId, afterPrio, limit) => call(broker, "ledger.restingOrders", { marketId, afterPrio, limit }),
+        lease: (marketId) => call(broker, "ledger.lease", { marketId }),
         post: (entry) => call(broker, "ledger.post", { ...entry, durable: false }),
         sync: (seq, instance) => call(broker, "ledger.sync", { seq, instance }).then(() => undefined),
       },

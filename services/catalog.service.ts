@@ -1,5 +1,5 @@
 import { Errors, type Service } from "moleculer";
-import { defineService } from "../lib/service";
+import { defineService } from "../mixins/service";
 import {
   type ActionResult,
   type Answer,
@@ -26,7 +26,8 @@ import { catalogOut } from "../catalog/out";
 import type { MarketClock } from "../catalog/clock";
 import { catalogCores } from "../catalog/cores";
 import type { CatalogReads, QuoteSource } from "../catalog/reads";
-import type { CatalogCollections, FailResolutionParams, MarketOpenedEvent, MarketTradeEvent, MarketView } from "../models/catalog";
+import type { CatalogCollections, FailResolutionParams, MarketOpenedEvent, MarketTradeEvent } from "../models/catalog";
+import type { MarketView } from "../catalog/views";
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
 export const MARKET_CACHE_TTL_SEC = 5;

@@ -6,7 +6,7 @@
 import { Cell } from "@ton/core";
 import type { Service, ServiceBroker } from "moleculer";
 import { METRIC } from "../lib/metrics";
-import { defineService } from "../lib/service";
+import { defineService } from "../mixins/service";
 import { type ActionResult, type HandlerParams, call, emit, internalAction, routeAction } from "../contract";
 import { configOf, type AppConfig, type ChainConfig } from "../lib/config";
 import { DomainError, notFound } from "../lib/errors";

@@ -1,5 +1,5 @@
 import type { Service } from "moleculer";
-import { defineService } from "../lib/service";
+import { defineService } from "../mixins/service";
 import { type ActionResult, type Answer, type HandlerParams, broadcast, call, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
@@ -8,7 +8,7 @@ import { LedgerCores } from "../ledger/ledger-cores";
 import type { LedgerDesk } from "../ledger/desk";
 import { openMoneyStore } from "../ledger/money-store";
 import { positionsView } from "../ledger/positions";
-import type { VerifyReport } from "../ledger/verify";
+import type { VerifyReport } from "../models/trading";
 
 type LedgerThis = Service & {
   cores?: LedgerCores;
@@ -57,11 +57,11 @@ const LedgerService = defineService<LedgerThis>({
       },
     },
 
-    /** Internal: a market's lease and journal position as the ledger holds them. */
+    /** Internal: a market's lease and journal position as committed (once none of its entries waits to be written). */
     lease: {
       ...internalAction("ledger.lease"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.lease">>): Answer<"ledger.lease"> {
-        return this.desk.ledger.lease(ctx.params.marketId);
+        return this.desk.committedLease(ctx.params.marketId).catch(throwWire);
       },
     },
 
@@ -245,7 +245,10 @@ const LedgerService = defineService<LedgerThis>({
       cancelMany: async (marketId, which, reason) => {
         await call(broker, "book.cancelMany", { marketId, ...which, reason });
       },
-      log: { info: (message) => this.logger.info(message), warn: (message, detail) => this.logger.warn(message, detail) },
+      log: {
+        info: (message) => this.logger.info(message),
+        warn: (message, detail) => (detail === undefined ? this.logger.warn(message) : this.logger.warn(message, detail)),
+      },
     });
     this.desk = this.cores.desk;
     this.cores.startDeadlines();

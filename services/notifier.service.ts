@@ -1,6 +1,6 @@
 import type { Service } from "moleculer";
 import { Api } from "grammy";
-import { defineService } from "../lib/service";
+import { defineService } from "../mixins/service";
 import { type ActionResult, type HandlerParams, call, emit, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { validationError } from "../lib/errors";

@@ -1,5 +1,5 @@
 import type { Service } from "moleculer";
-import { defineService } from "../lib/service";
+import { defineService } from "../mixins/service";
 import { type ActionResult, type HandlerParams, call, internalAction, routeAction } from "../contract";
 import { currentUser, type AppContext } from "../mixins/context";
 import { marketOrderOf, tradeView } from "../trading/market-order";

@@ -54,6 +54,7 @@ export class BookCores<C> {
       ledger: {
         acquire: (marketId) => e.ledger.acquire(marketId, e.nodeID),
         restingOrders: e.ledger.restingOrders,
+        lease: e.ledger.lease,
         post: e.ledger.post,
         durable: (seq, instance) => durability.wait(seq, instance),
       },

@@ -1,6 +1,6 @@
 import { formatTick } from "../engine/money";
 import type { LivePrice } from "../models/catalog";
-import type { TopOfBook } from "./order-views";
+import type { TopOfBook } from "../models/trading";
 
 const ceilTick = (num: bigint, den: bigint) => Number((num * 100n + den - 1n) / den);
 const floorTick = (num: bigint, den: bigint) => Number((num * 100n) / den);

@@ -1,6 +1,6 @@
 import { OrderBook } from "../engine/book";
 import type { BookEvent, Order, OrderType, Outcome, Side } from "../engine/types";
-import { cost, formatTick, LOT, type FeeSchedule } from "../engine/money";
+import { cost, formatTick, type FeeSchedule } from "../engine/money";
 import type { Posting } from "../engine/accounts";
 import {
   ammLegPostings,
@@ -13,11 +13,23 @@ import {
   type Settlement,
   type TradeRecord,
 } from "../engine/settlement";
-import { createPool, type PoolState } from "../engine/amm";
+import { createPool, poolLiquidityOf, type PoolState } from "../engine/amm";
 import { planAmmOnly, planRoute, type RoutePlan } from "../engine/router";
 import { SerialQueue } from "../lib/serial";
 import { Fault, type FaultKind } from "../lib/fault";
-import type { BookCommand, BookJournalDoc, CommittedRestingOrder, IdemKey, IdemRecord, MarketLease, OrderStatus } from "../models/trading";
+import type {
+  BookCommand,
+  BookJournalDoc,
+  CommittedRestingOrder,
+  IdemKey,
+  IdemRecord,
+  MarketLease,
+  OrderStatus,
+  PlaceResult,
+  CancelManyResult,
+  RouteExecution,
+  RouteRequest,
+} from "../models/trading";
 
 /** What the ledger takes from an actor: one entry per command (or per part of one), its money and its book command together. */
 export interface LedgerPost {
@@ -47,6 +59,18 @@ export interface LedgerAck {
 const REBUILD_PAGE = 5000;
 
 /**
+ * The ledger's code for a write the store refused whole (a full disk): the command was undone
+ * there, nothing executed; the actor resumes from what the ledger holds.
+ */
+export const WRITE_REFUSED = "SERVICE_UNAVAILABLE";
+
+/** The code of a refusal: `type` on a broker error, `code` on a core's own. */
+function codeOf(err: unknown): string | undefined {
+  const e = err as { type?: unknown; code?: unknown } | null;
+  return typeof e?.type === "string" ? e.type : typeof e?.code === "string" ? e.code : undefined;
+}
+
+/**
  * Everything an actor needs from the outside world; the book service wires it to the broker. The
  * actor keeps no storage of its own: its journal lives in the ledger's, so a command's book change
  * and its money are one entry, and any engine node can rebuild any market.
@@ -65,6 +89,8 @@ export interface MarketPorts {
     acquire(marketId: string): Promise<MarketLease & { instance: string }>;
     /** Resting orders in time priority after `afterPrio` (the book as committed). */
     restingOrders(marketId: string, afterPrio: number, limit: number): Promise<CommittedRestingOrder[]>;
+    /** The market's lease as committed (once none of its entries waits to be written). */
+    lease(marketId: string): Promise<MarketLease>;
     /** Applies the entry (answered once applied in the ledger's memory, not yet durable). */
     post(entry: LedgerPost): Promise<LedgerAck>;
     /** Resolves once the entry `seq` of ledger process `instance` is durable. */
@@ -80,8 +106,7 @@ export interface MarketPorts {
  */
 export function marketInfo(m: { status: string; ammLiquidity?: string } | null): { status: string; ammLiquidity: number } | null {
   if (!m) return null;
-  const L = Number(m.ammLiquidity ?? "0");
-  return { status: m.status, ammLiquidity: Number.isSafeInteger(L) ? L - (L % LOT) : 0 };
+  return { status: m.status, ammLiquidity: poolLiquidityOf(Number(m.ammLiquidity ?? "0")) };
 }
 
 /** A refusal of the actor, by kind and code; the shell hands it on (gateway/faults.ts gives it its status). */
@@ -116,43 +141,8 @@ export interface AmendCommand {
   postOnly?: boolean;
 }
 
-export interface CancelManyResult {
-  cancelled: string[];
-  releasedAmount: number;
-}
-
-export interface PlaceResult {
-  orderId: string;
-  status: OrderStatus;
-  filledQuantity: number;
-  remainingQuantity: number;
-  /** FAK: what was not filled at once (cancelled); 0 otherwise. */
-  cancelledQuantity: number;
-  /** Cash paid (BUY) or received gross (SELL) for the filled part, and the fee. */
-  totalCost: number;
-  fee: number;
-  tradeId: string | null;
-  fills: Array<{ price: string; quantity: string }>;
-  createdAt: string;
-}
-
-export interface RouteCommand {
-  userId: string;
-  side: Side;
-  outcome: Outcome;
-  quantity: number;
-  /** AMM: the pool only (POST /trade/amm); ROUTE: best of book and pool (POST /trade/market). */
-  mode: "AMM" | "ROUTE";
+export interface RouteCommand extends Omit<RouteRequest, "marketId" | "idem"> {
   idem?: IdemRequest<RouteExecution>;
-}
-
-export interface RouteExecution {
-  tradeId: string;
-  venue: RoutePlan["venue"];
-  filledQuantity: number;
-  totalCost: number;
-  fee: number;
-  avgPrice: string;
 }
 
 /** A command applied in the ledger, on its way to durability. */
@@ -178,7 +168,8 @@ export interface AmmPrint {
  * written; a command is acknowledged once its entry is durable.
  */
 export class MarketActor {
-  readonly book: OrderBook;
+  /** Replaced whole when the actor resumes from the ledger (resync). */
+  book: OrderBook;
   private readonly queue = new SerialQueue();
   private journalSeq: number;
   status: string | null = null;
@@ -186,6 +177,11 @@ export class MarketActor {
   pool: PoolState | null;
   /** Set when this node must stop writing (lost the lease, or a commit's outcome is unknown). */
   fenced = false;
+  /**
+   * Set when a commit of this actor was refused and undone in the ledger (or a position it wrote
+   * was refused): the book is ahead of the ledger, and is rebuilt from it before the next command.
+   */
+  stale = false;
   /** Client order ids of resting orders (every update of an order names it). */
   private readonly clientIds = new Map<string, string>();
 
@@ -200,10 +196,13 @@ export class MarketActor {
     this.pool = lease.pool ? { yes: lease.pool.yes, no: lease.pool.no } : null;
   }
 
-  /** Take the market's lease (fencing any earlier writer), then rebuild the book as committed. */
-  static async load(marketId: string, ports: MarketPorts): Promise<MarketActor> {
-    const lease = await ports.ledger.acquire(marketId);
-    const book = new OrderBook(marketId, { startSeq: lease.bookSeq });
+  /** The book as committed at `bookSeq`: the resting orders in time priority, and their client order ids. */
+  private static async committedBook(
+    marketId: string,
+    ports: MarketPorts,
+    bookSeq: number,
+  ): Promise<{ book: OrderBook; clientIds: Array<[string, string]> }> {
+    const book = new OrderBook(marketId, { startSeq: bookSeq });
     const clientIds: Array<[string, string]> = [];
     for (let after = 0; ;) {
       const page = await ports.ledger.restingOrders(marketId, after, REBUILD_PAGE);
@@ -214,6 +213,13 @@ export class MarketActor {
       if (page.length < REBUILD_PAGE) break;
       after = page[page.length - 1].seq;
     }
+    return { book, clientIds };
+  }
+
+  /** Take the market's lease (fencing any earlier writer), then rebuild the book as committed. */
+  static async load(marketId: string, ports: MarketPorts): Promise<MarketActor> {
+    const lease = await ports.ledger.acquire(marketId);
+    const { book, clientIds } = await MarketActor.committedBook(marketId, ports, lease.bookSeq);
     const actor = new MarketActor(marketId, ports, lease, book);
     for (const [o, c] of clientIds) actor.clientIds.set(o, c);
     const market = await ports.market(marketId);
@@ -502,7 +508,7 @@ export class MarketActor {
 
   /** Price a market order exactly as `route` would execute it now, without executing. */
   quote(cmd: RouteCommand): Promise<RoutePlan> {
-    return this.queue.run(async () => {
+    return this.queued(async () => {
       if (this.status !== "open") throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${this.status ?? "unknown"}`);
       return this.plan(cmd);
     });
@@ -749,12 +755,12 @@ export class MarketActor {
         }
       }
     } catch (err) {
-      // A refusal for money changed nothing here or there. Anything else (a stale lease, an
-      // unknown outcome): this actor never writes again; the service rebuilds it from the ledger.
-      // The code is `type` on a broker error, `code` on the ledger core's own.
-      const e = err as { type?: unknown; code?: unknown };
-      const code = typeof e.type === "string" ? e.type : typeof e.code === "string" ? e.code : undefined;
-      if (
+      // A refusal for money changed nothing here or there. A position refused (after a refused
+      // commit was undone, or the lease moved): resume from the ledger, which tells which. Anything
+      // else (an unknown outcome): this actor never writes again; the service rebuilds it.
+      const code = codeOf(err);
+      if (code === "MARKET_MOVED") await this.refusedPosition();
+      else if (
         code !== "INSUFFICIENT_BALANCE" &&
         code !== "INSUFFICIENT_SHARES" &&
         code !== "DUPLICATE_CLIENT_ORDER_ID" &&
@@ -778,20 +784,71 @@ export class MarketActor {
     return { doc, ack };
   }
 
-  /** Wait until the commit is durable, then tell the world; an unknown outcome fences this actor. */
+  /**
+   * Wait until the commit is durable, then tell the world. Refused and undone (a full disk): the
+   * book resumes from the ledger before the next command; an unknown outcome fences this actor.
+   */
   private async afterCommit(c: Committed): Promise<void> {
     try {
       await this.ports.ledger.durable(c.ack.seq, c.ack.instance);
     } catch (err) {
-      this.fenced = true;
+      if (codeOf(err) !== WRITE_REFUSED) {
+        this.fenced = true;
+        throw err;
+      }
+      this.stale = true;
+      // Back to the ledger's book before the refusal is answered (a failed resync: the next command's).
+      await this.queued(async () => undefined).catch(() => undefined);
       throw err;
     }
     this.ports.publish(c.doc, this);
   }
 
+  /**
+   * A journal position this actor wrote was refused: its lease went to another writer (fenced), or
+   * its refused commits were undone (stale: it resumes from the ledger). Not knowing which: fenced.
+   */
+  private async refusedPosition(): Promise<void> {
+    this.stale = true;
+    await this.resync().catch(() => {
+      // The ledger did not say: as if moved.
+      this.fenced = true;
+    });
+  }
+
+  /**
+   * Back to what the ledger holds, under the same lease: the book, the pool and the journal
+   * position as committed (the refused commands are undone there). A lease that is no longer this
+   * actor's fences it instead. Runs in the queue, so no command of this actor is on its way.
+   */
+  private async resync(): Promise<void> {
+    const lease = await this.ports.ledger.lease(this.marketId);
+    if (lease.epoch !== this.lease.epoch) {
+      this.fenced = true;
+      return;
+    }
+    // Book seqs never go back: an update published with a seq the undone commands had taken is
+    // not followed by updates the gateways would take for older ones.
+    const { book, clientIds } = await MarketActor.committedBook(this.marketId, this.ports, Math.max(lease.bookSeq, this.book.seq));
+    this.book = book;
+    this.clientIds.clear();
+    for (const [o, c] of clientIds) this.clientIds.set(o, c);
+    this.journalSeq = lease.seq;
+    this.pool = lease.pool ? { yes: lease.pool.yes, no: lease.pool.no } : null;
+    this.stale = false;
+  }
+
+  /** A task in this actor's queue, on a book as the ledger holds it. */
+  private queued<T>(task: () => Promise<T>): Promise<T> {
+    return this.queue.run(async () => {
+      if (this.stale && !this.fenced) await this.resync();
+      return task();
+    });
+  }
+
   /** Run a command in this actor's queue; its commit (if any) is acknowledged outside the queue. */
   private run<T>(task: () => Promise<{ value: T; committed?: Committed }>): Promise<T> {
-    return this.queue.run(task).then(async ({ value, committed }) => {
+    return this.queued(task).then(async ({ value, committed }) => {
       if (committed) await this.afterCommit(committed);
       return value;
     });

@@ -1,11 +1,7 @@
 import { isLotQuantity, LOT } from "../engine/money";
 import type { Outcome, Side } from "../engine/types";
-import type { IdemKey } from "../models/trading";
-import type { RouteCommand, RouteExecution } from "./market-actor";
-import type { Checked } from "./order-rules";
-
-/** `book.route` and `book.quote`: a market order for the market's actor (the request's key with `route`). */
-export type RouteRequest = Omit<RouteCommand, "idem"> & { marketId: string; idem?: IdemKey };
+import type { IdemKey, RouteExecution, RouteRequest } from "../models/trading";
+import type { Checked } from "../lib/order-rules";
 
 /** A market order's quantity (digits, checked by the validator): whole lots. */
 export function checkTradeQuantity(raw: string): Checked<number> {

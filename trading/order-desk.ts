@@ -8,36 +8,18 @@
 import { invalid, isFault, notFoundFault, type FieldError } from "../lib/fault";
 import type { Model } from "../contract";
 import type { CancelReasonCode } from "../engine/settlement";
-import type { IdemKey, OrderDoc } from "../models/trading";
-import type { OrderQuery } from "../ledger/store";
+import type { IdemKey, OrderDoc, OrderQuery, CancelManyResult, PlaceResult, PlaceTerms, AmendTerms, CancelResult } from "../models/trading";
 import { page, type Page } from "../lib/paging";
-import type { CancelManyResult, PlaceCommand, PlaceResult } from "./market-actor";
-import { checkOrder, checkPriceAndQuantity, type OrderTerms, type PlaceOrderParams } from "./order-rules";
+import type { PlaceCommand } from "./market-actor";
+import { checkOrder, checkPriceAndQuantity, type OrderTerms, type PlaceOrderParams } from "../lib/order-rules";
 import { orderView, placeView, type PlaceView } from "./order-views";
 
-/** A placement for the market's owner: checked terms, the user, and the order's own Idempotency-Key. */
-export interface PlaceTerms {
-  marketId: string;
-  userId: string;
-  terms: OrderTerms;
-  idem?: IdemKey;
-}
-
-export interface AmendTerms {
-  marketId: string;
-  orderId: string;
-  userId: string;
-  /** New limit as a tick, new open remainder. */
-  price?: number;
-  quantity?: number;
-  postOnly?: boolean;
-}
-
-export interface CancelResult {
-  orderId: string;
-  status: "cancelled";
-  cancelledQuantity: number;
-  releasedAmount: number;
+/**
+ * The Idempotency-Key of a batch's item `i`: the batch's key and the index, in a scope of its own,
+ * so that a plain request's key (any string, `C#0` too) never names item 0 of batch `C`.
+ */
+export function batchItemKey(idem: IdemKey, i: number): IdemKey {
+  return { ...idem, scope: `${idem.scope}#batch`, key: `${idem.key}#${i}` };
 }
 
 export interface OrderDeskPorts<C> {
@@ -146,7 +128,7 @@ export class OrderDesk<C> {
         continue;
       }
       const p = body as PlaceOrderParams;
-      const key = idem ? { ...idem, key: `${idem.key}#${i}` } : undefined;
+      const key = idem ? batchItemKey(idem, i) : undefined;
       try {
         // A replay answers the placement journaled first under the key (stored as JSON: a PlaceView).
         const order = key

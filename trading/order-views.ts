@@ -3,9 +3,8 @@ import { formatAvgPrice, formatTick } from "../engine/money";
 import { marginalPrice, type PoolState } from "../engine/amm";
 import type { Model } from "../contract";
 import type { Depth } from "../engine/types";
-import type { OrderDoc } from "../models/trading";
-import type { PlaceResult } from "./market-actor";
-import type { OrderTerms } from "./order-rules";
+import type { OrderDoc, PlaceResult, TopOfBook } from "../models/trading";
+import type { OrderTerms } from "../lib/order-rules";
 
 /** The statuses an answer shows: a rejected order was refused with an error, never rendered. */
 function shownStatus<S extends string>(s: S): Exclude<S, "rejected"> {
@@ -76,13 +75,6 @@ export function levelView(d: Depth): Model<"OrderBook"> {
     numOrders: l.numOrders,
   });
   return { bids: d.bids.map(v), asks: d.asks.map(v) };
-}
-
-/** Best book prices (YES view ticks) and the pool's marginal YES price as an exact fraction. */
-export interface TopOfBook {
-  yesBid: number | null;
-  yesAsk: number | null;
-  ammYes: { num: string; den: string } | null;
 }
 
 export function poolYesPrice(pool: PoolState): { num: string; den: string } {

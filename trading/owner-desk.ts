@@ -11,10 +11,10 @@ import type { CancelReasonCode } from "../engine/settlement";
 import type { OrderBook } from "../engine/book";
 import type { Outcome, Side } from "../engine/types";
 import { notFoundFault } from "../lib/fault";
-import type { CancelManyResult, MarketActor, PlaceResult, RouteExecution } from "./market-actor";
-import { tradeView, type RouteRequest } from "./market-order";
-import type { AmendTerms, CancelResult } from "./order-desk";
-import { levelView, topOfBook, type TopOfBook } from "./order-views";
+import type { MarketActor } from "./market-actor";
+import { tradeView } from "./market-order";
+import { levelView, topOfBook } from "./order-views";
+import type { CancelManyResult, PlaceResult, RouteExecution, RouteRequest, AmendTerms, CancelResult, TopOfBook } from "../models/trading";
 
 /** What the desk asks of a market's actor (trading/market-actor.ts). */
 export type OwnedActor = Pick<

@@ -14,9 +14,7 @@ import { NodeProcess } from "../support/node-process";
 import { startNats, type NatsServer } from "../support/nats";
 import { TestWallet } from "../support/wallet";
 import { ownerOf } from "../../trading/ownership";
-import type { BookJournalDoc } from "../../models/trading";
-import type { MoneyCheck } from "../../ledger/ledger";
-import type { VerifyReport } from "../../ledger/verify";
+import type { BookJournalDoc, MoneyCheck, VerifyReport } from "../../models/trading";
 
 jest.setTimeout(240_000);
 

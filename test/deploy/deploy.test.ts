@@ -12,7 +12,7 @@ import { createServer as createHttpServer } from "node:http";
 import { connect, createServer, type AddressInfo, type Server } from "node:net";
 import { join, relative } from "node:path";
 import { ALL_SERVICES, parseServices, type ServiceName } from "../../lib/config";
-import { parseTrustedProxyList, trustedProxies } from "../../gateway/proxies";
+import { parseTrustedProxyList, trustedProxies } from "../../lib/proxies";
 
 // js-yaml is already installed (through Jest); it ships no types, hence the narrow shape here.
 const jsYaml = require("js-yaml") as {

@@ -5,7 +5,7 @@
  */
 import { conditionIdFor } from "../../catalog/condition";
 import type { ConservationReport } from "../../engine/accounts";
-import type { VerifyReport } from "../../ledger/verify";
+import type { VerifyReport } from "../../models/trading";
 import type { TestServer } from "../support/server";
 import { ADMIN_KEY, createMarket, SHARE } from "../support/trading";
 import { balance, expectChainConserved, faucet, startChainServer, waitFor } from "../support/chain";

@@ -48,7 +48,7 @@ const PAGINATION_KEYS = ["hasNext", "page", "pageSize", "total"];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 3000): Promise<T> {
+async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -594,6 +594,17 @@ describe("operator API and market lifecycle over HTTP", () => {
       ["ammLiquidity with leading zeros", { ...ok, markets: [{ title: "M", ammLiquidity: "0001000000" }] }, "markets[0].ammLiquidity"],
       ["ammLiquidity as an exponent", { ...ok, markets: [{ title: "M", ammLiquidity: "1e9" }] }, "markets[0].ammLiquidity"],
       ["negative ammLiquidity", { ...ok, markets: [{ title: "M", ammLiquidity: "-1" }] }, "markets[0].ammLiquidity"],
+      [
+        "ammLiquidity of 1 micro-USDT: too little to seed a pool",
+        { ...ok, markets: [{ title: "M", ammLiquidity: "1" }] },
+        "markets[0].ammLiquidity",
+      ],
+      [
+        "ammLiquidity of 99: below one lot",
+        { ...ok, markets: [{ title: "N" }, { title: "M", ammLiquidity: "99" }] },
+        "markets[1].ammLiquidity",
+      ],
+      ["null subtitle", { ...ok, subtitle: null }, "subtitle"],
       ["market without title", { ...ok, markets: [{}] }, "markets[0].title"],
       ["duplicate market titles", { ...ok, markets: [{ title: "Same" }, { title: "same" }] }, "markets"],
       ["bad beginAt", { ...ok, beginAt: "tomorrow" }, "beginAt"],
@@ -673,6 +684,17 @@ describe("operator API and market lifecycle over HTTP", () => {
       expectValidation(await h.admin("PATCH", `/events/${a.id}`, { category: "Gossip" }), "category");
       expectValidation(await h.admin("PATCH", `/events/${a.id}`, { title: "" }), "title");
       expectValidation(await h.admin("PATCH", "/events/%7B%22%24ne%22%3A1%7D", { title: "x" }), "id");
+    });
+
+    test("a null field is 400 naming it, and nothing changes", async () => {
+      const e = await h.create({ title: "Stays as it is", markets: [{ title: "Kept title" }] });
+      const before = (await h.get(`/events/${e.id}`)).body.data;
+      for (const field of ["title", "subtitle", "subcategory", "category", "imageUrl", "beginAt", "tags", "isActive", "isLive"]) {
+        const res = await h.admin("PATCH", `/events/${e.id}`, { [field]: null, markets: [{ id: e.markets[0].id, title: "Renamed" }] });
+        expectValidation(res, field);
+        expect(res.body.error.message).toMatch(new RegExp(`^The '${field}' field must be an? [a-z]+, not null$`));
+      }
+      expect((await h.get(`/events/${e.id}`)).body.data).toEqual(before);
     });
   });
 

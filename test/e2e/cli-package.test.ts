@@ -32,6 +32,7 @@ describe("the trade CLI as an installed package", () => {
     if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.stderr}`);
     const tarball = readdirSync(scratch).find((f) => f.endsWith(".tgz")) as string;
     const prefix = join(scratch, "prefix");
+    // A few seconds with a warm npm cache; minutes on a loaded machine with a cold one (the ceiling is runProcess's).
     const installed = await run("npm", ["install", "--global", "--prefix", prefix, "--prefer-offline", join(scratch, tarball)], {
       cwd: scratch,
       env: npmEnv(),
@@ -39,7 +40,7 @@ describe("the trade CLI as an installed package", () => {
     if (installed.code !== 0) throw new Error(`npm install failed:\n${installed.stderr}`);
     bin = join(prefix, "bin", "trade");
     await run("mkdir", ["-p", elsewhere], { cwd: scratch, env: npmEnv() });
-  }, 240_000);
+  }, 900_000);
   afterAll(async () => {
     await srv?.stop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
@@ -55,7 +56,7 @@ describe("the trade CLI as an installed package", () => {
   test("`trade` runs from another directory: wallet, login (the domain learnt from the server), faucet, balance", async () => {
     const env = { PATH: process.env.PATH ?? "", HOME: scratch, PMX_URL: srv.url };
     const trade = async (...args: string[]) => {
-      const r = await run(bin, args, { cwd: elsewhere, env, timeoutMs: 60_000 });
+      const r = await run(bin, args, { cwd: elsewhere, env, timeoutMs: 180_000 });
       if (r.code !== 0) throw new Error(`trade ${args.join(" ")} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
       return r.stdout;
     };

@@ -32,7 +32,7 @@ async function notifications(srv: TestServer, token: string): Promise<Item[]> {
   return (await srv.http("GET", "/api/v1/notifications?pageSize=100", { token })).body.data;
 }
 
-async function eventually<T>(fn: () => Promise<T>, pred: (x: T) => boolean, timeoutMs = 5000): Promise<T> {
+async function eventually<T>(fn: () => Promise<T>, pred: (x: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const x = await fn();
@@ -103,7 +103,7 @@ describe("Telegram push of notifications (Bot API stand-in on loopback)", () => 
     const u = await loginTelegram(srv, 7002);
     bot.failNext(7002, 2);
     await fund(srv.broker, u.userId, 5 * SHARE);
-    await bot.waitFor(() => bot.sent(7002).length === 1, 5000);
+    await bot.waitFor(() => bot.sent(7002).length === 1);
     const calls = bot.calls.filter((c) => c.chatId === 7002);
     expect(calls.map((c) => c.status)).toEqual([500, 500, 200]);
     const gap1 = calls[1].at - calls[0].at;
@@ -121,7 +121,7 @@ describe("Telegram push of notifications (Bot API stand-in on loopback)", () => 
     const u = await loginTelegram(srv, 7003);
     bot.failAlways(7003);
     await fund(srv.broker, u.userId, 5 * SHARE);
-    await bot.waitFor(() => bot.calls.filter((c) => c.chatId === 7003).length === 3, 5000);
+    await bot.waitFor(() => bot.calls.filter((c) => c.chatId === 7003).length === 3);
     await new Promise((r) => setTimeout(r, 1_500));
     expect(bot.calls.filter((c) => c.chatId === 7003)).toHaveLength(3);
     expect((await notifications(srv, u.token))[0]).toMatchObject({ type: "DEPOSIT_CREDITED", delivered: false });
@@ -158,7 +158,7 @@ describe("Telegram push of notifications (Bot API stand-in on loopback)", () => 
     }
     expect(Date.now() - t0).toBeLessThan(1_000);
     await fund(srv.broker, other.userId, 1 * SHARE);
-    await bot.waitFor(() => bot.sent(7006).length === 1, 3000);
+    await bot.waitFor(() => bot.sent(7006).length === 1);
     bot.release();
   });
 });
@@ -187,7 +187,7 @@ describe("pending pushes survive a restart", () => {
     expect(bot.sent(7101)).toHaveLength(0);
     srv = await startServer(serverEnv(bot), { dataDir });
     try {
-      await bot.waitFor(() => bot.sent(7101).length === 1, 5000);
+      await bot.waitFor(() => bot.sent(7101).length === 1);
       expect(bot.sent(7101)[0].at).toBeGreaterThan(stoppedAt);
       u = await loginTelegram(srv, 7101, wallet);
       const items = await eventually(
@@ -199,5 +199,5 @@ describe("pending pushes survive a restart", () => {
     } finally {
       await srv.stop();
     }
-  }, 20_000);
+  }, 120_000);
 });

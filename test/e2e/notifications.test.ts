@@ -30,7 +30,7 @@ async function list(srv: TestServer, u: { token: string }, query = ""): Promise<
 }
 
 /** Polls GET /notifications until `pred` holds (notifications are created asynchronously). */
-async function eventually(srv: TestServer, u: { token: string }, pred: (items: Item[]) => boolean, timeoutMs = 5000): Promise<Item[]> {
+async function eventually(srv: TestServer, u: { token: string }, pred: (items: Item[]) => boolean, timeoutMs = 30_000): Promise<Item[]> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const items = await list(srv, u, "?pageSize=100");
@@ -397,7 +397,7 @@ describe("the notifier's journal cursor survives restarts", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(await list(srv, b, "?pageSize=100")).toHaveLength(3);
     await srv.stop();
-  }, 30_000);
+  }, 120_000);
 });
 
 describe("notifier pure parts", () => {

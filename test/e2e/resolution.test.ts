@@ -6,7 +6,7 @@
  * each side from the market's own collateral, and the money check holds after each test.
  */
 import { conditionIdFor } from "../../catalog/condition";
-import type { VerifyReport } from "../../ledger/verify";
+import type { VerifyReport } from "../../models/trading";
 import type { TestServer } from "../support/server";
 import { ADMIN_KEY, SHARE } from "../support/trading";
 import { balance, expectChainConserved, faucet, startChainServer, waitFor } from "../support/chain";

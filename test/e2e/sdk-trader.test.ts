@@ -26,7 +26,7 @@ import { TEST_DOMAIN, type TestServer } from "../support/server";
 import { createMarket, expectConserved, fund, SHARE } from "../support/trading";
 import { LedgerFault } from "../../ledger/ledger";
 
-jest.setTimeout(60_000);
+jest.setTimeout(180_000);
 
 async function refusal<E extends ApiError>(p: Promise<unknown>, cls: abstract new (...a: never[]) => E, code: string): Promise<E> {
   const err = await p.then(

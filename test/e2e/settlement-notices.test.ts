@@ -13,7 +13,7 @@ import { createMarket, fund, SHARE } from "../support/trading";
 import type { TestServer } from "../support/server";
 import { TestWallet } from "../support/wallet";
 
-jest.setTimeout(90_000);
+jest.setTimeout(180_000);
 
 interface Note {
   id: string;

@@ -385,7 +385,7 @@ describe("Socket.IO at /ws", () => {
     const markets = await Promise.all(Array.from({ length: 21 }, (_, i) => createMarket(srv, `Limit market ${i}`)));
     const b = await connect();
     for (const id of markets.slice(0, 20)) b.subscribe({ channel: "book", marketId: id });
-    await b.waitFor(() => b.messages.filter((m) => m.type === "subscribed").length === 20, { timeoutMs: 5000 });
+    await b.waitFor(() => b.messages.filter((m) => m.type === "subscribed").length === 20, { timeoutMs: 20_000 });
     b.subscribe({ channel: "book", marketId: markets[20] });
     expect(await b.waitFor((m) => m.type === "error")).toEqual({
       type: "error",
@@ -411,7 +411,7 @@ describe("Socket.IO at /ws", () => {
     const rest = (await srv.http("GET", `/api/v1/markets/${market}/orderbook`)).body.data;
     const finalSeqWait = await s.waitFor(
       (m) => m.type === "update" && m.channel === "book" && JSON.stringify(m.data.bids) === JSON.stringify(rest.bids),
-      { timeoutMs: 2000 },
+      { timeoutMs: 20_000 },
     );
     await new Promise((r) => setTimeout(r, 150));
     const updates = s.since(0, (m) => m.type === "update" && m.channel === "book") as Array<{ seq: number; data: { bids: unknown } }>;

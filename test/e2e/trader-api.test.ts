@@ -8,7 +8,7 @@ import { ADMIN_KEY, createMarket, expectConserved, fund, SHARE } from "../suppor
 import { connectSocket, type TestSocket } from "../support/socket";
 import { waitFor } from "../support/chain";
 
-jest.setTimeout(60_000);
+jest.setTimeout(180_000);
 
 type U = { token: string; userId: string };
 
@@ -227,6 +227,34 @@ describe("trader API", () => {
     const refusedOnce = await order(carol, { ...body, quantity: 100_000 * SHARE }, { "idempotency-key": k2 });
     expect(refusedOnce.body.error.code).toBe("INSUFFICIENT_BALANCE");
     // AMM/market trades and the batch take keys too (the batch below).
+  });
+
+  test("Idempotency-Key: an omitted default and the default sent are the same request (orders and batch items); a plain key never answers a batch item", async () => {
+    const key = `d-${Date.now()}`;
+    const body = { side: "BUY", outcome: "YES", price: 0.21, quantity: SHARE };
+    const first = await order(carol, body, { "idempotency-key": key });
+    expect(first.status).toBe(200);
+    const explicit = await order(carol, { ...body, postOnly: false }, { "idempotency-key": key });
+    expect([explicit.status, explicit.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
+    expect(explicit.body.data).toEqual(first.body.data);
+    expect((await order(carol, { ...body, postOnly: true }, { "idempotency-key": key })).body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+
+    const item = { marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.22, quantity: SHARE };
+    const batch = (orders: object[], k: string) =>
+      srv.http("POST", "/api/v1/orders/batch", { token: carol.token, body: { orders }, headers: { "idempotency-key": k } });
+    const b1 = await batch([item], `${key}-b`);
+    const b2 = await batch([{ ...item, postOnly: false }], `${key}-b`);
+    expect([b2.status, b2.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
+    expect(b2.body.data).toEqual(b1.body.data);
+    expect((await openOrders(carol)).data).toHaveLength(2);
+
+    // A plain order under the key "<batch key>#0" and item 0 of that batch are two requests.
+    const plain = await order(carol, { ...body, price: 0.23 }, { "idempotency-key": `${key}-c#0` });
+    expect(plain.status).toBe(200);
+    const c = await batch([{ ...item, price: 0.24 }], `${key}-c`);
+    expect(c.body.data).toEqual([{ ok: true, order: expect.objectContaining({ price: "0.24", status: "open" }) }]);
+    expect(c.body.data[0].order.orderId).not.toBe(plain.body.data.orderId);
+    expect((await openOrders(carol)).data).toHaveLength(4);
   });
 
   test("POST /orders/batch: each order stands alone; one bad order among good ones; answers in request order", async () => {

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUILD_REPORT, CACHE_IMMUTABLE, CACHE_REVALIDATE, findWebBuild } from "../../gateway/web";
-import { APP_ROUTES, matchRoute, pathFor } from "../../gateway/web-routes";
+import { APP_ROUTES, matchRoute, pathFor } from "../../contract/web-routes";
 import { startServer, type TestServer } from "../support/server";
 
 const build = findWebBuild();
@@ -118,6 +118,36 @@ describe("the web app served by the gateway", () => {
     expect(js.includes("swagger-ui")).toBe(true);
     expect(html).toMatch(/href="\/assets\/docs-[\w-]+\.css"/);
     expect((await get("/api/v1/openapi.json")).status).toBe(200);
+  });
+
+  test("pages carry a Content-Security-Policy: the app's lets Telegram frame it and reach the wallet list's bridges; /docs its own", async () => {
+    const directives = (policy: string | null) =>
+      Object.fromEntries((policy ?? "").split(/;\s*/).map((d) => [d.split(" ")[0], d.split(" ").slice(1)]));
+    const bridges = (
+      JSON.parse(readFileSync(join(build, "tonconnect-wallets.json"), "utf8")) as Array<{ bridge: Array<{ type: string; url?: string }> }>
+    )
+      .flatMap((w) => w.bridge.filter((b) => b.type === "sse").map((b) => new URL(b.url as string).origin))
+      .filter((o, i, all) => all.indexOf(o) === i);
+    expect(bridges.length).toBeGreaterThan(5);
+    for (const path of [pathFor("events"), pathFor("market", { id: "mkt_1" }), pathFor("wallet")]) {
+      const res = await get(path);
+      const csp = directives(res.headers.get("content-security-policy"));
+      expect(csp["frame-ancestors"]).toEqual(["'self'", "https://web.telegram.org", "https://*.telegram.org"]);
+      expect(csp["default-src"]).toEqual(["'self'"]);
+      expect(csp["script-src"]).toContain("'self'");
+      expect(csp["script-src"]).not.toContain("'unsafe-inline'");
+      expect(csp["script-src"]).not.toContain("'unsafe-eval'");
+      expect(csp["object-src"]).toEqual(["'none'"]);
+      expect(csp["connect-src"][0]).toBe("'self'");
+      expect([...csp["connect-src"].slice(1)].sort()).toEqual([...bridges].sort());
+      // A revalidation (304) keeps the policy.
+      const again = await get(path, { "if-none-match": res.headers.get("etag") as string });
+      expect([again.status, again.headers.get("content-security-policy")]).toEqual([304, res.headers.get("content-security-policy")]);
+    }
+    const docs = directives((await get("/docs")).headers.get("content-security-policy"));
+    expect(docs["frame-ancestors"]).toEqual(["'self'"]);
+    expect(docs["script-src"]).toEqual(["'self'"]);
+    expect(docs["connect-src"]).toEqual(["'self'"]);
   });
 
   test("anything else is a 404 in the API's envelope, also under the app's folders", async () => {

@@ -7,7 +7,7 @@ import { ServiceBroker, type Context, type ServiceSchema } from "moleculer";
 import { bindConfig, loadConfig } from "../../lib/config";
 import { VALIDATOR_OPTIONS } from "../../lib/params";
 import CatalogService from "../../services/catalog.service";
-import type { EventView, MarketView } from "../../models/catalog";
+import type { EventView, MarketView } from "../../catalog/views";
 import { until } from "../support/until";
 
 const WINDOW_MS = 400;

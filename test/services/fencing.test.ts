@@ -3,8 +3,7 @@ import { bindConfig, loadConfig } from "../../lib/config";
 import LedgerService from "../../services/ledger.service";
 import { VALIDATOR_OPTIONS } from "../../lib/params";
 import { MarketActor } from "../../trading/market-actor";
-import type { BookJournalDoc, LedgerEntryDoc } from "../../models/trading";
-import type { MoneyCheck } from "../../ledger/ledger";
+import type { BookJournalDoc, LedgerEntryDoc, MoneyCheck } from "../../models/trading";
 import { SHARE } from "../support/trading";
 import { marketPortsOverLedger } from "../support/ledger-ports";
 

@@ -115,7 +115,7 @@ export async function startBotApi(token: string): Promise<BotApiStandIn> {
       hung.clear();
       for (const res of parked.splice(0)) reply(res, 500, { ok: false, error_code: 500, description: "released" });
     },
-    async waitFor(pred, timeoutMs = 5000) {
+    async waitFor(pred, timeoutMs = 30_000) {
       const until = Date.now() + timeoutMs;
       while (!pred(calls)) {
         if (Date.now() > until)

@@ -9,7 +9,6 @@ import { Accounts, LedgerRejection, type PositionState } from "../../engine/acco
 import { refused } from "../../lib/fault";
 import { entryRuleProblems } from "../../ledger/entry-rules";
 import type {
-  ChainEvents,
   ChainIncidentDoc,
   DepositAddressDoc,
   DepositDoc,
@@ -26,7 +25,7 @@ import type { TradeRecord } from "../../engine/settlement";
 import { KeyRing, type DerivedWallet } from "../../chain/keys";
 import { OP, parseTransfer, opOf } from "../../chain/jetton";
 import { ChainRejected, type ChainPort, type JettonWalletData, type Submission } from "../../chain/port";
-import type { ChainLedger, ChainSide, Clock, EmitChainEvent, LedgerEntry, Log, MetaStore } from "../../chain/ports";
+import type { ChainEvents, ChainLedger, ChainSide, Clock, EmitChainEvent, LedgerEntry, Log, MetaStore } from "../../chain/ports";
 import type { ChainMessage, ChainTx } from "../../chain/tx";
 import type { WithdrawalStore } from "../../chain/withdrawals";
 import type { DepositStore } from "../../chain/deposit-watcher";

@@ -2,8 +2,7 @@ import type { ServiceBroker } from "moleculer";
 import { Address } from "@ton/core";
 import { startServer, type TestServer } from "./server";
 import { ADMIN_KEY } from "./trading";
-import type { ChainReconciliation } from "../../models/chain";
-import type { ChainTxView } from "../../chain/tx";
+import type { ChainReconciliation, ChainTxView } from "../../models/chain";
 
 /** A node on the sandbox chain with fast settlement and limits out of the way. */
 export function startChainServer(
@@ -28,7 +27,7 @@ export function startChainServer(
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | null | undefined | false>,
-  timeoutMs = 10_000,
+  timeoutMs = 60_000,
   everyMs = 50,
 ): Promise<T> {
   const end = Date.now() + timeoutMs;

@@ -81,7 +81,7 @@ require(${JSON.stringify(CLI_TS)}).main(process.argv.slice(1)).then((code) => { 
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", ...o.env },
     stdin: o.stdin ?? "",
-    timeoutMs: o.timeoutMs ?? 60_000,
+    timeoutMs: o.timeoutMs ?? 180_000,
     what: `trade ${argv.join(" ")}`,
   }).then((r) => ({ ...r, prompts: [] }));
 }
@@ -92,7 +92,8 @@ export function runProcess(
   args: string[],
   o: { cwd: string; env: Record<string, string>; stdin?: string; timeoutMs?: number; what?: string },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const timeoutMs = o.timeoutMs ?? 120_000;
+  // A ceiling for a stuck process, not a pace: the exit ends the wait.
+  const timeoutMs = o.timeoutMs ?? 600_000;
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: [o.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     let stdout = "";

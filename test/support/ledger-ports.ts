@@ -21,6 +21,7 @@ export function marketPortsOverLedger(broker: ServiceBroker, node: string): Mark
     ledger: {
       acquire: (m) => broker.call<MarketLease & { instance: string }, object>("ledger.acquireMarket", { marketId: m, node }),
       restingOrders: (m, afterPrio, limit) => broker.call("ledger.restingOrders", { marketId: m, afterPrio, limit }),
+      lease: (m) => broker.call("ledger.lease", { marketId: m }),
       post: (entry) => broker.call("ledger.post", { ...entry, durable: false }),
       durable: (seq, instance) => watch.wait(seq, instance),
     },

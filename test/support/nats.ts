@@ -10,7 +10,7 @@ export interface NatsServer {
   restart(): Promise<void>;
 }
 
-function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
+function waitForPort(port: number, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   return new Promise((resolve, reject) => {
     const attempt = () => {

@@ -69,7 +69,8 @@ export class NodeProcess {
     const name = opts.name ?? "node";
     const child = fork(opts.script ?? NODE_JS, [], { env, execArgv: opts.execArgv ?? [], stdio: ["ignore", "ignore", "pipe", "ipc"] });
     const node = new this(child, name);
-    const timeout = opts.readyTimeoutMs ?? 20_000;
+    // A ceiling: the ready message (or an exit) ends the wait; a loaded machine starts a node slowly.
+    const timeout = opts.readyTimeoutMs ?? 120_000;
     const port = await new Promise<number>((res, rej) => {
       const timer = setTimeout(() => rej(new Error(`${name} not ready in ${timeout} ms: ${node.stderr}`)), timeout);
       child.on("message", (m: { ready?: boolean; port?: number }) => {

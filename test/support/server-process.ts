@@ -27,7 +27,7 @@ export class ServerProcess {
   }
 
   /** Until `GET url` answers `status`, or the process ends, or the time is up. */
-  async waitFor(url: string, status = 200, timeoutMs = 30_000): Promise<void> {
+  async waitFor(url: string, status = 200, timeoutMs = 120_000): Promise<void> {
     const end = Date.now() + timeoutMs;
     let exited = false;
     void this.exited.then(() => (exited = true));

@@ -1,6 +1,9 @@
 import { io, type Socket } from "socket.io-client";
 import type { ServerMessage } from "../../gateway/socket-protocol";
 
+/** How long `waitFor` waits for a message at most: a ceiling far above the usual few ms (loaded machines). */
+const WAIT_MS = 20_000;
+
 export type Msg = ServerMessage;
 
 export interface TestSocket {
@@ -76,8 +79,8 @@ export async function connectSocket(
       const timer = setTimeout(() => {
         const i = waiters.indexOf(w);
         if (i >= 0) waiters.splice(i, 1);
-        reject(new Error(`no matching socket message within ${o.timeoutMs ?? 3000} ms; got ${JSON.stringify(messages.slice(from))}`));
-      }, o.timeoutMs ?? 3000);
+        reject(new Error(`no matching socket message within ${o.timeoutMs ?? WAIT_MS} ms; got ${JSON.stringify(messages.slice(from))}`));
+      }, o.timeoutMs ?? WAIT_MS);
       waiters.push(w);
     });
   };

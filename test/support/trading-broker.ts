@@ -16,9 +16,9 @@ import { AuthGuard } from "../../mixins/guard.middleware";
 import { Idempotency } from "../../mixins/idempotency.middleware";
 import { createMarketRouting } from "../../mixins/market-routing.middleware";
 import type { RequestMeta, SessionUser } from "../../mixins/context";
+import type { MoneyCheck } from "../../models/trading";
 import LedgerService from "../../services/ledger.service";
 import BookService from "../../services/book.service";
-import type { MoneyCheck } from "../../ledger/ledger";
 
 /** What the trading services broadcast and emit. */
 export const TRADING_EVENTS = ["book.changed", "market.pricesChanged", "order.updated", "market.trade", "ledger.balanceChanged"] as const;

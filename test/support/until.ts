@@ -1,8 +1,11 @@
-/** Polls `probe` until it gives a truthy value (a broker event handled, a batch written); fails after `timeoutMs`. */
+/**
+ * Polls `probe` until it gives a truthy value (a broker event handled, a batch written); fails after
+ * `timeoutMs`, a ceiling well above the time it takes (a loaded machine is several times slower).
+ */
 export async function until<T>(
   what: string,
   probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
-  timeoutMs = 5_000,
+  timeoutMs = 30_000,
 ): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {

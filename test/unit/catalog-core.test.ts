@@ -6,8 +6,11 @@ import { Catalog, CatalogRefusal, DUPLICATE_EVENT, type CatalogEvent, type Catal
 import { CatalogReads, type CatalogReadPorts, type EventFilter, type QuoteSource } from "../../catalog/reads";
 import { conditionIdFor } from "../../catalog/condition";
 import { DEMO_EVENTS, DEMO_MARKER_ID, demoEventId, demoMarketId } from "../../catalog/demo";
-import { ILLEGAL_TRANSITION, type MarketStatus } from "../../catalog/lifecycle";
+import { ILLEGAL_TRANSITION } from "../../catalog/lifecycle";
+import type { MarketStatus } from "../../models/catalog";
 import { rankBySearch } from "../../catalog/search";
+import { MIN_POOL_LIQUIDITY, poolLiquidityOf } from "../../engine/amm";
+import { LOT } from "../../engine/money";
 import type { CatalogMetaDoc, CreateEventParams, EventDoc, MarketDoc, MarketTradeEvent, PrintDoc } from "../../models/catalog";
 
 const T0 = Date.parse("2026-03-01T12:34:56.000Z");
@@ -237,6 +240,91 @@ describe("events and markets", () => {
       await refusal(c.updateEvent({ id: a.event._id, beginAt: "2026-13-01", markets: [{ id: a.markets[0]._id, title: "Renamed" }] })),
     ).toMatchObject({ kind: "invalid", fields: [{ field: "beginAt", rule: "date" }] });
     expect(f.writes).toEqual([]);
+  });
+});
+
+describe("event fields the contract types as non-null, AMM liquidity too small for a pool", () => {
+  test("updateEvent refuses a null field naming it and its type, before writing anything", async () => {
+    const f = fakes();
+    const c = new Catalog(f.ports);
+    const { event, markets } = await c.createEvent(input(), f.out);
+    const before = structuredClone(f.events.get(event._id));
+    f.writes.length = 0;
+    const cases: Array<[string, string]> = [
+      ["title", "string"],
+      ["subtitle", "string"],
+      ["subcategory", "string"],
+      ["category", "string"],
+      ["imageUrl", "string"],
+      ["beginAt", "string"],
+      ["tags", "array"],
+      ["isActive", "boolean"],
+      ["isLive", "boolean"],
+      ["markets", "array"],
+    ];
+    for (const [field, rule] of cases) {
+      const patch = { id: event._id, [field]: null, markets: [{ id: markets[0]._id, title: "Renamed" }] };
+      if (field === "markets") patch.markets = null as never;
+      expect(await refusal(c.updateEvent(patch as never))).toMatchObject({
+        kind: "invalid",
+        code: "VALIDATION_ERROR",
+        message: `The '${field}' field must be ${rule === "array" ? "an" : "a"} ${rule}, not null`,
+        fields: [{ field, rule }],
+      });
+    }
+    expect(f.writes).toEqual([]);
+    expect(f.events.get(event._id)).toEqual(before);
+  });
+
+  test("createEvent refuses a null display field the same way", async () => {
+    const f = fakes();
+    const c = new Catalog(f.ports);
+    expect(await refusal(c.createEvent(input({ subtitle: null as never }), f.out))).toMatchObject({
+      fields: [{ field: "subtitle", rule: "string" }],
+    });
+    expect(f.writes).toEqual([]);
+  });
+
+  test("ammLiquidity is 0 (no pool) or at least one lot: 1 to 99 micro-USDT refused naming the minimum", async () => {
+    const f = fakes();
+    const c = new Catalog(f.ports);
+    for (const L of ["1", "50", String(MIN_POOL_LIQUIDITY - 1)]) {
+      const r = await refusal(
+        c.createEvent(
+          input({
+            markets: [
+              { title: "A", ammLiquidity: "0" },
+              { title: "B", ammLiquidity: L },
+            ],
+          }),
+          f.out,
+        ),
+      );
+      expect(r).toMatchObject({
+        kind: "invalid",
+        code: "VALIDATION_ERROR",
+        message: `ammLiquidity must be 0 (no AMM) or at least ${MIN_POOL_LIQUIDITY} micro-USDT to seed a pool`,
+        fields: [{ field: "markets[1].ammLiquidity", rule: "numberMin" }],
+      });
+    }
+    expect(f.writes).toEqual([]);
+    const ok = await c.createEvent(
+      input({
+        markets: [
+          { title: "A", ammLiquidity: "0" },
+          { title: "B", ammLiquidity: String(MIN_POOL_LIQUIDITY) },
+        ],
+      }),
+      f.out,
+    );
+    expect(ok.markets.map((m) => m.ammLiquidity)).toEqual(["0", String(MIN_POOL_LIQUIDITY)]);
+    expect(MIN_POOL_LIQUIDITY).toBe(LOT);
+  });
+
+  test("the pool a market's liquidity funds: whole lots, nothing below one lot", () => {
+    expect([0, 1, 99, 100, 150, 199, 200, 1e6 + 50, Number.MAX_SAFE_INTEGER + 1].map(poolLiquidityOf)).toEqual([
+      0, 0, 0, 100, 100, 100, 200, 1e6, 0,
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
-import { allowedFrom, isTerminal, MARKET_STATUSES, planTransition, type MarketCommand, type MarketStatus } from "../../catalog/lifecycle";
+import { allowedFrom, isTerminal, planTransition, type MarketCommand } from "../../catalog/lifecycle";
+import { MARKET_STATUSES, type MarketStatus } from "../../models/catalog";
 
 // The whole table: [from, command] -> statuses entered, or null when refused.
 const EXPECTED: Record<MarketStatus, Record<MarketCommand, MarketStatus[] | null>> = {

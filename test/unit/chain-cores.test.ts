@@ -5,7 +5,7 @@
 import { ChainCores } from "../../chain/cores";
 import { faucetAmount } from "../../chain/faucet";
 import { loadConfig, type ChainConfig } from "../../lib/config";
-import type { Store, Stores } from "../../mixins/db.mixin";
+import type { Store, Stores } from "../../lib/store";
 import type { ChainCollections } from "../../chain/stores";
 import { fakeWorld } from "../support/chain-fakes";
 

@@ -6,10 +6,10 @@
  */
 import { ServiceBroker, type Service, type ServiceSchema } from "moleculer";
 import { BROKER_EVENTS, broadcast, emit, type EventPayload } from "../../contract";
-import { defineService } from "../../lib/service";
+import { defineService } from "../../mixins/service";
 import type { AppContext } from "../../mixins/context";
 import { SERVICE_SCHEMAS } from "../../services";
-import type { ChainEvents } from "../../models/chain";
+import type { ChainEvents } from "../../chain/ports";
 import type { LedgerEvents } from "../../ledger/changes";
 import type { PublicationSink } from "../../trading/publication";
 

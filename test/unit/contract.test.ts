@@ -4,7 +4,18 @@
  * Schema form (with `x-fv` hints where the validator must do more).
  */
 import FastestValidator from "fastest-validator";
-import { aliasesOf, ID_RE, paramsOf, routeAction, ROUTED_ACTIONS, ROUTES, rulesOf, toProps, type RouteGroup } from "../../contract";
+import {
+  aliasesOf,
+  ID_RE,
+  paramsOf,
+  paramsWithDefaults,
+  routeAction,
+  ROUTED_ACTIONS,
+  ROUTES,
+  rulesOf,
+  toProps,
+  type RouteGroup,
+} from "../../contract";
 import { VALIDATOR_OPTIONS } from "../../lib/params";
 
 const v = new FastestValidator(VALIDATOR_OPTIONS);
@@ -31,6 +42,27 @@ describe("contract", () => {
     expect(routeAction("catalog.listEvents")).not.toHaveProperty("auth");
     expect(routeAction("book.amend")).not.toHaveProperty("idempotent");
     for (const a of ROUTED_ACTIONS) expect(paramsOf(a).$$strict).toBe("remove");
+  });
+
+  test("a field whose rule is a hint keeps the schema's default (post-only orders are false unless asked)", () => {
+    expect(paramsOf("book.place").postOnly).toEqual({ type: "boolean", optional: true, default: false });
+    const params = { marketId: "mkt_1", side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: 100 };
+    const checked: Record<string, unknown> = { ...params };
+    expect(v.compile(paramsOf("book.place"))(checked)).toBe(true);
+    expect(checked.postOnly).toBe(false);
+  });
+
+  test("paramsWithDefaults: the request as its handler sees it, batch items too; what is given stays", () => {
+    const o = { marketId: "mkt_1", side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: 100 };
+    expect(paramsWithDefaults("book.place", o)).toEqual({ ...o, postOnly: false });
+    expect(paramsWithDefaults("book.place", { ...o, postOnly: null })).toEqual({ ...o, postOnly: false });
+    expect(paramsWithDefaults("book.place", { ...o, postOnly: true })).toEqual({ ...o, postOnly: true });
+    expect(paramsWithDefaults("book.placeBatch", { orders: [o, { ...o, postOnly: true }, "junk"] })).toEqual({
+      orders: [{ ...o, postOnly: false }, { ...o, postOnly: true }, "junk"],
+    });
+    expect(paramsWithDefaults("router.quote", { marketId: "mkt_1" })).toEqual({ marketId: "mkt_1", venue: "AUTO" });
+    expect(paramsWithDefaults("no.such", { a: 1 })).toEqual({ a: 1 });
+    expect(o).not.toHaveProperty("postOnly");
   });
 
   test("params merge path ids, query and body; defaults and optional follow the schema", () => {

@@ -4,6 +4,7 @@
  */
 import { Errors } from "moleculer";
 import { FAULT_STATUS, faultFromWire, wireError } from "../../gateway/faults";
+import { errorAnswer } from "../../gateway/answers";
 import { Fault, FAULT_KINDS, conflicting, invalid, isFault, notFoundFault, refused } from "../../lib/fault";
 
 describe("wireError", () => {
@@ -19,6 +20,28 @@ describe("wireError", () => {
     });
     expect(wireError(conflicting("SHARES_LOCKED", "held"))).toMatchObject({ code: 409, type: "SHARES_LOCKED" });
     expect(wireError(notFoundFault("Market"))).toMatchObject({ code: 404, type: "RESOURCE_NOT_FOUND" });
+  });
+
+  test("a refusal's retry hint travels with it and becomes the answer's Retry-After", () => {
+    const e = wireError(new Fault("unavailable", "SERVICE_UNAVAILABLE", "nothing was executed; retry later", { retryAfter: 5 }));
+    expect(e).toMatchObject({ code: 503, type: "SERVICE_UNAVAILABLE", data: { retryAfter: 5 } });
+    expect(errorAnswer(e, "req_1", undefined)).toMatchObject({
+      status: 503,
+      retryAfter: 5,
+      log: false,
+      body: { error: { code: "SERVICE_UNAVAILABLE" }, requestId: "req_1" },
+    });
+  });
+
+  test("a write that found the disk full anywhere behind a request is a logged 503 with Retry-After, not a 500", () => {
+    for (const code of ["ENOSPC", "EDQUOT", "SQLITE_FULL"]) {
+      const err = Object.assign(new Error(`${code}: no space left on device, write`), { code });
+      const a = errorAnswer(err, "req_2", undefined);
+      expect(a).toMatchObject({ status: 503, log: true, body: { error: { code: "SERVICE_UNAVAILABLE" } } });
+      expect(a.retryAfter).toBeGreaterThan(0);
+      expect(JSON.stringify(a.body)).not.toContain("no space left");
+    }
+    expect(errorAnswer(Object.assign(new Error("boom"), { code: "EIO" }), "req_3", undefined)).toMatchObject({ status: 500, log: true });
   });
 
   test("anything that is not a Fault passes unchanged", () => {

@@ -88,6 +88,7 @@ async function runScenario(s: fc.Scheduler, cmds: Cmd[]): Promise<void> {
             return { ...r.lease, instance: ledger.instance };
           }),
         restingOrders: (m, after, limit) => step(`${node} rebuild`, () => store.restingOrders(m, after, limit)),
+        lease: (m) => step(`${node} lease`, () => ledger.lease(m)),
         post: (e) => step(`${node} post ${e.key}`, () => ledger.post(e)),
         durable: (seq, instance) => ledger.waitDurable(seq, instance),
       },

@@ -6,8 +6,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Ledger, type IdemClaim } from "../../ledger/ledger";
+import { Ledger } from "../../ledger/ledger";
 import { SqliteMoneyStore } from "../../ledger/sqlite-store";
+import type { IdemClaim } from "../../models/trading";
 
 const S = 1_000_000;
 const FP = "a".repeat(64);

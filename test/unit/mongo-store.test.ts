@@ -5,14 +5,7 @@
  * the same Store cases on NeDB always and on MongoDB when MONGO_URI names a server.
  */
 import { BSON, MongoClient, MongoServerError, MongoServerSelectionError } from "mongodb";
-import {
-  findOptions,
-  indexArgs,
-  isMongoDuplicateKey,
-  MONGO_CLIENT_OPTIONS,
-  openMongoCollection,
-  updateCall,
-} from "../../mixins/mongo-store";
+import { findOptions, indexArgs, isMongoDuplicateKey, MONGO_CLIENT_OPTIONS, openMongoCollection, updateCall } from "../../lib/mongo-store";
 import { freePort } from "../support/redis";
 
 describe("Store calls as driver calls", () => {

@@ -1,8 +1,7 @@
 import { Errors } from "moleculer";
-import { OrderDesk, type OrderDeskPorts, type PlaceTerms } from "../../trading/order-desk";
-import type { PlaceCommand, PlaceResult } from "../../trading/market-actor";
-import type { IdemKey, OrderDoc } from "../../models/trading";
-import type { OrderQuery } from "../../ledger/store";
+import { batchItemKey, OrderDesk, type OrderDeskPorts } from "../../trading/order-desk";
+import type { PlaceCommand } from "../../trading/market-actor";
+import type { IdemKey, OrderDoc, PlaceTerms, PlaceResult, OrderQuery } from "../../models/trading";
 import { isFault } from "../../lib/fault";
 import { Validator } from "../../lib/validator";
 import { marketMoved } from "../../trading/market-registry";
@@ -86,7 +85,7 @@ function world() {
       placed.push({ marketId, cmd });
       const r = result(`ord_${++n}`);
       // The actor journals the rendered answer with the command.
-      if (cmd.idem) answered.set(cmd.idem.key, cmd.idem.render(r));
+      if (cmd.idem) answered.set(`${cmd.idem.scope}\0${cmd.idem.key}`, cmd.idem.render(r));
       return r;
     },
     placeRemote: async (_c, p) => {
@@ -96,7 +95,8 @@ function world() {
     journaled: (c) => void c.journaled++,
     withIdempotency: async (_c, idem, run) => {
       claims.push(idem);
-      return answered.has(idem.key) ? answered.get(idem.key) : run();
+      const id = `${idem.scope}\0${idem.key}`;
+      return answered.has(id) ? answered.get(id) : run();
     },
     order: async (_c, orderId) => orders.get(orderId) ?? null,
     orders: async (_c, q) => {
@@ -118,7 +118,7 @@ function world() {
       return { orderId, status: "cancelled", cancelledQuantity: 200, releasedAmount: 80 };
     },
   };
-  return { desk: new OrderDesk(ports), local, placed, remote, claims, orders, amends, cancels, queries };
+  return { desk: new OrderDesk(ports), local, answered, placed, remote, claims, orders, amends, cancels, queries };
 }
 
 const req = (): Req => ({ id: "r", journaled: 0 });
@@ -251,6 +251,17 @@ describe("OrderDesk", () => {
     const again = await w.desk.placeBatch(req(), "usr_a", [body, { ...body, marketId: "mkt_closed" }], idem);
     expect(again[0]).toEqual(first[0]);
     expect(w.placed.length).toBe(1);
+  });
+
+  test("batch item keys have their own namespace: a plain key `C#0` does not answer item 0 of batch `C`", async () => {
+    const w = world();
+    // A plain POST /orders with Idempotency-Key "C#0" was answered.
+    w.answered.set("usr_a\0C#0", { orderId: "ord_plain" });
+    const items = await w.desk.placeBatch(req(), "usr_a", [body], { scope: "usr_a", key: "C", fingerprint: "f" });
+    expect(items).toEqual([{ ok: true, order: expect.objectContaining({ orderId: "ord_1" }) }]);
+    expect(w.placed.length).toBe(1);
+    expect(w.claims).toEqual([{ scope: "usr_a#batch", key: "C#0", fingerprint: "f" }]);
+    expect(batchItemKey({ scope: "usr_a", key: "C", fingerprint: "f" }, 0).scope).not.toBe("usr_a");
   });
 
   test("an amend reads the order, refuses what is not the caller's open order, and answers with the order's whole size", async () => {

@@ -4,10 +4,10 @@ import type { RoutePlan } from "../../engine/router";
 import type { CancelReasonCode } from "../../engine/settlement";
 import type { Order, Outcome, Side } from "../../engine/types";
 import { isFault } from "../../lib/fault";
-import type { AmendCommand, PlaceResult, RouteCommand, RouteExecution } from "../../trading/market-actor";
+import type { AmendCommand, RouteCommand } from "../../trading/market-actor";
 import { MarketRegistry, type RegisteredActor } from "../../trading/market-registry";
 import { OwnerDesk, type OwnedActor } from "../../trading/owner-desk";
-import type { TopOfBook } from "../../trading/order-views";
+import type { PlaceResult, RouteExecution, TopOfBook } from "../../models/trading";
 
 /** The owner's desk on in-memory fakes: this node's actors (a real registry over fake loads), the owners elsewhere. */
 type Req = { id: string; journaled: number };

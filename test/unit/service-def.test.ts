@@ -1,5 +1,5 @@
 import type { Service } from "moleculer";
-import { defineService } from "../../lib/service";
+import { defineService } from "../../mixins/service";
 
 /**
  * defineService checks a schema's `methods` against the service's own `this` type. The refusals

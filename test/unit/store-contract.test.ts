@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ServiceBroker, type Service } from "moleculer";
 import { bindConfig, loadConfig } from "../../lib/config";
-import { createDbMixin, type DbState, type Store } from "../../mixins/db.mixin";
+import { createDbMixin, type DbState } from "../../mixins/db.mixin";
+import type { Store } from "../../lib/store";
 import { testMongoUri } from "../support/server";
 
 interface Thing {

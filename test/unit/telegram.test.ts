@@ -1,4 +1,4 @@
-import { verifyTelegramInitData } from "../../auth/telegram";
+import { MAX_CLOCK_SKEW_SEC, verifyTelegramInitData } from "../../auth/telegram";
 import { signInitData, TEST_BOT_TOKEN } from "../support/telegram";
 
 const NOW = 1_750_000_000;
@@ -55,6 +55,14 @@ describe("verifyTelegramInitData", () => {
     const raw = signInitData(TEST_BOT_TOKEN, USER, NOW - 3601);
     expect(verifyTelegramInitData(raw, TEST_BOT_TOKEN, opts)).toEqual({ ok: false, reason: "EXPIRED" });
     expect(verifyTelegramInitData(signInitData(TEST_BOT_TOKEN, USER, NOW - 3600), TEST_BOT_TOKEN, opts).ok).toBe(true);
+  });
+
+  it("refuses init data dated ahead of the clock beyond the allowed skew", () => {
+    expect(verifyTelegramInitData(signInitData(TEST_BOT_TOKEN, USER, NOW + MAX_CLOCK_SKEW_SEC), TEST_BOT_TOKEN, opts).ok).toBe(true);
+    for (const ahead of [MAX_CLOCK_SKEW_SEC + 1, 3600, 365 * 86_400]) {
+      const raw = signInitData(TEST_BOT_TOKEN, USER, NOW + ahead);
+      expect(verifyTelegramInitData(raw, TEST_BOT_TOKEN, opts)).toEqual({ ok: false, reason: "INVALID" });
+    }
   });
 
   it("uses the real clock when nowSec is omitted", () => {

@@ -99,6 +99,7 @@ async function run(cmds: Cmd[]): Promise<void> {
         return { ...r.lease, instance: ledger.instance };
       },
       restingOrders: (m, after, limit) => store.restingOrders(m, after, limit),
+      lease: async (m) => ledger.lease(m),
       post: async (e) => ledger.post(e),
       durable: (seq, instance) => ledger.waitDurable(seq, instance),
     },

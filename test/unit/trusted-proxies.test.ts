@@ -1,5 +1,5 @@
-/** TRUSTED_PROXIES: exact addresses and CIDR ranges (gateway/proxies.ts). */
-import { parseTrustedProxyList, trustedProxies } from "../../gateway/proxies";
+/** TRUSTED_PROXIES: exact addresses and CIDR ranges (lib/proxies.ts). */
+import { parseTrustedProxyList, trustedProxies } from "../../lib/proxies";
 
 test("addresses and ranges, IPv4 (also as seen on a dual-stack socket) and IPv6", () => {
   const t = trustedProxies(parseTrustedProxyList(" 10.244.0.0/16, 127.0.0.1 ,fd00::/8,::1"));

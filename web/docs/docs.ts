@@ -2,4 +2,5 @@
 import SwaggerUI from "swagger-ui-dist/swagger-ui-es-bundle.js";
 import "swagger-ui-dist/swagger-ui.css";
 
-SwaggerUI({ url: "/api/v1/openapi.json", dom_id: "#swagger-ui", deepLinking: true });
+// validatorUrl null: no badge fetched from validator.swagger.io (the page loads nothing from elsewhere).
+SwaggerUI({ url: "/api/v1/openapi.json", dom_id: "#swagger-ui", deepLinking: true, validatorUrl: null });

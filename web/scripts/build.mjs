@@ -17,7 +17,7 @@ const inputs = [
   "web/public",
   "web/vite.config.mts",
   "client/src",
-  "gateway/web-routes.ts",
+  "contract/web-routes.ts",
   "package-lock.json",
 ];
 

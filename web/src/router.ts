@@ -1,9 +1,9 @@
 /**
- * History routing over the pages the gateway serves (gateway/web-routes.ts: one list for both).
+ * History routing over the pages the gateway serves (contract/web-routes.ts: one list for both).
  * Same-origin links to those pages are followed without a reload; focus moves to the new page's
  * main region so keyboard and screen-reader users land on it.
  */
-import { matchRoute, pathFor, type AppRoute } from "../../gateway/web-routes";
+import { matchRoute, pathFor, type AppRoute } from "../../contract/web-routes";
 import { Store, useStore } from "./store";
 
 export { pathFor, type AppRoute };

@@ -12,7 +12,7 @@ import {
   type MongoClientOptions,
   type UpdateFilter,
 } from "mongodb";
-import type { Doc, FindOptions, IndexSpec, Query, Store, Update } from "./db.mixin";
+import type { Doc, FindOptions, IndexSpec, Query, Store, Update } from "./store";
 
 /**
  * Every write is acknowledged once a majority of the replica set has it in its journal (the money

@@ -1,6 +1,6 @@
 import type { Context, Service, ServiceSchema } from "moleculer";
 import type { EventName, EventPayload } from "../contract/broker-events";
-import type { RequestMeta } from "../mixins/context";
+import type { RequestMeta } from "./context";
 
 /** The named members of T (Moleculer's Service and ServiceSchema also take any key). */
 type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : symbol extends K ? never : K]: T[K] };

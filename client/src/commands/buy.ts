@@ -1,0 +1,3 @@
+import { orderEntryCommand } from "./order-entry";
+
+export const buy = orderEntryCommand("BUY");
