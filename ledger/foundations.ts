@@ -7,21 +7,9 @@
  * or damaged stops the start with a message naming it; nothing here writes but those fingerprints,
  * and only once every check passed.
  */
-import { StoreDamaged } from "./store";
+import { StoreDamaged, type MoneyFacts } from "./store";
 
-/** What the money store knows that the other pieces must still hold. */
-export interface MoneyFacts {
-  /** The store did not exist before this start (nothing was ever committed). */
-  fresh: boolean;
-  /** User ids holding cash or shares, or with open orders. */
-  users: string[];
-  /** Markets holding collateral, a pool, positions or open orders. */
-  markets: string[];
-  /** Users credited by an on-chain deposit. */
-  depositors: string[];
-  /** Money has left through the chain (withdrawals); deposits show as depositors. */
-  chainUsed: boolean;
-}
+export type { MoneyFacts };
 
 export interface FoundationMoneyPort {
   location: string;

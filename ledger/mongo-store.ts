@@ -20,7 +20,6 @@ import type {
 import { MONGO_CLIENT_OPTIONS } from "../lib/mongo-store";
 import { GENESIS_HASH } from "./chain-hash";
 import { applyOrderChange, projectEntry } from "./projection";
-import type { MoneyFacts } from "./foundations";
 import {
   DEPOSIT_KEY_PREFIX,
   depositorsOf,
@@ -29,6 +28,7 @@ import {
   StoreDamaged,
   type CommitBatch,
   type JournalRow,
+  type MoneyFacts,
   type MoneyStore,
   type ReadModelFacts,
   type StoredIdem,

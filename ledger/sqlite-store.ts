@@ -18,7 +18,6 @@ import { GENESIS_HASH } from "./chain-hash";
 import { openConnection } from "./sqlite-connection";
 import { HEAD_FILE, SqliteWriter, type WriteBatch } from "./sqlite-writer";
 import type { WriterReply, WriterRequest } from "./sqlite-writer-thread";
-import type { MoneyFacts } from "./foundations";
 import {
   CommitRefused,
   DEPOSIT_KEY_PREFIX,
@@ -28,6 +27,7 @@ import {
   StoreDamaged,
   type CommitBatch,
   type JournalRow,
+  type MoneyFacts,
   type MoneyStore,
   type ReadModelFacts,
   type StoredIdem,

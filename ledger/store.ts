@@ -1,6 +1,5 @@
 import type { AccountsSnapshot, CashAccount, PositionState } from "../engine/accounts";
 import type { MicroUnits } from "../engine/money";
-import type { MoneyFacts } from "./foundations";
 import type {
   BookJournalDoc,
   CommittedRestingOrder,
@@ -160,6 +159,20 @@ export function depositorsOf(bodies: Iterable<string>): string[] {
     for (const p of entry.postings ?? []) if (p.kind === "cash" && p.account) users.add(p.account);
   }
   return [...users];
+}
+
+/** What the money store knows that the other pieces must still hold. */
+export interface MoneyFacts {
+  /** The store did not exist before this start (nothing was ever committed). */
+  fresh: boolean;
+  /** User ids holding cash or shares, or with open orders. */
+  users: string[];
+  /** Markets holding collateral, a pool, positions or open orders. */
+  markets: string[];
+  /** Users credited by an on-chain deposit. */
+  depositors: string[];
+  /** Money has left through the chain (withdrawals); deposits show as depositors. */
+  chainUsed: boolean;
 }
 
 /** The store is not what the journal says it should be: the start stops and names it. */
