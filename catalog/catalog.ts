@@ -10,6 +10,7 @@ import { SCHEMAS } from "../contract/models";
 import { MIN_POOL_LIQUIDITY } from "../engine/amm";
 import { canonicalMicroString } from "../engine/money";
 import { yesPayoutOfPrice } from "../engine/payout";
+import type { Model } from "../contract";
 import type {
   CatalogMetaDoc,
   CreateEventParams,
@@ -17,6 +18,9 @@ import type {
   MarketDoc,
   MarketOpenedEvent,
   MarketResult,
+  MarketTerms,
+  ResolutionDoc,
+  SettlementSource,
   MarketTradeEvent,
   PrintDoc,
   UpdateEventParams,
@@ -24,12 +28,13 @@ import type {
 import { conditionIdFor } from "./condition";
 import { DEMO_EVENTS, DEMO_MARKER_ID, demoEventId, demoImageUrl, demoMarketId } from "./demo";
 import { ILLEGAL_TRANSITION, planTransition, type MarketCommand } from "./lifecycle";
+import { yesPayoutOfResult } from "./resolution";
 import { searchTextOf } from "./search";
 
 /** A refusal, by kind (the service maps kinds to the contract's statuses) and code. */
 export class CatalogRefusal extends Error {
   constructor(
-    readonly kind: "not_found" | "conflict" | "invalid",
+    readonly kind: "not_found" | "conflict" | "invalid" | "forbidden",
     readonly code: string,
     message: string,
     readonly fields?: FieldError[],
@@ -50,7 +55,13 @@ const invalid = (message: string, field: string, rule: string) =>
 
 /** Broker events the catalog announces (payloads: contract/broker-events.ts). */
 export type CatalogEvent = EventMessage<
-  "market.opened" | "market.closed" | "market.cancelled" | "market.resolutionFailed" | "market.resolved"
+  | "market.opened"
+  | "market.closed"
+  | "market.cancelled"
+  | "market.resolutionFailed"
+  | "market.resolved"
+  | "market.resolutionProposed"
+  | "market.resolutionDisputed"
 >;
 
 /** Where a command's announcements go (the caller's context: they travel with its request). */
@@ -58,6 +69,8 @@ export interface CatalogOut {
   /** A market's status changed: every node's cached copy is dropped. */
   changed(marketId: string): Promise<void>;
   emit(event: CatalogEvent): void;
+  /** A market's status or resolution changed: every gateway tells the market channel. */
+  lifecycle(payload: { marketId: string; status: MarketDoc["status"]; resolution: Model<"Resolution"> | null }): void;
 }
 
 export interface CatalogPorts {
@@ -75,8 +88,20 @@ export interface CatalogPorts {
     insertOnce(doc: MarketDoc): Promise<boolean>;
     removeMany(ids: string[]): Promise<void>;
     retitle(id: string, eventId: string, title: string, updatedAt: string): Promise<void>;
-    /** Compare-and-set: apply `set` only while the status is still `from`; true when it did. */
-    setIfStatus(id: string, from: MarketDoc["status"], set: Partial<MarketDoc>): Promise<boolean>;
+    /** A market's rules and schedule (only while it belongs to `eventId`). */
+    edit(id: string, eventId: string, set: Partial<MarketDoc>): Promise<void>;
+    /**
+     * Compare-and-set: apply `set` only while the status is still `from` and, when given, the
+     * resolution's fields still equal `resolution`'s (null: the market still has none); true when it did.
+     */
+    setIfStatus(
+      id: string,
+      from: MarketDoc["status"],
+      set: Partial<MarketDoc>,
+      resolution?: Partial<ResolutionDoc> | null,
+    ): Promise<boolean>;
+    /** Open markets whose close time is at or before `nowIso`, and closed ones with an undisputed proposal whose window ended. */
+    due(nowIso: string): Promise<MarketDoc[]>;
     addVolume(id: string, micro: number): Promise<void>;
   };
   prints: {
@@ -102,6 +127,35 @@ function isoOrThrow(raw: string, field: string): string {
   const ms = Date.parse(raw);
   if (!Number.isFinite(ms)) throw invalid("Parameters validation error", field, "date");
   return new Date(ms).toISOString();
+}
+
+const MAX_RULES = 4000;
+
+/** Rules and schedule as given (create or update), checked; undefined fields are left as they are. */
+export function termsOf(t: MarketTerms, field: string): Partial<MarketDoc> {
+  const out: Partial<MarketDoc> = {};
+  if (t.rules !== undefined) {
+    const rules = t.rules === null ? null : t.rules.trim();
+    if (rules !== null && rules.length > MAX_RULES)
+      throw invalid(`rules are at most ${MAX_RULES} characters`, `${field}.rules`, "stringMax");
+    out.rules = rules || null;
+  }
+  if (t.settlementSources !== undefined)
+    out.settlementSources = t.settlementSources.map((x: SettlementSource) => ({ name: x.name, url: x.url }));
+  if (t.closeTime !== undefined) out.closeTime = t.closeTime === null ? null : isoOrThrow(t.closeTime, `${field}.closeTime`);
+  return out;
+}
+
+/** The wire form of a market's resolution (the contract's Resolution). */
+export function resolutionView(r: ResolutionDoc | null | undefined): Model<"Resolution"> | null {
+  if (!r) return null;
+  const { proposedResult, note, proposedAt, disputeEndsAt, disputed, disputes, finalizedAt } = r;
+  return { proposedResult, note, proposedAt, disputeEndsAt, disputed, disputes, finalizedAt };
+}
+
+/** Whether a stored resolution reads as `expect` says (null: no resolution at all). */
+function matches(r: ResolutionDoc | null | undefined, expect: Partial<ResolutionDoc>): boolean {
+  return Object.entries(expect).every(([k, v]) => (r ? r[k as keyof ResolutionDoc] === v : v === undefined));
 }
 
 /**
@@ -177,8 +231,12 @@ export class Catalog {
     }
     // Refused before anything is written.
     const beginAt = fields.beginAt !== undefined ? isoOrThrow(fields.beginAt, "beginAt") : undefined;
+    const terms = (retitles ?? []).map((r, i) => termsOf(r, `markets[${i}]`));
     const now = this.nowIso();
-    for (const r of retitles ?? []) await this.ports.markets.retitle(r.id, id, r.title, now);
+    for (const [i, r] of (retitles ?? []).entries()) {
+      if (r.title !== undefined) await this.ports.markets.retitle(r.id, id, r.title, now);
+      if (Object.keys(terms[i]).length) await this.ports.markets.edit(r.id, id, { ...terms[i], updatedAt: now });
+    }
     if (retitles?.length) markets = await this.ports.markets.ofEvent(id);
 
     const set: Partial<EventDoc> = { updatedAt: now };
@@ -207,7 +265,15 @@ export class Catalog {
     id: string,
     command: MarketCommand,
     out: CatalogOut,
-    opts: { result?: MarketResult; reason?: string; price?: string } = {},
+    opts: {
+      result?: MarketResult;
+      reason?: string;
+      price?: string;
+      /** Only while the market's resolution still reads so (a proposal's identity, its disputes). */
+      expect?: Partial<ResolutionDoc>;
+      /** How the market's resolution reads after this change (given the market as read). */
+      resolution?: (m: MarketDoc, nowIso: string) => ResolutionDoc | null;
+    } = {},
   ): Promise<MarketDoc> {
     // A cancel pays YES `price` and NO the rest, out of the market's own collateral (default 0.50).
     const yesPayout = command === "cancel" ? yesPayoutOfPrice(opts.price ?? DEFAULT_CANCEL_PRICE) : null;
@@ -215,6 +281,8 @@ export class Catalog {
       throw invalid("price must be a decimal from 0.00 to 1.00 with at most 2 decimals, e.g. 0.50", "price", "price");
     for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
       const market = await this.market(id);
+      if (opts.expect && !matches(market.resolution, opts.expect))
+        throw new CatalogRefusal("conflict", ILLEGAL_TRANSITION, "The market's proposal changed meanwhile; look again");
       const plan = planTransition(market.status, command);
       if (!plan.ok) throw new CatalogRefusal("conflict", ILLEGAL_TRANSITION, plan.message);
       const now = this.nowIso();
@@ -232,9 +300,15 @@ export class Catalog {
         if (s === "resolved") {
           set.resolvedAt = now;
           set.result = opts.result ?? null;
+          if (opts.result) set.yesPayout = yesPayoutOfResult(opts.result);
         }
       }
-      if (!(await this.ports.markets.setIfStatus(id, market.status, set))) continue;
+      if (opts.resolution) set.resolution = opts.resolution(market, now);
+      // Any resolution read (a pending proposal a dispute may count up) must still be the same.
+      const expect = market.resolution
+        ? { ...opts.expect, proposedAt: market.resolution.proposedAt, disputes: market.resolution.disputes }
+        : null;
+      if (!(await this.ports.markets.setIfStatus(id, market.status, set, expect))) continue;
 
       const updated: MarketDoc = { ...market, ...set };
       await out.changed(id);
@@ -245,9 +319,15 @@ export class Catalog {
         if (s === "resolved")
           out.emit({
             name: "market.resolved",
-            payload: { marketId: id, result: updated.result as MarketResult, conditionId: updated.conditionId },
+            payload: {
+              marketId: id,
+              result: updated.result as MarketResult,
+              conditionId: updated.conditionId,
+              yesPayout: updated.yesPayout as number,
+            },
           });
       }
+      out.lifecycle({ marketId: id, status: updated.status, resolution: resolutionView(updated.resolution) });
       return updated;
     }
     throw new CatalogRefusal("conflict", ILLEGAL_TRANSITION, "The market changed concurrently; try again");
@@ -348,6 +428,7 @@ export class Catalog {
     nowIso: string,
   ): Promise<{ event: EventDoc; markets: MarketDoc[]; opened: MarketDoc[] }> {
     const beginAt = input.beginAt ? isoOrThrow(input.beginAt, "beginAt") : nowIso;
+    const terms = input.markets.map((m, i) => termsOf(m, `markets[${i}]`));
     const markets: MarketDoc[] = input.markets.map((m, i) => ({
       _id: ids.marketIds[i],
       eventId: ids.eventId,
@@ -359,6 +440,11 @@ export class Catalog {
       volume: 0,
       conditionId: conditionIdFor(ids.marketIds[i]),
       ammLiquidity: canonicalMicroString(m.ammLiquidity ?? "0"),
+      rules: null,
+      settlementSources: [],
+      closeTime: null,
+      resolution: null,
+      ...terms[i],
       createdAt: nowIso,
       updatedAt: nowIso,
     }));

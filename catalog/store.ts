@@ -5,6 +5,7 @@
 import type { Stores } from "../lib/store";
 import type { CatalogCollections } from "../models/catalog";
 import type { CatalogPorts } from "./catalog";
+import type { ProcessPorts } from "./process";
 import type { CatalogReadPorts, EventFilter } from "./reads";
 import { tokensFilter } from "./search";
 
@@ -16,7 +17,9 @@ function eventQuery(f: EventFilter): Record<string, unknown> {
   return q;
 }
 
-export function catalogStorePorts(stores: () => Stores<CatalogCollections>): Pick<CatalogPorts, "events" | "markets" | "prints" | "meta"> {
+export function catalogStorePorts(
+  stores: () => Stores<CatalogCollections>,
+): Pick<CatalogPorts, "events" | "markets" | "prints" | "meta"> & Pick<ProcessPorts, "disputes"> {
   const s = stores;
   return {
     events: {
@@ -31,12 +34,35 @@ export function catalogStorePorts(stores: () => Stores<CatalogCollections>): Pic
       insertOnce: (doc) => s().markets.insertOnce(doc),
       removeMany: async (ids) => void (await s().markets.remove({ _id: { $in: ids } }, { multi: true })),
       retitle: async (_id, eventId, title, updatedAt) => void (await s().markets.update({ _id, eventId }, { $set: { title, updatedAt } })),
-      setIfStatus: async (_id, status, set) => (await s().markets.update({ _id, status }, { $set: set })) > 0,
+      setIfStatus: async (_id, status, set, resolution) => {
+        const q: Record<string, unknown> = { _id, status };
+        // Missing and null resolutions alike (markets stored before resolutions existed have none).
+        if (resolution === null) q["resolution.proposedAt"] = { $exists: false };
+        else if (resolution) for (const [k, v] of Object.entries(resolution)) q[`resolution.${k}`] = v;
+        return (await s().markets.update(q, { $set: set })) > 0;
+      },
+      edit: async (_id, eventId, set) => void (await s().markets.update({ _id, eventId }, { $set: set })),
+      due: (nowIso) =>
+        s().markets.find({
+          $or: [
+            { status: "open", closeTime: { $lte: nowIso } },
+            {
+              status: "closed",
+              "resolution.finalizedAt": null,
+              "resolution.disputed": false,
+              "resolution.disputeEndsAt": { $lte: nowIso },
+            },
+          ],
+        }),
       addVolume: async (_id, v) => void (await s().markets.update({ _id }, { $inc: { volume: v } })),
     },
     prints: {
       storedIds: async (ids) => (await s().prints.find({ _id: { $in: ids } })).map((p) => p._id),
       insertMany: (docs) => s().prints.insertMany(docs),
+    },
+    disputes: {
+      insertOnce: (doc) => s().disputes.insertOnce(doc),
+      count: (marketId, proposedAt) => s().disputes.count({ marketId, proposedAt }),
     },
     meta: {
       get: (_id) => s().catalogMeta.findOne({ _id }),

@@ -1,6 +1,7 @@
 import type { Model } from "../contract";
 import type { EventDoc, LivePrice, MarketDoc, MarketInternal } from "../models/catalog";
 import { formatMicro } from "../engine/money";
+import { resolutionView } from "./catalog";
 
 /** MarketItem of the spec, plus the additive `eventId` and `conditionId` (the contract's shape). */
 export type MarketView = Model<"MarketItem">;
@@ -48,6 +49,10 @@ export function renderMarket(m: MarketDoc, live: LivePrice = NO_PRICES): MarketV
     volume: formatMicro(m.volume),
     conditionId: m.conditionId,
     tradingMode: m.tradingMode ?? "normal",
+    rules: m.rules ?? null,
+    settlementSources: (m.settlementSources ?? []).map((x) => ({ name: x.name, url: x.url })),
+    closeTime: m.closeTime ?? null,
+    resolution: resolutionView(m.resolution),
   };
 }
 

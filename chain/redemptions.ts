@@ -79,7 +79,9 @@ export class Redemptions {
     const redemptionId = `${userId}:${marketId}`;
     const mine = (await ledger.positions(userId)).filter((p) => p.marketId === marketId);
 
-    if (m.status === "cancelled") {
+    // A cancelled market, and one resolved SPLIT, pay every holder at their price per share.
+    const split = m.status === "resolved" && m.result === "SPLIT";
+    if (m.status === "cancelled" || split) {
       await this.cancelled(marketId, m.yesPayout ?? DEFAULT_CANCEL_YES_PAYOUT);
       const done = await this.refundMarket(marketId);
       if (!done || done.status !== "done")
@@ -101,6 +103,12 @@ export class Redemptions {
         return { status: "duplicate", message: "This market's refund was already acknowledged; nothing new was paid" };
       }
       const yes = done.yesPayout ?? DEFAULT_CANCEL_YES_PAYOUT;
+      if (split)
+        return {
+          status: "accepted",
+          payout: String(payout),
+          message: `Market resolved SPLIT: each YES and each NO share paid ${usdtText(yes)}; ${usdtText(payout)} credited to your available balance`,
+        };
       return {
         status: "accepted",
         payout: String(payout),
@@ -166,7 +174,10 @@ export class Redemptions {
     });
   }
 
-  /** A cancelled market: its payout at `yesPayout` per YES share is owed from now on (kept until done, across restarts). */
+  /**
+   * A cancelled market, or one resolved SPLIT: its payout at `yesPayout` per YES share is owed
+   * from now on (kept until done, across restarts).
+   */
   async cancelled(marketId: string, yesPayout: number): Promise<void> {
     await this.p.store.insertSettlement({ _id: marketId, kind: "refund", status: "pending", yesPayout, refunds: [], at: this.iso() });
   }

@@ -11,10 +11,12 @@ import type { IncidentKind } from "../models/chain";
 import type {
   MarketCancelledEvent,
   MarketClosedEvent,
+  MarketLifecycleEvent,
   MarketOpenedEvent,
   MarketResolutionFailedEvent,
   MarketResolvedEvent,
   MarketTradeEvent,
+  ResolutionNoticeEvent,
 } from "../models/catalog";
 import type { NotificationItem } from "../models/notification";
 import type { Model } from "./wire";
@@ -42,6 +44,11 @@ export interface BrokerEvents {
   "market.cancelled": MarketCancelledEvent;
   "market.resolutionFailed": MarketResolutionFailedEvent;
   "market.resolved": MarketResolvedEvent;
+  /** A result was proposed (its dispute window opened), or first disputed: every holder is told. */
+  "market.resolutionProposed": ResolutionNoticeEvent;
+  "market.resolutionDisputed": ResolutionNoticeEvent;
+  /** A market's status or resolution changed: every gateway tells the market channel. */
+  "catalog.marketLifecycle": MarketLifecycleEvent;
   /** A market's status changed: every catalog node drops its cached copy. */
   "catalog.marketChanged": { marketId: string };
   // auth (auth/auth.ts)
@@ -76,6 +83,9 @@ export const BROKER_EVENTS = {
   "market.cancelled": "emit",
   "market.resolutionFailed": "emit",
   "market.resolved": "emit",
+  "market.resolutionProposed": "emit",
+  "market.resolutionDisputed": "emit",
+  "catalog.marketLifecycle": "broadcast",
   "catalog.marketChanged": "broadcast",
   "auth.userCreated": "emit",
   "auth.telegramLinked": "emit",

@@ -5,7 +5,7 @@
  * client/src/socket.ts still declare their own types; a compile-time test holds both to these
  * (test/unit/contract-events.test.ts) until they are derived from them.
  */
-import { SCHEMAS } from "./models";
+import { SCHEMAS, resolution } from "./models";
 import { ID, type FromSchema, obj, ref, str, int } from "./schema";
 
 const outcome = { type: "string", enum: ["YES", "NO"] } as const;
@@ -36,6 +36,12 @@ export const SOCKET_SCHEMAS = {
     { marketId: str, buyYesPrice: nullableStr, buyNoPrice: nullableStr, sellYesPrice: nullableStr, sellNoPrice: nullableStr },
     ["marketId", "buyYesPrice", "buyNoPrice", "sellYesPrice", "sellNoPrice"],
   ),
+  /** A market's status or resolution changed (close, proposal, dispute, finalization, cancel). */
+  MarketLifecycle: obj({ marketId: str, status: SCHEMAS.MarketItem.properties.status, resolution: { ...resolution, nullable: true } }, [
+    "marketId",
+    "status",
+    "resolution",
+  ]),
   PositionUpdate: obj({ marketId: str, outcome, quantity: str, avgEntryPrice: str, totalCost: str, realizedPnl: str }, [
     "marketId",
     "outcome",
@@ -132,6 +138,7 @@ export const SOCKET_SCHEMAS = {
         ["type", "channel", "marketId", "outcome", "seq", "data"],
       ),
       obj({ type: lit("update"), channel: lit("market"), data: ref("MarketPrices") }, ["type", "channel", "data"]),
+      obj({ type: lit("lifecycle"), channel: lit("market"), data: ref("MarketLifecycle") }, ["type", "channel", "data"]),
       obj({ type: lit("update"), channel: lit("user"), data: ref("UserUpdate") }, ["type", "channel", "data"]),
       obj({ type: lit("error"), code: ref("SocketErrorCode"), message: str, channel }, ["type", "code", "message"]),
     ],

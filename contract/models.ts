@@ -19,6 +19,11 @@ const decimal = { type: "string", pattern: "^[0-9]+\\.[0-9]+$", description: "De
 const nullableDecimal = { ...decimal, nullable: true } as const;
 const units = { type: "string", pattern: "^[0-9]+(\\.[0-9]+)?$", description: "Decimal amount of USDT, e.g. 0 or 12.5" } as const;
 const outcome = { type: "string", enum: ["YES", "NO"] } as const;
+const marketResult = {
+  type: "string",
+  enum: ["YES", "NO", "SPLIT"],
+  description: "YES or NO wins in full; SPLIT pays 0.500000 per YES and per NO share",
+} as const;
 const side = { type: "string", enum: ["BUY", "SELL"] } as const;
 const venue = { type: "string", enum: ["AMM", "CLOB", "HYBRID"] } as const;
 const orderType = { type: "string", enum: ["GTC", "GTD", "FOK", "FAK"] } as const;
@@ -66,6 +71,44 @@ const orderQuantity = {
   "x-fv": POSITIVE_SAFE_INTEGER,
 } as const;
 const title = { type: "string", minLength: 1, maxLength: 200, "x-fv": TRIM } as const;
+/** A market's rules and schedule, as created and as updated. */
+const marketTerms = {
+  rules: { type: "string", maxLength: 4000, nullable: true, description: "What decides YES (up to 4,000 characters), or null" },
+  settlementSources: {
+    type: "array",
+    maxItems: 10,
+    items: {
+      type: "object",
+      required: ["name", "url"],
+      properties: {
+        name: { type: "string", minLength: 1, maxLength: 100, "x-fv": TRIM },
+        url: { type: "string", format: "uri", maxLength: 2048, "x-fv": { type: "url", max: 2048 } },
+      },
+      "x-fv": STRICT_REMOVE,
+    },
+    description: "Where the result is read from (may be empty)",
+  },
+  closeTime: {
+    ...time,
+    maxLength: 40,
+    pattern: ISO_DATE_PATTERN,
+    nullable: true,
+    description: "ISO 8601: the market closes by itself then (resting orders cancelled, reason market_closed); null: no close time",
+  },
+} as const;
+/** A proposed result and its dispute window (inlined where it may be null: a $ref cannot be). */
+export const resolution = obj(
+  {
+    proposedResult: marketResult,
+    note: nullableStr,
+    proposedAt: time,
+    disputeEndsAt: { ...time, description: "Disputes are taken until then; undisputed, the proposal then finalizes by itself" },
+    disputed: bool,
+    disputes: int,
+    finalizedAt: { ...time, nullable: true },
+  },
+  ["proposedResult", "note", "proposedAt", "disputeEndsAt", "disputed", "disputes", "finalizedAt"],
+);
 /** An event's display fields, as created and as updated. */
 const displayFields = {
   subtitle: { type: "string", maxLength: 500, "x-fv": TRIM },
@@ -136,7 +179,7 @@ export const SCHEMAS = {
       eventId: str,
       title: str,
       status: marketStatus,
-      result: { ...outcome, nullable: true },
+      result: { ...marketResult, nullable: true },
       outcomes: { type: "array", items: outcome },
       buyYesPrice: nullableDecimal,
       buyNoPrice: nullableDecimal,
@@ -148,6 +191,10 @@ export const SCHEMAS = {
         ...tradingMode,
         description: "The market's own trading mode; an exchange-wide mode, when stricter, applies over it",
       },
+      rules: nullableStr,
+      settlementSources: { type: "array", items: ref("SettlementSource") },
+      closeTime: { ...time, nullable: true },
+      resolution: { ...resolution, nullable: true, description: "The proposed result and its dispute window; null until proposed" },
     },
     [
       "id",
@@ -163,6 +210,10 @@ export const SCHEMAS = {
       "volume",
       "conditionId",
       "tradingMode",
+      "rules",
+      "settlementSources",
+      "closeTime",
+      "resolution",
     ],
   ),
   TradingModeRequest: req(
@@ -193,6 +244,8 @@ export const SCHEMAS = {
     },
     ["id", "at", "action", "method", "path", "params", "note", "seq"],
   ),
+  SettlementSource: obj({ name: str, url: str }, ["name", "url"]),
+  Resolution: resolution,
   Event: obj(
     {
       id: str,
@@ -588,7 +641,7 @@ export const SCHEMAS = {
       type: {
         type: "string",
         description:
-          "TRADE_FILLED, ORDER_CANCELLED, SETTLEMENT_CONFIRMED, SETTLEMENT_FAILED, MARKET_RESOLVED, MARKET_CANCELLED, DEPOSIT_CREDITED, WITHDRAWAL_SENT, ...",
+          "TRADE_FILLED, ORDER_CANCELLED, SETTLEMENT_CONFIRMED, SETTLEMENT_FAILED, MARKET_RESOLVED, MARKET_CANCELLED, RESOLUTION_PROPOSED, RESOLUTION_DISPUTED, DEPOSIT_CREDITED, WITHDRAWAL_SENT, ...",
       },
       title: str,
       body: str,
@@ -619,7 +672,7 @@ export const SCHEMAS = {
         items: {
           type: "object",
           required: ["title"],
-          properties: { title, ammLiquidity: { ...micro, "x-fv": digitsParam(15, "micro-USDT") } },
+          properties: { title, ammLiquidity: { ...micro, "x-fv": digitsParam(15, "micro-USDT") }, ...marketTerms },
           "x-fv": STRICT_REMOVE,
         },
       },
@@ -633,11 +686,30 @@ export const SCHEMAS = {
       markets: {
         type: "array",
         maxItems: 10,
-        items: { type: "object", required: ["id", "title"], properties: { id: ID, title }, "x-fv": STRICT_REMOVE },
+        items: { type: "object", required: ["id"], properties: { id: ID, title, ...marketTerms }, "x-fv": STRICT_REMOVE },
       },
     },
   },
-  ResolveMarketRequest: { type: "object", required: ["result"], properties: { result: outcome } },
+  ResolveMarketRequest: { type: "object", required: ["result"], properties: { result: marketResult } },
+  ProposeRequest: {
+    type: "object",
+    required: ["result"],
+    properties: { result: marketResult, note: { type: "string", maxLength: 1000, "x-fv": TRIM } },
+  },
+  FinalizeRequest: { type: "object", required: ["result"], properties: { result: marketResult } },
+  DisputeRequest: {
+    type: "object",
+    required: ["reason"],
+    properties: {
+      reason: { type: "string", minLength: 10, maxLength: 1000, "x-fv": TRIM, description: "Why the proposed result is wrong" },
+    },
+  },
+  Dispute: obj({ marketId: str, reason: str, createdAt: time, resolution: ref("Resolution") }, [
+    "marketId",
+    "reason",
+    "createdAt",
+    "resolution",
+  ]),
   CancelMarketRequest: {
     type: "object",
     properties: {

@@ -100,6 +100,7 @@ type IOSocket = Socket & { $service: SocketGatewayThis };
 const SOCKET_EVENTS = [
   "book.changed",
   "market.pricesChanged",
+  "catalog.marketLifecycle",
   "ledger.balanceChanged",
   "ledger.positionChanged",
   "ledger.tradeCreated",
@@ -194,6 +195,12 @@ const SocketGateway = defineService<SocketGatewayThis>({
         if (this.hasMembers(rooms.market(ctx.params.marketId)))
           this.marketPush.push(ctx.params.marketId, { book: null, prices: ctx.params });
         else this.lastPrices.delete(ctx.params.marketId);
+      },
+    },
+    "catalog.marketLifecycle": {
+      handler(this: SocketGatewayThis, ctx) {
+        const room = rooms.market(ctx.params.marketId);
+        if (this.hasMembers(room)) this.toRoom(room, { type: "lifecycle", channel: "market", data: ctx.params });
       },
     },
     "ledger.balanceChanged": {

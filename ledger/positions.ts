@@ -28,7 +28,9 @@ export async function positionsView(userId: string, positions: readonly Position
       const exit =
         m?.status === "resolved" && (m.result === "YES" || m.result === "NO")
           ? { filled: p.quantity, proceeds: m.result === p.outcome ? p.quantity : 0 }
-          : await ports.exitQuote({ marketId: p.marketId, outcome: p.outcome, quantity: p.quantity, userId });
+          : m?.status === "resolved" && m.result === "SPLIT"
+            ? { filled: p.quantity, proceeds: Math.floor(p.quantity / 2) }
+            : await ports.exitQuote({ marketId: p.marketId, outcome: p.outcome, quantity: p.quantity, userId });
       const markPrice = exit.filled > 0 ? formatAvgPrice(exit.proceeds, exit.filled) : null;
       // unrealizedPnl = (mark - avgEntry) x quantity = mark x q - totalCost, exact in micro-units.
       const unrealized = exit.filled > 0 ? Number((BigInt(exit.proceeds) * BigInt(p.quantity)) / BigInt(exit.filled)) - p.totalCost : null;

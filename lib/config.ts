@@ -60,6 +60,10 @@ export interface AppConfig {
   seedDemo: boolean;
   /** After a start, every open market trades post-only for this long (ms), so makers re-quote before takers arrive. */
   reopenPostOnlyMs: number;
+  /** How long a proposed result can be disputed before it finalizes by itself (RESOLUTION_DISPUTE_WINDOW_MS, default 2 h). */
+  resolutionDisputeWindowMs: number;
+  /** How often the catalog looks for close times and dispute windows that passed (RESOLUTION_CLOCK_MS, default 1 s). */
+  resolutionClockMs: number;
   logLevel: string | false;
   /** Prometheus metrics (Moleculer's reporter plus the exchange's own) on their own port. */
   metrics: { enabled: boolean; port: number };
@@ -259,6 +263,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ammFeeBps: bps(env, "AMM_FEE_BPS", 100),
     seedDemo: env.SEED_DEMO !== "false",
     reopenPostOnlyMs: int(env, "REOPEN_POST_ONLY_MS", 0),
+    resolutionDisputeWindowMs: int(env, "RESOLUTION_DISPUTE_WINDOW_MS", 2 * 3_600_000),
+    resolutionClockMs: Math.max(50, int(env, "RESOLUTION_CLOCK_MS", 1_000)),
     metrics: { enabled: env.METRICS === "true", port: int(env, "METRICS_PORT", 3030) },
     socketIdleTimeoutMs: Math.max(100, int(env, "SOCKET_IDLE_TIMEOUT_MS", 10_000)),
     socketDirectWrites: env.SOCKET_DIRECT_WRITES !== "false",

@@ -4,7 +4,27 @@ import type { TradingMode } from "./trading-mode";
 export const CATEGORIES = ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"] as const;
 export type Category = (typeof CATEGORIES)[number];
 
-export type MarketResult = Outcome;
+/** How a market resolves: YES or NO wins in full, SPLIT pays 0.50 per YES and per NO share. */
+export const MARKET_RESULTS = ["YES", "NO", "SPLIT"] as const;
+export type MarketResult = (typeof MARKET_RESULTS)[number];
+
+/** Where a market's result is read from (shown to traders). */
+export interface SettlementSource {
+  name: string;
+  url: string;
+}
+
+/** A proposed result and its dispute window (null on the market until proposed). */
+export interface ResolutionDoc {
+  proposedResult: MarketResult;
+  note: string | null;
+  /** ISO 8601; also the proposal's identity (a user disputes a proposal once). */
+  proposedAt: string;
+  disputeEndsAt: string;
+  disputed: boolean;
+  disputes: number;
+  finalizedAt: string | null;
+}
 
 /** A market's states (catalog/lifecycle.ts moves it between them). */
 export const MARKET_STATUSES = ["open", "closed", "resolved", "resolution_failed", "cancelled"] as const;
@@ -53,11 +73,17 @@ export interface MarketDoc {
   conditionId: string;
   /** Micro-USDT the AMM seeds its pool with ("0": no AMM pool). */
   ammLiquidity: string;
-  /** Once ended with a payout (cancelled): micro-USDT per YES share; NO pays 1_000_000 minus it. */
+  /** Once ended (resolved or cancelled): micro-USDT per YES share; NO pays 1_000_000 minus it. */
   yesPayout?: number;
   /** The operator's trading mode for this market (absent: normal) and the reason given. */
   tradingMode?: TradingMode;
   tradingModeReason?: string | null;
+  /** What decides YES (absent on markets created before rules existed: null). */
+  rules?: string | null;
+  settlementSources?: SettlementSource[];
+  /** ISO 8601 (toISOString form, so it compares as text); the market closes by itself then. */
+  closeTime?: string | null;
+  resolution?: ResolutionDoc | null;
   createdAt: string;
   updatedAt: string;
   closedAt?: string;
@@ -77,6 +103,16 @@ export interface PrintDoc {
   notional: number;
   at: string;
   atMs: number;
+}
+
+/** One user's dispute of one proposal (`<marketId>:<proposedAt>:<userId>`: at most one each). */
+export interface DisputeDoc {
+  _id: string;
+  marketId: string;
+  proposedAt: string;
+  userId: string;
+  reason: string;
+  at: string;
 }
 
 /** Bookkeeping documents (the demo seed marker). */
@@ -101,6 +137,7 @@ export type CatalogCollections = {
   prints: PrintDoc;
   catalogMeta: CatalogMetaDoc;
   tradingModes: TradingModeDoc;
+  disputes: DisputeDoc;
 };
 
 /** Live prices as the router quotes them: decimal strings, null where there is no liquidity. */
@@ -150,6 +187,22 @@ export interface MarketResolvedEvent {
   marketId: string;
   result: MarketResult;
   conditionId: string;
+  /** Micro-USDT each YES share pays (YES 1_000_000, NO 0, SPLIT 500_000); NO pays the rest. */
+  yesPayout: number;
+}
+/** A market's status or resolution changed (every gateway tells the market channel). */
+export interface MarketLifecycleEvent {
+  marketId: string;
+  status: MarketStatus;
+  /** The wire form of the market's resolution (contract's Resolution: the doc's fields, as stored). */
+  resolution: ResolutionDoc | null;
+}
+/** A proposal was made, or first disputed (the notifier tells every holder). */
+export interface ResolutionNoticeEvent {
+  marketId: string;
+  proposedResult: MarketResult;
+  proposedAt: string;
+  disputeEndsAt: string;
 }
 export interface MarketResolutionFailedEvent {
   marketId: string;
@@ -188,7 +241,13 @@ export interface PriceHistoryParams {
   outcome: Outcome;
   interval: Interval;
 }
-export interface NewMarketInput {
+/** A market's rules and schedule, as the operator gives them. */
+export interface MarketTerms {
+  rules?: string | null;
+  settlementSources?: SettlementSource[];
+  closeTime?: string | null;
+}
+export interface NewMarketInput extends MarketTerms {
   title: string;
   ammLiquidity?: string;
 }
@@ -218,13 +277,24 @@ export interface UpdateEventParams {
   tags?: string[];
   isActive?: boolean;
   isLive?: boolean;
-  /** Retitle markets of this event. */
-  markets?: Array<{ id: string; title: string }>;
+  /** Retitle markets of this event, or change their rules and schedule. */
+  markets?: Array<{ id: string; title?: string } & MarketTerms>;
 }
 /** `catalog.resolveMarket`. */
 export interface ResolveMarketParams {
   id: string;
   result: MarketResult;
+}
+/** `catalog.proposeResolution`. */
+export interface ProposeParams {
+  id: string;
+  result: MarketResult;
+  note?: string;
+}
+/** `catalog.dispute`. */
+export interface DisputeParams {
+  id: string;
+  reason: string;
 }
 /** `catalog.failResolution`. */
 export interface FailResolutionParams {

@@ -11,12 +11,21 @@ export const NOTIFICATION_TYPES = [
   "SETTLEMENT_FAILED",
   "MARKET_RESOLVED",
   "MARKET_CANCELLED",
+  "RESOLUTION_PROPOSED",
+  "RESOLUTION_DISPUTED",
   "DEPOSIT_CREDITED",
   "WITHDRAWAL_SENT",
   "WITHDRAWAL_FAILED",
 ] as const;
 
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+export type ResolutionNoticeMetadata = {
+  marketId: string;
+  proposedResult: string;
+  disputeEndsAt: string;
+  positions: Array<{ outcome: Outcome; quantity: string }>;
+};
 
 /** Metadata per type; amounts and quantities are micro-unit digit strings, prices decimals. */
 export interface NotificationMetadata {
@@ -45,6 +54,10 @@ export interface NotificationMetadata {
   };
   /** `price`: what each YES share is paid (NO: 1 - price), as a decimal string ("0.50"). */
   MARKET_CANCELLED: { marketId: string; price: string; positions: Array<{ outcome: Outcome; quantity: string }> };
+  /** A result was proposed: holders may dispute it until `disputeEndsAt`. */
+  RESOLUTION_PROPOSED: ResolutionNoticeMetadata;
+  /** The proposal was disputed: it waits for the operator's decision. */
+  RESOLUTION_DISPUTED: ResolutionNoticeMetadata;
   DEPOSIT_CREDITED: { amount: string; reference: string; txHash: string | null };
   WITHDRAWAL_SENT: { withdrawalId: string; amount: string; txHash: string | null };
   WITHDRAWAL_FAILED: { withdrawalId: string; amount: string; reason: string };
@@ -103,9 +116,12 @@ export interface HolderPositions {
 /** A fan-out to a market's holders, stored before it runs so a crash mid-way resumes it. */
 export interface NotifierJobDoc {
   _id: string;
-  kind: "marketResolved" | "marketCancelled";
+  kind: "marketResolved" | "marketCancelled" | "resolutionProposed" | "resolutionDisputed";
   marketId: string;
+  /** Resolved: the result; proposed or disputed: the proposed result. */
   result?: string;
+  /** Proposed or disputed: when the dispute window ends. */
+  disputeEndsAt?: string;
   conditionId?: string | null;
   /** A cancellation's micro-USDT per YES share (absent on jobs stored before it was recorded: 0.50). */
   yesPayout?: number;

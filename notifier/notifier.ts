@@ -332,6 +332,21 @@ export class Notifier {
     return this.enqueueJob(job);
   }
 
+  /** RESOLUTION_PROPOSED / RESOLUTION_DISPUTED to every holder, once per proposal. */
+  resolutionNotice(
+    kind: "resolutionProposed" | "resolutionDisputed",
+    p: { marketId: string; proposedResult: string; proposedAt: string; disputeEndsAt: string },
+  ): Promise<void> {
+    return this.enqueueJob({
+      _id: `${kind}:${p.marketId}:${p.proposedAt}`,
+      kind,
+      marketId: p.marketId,
+      result: p.proposedResult,
+      disputeEndsAt: p.disputeEndsAt,
+      at: this.nowIso(),
+    });
+  }
+
   /** Resume stored fan-outs (a crash, a failed call), oldest first. */
   async runJobs(): Promise<void> {
     for (const job of await this.ports.jobs.oldest(JOBS_PER_RUN)) {
@@ -350,8 +365,18 @@ export class Notifier {
 
   private async runJob(job: NotifierJobDoc): Promise<void> {
     const holders = job.holders ?? (await this.holdersOf(job.marketId));
-    const drafts: AnyDraft[] = holders.map(({ userId, positions }) =>
-      job.kind === "marketResolved"
+    const drafts: AnyDraft[] = holders.map(({ userId, positions }): AnyDraft => {
+      if (job.kind === "resolutionProposed" || job.kind === "resolutionDisputed") {
+        const type = job.kind === "resolutionProposed" ? "RESOLUTION_PROPOSED" : "RESOLUTION_DISPUTED";
+        return {
+          id: notificationId(type, job.marketId, job.at, userId),
+          userId,
+          type,
+          createdAt: job.at,
+          metadata: { marketId: job.marketId, proposedResult: job.result ?? "", disputeEndsAt: job.disputeEndsAt ?? "", positions },
+        };
+      }
+      return job.kind === "marketResolved"
         ? {
             id: notificationId("MARKET_RESOLVED", job.marketId, userId),
             userId,
@@ -365,8 +390,8 @@ export class Notifier {
             type: "MARKET_CANCELLED",
             createdAt: job.at,
             metadata: { marketId: job.marketId, price: priceOfYesPayout(job.yesPayout ?? DEFAULT_CANCEL_YES_PAYOUT), positions },
-          },
-    );
+          };
+    });
     await this.create(drafts);
     await this.ports.jobs.remove(job._id);
   }

@@ -45,8 +45,23 @@ export function render(d: AnyDraft, marketTitle: string | null): { title: string
         body: `On-chain settlement of ${n === 1 ? "your trade" : `your ${n} trades`} in ${quoted(marketTitle, d.metadata.marketId)} failed${shortHash(d.metadata.txHash)}; it will be reviewed.`,
       };
     }
+    case "RESOLUTION_PROPOSED":
+      return {
+        title: `Result proposed: ${d.metadata.proposedResult}`,
+        body: `${quoted(marketTitle, d.metadata.marketId)} is proposed to resolve ${resultText(d.metadata.proposedResult)}. As a holder you can dispute it until ${d.metadata.disputeEndsAt}; undisputed, it becomes final then.`,
+      };
+    case "RESOLUTION_DISPUTED":
+      return {
+        title: "Proposed result disputed",
+        body: `The proposed result ${resultText(d.metadata.proposedResult)} of ${quoted(marketTitle, d.metadata.marketId)} was disputed; the operator will decide the final result.`,
+      };
     case "MARKET_RESOLVED": {
       const m = d.metadata;
+      if (m.result === "SPLIT")
+        return {
+          title: "Market resolved: SPLIT",
+          body: `${quoted(marketTitle, m.marketId)} resolved SPLIT: each YES and each NO share pays 0.50 USDT${m.positions.length ? "; your payout is credited to your available balance" : ""}.`,
+        };
       const won = m.positions.filter((p) => p.outcome === m.result);
       const lost = m.positions.filter((p) => p.outcome !== m.result);
       const parts: string[] = [];
@@ -82,6 +97,8 @@ function cancelledBody(m: NotificationMetadata["MARKET_CANCELLED"], marketTitle:
     : "";
   return `${quoted(marketTitle, m.marketId)} was cancelled at ${m.price} (YES ${m.price}, NO ${priceOfYesPayout(FULL_PAYOUT - yesPayout)} per share)${pays}.`;
 }
+
+const resultText = (r: string) => (r === "SPLIT" ? "SPLIT (0.50 per YES and per NO share)" : r);
 
 /** The bot message: plain text (no parse mode), so titles never need escaping. */
 export function telegramText(n: Pick<NotificationDoc, "title" | "body">): string {

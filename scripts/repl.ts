@@ -110,11 +110,32 @@ export const CATALOG_REPL_COMMANDS: ReplCommand[] = [
   },
   {
     command: "resolve <marketId> <result>",
-    description: "Resolve a market YES or NO (also retries after resolution_failed)",
+    description: "Resolve a market YES, NO or SPLIT now, without a dispute window (also retries after resolution_failed)",
     async action(broker, args) {
       const result = arg(args, "result").toUpperCase();
       // Any other word is refused by the action's params, in the REPL's one-line error.
-      const market = await call(broker, "catalog.resolveMarket", { id: arg(args, "marketId"), result: result as "YES" | "NO" });
+      const market = await call(broker, "catalog.resolveMarket", { id: arg(args, "marketId"), result: result as "YES" | "NO" | "SPLIT" });
+      show(market);
+      return market;
+    },
+  },
+  {
+    command: "propose <marketId> <result> [note...]",
+    description: "Propose a result (YES, NO or SPLIT); holders may dispute it until its window ends, then it finalizes by itself",
+    async action(broker, args) {
+      const result = arg(args, "result").toUpperCase() as "YES" | "NO" | "SPLIT";
+      const note = Array.isArray(args.note) ? args.note.join(" ") : undefined;
+      const market = await call(broker, "catalog.proposeResolution", { id: arg(args, "marketId"), result, ...(note ? { note } : {}) });
+      show(market);
+      return market;
+    },
+  },
+  {
+    command: "finalize <marketId> <result>",
+    description: "End a pending proposal (disputed or not) with this result, which may differ from the proposed one",
+    async action(broker, args) {
+      const result = arg(args, "result").toUpperCase() as "YES" | "NO" | "SPLIT";
+      const market = await call(broker, "catalog.finalizeResolution", { id: arg(args, "marketId"), result });
       show(market);
       return market;
     },

@@ -6,7 +6,6 @@ import {
   type HandlerParams,
   ID_PARAM,
   ISO_DATE_PATTERN,
-  broadcast,
   call,
   emit,
   internalAction,
@@ -17,17 +16,19 @@ import { WriteBatcher } from "../lib/serial";
 import { DomainError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
-import type { AppContext } from "../mixins/context";
+import { currentUser, type AppContext } from "../mixins/context";
 import { page } from "../lib/paging";
 import type { MarketCommand } from "../catalog/lifecycle";
 import { renderInternal, renderMarket } from "../catalog/views";
-import { Catalog, CatalogRefusal, type CatalogOut } from "../catalog/catalog";
-import { CatalogReads, type QuoteSource } from "../catalog/reads";
-import { catalogReadPorts, catalogStorePorts } from "../catalog/store";
-import { type CatalogCollections, type FailResolutionParams } from "../models/catalog";
-import type { MarketOpenedEvent, MarketTradeEvent, ResolveMarketParams } from "../models/catalog";
+import { CatalogRefusal, resolutionView, type Catalog, type CatalogOut } from "../catalog/catalog";
+import type { ResolutionProcess } from "../catalog/process";
+import { catalogOut } from "../catalog/out";
+import type { MarketClock } from "../catalog/clock";
+import { catalogCores } from "../catalog/cores";
+import type { CatalogReads, QuoteSource } from "../catalog/reads";
+import type { CatalogCollections, FailResolutionParams, MarketOpenedEvent, MarketTradeEvent } from "../models/catalog";
 import type { MarketView } from "../catalog/views";
-import { EXCHANGE_MODE_ID, marketSetting, TradingModes } from "../catalog/trading-mode";
+import { marketSetting, type TradingModes } from "../catalog/trading-mode";
 import { engineNodes } from "../mixins/market-routing.middleware";
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
@@ -37,11 +38,14 @@ const LIVE_PRICES_TIMEOUT_MS = 1_000;
 /** Prints arriving within this long are one insert and one volume update per market. */
 const PRINTS_GATHER_MS = 100;
 
-const STATUS_OF_REFUSAL: Record<CatalogRefusal["kind"], number> = { invalid: 400, not_found: 404, conflict: 409 };
+const STATUS_OF_REFUSAL: Record<CatalogRefusal["kind"], number> = { invalid: 400, forbidden: 403, not_found: 404, conflict: 409 };
 
 type CatalogThis = Service &
   DbState<CatalogCollections> & {
     catalog: Catalog;
+    /** Proposals, disputes, finalization and the market clock (close times, windows that end). */
+    process: ResolutionProcess;
+    clock: MarketClock;
     reads: CatalogReads;
     /** `market.opened` of seeded markets, held until every local service is up to hear them. */
     pendingOpened: MarketOpenedEvent[];
@@ -49,11 +53,7 @@ type CatalogThis = Service &
     prints: WriteBatcher<MarketTradeEvent>;
     out(ctx: AppContext<unknown>): CatalogOut;
     quotes(ctx: AppContext<unknown>): QuoteSource;
-    transition(
-      ctx: AppContext<{ id: string }>,
-      command: MarketCommand,
-      opts?: { result?: ResolveMarketParams["result"]; reason?: string; price?: string },
-    ): Promise<MarketView>;
+    transition(ctx: AppContext<{ id: string }>, command: MarketCommand, opts?: { reason?: string; price?: string }): Promise<MarketView>;
     dropMarketCache(marketId: string): Promise<void>;
     /** Trading modes (catalog/trading-mode.ts). */
     modes: TradingModes;
@@ -68,6 +68,7 @@ const CatalogService = defineService<CatalogThis>({
       prints: [{ fields: { marketId: 1, atMs: 1 } }],
       catalogMeta: [],
       tradingModes: [],
+      disputes: [{ fields: { marketId: 1, proposedAt: 1 } }],
     }),
   ],
 
@@ -196,11 +197,39 @@ const CatalogService = defineService<CatalogThis>({
       },
     },
 
-    /** Operator: settle the outcome (closed|resolution_failed -> resolved; open passes through closed). */
+    /** Operator: settle the outcome now, no window (closed|resolution_failed -> resolved; open passes through closed). */
     resolveMarket: {
       ...routeAction("catalog.resolveMarket"),
-      handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.resolveMarket">>): Answer<"catalog.resolveMarket"> {
-        return this.transition(ctx, "resolve", { result: ctx.params.result });
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.resolveMarket">>): Promise<MarketView> {
+        return renderMarket(await this.process.resolve(ctx.params.id, ctx.params.result, this.out(ctx)));
+      },
+    },
+
+    /** Operator: propose a result; it finalizes by itself when its dispute window ends undisputed. */
+    proposeResolution: {
+      ...routeAction("catalog.proposeResolution"),
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.proposeResolution">>): Promise<MarketView> {
+        const { id, result, note } = ctx.params;
+        return renderMarket(await this.process.propose(id, result, note || null, this.out(ctx)));
+      },
+    },
+
+    /** Operator: end a pending proposal with this result (amended when it differs). */
+    finalizeResolution: {
+      ...routeAction("catalog.finalizeResolution"),
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.finalizeResolution">>): Promise<MarketView> {
+        return renderMarket(await this.process.finalize(ctx.params.id, ctx.params.result, this.out(ctx)));
+      },
+    },
+
+    /** A holder disputes the pending proposal: automatic finalization then waits for the operator. */
+    dispute: {
+      ...routeAction("catalog.dispute"),
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.dispute">>): Promise<ActionResult<"catalog.dispute">> {
+        const { id, reason } = ctx.params;
+        const m = await this.process.dispute(id, currentUser(ctx).id, reason, this.out(ctx));
+        ctx.meta.$statusCode = 201;
+        return { marketId: id, reason, createdAt: m.updatedAt, resolution: resolutionView(m.resolution)! };
       },
     },
 
@@ -285,19 +314,15 @@ const CatalogService = defineService<CatalogThis>({
     "$broker.started"(this: CatalogThis): void {
       const pending = this.pendingOpened.splice(0);
       for (const e of pending) emit(this.broker, "market.opened", e);
+      // Deadlines that passed while the server was down: once every local service listens.
+      this.clock.start();
     },
   },
 
   methods: {
     /** A command's announcements travel with its request: caches dropped on every node, then the market events. */
     out(this: CatalogThis, ctx: AppContext<unknown>): CatalogOut {
-      return {
-        changed: async (marketId) => {
-          await this.dropMarketCache(marketId);
-          broadcast(ctx, "catalog.marketChanged", { marketId });
-        },
-        emit: (e) => emit(ctx, e.name, e.payload),
-      };
+      return catalogOut(ctx, (marketId) => this.dropMarketCache(marketId));
     },
 
     async transition(this: CatalogThis, ctx: AppContext<{ id: string }>, command: MarketCommand, opts = {}): Promise<MarketView> {
@@ -323,22 +348,23 @@ const CatalogService = defineService<CatalogThis>({
   },
 
   created() {
-    const log = { info: (m: string) => this.logger.info(m), warn: (m: string) => this.logger.warn(m) };
-    this.catalog = new Catalog({
-      ...catalogStorePorts(() => this.stores),
-      newId,
-      nodeID: this.broker.nodeID,
-      now: Date.now,
-      log,
-    });
-    this.modes = new TradingModes({
-      market: (_id) => this.stores.markets.findOne({ _id }),
-      setMarketMode: async (_id, set) => void (await this.stores.markets.update({ _id }, { $set: set })),
-      exchange: () => this.stores.tradingModes.findOne({ _id: EXCHANGE_MODE_ID }),
-      setExchange: (doc) => this.stores.tradingModes.put(doc),
-      now: Date.now,
-    });
-    this.reads = new CatalogReads({ ...catalogReadPorts(() => this.stores), now: Date.now, log });
+    const cfg = configOf(this.broker);
+    Object.assign(
+      this,
+      catalogCores({
+        stores: () => this.stores,
+        newId,
+        nodeID: this.broker.nodeID,
+        // A dispute is a holder's: YES or NO shares of the market in the ledger.
+        holds: async (userId, marketId) =>
+          (await call(this.broker, "ledger.account", { account: userId })).positions.some((p) => p.marketId === marketId && p.quantity > 0),
+        windowMs: cfg.resolutionDisputeWindowMs,
+        clockMs: cfg.resolutionClockMs,
+        clockOut: catalogOut(this.broker, (marketId) => this.dropMarketCache(marketId)),
+        now: Date.now,
+        log: { info: (m: string) => this.logger.info(m), warn: (m: string) => this.logger.warn(m) },
+      }),
+    );
     this.pendingOpened = [];
     this.prints = new WriteBatcher((trades) => this.catalog.recordTrades(trades), PRINTS_GATHER_MS);
   },
@@ -346,7 +372,14 @@ const CatalogService = defineService<CatalogThis>({
   async started() {
     if (configOf(this.broker).seedDemo) this.pendingOpened.push(...(await this.catalog.seedDemo()));
     // Hot-added after the broker started: nobody will send $broker.started again.
-    if (this.broker.started) for (const e of this.pendingOpened.splice(0)) emit(this.broker, "market.opened", e);
+    if (this.broker.started) {
+      for (const e of this.pendingOpened.splice(0)) emit(this.broker, "market.opened", e);
+      this.clock.start();
+    }
+  },
+
+  async stopped() {
+    await this.clock.stop();
   },
 });
 

@@ -215,8 +215,14 @@ const ChainService = defineService<ChainThis>({
       void this.cores?.settlement.deliverNotices();
     },
     "market.resolved": {
-      handler(this: ChainThis, ctx) {
-        const { marketId, result } = ctx.params;
+      async handler(this: ChainThis, ctx) {
+        const { marketId, result, yesPayout } = ctx.params;
+        // SPLIT pays every holder at 0.50 a share from the market's collateral, as a cancel does.
+        if (result === "SPLIT") {
+          await this.cores.redemptions.cancelled(marketId, yesPayout ?? 500_000);
+          this.actor.background(`refund:${marketId}`, () => this.cores.redemptions.refundMarket(marketId));
+          return;
+        }
         if (result !== "YES" && result !== "NO") return;
         this.actor.background(`resolve:${marketId}`, () => this.cores.redemptions.sweepResolved(marketId, result));
       },

@@ -131,6 +131,12 @@ const NotifierService = defineService<NotifierThis>({
     "market.cancelled"(this: NotifierThis, ctx) {
       return this.notifier.marketCancelled(ctx.params);
     },
+    "market.resolutionProposed"(this: NotifierThis, ctx) {
+      return this.notifier.resolutionNotice("resolutionProposed", ctx.params);
+    },
+    "market.resolutionDisputed"(this: NotifierThis, ctx) {
+      return this.notifier.resolutionNotice("resolutionDisputed", ctx.params);
+    },
     "order.updated"(this: NotifierThis, ctx) {
       return this.notifier.orderUpdated(ctx.params);
     },

@@ -63,6 +63,10 @@ import type {
   RedeemRequest,
   RedeemResult,
   ResolveMarketRequest,
+  ProposeRequest,
+  FinalizeRequest,
+  DisputeRequest,
+  Dispute,
   SearchEventsParams,
   Session,
   Trade,
@@ -607,6 +611,10 @@ class MarketsApi extends Api {
   async priceHistory(id: string, params: PriceHistoryParams = {}): Promise<PriceHistory> {
     return (await send(this.c, "getPriceHistory", { params: { marketId: id }, query: params })).data;
   }
+  /** POST /markets/:id/disputes: a holder disputes the proposed result before its window ends. */
+  async dispute(id: string, body: DisputeRequest): Promise<Dispute> {
+    return (await send(this.c, "disputeResolution", { params: { id }, body })).data;
+  }
   /** POST /markets/:id/quote: what a market order would cost now, without executing it. */
   async quote(id: string, body: QuoteRequest): Promise<Quote> {
     return (await send(this.c, "quote", { params: { marketId: id }, body })).data;
@@ -824,5 +832,13 @@ class AdminApi extends Api {
   /** GET /admin/audit: operator actions, newest first. */
   audit(params: PageParams = {}): Promise<Page<AuditRecord>> {
     return sendPage(this.c, "adminAuditLog", params);
+  }
+  /** Propose a result; it finalizes by itself when its dispute window ends undisputed. */
+  async proposeResolution(id: string, body: ProposeRequest): Promise<MarketItem> {
+    return (await send(this.c, "adminProposeResolution", { params: { id }, body })).data;
+  }
+  /** End a pending proposal with this result (it may differ from the proposal). */
+  async finalizeResolution(id: string, body: FinalizeRequest): Promise<MarketItem> {
+    return (await send(this.c, "adminFinalizeResolution", { params: { id }, body })).data;
   }
 }

@@ -29,13 +29,17 @@ const EVENT_KEYS = [
 const MARKET_KEYS = [
   "buyNoPrice",
   "buyYesPrice",
+  "closeTime",
   "conditionId",
   "eventId",
   "id",
   "outcomes",
+  "resolution",
   "result",
+  "rules",
   "sellNoPrice",
   "sellYesPrice",
+  "settlementSources",
   "status",
   "title",
   "tradingMode",
@@ -774,7 +778,8 @@ describe("operator API and market lifecycle over HTTP", () => {
       );
       expect(got).toEqual(expected);
       const resolved = h.seen.find((s) => s.name === "market.resolved" && s.params.marketId === id);
-      if (to === "resolved") expect(resolved!.params).toEqual({ marketId: id, result: "NO", conditionId: conditionIdFor(id) });
+      if (to === "resolved")
+        expect(resolved!.params).toEqual({ marketId: id, result: "NO", conditionId: conditionIdFor(id), yesPayout: 0 });
       const internal = (await srv.broker.call("catalog.getMarketInternal", { marketId: id })) as { status: string };
       expect(internal.status).toBe(to);
     });
@@ -982,6 +987,8 @@ describe("operator API and market lifecycle over HTTP", () => {
         "close <marketId>",
         "cancel <marketId> [price]",
         "resolve <marketId> <result>",
+        "propose <marketId> <result> [note...]",
+        "finalize <marketId> <result>",
       ]);
     });
 

@@ -109,6 +109,12 @@ type SdkModels = {
   TradingModeRequest: M.TradingModeRequest;
   ExchangeTradingMode: M.ExchangeTradingMode;
   AuditRecord: M.AuditRecord;
+  SettlementSource: M.SettlementSource;
+  Resolution: M.Resolution;
+  ProposeRequest: M.ProposeRequest;
+  FinalizeRequest: M.FinalizeRequest;
+  DisputeRequest: M.DisputeRequest;
+  Dispute: M.Dispute;
 };
 // Every schema has an SDK model and every model a schema...
 type _NamesAgree = Check<Agree<keyof Schemas, keyof SdkModels | "FieldError">>;
@@ -171,6 +177,9 @@ type RouteAgreement = {
   marketMode: Agree<DataOf<"/admin/markets/{id}/trading-mode", "post", "200">, Ret<C["admin"]["setMarketTradingMode"]>>;
   exchangeMode: Agree<DataOf<"/admin/trading-mode", "post", "200">, Ret<C["admin"]["setExchangeTradingMode"]>>;
   audit: Agree<DataOf<"/admin/audit", "get", "200">, Items<Ret<C["admin"]["audit"]>>>;
+  propose: Agree<DataOf<"/admin/markets/{id}/propose", "post", "200">, Ret<C["admin"]["proposeResolution"]>>;
+  finalize: Agree<DataOf<"/admin/markets/{id}/finalize", "post", "200">, Ret<C["admin"]["finalizeResolution"]>>;
+  dispute: Agree<DataOf<"/markets/{id}/disputes", "post", "201">, Ret<C["markets"]["dispute"]>>;
 };
 type _RoutesAgree = Check<RouteAgreement[keyof RouteAgreement]>;
 
@@ -337,6 +346,7 @@ describe("OpenAPI document", () => {
       "/redeem/{marketId}": { conditionId: "0x" + "0".repeat(64), indexSets: ["0x1"] },
       "/sandbox/faucet": { amount: "1" },
       "/notifications/read": { all: true },
+      "/markets/{id}/disputes": { reason: "The proposed result is wrong" },
     };
     const wrong: string[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {
@@ -375,7 +385,16 @@ describe("OpenAPI document", () => {
     const e = await a.admin.createEvent({
       title: "Schema check",
       category: "Tech",
-      markets: [{ title: "Valid?", ammLiquidity: toMicro(500) }, { title: "Also valid?" }],
+      markets: [
+        {
+          title: "Valid?",
+          ammLiquidity: toMicro(500),
+          rules: "YES if valid",
+          settlementSources: [{ name: "Spec", url: "https://example.com/spec" }],
+        },
+        { title: "Also valid?" },
+        { title: "Split?", closeTime: new Date(Date.now() + 3_600_000).toISOString() },
+      ],
     });
     const market = e.markets[0].id;
     await a.admin.updateEvent(e.id, { tags: ["schema"] });
@@ -469,7 +488,10 @@ describe("OpenAPI document", () => {
     await a.admin.closeMarket(e.markets[1].id);
     await a.admin.cancelMarket(e.markets[1].id);
     await a.admin.audit({ pageSize: 5 });
-    await a.admin.resolveMarket(market, { result: "YES" });
+    await a.admin.proposeResolution(market, { result: "YES", note: "schema" });
+    await a.markets.dispute(market, { reason: "A holder disputes it" });
+    await a.admin.finalizeResolution(market, { result: "YES" });
+    await a.admin.resolveMarket(e.markets[2].id, { result: "SPLIT" });
     // Positions of a resolved market are marked at the payout.
     expect((await a.portfolio.positions()).find((p) => p.marketId === market && p.outcome === "YES")?.markPrice).toBe("1.00");
     const m = await a.markets.get(market);

@@ -48,6 +48,8 @@ describe("REPL commands on a started server", () => {
       "close",
       "cancel",
       "resolve",
+      "propose",
+      "finalize",
       "trading-mode",
       "audit",
       "conservation",
@@ -75,6 +77,16 @@ describe("REPL commands on a started server", () => {
     expect(out[0]).toMatch(/^Chain reconciliation: (OK|MISMATCH) /);
     expect(out.join("\n")).toMatch(/hot wallet holds\s+\d+\.\d{2,6} USDT/);
     expect(out.join("\n")).toMatch(/ledger conservation\s+OK/);
+  });
+
+  test("propose and finalize: a proposal with its window, then the operator's (amended) result", async () => {
+    const id = await createMarket(srv, "Console proposal?");
+    const proposed = await run("propose", { marketId: id, result: "yes", note: ["Rain", "measured"] });
+    expect(proposed).toMatchObject({ status: "closed", resolution: { proposedResult: "YES", note: "Rain measured", disputed: false } });
+    expect(await run("finalize", { marketId: id, result: "split" })).toMatchObject({ status: "resolved", result: "SPLIT" });
+    expect(out.join("\n")).toMatch(/"result": "SPLIT"/);
+    await run("finalize", { marketId: id, result: "NO" });
+    expect(errors).toEqual([expect.stringMatching(/^Error NO_PROPOSAL: /)]);
   });
 
   test("refusals print one line: code, message and the fields at fault", async () => {

@@ -112,7 +112,7 @@ describe("catalog service", () => {
     expect(heard).toEqual([
       { name: "catalog.marketChanged", params: { marketId: m.id } },
       { name: "market.closed", params: { marketId: m.id } },
-      { name: "market.resolved", params: { marketId: m.id, result: "YES", conditionId: m.conditionId } },
+      { name: "market.resolved", params: { marketId: m.id, result: "YES", conditionId: m.conditionId, yesPayout: 1_000_000 } },
     ]);
     heard.length = 0;
     await expect(broker.call("catalog.cancelMarket", { id: m.id })).rejects.toMatchObject({

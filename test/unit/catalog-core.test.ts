@@ -73,6 +73,11 @@ function fakes() {
         const m = markets.get(id);
         if (m) markets.set(id, { ...m, volume: m.volume + v });
       },
+      edit: async (id, eventId, set) => {
+        const m = markets.get(id);
+        if (m && m.eventId === eventId) markets.set(id, { ...m, ...set });
+      },
+      due: async () => [],
     },
     prints: {
       storedIds: async (ids) => ids.filter((id) => prints.has(id)),
@@ -100,6 +105,7 @@ function fakes() {
   const out: CatalogOut = {
     changed: async (marketId) => void told.push({ name: "changed", marketId }),
     emit: (e) => void told.push(e),
+    lifecycle: () => undefined,
   };
   return { ports, clock, events, markets, prints, meta, logs, writes, out, told };
 }
@@ -348,7 +354,7 @@ describe("market lifecycle", () => {
     expect(f.told).toEqual([
       { name: "changed", marketId: id },
       { name: "market.closed", payload: { marketId: id } },
-      { name: "market.resolved", payload: { marketId: id, result: "NO", conditionId: conditionIdFor(id) } },
+      { name: "market.resolved", payload: { marketId: id, result: "NO", conditionId: conditionIdFor(id), yesPayout: 0 } },
     ]);
   });
 

@@ -220,6 +220,23 @@ describe("resolution and cancelled markets", () => {
     expect(ledger.accounts.conservation()).toMatchObject({ ok: true, collateral: 0, fees: 0, house: 0 });
   });
 
+  test("a market resolved SPLIT pays every holder 0.50 per YES and per NO share once, from its collateral; redeem with either index set", async () => {
+    const { r, redeem, ledger, rec } = setup({ status: "resolved", result: "SPLIT", yesPayout: 500_000 });
+    await r.cancelled(M, 500_000);
+    expect(await redeem("alice", ["0x2"])).toEqual({
+      status: "accepted",
+      payout: String(5 * S),
+      message: "Market resolved SPLIT: each YES and each NO share paid 0.50 USDT; 5.00 USDT credited to your available balance",
+    });
+    expect(ledger.available("alice")).toBe(102 * S);
+    expect(ledger.available("bob")).toBe(98 * S);
+    expect((await redeem("bob", ["0x1"])).payout).toBe(String(5 * S));
+    expect((await redeem("bob", ["0x1"])).status).toBe("duplicate");
+    expect(ledger.applied.get(`refund:${M}`)?.payout).toEqual({ marketId: M, yesPayout: 500_000 });
+    expect(rec.of("chain.refunded")).toHaveLength(1);
+    expect(ledger.accounts.conservation()).toMatchObject({ ok: true, collateral: 0, fees: 0, house: 0 });
+  });
+
   test("a redeem on a cancelled market whose payout was never announced owes it at the market's price (default 0.50)", async () => {
     const { redeem, ledger } = setup({ status: "cancelled", result: null });
     expect((await redeem("bob", ["0x2"])).payout).toBe(String(5 * S));

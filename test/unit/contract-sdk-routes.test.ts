@@ -116,6 +116,9 @@ describe("SDK routes from the contract", () => {
     await c.admin.setMarketTradingMode("mkt_1", { mode: "halted", reason: "incident" });
     await c.admin.setExchangeTradingMode({ mode: "normal" });
     await c.admin.audit({ page: 1 });
+    await c.admin.proposeResolution("mkt_1", body);
+    await c.admin.finalizeResolution("mkt_1", body);
+    await c.markets.dispute("mkt_1", body);
     await c.auth.logout();
 
     expect([...new Set(seen.map((s) => `${s.method} ${s.route}`))].sort()).toEqual(contractRoutes());

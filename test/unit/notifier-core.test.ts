@@ -571,4 +571,38 @@ describe("fan-outs to a market's holders", () => {
     });
     expect(f.docs.get("MARKET_CANCELLED:mkt_2:usr_a")?.createdAt).toBe(iso(T0));
   });
+
+  test("a proposal and its first dispute each tell every holder once; a SPLIT resolution says what each share pays", async () => {
+    const f = fakes();
+    f.holders.set("mkt_3", [
+      position("usr_a", "YES", 2_000_000, "mkt_3"),
+      position("usr_b", "NO", 2_000_000, "mkt_3"),
+      position("amm:mkt_3", "YES", 7, "mkt_3"),
+    ]);
+    const n = new Notifier(f.ports);
+    const notice = { marketId: "mkt_3", proposedResult: "SPLIT", proposedAt: iso(T0), disputeEndsAt: iso(T0 + 7_200_000) };
+    await n.resolutionNotice("resolutionProposed", notice);
+    await n.resolutionNotice("resolutionProposed", notice);
+    await n.resolutionNotice("resolutionDisputed", notice);
+    const types = f.created.map((c) => `${c.notification.type}:${c.userId}`);
+    expect(types).toEqual([
+      "RESOLUTION_PROPOSED:usr_a",
+      "RESOLUTION_PROPOSED:usr_b",
+      "RESOLUTION_DISPUTED:usr_a",
+      "RESOLUTION_DISPUTED:usr_b",
+    ]);
+    const proposed = f.created[0].notification;
+    expect(proposed.metadata).toEqual({
+      marketId: "mkt_3",
+      proposedResult: "SPLIT",
+      disputeEndsAt: iso(T0 + 7_200_000),
+      positions: [{ outcome: "YES", quantity: "2000000" }],
+    });
+    expect(proposed.body).toContain(`dispute it until ${iso(T0 + 7_200_000)}`);
+    expect(f.created[2].notification.title).toBe("Proposed result disputed");
+    await n.marketResolved({ marketId: "mkt_3", result: "SPLIT" });
+    const resolved = f.created.filter((c) => c.notification.type === "MARKET_RESOLVED");
+    expect(resolved.map((c) => c.userId)).toEqual(["usr_a", "usr_b"]);
+    expect(resolved[0].notification.body).toContain("resolved SPLIT: each YES and each NO share pays 0.50 USDT");
+  });
 });

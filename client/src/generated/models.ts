@@ -81,7 +81,8 @@ export interface MarketItem {
   eventId: string;
   title: string;
   status: "open" | "closed" | "resolved" | "resolution_failed" | "cancelled";
-  result: "YES" | "NO" | null;
+  /** YES or NO wins in full; SPLIT pays 0.500000 per YES and per NO share */
+  result: "YES" | "NO" | "SPLIT" | null;
   outcomes: Array<"YES" | "NO">;
   /** Decimal price, e.g. 0.55 or 0.50125 */
   buyYesPrice: string | null;
@@ -96,6 +97,21 @@ export interface MarketItem {
   conditionId: string;
   /** The market's own trading mode; an exchange-wide mode, when stricter, applies over it */
   tradingMode: "normal" | "post_only" | "cancel_only" | "halted";
+  rules: string | null;
+  settlementSources: SettlementSource[];
+  closeTime: string | null;
+  /** The proposed result and its dispute window; null until proposed */
+  resolution: {
+    /** YES or NO wins in full; SPLIT pays 0.500000 per YES and per NO share */
+    proposedResult: "YES" | "NO" | "SPLIT";
+    note: string | null;
+    proposedAt: string;
+    /** Disputes are taken until then; undisputed, the proposal then finalizes by itself */
+    disputeEndsAt: string;
+    disputed: boolean;
+    disputes: number;
+    finalizedAt: string | null;
+  } | null;
 }
 
 export interface TradingModeRequest {
@@ -127,6 +143,23 @@ export interface AuditRecord {
   note: string | null;
   /** The ledger journal entry that holds the record */
   seq: number;
+}
+
+export interface SettlementSource {
+  name: string;
+  url: string;
+}
+
+export interface Resolution {
+  /** YES or NO wins in full; SPLIT pays 0.500000 per YES and per NO share */
+  proposedResult: "YES" | "NO" | "SPLIT";
+  note: string | null;
+  proposedAt: string;
+  /** Disputes are taken until then; undisputed, the proposal then finalizes by itself */
+  disputeEndsAt: string;
+  disputed: boolean;
+  disputes: number;
+  finalizedAt: string | null;
 }
 
 export interface Event {
@@ -475,7 +508,7 @@ export interface FaucetResult {
 
 export interface Notification {
   id: string;
-  /** TRADE_FILLED, ORDER_CANCELLED, SETTLEMENT_CONFIRMED, SETTLEMENT_FAILED, MARKET_RESOLVED, MARKET_CANCELLED, DEPOSIT_CREDITED, WITHDRAWAL_SENT, ... */
+  /** TRADE_FILLED, ORDER_CANCELLED, SETTLEMENT_CONFIRMED, SETTLEMENT_FAILED, MARKET_RESOLVED, MARKET_CANCELLED, RESOLUTION_PROPOSED, RESOLUTION_DISPUTED, DEPOSIT_CREDITED, WITHDRAWAL_SENT, ... */
   type: string;
   title: string;
   body: string;
@@ -511,6 +544,15 @@ export interface CreateEventRequest {
     title: string;
     /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
     ammLiquidity?: string;
+    /** What decides YES (up to 4,000 characters), or null */
+    rules?: string | null;
+    /** Where the result is read from (may be empty) */
+    settlementSources?: Array<{
+      name: string;
+      url: string;
+    }>;
+    /** ISO 8601: the market closes by itself then (resting orders cancelled, reason market_closed); null: no close time */
+    closeTime?: string | null;
   }>;
 }
 
@@ -526,12 +568,45 @@ export interface UpdateEventRequest {
   isLive?: boolean;
   markets?: Array<{
     id: string;
-    title: string;
+    title?: string;
+    /** What decides YES (up to 4,000 characters), or null */
+    rules?: string | null;
+    /** Where the result is read from (may be empty) */
+    settlementSources?: Array<{
+      name: string;
+      url: string;
+    }>;
+    /** ISO 8601: the market closes by itself then (resting orders cancelled, reason market_closed); null: no close time */
+    closeTime?: string | null;
   }>;
 }
 
 export interface ResolveMarketRequest {
-  result: "YES" | "NO";
+  /** YES or NO wins in full; SPLIT pays 0.500000 per YES and per NO share */
+  result: "YES" | "NO" | "SPLIT";
+}
+
+export interface ProposeRequest {
+  /** YES or NO wins in full; SPLIT pays 0.500000 per YES and per NO share */
+  result: "YES" | "NO" | "SPLIT";
+  note?: string;
+}
+
+export interface FinalizeRequest {
+  /** YES or NO wins in full; SPLIT pays 0.500000 per YES and per NO share */
+  result: "YES" | "NO" | "SPLIT";
+}
+
+export interface DisputeRequest {
+  /** Why the proposed result is wrong */
+  reason: string;
+}
+
+export interface Dispute {
+  marketId: string;
+  reason: string;
+  createdAt: string;
+  resolution: Resolution;
 }
 
 export interface CancelMarketRequest {

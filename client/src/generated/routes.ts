@@ -4,7 +4,7 @@
  * the OpenAPI document writes them), who may call it (public, user, admin), whether it takes an
  * Idempotency-Key and whether it answers a page; and what each one takes and answers.
  */
-import type { AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DepositAddress, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, GetOrderBookQuery, GetPriceHistoryQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, SearchEventsQuery, Session, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, WithdrawRequest, WithdrawResult } from "./models";
+import type { AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, GetOrderBookQuery, GetPriceHistoryQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeRequest, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, SearchEventsQuery, Session, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, WithdrawRequest, WithdrawResult } from "./models";
 
 export const ROUTES = {
   /** The login domain and a fresh payload for a ton_proof */
@@ -85,6 +85,12 @@ export const ROUTES = {
   adminSetExchangeTradingMode: { method: "POST", path: "/admin/trading-mode", auth: "admin" },
   /** Every operator action with its time, parameters and X-Admin-Note, as journaled with the money */
   adminAuditLog: { method: "GET", path: "/admin/audit", auth: "admin", paged: true },
+  /** Propose a result (an open market closes first); undisputed, it finalizes when the dispute window ends */
+  adminProposeResolution: { method: "POST", path: "/admin/markets/{id}/propose", auth: "admin" },
+  /** End a pending proposal (disputed or not) with this result, which may differ from the proposal (409 NO_PROPOSAL) */
+  adminFinalizeResolution: { method: "POST", path: "/admin/markets/{id}/finalize", auth: "admin" },
+  /** Dispute the proposed result: holders only (403 FORBIDDEN), before disputeEndsAt (409 DISPUTE_WINDOW_CLOSED), once per proposal (409 ALREADY_DISPUTED) */
+  disputeResolution: { method: "POST", path: "/markets/{id}/disputes", auth: "user" },
 } as const;
 
 export type OperationId = keyof typeof ROUTES;
@@ -130,4 +136,7 @@ export interface RouteTypes {
   adminSetMarketTradingMode: { params: { id: string }; query: Record<string, never>; body: TradingModeRequest; result: MarketItem };
   adminSetExchangeTradingMode: { params: Record<string, never>; query: Record<string, never>; body: TradingModeRequest; result: ExchangeTradingMode };
   adminAuditLog: { params: Record<string, never>; query: AdminAuditLogQuery; body: undefined; result: AuditRecord };
+  adminProposeResolution: { params: { id: string }; query: Record<string, never>; body: ProposeRequest; result: MarketItem };
+  adminFinalizeResolution: { params: { id: string }; query: Record<string, never>; body: FinalizeRequest; result: MarketItem };
+  disputeResolution: { params: { id: string }; query: Record<string, never>; body: DisputeRequest; result: Dispute };
 }

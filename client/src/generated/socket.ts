@@ -35,6 +35,22 @@ export interface MarketPrices {
   sellNoPrice: string | null;
 }
 
+export interface MarketLifecycle {
+  marketId: string;
+  status: "open" | "closed" | "resolved" | "resolution_failed" | "cancelled";
+  resolution: {
+    /** YES or NO wins in full; SPLIT pays 0.500000 per YES and per NO share */
+    proposedResult: "YES" | "NO" | "SPLIT";
+    note: string | null;
+    proposedAt: string;
+    /** Disputes are taken until then; undisputed, the proposal then finalizes by itself */
+    disputeEndsAt: string;
+    disputed: boolean;
+    disputes: number;
+    finalizedAt: string | null;
+  } | null;
+}
+
 export interface PositionUpdate {
   marketId: string;
   outcome: "YES" | "NO";
@@ -133,6 +149,10 @@ export type ServerMessage = {
   type: "update";
   channel: "market";
   data: MarketPrices;
+} | {
+  type: "lifecycle";
+  channel: "market";
+  data: MarketLifecycle;
 } | {
   type: "update";
   channel: "user";

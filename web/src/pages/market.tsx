@@ -148,10 +148,13 @@ function Redeem({ market, refresh }: { market: MarketItem; refresh: number }) {
   const [result, setResult] = useState<string | null>(null);
   const winner = market.result;
   const mine = positions?.filter((p) => p.marketId === market.id) ?? [];
-  const winning = mine.find((p) => p.outcome === winner && p.status === "open" && BigInt(p.quantity) > 0n);
+  // SPLIT: every share pays 0.50 and is credited by the exchange itself; redeem acknowledges it.
+  const split = winner === "SPLIT";
+  const winning = mine.find((p) => (split || p.outcome === winner) && p.status === "open" && BigInt(p.quantity) > 0n);
   const [redeem, state] = useAction(async () => {
     if (!winner) return;
-    const r = await client.wallet.redeem(market.id, { conditionId: market.conditionId, indexSets: [INDEX_SET[winner]] });
+    const indexSets = winner === "SPLIT" ? [INDEX_SET.YES, INDEX_SET.NO] : [INDEX_SET[winner]];
+    const r = await client.wallet.redeem(market.id, { conditionId: market.conditionId, indexSets });
     setResult(
       r.status === "accepted" ? `Redeemed: ${usdt(r.payout ?? "0")} USDT paid into your balance.` : `Already redeemed (${r.message}).`,
     );
@@ -162,10 +165,12 @@ function Redeem({ market, refresh }: { market: MarketItem; refresh: number }) {
       {winning && !result ? (
         <>
           <p>
-            You hold {shares(winning.quantity)} winning {winner} shares, worth {shares(winning.quantity)} USDT.
+            {split
+              ? "The market resolved SPLIT: each YES and each NO share pays 0.50 USDT."
+              : `You hold ${shares(winning.quantity)} winning ${winner} shares, worth ${shares(winning.quantity)} USDT.`}
           </p>
           <button type="button" class="primary" onClick={() => redeem()} disabled={state.pending}>
-            Redeem {shares(winning.quantity)} {winner}
+            {split ? "Redeem" : `Redeem ${shares(winning.quantity)} ${winner}`}
           </button>
         </>
       ) : (

@@ -1,0 +1,43 @@
+/**
+ * The catalog's cores made once per service: writes, the resolution process, reads, the market
+ * clock and the trading modes, on the store's ports and the few facts the shell supplies (node, holders, config, where
+ * the clock's own changes are announced).
+ */
+import type { Stores } from "../lib/store";
+import type { CatalogCollections } from "../models/catalog";
+import { Catalog, type CatalogOut } from "./catalog";
+import { MarketClock } from "./clock";
+import { ResolutionProcess, type ProcessPorts } from "./process";
+import { CatalogReads } from "./reads";
+import { EXCHANGE_MODE_ID, TradingModes } from "./trading-mode";
+import { catalogReadPorts, catalogStorePorts } from "./store";
+
+export interface CatalogDeps {
+  stores: () => Stores<CatalogCollections>;
+  newId(prefix: string): string;
+  nodeID: string;
+  holds: ProcessPorts["holds"];
+  /** RESOLUTION_DISPUTE_WINDOW_MS and RESOLUTION_CLOCK_MS. */
+  windowMs: number;
+  clockMs: number;
+  /** Where the clock's own changes (closes, finalizations) are announced. */
+  clockOut: CatalogOut;
+  now(): number;
+  log: { info(message: string): void; warn(message: string): void };
+}
+
+export function catalogCores(d: CatalogDeps) {
+  const { now, log } = d;
+  const catalog = new Catalog({ ...catalogStorePorts(d.stores), newId: d.newId, nodeID: d.nodeID, now, log });
+  const process = new ResolutionProcess(catalog, { ...catalogStorePorts(d.stores), holds: d.holds, windowMs: d.windowMs, now, log });
+  const reads = new CatalogReads({ ...catalogReadPorts(d.stores), now, log });
+  const clock = new MarketClock(() => process.runDeadlines(d.clockOut), d.clockMs, log.warn);
+  const modes = new TradingModes({
+    market: (_id) => d.stores().markets.findOne({ _id }),
+    setMarketMode: async (_id, set) => void (await d.stores().markets.update({ _id }, { $set: set })),
+    exchange: () => d.stores().tradingModes.findOne({ _id: EXCHANGE_MODE_ID }),
+    setExchange: (doc) => d.stores().tradingModes.put(doc),
+    now,
+  });
+  return { catalog, process, reads, clock, modes };
+}
