@@ -21,6 +21,7 @@ import type {
   MarketTerms,
   ResolutionDoc,
   SettlementSource,
+  MarketLifecycleEvent,
   MarketTradeEvent,
   PrintDoc,
   UpdateEventParams,
@@ -69,8 +70,8 @@ export interface CatalogOut {
   /** A market's status changed: every node's cached copy is dropped. */
   changed(marketId: string): Promise<void>;
   emit(event: CatalogEvent): void;
-  /** A market's status or resolution changed: every gateway tells the market channel. */
-  lifecycle(payload: { marketId: string; status: MarketDoc["status"]; resolution: Model<"Resolution"> | null }): void;
+  /** A market's status, resolution or trading mode changed: every gateway tells the market channel. */
+  lifecycle(payload: MarketLifecycleEvent): void;
 }
 
 export interface CatalogPorts {
@@ -147,6 +148,11 @@ export function termsOf(t: MarketTerms, field: string): Partial<MarketDoc> {
 }
 
 /** The wire form of a market's resolution (the contract's Resolution). */
+/** What the market channel's `lifecycle` message says of a market. */
+export function lifecycleOf(m: MarketDoc): MarketLifecycleEvent {
+  return { marketId: m._id, status: m.status, resolution: resolutionView(m.resolution), tradingMode: m.tradingMode ?? "normal" };
+}
+
 export function resolutionView(r: ResolutionDoc | null | undefined): Model<"Resolution"> | null {
   if (!r) return null;
   const { proposedResult, note, proposedAt, disputeEndsAt, disputed, disputes, finalizedAt } = r;
@@ -327,7 +333,7 @@ export class Catalog {
             },
           });
       }
-      out.lifecycle({ marketId: id, status: updated.status, resolution: resolutionView(updated.resolution) });
+      out.lifecycle(lifecycleOf(updated));
       return updated;
     }
     throw new CatalogRefusal("conflict", ILLEGAL_TRANSITION, "The market changed concurrently; try again");

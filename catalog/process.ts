@@ -5,7 +5,7 @@
  * result and its YES payout stored, `market.resolved` announced), whichever way it came.
  */
 import type { DisputeDoc, MarketDoc, MarketResult, ResolutionDoc } from "../models/catalog";
-import { Catalog, CatalogRefusal, resolutionView, type CatalogOut, type CatalogPorts } from "./catalog";
+import { Catalog, CatalogRefusal, lifecycleOf, type CatalogOut, type CatalogPorts } from "./catalog";
 import { ILLEGAL_TRANSITION } from "./lifecycle";
 import {
   ALREADY_DISPUTED,
@@ -189,6 +189,6 @@ export class ResolutionProcess {
 
   private async told(m: MarketDoc, out: CatalogOut): Promise<void> {
     await out.changed(m._id);
-    out.lifecycle({ marketId: m._id, status: m.status, resolution: resolutionView(m.resolution) });
+    out.lifecycle(lifecycleOf(m));
   }
 }

@@ -37,11 +37,15 @@ export const SOCKET_SCHEMAS = {
     ["marketId", "buyYesPrice", "buyNoPrice", "sellYesPrice", "sellNoPrice"],
   ),
   /** A market's status or resolution changed (close, proposal, dispute, finalization, cancel). */
-  MarketLifecycle: obj({ marketId: str, status: SCHEMAS.MarketItem.properties.status, resolution: { ...resolution, nullable: true } }, [
-    "marketId",
-    "status",
-    "resolution",
-  ]),
+  MarketLifecycle: obj(
+    {
+      marketId: str,
+      status: SCHEMAS.MarketItem.properties.status,
+      resolution: { ...resolution, nullable: true },
+      tradingMode: SCHEMAS.MarketItem.properties.tradingMode,
+    },
+    ["marketId", "status", "resolution", "tradingMode"],
+  ),
   PositionUpdate: obj({ marketId: str, outcome, quantity: str, avgEntryPrice: str, totalCost: str, realizedPnl: str }, [
     "marketId",
     "outcome",

@@ -196,6 +196,7 @@ export interface MarketLifecycleEvent {
   status: MarketStatus;
   /** The wire form of the market's resolution (contract's Resolution: the doc's fields, as stored). */
   resolution: ResolutionDoc | null;
+  tradingMode: TradingMode;
 }
 /** A proposal was made, or first disputed (the notifier tells every holder). */
 export interface ResolutionNoticeEvent {

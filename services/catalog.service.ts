@@ -20,7 +20,7 @@ import { currentUser, type AppContext } from "../mixins/context";
 import { page } from "../lib/paging";
 import type { MarketCommand } from "../catalog/lifecycle";
 import { renderInternal, renderMarket } from "../catalog/views";
-import { CatalogRefusal, resolutionView, type Catalog, type CatalogOut } from "../catalog/catalog";
+import { CatalogRefusal, lifecycleOf, resolutionView, type Catalog, type CatalogOut } from "../catalog/catalog";
 import type { ResolutionProcess } from "../catalog/process";
 import { catalogOut } from "../catalog/out";
 import type { MarketClock } from "../catalog/clock";
@@ -244,7 +244,9 @@ const CatalogService = defineService<CatalogThis>({
         ctx: AppContext<HandlerParams<"catalog.setTradingMode">>,
       ): Promise<ActionResult<"catalog.setTradingMode">> {
         const m = await this.modes.setMarket(ctx.params.id, ctx.params.mode, ctx.params.reason);
-        await this.out(ctx).changed(m._id);
+        const out = this.out(ctx);
+        await out.changed(m._id);
+        out.lifecycle(lifecycleOf(m));
         const s = marketSetting(m);
         await call(ctx, "book.setTradingMode", { marketId: m._id, mode: s.mode, reason: s.reason }).catch((err: unknown) => {
           if (!(err instanceof Errors.ServiceNotFoundError)) throw err;

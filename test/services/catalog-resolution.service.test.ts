@@ -91,7 +91,12 @@ describe("catalog service: the resolution process", () => {
     await until("the close", async () => (await get(id)).status === "closed");
     await new Promise((r) => setTimeout(r, 200));
     expect(heard.filter((h) => h.params.marketId === id).map((h) => h.name)).toEqual(["market.closed", "catalog.marketLifecycle"]);
-    expect(heard.find((h) => h.name === "catalog.marketLifecycle")?.params).toEqual({ marketId: id, status: "closed", resolution: null });
+    expect(heard.find((h) => h.name === "catalog.marketLifecycle")?.params).toEqual({
+      marketId: id,
+      status: "closed",
+      resolution: null,
+      tradingMode: "normal",
+    });
   });
 
   test("propose, a non-holder's and a holder's dispute, then the operator's amended finalization", async () => {
@@ -149,5 +154,19 @@ describe("catalog service: the resolution process", () => {
       type: "NO_PROPOSAL",
     });
     await expect(broker.call("catalog.proposeResolution", { id, result: "YES" })).rejects.toMatchObject({ code: 409 });
+  });
+  test("a change of trading mode is a lifecycle message too, carrying the mode; so is a close", async () => {
+    const id = await create();
+    await broker.call("catalog.setTradingMode", { id, mode: "cancel_only", reason: "incident" });
+    await until("the mode's lifecycle message", () => heard.some((h) => h.name === "catalog.marketLifecycle"));
+    expect(heard.filter((h) => h.name === "catalog.marketLifecycle").map((h) => h.params)).toEqual([
+      { marketId: id, status: "open", resolution: null, tradingMode: "cancel_only" },
+    ]);
+    await broker.call("catalog.closeMarket", { id });
+    await until("the close's lifecycle message", () => heard.filter((h) => h.name === "catalog.marketLifecycle").length === 2);
+    expect(heard.filter((h) => h.name === "catalog.marketLifecycle")[1].params).toMatchObject({
+      status: "closed",
+      tradingMode: "cancel_only",
+    });
   });
 });

@@ -49,6 +49,8 @@ export interface MarketLifecycle {
     disputes: number;
     finalizedAt: string | null;
   } | null;
+  /** The market's own trading mode; an exchange-wide mode, when stricter, applies over it */
+  tradingMode: "normal" | "post_only" | "cancel_only" | "halted";
 }
 
 export interface PositionUpdate {
