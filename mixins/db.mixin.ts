@@ -38,6 +38,8 @@ export interface Store<T extends Doc> {
   remove(query: Query, opts?: { multi?: boolean }): Promise<number>;
   /** Replace the whole document with this _id, inserting it when absent. */
   put(doc: T): Promise<void>;
+  /** Rewrite the store's file with only its live documents (NeDB appends removals); absent where there is nothing to do. */
+  compact?(): Promise<void>;
 }
 
 export interface IndexSpec {
@@ -89,6 +91,9 @@ function nedbStore<T extends Doc>(db: Datastore): Store<T> {
     },
     async put(doc) {
       await db.updateAsync({ _id: doc._id }, doc, { upsert: true });
+    },
+    compact() {
+      return db.compactDatafileAsync();
     },
   };
 }
