@@ -466,6 +466,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
       maxUnsentBytes: cfg.socketMaxBufferBytes,
       onOverflow: (conn, unsent) => {
         this.socketCuts.slowReader++;
+        if (this.broker.metrics.isEnabled()) this.broker.metrics.increment(METRIC.socketRefused, { reason: "slow_reader" });
         this.logger.warn(
           `Socket of ${this.connAddress.get(conn) ?? "?"} cut: ${unsent} bytes unsent (SOCKET_MAX_BUFFER_BYTES ${cfg.socketMaxBufferBytes})`,
         );
@@ -480,6 +481,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
     const allowRequest = (req: IncomingMessage, answer: (err: string | null, ok: boolean) => void) => {
       if (this.perAddress.admits(this.addressOf(req))) return answer(null, true);
       this.socketCuts.perAddress++;
+      if (this.broker.metrics.isEnabled()) this.broker.metrics.increment(METRIC.socketRefused, { reason: "per_address" });
       answer(this.perAddress.refusal(), false);
     };
     const io = this.settings.io as { options: object };

@@ -11,13 +11,16 @@ import { startServer, type TestServer } from "../support/server";
 import { connectSocket } from "../support/socket";
 import { RawSocketClient } from "../support/raw-socket";
 import { until } from "../support/until";
+import { freePort } from "../support/redis";
+import { metricValue } from "../support/fanout-scenario";
 
 const REFUSAL = "Too many socket connections from this address (at most 3)";
 
 async function started(env: Record<string, string>) {
-  const srv = await startServer({ SOCKET_MAX_PER_ADDRESS: "3", ...env });
+  const metricsPort = await freePort();
+  const srv = await startServer({ SOCKET_MAX_PER_ADDRESS: "3", METRICS: "true", METRICS_PORT: String(metricsPort), ...env });
   const gw = srv.broker.getLocalService("api") as unknown as SocketGatewayThis & { server: Server };
-  return { srv, gw, port: (gw.server.address() as AddressInfo).port };
+  return { srv, gw, port: (gw.server.address() as AddressInfo).port, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
 }
 
 describe("socket connections per client address", () => {
@@ -56,6 +59,8 @@ describe("socket connections per client address", () => {
       // socket.io-client sees its connection fail.
       await expect(connectSocket(t.srv.url, { transports: ["polling"], extraHeaders: { "X-Forwarded-For": A } })).rejects.toThrow();
       expect(t.gw.socketCuts.perAddress).toBe(3);
+      const metrics = await (await fetch(t.metricsUrl)).text();
+      expect(metricValue(metrics, "pmx_socket_refused_total", { reason: "per_address" })).toBe(3);
 
       // The refused ones took no place; the three still work.
       expect(t.gw.perAddress.count(A)).toBe(3);
