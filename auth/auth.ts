@@ -19,6 +19,15 @@ export const REFRESH_WINDOW_SEC = 3600;
 const USED_PROOF_KEEP_SEC = 600;
 /** Expired sessions are kept a day (a late refresh or logout still finds them), then swept. */
 const EXPIRED_SESSION_KEEP_SEC = 86_400;
+/**
+ * Sessions one user keeps at most: a login past it ends the user's oldest (revoked and expired
+ * ones go first), so what one user (one wallet, able to sign any number of proofs) takes is bounded.
+ */
+export const MAX_SESSIONS_PER_USER = 10;
+/** The store is compacted (its file rewritten without what was dropped) after this many drops... */
+const COMPACT_AFTER_DROPS = 1_000;
+/** ...or this long after the first drop since the last compaction. */
+const COMPACT_AFTER_MS = 10 * 60_000;
 
 /** Every refusal of a login or a session is one kind: not authenticated (401). */
 export class AuthRefusal extends Error {}
@@ -68,19 +77,25 @@ export interface AuthPorts {
   sessions: {
     get(sid: string): Promise<SessionDoc | null>;
     insert(session: SessionDoc): Promise<void>;
+    /** Every stored session of the user (live, revoked or expired). */
+    ofUser(userId: string): Promise<SessionDoc[]>;
+    /** Drop these sessions. */
+    remove(sids: string[]): Promise<void>;
     /** Mark revoked unless it already is; true when this call did. */
     revokeOnce(sid: string, at: string): Promise<boolean>;
     /** Mark revoked (again, if it was). */
     revoke(sid: string, at: string): Promise<void>;
-    /** Drop sessions that expired before `expiresBefore` (unix seconds). */
-    sweep(expiresBefore: number): Promise<void>;
+    /** Drop sessions that expired before `expiresBefore` (unix seconds); how many were dropped. */
+    sweep(expiresBefore: number): Promise<number>;
   };
   usedProofs: {
     /** Record a proof's use; false when it was used before. */
     claim(doc: UsedProofDoc): Promise<boolean>;
-    /** Drop proofs stale before `staleBefore` (unix seconds). */
-    sweep(staleBefore: number): Promise<void>;
+    /** Drop proofs stale before `staleBefore` (unix seconds); how many were dropped. */
+    sweep(staleBefore: number): Promise<number>;
   };
+  /** Rewrites the session and proof stores without what was dropped (an append-only file keeps it otherwise). */
+  compact?(): Promise<void>;
   jwtSecret: string;
   /** Verifies Mini App init data when set; without a bot, init data is ignored. */
   telegramBotToken?: string;
@@ -91,6 +106,10 @@ export interface AuthPorts {
 }
 
 export class Auth {
+  /** Drops since the store was last compacted, and when the first of them happened (epoch ms). */
+  private drops = 0;
+  private firstDropMs = 0;
+
   constructor(private readonly ports: AuthPorts) {}
 
   /** A fresh payload to sign for `domain`, fresh enough until the proof window ends. */
@@ -130,7 +149,7 @@ export class Auth {
       user.telegram = telegram;
       out.emit({ name: "auth.telegramLinked", payload: { userId: user._id, chatId: telegram.id } });
     }
-    return this.openSession(user);
+    return this.openSession(user, out);
   }
 
   /**
@@ -157,7 +176,7 @@ export class Auth {
     if (!session || session.revokedAt || !user) throw new AuthRefusal("Session not found");
     if (!(await this.ports.sessions.revokeOnce(sid, this.nowIso()))) throw new AuthRefusal("Session not found");
     out.sessionRevoked({ sid, userId: user._id });
-    return this.openSession(user);
+    return this.openSession(user, out);
   }
 
   /** The session ends now, on every node. */
@@ -179,13 +198,33 @@ export class Auth {
     return { id: claims.sub, wallet: claims.wal, sid: claims.sid, exp: claims.exp };
   }
 
-  /** Stale proofs can no longer log in, and expired sessions no longer authenticate: drop both. */
-  async sweep(): Promise<void> {
+  /**
+   * Stale proofs can no longer log in, and expired sessions no longer authenticate: drop both, and
+   * compact the store once enough was dropped (or the oldest drop is old enough). Returns how many
+   * records were dropped.
+   */
+  async sweep(): Promise<number> {
     const now = this.nowSec();
-    await Promise.all([
-      this.ports.usedProofs.sweep(now).catch(() => undefined),
-      this.ports.sessions.sweep(now - EXPIRED_SESSION_KEEP_SEC).catch(() => undefined),
+    const [proofs, sessions] = await Promise.all([
+      this.ports.usedProofs.sweep(now).catch(() => 0),
+      this.ports.sessions.sweep(now - EXPIRED_SESSION_KEEP_SEC).catch(() => 0),
     ]);
+    this.dropped(proofs + sessions);
+    await this.compactIfDue();
+    return proofs + sessions;
+  }
+
+  private dropped(n: number): void {
+    if (n <= 0) return;
+    if (this.drops === 0) this.firstDropMs = this.ports.now();
+    this.drops += n;
+  }
+
+  private async compactIfDue(): Promise<void> {
+    if (!this.ports.compact || this.drops === 0) return;
+    if (this.drops < COMPACT_AFTER_DROPS && this.ports.now() - this.firstDropMs < COMPACT_AFTER_MS) return;
+    this.drops = 0;
+    await this.ports.compact().catch(() => undefined);
   }
 
   private async findOrCreateUser(wallet: string, out: AuthOut): Promise<UserDoc> {
@@ -202,7 +241,7 @@ export class Auth {
     return winner;
   }
 
-  private async openSession(user: UserDoc): Promise<SessionResponse> {
+  private async openSession(user: UserDoc, out: AuthOut): Promise<SessionResponse> {
     const sid = this.ports.newId("ses");
     const nowSec = this.nowSec();
     const { token, expiresAt } = issueToken(
@@ -217,7 +256,26 @@ export class Auth {
       expiresAt,
       createdAt: new Date(nowSec * 1000).toISOString(),
     });
+    await this.keepSessionsBounded(user._id, sid, out);
     return { accessToken: token, expiresAt, userId: user._id, walletAddress: user.walletAddress };
+  }
+
+  /**
+   * At most MAX_SESSIONS_PER_USER sessions of a user stay stored: revoked and expired ones go
+   * first, then the oldest live ones, which end on every node as a logout would end them.
+   */
+  private async keepSessionsBounded(userId: string, opened: string, out: AuthOut): Promise<void> {
+    const all = await this.ports.sessions.ofUser(userId);
+    if (all.length <= MAX_SESSIONS_PER_USER) return;
+    const now = this.nowSec();
+    const live = (s: SessionDoc) => !s.revokedAt && s.expiresAt > now;
+    const victims = all
+      .filter((s) => s._id !== opened)
+      .sort((a, b) => Number(live(a)) - Number(live(b)) || a.createdAt.localeCompare(b.createdAt) || a._id.localeCompare(b._id))
+      .slice(0, all.length - MAX_SESSIONS_PER_USER);
+    await this.ports.sessions.remove(victims.map((s) => s._id));
+    this.dropped(victims.length);
+    for (const s of victims) if (live(s)) out.sessionRevoked({ sid: s._id, userId });
   }
 
   private async liveSession(claims: TokenClaims): Promise<SessionDoc | null> {

@@ -8,7 +8,7 @@ import type { AuthPorts } from "./auth";
 
 export type AuthCollections = { users: UserDoc; sessions: SessionDoc; usedProofs: UsedProofDoc };
 
-export function authStorePorts(stores: () => Stores<AuthCollections>): Pick<AuthPorts, "users" | "sessions" | "usedProofs"> {
+export function authStorePorts(stores: () => Stores<AuthCollections>): Pick<AuthPorts, "users" | "sessions" | "usedProofs" | "compact"> {
   const s = stores;
   return {
     users: {
@@ -20,14 +20,21 @@ export function authStorePorts(stores: () => Stores<AuthCollections>): Pick<Auth
     sessions: {
       get: (_id) => s().sessions.findOne({ _id }),
       insert: async (session) => void (await s().sessions.insert(session)),
+      ofUser: (userId) => s().sessions.find({ userId }),
+      remove: async (ids) => void (ids.length && (await s().sessions.remove({ _id: { $in: ids } }, { multi: true }))),
       revokeOnce: async (_id, revokedAt) =>
         (await s().sessions.update({ _id, revokedAt: { $exists: false } }, { $set: { revokedAt } })) > 0,
       revoke: async (_id, revokedAt) => void (await s().sessions.update({ _id }, { $set: { revokedAt } })),
-      sweep: async (expiresBefore) => void (await s().sessions.remove({ expiresAt: { $lt: expiresBefore } }, { multi: true })),
+      sweep: (expiresBefore) => s().sessions.remove({ expiresAt: { $lt: expiresBefore } }, { multi: true }),
     },
     usedProofs: {
       claim: (doc) => s().usedProofs.insertOnce(doc),
-      sweep: async (staleBefore) => void (await s().usedProofs.remove({ staleAt: { $lt: staleBefore } }, { multi: true })),
+      sweep: (staleBefore) => s().usedProofs.remove({ staleAt: { $lt: staleBefore } }, { multi: true }),
+    },
+    // Removals are only appended to an embedded store's file: rewrite it without them.
+    compact: async () => {
+      await s().sessions.compact?.();
+      await s().usedProofs.compact?.();
     },
   };
 }

@@ -103,6 +103,13 @@ export function verifyToken(secret: string, token: string, nowSec?: number): Tok
   return claims;
 }
 
+/** Verified tokens kept (every secret's), for the memory bench. */
+export function verifiedTokenCount(): number {
+  let n = 0;
+  for (const m of verified.values()) n += m.size;
+  return n;
+}
+
 function nonEmpty(v: unknown): v is string {
   return typeof v === "string" && v.length > 0;
 }

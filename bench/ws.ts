@@ -151,6 +151,8 @@ async function run(o: Options, fanout: Fanout): Promise<RunResult> {
       // Clients ping every 4 s as the contract asks; on a starved machine the contract's 10 s idle
       // limit closed sockets mid-run (a run with fewer sockets does not compare): 60 s here.
       SOCKET_IDLE_TIMEOUT_MS: "60000",
+      // Every client of the bench connects from loopback: no per-address limit.
+      SOCKET_MAX_PER_ADDRESS: "0",
       ...(profile ? { BENCH_PROFILE: "1" } : {}),
     },
     { execArgv: ["--expose-gc"] },

@@ -51,6 +51,11 @@ export class SessionCache<C> {
     return live ? user : null;
   }
 
+  /** Confirmed sessions kept now. */
+  get size(): number {
+    return this.live?.size ?? 0;
+  }
+
   /** auth.sessionRevoked: that session is asked again (and found gone). */
   revoked(sid: string): void {
     this.live?.delete(sid);

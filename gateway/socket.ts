@@ -10,7 +10,11 @@
  * - A market's book and price updates go out together: one pass over its subscribers, each socket
  *   getting the frames of all its rooms in one write (the syscall per socket is most of the cost).
  * - What a subscribe/unsubscribe does is decided in gateway/subscriptions.ts; here are its ports.
+ * - Limits against clients that would eat the server: a connection whose unsent data passes
+ *   SOCKET_MAX_BUFFER_BYTES (it stopped reading) is cut (gateway/socket-direct.ts), and one client
+ *   address holds at most SOCKET_MAX_PER_ADDRESS connections (the rate limiter's address rule).
  */
+import type { IncomingMessage } from "node:http";
 import type { Service, ServiceSchema } from "moleculer";
 import SocketIOMixin from "moleculer-io";
 import type { Server, Socket } from "socket.io";
@@ -20,10 +24,12 @@ import { tradeRecordView } from "../engine/settlement";
 import { configOf } from "../lib/config";
 import { livePrices } from "../trading/live-prices";
 import { Coalescer } from "./socket-coalesce";
+import { AddressConnections } from "./socket-limits";
+import { clientAddress, trustedProxies, type TrustedProxies } from "../lib/proxies";
 import { METRIC } from "../lib/metrics";
 import {
   batchOf,
-  ConnectionWriter,
+  type ConnectionWriter,
   encodedMessage,
   type Batch,
   WebSocketDirectory,
@@ -86,8 +92,17 @@ export type SocketGatewayThis = Service & {
   encode(msg: ServerMessage): EncodedMessage;
   writeEncoded(socket: Socket, e: Batch): void;
   pong: Batch | null;
-  /** The websockets engine.io accepted; null when SOCKET_DIRECT_WRITES=false (engine.io writes all). */
-  directory: WebSocketDirectory | null;
+  /** The websockets engine.io accepted and each connection's writer (direct unless SOCKET_DIRECT_WRITES=false). */
+  directory: WebSocketDirectory;
+  /** Open connections per client address (SOCKET_MAX_PER_ADDRESS). */
+  perAddress: AddressConnections;
+  socketProxies: TrustedProxies;
+  /** Each open connection's client address, as counted. */
+  connAddress: WeakMap<EngineSocket, string>;
+  /** The client address of a handshake request, as the HTTP rate limiter sees it. */
+  addressOf(req: IncomingMessage): string;
+  /** Connections cut for not reading, and handshakes refused for their address, since start. */
+  socketCuts: { slowReader: number; perAddress: number };
   /** Fan-out writes per path since start (the metric's counts; also read by bench/ws.ts). */
   fanoutWrites: Record<FanoutPath, number>;
   countWrites(writes: Record<FanoutPath, number>): void;
@@ -270,7 +285,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
         socket.disconnect(true);
       }, this.idleTimeoutMs);
       idle.unref();
-      const writer = this.directory ? this.directory.writerOf(socket.conn) : new ConnectionWriter(socket.conn, null);
+      const writer = this.directory.writerOf(socket.conn);
       const state: SocketState = { subs: new ConnectionSubscriptions(this.subscriptionPorts(socket)), idle, writer };
       this.socketStates.set(socket.id, state);
       socket.onAny((event: string, ...args: unknown[]) => {
@@ -408,8 +423,8 @@ const SocketGateway = defineService<SocketGatewayThis>({
             else floors[k]?.delete(id);
           }
           if (!mask) continue;
-          const writer = this.socketStates.get(id)?.writer;
-          if (writer) writes[writer.write(mine(mask))]++;
+          const path = this.socketStates.get(id)?.writer.write(mine(mask));
+          if (path) writes[path]++;
         }
       }
       roomNames.forEach((r, k) => floors[k]?.size === 0 && this.bookFloors.delete(r));
@@ -424,8 +439,12 @@ const SocketGateway = defineService<SocketGatewayThis>({
 
     /** One encoded message to one socket. */
     writeEncoded(this: SocketGatewayThis, socket: Socket, e: Batch) {
-      const writer = this.socketStates.get(socket.id)?.writer;
-      if (writer) this.countWrites({ websocket: 0, "engine-io": 0, [writer.write(e)]: 1 });
+      const path = this.socketStates.get(socket.id)?.writer.write(e);
+      if (path) this.countWrites({ websocket: 0, "engine-io": 0, [path]: 1 });
+    },
+
+    addressOf(this: SocketGatewayThis, req: IncomingMessage): string {
+      return clientAddress(req.socket?.remoteAddress, req.headers["x-forwarded-for"], this.socketProxies);
     },
 
     /** Once per fan-out, not per socket: a metric update costs more than a socket's write. */
@@ -446,14 +465,34 @@ const SocketGateway = defineService<SocketGatewayThis>({
   },
 
   created() {
-    this.idleTimeoutMs = configOf(this.broker).socketIdleTimeoutMs;
-    this.directory = configOf(this.broker).socketDirectWrites ? new WebSocketDirectory() : null;
-    // engine.io's `wsEngine`: the websockets it accepts, seen by this instance's directory (fresh
-    // settings objects: the schema's are shared by every instance in the process).
-    if (this.directory) {
-      const io = this.settings.io as { options: object };
-      this.settings.io = { ...io, options: { ...io.options, wsEngine: this.directory.wsEngine } };
-    }
+    const cfg = configOf(this.broker);
+    this.idleTimeoutMs = cfg.socketIdleTimeoutMs;
+    this.socketCuts = { slowReader: 0, perAddress: 0 };
+    this.directory = new WebSocketDirectory({
+      directWrites: cfg.socketDirectWrites,
+      maxUnsentBytes: cfg.socketMaxBufferBytes,
+      onOverflow: (conn, unsent) => {
+        this.socketCuts.slowReader++;
+        if (this.broker.metrics.isEnabled()) this.broker.metrics.increment(METRIC.socketRefused, { reason: "slow_reader" });
+        this.logger.warn(
+          `Socket of ${this.connAddress.get(conn) ?? "?"} cut: ${unsent} bytes unsent (SOCKET_MAX_BUFFER_BYTES ${cfg.socketMaxBufferBytes})`,
+        );
+      },
+    });
+    this.perAddress = new AddressConnections(cfg.socketMaxPerAddress);
+    this.socketProxies = trustedProxies(cfg.trustedProxies);
+    this.connAddress = new WeakMap();
+    // engine.io's `wsEngine`: the websockets it accepts, seen by this instance's directory; its
+    // `allowRequest`: a new connection's address under its limit (fresh settings objects: the
+    // schema's are shared by every instance in the process).
+    const allowRequest = (req: IncomingMessage, answer: (err: string | null, ok: boolean) => void) => {
+      if (this.perAddress.admits(this.addressOf(req))) return answer(null, true);
+      this.socketCuts.perAddress++;
+      if (this.broker.metrics.isEnabled()) this.broker.metrics.increment(METRIC.socketRefused, { reason: "per_address" });
+      answer(this.perAddress.refusal(), false);
+    };
+    const io = this.settings.io as { options: object };
+    this.settings.io = { ...io, options: { ...io.options, wsEngine: this.directory.wsEngine, allowRequest } };
     this.socketStates = new Map();
     this.pong = null;
     this.lastBook = new Map();
@@ -472,7 +511,13 @@ const SocketGateway = defineService<SocketGatewayThis>({
   started() {
     this.fanoutWrites = { websocket: 0, "engine-io": 0 };
     // moleculer-io's own started hook (it is our mixin) has created `this.io` by now.
-    if (this.directory) this.io.engine.on("connection", (conn: EngineSocket) => this.directory!.track(conn));
+    this.io.engine.on("connection", (conn: EngineSocket) => {
+      this.directory.track(conn);
+      const address = this.addressOf(conn.request);
+      this.connAddress.set(conn, address);
+      this.perAddress.opened(address);
+      conn.once("close", () => this.perAddress.closed(address));
+    });
     this.io.on("connection", (socket: Socket) => this.socketConnected(socket));
   },
 

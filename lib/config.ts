@@ -69,6 +69,10 @@ export interface AppConfig {
   metrics: { enabled: boolean; port: number };
   /** A socket that sends no ping for this long is closed (10 s by the contract; tests shorten it). */
   socketIdleTimeoutMs: number;
+  /** SOCKET_MAX_BUFFER_BYTES: a socket holding more unsent bytes than this (a client not reading) is disconnected; 0: no limit. */
+  socketMaxBufferBytes: number;
+  /** SOCKET_MAX_PER_ADDRESS: socket connections open at once from one client address; 0: no limit. */
+  socketMaxPerAddress: number;
   /** SOCKET_DIRECT_WRITES: pushes straight to each websocket through ws's send (gateway/socket-direct.ts); false: engine.io's write only. */
   socketDirectWrites: boolean;
   /** Telegram push retries: first delay (doubling) and attempts in all. */
@@ -268,6 +272,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     metrics: { enabled: env.METRICS === "true", port: int(env, "METRICS_PORT", 3030) },
     socketIdleTimeoutMs: Math.max(100, int(env, "SOCKET_IDLE_TIMEOUT_MS", 10_000)),
     socketDirectWrites: env.SOCKET_DIRECT_WRITES !== "false",
+    socketMaxBufferBytes: int(env, "SOCKET_MAX_BUFFER_BYTES", 4 * 1024 * 1024),
+    socketMaxPerAddress: int(env, "SOCKET_MAX_PER_ADDRESS", 100),
     notifierRetry: {
       baseMs: Math.max(1, int(env, "NOTIFIER_RETRY_BASE_MS", 2_000)),
       maxAttempts: Math.max(1, int(env, "NOTIFIER_MAX_ATTEMPTS", 8)),

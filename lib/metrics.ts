@@ -9,6 +9,7 @@ export const METRIC = {
   deposits: "pmx_deposits_credited_total",
   settlementLag: "pmx_settlement_lag_seconds",
   socketWrites: "pmx_socket_fanout_writes_total",
+  socketRefused: "pmx_socket_refused_total",
 } as const;
 
 /** Registered on every node; on a node that never touches one of them it simply stays at zero. */
@@ -37,6 +38,13 @@ export function registerExchangeMetrics(broker: ServiceBroker): void {
     labelNames: ["path"],
     description:
       "Socket pushes written straight to the websocket through ws's send (websocket) or through engine.io's write (engine-io: polling, engine.io busy, or SOCKET_DIRECT_WRITES=false)",
+  });
+  m.register({
+    type: "counter",
+    name: METRIC.socketRefused,
+    labelNames: ["reason"],
+    description:
+      "Socket connections cut for not reading (slow_reader: SOCKET_MAX_BUFFER_BYTES unsent) or refused at the handshake (per_address: SOCKET_MAX_PER_ADDRESS)",
   });
   m.register({
     type: "histogram",

@@ -33,6 +33,8 @@ export interface Store<T extends Doc> {
   remove(query: Query, opts?: { multi?: boolean }): Promise<number>;
   /** Replace the whole document with this _id, inserting it when absent. */
   put(doc: T): Promise<void>;
+  /** Rewrite the store's file with only its live documents (NeDB appends removals); absent where there is nothing to do. */
+  compact?(): Promise<void>;
 }
 
 export interface IndexSpec {

@@ -67,6 +67,9 @@ function nedbStore<T extends Doc>(db: Datastore): Store<T> {
     async put(doc) {
       await db.updateAsync({ _id: doc._id }, doc, { upsert: true });
     },
+    compact() {
+      return db.compactDatafileAsync();
+    },
   };
 }
 

@@ -12,6 +12,7 @@
  *   fund {userId, amount} | fundMany {userIds, amount} | call {action, params?, meta?}
  *   mem (runs the GC when exposed, answers process.memoryUsage()) | profileStart | profileStop {file}
  *   fanoutWrites (the gateway's socket fan-out writes per path so far: websocket, engine-io)
+ *   authCounts (records of the auth stores, the gateway's session and verified-token caches) | authSweep (the auth sweep, now)
  *   placeMany {count, markets, users, seed, concurrency, offset?, maxMs?} (resting limit orders through book.place,
  *     with the user on ctx.meta as the gateway puts it there; for the memory bench)
  * Child -> parent: { ready: true, port } once listening, then { id, ok, result | error }.
@@ -28,6 +29,8 @@ import { loadConfig } from "../../lib/config";
 import { createNode } from "../../server";
 import { serveOverIpc } from "../../scripts/ipc-node";
 import type { SocketGatewayThis } from "../../gateway/socket";
+import type { Doc, Store } from "../../lib/store";
+import { verifiedTokenCount } from "../../auth/tokens";
 
 type Msg = { id: number; cmd: string; [k: string]: unknown };
 
@@ -128,6 +131,20 @@ async function run(broker: ServiceBroker, session: Session | null, m: Msg): Prom
       return placeMany(broker, m);
     case "fanoutWrites":
       return { ...(broker.getLocalService("api") as unknown as Pick<SocketGatewayThis, "fanoutWrites">).fanoutWrites };
+    case "authCounts": {
+      // What logins leave behind: the auth stores' records and the gateway's caches keyed by session or token.
+      const auth = broker.getLocalService("auth") as unknown as { stores: Record<"users" | "sessions" | "usedProofs", Store<Doc>> };
+      const api = broker.getLocalService("api") as unknown as { sessions?: { size: number } };
+      return {
+        users: await auth.stores.users.count({}),
+        sessions: await auth.stores.sessions.count({}),
+        usedProofs: await auth.stores.usedProofs.count({}),
+        gatewaySessions: api.sessions?.size ?? 0,
+        verifiedTokens: verifiedTokenCount(),
+      };
+    }
+    case "authSweep":
+      return (broker.getLocalService("auth") as unknown as { auth: { sweep(): Promise<number> } }).auth.sweep();
     case "mem": {
       const g = (globalThis as { gc?: () => void }).gc;
       if (g) {

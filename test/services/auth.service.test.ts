@@ -6,8 +6,12 @@ import { ServiceBroker, type Context, type ServiceSchema } from "moleculer";
 import { bindConfig, loadConfig } from "../../lib/config";
 import { VALIDATOR_OPTIONS } from "../../lib/params";
 import AuthService from "../../services/auth.service";
-import type { SessionResponse } from "../../auth/auth";
-import type { UserDoc } from "../../models/user";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MAX_SESSIONS_PER_USER, type SessionResponse } from "../../auth/auth";
+import type { SessionDoc, UsedProofDoc, UserDoc } from "../../models/user";
+import type { Store } from "../../lib/store";
 import { signInitData, TEST_BOT_TOKEN } from "../support/telegram";
 import { TestWallet } from "../support/wallet";
 
@@ -134,5 +138,71 @@ describe("auth service", () => {
     expect(heard).toEqual([{ name: "auth.sessionRevoked", params: { sid, userId: s.userId } }]);
     expect(await broker.call("auth.checkSession", { sid, userId: s.userId })).toBe(false);
     await expect(broker.call("auth.refresh", {}, { meta })).rejects.toMatchObject({ code: 401, message: "Session not found" });
+  });
+});
+
+describe("auth service: what logins leave behind stays bounded (embedded store files)", () => {
+  let broker: ServiceBroker;
+  let dataDir: string;
+  const revoked: unknown[] = [];
+  const viaGateway = { meta: { proofDomain: DOMAIN } };
+  const login = (w: TestWallet) => broker.call<SessionResponse, object>("auth.connect", w.connectBody({ domain: DOMAIN }), viaGateway);
+  const svc = () =>
+    broker.getLocalService("auth") as unknown as {
+      stores: { sessions: Store<SessionDoc>; usedProofs: Store<UsedProofDoc> };
+      auth: { sweep(): Promise<number> };
+    };
+  const fileOf = (collection: string) => readFileSync(join(dataDir, `${collection}.db`), "utf8");
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "pmx-auth-svc-"));
+    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS } });
+    bindConfig(broker, loadConfig({ DATA_DIR: dataDir, JWT_SECRET: "j".repeat(64), LOG_LEVEL: "false" }));
+    broker.createService({ name: "listener", events: { "auth.sessionRevoked": (ctx: Context) => void revoked.push(ctx.params) } });
+    broker.createService(AuthService);
+    await broker.start();
+    // The sweeps here are the test's own: the service's minute timer must not take one of them.
+    clearInterval((broker.getLocalService("auth") as unknown as { sweepTimer: NodeJS.Timeout }).sweepTimer);
+  });
+  afterAll(async () => {
+    await broker.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test(`one wallet logging in again and again keeps ${MAX_SESSIONS_PER_USER} sessions; the ended ones are announced and refused`, async () => {
+    const w = TestWallet.random();
+    const tokens: string[] = [];
+    for (let i = 0; i < MAX_SESSIONS_PER_USER + 2; i++) tokens.push((await login(w)).accessToken);
+    const user = (await broker.call<{ id: string } | null, object>("auth.resolveToken", { token: tokens[tokens.length - 1] }))!;
+    expect(await svc().stores.sessions.count({ userId: user.id })).toBe(MAX_SESSIONS_PER_USER);
+    expect(revoked).toHaveLength(2);
+    for (const t of tokens.slice(0, 2)) expect(await broker.call("auth.resolveToken", { token: t })).toBeNull();
+    for (const t of tokens.slice(2)) expect(await broker.call("auth.resolveToken", { token: t })).not.toBeNull();
+  });
+
+  test("the sweep drops stale used proofs and sessions a day past expiry from the store and its file, not live ones", async () => {
+    const live = await login(TestWallet.random());
+    const nowS = nowSec();
+    const stale = Array.from({ length: 1000 }, (_, i) => ({ _id: `stale_proof_${i}`, staleAt: nowS - 1 }));
+    await svc().stores.usedProofs.insertMany(stale);
+    await svc().stores.sessions.insert({
+      _id: "ses_long_expired",
+      userId: "usr_gone",
+      walletAddress: `0:${"cd".repeat(32)}`,
+      expiresAt: nowS - 86_400 - 10,
+      createdAt: new Date((nowS - 2 * 86_400) * 1000).toISOString(),
+    });
+    expect(fileOf("usedProofs")).toContain("stale_proof_999");
+    expect(fileOf("sessions")).toContain("ses_long_expired");
+
+    expect(await svc().auth.sweep()).toBe(1001);
+    expect(await svc().stores.usedProofs.count({ _id: { $regex: /^stale_proof_/ } })).toBe(0);
+    expect(await svc().stores.sessions.findOne({ _id: "ses_long_expired" })).toBeNull();
+    // 1,000 drops: the files were rewritten without them (NeDB had only appended the removals).
+    expect(fileOf("usedProofs")).not.toContain("stale_proof_");
+    expect(fileOf("sessions")).not.toContain("ses_long_expired");
+    // The live session and the fresh proof of its login stay.
+    expect(await broker.call("auth.resolveToken", { token: live.accessToken })).not.toBeNull();
+    expect(await svc().stores.usedProofs.count({})).toBeGreaterThan(0);
   });
 });

@@ -34,9 +34,18 @@ export async function connectSocket(
     autoPingMs?: number;
     /** Called with the new client before it has connected (its engine.io socket exists): e.g. to watch the transport upgrade from its start. */
     beforeConnect?: (socket: Socket) => void;
+    /** HTTP headers of its requests (e.g. X-Forwarded-For as a proxy would add it). */
+    extraHeaders?: Record<string, string>;
   } = {},
 ): Promise<TestSocket> {
-  const socket = io(url, { path: "/ws", transports: opts.transports ?? ["websocket"], forceNew: true, reconnection: false, timeout: 5000 });
+  const socket = io(url, {
+    path: "/ws",
+    transports: opts.transports ?? ["websocket"],
+    forceNew: true,
+    reconnection: false,
+    timeout: 5000,
+    extraHeaders: opts.extraHeaders,
+  });
   opts.beforeConnect?.(socket);
   const messages: Msg[] = [];
   const waiters: Array<{ pred: (m: Msg) => boolean; from: number; resolve: (m: Msg) => void }> = [];

@@ -2,7 +2,16 @@
  * Login and sessions (auth/auth.ts) with in-memory fakes of the store ports: no broker. Proofs
  * are made by a software wallet and init data signed as Telegram does (the verifiers are real).
  */
-import { Auth, AuthRefusal, PROOF_MAX_AGE_SEC, REFRESH_WINDOW_SEC, type AuthEvent, type AuthOut, type AuthPorts } from "../../auth/auth";
+import {
+  Auth,
+  AuthRefusal,
+  MAX_SESSIONS_PER_USER,
+  PROOF_MAX_AGE_SEC,
+  REFRESH_WINDOW_SEC,
+  type AuthEvent,
+  type AuthOut,
+  type AuthPorts,
+} from "../../auth/auth";
 import { verifyToken, DEFAULT_TOKEN_TTL_SEC } from "../../auth/tokens";
 import type { SessionDoc, UsedProofDoc, UserDoc } from "../../models/user";
 import { signInitData, TEST_BOT_TOKEN } from "../support/telegram";
@@ -19,6 +28,8 @@ function fakes(opts: { bot?: boolean } = {}) {
   const sessions = new Map<string, SessionDoc>();
   const proofs = new Map<string, UsedProofDoc>();
   const swept: string[] = [];
+  /** When the store was compacted (clock ms). */
+  const compactions: number[] = [];
   let n = 0;
   const ports: AuthPorts = {
     users: {
@@ -47,18 +58,25 @@ function fakes(opts: { bot?: boolean } = {}) {
         const s = sessions.get(sid);
         if (s) sessions.set(sid, { ...s, revokedAt: at });
       },
+      ofUser: async (userId) => [...sessions.values()].filter((s) => s.userId === userId),
+      remove: async (sids) => sids.forEach((sid) => sessions.delete(sid)),
       sweep: async (before) => {
         swept.push(`sessions<${before}`);
-        for (const [id, s] of sessions) if (s.expiresAt < before) sessions.delete(id);
+        const gone = [...sessions.values()].filter((s) => s.expiresAt < before);
+        for (const s of gone) sessions.delete(s._id);
+        return gone.length;
       },
     },
     usedProofs: {
       claim: async (doc) => !proofs.has(doc._id) && (proofs.set(doc._id, doc), true),
       sweep: async (before) => {
         swept.push(`proofs<${before}`);
-        for (const [id, p] of proofs) if (p.staleAt < before) proofs.delete(id);
+        const gone = [...proofs.values()].filter((p) => p.staleAt < before);
+        for (const p of gone) proofs.delete(p._id);
+        return gone.length;
       },
     },
+    compact: async () => void compactions.push(clock.ms),
     jwtSecret: SECRET,
     telegramBotToken: opts.bot ? TEST_BOT_TOKEN : undefined,
     telegramInitDataMaxAgeSec: 3600,
@@ -68,7 +86,7 @@ function fakes(opts: { bot?: boolean } = {}) {
   const events: AuthEvent[] = [];
   const revoked: Array<{ sid: string; userId: string }> = [];
   const out: AuthOut = { emit: (e) => void events.push(e), sessionRevoked: (e) => void revoked.push(e) };
-  return { ports, clock, users, sessions, proofs, swept, out, events, revoked, auth: new Auth(ports) };
+  return { ports, clock, users, sessions, proofs, swept, compactions, out, events, revoked, auth: new Auth(ports) };
 }
 
 const alice = TestWallet.fromSeed("alice-auth-core");
@@ -261,5 +279,110 @@ describe("sessions", () => {
     f.clock.ms += 1000;
     await f.auth.sweep();
     expect(f.sessions.size).toBe(0);
+  });
+});
+
+describe("bounded: sessions per user, pruning and compaction (fake clock)", () => {
+  const nowProof = (f: ReturnType<typeof fakes>, w: TestWallet) =>
+    w.connectBody({ domain: DOMAIN, timestamp: Math.floor(f.clock.ms / 1000) });
+
+  test(`a user keeps at most ${MAX_SESSIONS_PER_USER} sessions: past that a login ends the oldest live one, on every node`, async () => {
+    const f = fakes();
+    const tokens: string[] = [];
+    for (let i = 0; i < MAX_SESSIONS_PER_USER + 3; i++) {
+      f.clock.ms += 1000;
+      tokens.push((await f.auth.connect(nowProof(f, alice), DOMAIN, f.out)).accessToken);
+    }
+    expect(f.sessions.size).toBe(MAX_SESSIONS_PER_USER);
+    const sids = tokens.map((t) => verifyToken(SECRET, t, Math.floor(f.clock.ms / 1000))!.sid);
+    const userId = [...f.users.values()][0]._id;
+    expect(f.revoked).toEqual(sids.slice(0, 3).map((sid) => ({ sid, userId })));
+    for (const t of tokens.slice(0, 3)) expect(await f.auth.resolveToken(t)).toBeNull();
+    for (const t of tokens.slice(3)) expect(await f.auth.resolveToken(t)).not.toBeNull();
+  });
+
+  test("revoked and expired sessions of the user go before any live one", async () => {
+    const f = fakes();
+    const first = await f.auth.connect(nowProof(f, alice), DOMAIN, f.out);
+    const firstSid = verifyToken(SECRET, first.accessToken, SEC0)!.sid;
+    const userId = first.userId;
+    // A revoked one and an expired one, made after the first live session.
+    for (const [sid, extra] of [
+      ["ses_revoked", { revokedAt: new Date(T0).toISOString() }],
+      ["ses_expired", { expiresAt: SEC0 - 1 }],
+    ] as const)
+      f.sessions.set(sid, {
+        _id: sid,
+        userId,
+        walletAddress: alice.rawAddress,
+        expiresAt: SEC0 + 3600,
+        createdAt: new Date(T0 + 1).toISOString(),
+        ...extra,
+      });
+    for (let i = 0; i < MAX_SESSIONS_PER_USER - 3; i++) {
+      f.clock.ms += 1000;
+      await f.auth.connect(nowProof(f, alice), DOMAIN, f.out);
+    }
+    expect(f.sessions.size).toBe(MAX_SESSIONS_PER_USER);
+    f.clock.ms += 1000;
+    await f.auth.connect(nowProof(f, alice), DOMAIN, f.out);
+    f.clock.ms += 1000;
+    await f.auth.connect(nowProof(f, alice), DOMAIN, f.out);
+    expect(f.sessions.has("ses_revoked")).toBe(false);
+    expect(f.sessions.has("ses_expired")).toBe(false);
+    expect(f.sessions.has(firstSid)).toBe(true);
+    expect(f.revoked).toEqual([]); // neither was live: nothing to announce
+    f.clock.ms += 1000;
+    await f.auth.connect(nowProof(f, alice), DOMAIN, f.out);
+    expect(f.sessions.has(firstSid)).toBe(false);
+    expect(f.revoked).toEqual([{ sid: firstSid, userId }]);
+  });
+
+  test("many logins over time: used proofs are pruned as they go stale, sessions a day past expiry; the stores stay bounded", async () => {
+    const f = fakes();
+    const wallets = Array.from({ length: 30 }, (_, i) => TestWallet.fromSeed(`bounded-${i}`));
+    // One login every 5 minutes for 5 hours, the sweep running in between (every minute in the service).
+    let maxProofs = 0;
+    for (let i = 0; i < 60; i++) {
+      f.clock.ms += 5 * 60_000;
+      await f.auth.connect(nowProof(f, wallets[i % wallets.length]), DOMAIN, f.out);
+      await f.auth.sweep();
+      maxProofs = Math.max(maxProofs, f.proofs.size);
+    }
+    // A proof is remembered 10 minutes past its timestamp: never more than the last three logins'.
+    expect(maxProofs).toBeLessThanOrEqual(3);
+    expect(f.sessions.size).toBe(60);
+    // Two days later every session is a day past its expiry: all swept; users stay.
+    f.clock.ms += 2 * 86_400_000 + 60_000;
+    await f.auth.sweep();
+    expect(f.sessions.size).toBe(0);
+    expect(f.proofs.size).toBe(0);
+    expect(f.users.size).toBe(wallets.length);
+    // The drops were compacted out of the store.
+    expect(f.compactions.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  test("the sweep compacts the store after 1,000 drops, or 10 minutes after the first drop, not on every sweep", async () => {
+    const f = fakes();
+    const add = (n: number) => {
+      for (let i = 0; i < n; i++)
+        f.proofs.set(`p${f.proofs.size}_${f.clock.ms}`, { _id: `p${f.proofs.size}_${f.clock.ms}`, staleAt: SEC0 - 1 });
+    };
+    add(10);
+    expect(await f.auth.sweep()).toBe(10);
+    expect(f.compactions).toEqual([]);
+    f.clock.ms += 5 * 60_000;
+    expect(await f.auth.sweep()).toBe(0);
+    expect(f.compactions).toEqual([]);
+    f.clock.ms += 5 * 60_000;
+    await f.auth.sweep();
+    expect(f.compactions).toEqual([f.clock.ms]);
+    // Nothing dropped since: no compaction, however long.
+    f.clock.ms += 60 * 60_000;
+    await f.auth.sweep();
+    expect(f.compactions.length).toBe(1);
+    add(1000);
+    expect(await f.auth.sweep()).toBe(1000);
+    expect(f.compactions.length).toBe(2);
   });
 });

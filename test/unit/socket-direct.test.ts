@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { Server, type Socket } from "socket.io";
 import { io as connect, type Socket as ClientSocket } from "socket.io-client";
 import { batchOf, encodedMessage, WebSocketDirectory, type Batch } from "../../gateway/socket-direct";
+import { RawSocketClient } from "../support/raw-socket";
 
 describe("WebSocketDirectory / ConnectionWriter", () => {
   let http: HttpServer;
@@ -151,4 +152,41 @@ describe("ConnectionWriter with permessage-deflate (ws compressing, so holding b
       await new Promise((r) => server.close(r));
     }
   });
+});
+
+describe("ConnectionWriter: a connection that stops reading is cut past maxUnsentBytes", () => {
+  test("direct writes to a client that does not read: cut once unsent bytes pass the limit, told once, nothing written after", async () => {
+    const http = createServer();
+    const cut: number[] = [];
+    const directory = new WebSocketDirectory({ maxUnsentBytes: 64 * 1024, onOverflow: (_conn, unsent) => void cut.push(unsent) });
+    const server = new Server(http, { path: "/ws", wsEngine: directory.wsEngine });
+    server.engine.on("connection", (conn: Socket["conn"]) => directory.track(conn));
+    const connected = new Promise<Socket>((r) => server.on("connection", r));
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    const raw = await RawSocketClient.open((http.address() as AddressInfo).port);
+    try {
+      const socket = await connected;
+      const writer = directory.writerOf(socket.conn);
+      raw.stopReading();
+      const [packet] = server.encoder.encode({ type: 2, nsp: "/", data: ["message", { big: "z".repeat(16 * 1024) }] }) as string[];
+      const batch = batchOf([encodedMessage(packet)]);
+      let writes = 0;
+      // The kernel takes a few MiB first; the writer counts only what it still holds.
+      while (!writer.overflowed && writes < 10_000) {
+        expect(writer.write(batch)).toBe("websocket");
+        writes++;
+        if (writes % 16 === 0) await new Promise((r) => setImmediate(r));
+      }
+      expect(writer.overflowed).toBe(true);
+      expect(cut).toHaveLength(1);
+      expect(cut[0]).toBeGreaterThan(64 * 1024);
+      expect(writer.write(batch)).toBeNull();
+      const reason = await new Promise<string>((r) => socket.once("disconnect", r));
+      expect(["transport close", "forced close", "transport error"]).toContain(reason);
+      expect(cut).toHaveLength(1);
+    } finally {
+      raw.close();
+      await new Promise((r) => server.close(r));
+    }
+  }, 60_000);
 });
