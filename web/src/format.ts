@@ -78,3 +78,24 @@ export function friendlyAddress(raw: string, testnet: boolean): string {
 export function shortAddress(a: string): string {
   return a.length > 12 ? `${a.slice(0, 4)}…${a.slice(-4)}` : a;
 }
+
+/** A day without the time: "31 Dec" (the viewer's locale); the year only when it is not this one. */
+export function day(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const year = d.getFullYear() !== new Date().getFullYear() ? { year: "numeric" as const } : {};
+  return d.toLocaleDateString(undefined, { month: "short", day: "numeric", ...year });
+}
+
+/** Time left until `iso` from `now`: "2 d 4 h", "3 h 12 min", "4 min 05 s", "12 s"; "0 s" once passed. */
+export function timeLeft(iso: string, now: number): string {
+  const s = Math.max(0, Math.floor((new Date(iso).getTime() - now) / 1000));
+  if (Number.isNaN(s)) return "–";
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d > 0) return `${d} d ${h} h`;
+  if (h > 0) return `${h} h ${m} min`;
+  if (m > 0) return `${m} min ${String(s % 60).padStart(2, "0")} s`;
+  return `${s} s`;
+}

@@ -74,7 +74,18 @@ function orderText(o: PlacedOrder): string {
   return `Order open: ${what}, resting on the book.`;
 }
 
-export function Ticket({ market, preset, onDone }: { market: MarketItem; preset: TicketPreset | null; onDone: () => void }) {
+export function Ticket({
+  market,
+  preset,
+  onDone,
+  paused = null,
+}: {
+  market: MarketItem;
+  preset: TicketPreset | null;
+  onDone: () => void;
+  /** Why the market's trading mode takes no new orders from this ticket (then it is disabled). */
+  paused?: string | null;
+}) {
   const [f, setF] = useState<Form>({
     mode: "MARKET",
     side: "BUY",
@@ -148,147 +159,157 @@ export function Ticket({ market, preset, onDone }: { market: MarketItem; preset:
     onDone();
   });
 
-  const open = market.status === "open";
+  const open = market.status === "open" && !paused;
   const id = (k: string) => `ticket-${k}`;
   return (
     <form
       class="ticket"
       aria-label="Order ticket"
+      aria-describedby={paused ? id("paused") : undefined}
       onSubmit={(e) => {
         e.preventDefault();
+        if (!open) return;
         if (review) confirm();
         else prepare();
       }}
     >
-      <Toggle label="Order type" options={MODES} value={f.mode} onChange={(mode) => edit({ mode })} labels={MODE_LABELS} />
-      <p class="muted small">
-        {f.mode === "MARKET" && "Fills now at the best total price across the order book and the AMM."}
-        {f.mode === "AMM" && "Fills now against the market's automated market maker only."}
-        {f.mode === "LIMIT" && "Trades only at your price or better."}
-      </p>
-      <div class="row">
-        <Toggle
-          label="Side"
-          options={["BUY", "SELL"] as const}
-          value={f.side}
-          onChange={(side) => edit({ side })}
-          labels={{ BUY: "Buy", SELL: "Sell" }}
-        />
-        <Toggle label="Outcome" options={["YES", "NO"] as const} value={f.outcome} onChange={(outcome) => edit({ outcome })} />
-      </div>
-      <div class="field">
-        <label for={id("qty")}>Shares</label>
-        <input
-          id={id("qty")}
-          inputMode="decimal"
-          autoComplete="off"
-          value={f.quantity}
-          onInput={(e) => edit({ quantity: e.currentTarget.value })}
-          aria-describedby={id("qty-help")}
-        />
-        <span id={id("qty-help")} class="muted small">
-          Each winning share pays 1 USDT.
-        </span>
-      </div>
-      {f.mode === "LIMIT" && (
-        <>
-          <div class="field">
-            <label for={id("price")}>Limit price (USDT per share)</label>
-            <input
-              id={id("price")}
-              inputMode="decimal"
-              autoComplete="off"
-              value={f.price}
-              onInput={(e) => edit({ price: e.currentTarget.value })}
-              aria-describedby={id("price-help")}
-            />
-            <span id={id("price-help")} class="muted small">
-              0.01 to 0.99 in steps of 0.01.
-            </span>
-          </div>
-          <fieldset class="options">
-            <legend>Options</legend>
+      {paused && (
+        <p class="paused" id={id("paused")} role="status" data-testid="ticket-paused">
+          {paused}
+        </p>
+      )}
+      <fieldset class="plain" disabled={!!paused}>
+        <Toggle label="Order type" options={MODES} value={f.mode} onChange={(mode) => edit({ mode })} labels={MODE_LABELS} />
+        <p class="muted small">
+          {f.mode === "MARKET" && "Fills now at the best total price across the order book and the AMM."}
+          {f.mode === "AMM" && "Fills now against the market's automated market maker only."}
+          {f.mode === "LIMIT" && "Trades only at your price or better."}
+        </p>
+        <div class="row">
+          <Toggle
+            label="Side"
+            options={["BUY", "SELL"] as const}
+            value={f.side}
+            onChange={(side) => edit({ side })}
+            labels={{ BUY: "Buy", SELL: "Sell" }}
+          />
+          <Toggle label="Outcome" options={["YES", "NO"] as const} value={f.outcome} onChange={(outcome) => edit({ outcome })} />
+        </div>
+        <div class="field">
+          <label for={id("qty")}>Shares</label>
+          <input
+            id={id("qty")}
+            inputMode="decimal"
+            autoComplete="off"
+            value={f.quantity}
+            onInput={(e) => edit({ quantity: e.currentTarget.value })}
+            aria-describedby={id("qty-help")}
+          />
+          <span id={id("qty-help")} class="muted small">
+            Each winning share pays 1 USDT.
+          </span>
+        </div>
+        {f.mode === "LIMIT" && (
+          <>
             <div class="field">
-              <label for={id("tif")}>Time in force</label>
-              <select
-                id={id("tif")}
-                value={f.orderType}
-                onChange={(e) => edit({ orderType: e.currentTarget.value as OrderType })}
-                aria-describedby={id("tif-help")}
-              >
-                {LIMIT_TYPES.map((t) => (
-                  <option key={t.value} value={t.value}>
-                    {t.label}
-                  </option>
-                ))}
-              </select>
-              <span id={id("tif-help")} class="muted small">
-                {LIMIT_TYPES.find((t) => t.value === f.orderType)?.help}
+              <label for={id("price")}>Limit price (USDT per share)</label>
+              <input
+                id={id("price")}
+                inputMode="decimal"
+                autoComplete="off"
+                value={f.price}
+                onInput={(e) => edit({ price: e.currentTarget.value })}
+                aria-describedby={id("price-help")}
+              />
+              <span id={id("price-help")} class="muted small">
+                0.01 to 0.99 in steps of 0.01.
               </span>
             </div>
-          </fieldset>
-        </>
-      )}
-      <ErrorText error={inputError ? { text: inputError } : prepareState.error} />
-      {review && (
-        <div class="review" role="region" aria-label="Review" data-testid="review">
-          {review.kind === "quote" ? (
-            <dl>
-              <dt>Quote</dt>
-              <dd>
-                {f.side} {shares(review.quantity)} {f.outcome}
-              </dd>
-              <dt>Average price</dt>
-              <dd data-testid="quote-price">{review.quote.estimatedPrice}</dd>
-              <dt>{f.side === "BUY" ? "Cost" : "Proceeds"}</dt>
-              <dd>{usdt(review.quote.estimatedCost)} USDT</dd>
-              <dt>Fee</dt>
-              <dd>{usdt(review.quote.fee)} USDT</dd>
-              <dt>Venue</dt>
-              <dd data-testid="quote-venue">{review.quote.source}</dd>
-            </dl>
-          ) : (
-            <dl>
-              <dt>Order</dt>
-              <dd>
-                {review.body.orderType} {review.body.side} {shares(String(review.body.quantity))} {review.body.outcome} at {f.price.trim()}
-              </dd>
-              <dt>{review.body.side === "BUY" ? "Locks" : "Offers"}</dt>
-              <dd>
-                {review.body.side === "BUY"
-                  ? `${usdt(review.locks)} USDT, plus the taker fee if it fills at once`
-                  : `${shares(String(review.body.quantity))} ${review.body.outcome} shares`}
-              </dd>
-            </dl>
-          )}
-          <p class="muted small">Quotes are estimates of this moment; the trade fills at the prices when it reaches the exchange.</p>
-        </div>
-      )}
-      <ErrorText error={confirmState.error} />
-      <Done text={result} testid="ticket-result" />
-      <div class="actions">
-        {review ? (
-          <>
-            <button type="submit" class="primary" disabled={confirmState.pending || !open}>
-              {confirmState.pending ? "Sending…" : `Confirm ${f.side === "BUY" ? "buy" : "sell"}`}
-            </button>
-            <button
-              type="button"
-              onClick={() => {
-                setReview(null);
-                clearPrepare();
-              }}
-            >
-              Change
-            </button>
+            <fieldset class="options">
+              <legend>Options</legend>
+              <div class="field">
+                <label for={id("tif")}>Time in force</label>
+                <select
+                  id={id("tif")}
+                  value={f.orderType}
+                  onChange={(e) => edit({ orderType: e.currentTarget.value as OrderType })}
+                  aria-describedby={id("tif-help")}
+                >
+                  {LIMIT_TYPES.map((t) => (
+                    <option key={t.value} value={t.value}>
+                      {t.label}
+                    </option>
+                  ))}
+                </select>
+                <span id={id("tif-help")} class="muted small">
+                  {LIMIT_TYPES.find((t) => t.value === f.orderType)?.help}
+                </span>
+              </div>
+            </fieldset>
           </>
-        ) : (
-          <button type="submit" class="primary" disabled={prepareState.pending || !open}>
-            {prepareState.pending ? "Getting a quote…" : f.mode === "LIMIT" ? "Review order" : "Get quote"}
-          </button>
         )}
-      </div>
-      {!open && <p class="muted">This market is {market.status}: no new orders.</p>}
+        <ErrorText error={inputError ? { text: inputError } : prepareState.error} />
+        {review && (
+          <div class="review" role="region" aria-label="Review" data-testid="review">
+            {review.kind === "quote" ? (
+              <dl>
+                <dt>Quote</dt>
+                <dd>
+                  {f.side} {shares(review.quantity)} {f.outcome}
+                </dd>
+                <dt>Average price</dt>
+                <dd data-testid="quote-price">{review.quote.estimatedPrice}</dd>
+                <dt>{f.side === "BUY" ? "Cost" : "Proceeds"}</dt>
+                <dd>{usdt(review.quote.estimatedCost)} USDT</dd>
+                <dt>Fee</dt>
+                <dd>{usdt(review.quote.fee)} USDT</dd>
+                <dt>Venue</dt>
+                <dd data-testid="quote-venue">{review.quote.source}</dd>
+              </dl>
+            ) : (
+              <dl>
+                <dt>Order</dt>
+                <dd>
+                  {review.body.orderType} {review.body.side} {shares(String(review.body.quantity))} {review.body.outcome} at{" "}
+                  {f.price.trim()}
+                </dd>
+                <dt>{review.body.side === "BUY" ? "Locks" : "Offers"}</dt>
+                <dd>
+                  {review.body.side === "BUY"
+                    ? `${usdt(review.locks)} USDT, plus the taker fee if it fills at once`
+                    : `${shares(String(review.body.quantity))} ${review.body.outcome} shares`}
+                </dd>
+              </dl>
+            )}
+            <p class="muted small">Quotes are estimates of this moment; the trade fills at the prices when it reaches the exchange.</p>
+          </div>
+        )}
+        <ErrorText error={confirmState.error} />
+        <Done text={result} testid="ticket-result" />
+        <div class="actions">
+          {review ? (
+            <>
+              <button type="submit" class="primary" disabled={confirmState.pending || !open}>
+                {confirmState.pending ? "Sending…" : `Confirm ${f.side === "BUY" ? "buy" : "sell"}`}
+              </button>
+              <button
+                type="button"
+                onClick={() => {
+                  setReview(null);
+                  clearPrepare();
+                }}
+              >
+                Change
+              </button>
+            </>
+          ) : (
+            <button type="submit" class="primary" disabled={prepareState.pending || !open}>
+              {prepareState.pending ? "Getting a quote…" : f.mode === "LIMIT" ? "Review order" : "Get quote"}
+            </button>
+          )}
+        </div>
+      </fieldset>
+      {market.status !== "open" && <p class="muted">This market is {market.status}: no new orders.</p>}
     </form>
   );
 }

@@ -5,6 +5,7 @@ import type { MarketPrices } from "@pmx/client/socket";
 import { client } from "../api";
 import { price, when } from "../format";
 import { socket } from "../live";
+import { closesLabel } from "../components/lifecycle";
 import { navigate, pathFor } from "../router";
 import { ErrorText, Loading, Pager, Toggle, useLoad } from "../ui";
 
@@ -126,6 +127,7 @@ export function MarketRow({ m, live }: { m: MarketItem; live?: Partial<MarketPri
       <p class="meta">
         <span class={`status ${m.status}`}>{m.status === "resolved" ? `Resolved ${m.result}` : m.status}</span>
         <span>Volume {m.volume} USDT</span>
+        {closesLabel(m) && <span data-testid="market-closes">{closesLabel(m)}</span>}
       </p>
       <p class="prices">
         <span class="yes">YES {price(yes)}</span>

@@ -1,6 +1,8 @@
 /**
  * One market: live YES/NO prices (market channel), the order-book ladder (book channel), the
- * price chart, the order ticket, the user's open orders here, and redemption once resolved.
+ * price chart, the order ticket, the user's open orders here, redemption once resolved, and how
+ * the market ends (rules, close time, a proposed result and its disputes, trading pauses), kept
+ * current by the market channel's lifecycle messages.
  */
 import type { ComponentType } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
@@ -13,6 +15,15 @@ import { pathFor } from "../router";
 import { SignInPanel } from "../signin";
 import { useStore } from "../store";
 import { Ladder, useBook } from "../components/ladder";
+import {
+  ModeBanner,
+  modeRefusal,
+  ResolutionSection,
+  RulesSection,
+  useLifecycle,
+  useRefreshWhileVisible,
+  type MarketLifecycle,
+} from "../components/lifecycle";
 import { Ticket, type TicketPreset } from "../components/ticket";
 import { Done, ErrorText, Loading, Section, Toggle, useAction, useLoad } from "../ui";
 import { useLivePrices } from "./events";
@@ -49,6 +60,8 @@ function useThrottledPulse(delayMs: number, gapMs: number): [number, () => void]
 }
 
 let markedInteractive = false;
+/** How often an open market page refetches the market (a trading mode change has no socket message). */
+const MODE_REFRESH_MS = 10_000;
 
 function Prices({ m, live, onPick }: { m: MarketItem; live?: Partial<MarketPrices>; onPick: (p: TicketPreset) => void }) {
   const pick = (k: "buyYesPrice" | "sellYesPrice" | "buyNoPrice" | "sellNoPrice") => (live?.[k] !== undefined ? live[k] : m[k]) ?? null;
@@ -174,7 +187,15 @@ function Redeem({ market, refresh }: { market: MarketItem; refresh: number }) {
           </button>
         </>
       ) : (
-        !result && <p class="muted">{mine.length ? "Nothing left to redeem here." : "You hold no shares of this market."}</p>
+        !result && (
+          <p class={split ? undefined : "muted"} data-testid="redeem-state">
+            {split
+              ? "The market resolved SPLIT: each YES and each NO share pays 0.50 USDT, credited to holders' balances by the exchange."
+              : mine.length
+                ? "Nothing left to redeem here."
+                : "You hold no shares of this market."}
+          </p>
+        )
       )}
       <ErrorText error={state.error} />
       <Done text={result} testid="redeem-result" />
@@ -186,7 +207,24 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
   const marketId = params.id;
   const session = useStore(session$);
   const userPulse = portfolioPulse.use();
-  const { data: market, error, loading } = useLoad<MarketItem>(() => client.markets.get(marketId), [marketId, userPulse]);
+  const { data: loaded, error, loading, reload } = useLoad<MarketItem>(() => client.markets.get(marketId), [marketId, userPulse]);
+  // A lifecycle message shows at once; the market is refetched behind it (the result, amended or not).
+  const [life, setLife] = useState<MarketLifecycle | null>(null);
+  useEffect(() => setLife(null), [loaded]);
+  useLifecycle(marketId, (l) => {
+    setLife(l);
+    reload();
+  });
+  useRefreshWhileVisible(reload, MODE_REFRESH_MS);
+  const market: MarketItem | null = loaded && {
+    ...loaded,
+    ...(life && { status: life.status, resolution: life.resolution, ...(life.tradingMode && { tradingMode: life.tradingMode }) }),
+  };
+  const { data: positions } = useLoad<Position[] | null>(
+    () => (session ? client.portfolio.positions() : Promise.resolve(null)),
+    [marketId, userPulse, session],
+  );
+  const holder = !!positions?.some((p) => p.marketId === marketId && BigInt(p.quantity) > 0n);
   const [chartRefresh, moved] = useThrottledPulse(600, 2500);
   const live = useLivePrices(market ? [market] : null);
   const [view, setView] = useState<Outcome>("YES");
@@ -222,11 +260,16 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
         <span class={`status ${market.status}`} data-testid="market-status">
           {market.status === "resolved" ? `Resolved ${market.result}` : market.status}
         </span>
+        {market.status !== "resolved" && market.resolution && !market.resolution.finalizedAt && (
+          <span data-testid="proposal-badge">{market.resolution.proposedResult} proposed</span>
+        )}
         <span>Volume {market.volume} USDT</span>
       </p>
+      <ModeBanner mode={market.tradingMode} />
       <div class="market-layout">
         <div class="col">
           <Prices m={market} live={live[marketId]} onPick={setPreset} />
+          <ResolutionSection market={market} holder={holder} />
           <Section title="Price" id="chart">
             <LazyChart marketId={marketId} outcome="YES" refresh={chartRefresh} />
           </Section>
@@ -237,6 +280,7 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
           >
             <Ladder book={book} outcome={view} onPick={(p) => setPreset({ price: p, outcome: view, mode: "LIMIT", nonce: Date.now() })} />
           </Section>
+          <RulesSection market={market} />
         </div>
         <div class="col">
           {market.status === "resolved" && session && <Redeem market={market} refresh={userPulse} />}
@@ -244,7 +288,7 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
             <>
               {market.status === "open" ? (
                 <Section title="Trade" id="trade">
-                  <Ticket market={market} preset={preset} onDone={() => portfolioPulse.fire()} />
+                  <Ticket market={market} preset={preset} onDone={() => portfolioPulse.fire()} paused={modeRefusal(market.tradingMode)} />
                 </Section>
               ) : (
                 <p class="card" role="status">
