@@ -168,11 +168,11 @@ export function gatewayRoutes(p: GatewayRoutePorts) {
               await showReadBudget(ctx, route, req, res);
               checkOperatorKey(req.headers["x-admin-key"], p.adminKey as string);
               ctx.meta.admin = true;
-              adminNote(req.headers["x-admin-note"]);
-            },
-            // Every operator action that changes something is journaled before it is answered
-            // (one hook: a new operator route is audited without code of its own).
-            async onAfterCall(ctx: Ctx, route: unknown, req: Req, res: ServerResponse, data: unknown) {
+              const note = adminNote(req.headers["x-admin-note"]);
+              // Every operator request that may change something is journaled before it runs (one
+              // hook: a new operator route is audited without code of its own). Written first, a
+              // record that cannot be written (a full disk) refuses the request before anything
+              // changed; a request the service then refuses stays in the log as asked.
               const action = req.$alias?.action as RoutedAction | undefined;
               if (req.method !== "GET" && action && action in ROUTES) {
                 await p.audit(ctx, {
@@ -180,10 +180,9 @@ export function gatewayRoutes(p: GatewayRoutePorts) {
                   method: req.method ?? "",
                   path: (req.originalUrl ?? req.url ?? "").split("?")[0],
                   params: { ...(req.$params ?? {}) },
-                  note: adminNote(req.headers["x-admin-note"]),
+                  note,
                 });
               }
-              return common.onAfterCall(ctx, route, req, res, data);
             },
           },
         ]

@@ -214,8 +214,9 @@ describe("trading modes and the audit log over HTTP", () => {
     expect(items[2]).toMatchObject({ params: { id: other, mode: "post_only", reason: "market post-only" }, note: null });
     expect(items[0].seq).toBeGreaterThan(items[1].seq);
     const total = first.body.pagination.total as number;
-    // Every action of this file so far: the event and 3 x 2 market modes (a refused one is not audited), 6 more, the close.
-    expect(total).toBe(1 + 6 + 6 + 1);
+    // Every operator request of this file so far, journaled before it ran: the event, 3 x 2 market
+    // modes, the one the service refused (it stays in the log as asked), 6 more, the close.
+    expect(total).toBe(1 + 6 + 1 + 6 + 1);
     const all = (await admin("GET", `/admin/audit?pageSize=100`)).body.data as typeof items;
     expect(all.length).toBe(total);
     expect(all[all.length - 1]).toMatchObject({ action: "adminCreateEvent", note: "launch" });

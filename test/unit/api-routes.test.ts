@@ -185,12 +185,23 @@ describe("gateway routes", () => {
     });
   });
 
-  test("every operator action that changes something is journaled before its answer, with its parameters and X-Admin-Note; reads are not; an over-long note is refused before the action", async () => {
+  test("every operator request that may change something is journaled before it runs, with its parameters and X-Admin-Note; reads are not; an over-long note is refused before the action", async () => {
     const w = world();
     const admin = w.route("admin");
+    const hook = admin.onBeforeCall as (ctx: unknown, route: unknown, req: unknown, res: unknown) => Promise<unknown>;
     const after = admin.onAfterCall as (ctx: unknown, route: unknown, req: unknown, res: unknown, data: unknown) => Promise<unknown>;
-    const call = (method: string, action: string, url: string, params: Record<string, unknown>, headers: Record<string, string> = {}) =>
-      after({ requestID: "req-1", meta: {} }, null, { method, url, headers, $alias: { action }, $params: params }, res().res, { ok: 1 });
+    const call = async (
+      method: string,
+      action: string,
+      url: string,
+      params: Record<string, unknown>,
+      headers: Record<string, string> = {},
+    ) => {
+      const req = { ...request({ "x-admin-key": "operator-key", ...headers }, action), method, url, $params: params };
+      const ctx = { requestID: "req-1", meta: {} };
+      await hook(ctx, null, req, res().res);
+      return after(ctx, null, req, res().res, { ok: 1 });
+    };
 
     const answer = await call(
       "POST",
