@@ -1,4 +1,4 @@
-import { Errors, type Service } from "moleculer";
+import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
 import {
   type Answer,
@@ -16,6 +16,7 @@ import { throwWire } from "../gateway/faults";
 import { currentUser, type AppContext } from "../mixins/context";
 import { withIdempotency } from "../mixins/idempotency.middleware";
 import { marketOwner, refreshOwners } from "../mixins/market-routing.middleware";
+import { nullWhenAbsent } from "../mixins/optional-service";
 import type { MarketActor } from "../trading/market-actor";
 import type { MarketRegistry } from "../trading/market-registry";
 import type { OrderDesk } from "../trading/order-desk";
@@ -256,11 +257,7 @@ const BookService = defineService<BookThis>({
       engines: { ownerOf: (marketId) => marketOwner(broker, marketId), refresh: () => refreshOwners(broker) },
       market: (marketId) => call(broker, "catalog.getMarketInternal", { marketId }),
       // A catalog without exchange-wide modes (an older node in a rolling upgrade) leaves them as they are.
-      exchangeMode: () =>
-        call(broker, "catalog.exchangeMode").catch((err: unknown) => {
-          if (err instanceof Errors.ServiceNotFoundError) return null;
-          throw err;
-        }),
+      exchangeMode: () => nullWhenAbsent(call(broker, "catalog.exchangeMode")),
       reopenUntil: cfg.reopenPostOnlyMs > 0 ? Date.now() + cfg.reopenPostOnlyMs : 0,
       ledger: {
         acquire: (marketId, node) => call(broker, "ledger.acquireMarket", { marketId, node }),

@@ -1,4 +1,4 @@
-import { Errors, type Service } from "moleculer";
+import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
 import {
   type ActionResult,
@@ -30,6 +30,7 @@ import type { CatalogCollections, FailResolutionParams, MarketOpenedEvent, Marke
 import type { MarketView } from "../catalog/views";
 import { marketSetting, type TradingModes } from "../catalog/trading-mode";
 import { engineNodes } from "../mixins/market-routing.middleware";
+import { nullWhenAbsent } from "../mixins/optional-service";
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
 export const MARKET_CACHE_TTL_SEC = 5;
@@ -248,9 +249,7 @@ const CatalogService = defineService<CatalogThis>({
         await out.changed(m._id);
         out.lifecycle(lifecycleOf(m));
         const s = marketSetting(m);
-        await call(ctx, "book.setTradingMode", { marketId: m._id, mode: s.mode, reason: s.reason }).catch((err: unknown) => {
-          if (!(err instanceof Errors.ServiceNotFoundError)) throw err;
-        });
+        await nullWhenAbsent(call(ctx, "book.setTradingMode", { marketId: m._id, mode: s.mode, reason: s.reason }));
         return renderMarket(m);
       },
     },
@@ -337,10 +336,7 @@ const CatalogService = defineService<CatalogThis>({
       const registry = this.broker.registry as unknown as { hasService(fullName: string): boolean };
       return async (marketIds) => {
         if (!registry.hasService("router")) return null;
-        return call(ctx, "router.livePrices", { marketIds }, { timeout: LIVE_PRICES_TIMEOUT_MS }).catch((err: unknown) => {
-          if (err instanceof Errors.ServiceNotFoundError) return null;
-          throw err;
-        });
+        return nullWhenAbsent(call(ctx, "router.livePrices", { marketIds }, { timeout: LIVE_PRICES_TIMEOUT_MS }));
       };
     },
 
