@@ -20,7 +20,7 @@ import { currentUser, type AppContext } from "../mixins/context";
 import { page } from "../lib/paging";
 import type { MarketCommand } from "../catalog/lifecycle";
 import { renderInternal, renderMarket } from "../catalog/views";
-import { CatalogRefusal, lifecycleOf, resolutionView, type Catalog, type CatalogOut } from "../catalog/catalog";
+import { CatalogRefusal, resolutionView, type Catalog, type CatalogOut } from "../catalog/catalog";
 import type { ResolutionProcess } from "../catalog/process";
 import { catalogOut } from "../catalog/out";
 import type { MarketClock } from "../catalog/clock";
@@ -28,7 +28,7 @@ import { catalogCores } from "../catalog/cores";
 import type { CatalogReads, QuoteSource } from "../catalog/reads";
 import type { CatalogCollections, FailResolutionParams, MarketOpenedEvent, MarketTradeEvent } from "../models/catalog";
 import type { MarketView } from "../catalog/views";
-import { marketSetting, type TradingModes } from "../catalog/trading-mode";
+import type { TradingModes } from "../catalog/trading-mode";
 import { engineNodes } from "../mixins/market-routing.middleware";
 import { nullWhenAbsent } from "../mixins/optional-service";
 
@@ -244,12 +244,10 @@ const CatalogService = defineService<CatalogThis>({
         this: CatalogThis,
         ctx: AppContext<HandlerParams<"catalog.setTradingMode">>,
       ): Promise<ActionResult<"catalog.setTradingMode">> {
-        const m = await this.modes.setMarket(ctx.params.id, ctx.params.mode, ctx.params.reason);
-        const out = this.out(ctx);
-        await out.changed(m._id);
-        out.lifecycle(lifecycleOf(m));
-        const s = marketSetting(m);
-        await nullWhenAbsent(call(ctx, "book.setTradingMode", { marketId: m._id, mode: s.mode, reason: s.reason }));
+        const { id, mode, reason } = ctx.params;
+        const m = await this.modes.changeMarket(id, mode, reason, this.out(ctx), (marketId, s) =>
+          nullWhenAbsent(call(ctx, "book.setTradingMode", { marketId, mode: s.mode, reason: s.reason })),
+        );
         return renderMarket(m);
       },
     },
@@ -261,10 +259,9 @@ const CatalogService = defineService<CatalogThis>({
         this: CatalogThis,
         ctx: AppContext<HandlerParams<"catalog.setExchangeTradingMode">>,
       ): Promise<ActionResult<"catalog.setExchangeTradingMode">> {
-        const v = await this.modes.setExchange(ctx.params.mode, ctx.params.reason);
-        const { mode, reason } = v;
-        await Promise.all(engineNodes(this.broker).map((nodeID) => call(ctx, "book.exchangeModeChanged", { mode, reason }, { nodeID })));
-        return v;
+        return this.modes.changeExchange(ctx.params.mode, ctx.params.reason, ({ mode, reason }) =>
+          Promise.all(engineNodes(this.broker).map((nodeID) => call(ctx, "book.exchangeModeChanged", { mode, reason }, { nodeID }))),
+        );
       },
     },
 
