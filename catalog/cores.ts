@@ -7,7 +7,8 @@ import type { Stores } from "../lib/store";
 import type { CatalogCollections } from "../models/catalog";
 import { Catalog, type CatalogOut } from "./catalog";
 import { MarketClock } from "./clock";
-import { ResolutionProcess, type ProcessPorts } from "./process";
+import { ResolutionProcess } from "./process";
+import { holdsShares } from "./resolution";
 import { CatalogReads } from "./reads";
 import { EXCHANGE_MODE_ID, TradingModes } from "./trading-mode";
 import { catalogReadPorts, catalogStorePorts } from "./store";
@@ -16,7 +17,8 @@ export interface CatalogDeps {
   stores: () => Stores<CatalogCollections>;
   newId(prefix: string): string;
   nodeID: string;
-  holds: ProcessPorts["holds"];
+  /** The user's positions in the ledger (a dispute is a holder's). */
+  positions(userId: string): Promise<ReadonlyArray<{ marketId: string; quantity: number }>>;
   /** RESOLUTION_DISPUTE_WINDOW_MS and RESOLUTION_CLOCK_MS. */
   windowMs: number;
   clockMs: number;
@@ -29,7 +31,13 @@ export interface CatalogDeps {
 export function catalogCores(d: CatalogDeps) {
   const { now, log } = d;
   const catalog = new Catalog({ ...catalogStorePorts(d.stores), newId: d.newId, nodeID: d.nodeID, now, log });
-  const process = new ResolutionProcess(catalog, { ...catalogStorePorts(d.stores), holds: d.holds, windowMs: d.windowMs, now, log });
+  const process = new ResolutionProcess(catalog, {
+    ...catalogStorePorts(d.stores),
+    holds: async (userId, marketId) => holdsShares(await d.positions(userId), marketId),
+    windowMs: d.windowMs,
+    now,
+    log,
+  });
   const reads = new CatalogReads({ ...catalogReadPorts(d.stores), now, log });
   const clock = new MarketClock(() => process.runDeadlines(d.clockOut), d.clockMs, log.warn);
   const modes = new TradingModes({

@@ -19,8 +19,8 @@ import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import { page } from "../lib/paging";
 import type { MarketCommand } from "../catalog/lifecycle";
-import { renderInternal, renderMarket } from "../catalog/views";
-import { CatalogRefusal, resolutionView, type Catalog, type CatalogOut } from "../catalog/catalog";
+import { renderDispute, renderInternal, renderMarket } from "../catalog/views";
+import { CatalogRefusal, type Catalog, type CatalogOut } from "../catalog/catalog";
 import type { ResolutionProcess } from "../catalog/process";
 import { catalogOut } from "../catalog/out";
 import type { MarketClock } from "../catalog/clock";
@@ -230,7 +230,7 @@ const CatalogService = defineService<CatalogThis>({
         const { id, reason } = ctx.params;
         const m = await this.process.dispute(id, currentUser(ctx).id, reason, this.out(ctx));
         ctx.meta.$statusCode = 201;
-        return { marketId: id, reason, createdAt: m.updatedAt, resolution: resolutionView(m.resolution)! };
+        return renderDispute(m, reason);
       },
     },
 
@@ -350,9 +350,7 @@ const CatalogService = defineService<CatalogThis>({
         stores: () => this.stores,
         newId,
         nodeID: this.broker.nodeID,
-        // A dispute is a holder's: YES or NO shares of the market in the ledger.
-        holds: async (userId, marketId) =>
-          (await call(this.broker, "ledger.account", { account: userId })).positions.some((p) => p.marketId === marketId && p.quantity > 0),
+        positions: async (userId) => (await call(this.broker, "ledger.account", { account: userId })).positions,
         windowMs: cfg.resolutionDisputeWindowMs,
         clockMs: cfg.resolutionClockMs,
         clockOut: catalogOut(this.broker, (marketId) => this.dropMarketCache(marketId)),
