@@ -1,10 +1,11 @@
 /**
  * The catalog's cores made once per service: writes, the resolution process, reads, the market
- * clock and the trading modes, on the store's ports and the few facts the shell supplies (node, holders, config, where
- * the clock's own changes are announced).
+ * clock, the trading modes and the gathering of trade prints, on the store's ports and the few
+ * facts the shell supplies (node, positions, config, where the clock's own changes are announced).
  */
+import { WriteBatcher } from "../lib/serial";
 import type { Stores } from "../lib/store";
-import type { CatalogCollections } from "../models/catalog";
+import type { CatalogCollections, MarketTradeEvent } from "../models/catalog";
 import { Catalog, type CatalogOut } from "./catalog";
 import { MarketClock } from "./clock";
 import { ResolutionProcess } from "./process";
@@ -12,6 +13,9 @@ import { holdsShares } from "./resolution";
 import { CatalogReads } from "./reads";
 import { EXCHANGE_MODE_ID, TradingModes } from "./trading-mode";
 import { catalogReadPorts, catalogStorePorts } from "./store";
+
+/** Prints arriving within this long are one insert and one volume update per market. */
+export const PRINTS_GATHER_MS = 100;
 
 export interface CatalogDeps {
   stores: () => Stores<CatalogCollections>;
@@ -47,5 +51,7 @@ export function catalogCores(d: CatalogDeps) {
     setExchange: (doc) => d.stores().tradingModes.put(doc),
     now,
   });
-  return { catalog, process, reads, clock, modes };
+  // Trade prints are written in batches: one insert and one volume update per market and event.
+  const prints = new WriteBatcher<MarketTradeEvent>((trades) => catalog.recordTrades(trades), PRINTS_GATHER_MS);
+  return { catalog, process, reads, clock, modes, prints };
 }

@@ -12,7 +12,7 @@ import {
   routeAction,
 } from "../contract";
 import { configOf } from "../lib/config";
-import { WriteBatcher } from "../lib/serial";
+import type { WriteBatcher } from "../lib/serial";
 import { DomainError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
@@ -36,8 +36,6 @@ import { nullWhenAbsent } from "../mixins/optional-service";
 export const MARKET_CACHE_TTL_SEC = 5;
 /** A slow price source must not hold up catalog reads; prices then show as null. */
 const LIVE_PRICES_TIMEOUT_MS = 1_000;
-/** Prints arriving within this long are one insert and one volume update per market. */
-const PRINTS_GATHER_MS = 100;
 
 const STATUS_OF_REFUSAL: Record<CatalogRefusal["kind"], number> = { invalid: 400, forbidden: 403, not_found: 404, conflict: 409 };
 
@@ -359,7 +357,6 @@ const CatalogService = defineService<CatalogThis>({
       }),
     );
     this.pendingOpened = [];
-    this.prints = new WriteBatcher((trades) => this.catalog.recordTrades(trades), PRINTS_GATHER_MS);
   },
 
   async started() {
