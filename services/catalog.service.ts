@@ -1,43 +1,25 @@
 import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
-import {
-  type ActionResult,
-  type Answer,
-  type HandlerParams,
-  ID_PARAM,
-  ISO_DATE_PATTERN,
-  call,
-  emit,
-  internalAction,
-  routeAction,
-} from "../contract";
+import { type ActionResult, type HandlerParams, ID_PARAM, ISO_DATE_PATTERN, call, emit, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import type { WriteBatcher } from "../lib/serial";
-import { DomainError } from "../lib/errors";
-import { newId } from "../lib/ids";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import { page } from "../lib/paging";
-import type { MarketCommand } from "../catalog/lifecycle";
 import { renderDispute, renderInternal, renderMarket } from "../catalog/views";
-import { CatalogRefusal, type Catalog, type CatalogOut } from "../catalog/catalog";
+import type { Catalog, CatalogOut } from "../catalog/catalog";
 import type { ResolutionProcess } from "../catalog/process";
-import { catalogOut } from "../catalog/out";
 import type { MarketClock } from "../catalog/clock";
-import { catalogCores } from "../catalog/cores";
 import type { CatalogReads, QuoteSource } from "../catalog/reads";
 import type { CatalogCollections, FailResolutionParams, MarketOpenedEvent, MarketTradeEvent } from "../models/catalog";
 import type { MarketView } from "../catalog/views";
 import type { TradingModes } from "../catalog/trading-mode";
 import { engineNodes } from "../mixins/market-routing.middleware";
 import { nullWhenAbsent } from "../mixins/optional-service";
+import { catalogCoresOn, dropMarketCache, liveQuotes, requestOut, wireCatalogRefusal } from "../mixins/catalog-wiring";
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
 export const MARKET_CACHE_TTL_SEC = 5;
-/** A slow price source must not hold up catalog reads; prices then show as null. */
-const LIVE_PRICES_TIMEOUT_MS = 1_000;
-
-const STATUS_OF_REFUSAL: Record<CatalogRefusal["kind"], number> = { invalid: 400, forbidden: 403, not_found: 404, conflict: 409 };
 
 type CatalogThis = Service &
   DbState<CatalogCollections> & {
@@ -52,8 +34,6 @@ type CatalogThis = Service &
     prints: WriteBatcher<MarketTradeEvent>;
     out(ctx: AppContext<unknown>): CatalogOut;
     quotes(ctx: AppContext<unknown>): QuoteSource;
-    transition(ctx: AppContext<{ id: string }>, command: MarketCommand, opts?: { reason?: string; price?: string }): Promise<MarketView>;
-    dropMarketCache(marketId: string): Promise<void>;
     /** Trading modes (catalog/trading-mode.ts). */
     modes: TradingModes;
   };
@@ -71,15 +51,7 @@ const CatalogService = defineService<CatalogThis>({
     }),
   ],
 
-  hooks: {
-    // The core's refusals in the contract's envelope: 400 / 404 / 409 with their codes.
-    error: {
-      "*"(ctx: AppContext, err: unknown) {
-        if (!(err instanceof CatalogRefusal)) throw err;
-        throw new DomainError(err.message, STATUS_OF_REFUSAL[err.kind], err.code, err.fields ? { fields: err.fields } : undefined);
-      },
-    },
-  },
+  hooks: { error: { "*": (_ctx: AppContext, err: unknown) => wireCatalogRefusal(err) } },
 
   actions: {
     /** GET /events: published events, soonest `beginAt` first; `markets` is empty in lists. */
@@ -183,16 +155,16 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: stop trading (open -> closed). */
     closeMarket: {
       ...routeAction("catalog.closeMarket"),
-      handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.closeMarket">>): Answer<"catalog.closeMarket"> {
-        return this.transition(ctx, "close");
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.closeMarket">>): Promise<MarketView> {
+        return renderMarket(await this.catalog.transition(ctx.params.id, "close", this.out(ctx)));
       },
     },
 
     /** Operator: void the market (open|closed -> cancelled); it pays YES `price` and NO the rest from its own collateral. */
     cancelMarket: {
       ...routeAction("catalog.cancelMarket"),
-      handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.cancelMarket">>): Answer<"catalog.cancelMarket"> {
-        return this.transition(ctx, "cancel", { price: ctx.params.price });
+      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.cancelMarket">>): Promise<MarketView> {
+        return renderMarket(await this.catalog.transition(ctx.params.id, "cancel", this.out(ctx), { price: ctx.params.price }));
       },
     },
 
@@ -275,8 +247,9 @@ const CatalogService = defineService<CatalogThis>({
     failResolution: {
       auth: "admin",
       params: { id: ID_PARAM, reason: { type: "string", max: 500, optional: true }, $$strict: "remove" },
-      handler(this: CatalogThis, ctx: AppContext<FailResolutionParams>): Promise<MarketView> {
-        return this.transition(ctx, "failResolution", { reason: ctx.params.reason });
+      async handler(this: CatalogThis, ctx: AppContext<FailResolutionParams>): Promise<MarketView> {
+        const { id, reason } = ctx.params;
+        return renderMarket(await this.catalog.transition(id, "failResolution", this.out(ctx), { reason }));
       },
     },
   },
@@ -302,7 +275,7 @@ const CatalogService = defineService<CatalogThis>({
     "catalog.marketChanged": {
       params: { marketId: ID_PARAM },
       async handler(this: CatalogThis, ctx): Promise<void> {
-        await this.dropMarketCache(ctx.params.marketId);
+        await dropMarketCache(this.broker, ctx.params.marketId);
       },
     },
 
@@ -316,46 +289,18 @@ const CatalogService = defineService<CatalogThis>({
   },
 
   methods: {
-    /** A command's announcements travel with its request: caches dropped on every node, then the market events. */
     out(this: CatalogThis, ctx: AppContext<unknown>): CatalogOut {
-      return catalogOut(ctx, (marketId) => this.dropMarketCache(marketId));
+      return requestOut(ctx, this.broker);
     },
 
-    async transition(this: CatalogThis, ctx: AppContext<{ id: string }>, command: MarketCommand, opts = {}): Promise<MarketView> {
-      return renderMarket(await this.catalog.transition(ctx.params.id, command, this.out(ctx), opts));
-    },
-
-    /** `router.livePrices` in this request; null without a router (asking would log a warning on every read). */
     quotes(this: CatalogThis, ctx: AppContext<unknown>): QuoteSource {
-      // moleculer's typings omit hasService.
-      const registry = this.broker.registry as unknown as { hasService(fullName: string): boolean };
-      return async (marketIds) => {
-        if (!registry.hasService("router")) return null;
-        return nullWhenAbsent(call(ctx, "router.livePrices", { marketIds }, { timeout: LIVE_PRICES_TIMEOUT_MS }));
-      };
-    },
-
-    async dropMarketCache(this: CatalogThis, marketId: string): Promise<void> {
-      await this.broker.cacher?.del([`catalog.getMarket:${marketId}`, `catalog.getMarketInternal:${marketId}`]);
+      return liveQuotes(ctx, this.broker);
     },
   },
 
   created() {
-    const cfg = configOf(this.broker);
-    Object.assign(
-      this,
-      catalogCores({
-        stores: () => this.stores,
-        newId,
-        nodeID: this.broker.nodeID,
-        positions: async (userId) => (await call(this.broker, "ledger.account", { account: userId })).positions,
-        windowMs: cfg.resolutionDisputeWindowMs,
-        clockMs: cfg.resolutionClockMs,
-        clockOut: catalogOut(this.broker, (marketId) => this.dropMarketCache(marketId)),
-        now: Date.now,
-        log: { info: (m: string) => this.logger.info(m), warn: (m: string) => this.logger.warn(m) },
-      }),
-    );
+    const stores = () => this.stores;
+    Object.assign(this, catalogCoresOn(this.broker, stores, this.logger));
     this.pendingOpened = [];
   },
 
