@@ -8,7 +8,7 @@ import { CatalogRefusal, type CatalogOut } from "../catalog/catalog";
 import { catalogCores } from "../catalog/cores";
 import { catalogOut } from "../catalog/out";
 import type { QuoteSource } from "../catalog/reads";
-import { call } from "../contract";
+import { call, ID_PARAM, ISO_DATE_PATTERN } from "../contract";
 import { configOf } from "../lib/config";
 import { DomainError } from "../lib/errors";
 import { newId } from "../lib/ids";
@@ -21,6 +21,17 @@ import { nullWhenAbsent } from "./optional-service";
 const LIVE_PRICES_TIMEOUT_MS = 1_000;
 
 const STATUS_OF_REFUSAL: Record<CatalogRefusal["kind"], number> = { invalid: 400, forbidden: 403, not_found: 404, conflict: 409 };
+
+/** What a `market.trade` print must carry before the catalog records it. */
+export const MARKET_TRADE_PARAMS = {
+  marketId: ID_PARAM,
+  tradeId: { type: "string", min: 1, max: 128 },
+  outcome: { type: "enum", values: ["YES", "NO"] },
+  yesPrice: { type: "number", integer: true, min: 1, max: 99 },
+  quantity: { type: "number", integer: true, positive: true },
+  notional: { type: "number", integer: true, min: 0 },
+  at: { type: "string", max: 40, pattern: new RegExp(ISO_DATE_PATTERN) },
+};
 
 export function catalogCoresOn(broker: ServiceBroker, stores: () => Stores<CatalogCollections>, logger: LoggerInstance) {
   const cfg = configOf(broker);

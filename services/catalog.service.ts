@@ -1,6 +1,6 @@
 import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
-import { type ActionResult, type HandlerParams, ID_PARAM, ISO_DATE_PATTERN, call, emit, internalAction, routeAction } from "../contract";
+import { type ActionResult, type HandlerParams, ID_PARAM, call, emit, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import type { WriteBatcher } from "../lib/serial";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
@@ -16,7 +16,7 @@ import type { MarketView } from "../catalog/views";
 import type { TradingModes } from "../catalog/trading-mode";
 import { engineNodes } from "../mixins/market-routing.middleware";
 import { nullWhenAbsent } from "../mixins/optional-service";
-import { catalogCoresOn, dropMarketCache, liveQuotes, requestOut, wireCatalogRefusal } from "../mixins/catalog-wiring";
+import { MARKET_TRADE_PARAMS, catalogCoresOn, dropMarketCache, liveQuotes, requestOut, wireCatalogRefusal } from "../mixins/catalog-wiring";
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
 export const MARKET_CACHE_TTL_SEC = 5;
@@ -257,15 +257,7 @@ const CatalogService = defineService<CatalogThis>({
   events: {
     /** Trade prints for price history and volume; a replayed tradeId changes nothing. */
     "market.trade": {
-      params: {
-        marketId: ID_PARAM,
-        tradeId: { type: "string", min: 1, max: 128 },
-        outcome: { type: "enum", values: ["YES", "NO"] },
-        yesPrice: { type: "number", integer: true, min: 1, max: 99 },
-        quantity: { type: "number", integer: true, positive: true },
-        notional: { type: "number", integer: true, min: 0 },
-        at: { type: "string", max: 40, pattern: new RegExp(ISO_DATE_PATTERN) },
-      },
+      params: MARKET_TRADE_PARAMS,
       async handler(this: CatalogThis, ctx): Promise<void> {
         await this.prints.add(ctx.params);
       },
