@@ -1,6 +1,6 @@
 import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
-import { type ActionResult, type HandlerParams, ID_PARAM, call, emit, internalAction, routeAction } from "../contract";
+import { type ActionName, type ActionResult, type HandlerParams, ID_PARAM, call, emit, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import type { WriteBatcher } from "../lib/serial";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
@@ -20,6 +20,10 @@ import { MARKET_TRADE_PARAMS, catalogCoresOn, dropMarketCache, liveQuotes, reque
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
 export const MARKET_CACHE_TTL_SEC = 5;
+
+/** A handler's context and reply, typed from the contract. */
+type Ctx<A extends ActionName> = AppContext<HandlerParams<A>>;
+type Reply<A extends ActionName> = Promise<ActionResult<A>>;
 
 type CatalogThis = Service &
   DbState<CatalogCollections> & {
@@ -57,7 +61,7 @@ const CatalogService = defineService<CatalogThis>({
     /** GET /events: published events, soonest `beginAt` first; `markets` is empty in lists. */
     listEvents: {
       ...routeAction("catalog.listEvents"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.listEvents">>): Promise<ActionResult<"catalog.listEvents">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.listEvents">): Reply<"catalog.listEvents"> {
         const { items, total } = await this.reads.listEvents(ctx.params);
         return page(items, total, ctx.params.page, ctx.params.pageSize);
       },
@@ -66,10 +70,7 @@ const CatalogService = defineService<CatalogThis>({
     /** GET /events/search: published events matching every word of `q`, best match first. */
     searchEvents: {
       ...routeAction("catalog.searchEvents"),
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.searchEvents">>,
-      ): Promise<ActionResult<"catalog.searchEvents">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.searchEvents">): Reply<"catalog.searchEvents"> {
         const { items, total } = await this.reads.searchEvents(ctx.params);
         return page(items, total, ctx.params.page, ctx.params.pageSize);
       },
@@ -78,7 +79,7 @@ const CatalogService = defineService<CatalogThis>({
     /** GET /events/:id: the event (published or not) with its markets and their live prices. */
     getEvent: {
       ...routeAction("catalog.getEvent"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.getEvent">>): Promise<ActionResult<"catalog.getEvent">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.getEvent">): Reply<"catalog.getEvent"> {
         return this.reads.eventView(await this.catalog.event(ctx.params.id), this.quotes(ctx));
       },
     },
@@ -87,7 +88,7 @@ const CatalogService = defineService<CatalogThis>({
     getMarket: {
       ...routeAction("catalog.getMarket"),
       cache: { keys: ["id"], ttl: MARKET_CACHE_TTL_SEC },
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.getMarket">>): Promise<ActionResult<"catalog.getMarket">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.getMarket">): Reply<"catalog.getMarket"> {
         return this.reads.marketView(await this.catalog.market(ctx.params.id), this.quotes(ctx));
       },
     },
@@ -95,10 +96,7 @@ const CatalogService = defineService<CatalogThis>({
     /** GET /markets/:marketId/price-history, built from recorded `market.trade` prints. */
     priceHistory: {
       ...routeAction("catalog.priceHistory"),
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.priceHistory">>,
-      ): Promise<ActionResult<"catalog.priceHistory">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.priceHistory">): Reply<"catalog.priceHistory"> {
         const { marketId, outcome, interval } = ctx.params;
         return this.reads.priceHistory(await this.catalog.market(marketId), outcome, interval);
       },
@@ -108,10 +106,7 @@ const CatalogService = defineService<CatalogThis>({
     getMarketInternal: {
       ...internalAction("catalog.getMarketInternal"),
       cache: { keys: ["marketId"], ttl: MARKET_CACHE_TTL_SEC },
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.getMarketInternal">>,
-      ): Promise<ActionResult<"catalog.getMarketInternal">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.getMarketInternal">): Reply<"catalog.getMarketInternal"> {
         return renderInternal(await this.catalog.market(ctx.params.marketId));
       },
     },
@@ -119,10 +114,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Internal: titles of many markets at once (portfolio views); unknown ids are left out. */
     marketTitles: {
       ...internalAction("catalog.marketTitles"),
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.marketTitles">>,
-      ): Promise<ActionResult<"catalog.marketTitles">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.marketTitles">): Reply<"catalog.marketTitles"> {
         return this.reads.marketTitles(ctx.params.marketIds);
       },
     },
@@ -130,10 +122,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: a new event with 1..10 open markets. 409 DUPLICATE_EVENT on a reused externalEventId. */
     createEvent: {
       ...routeAction("catalog.createEvent"),
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.createEvent">>,
-      ): Promise<ActionResult<"catalog.createEvent">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.createEvent">): Reply<"catalog.createEvent"> {
         const { event, markets } = await this.catalog.createEvent(ctx.params, this.out(ctx));
         ctx.meta.$statusCode = 201;
         return this.reads.eventView(event, this.quotes(ctx), markets);
@@ -143,10 +132,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: display fields of an event, and market titles. Status changes have their own actions. */
     updateEvent: {
       ...routeAction("catalog.updateEvent"),
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.updateEvent">>,
-      ): Promise<ActionResult<"catalog.updateEvent">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.updateEvent">): Reply<"catalog.updateEvent"> {
         const { event, markets } = await this.catalog.updateEvent(ctx.params);
         return this.reads.eventView(event, this.quotes(ctx), markets);
       },
@@ -155,7 +141,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: stop trading (open -> closed). */
     closeMarket: {
       ...routeAction("catalog.closeMarket"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.closeMarket">>): Promise<MarketView> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.closeMarket">): Promise<MarketView> {
         return renderMarket(await this.catalog.transition(ctx.params.id, "close", this.out(ctx)));
       },
     },
@@ -163,7 +149,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: void the market (open|closed -> cancelled); it pays YES `price` and NO the rest from its own collateral. */
     cancelMarket: {
       ...routeAction("catalog.cancelMarket"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.cancelMarket">>): Promise<MarketView> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.cancelMarket">): Promise<MarketView> {
         return renderMarket(await this.catalog.transition(ctx.params.id, "cancel", this.out(ctx), { price: ctx.params.price }));
       },
     },
@@ -171,7 +157,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: settle the outcome now, no window (closed|resolution_failed -> resolved; open passes through closed). */
     resolveMarket: {
       ...routeAction("catalog.resolveMarket"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.resolveMarket">>): Promise<MarketView> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.resolveMarket">): Promise<MarketView> {
         return renderMarket(await this.process.resolve(ctx.params.id, ctx.params.result, this.out(ctx)));
       },
     },
@@ -179,7 +165,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: propose a result; it finalizes by itself when its dispute window ends undisputed. */
     proposeResolution: {
       ...routeAction("catalog.proposeResolution"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.proposeResolution">>): Promise<MarketView> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.proposeResolution">): Promise<MarketView> {
         const { id, result, note } = ctx.params;
         return renderMarket(await this.process.propose(id, result, note || null, this.out(ctx)));
       },
@@ -188,7 +174,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: end a pending proposal with this result (amended when it differs). */
     finalizeResolution: {
       ...routeAction("catalog.finalizeResolution"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.finalizeResolution">>): Promise<MarketView> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.finalizeResolution">): Promise<MarketView> {
         return renderMarket(await this.process.finalize(ctx.params.id, ctx.params.result, this.out(ctx)));
       },
     },
@@ -196,7 +182,7 @@ const CatalogService = defineService<CatalogThis>({
     /** A holder disputes the pending proposal: automatic finalization then waits for the operator. */
     dispute: {
       ...routeAction("catalog.dispute"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.dispute">>): Promise<ActionResult<"catalog.dispute">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.dispute">): Reply<"catalog.dispute"> {
         const { id, reason } = ctx.params;
         const m = await this.process.dispute(id, currentUser(ctx).id, reason, this.out(ctx));
         ctx.meta.$statusCode = 201;
@@ -210,10 +196,7 @@ const CatalogService = defineService<CatalogThis>({
      */
     setTradingMode: {
       ...routeAction("catalog.setTradingMode"),
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.setTradingMode">>,
-      ): Promise<ActionResult<"catalog.setTradingMode">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.setTradingMode">): Reply<"catalog.setTradingMode"> {
         const { id, mode, reason } = ctx.params;
         const m = await this.modes.changeMarket(id, mode, reason, this.out(ctx), (marketId, s) =>
           nullWhenAbsent(call(ctx, "book.setTradingMode", { marketId, mode: s.mode, reason: s.reason })),
@@ -225,10 +208,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: the exchange-wide trading mode, stored, then applied by every engine node before the answer. */
     setExchangeTradingMode: {
       ...routeAction("catalog.setExchangeTradingMode"),
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.setExchangeTradingMode">>,
-      ): Promise<ActionResult<"catalog.setExchangeTradingMode">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.setExchangeTradingMode">): Reply<"catalog.setExchangeTradingMode"> {
         return this.modes.changeExchange(ctx.params.mode, ctx.params.reason, ({ mode, reason }) =>
           Promise.all(engineNodes(this.broker).map((nodeID) => call(ctx, "book.exchangeModeChanged", { mode, reason }, { nodeID }))),
         );
@@ -238,7 +218,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Internal: the exchange-wide trading mode as stored (an engine node asks once, then hears each change). */
     exchangeMode: {
       ...internalAction("catalog.exchangeMode"),
-      handler(this: CatalogThis): Promise<ActionResult<"catalog.exchangeMode">> {
+      handler(this: CatalogThis): Reply<"catalog.exchangeMode"> {
         return this.modes.exchange();
       },
     },
