@@ -38,6 +38,7 @@ type CatalogThis = Service &
     prints: WriteBatcher<MarketTradeEvent>;
     out(ctx: AppContext<unknown>): CatalogOut;
     quotes(ctx: AppContext<unknown>): QuoteSource;
+    begin(): void;
     /** Trading modes (catalog/trading-mode.ts). */
     modes: TradingModes;
   };
@@ -253,14 +254,17 @@ const CatalogService = defineService<CatalogThis>({
 
     /** Seeded markets are announced once every local service (amm, book) is listening. */
     "$broker.started"(this: CatalogThis): void {
-      const pending = this.pendingOpened.splice(0);
-      for (const e of pending) emit(this.broker, "market.opened", e);
-      // Deadlines that passed while the server was down: once every local service listens.
-      this.clock.start();
+      this.begin();
     },
   },
 
   methods: {
+    /** Once every local service listens: seeded markets announced, then the clock (deadlines passed while down too). */
+    begin(this: CatalogThis): void {
+      for (const e of this.pendingOpened.splice(0)) emit(this.broker, "market.opened", e);
+      this.clock.start();
+    },
+
     out(this: CatalogThis, ctx: AppContext<unknown>): CatalogOut {
       return requestOut(ctx, this.broker);
     },
@@ -279,10 +283,7 @@ const CatalogService = defineService<CatalogThis>({
   async started() {
     if (configOf(this.broker).seedDemo) this.pendingOpened.push(...(await this.catalog.seedDemo()));
     // Hot-added after the broker started: nobody will send $broker.started again.
-    if (this.broker.started) {
-      for (const e of this.pendingOpened.splice(0)) emit(this.broker, "market.opened", e);
-      this.clock.start();
-    }
+    if (this.broker.started) this.begin();
   },
 
   async stopped() {
