@@ -1,22 +1,28 @@
 /**
  * The catalog's cores made once per service: writes, the resolution process, reads, the market
- * clock and the trading modes, on the store's ports and the few facts the shell supplies (node, holders, config, where
- * the clock's own changes are announced).
+ * clock, the trading modes and the gathering of trade prints, on the store's ports and the few
+ * facts the shell supplies (node, positions, config, where the clock's own changes are announced).
  */
+import { WriteBatcher } from "../lib/serial";
 import type { Stores } from "../lib/store";
-import type { CatalogCollections } from "../models/catalog";
+import type { CatalogCollections, MarketTradeEvent } from "../models/catalog";
 import { Catalog, type CatalogOut } from "./catalog";
 import { MarketClock } from "./clock";
-import { ResolutionProcess, type ProcessPorts } from "./process";
+import { ResolutionProcess } from "./process";
+import { holdsShares } from "./resolution";
 import { CatalogReads } from "./reads";
 import { EXCHANGE_MODE_ID, TradingModes } from "./trading-mode";
 import { catalogReadPorts, catalogStorePorts } from "./store";
+
+/** Prints arriving within this long are one insert and one volume update per market. */
+export const PRINTS_GATHER_MS = 100;
 
 export interface CatalogDeps {
   stores: () => Stores<CatalogCollections>;
   newId(prefix: string): string;
   nodeID: string;
-  holds: ProcessPorts["holds"];
+  /** The user's positions in the ledger (a dispute is a holder's). */
+  positions(userId: string): Promise<ReadonlyArray<{ marketId: string; quantity: number }>>;
   /** RESOLUTION_DISPUTE_WINDOW_MS and RESOLUTION_CLOCK_MS. */
   windowMs: number;
   clockMs: number;
@@ -29,7 +35,13 @@ export interface CatalogDeps {
 export function catalogCores(d: CatalogDeps) {
   const { now, log } = d;
   const catalog = new Catalog({ ...catalogStorePorts(d.stores), newId: d.newId, nodeID: d.nodeID, now, log });
-  const process = new ResolutionProcess(catalog, { ...catalogStorePorts(d.stores), holds: d.holds, windowMs: d.windowMs, now, log });
+  const process = new ResolutionProcess(catalog, {
+    ...catalogStorePorts(d.stores),
+    holds: async (userId, marketId) => holdsShares(await d.positions(userId), marketId),
+    windowMs: d.windowMs,
+    now,
+    log,
+  });
   const reads = new CatalogReads({ ...catalogReadPorts(d.stores), now, log });
   const clock = new MarketClock(() => process.runDeadlines(d.clockOut), d.clockMs, log.warn);
   const modes = new TradingModes({
@@ -39,5 +51,7 @@ export function catalogCores(d: CatalogDeps) {
     setExchange: (doc) => d.stores().tradingModes.put(doc),
     now,
   });
-  return { catalog, process, reads, clock, modes };
+  // Trade prints are written in batches: one insert and one volume update per market and event.
+  const prints = new WriteBatcher<MarketTradeEvent>((trades) => catalog.recordTrades(trades), PRINTS_GATHER_MS);
+  return { catalog, process, reads, clock, modes, prints };
 }

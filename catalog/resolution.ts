@@ -27,6 +27,11 @@ export function yesPayoutOfResult(result: MarketResult): number {
   return result === "YES" ? FULL_PAYOUT : result === "NO" ? 0 : FULL_PAYOUT / 2;
 }
 
+/** A holder of a market, who may dispute its proposal: YES or NO shares of it among the user's positions. */
+export function holdsShares(positions: ReadonlyArray<{ marketId: string; quantity: number }>, marketId: string): boolean {
+  return positions.some((p) => p.marketId === marketId && p.quantity > 0);
+}
+
 /** A proposal made and not yet ended (the market is closed meanwhile). */
 export function pendingProposal(m: MarketDoc): ResolutionDoc | null {
   const r = m.resolution;

@@ -5,7 +5,7 @@
  */
 import type { MarketDoc, TradingModeDoc } from "../models/catalog";
 import { isTradingMode, NORMAL, type ModeSetting, type TradingMode } from "../models/trading-mode";
-import { CatalogRefusal } from "./catalog";
+import { CatalogRefusal, lifecycleOf, type CatalogOut } from "./catalog";
 
 /** The exchange-wide record's id. */
 export const EXCHANGE_MODE_ID = "exchange";
@@ -44,6 +44,10 @@ function checked(mode: unknown, reason: unknown): ModeSetting {
   return { mode, reason: r || null };
 }
 
+/** Where a stored mode is carried out: the market's owner, or every engine node. */
+export type ApplyMarketMode = (marketId: string, s: ModeSetting) => Promise<unknown>;
+export type ApplyExchangeMode = (s: ModeSetting) => Promise<unknown>;
+
 export class TradingModes {
   constructor(private readonly ports: TradingModePorts) {}
 
@@ -73,5 +77,24 @@ export class TradingModes {
     };
     await this.ports.setExchange(doc);
     return { mode: doc.mode, reason: doc.reason, updatedAt: doc.updatedAt };
+  }
+
+  /**
+   * A market's own mode, in order: stored first (a restart or a new owner reads it), every cached
+   * copy dropped, the market channel told, then applied by the market's owner before the answer.
+   */
+  async changeMarket(id: string, mode: unknown, reason: unknown, out: CatalogOut, apply: ApplyMarketMode): Promise<MarketDoc> {
+    const m = await this.setMarket(id, mode, reason);
+    await out.changed(m._id);
+    out.lifecycle(lifecycleOf(m));
+    await apply(m._id, marketSetting(m));
+    return m;
+  }
+
+  /** The exchange-wide mode: stored, then applied (by every engine node) before the answer. */
+  async changeExchange(mode: unknown, reason: unknown, apply: ApplyExchangeMode): Promise<ExchangeModeView> {
+    const v = await this.setExchange(mode, reason);
+    await apply({ mode: v.mode, reason: v.reason });
+    return v;
   }
 }

@@ -74,6 +74,11 @@ export function renderEvent(e: EventDoc, markets: MarketView[] = []): EventView 
   };
 }
 
+/** `catalog.dispute`'s answer: the dispute as recorded, with the resolution that now counts it. */
+export function renderDispute(m: MarketDoc, reason: string): Model<"Dispute"> {
+  return { marketId: m._id, reason, createdAt: m.updatedAt, resolution: resolutionView(m.resolution)! };
+}
+
 export function renderInternal(m: MarketDoc): MarketInternal {
   return {
     id: m._id,

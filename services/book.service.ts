@@ -1,29 +1,14 @@
-import { Errors, type Service } from "moleculer";
+import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
-import {
-  type Answer,
-  type HandlerParams,
-  type EventPayload,
-  broadcast,
-  call,
-  emit,
-  internalAction,
-  routeAction,
-  rulesOf,
-} from "../contract";
-import { configOf } from "../lib/config";
+import { type Answer, type HandlerParams, type EventPayload, call, internalAction, routeAction } from "../contract";
 import { throwWire } from "../gateway/faults";
 import { currentUser, type AppContext } from "../mixins/context";
-import { withIdempotency } from "../mixins/idempotency.middleware";
-import { marketOwner, refreshOwners } from "../mixins/market-routing.middleware";
 import type { MarketActor } from "../trading/market-actor";
 import type { MarketRegistry } from "../trading/market-registry";
 import type { OrderDesk } from "../trading/order-desk";
 import type { OwnerDesk } from "../trading/owner-desk";
-import { BookCores } from "../trading/book-cores";
 import type { DurabilityWatch } from "../trading/durability";
-import { METRIC } from "../lib/metrics";
-import { Validator } from "../lib/validator";
+import { bookCoresOn } from "../mixins/book-wiring";
 
 type BookThis = Service & {
   registry: MarketRegistry<MarketActor>;
@@ -31,9 +16,6 @@ type BookThis = Service & {
   owner: OwnerDesk<AppContext, MarketActor>;
   durability: DurabilityWatch;
 };
-
-/** Each order of a batch is checked like POST /orders' body. */
-const placeCheck = Validator.compile(rulesOf("PlaceOrderRequest")) as (v: unknown) => true | Array<{ field: string; type: string }>;
 
 /** A market stopped trading: its owner releases every resting order (book.halt). */
 const halt =
@@ -247,53 +229,7 @@ const BookService = defineService<BookThis>({
   },
 
   created() {
-    const broker = this.broker;
-    const cfg = configOf(broker);
-    const cores = new BookCores<AppContext>({
-      nodeID: broker.nodeID,
-      fees: { takerBps: cfg.takerFeeBps, makerBps: cfg.makerFeeBps },
-      ammFeeBps: cfg.ammFeeBps,
-      engines: { ownerOf: (marketId) => marketOwner(broker, marketId), refresh: () => refreshOwners(broker) },
-      market: (marketId) => call(broker, "catalog.getMarketInternal", { marketId }),
-      // A catalog without exchange-wide modes (an older node in a rolling upgrade) leaves them as they are.
-      exchangeMode: () =>
-        call(broker, "catalog.exchangeMode").catch((err: unknown) => {
-          if (err instanceof Errors.ServiceNotFoundError) return null;
-          throw err;
-        }),
-      reopenUntil: cfg.reopenPostOnlyMs > 0 ? Date.now() + cfg.reopenPostOnlyMs : 0,
-      ledger: {
-        acquire: (marketId, node) => call(broker, "ledger.acquireMarket", { marketId, node }),
-        restingOrders: (marketId, afterPrio, limit) => call(broker, "ledger.restingOrders", { marketId, afterPrio, limit }),
-        lease: (marketId) => call(broker, "ledger.lease", { marketId }),
-        post: (entry) => call(broker, "ledger.post", { ...entry, durable: false }),
-        sync: (seq, instance) => call(broker, "ledger.sync", { seq, instance }).then(() => undefined),
-      },
-      // What a committed command tells the world (trading/publication.ts), dispatched here.
-      out: {
-        broadcast: (event, payload) => broadcast(broker, event, payload),
-        emit: (event, payload) => emit(broker, event, payload),
-        count: (metric, labels) => broker.metrics.increment(METRIC[metric], labels),
-      },
-      measured: (marketId, ms, queueDepth) => {
-        broker.metrics.observe(METRIC.commandLatency, ms, { command: "market" });
-        broker.metrics.set(METRIC.queueDepth, queueDepth, { marketId });
-      },
-      log: (message) => this.logger.info(message),
-      requests: {
-        checkShape: placeCheck,
-        placeRemote: (ctx, p) => call(ctx, "book.placeTerms", p),
-        journaled: (ctx) => void (ctx.meta.idemJournaled = true),
-        withIdempotency: (ctx, idem, run) => withIdempotency(ctx, idem, run).then((r) => r.value),
-        order: (ctx, orderId) => call(ctx, "ledger.getOrder", { orderId }),
-        orders: (ctx, q) => call(ctx, "ledger.orders", q),
-        amendOrder: (ctx, a) => call(ctx, "book.amendOrder", a),
-        openMarketsOf: (ctx, userId) => call(ctx, "ledger.openMarketsOf", { userId }),
-        cancelMany: (ctx, marketId, userId, reason) => call(ctx, "book.cancelMany", { marketId, userId, reason }),
-        cancel: (ctx, marketId, orderId, userId) => call(ctx, "book.cancel", { marketId, orderId, userId }),
-        topOnOwner: (ctx, marketId) => call(ctx, "book.top", { marketId }),
-      },
-    });
+    const cores = bookCoresOn(this.broker, (message) => this.logger.info(message));
     this.registry = cores.registry;
     this.desk = cores.desk;
     this.owner = cores.owner;

@@ -1,44 +1,29 @@
-import { Errors, type Service } from "moleculer";
+import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
-import {
-  type ActionResult,
-  type Answer,
-  type HandlerParams,
-  ID_PARAM,
-  ISO_DATE_PATTERN,
-  call,
-  emit,
-  internalAction,
-  routeAction,
-} from "../contract";
+import { type ActionName, type ActionResult, type HandlerParams, ID_PARAM, call, emit, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
-import { WriteBatcher } from "../lib/serial";
-import { DomainError } from "../lib/errors";
-import { newId } from "../lib/ids";
+import type { WriteBatcher } from "../lib/serial";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import { page } from "../lib/paging";
-import type { MarketCommand } from "../catalog/lifecycle";
-import { renderInternal, renderMarket } from "../catalog/views";
-import { CatalogRefusal, lifecycleOf, resolutionView, type Catalog, type CatalogOut } from "../catalog/catalog";
+import { renderDispute, renderInternal, renderMarket } from "../catalog/views";
+import type { Catalog, CatalogOut } from "../catalog/catalog";
 import type { ResolutionProcess } from "../catalog/process";
-import { catalogOut } from "../catalog/out";
 import type { MarketClock } from "../catalog/clock";
-import { catalogCores } from "../catalog/cores";
 import type { CatalogReads, QuoteSource } from "../catalog/reads";
 import type { CatalogCollections, FailResolutionParams, MarketOpenedEvent, MarketTradeEvent } from "../models/catalog";
 import type { MarketView } from "../catalog/views";
-import { marketSetting, type TradingModes } from "../catalog/trading-mode";
+import type { TradingModes } from "../catalog/trading-mode";
 import { engineNodes } from "../mixins/market-routing.middleware";
+import { nullWhenAbsent } from "../mixins/optional-service";
+import { MARKET_TRADE_PARAMS, catalogCoresOn, dropMarketCache, liveQuotes, requestOut, wireCatalogRefusal } from "../mixins/catalog-wiring";
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
 export const MARKET_CACHE_TTL_SEC = 5;
-/** A slow price source must not hold up catalog reads; prices then show as null. */
-const LIVE_PRICES_TIMEOUT_MS = 1_000;
-/** Prints arriving within this long are one insert and one volume update per market. */
-const PRINTS_GATHER_MS = 100;
 
-const STATUS_OF_REFUSAL: Record<CatalogRefusal["kind"], number> = { invalid: 400, forbidden: 403, not_found: 404, conflict: 409 };
+/** A handler's context and reply, typed from the contract. */
+type Ctx<A extends ActionName> = AppContext<HandlerParams<A>>;
+type Reply<A extends ActionName> = Promise<ActionResult<A>>;
 
 type CatalogThis = Service &
   DbState<CatalogCollections> & {
@@ -53,8 +38,7 @@ type CatalogThis = Service &
     prints: WriteBatcher<MarketTradeEvent>;
     out(ctx: AppContext<unknown>): CatalogOut;
     quotes(ctx: AppContext<unknown>): QuoteSource;
-    transition(ctx: AppContext<{ id: string }>, command: MarketCommand, opts?: { reason?: string; price?: string }): Promise<MarketView>;
-    dropMarketCache(marketId: string): Promise<void>;
+    begin(): void;
     /** Trading modes (catalog/trading-mode.ts). */
     modes: TradingModes;
   };
@@ -72,21 +56,13 @@ const CatalogService = defineService<CatalogThis>({
     }),
   ],
 
-  hooks: {
-    // The core's refusals in the contract's envelope: 400 / 404 / 409 with their codes.
-    error: {
-      "*"(ctx: AppContext, err: unknown) {
-        if (!(err instanceof CatalogRefusal)) throw err;
-        throw new DomainError(err.message, STATUS_OF_REFUSAL[err.kind], err.code, err.fields ? { fields: err.fields } : undefined);
-      },
-    },
-  },
+  hooks: { error: { "*": (_ctx: AppContext, err: unknown) => wireCatalogRefusal(err) } },
 
   actions: {
     /** GET /events: published events, soonest `beginAt` first; `markets` is empty in lists. */
     listEvents: {
       ...routeAction("catalog.listEvents"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.listEvents">>): Promise<ActionResult<"catalog.listEvents">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.listEvents">): Reply<"catalog.listEvents"> {
         const { items, total } = await this.reads.listEvents(ctx.params);
         return page(items, total, ctx.params.page, ctx.params.pageSize);
       },
@@ -95,10 +71,7 @@ const CatalogService = defineService<CatalogThis>({
     /** GET /events/search: published events matching every word of `q`, best match first. */
     searchEvents: {
       ...routeAction("catalog.searchEvents"),
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.searchEvents">>,
-      ): Promise<ActionResult<"catalog.searchEvents">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.searchEvents">): Reply<"catalog.searchEvents"> {
         const { items, total } = await this.reads.searchEvents(ctx.params);
         return page(items, total, ctx.params.page, ctx.params.pageSize);
       },
@@ -107,7 +80,7 @@ const CatalogService = defineService<CatalogThis>({
     /** GET /events/:id: the event (published or not) with its markets and their live prices. */
     getEvent: {
       ...routeAction("catalog.getEvent"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.getEvent">>): Promise<ActionResult<"catalog.getEvent">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.getEvent">): Reply<"catalog.getEvent"> {
         return this.reads.eventView(await this.catalog.event(ctx.params.id), this.quotes(ctx));
       },
     },
@@ -116,7 +89,7 @@ const CatalogService = defineService<CatalogThis>({
     getMarket: {
       ...routeAction("catalog.getMarket"),
       cache: { keys: ["id"], ttl: MARKET_CACHE_TTL_SEC },
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.getMarket">>): Promise<ActionResult<"catalog.getMarket">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.getMarket">): Reply<"catalog.getMarket"> {
         return this.reads.marketView(await this.catalog.market(ctx.params.id), this.quotes(ctx));
       },
     },
@@ -124,10 +97,7 @@ const CatalogService = defineService<CatalogThis>({
     /** GET /markets/:marketId/price-history, built from recorded `market.trade` prints. */
     priceHistory: {
       ...routeAction("catalog.priceHistory"),
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.priceHistory">>,
-      ): Promise<ActionResult<"catalog.priceHistory">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.priceHistory">): Reply<"catalog.priceHistory"> {
         const { marketId, outcome, interval } = ctx.params;
         return this.reads.priceHistory(await this.catalog.market(marketId), outcome, interval);
       },
@@ -137,10 +107,7 @@ const CatalogService = defineService<CatalogThis>({
     getMarketInternal: {
       ...internalAction("catalog.getMarketInternal"),
       cache: { keys: ["marketId"], ttl: MARKET_CACHE_TTL_SEC },
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.getMarketInternal">>,
-      ): Promise<ActionResult<"catalog.getMarketInternal">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.getMarketInternal">): Reply<"catalog.getMarketInternal"> {
         return renderInternal(await this.catalog.market(ctx.params.marketId));
       },
     },
@@ -148,10 +115,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Internal: titles of many markets at once (portfolio views); unknown ids are left out. */
     marketTitles: {
       ...internalAction("catalog.marketTitles"),
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.marketTitles">>,
-      ): Promise<ActionResult<"catalog.marketTitles">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.marketTitles">): Reply<"catalog.marketTitles"> {
         return this.reads.marketTitles(ctx.params.marketIds);
       },
     },
@@ -159,10 +123,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: a new event with 1..10 open markets. 409 DUPLICATE_EVENT on a reused externalEventId. */
     createEvent: {
       ...routeAction("catalog.createEvent"),
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.createEvent">>,
-      ): Promise<ActionResult<"catalog.createEvent">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.createEvent">): Reply<"catalog.createEvent"> {
         const { event, markets } = await this.catalog.createEvent(ctx.params, this.out(ctx));
         ctx.meta.$statusCode = 201;
         return this.reads.eventView(event, this.quotes(ctx), markets);
@@ -172,10 +133,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: display fields of an event, and market titles. Status changes have their own actions. */
     updateEvent: {
       ...routeAction("catalog.updateEvent"),
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.updateEvent">>,
-      ): Promise<ActionResult<"catalog.updateEvent">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.updateEvent">): Reply<"catalog.updateEvent"> {
         const { event, markets } = await this.catalog.updateEvent(ctx.params);
         return this.reads.eventView(event, this.quotes(ctx), markets);
       },
@@ -184,23 +142,23 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: stop trading (open -> closed). */
     closeMarket: {
       ...routeAction("catalog.closeMarket"),
-      handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.closeMarket">>): Answer<"catalog.closeMarket"> {
-        return this.transition(ctx, "close");
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.closeMarket">): Promise<MarketView> {
+        return renderMarket(await this.catalog.transition(ctx.params.id, "close", this.out(ctx)));
       },
     },
 
     /** Operator: void the market (open|closed -> cancelled); it pays YES `price` and NO the rest from its own collateral. */
     cancelMarket: {
       ...routeAction("catalog.cancelMarket"),
-      handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.cancelMarket">>): Answer<"catalog.cancelMarket"> {
-        return this.transition(ctx, "cancel", { price: ctx.params.price });
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.cancelMarket">): Promise<MarketView> {
+        return renderMarket(await this.catalog.transition(ctx.params.id, "cancel", this.out(ctx), { price: ctx.params.price }));
       },
     },
 
     /** Operator: settle the outcome now, no window (closed|resolution_failed -> resolved; open passes through closed). */
     resolveMarket: {
       ...routeAction("catalog.resolveMarket"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.resolveMarket">>): Promise<MarketView> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.resolveMarket">): Promise<MarketView> {
         return renderMarket(await this.process.resolve(ctx.params.id, ctx.params.result, this.out(ctx)));
       },
     },
@@ -208,7 +166,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: propose a result; it finalizes by itself when its dispute window ends undisputed. */
     proposeResolution: {
       ...routeAction("catalog.proposeResolution"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.proposeResolution">>): Promise<MarketView> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.proposeResolution">): Promise<MarketView> {
         const { id, result, note } = ctx.params;
         return renderMarket(await this.process.propose(id, result, note || null, this.out(ctx)));
       },
@@ -217,7 +175,7 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: end a pending proposal with this result (amended when it differs). */
     finalizeResolution: {
       ...routeAction("catalog.finalizeResolution"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.finalizeResolution">>): Promise<MarketView> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.finalizeResolution">): Promise<MarketView> {
         return renderMarket(await this.process.finalize(ctx.params.id, ctx.params.result, this.out(ctx)));
       },
     },
@@ -225,11 +183,11 @@ const CatalogService = defineService<CatalogThis>({
     /** A holder disputes the pending proposal: automatic finalization then waits for the operator. */
     dispute: {
       ...routeAction("catalog.dispute"),
-      async handler(this: CatalogThis, ctx: AppContext<HandlerParams<"catalog.dispute">>): Promise<ActionResult<"catalog.dispute">> {
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.dispute">): Reply<"catalog.dispute"> {
         const { id, reason } = ctx.params;
         const m = await this.process.dispute(id, currentUser(ctx).id, reason, this.out(ctx));
         ctx.meta.$statusCode = 201;
-        return { marketId: id, reason, createdAt: m.updatedAt, resolution: resolutionView(m.resolution)! };
+        return renderDispute(m, reason);
       },
     },
 
@@ -239,18 +197,11 @@ const CatalogService = defineService<CatalogThis>({
      */
     setTradingMode: {
       ...routeAction("catalog.setTradingMode"),
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.setTradingMode">>,
-      ): Promise<ActionResult<"catalog.setTradingMode">> {
-        const m = await this.modes.setMarket(ctx.params.id, ctx.params.mode, ctx.params.reason);
-        const out = this.out(ctx);
-        await out.changed(m._id);
-        out.lifecycle(lifecycleOf(m));
-        const s = marketSetting(m);
-        await call(ctx, "book.setTradingMode", { marketId: m._id, mode: s.mode, reason: s.reason }).catch((err: unknown) => {
-          if (!(err instanceof Errors.ServiceNotFoundError)) throw err;
-        });
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.setTradingMode">): Reply<"catalog.setTradingMode"> {
+        const { id, mode, reason } = ctx.params;
+        const m = await this.modes.changeMarket(id, mode, reason, this.out(ctx), (marketId, s) =>
+          nullWhenAbsent(call(ctx, "book.setTradingMode", { marketId, mode: s.mode, reason: s.reason })),
+        );
         return renderMarket(m);
       },
     },
@@ -258,21 +209,17 @@ const CatalogService = defineService<CatalogThis>({
     /** Operator: the exchange-wide trading mode, stored, then applied by every engine node before the answer. */
     setExchangeTradingMode: {
       ...routeAction("catalog.setExchangeTradingMode"),
-      async handler(
-        this: CatalogThis,
-        ctx: AppContext<HandlerParams<"catalog.setExchangeTradingMode">>,
-      ): Promise<ActionResult<"catalog.setExchangeTradingMode">> {
-        const v = await this.modes.setExchange(ctx.params.mode, ctx.params.reason);
-        const { mode, reason } = v;
-        await Promise.all(engineNodes(this.broker).map((nodeID) => call(ctx, "book.exchangeModeChanged", { mode, reason }, { nodeID })));
-        return v;
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.setExchangeTradingMode">): Reply<"catalog.setExchangeTradingMode"> {
+        return this.modes.changeExchange(ctx.params.mode, ctx.params.reason, ({ mode, reason }) =>
+          Promise.all(engineNodes(this.broker).map((nodeID) => call(ctx, "book.exchangeModeChanged", { mode, reason }, { nodeID }))),
+        );
       },
     },
 
     /** Internal: the exchange-wide trading mode as stored (an engine node asks once, then hears each change). */
     exchangeMode: {
       ...internalAction("catalog.exchangeMode"),
-      handler(this: CatalogThis): Promise<ActionResult<"catalog.exchangeMode">> {
+      handler(this: CatalogThis): Reply<"catalog.exchangeMode"> {
         return this.modes.exchange();
       },
     },
@@ -281,8 +228,9 @@ const CatalogService = defineService<CatalogThis>({
     failResolution: {
       auth: "admin",
       params: { id: ID_PARAM, reason: { type: "string", max: 500, optional: true }, $$strict: "remove" },
-      handler(this: CatalogThis, ctx: AppContext<FailResolutionParams>): Promise<MarketView> {
-        return this.transition(ctx, "failResolution", { reason: ctx.params.reason });
+      async handler(this: CatalogThis, ctx: AppContext<FailResolutionParams>): Promise<MarketView> {
+        const { id, reason } = ctx.params;
+        return renderMarket(await this.catalog.transition(id, "failResolution", this.out(ctx), { reason }));
       },
     },
   },
@@ -290,15 +238,7 @@ const CatalogService = defineService<CatalogThis>({
   events: {
     /** Trade prints for price history and volume; a replayed tradeId changes nothing. */
     "market.trade": {
-      params: {
-        marketId: ID_PARAM,
-        tradeId: { type: "string", min: 1, max: 128 },
-        outcome: { type: "enum", values: ["YES", "NO"] },
-        yesPrice: { type: "number", integer: true, min: 1, max: 99 },
-        quantity: { type: "number", integer: true, positive: true },
-        notional: { type: "number", integer: true, min: 0 },
-        at: { type: "string", max: 40, pattern: new RegExp(ISO_DATE_PATTERN) },
-      },
+      params: MARKET_TRADE_PARAMS,
       async handler(this: CatalogThis, ctx): Promise<void> {
         await this.prints.add(ctx.params);
       },
@@ -308,76 +248,42 @@ const CatalogService = defineService<CatalogThis>({
     "catalog.marketChanged": {
       params: { marketId: ID_PARAM },
       async handler(this: CatalogThis, ctx): Promise<void> {
-        await this.dropMarketCache(ctx.params.marketId);
+        await dropMarketCache(this.broker, ctx.params.marketId);
       },
     },
 
     /** Seeded markets are announced once every local service (amm, book) is listening. */
     "$broker.started"(this: CatalogThis): void {
-      const pending = this.pendingOpened.splice(0);
-      for (const e of pending) emit(this.broker, "market.opened", e);
-      // Deadlines that passed while the server was down: once every local service listens.
-      this.clock.start();
+      this.begin();
     },
   },
 
   methods: {
-    /** A command's announcements travel with its request: caches dropped on every node, then the market events. */
+    /** Once every local service listens: seeded markets announced, then the clock (deadlines passed while down too). */
+    begin(this: CatalogThis): void {
+      for (const e of this.pendingOpened.splice(0)) emit(this.broker, "market.opened", e);
+      this.clock.start();
+    },
+
     out(this: CatalogThis, ctx: AppContext<unknown>): CatalogOut {
-      return catalogOut(ctx, (marketId) => this.dropMarketCache(marketId));
+      return requestOut(ctx, this.broker);
     },
 
-    async transition(this: CatalogThis, ctx: AppContext<{ id: string }>, command: MarketCommand, opts = {}): Promise<MarketView> {
-      return renderMarket(await this.catalog.transition(ctx.params.id, command, this.out(ctx), opts));
-    },
-
-    /** `router.livePrices` in this request; null without a router (asking would log a warning on every read). */
     quotes(this: CatalogThis, ctx: AppContext<unknown>): QuoteSource {
-      // moleculer's typings omit hasService.
-      const registry = this.broker.registry as unknown as { hasService(fullName: string): boolean };
-      return async (marketIds) => {
-        if (!registry.hasService("router")) return null;
-        return call(ctx, "router.livePrices", { marketIds }, { timeout: LIVE_PRICES_TIMEOUT_MS }).catch((err: unknown) => {
-          if (err instanceof Errors.ServiceNotFoundError) return null;
-          throw err;
-        });
-      };
-    },
-
-    async dropMarketCache(this: CatalogThis, marketId: string): Promise<void> {
-      await this.broker.cacher?.del([`catalog.getMarket:${marketId}`, `catalog.getMarketInternal:${marketId}`]);
+      return liveQuotes(ctx, this.broker);
     },
   },
 
   created() {
-    const cfg = configOf(this.broker);
-    Object.assign(
-      this,
-      catalogCores({
-        stores: () => this.stores,
-        newId,
-        nodeID: this.broker.nodeID,
-        // A dispute is a holder's: YES or NO shares of the market in the ledger.
-        holds: async (userId, marketId) =>
-          (await call(this.broker, "ledger.account", { account: userId })).positions.some((p) => p.marketId === marketId && p.quantity > 0),
-        windowMs: cfg.resolutionDisputeWindowMs,
-        clockMs: cfg.resolutionClockMs,
-        clockOut: catalogOut(this.broker, (marketId) => this.dropMarketCache(marketId)),
-        now: Date.now,
-        log: { info: (m: string) => this.logger.info(m), warn: (m: string) => this.logger.warn(m) },
-      }),
-    );
+    const stores = () => this.stores;
+    Object.assign(this, catalogCoresOn(this.broker, stores, this.logger));
     this.pendingOpened = [];
-    this.prints = new WriteBatcher((trades) => this.catalog.recordTrades(trades), PRINTS_GATHER_MS);
   },
 
   async started() {
     if (configOf(this.broker).seedDemo) this.pendingOpened.push(...(await this.catalog.seedDemo()));
     // Hot-added after the broker started: nobody will send $broker.started again.
-    if (this.broker.started) {
-      for (const e of this.pendingOpened.splice(0)) emit(this.broker, "market.opened", e);
-      this.clock.start();
-    }
+    if (this.broker.started) this.begin();
   },
 
   async stopped() {

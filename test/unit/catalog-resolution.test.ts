@@ -3,7 +3,7 @@
  * in-memory fakes: every transition and refusal, and the clock's deadlines (close times, dispute
  * windows) on a fake clock, with a restart (new cores on the same stored documents) in between.
  */
-import { Catalog, CatalogRefusal, type CatalogEvent, type CatalogOut, type CatalogPorts } from "../../catalog/catalog";
+import { Catalog, CatalogRefusal, resolutionView, type CatalogEvent, type CatalogOut, type CatalogPorts } from "../../catalog/catalog";
 import { ResolutionProcess, type ProcessPorts } from "../../catalog/process";
 import {
   ALREADY_DISPUTED,
@@ -12,9 +12,11 @@ import {
   PROPOSAL_PENDING,
   closeDue,
   finalizationDue,
+  holdsShares,
   planProposal,
   yesPayoutOfResult,
 } from "../../catalog/resolution";
+import { renderDispute } from "../../catalog/views";
 import type { DisputeDoc, MarketDoc, ResolutionDoc } from "../../models/catalog";
 
 const T0 = Date.parse("2026-05-01T10:00:00.000Z");
@@ -137,6 +139,20 @@ describe("resolution rules", () => {
       expect(planProposal(market({ status }), "YES", null, T0, WINDOW)).toMatchObject({ ok: false, code: "ILLEGAL_TRANSITION" });
   });
 
+  test("a holder has YES or NO shares of that market; none, or shares of another market only, is not one", () => {
+    expect(holdsShares([{ marketId: "mkt_1", quantity: 1 }], "mkt_1")).toBe(true);
+    expect(
+      holdsShares(
+        [
+          { marketId: "mkt_2", quantity: 5_000_000 },
+          { marketId: "mkt_1", quantity: 0 },
+        ],
+        "mkt_1",
+      ),
+    ).toBe(false);
+    expect(holdsShares([], "mkt_1")).toBe(false);
+  });
+
   test("close and finalization are due at their moment, not before", () => {
     const m = market({ closeTime: iso(T0 + 1000) });
     expect([closeDue(m, T0 + 999), closeDue(m, T0 + 1000)]).toEqual([false, true]);
@@ -235,6 +251,12 @@ describe("the resolution process", () => {
     st.clock.ms = T0 + 1000;
     const m = await process.dispute("mkt_1", "usr_holder", "It did not rain at the station", out);
     expect(m.resolution).toMatchObject({ disputed: true, disputes: 1 });
+    expect(renderDispute(m, "It did not rain at the station")).toEqual({
+      marketId: "mkt_1",
+      reason: "It did not rain at the station",
+      createdAt: iso(T0 + 1000),
+      resolution: resolutionView(m.resolution),
+    });
     expect(st.disputes.get(`mkt_1:${iso(T0)}:usr_holder`)).toMatchObject({ reason: "It did not rain at the station", at: iso(T0 + 1000) });
     // A second holder counts too; only the first dispute is announced.
     await process.dispute("mkt_1", "usr_other", "The sensor was broken", out);

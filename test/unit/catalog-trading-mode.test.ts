@@ -1,4 +1,4 @@
-import { CatalogRefusal } from "../../catalog/catalog";
+import { CatalogRefusal, type CatalogOut } from "../../catalog/catalog";
 import { EXCHANGE_MODE_ID, marketSetting, MAX_REASON, TradingModes } from "../../catalog/trading-mode";
 import type { MarketDoc, TradingModeDoc } from "../../models/catalog";
 
@@ -78,5 +78,47 @@ describe("catalog: trading modes", () => {
       updatedAt: "2030-06-01T12:00:00.000Z",
     });
     expect(await w.modes.exchange()).toEqual({ mode: "halted", reason: "exchange incident", updatedAt: "2030-06-01T12:00:00.000Z" });
+  });
+
+  test("a market's mode change runs in order: stored, caches dropped, channel told, then applied by the owner with the stored setting", async () => {
+    const w = world();
+    const steps: string[] = [];
+    const out: CatalogOut = {
+      changed: async (id) => void steps.push(`changed ${id} ${w.markets.get(id)?.tradingMode}`),
+      emit: (e) => void steps.push(`emit ${e.name}`),
+      lifecycle: (p) => void steps.push(`lifecycle ${p.marketId} ${p.tradingMode}`),
+    };
+    const m = await w.modes.changeMarket("mkt_open", "post_only", " drill ", out, async (id, s) => {
+      steps.push(`apply ${id} ${s.mode} ${s.reason}`);
+    });
+    expect(m).toMatchObject({ _id: "mkt_open", tradingMode: "post_only", tradingModeReason: "drill" });
+    expect(steps).toEqual(["changed mkt_open post_only", "lifecycle mkt_open post_only", "apply mkt_open post_only drill"]);
+  });
+
+  test("a refused mode change is neither announced nor applied; a failed apply fails the change after it is stored", async () => {
+    const w = world();
+    const steps: string[] = [];
+    const out: CatalogOut = {
+      changed: async (id) => void steps.push(`changed ${id}`),
+      emit: () => void steps.push("emit"),
+      lifecycle: () => void steps.push("lifecycle"),
+    };
+    const apply = async () => void steps.push("apply");
+    expect(await refusal(w.modes.changeMarket("mkt_closed", "halted", "x", out, apply))).toMatchObject({ code: "MARKET_NOT_OPEN" });
+    expect(await refusal(w.modes.changeExchange("stop", "x", apply))).toMatchObject({ code: "VALIDATION_ERROR" });
+    expect(steps).toEqual([]);
+    const down = new Error("owner down");
+    await expect(w.modes.changeMarket("mkt_open", "halted", "x", out, () => Promise.reject(down))).rejects.toBe(down);
+    expect(marketSetting(w.markets.get("mkt_open") as MarketDoc)).toEqual({ mode: "halted", reason: "x" });
+  });
+
+  test("the exchange-wide change is stored, then applied with the stored setting, and answers what was stored", async () => {
+    const w = world();
+    const applied: unknown[] = [];
+    const v = await w.modes.changeExchange("cancel_only", " maintenance ", async (s) => {
+      applied.push({ ...s, stored: w.meta.get(EXCHANGE_MODE_ID)?.mode });
+    });
+    expect(v).toEqual({ mode: "cancel_only", reason: "maintenance", updatedAt: "2030-06-01T12:00:00.000Z" });
+    expect(applied).toEqual([{ mode: "cancel_only", reason: "maintenance", stored: "cancel_only" }]);
   });
 });

@@ -1,0 +1,62 @@
+/**
+ * The book's cores on the broker (trading/book-cores.ts): each port filled with a broker call,
+ * event or metric. Broker glue only: what the ports mean is decided in trading/.
+ */
+import type { ServiceBroker } from "moleculer";
+import { broadcast, call, emit, rulesOf } from "../contract";
+import { configOf } from "../lib/config";
+import { METRIC } from "../lib/metrics";
+import { Validator } from "../lib/validator";
+import { BookCores } from "../trading/book-cores";
+import type { AppContext } from "./context";
+import { withIdempotency } from "./idempotency.middleware";
+import { marketOwner, refreshOwners } from "./market-routing.middleware";
+import { nullWhenAbsent } from "./optional-service";
+
+/** Each order of a batch is checked like POST /orders' body. */
+const placeCheck = Validator.compile(rulesOf("PlaceOrderRequest")) as (v: unknown) => true | Array<{ field: string; type: string }>;
+
+export function bookCoresOn(broker: ServiceBroker, log: (message: string) => void): BookCores<AppContext> {
+  const cfg = configOf(broker);
+  return new BookCores<AppContext>({
+    nodeID: broker.nodeID,
+    fees: { takerBps: cfg.takerFeeBps, makerBps: cfg.makerFeeBps },
+    ammFeeBps: cfg.ammFeeBps,
+    engines: { ownerOf: (marketId) => marketOwner(broker, marketId), refresh: () => refreshOwners(broker) },
+    market: (marketId) => call(broker, "catalog.getMarketInternal", { marketId }),
+    // A catalog without exchange-wide modes (an older node in a rolling upgrade) leaves them as they are.
+    exchangeMode: () => nullWhenAbsent(call(broker, "catalog.exchangeMode")),
+    reopenUntil: cfg.reopenPostOnlyMs > 0 ? Date.now() + cfg.reopenPostOnlyMs : 0,
+    ledger: {
+      acquire: (marketId, node) => call(broker, "ledger.acquireMarket", { marketId, node }),
+      restingOrders: (marketId, afterPrio, limit) => call(broker, "ledger.restingOrders", { marketId, afterPrio, limit }),
+      lease: (marketId) => call(broker, "ledger.lease", { marketId }),
+      post: (entry) => call(broker, "ledger.post", { ...entry, durable: false }),
+      sync: (seq, instance) => call(broker, "ledger.sync", { seq, instance }).then(() => undefined),
+    },
+    // What a committed command tells the world (trading/publication.ts), dispatched here.
+    out: {
+      broadcast: (event, payload) => broadcast(broker, event, payload),
+      emit: (event, payload) => emit(broker, event, payload),
+      count: (metric, labels) => broker.metrics.increment(METRIC[metric], labels),
+    },
+    measured: (marketId, ms, queueDepth) => {
+      broker.metrics.observe(METRIC.commandLatency, ms, { command: "market" });
+      broker.metrics.set(METRIC.queueDepth, queueDepth, { marketId });
+    },
+    log,
+    requests: {
+      checkShape: placeCheck,
+      placeRemote: (ctx, p) => call(ctx, "book.placeTerms", p),
+      journaled: (ctx) => void (ctx.meta.idemJournaled = true),
+      withIdempotency: (ctx, idem, run) => withIdempotency(ctx, idem, run).then((r) => r.value),
+      order: (ctx, orderId) => call(ctx, "ledger.getOrder", { orderId }),
+      orders: (ctx, q) => call(ctx, "ledger.orders", q),
+      amendOrder: (ctx, a) => call(ctx, "book.amendOrder", a),
+      openMarketsOf: (ctx, userId) => call(ctx, "ledger.openMarketsOf", { userId }),
+      cancelMany: (ctx, marketId, userId, reason) => call(ctx, "book.cancelMany", { marketId, userId, reason }),
+      cancel: (ctx, marketId, orderId, userId) => call(ctx, "book.cancel", { marketId, orderId, userId }),
+      topOnOwner: (ctx, marketId) => call(ctx, "book.top", { marketId }),
+    },
+  });
+}
