@@ -210,19 +210,12 @@ export interface MarketLease {
 
 // The ledger's requests and answers (ledger.* actions).
 
-/** `ledger.post`: one entry of postings and what it records with them. */
-export interface PostInput {
+/** `ledger.post`: one entry of postings and what it records with them (the journal entry's own fields). */
+export interface PostInput extends Pick<
+  LedgerEntryDoc,
+  "postings" | "checkAfter" | "trades" | "book" | "fence" | "settlement" | "payout" | "idem" | "heartbeat" | "audit"
+> {
   key: string;
-  postings: Posting[];
-  checkAfter?: number;
-  trades?: TradeRecord[];
-  book?: BookJournalDoc;
-  fence?: FenceRecord;
-  settlement?: SettlementRecord;
-  payout?: PayoutRecord;
-  idem?: IdemRecord;
-  heartbeat?: HeartbeatRecord;
-  audit?: AuditEntry;
   /** One part of a book command split over several entries (see post). */
   part?: { group: string; index: number; count: number };
 }
