@@ -50,6 +50,13 @@ export class BookCores<C> {
 
   constructor(e: BookEdges<C>) {
     const modes = (this.modes = new ExchangeModes(() => Date.now(), e.reopenUntil));
+    // The exchange-wide mode is read once, however many markets load at the same time (a start).
+    let modesLoading: Promise<void> | null = null;
+    const learnModes = (): Promise<void> =>
+      (modesLoading ??= e
+        .exchangeMode()
+        .then((s) => void (s && modes.learn(s)))
+        .finally(() => (modesLoading = null)));
     const durability = (this.durability = new DurabilityWatch((seq, instance) => e.ledger.sync(seq, instance)));
     const actorPorts: MarketPorts = {
       fees: e.fees,
@@ -58,10 +65,7 @@ export class BookCores<C> {
       nodeID: e.nodeID,
       // A catalog that is down is not "no such market": that error goes up (503).
       market: async (marketId) => {
-        if (!modes.loaded) {
-          const s = await e.exchangeMode();
-          if (s) modes.learn(s);
-        }
+        if (!modes.loaded) await learnModes();
         return marketInfo(await e.market(marketId));
       },
       modes,
