@@ -246,7 +246,8 @@ describe("one hot market, many clients, engines failing and joining", () => {
     const current = engines();
     let joiner = "";
     for (let i = 3; !joiner; i++) if (ownerOf(market, [...current, `eng${i}`]) === `eng${i}`) joiner = `eng${i}`;
-    const s = await stream(9, {
+    // Long enough for a node process to start and take over on a loaded machine, well inside the stream.
+    const s = await stream(15, {
       atMs: 1500,
       run: async () => {
         await start(joiner, "engine");
