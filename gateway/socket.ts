@@ -107,12 +107,20 @@ export type SocketGatewayThis = Service & {
   fanoutWrites: Record<FanoutPath, number>;
   countWrites(writes: Record<FanoutPath, number>): void;
   pushUser(userId: string, data: UserUpdate, coalesceKey?: string): void;
+  onBook(ev: BookChangedEvent): void;
+  onPrices(ev: PricesChangedEvent): void;
+  onBalance(p: EventPayload<"ledger.balanceChanged">): void;
+  onPosition(p: EventPayload<"ledger.positionChanged">): void;
+  onTrade(p: EventPayload<"ledger.tradeCreated">): void;
+  onOrder(p: EventPayload<"order.updated">): void;
 };
 
 type IOSocket = Socket & { $service: SocketGatewayThis };
 
 /** Events handled on every gateway node (per-node event group, see `merged`). */
 const SOCKET_EVENTS = [
+  "book.published",
+  "ledger.committed",
   "book.changed",
   "market.pricesChanged",
   "catalog.marketLifecycle",
@@ -195,21 +203,33 @@ const SocketGateway = defineService<SocketGatewayThis>({
   },
 
   events: {
+    /** Every book change, price and order update a node's engines published together. */
+    "book.published": {
+      handler(this: SocketGatewayThis, ctx) {
+        for (const e of ctx.params.events)
+          if (e.name === "book.changed") this.onBook(e.payload);
+          else if (e.name === "market.pricesChanged") this.onPrices(e.payload);
+          else this.onOrder(e.payload);
+      },
+    },
+    /** Every balance, position and trade change of one group commit. */
+    "ledger.committed": {
+      handler(this: SocketGatewayThis, ctx) {
+        for (const e of ctx.params.events)
+          if (e.name === "ledger.balanceChanged") this.onBalance(e.payload);
+          else if (e.name === "ledger.positionChanged") this.onPosition(e.payload);
+          else this.onTrade(e.payload);
+      },
+    },
+    // One at a time, as nodes of an earlier version send them (a rolling upgrade).
     "book.changed": {
       handler(this: SocketGatewayThis, ctx) {
-        const ev = ctx.params;
-        const prev = this.lastBook.get(ev.marketId);
-        if (prev && prev.seq > ev.seq) return;
-        this.lastBook.set(ev.marketId, ev);
-        if (this.hasMembers(rooms.book(ev.marketId, "YES")) || this.hasMembers(rooms.book(ev.marketId, "NO")))
-          this.marketPush.push(ev.marketId, { book: ev, prices: null });
+        this.onBook(ctx.params);
       },
     },
     "market.pricesChanged": {
       handler(this: SocketGatewayThis, ctx) {
-        if (this.hasMembers(rooms.market(ctx.params.marketId)))
-          this.marketPush.push(ctx.params.marketId, { book: null, prices: ctx.params });
-        else this.lastPrices.delete(ctx.params.marketId);
+        this.onPrices(ctx.params);
       },
     },
     "catalog.marketLifecycle": {
@@ -220,44 +240,22 @@ const SocketGateway = defineService<SocketGatewayThis>({
     },
     "ledger.balanceChanged": {
       handler(this: SocketGatewayThis, ctx) {
-        const { userId, balance } = ctx.params;
-        this.pushUser(userId, { balance: { available: balance.available, locked: balance.locked, total: balance.total } }, `bal:${userId}`);
+        this.onBalance(ctx.params);
       },
     },
     "ledger.positionChanged": {
       handler(this: SocketGatewayThis, ctx) {
-        const { userId, position: p } = ctx.params;
-        const position: PositionUpdate = {
-          marketId: p.marketId,
-          outcome: p.outcome,
-          quantity: p.quantity,
-          avgEntryPrice: p.avgEntryPrice,
-          totalCost: p.totalCost,
-          realizedPnl: p.realizedPnl,
-        };
-        this.pushUser(userId, { position }, `pos:${userId}:${p.marketId}:${p.outcome}`);
+        this.onPosition(ctx.params);
       },
     },
     "ledger.tradeCreated": {
       handler(this: SocketGatewayThis, ctx) {
-        const { userId, trade: t } = ctx.params;
-        this.pushUser(userId, { trade: tradeRecordView(t) });
+        this.onTrade(ctx.params);
       },
     },
     "order.updated": {
       handler(this: SocketGatewayThis, ctx) {
-        const o = ctx.params;
-        this.pushUser(o.userId, {
-          order: {
-            orderId: o.orderId,
-            marketId: o.marketId,
-            status: o.status,
-            remainingQuantity: o.remainingQuantity,
-            filledDelta: o.filledDelta,
-            clientOrderId: o.clientOrderId ?? null,
-            cancelReason: o.cancelReason ?? null,
-          },
-        });
+        this.onOrder(ctx.params);
       },
     },
     "notifier.created": {
@@ -279,6 +277,53 @@ const SocketGateway = defineService<SocketGatewayThis>({
   },
 
   methods: {
+    onBook(this: SocketGatewayThis, ev: BookChangedEvent) {
+      const prev = this.lastBook.get(ev.marketId);
+      if (prev && prev.seq > ev.seq) return;
+      this.lastBook.set(ev.marketId, ev);
+      if (this.hasMembers(rooms.book(ev.marketId, "YES")) || this.hasMembers(rooms.book(ev.marketId, "NO")))
+        this.marketPush.push(ev.marketId, { book: ev, prices: null });
+    },
+
+    onPrices(this: SocketGatewayThis, ev: PricesChangedEvent) {
+      if (this.hasMembers(rooms.market(ev.marketId))) this.marketPush.push(ev.marketId, { book: null, prices: ev });
+      else this.lastPrices.delete(ev.marketId);
+    },
+
+    onBalance(this: SocketGatewayThis, { userId, balance }: EventPayload<"ledger.balanceChanged">) {
+      this.pushUser(userId, { balance: { available: balance.available, locked: balance.locked, total: balance.total } }, `bal:${userId}`);
+    },
+
+    onPosition(this: SocketGatewayThis, { userId, position: p }: EventPayload<"ledger.positionChanged">) {
+      const position: PositionUpdate = {
+        marketId: p.marketId,
+        outcome: p.outcome,
+        quantity: p.quantity,
+        avgEntryPrice: p.avgEntryPrice,
+        totalCost: p.totalCost,
+        realizedPnl: p.realizedPnl,
+      };
+      this.pushUser(userId, { position }, `pos:${userId}:${p.marketId}:${p.outcome}`);
+    },
+
+    onTrade(this: SocketGatewayThis, { userId, trade: t }: EventPayload<"ledger.tradeCreated">) {
+      this.pushUser(userId, { trade: tradeRecordView(t) });
+    },
+
+    onOrder(this: SocketGatewayThis, o: EventPayload<"order.updated">) {
+      this.pushUser(o.userId, {
+        order: {
+          orderId: o.orderId,
+          marketId: o.marketId,
+          status: o.status,
+          remainingQuantity: o.remainingQuantity,
+          filledDelta: o.filledDelta,
+          clientOrderId: o.clientOrderId ?? null,
+          cancelReason: o.cancelReason ?? null,
+        },
+      });
+    },
+
     socketConnected(this: SocketGatewayThis, socket: Socket) {
       const idle = setTimeout(() => {
         this.send(socket, errorMsg("IDLE_TIMEOUT", `No ping for ${this.idleTimeoutMs / 1000} s`));

@@ -2,6 +2,7 @@ import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
 import { type ActionName, type ActionResult, type HandlerParams, ID_PARAM, call, emit, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
+import { Validator } from "../lib/validator";
 import type { WriteBatcher } from "../lib/serial";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
@@ -17,6 +18,9 @@ import type { TradingModes } from "../catalog/trading-mode";
 import { engineNodes } from "../mixins/market-routing.middleware";
 import { nullWhenAbsent } from "../mixins/optional-service";
 import { MARKET_TRADE_PARAMS, catalogCoresOn, dropMarketCache, liveQuotes, requestOut, wireCatalogRefusal } from "../mixins/catalog-wiring";
+
+/** A print of `market.trades`, checked as `market.trade`'s params are. */
+const checkPrint = Validator.compile(MARKET_TRADE_PARAMS) as (v: unknown) => true | unknown[];
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
 export const MARKET_CACHE_TTL_SEC = 5;
@@ -241,6 +245,19 @@ const CatalogService = defineService<CatalogThis>({
       params: MARKET_TRADE_PARAMS,
       async handler(this: CatalogThis, ctx): Promise<void> {
         await this.prints.add(ctx.params);
+      },
+    },
+
+    /** The prints of the commands an engine acknowledged together; each checked alone (junk is dropped, the rest recorded). */
+    "market.trades": {
+      params: { prints: { type: "array", items: "object" } },
+      async handler(this: CatalogThis, ctx): Promise<void> {
+        const adds: Array<Promise<void>> = [];
+        for (const print of ctx.params.prints) {
+          if (checkPrint(print) === true) adds.push(this.prints.add(print));
+          else this.logger.warn(`market.trades: a malformed print ignored`);
+        }
+        await Promise.all(adds);
       },
     },
 

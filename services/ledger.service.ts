@@ -1,9 +1,10 @@
 import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
-import { type ActionResult, type Answer, type HandlerParams, broadcast, call, internalAction, routeAction } from "../contract";
+import { type ActionResult, type Answer, type HandlerParams, broadcast, call, emitDurable, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
 import { throwWire, wireError } from "../gateway/faults";
+import { GatheredChanges } from "../ledger/changes";
 import { LedgerCores } from "../ledger/ledger-cores";
 import type { LedgerDesk } from "../ledger/desk";
 import { openMoneyStore } from "../ledger/money-store";
@@ -33,11 +34,15 @@ const LedgerService = defineService<LedgerThis>({
       ...internalAction("ledger.post"),
       async handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.post">>): Promise<ActionResult<"ledger.post">> {
         const { durable, ...entry } = ctx.params;
+        let answer: ActionResult<"ledger.post">;
         try {
-          return await this.desk.post(entry, durable);
+          answer = await this.desk.post(entry, durable);
         } catch (err) {
           throw wireError(err);
         }
+        // The caller waits for the watermark: it is sent to that node (ledger/changes.ts WatermarkAudience).
+        if (durable === false && ctx.nodeID) this.cores?.posted(ctx.nodeID, answer.seq, answer.instance);
+        return answer;
       },
     },
 
@@ -256,8 +261,13 @@ const LedgerService = defineService<LedgerThis>({
   async started() {
     const broker = this.broker;
     this.cores = await LedgerCores.open(await openMoneyStore(configOf(broker)), {
-      // Broadcast: every gateway pushes to its own sockets (ledger/changes.ts decides what).
-      out: { broadcast: (event, payload) => broadcast(broker, event, payload) },
+      // One broadcast per group commit: every gateway pushes to its own sockets (ledger/changes.ts decides what).
+      out: new GatheredChanges({
+        durable: (payload) => broadcast(broker, "ledger.durable", payload),
+        committed: (payload) => broadcast(broker, "ledger.committed", payload),
+      }),
+      // The watermark to the engines waiting on it.
+      durableTo: (payload, nodes) => emitDurable(broker, payload, nodes),
       cancelMany: async (marketId, which, reason) => {
         await call(broker, "book.cancelMany", { marketId, ...which, reason });
       },
