@@ -10,7 +10,7 @@ import type { Model } from "../contract";
 import type { CancelReasonCode } from "../engine/settlement";
 import type { IdemKey, OrderDoc, OrderQuery, CancelManyResult, PlaceResult, PlaceTerms, AmendTerms, CancelResult } from "../models/trading";
 import { page, type Page } from "../lib/paging";
-import type { PlaceCommand } from "./market-actor";
+import type { PlaceCommand } from "./commands";
 import { checkOrder, checkPriceAndQuantity, type OrderTerms, type PlaceOrderParams } from "../lib/order-rules";
 import { orderView, placeView, type PlaceView } from "./order-views";
 

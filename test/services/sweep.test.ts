@@ -6,7 +6,7 @@ import LedgerService from "../../services/ledger.service";
 import BookService from "../../services/book.service";
 import type { BookJournalDoc, OrderDoc, MoneyCheck, VerifyReport } from "../../models/trading";
 import type { PlaceView } from "../../trading/order-views";
-import { MAX_PER_ENTRY } from "../../trading/market-actor";
+import { MAX_PER_ENTRY } from "../../trading/entries";
 import { SHARE } from "../support/trading";
 
 jest.setTimeout(180_000);

@@ -1,6 +1,6 @@
 import { Errors } from "moleculer";
 import { batchItemKey, OrderDesk, type OrderDeskPorts } from "../../trading/order-desk";
-import type { PlaceCommand } from "../../trading/market-actor";
+import type { PlaceCommand } from "../../trading/commands";
 import type { IdemKey, OrderDoc, PlaceTerms, PlaceResult, OrderQuery } from "../../models/trading";
 import { isFault } from "../../lib/fault";
 import { Validator } from "../../lib/validator";
