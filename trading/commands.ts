@@ -1,26 +1,12 @@
-import type { OrderType, Outcome, Side } from "../engine/types";
-import type { IdemKey, PlaceResult, RouteExecution, RouteRequest } from "../models/trading";
+import type { IdemKey, PlaceTerms, RouteExecution, RouteRequest } from "../models/trading";
 
 /** A request's Idempotency-Key: its answer is rendered from the command's result and journaled with it. */
 export interface IdemRequest<T> extends IdemKey {
   render(value: T): unknown;
 }
 
-export interface PlaceCommand {
-  userId: string;
-  side: Side;
-  outcome: Outcome;
-  orderType: OrderType;
-  price: number;
-  quantity: number;
-  /** GTD: when the rest is cancelled (ISO); the scheduler fires it, the order only carries it. */
-  expiresAt?: string;
-  postOnly?: boolean;
-  clientOrderId?: string;
-  /** Cancelled (reason `paused`) when the market leaves the normal trading mode. */
-  cancelOnPause?: boolean;
-  idem?: IdemRequest<PlaceResult>;
-}
+/** A placement on the market's own actor: the desk's terms as they are (the actor is the market). */
+export type PlaceCommand = Omit<PlaceTerms, "marketId">;
 
 export interface AmendCommand {
   orderId: string;

@@ -242,11 +242,13 @@ export class MarketActor {
     };
   }
 
-  place(cmd: PlaceCommand): Promise<PlaceResult> {
+  /** A new order; with `cmd.idem`, `render` makes the answer journaled under the key. */
+  place(cmd: PlaceCommand, render?: (r: PlaceResult) => unknown): Promise<PlaceResult> {
     return this.run(async () => {
       this.ensureWritable();
       const plan = planPlace(this.view(), cmd);
-      const committed = await this.commitPlan(plan, idemRecord(cmd.idem, plan.value), () => {
+      const idem = cmd.idem && render ? { ...cmd.idem, render } : undefined;
+      const committed = await this.commitPlan(plan, idemRecord(idem, plan.value), () => {
         const { orderId } = plan.value;
         if (cmd.clientOrderId) this.clientIds.set(orderId, cmd.clientOrderId);
         if (cmd.cancelOnPause) this.pauseCancels.add(orderId);
