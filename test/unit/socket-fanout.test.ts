@@ -9,7 +9,6 @@ import { rooms, type ServerMessage } from "../../gateway/socket-protocol";
 
 function fanout() {
   const members = new Map<string, Set<string>>();
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const writes: Array<{ id: string; frames: any[] }> = [];
   const toRoom: Array<{ room: string; msg: ServerMessage }> = [];
   let encoded = 0;
