@@ -252,12 +252,10 @@ const CatalogService = defineService<CatalogThis>({
     "market.trades": {
       params: { prints: { type: "array", items: "object" } },
       async handler(this: CatalogThis, ctx): Promise<void> {
-        const adds: Array<Promise<void>> = [];
-        for (const print of ctx.params.prints) {
-          if (checkPrint(print) === true) adds.push(this.prints.add(print));
-          else this.logger.warn(`market.trades: a malformed print ignored`);
-        }
-        await Promise.all(adds);
+        const good = ctx.params.prints.filter((print) => checkPrint(print) === true);
+        if (good.length < ctx.params.prints.length)
+          this.logger.warn(`market.trades: ${ctx.params.prints.length - good.length} malformed prints ignored`);
+        await this.prints.addAll(good);
       },
     },
 
