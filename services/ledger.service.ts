@@ -1,6 +1,16 @@
 import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
-import { type ActionResult, type Answer, type HandlerParams, broadcast, call, emitDurable, internalAction, routeAction } from "../contract";
+import {
+  type ActionResult,
+  type Answer,
+  type HandlerParams,
+  broadcast,
+  call,
+  durableGroup,
+  emitDurable,
+  internalAction,
+  routeAction,
+} from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
 import { throwWire, wireError } from "../gateway/faults";
@@ -13,6 +23,8 @@ import type { VerifyReport } from "../models/trading";
 
 type LedgerThis = Service & {
   cores?: LedgerCores;
+  /** The event groups `ledger.durable` is heard under now (read again when services change). */
+  durableGroups?: Set<string> | null;
   /** The cores' requests (set once started). */
   desk: LedgerDesk;
 };
@@ -258,6 +270,12 @@ const LedgerService = defineService<LedgerThis>({
     },
   },
 
+  events: {
+    "$services.changed"(this: LedgerThis) {
+      this.durableGroups = null;
+    },
+  },
+
   async started() {
     const broker = this.broker;
     this.cores = await LedgerCores.open(await openMoneyStore(configOf(broker)), {
@@ -266,8 +284,13 @@ const LedgerService = defineService<LedgerThis>({
         durable: (payload) => broadcast(broker, "ledger.durable", payload),
         committed: (payload) => broadcast(broker, "ledger.committed", payload),
       }),
-      // The watermark to the engines waiting on it.
-      durableTo: (payload, nodes) => emitDurable(broker, payload, nodes),
+      // The watermark to the engines waiting on it; to every engine when one of them does not listen
+      // under its own group (a node of an earlier version, in a rolling upgrade).
+      durableTo: (payload, nodes) => {
+        const groups = (this.durableGroups ??= new Set(broker.getEventGroups("ledger.durable")));
+        if (nodes.every((node) => groups.has(durableGroup(node)))) emitDurable(broker, payload, nodes);
+        else broadcast(broker, "ledger.durable", payload);
+      },
       cancelMany: async (marketId, which, reason) => {
         await call(broker, "book.cancelMany", { marketId, ...which, reason });
       },
