@@ -1,7 +1,7 @@
 import type { Service, ServiceSchema } from "moleculer";
 import { defineService } from "../mixins/service";
 import { type Answer, type HandlerParams, type EventPayload, call, durableGroup, internalAction, routeAction } from "../contract";
-import { throwWire } from "../gateway/faults";
+import { throwWire } from "../lib/errors";
 import { currentUser, type AppContext } from "../mixins/context";
 import type { MarketActor } from "../trading/market-actor";
 import type { MarketRegistry } from "../trading/market-registry";
@@ -40,6 +40,9 @@ const BookService = defineService<BookThis>({
     const ev = schema.events?.["ledger.durable"];
     if (ev && typeof ev === "object") (ev as { group?: string }).group = durableGroup(this.broker.nodeID);
   },
+
+  // Every action's refusal leaves as the broker's error (cancel-all, lists and tops included).
+  hooks: { error: { "*": (_ctx: AppContext, err: unknown) => throwWire(err) } },
 
   actions: {
     /** POST /orders: a limit order, GTC, GTD, FOK or FAK, optionally post-only, with a client order id. */

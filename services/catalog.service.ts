@@ -17,7 +17,8 @@ import type { MarketView } from "../catalog/views";
 import type { TradingModes } from "../catalog/trading-mode";
 import { engineNodes } from "../mixins/market-routing.middleware";
 import { nullWhenAbsent } from "../mixins/optional-service";
-import { MARKET_TRADE_PARAMS, catalogCoresOn, dropMarketCache, liveQuotes, requestOut, wireCatalogRefusal } from "../mixins/catalog-wiring";
+import { MARKET_TRADE_PARAMS, catalogCoresOn, dropMarketCache, liveQuotes, requestOut } from "../mixins/catalog-wiring";
+import { throwWire } from "../lib/errors";
 
 /** A print of `market.trades`, checked as `market.trade`'s params are. */
 const checkPrint = Validator.compile(MARKET_TRADE_PARAMS) as (v: unknown) => true | unknown[];
@@ -60,7 +61,7 @@ const CatalogService = defineService<CatalogThis>({
     }),
   ],
 
-  hooks: { error: { "*": (_ctx: AppContext, err: unknown) => wireCatalogRefusal(err) } },
+  hooks: { error: { "*": (_ctx: AppContext, err: unknown) => throwWire(err) } },
 
   actions: {
     /** GET /events: published events, soonest `beginAt` first; `markets` is empty in lists. */

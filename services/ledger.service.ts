@@ -1,11 +1,11 @@
 import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
+import { portCall } from "../mixins/port-call";
 import {
   type ActionResult,
   type Answer,
   type HandlerParams,
   broadcast,
-  call,
   durableGroup,
   emitDurable,
   internalAction,
@@ -13,7 +13,7 @@ import {
 } from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
-import { throwWire, wireError } from "../gateway/faults";
+import { throwWire, wireError } from "../lib/errors";
 import { GatheredChanges } from "../ledger/changes";
 import { LedgerCores } from "../ledger/ledger-cores";
 import type { LedgerDesk } from "../ledger/desk";
@@ -31,7 +31,7 @@ type LedgerThis = Service & {
 
 /**
  * The money path's single writer: a shell over the ledger's cores (ledger/ledger-cores.ts). Its
- * refusals are domain faults, handed to the broker with their status (gateway/faults.ts).
+ * refusals are the core's Refusals, handed to the broker with their status (lib/errors.ts).
  */
 const LedgerService = defineService<LedgerThis>({
   name: "ledger",
@@ -104,8 +104,8 @@ const LedgerService = defineService<LedgerThis>({
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.positions">>): Answer<"ledger.positions"> {
         const userId = currentUser(ctx).id;
         return positionsView(userId, this.desk.ledger.positionsOf(userId), {
-          titles: (marketIds) => call(ctx, "catalog.marketTitles", { marketIds }).catch(() => ({})),
-          exitQuote: (p) => call(ctx, "book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
+          titles: (marketIds) => portCall(ctx, "catalog.marketTitles", { marketIds }).catch(() => ({})),
+          exitQuote: (p) => portCall(ctx, "book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
         });
       },
     },
@@ -292,7 +292,7 @@ const LedgerService = defineService<LedgerThis>({
         else broadcast(broker, "ledger.durable", payload);
       },
       cancelMany: async (marketId, which, reason) => {
-        await call(broker, "book.cancelMany", { marketId, ...which, reason });
+        await portCall(broker, "book.cancelMany", { marketId, ...which, reason });
       },
       log: {
         info: (message) => this.logger.info(message),
