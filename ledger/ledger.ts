@@ -13,21 +13,10 @@ import type {
 } from "../models/trading";
 import { chainHash } from "./chain-hash";
 import { entryRuleProblems } from "./entry-rules";
+import { IdemClaims } from "./idempotency";
+import { moneyCheck } from "./money-check";
+import type { LedgerCode } from "./codes";
 import { CommitRefused, type CommitBatch, type JournalRow, type MarketRow, type MoneyStore, type StoredState } from "./store";
-
-/** The codes the ledger refuses with (engine/refusal.ts's Refusal; the shell gives each kind its status). */
-export const LEDGER_CODES = [
-  "INSUFFICIENT_BALANCE",
-  "INSUFFICIENT_SHARES",
-  "INVALID_POSTING",
-  "MARKET_MOVED",
-  "IDEMPOTENCY_KEY_REUSED",
-  "DUPLICATE_CLIENT_ORDER_ID",
-  "LEDGER_UNAVAILABLE",
-  "LEDGER_RESTARTED",
-  "SERVICE_UNAVAILABLE",
-] as const;
-export type LedgerCode = (typeof LEDGER_CODES)[number];
 
 export interface LedgerHooks {
   /** After each group commit, with its entries (real-time events, the durability watermark). */
@@ -52,10 +41,8 @@ export function sameBookCommand(a: BookJournalDoc | undefined, b: BookJournalDoc
   return content(a) === content(b);
 }
 
-const posKey = (account: string, marketId: string, outcome: string) => `${account}|${marketId}|${outcome}`;
 /** Durable entries kept decoded for readers tailing the journal. */
 const RECENT = 8192;
-const USER = "usr_";
 /** Retry-After of a request refused because its write was (seconds): long enough not to hammer a full disk. */
 export const WRITE_REFUSED_RETRY_S = 5;
 /** Earlier instances whose waits are still answered by seq after a refused commit. */
@@ -110,8 +97,11 @@ export class Ledger {
   /** The latest durable entries, decoded: readers tailing the journal (notifier, chain) need no store read. */
   private recent: LedgerEntryDoc[] = [];
   private recentFirst: number;
-  /** Idempotency-Keys being executed now, with the requests waiting for their answer. */
-  private readonly claims = new Map<string, { fingerprint: string; waiters: Array<(c: IdemClaim | null) => void> }>();
+  private readonly idem = new IdemClaims({
+    unwritten: (scope, key) => this.pending.find((p) => p.doc.idem?.scope === scope && p.doc.idem.key === key)?.doc,
+    waitDurable: (seq) => this.waitDurable(seq),
+    stored: (scope, key) => this.store.idempotent(scope, key),
+  });
 
   private constructor(
     private readonly store: MoneyStore,
@@ -443,7 +433,7 @@ export class Ledger {
         this.recent = this.recent.slice(drop);
         this.recentFirst += drop;
       }
-      for (const { doc } of batch) if (doc.idem) this.answerClaim(doc.idem);
+      for (const { doc } of batch) if (doc.idem) this.idem.answered(doc.idem);
       this.hooks.committed?.(commit.docs);
     }
   }
@@ -500,73 +490,14 @@ export class Ledger {
     return false;
   }
 
-  /**
-   * The stored answer; or the right to execute the request (the caller must end with an entry
-   * carrying `idem`, or `idemRelease`); or, while another request with the key executes, wait for
-   * its answer. A key that named another request is refused.
-   */
-  async idemClaim(scope: string, key: string, fingerprint: string): Promise<IdemClaim> {
-    const id = `${scope}\0${key}`;
-    for (;;) {
-      const unwritten = this.pending.find((p) => p.doc.idem?.scope === scope && p.doc.idem.key === key)?.doc;
-      if (unwritten) {
-        if (unwritten.idem?.fingerprint !== fingerprint)
-          throw new Refusal<LedgerCode>("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
-        // Answered once durable, like the first answer.
-        await this.waitDurable(unwritten.seq);
-        continue;
-      }
-      const stored = await this.store.idempotent(scope, key);
-      const c = this.claims.get(id);
-      if (stored) {
-        if (stored.fingerprint !== fingerprint)
-          throw new Refusal<LedgerCode>("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
-        // Bound to a command whose request still runs: its answer is on its way.
-        if (stored.answerFrom && c) {
-          const answer = await new Promise<IdemClaim | null>((resolve) => c.waiters.push(resolve));
-          if (answer) return answer;
-          continue;
-        }
-        return {
-          answered: true,
-          status: stored.status,
-          response: stored.response,
-          ...(stored.answerFrom ? { answerFrom: stored.answerFrom } : {}),
-        };
-      }
-      if (!c) {
-        this.claims.set(id, { fingerprint, waiters: [] });
-        return { answered: false };
-      }
-      if (c.fingerprint !== fingerprint)
-        throw new Refusal<LedgerCode>("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key is in use by another request");
-      const answer = await new Promise<IdemClaim | null>((resolve) => c.waiters.push(resolve));
-      if (answer) return answer;
-      // The first one gave up without an answer: try again (perhaps to execute).
-    }
+  /** See IdemClaims.claim (ledger/idempotency.ts). */
+  idemClaim(scope: string, key: string, fingerprint: string): Promise<IdemClaim> {
+    return this.idem.claim(scope, key, fingerprint);
   }
 
   /** The request ended without an answer to keep (refused, failed): the next one may execute. */
   idemRelease(scope: string, key: string): void {
-    const id = `${scope}\0${key}`;
-    const c = this.claims.get(id);
-    if (!c) return;
-    this.claims.delete(id);
-    for (const w of c.waiters) w(null);
-  }
-
-  private answerClaim(r: IdemRecord): void {
-    const id = `${r.scope}\0${r.key}`;
-    const c = this.claims.get(id);
-    if (!c) return;
-    if (r.answerFrom) {
-      // Only the key's binding: the request keeps its claim until its answer (or release); those
-      // waiting look again and wait for that.
-      for (const w of c.waiters.splice(0)) w(null);
-      return;
-    }
-    this.claims.delete(id);
-    for (const w of c.waiters) w({ answered: true, status: r.status, response: r.response });
+    this.idem.release(scope, key);
   }
 
   /** Is this client order id on an open order of the user (committed, or placed by an entry not yet written)? */
@@ -619,40 +550,15 @@ export class Ledger {
   }
 
   /**
-   * The money check: conservation, and against the read models committed with the journal: every
-   * order's filled + open + cancelled = quantity, every user's locked = what their open orders hold
-   * (withdrawals debit at once and lock nothing), every market's positions contiguous with writer
-   * epochs that never go back. Compared when nothing is pending, in one turn of the event loop.
+   * The money check (ledger/money-check.ts), once nothing is pending: the books as they stand
+   * against the read models committed with the journal.
    */
   async check(): Promise<MoneyCheck> {
     for (;;) {
       await this.idle();
       if (this.pending.length) continue;
       const report = this.accounts.conservation();
-      const facts = await this.store.readModelFacts();
-      const badLocks: MoneyCheck["badLocks"] = [];
-      const seen = new Set<string>();
-      for (const [account, held] of facts.cashHeld) {
-        seen.add(account);
-        const locked = this.accounts.balance(account).locked;
-        if (locked !== held) badLocks.push({ account, locked, heldByOrders: held });
-      }
-      for (const [account, locked] of this.accounts.lockedCash()) {
-        if (!seen.has(account) && account.startsWith(USER) && locked !== 0) badLocks.push({ account, locked, heldByOrders: 0 });
-      }
-      const seenPos = new Set<string>();
-      for (const [k, held] of facts.sharesHeld) {
-        seenPos.add(k);
-        const [account, marketId, outcome] = k.split("|");
-        const locked = this.accounts.position(account, marketId, outcome as "YES" | "NO")?.locked ?? 0;
-        if (locked !== held) badLocks.push({ account, marketId, outcome, locked, heldByOrders: held });
-      }
-      for (const p of this.accounts.lockedPositions()) {
-        if (!seenPos.has(posKey(p.account, p.marketId, p.outcome)))
-          badLocks.push({ account: p.account, marketId: p.marketId, outcome: p.outcome, locked: p.locked, heldByOrders: 0 });
-      }
-      const ok = report.ok && !facts.badOrders.length && !badLocks.length && !facts.badPositions.length;
-      return { ...report, ok, badOrders: facts.badOrders, badLocks, badPositions: facts.badPositions };
+      return moneyCheck(report, this.accounts, await this.store.readModelFacts());
     }
   }
 
