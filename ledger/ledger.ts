@@ -35,7 +35,7 @@ export interface LedgerHooks {
 }
 
 /** Two writes of one journal position are the same commit (a retry) when they carry the same command and effects. */
-export function sameBookCommand(a: BookJournalDoc | undefined, b: BookJournalDoc | undefined): boolean {
+function sameBookCommand(a: BookJournalDoc | undefined, b: BookJournalDoc | undefined): boolean {
   if (!a || !b) return a === b;
   const content = (d: BookJournalDoc) => JSON.stringify([d.marketId, d.seq, d.epoch, d.command, d.orders, d.pool ?? null]);
   return content(a) === content(b);
@@ -44,7 +44,7 @@ export function sameBookCommand(a: BookJournalDoc | undefined, b: BookJournalDoc
 /** Durable entries kept decoded for readers tailing the journal. */
 const RECENT = 8192;
 /** Retry-After of a request refused because its write was (seconds): long enough not to hammer a full disk. */
-export const WRITE_REFUSED_RETRY_S = 5;
+const WRITE_REFUSED_RETRY_S = 5;
 /** Earlier instances whose waits are still answered by seq after a refused commit. */
 const RETIRED = 64;
 

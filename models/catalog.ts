@@ -148,12 +148,6 @@ export interface LivePrice {
   sellNoPrice: string | null;
 }
 
-/** `router.livePrices` contract. */
-export interface LivePricesParams {
-  marketIds: string[];
-}
-export type LivePricesResult = Record<string, LivePrice>;
-
 /** `catalog.getMarketInternal`: the raw facts other services act on. */
 export interface MarketInternal {
   id: string;
@@ -233,9 +227,6 @@ export interface SearchEventsParams {
   page: number;
   pageSize: number;
 }
-export interface IdParams {
-  id: string;
-}
 /** `catalog.priceHistory` (GET /markets/:marketId/price-history). */
 export interface PriceHistoryParams {
   marketId: string;
@@ -280,22 +271,6 @@ export interface UpdateEventParams {
   isLive?: boolean;
   /** Retitle markets of this event, or change their rules and schedule. */
   markets?: Array<{ id: string; title?: string } & MarketTerms>;
-}
-/** `catalog.resolveMarket`. */
-export interface ResolveMarketParams {
-  id: string;
-  result: MarketResult;
-}
-/** `catalog.proposeResolution`. */
-export interface ProposeParams {
-  id: string;
-  result: MarketResult;
-  note?: string;
-}
-/** `catalog.dispute`. */
-export interface DisputeParams {
-  id: string;
-  reason: string;
 }
 /** `catalog.failResolution`. */
 export interface FailResolutionParams {
