@@ -62,6 +62,21 @@ interface Pending {
   undo?: Undo;
 }
 
+/** A journal entry as written: the input's fields (those it has) at `seq`. */
+function entryDoc(input: PostInput, seq: number, at: string): LedgerEntryDoc {
+  const doc: LedgerEntryDoc = { _id: input.key, seq, postings: input.postings, at };
+  if (input.checkAfter) doc.checkAfter = input.checkAfter;
+  if (input.trades?.length) doc.trades = input.trades;
+  if (input.book) doc.book = input.book;
+  if (input.fence) doc.fence = input.fence;
+  if (input.settlement) doc.settlement = input.settlement;
+  if (input.payout) doc.payout = input.payout;
+  if (input.idem) doc.idem = input.idem;
+  if (input.heartbeat) doc.heartbeat = input.heartbeat;
+  if (input.audit) doc.audit = input.audit;
+  return doc;
+}
+
 /**
  * The ledger: the single writer of money. Entries are validated and applied in memory at once (so
  * the next one validates against them, synchronously, without a lock) and reach the store in group
@@ -189,37 +204,52 @@ export class Ledger {
 
   /** Entries of one command (one, or the parts of a group), validated and applied together. */
   private apply(parts: PostInput[]): PostOutcome {
+    const at = this.position(parts);
+    if ("answered" in at) return at.answered;
+    this.checkKeys(parts);
+    return this.record(parts, this.prepare(parts), at.lease);
+  }
+
+  /**
+   * Where a command goes: a book command at its market's next journal position under the
+   * writer's lease (the same command again, a retry of one that landed, is answered); an entry
+   * without a book under a key not used before (a used key is answered).
+   */
+  private position(parts: PostInput[]): { lease: MarketLease | null } | { answered: PostOutcome } {
     const first = parts[0];
-    const last = parts[parts.length - 1];
     const b = first.book;
-    let lease: MarketLease | null = null;
-    if (b) {
-      lease = this.lease(b.marketId);
-      if (b.epoch !== lease.epoch || b.seq !== lease.seq + 1) {
-        const prev = this.lastBook.get(b.marketId);
-        const prior = parts.length === 1 && prev?._id === first.key ? prev : null;
-        // The same command again (a retry of a commit that landed): answered, not applied twice.
-        if (prior && sameBookCommand(prior.book, b)) return { applied: false, seq: prior.seq, instance: this.instance };
-        throw new Refusal<LedgerCode>(
-          "moved",
-          "MARKET_MOVED",
-          b.epoch !== lease.epoch
-            ? `market ${b.marketId} is written under lease ${lease.epoch} (${lease.owner ?? "nobody"}), not ${b.epoch} (${b.node}); nothing was executed`
-            : `journal position ${b.seq} of market ${b.marketId} is not the next one (${lease.seq + 1}); nothing was executed`,
-        );
-      }
-      parts.forEach((p, i) => {
-        if (!p.book || p.book.marketId !== b.marketId || p.book.epoch !== b.epoch || p.book.seq !== b.seq + i)
-          throw new Refusal<LedgerCode>(
-            "rejected",
-            "INVALID_POSTING",
-            "the parts of a book command take consecutive positions of one market",
-          );
-      });
-    } else {
+    if (!b) {
       const seq = this.pendingKeys.get(first.key)?.seq ?? this.store.keySeq(first.key);
-      if (seq !== null) return { applied: false, seq, instance: this.instance };
+      return seq !== null ? { answered: { applied: false, seq, instance: this.instance } } : { lease: null };
     }
+    const lease = this.lease(b.marketId);
+    if (b.epoch !== lease.epoch || b.seq !== lease.seq + 1) {
+      const prev = this.lastBook.get(b.marketId);
+      const prior = parts.length === 1 && prev?._id === first.key ? prev : null;
+      // The same command again (a retry of a commit that landed): answered, not applied twice.
+      if (prior && sameBookCommand(prior.book, b)) return { answered: { applied: false, seq: prior.seq, instance: this.instance } };
+      throw new Refusal<LedgerCode>(
+        "moved",
+        "MARKET_MOVED",
+        b.epoch !== lease.epoch
+          ? `market ${b.marketId} is written under lease ${lease.epoch} (${lease.owner ?? "nobody"}), not ${b.epoch} (${b.node}); nothing was executed`
+          : `journal position ${b.seq} of market ${b.marketId} is not the next one (${lease.seq + 1}); nothing was executed`,
+      );
+    }
+    parts.forEach((p, i) => {
+      if (!p.book || p.book.marketId !== b.marketId || p.book.epoch !== b.epoch || p.book.seq !== b.seq + i)
+        throw new Refusal<LedgerCode>(
+          "rejected",
+          "INVALID_POSTING",
+          "the parts of a book command take consecutive positions of one market",
+        );
+    });
+    return { lease };
+  }
+
+  /** The command's Idempotency-Key and client order ids: neither taken by another entry. */
+  private checkKeys(parts: PostInput[]): void {
+    const last = parts[parts.length - 1];
     // Keys are claimed before their command runs (idemClaim); this only guards against a second writer.
     if (last.idem && this.pendingIdem(last.idem)) {
       throw new Refusal<LedgerCode>("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key already answered a request");
@@ -234,61 +264,50 @@ export class Ledger {
         );
       }
     }
+  }
+
+  /** The command's money, checked against the entry rules and the books: what it changes, or its refusal. */
+  private prepare(parts: PostInput[]): PreparedChange {
+    const first = parts[0];
+    const last = parts[parts.length - 1];
     const postings = parts.length === 1 ? first.postings : parts.flatMap((p) => p.postings);
-    const broken = entryRuleProblems(
-      {
-        key: last.key,
-        postings,
-        trades: parts.length === 1 ? first.trades : parts.flatMap((p) => p.trades ?? []),
-        book: last.book,
-        payout: first.payout,
-      },
-      this.accounts,
-    );
+    const trades = parts.length === 1 ? first.trades : parts.flatMap((p) => p.trades ?? []);
+    const broken = entryRuleProblems({ key: last.key, postings, trades, book: last.book, payout: first.payout }, this.accounts);
     if (broken.length) throw new Refusal<LedgerCode>("rejected", "INVALID_POSTING", broken.join("; "));
-    let change: PreparedChange;
     try {
-      change = this.accounts.prepare(postings, first.checkAfter ?? 0);
+      return this.accounts.prepare(postings, first.checkAfter ?? 0);
     } catch (err) {
-      if (isPostingRefusal(err)) {
-        const code =
-          err.code === "INSUFFICIENT_SHARES"
-            ? "INSUFFICIENT_SHARES"
-            : err.code === "INVALID_POSTING"
-              ? "INVALID_POSTING"
-              : "INSUFFICIENT_BALANCE";
-        throw new Refusal<LedgerCode>(
-          "rejected",
-          code,
-          code === "INSUFFICIENT_SHARES" ? "Insufficient shares" : code === "INVALID_POSTING" ? err.message : "Insufficient balance",
-        );
-      }
-      throw err;
+      if (!isPostingRefusal(err)) throw err;
+      const code =
+        err.code === "INSUFFICIENT_SHARES"
+          ? "INSUFFICIENT_SHARES"
+          : err.code === "INVALID_POSTING"
+            ? "INVALID_POSTING"
+            : "INSUFFICIENT_BALANCE";
+      throw new Refusal<LedgerCode>(
+        "rejected",
+        code,
+        code === "INSUFFICIENT_SHARES" ? "Insufficient shares" : code === "INVALID_POSTING" ? err.message : "Insufficient balance",
+      );
     }
+  }
+
+  /** Applies the prepared change and queues the entries for the next group commit; leases follow the command. */
+  private record(parts: PostInput[], change: PreparedChange, lease: MarketLease | null): PostOutcome {
+    const first = parts[0];
     const undo: Undo = { accounts: this.accounts.commit(change), leases: [], lastBook: [] };
     for (const account of change.cash.keys()) this.touchedCash.add(account);
     for (const k of change.pos.keys()) this.touchedPos.add(k);
     for (const m of change.coll.keys()) this.touchedMarkets.add(m);
     const at = this.now().toISOString();
     let doc!: LedgerEntryDoc;
-    let firstEntry = true;
-    for (const input of parts) {
-      doc = { _id: input.key, seq: this.seq + 1, postings: input.postings, at };
-      if (input.checkAfter) doc.checkAfter = input.checkAfter;
-      if (input.trades?.length) doc.trades = input.trades;
-      if (input.book) doc.book = input.book;
-      if (input.fence) doc.fence = input.fence;
-      if (input.settlement) doc.settlement = input.settlement;
-      if (input.payout) doc.payout = input.payout;
-      if (input.idem) doc.idem = input.idem;
-      if (input.heartbeat) doc.heartbeat = input.heartbeat;
-      if (input.audit) doc.audit = input.audit;
+    parts.forEach((input, i) => {
+      doc = entryDoc(input, this.seq + 1, at);
       this.seq = doc.seq;
-      this.pending.push({ doc, body: JSON.stringify(doc), ...(firstEntry ? { undo } : {}) });
+      this.pending.push({ doc, body: JSON.stringify(doc), ...(i === 0 ? { undo } : {}) });
       this.pendingKeys.set(doc._id, doc);
-      firstEntry = false;
-    }
-    const lastBook = last.book;
+    });
+    const lastBook = parts[parts.length - 1].book;
     if (lastBook && lease) {
       undo.leases.push([lastBook.marketId, this.markets.get(lastBook.marketId)]);
       undo.lastBook.push([lastBook.marketId, this.lastBook.get(lastBook.marketId)]);
