@@ -3,9 +3,10 @@
  * that matches orders and answers requests never waits on SQLite's inserts (a large group took
  * several milliseconds there). One commit at a time, in the order they arrive.
  */
+import { writeFileSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { openConnection } from "./sqlite-connection";
-import { SqliteWriter, type WriteBatch, type WriterTarget } from "./sqlite-writer";
+import { SqliteWriter, WRITER_THREAD_NAME, type WriteBatch, type WriterTarget } from "./sqlite-writer";
 import { CommitRefused } from "./store";
 
 export interface WriterRequest {
@@ -15,6 +16,13 @@ export interface WriterRequest {
 /** `refused`: the commit was rolled back whole and may succeed later (CommitRefused). */
 export type WriterReply =
   { id: number; ok: true } | { id: number; ok: false; message: string; code?: string; refused?: { diskFull: boolean } };
+
+try {
+  // Linux only; elsewhere the thread keeps its default name.
+  writeFileSync("/proc/thread-self/comm", WRITER_THREAD_NAME);
+} catch {
+  /* not Linux */
+}
 
 const target = workerData as WriterTarget;
 const port = parentPort;

@@ -9,6 +9,9 @@ import { CommitRefused, type CommitBatch } from "./store";
 export const HEAD_FILE = "money.head";
 const HEAD_BYTES = 128;
 
+/** The writer thread's name as `top -H` and /proc/<pid>/task/<tid>/comm show it (15 characters at most). */
+export const WRITER_THREAD_NAME = "pmx-writer";
+
 /** SQLite's answers to a write that may succeed later; the transaction was rolled back. */
 const TRANSIENT = /^SQLITE_(FULL|IOERR|BUSY|NOMEM)/;
 
