@@ -16,7 +16,7 @@ import type {
 } from "../models/trading";
 import { GENESIS_HASH } from "./chain-hash";
 import { openConnection } from "./sqlite-connection";
-import { HEAD_FILE, SqliteWriter, type WriteBatch } from "./sqlite-writer";
+import { HEAD_FILE, SqliteWriter, type CheckpointPolicy, type WriteBatch, type WriterTarget } from "./sqlite-writer";
 import type { WriterReply, WriterRequest } from "./sqlite-writer-thread";
 import {
   CommitRefused,
@@ -202,6 +202,7 @@ export class SqliteMoneyStore implements MoneyStore {
     private readonly dir: string | null,
     private readonly fsync: boolean,
     private readonly writerThread: boolean,
+    private readonly checkpoints?: CheckpointPolicy,
   ) {
     try {
       this.db = location === ":memory:" ? new Database(":memory:") : openConnection(location);
@@ -288,7 +289,7 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   /** The store under a data dir (":memory:" keeps it in memory, for tests). */
-  static open(dataDir: string, opts: { fsync: boolean; writerThread?: boolean }): SqliteMoneyStore {
+  static open(dataDir: string, opts: { fsync: boolean; writerThread?: boolean; checkpoints?: CheckpointPolicy }): SqliteMoneyStore {
     if (dataDir === ":memory:") return new SqliteMoneyStore(":memory:", null, false, false);
     const path = join(dataDir, FILE);
     const legacy = join(dataDir, "ledger-journal.log");
@@ -297,7 +298,7 @@ export class SqliteMoneyStore implements MoneyStore {
         `${dataDir} holds a ledger in the earlier format (ledger-journal.log and NeDB read models) and no ${FILE}: this version keeps the money path in ${FILE} and does not migrate the earlier format. Start with an empty DATA_DIR (move this one away to keep it).`,
       );
     }
-    return new SqliteMoneyStore(path, dataDir, opts.fsync, opts.writerThread ?? true);
+    return new SqliteMoneyStore(path, dataDir, opts.fsync, opts.writerThread ?? true, opts.checkpoints);
   }
 
   private metaNumber(k: string): number {
@@ -449,14 +450,25 @@ export class SqliteMoneyStore implements MoneyStore {
     if (this.failed) throw this.failed;
     if (!batch.rows.length) return;
     if (!this.writer) {
-      const target = { file: this.dir ? this.location : null, dir: this.dir, fsync: this.fsync && this.dir !== null };
+      const target = {
+        file: this.dir ? this.location : null,
+        dir: this.dir,
+        fsync: this.fsync && this.dir !== null,
+        ...(this.checkpoints ? { checkpoints: this.checkpoints } : {}),
+      };
       if (this.writerThread && this.dir && existsSync(WRITER_THREAD)) {
         // From here on this connection only reads.
         this.db.pragma("query_only = ON");
         this.writer = new ThreadWriter(WRITER_THREAD, target);
       } else {
         const inline = new SqliteWriter(this.db, target);
-        this.writer = { commit: (b) => inline.commit(b), close: async () => inline.close() };
+        this.writer = {
+          commit: async (b) => {
+            await inline.commit(b);
+            inline.checkpointIfDue();
+          },
+          close: async () => inline.close(),
+        };
       }
     }
     // The thread parses the entries back from their bodies rather than receiving a clone.
@@ -644,7 +656,7 @@ class ThreadWriter implements CommitWriter {
   private failure: Error | null = null;
   private readonly exited: Promise<void>;
 
-  constructor(entry: string, target: { file: string | null; dir: string | null; fsync: boolean }) {
+  constructor(entry: string, target: WriterTarget) {
     this.worker = new Worker(entry, { workerData: target });
     this.worker.on("message", (r: WriterReply) => {
       const w = this.waiting.get(r.id);

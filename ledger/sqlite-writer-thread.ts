@@ -27,7 +27,7 @@ try {
 const target = workerData as WriterTarget;
 const port = parentPort;
 if (!port || !target.file) throw new Error("sqlite-writer-thread runs as a worker over a database file");
-const db = openConnection(target.file);
+const db = openConnection(target.file, "writer");
 const writer = new SqliteWriter(db, target);
 
 let chain = Promise.resolve();
@@ -42,7 +42,11 @@ port.on("message", (req: WriterRequest | "close") => {
   }
   chain = chain.then(() =>
     writer.commit(req.batch).then(
-      () => port.postMessage({ id: req.id, ok: true } satisfies WriterReply),
+      () => {
+        port.postMessage({ id: req.id, ok: true } satisfies WriterReply);
+        // Answered: a checkpoint that is due runs before the next commit, never inside one.
+        writer.checkpointIfDue();
+      },
       (err: Error & { code?: string }) =>
         port.postMessage({
           id: req.id,
