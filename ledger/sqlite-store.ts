@@ -66,7 +66,6 @@ CREATE INDEX IF NOT EXISTS orders_resting_user ON orders(user_id, market_id) WHE
 CREATE INDEX IF NOT EXISTS orders_resting_market ON orders(market_id, prio) WHERE remaining > 0;
 -- A client order id names one of its user's open orders at a time.
 CREATE UNIQUE INDEX IF NOT EXISTS orders_client_id ON orders(user_id, client_order_id) WHERE remaining > 0 AND client_order_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS orders_client_id_all ON orders(user_id, client_order_id, created_at DESC) WHERE client_order_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS orders_expiry ON orders(expires_at) WHERE remaining > 0 AND expires_at IS NOT NULL;
 CREATE TABLE IF NOT EXISTS idempotency (
   scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, response TEXT NOT NULL,
@@ -79,6 +78,9 @@ CREATE TABLE IF NOT EXISTS trades (
   seq INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS trades_user ON trades(user_id, created_at DESC, trade_id DESC);
 `;
+
+/** Indexes earlier versions made that no query uses any more. */
+export const RETIRED_INDEXES = ["orders_client_id_all"] as const;
 
 interface OrderRow {
   order_id: string;
@@ -218,6 +220,9 @@ export class SqliteMoneyStore implements MoneyStore {
       this.db.exec("ALTER TABLE idempotency ADD COLUMN answer_from TEXT");
     if (!(this.db.pragma("table_info(orders)") as Array<{ name: string }>).some((c) => c.name === "cancel_on_pause"))
       this.db.exec("ALTER TABLE orders ADD COLUMN cancel_on_pause INTEGER NOT NULL DEFAULT 0");
+    // Every order with a client id wrote an entry into it, and no query used it (GET /orders by
+    // client id goes through orders_user, which also gives its order): dropped from stores that have it.
+    for (const name of RETIRED_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
     const q = (sql: string) => this.db.prepare(sql);
     this.st = {
       getMeta: q("SELECT v FROM meta WHERE k = ?"),
