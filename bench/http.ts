@@ -22,6 +22,7 @@
  *   orders   POST /api/v1/orders           rotating over every user's token and every market: 80%
  *            resting BUY YES / BUY NO at 0.45..0.49, 20% crossing at 0.55 (mint fills), 1 share
  *   batch    POST /api/v1/orders/batch     10 such orders of one user per request: orders/s against single orders'
+ *            (and both again on one connection: one client placing as fast as its answers come)
  *   orders @ half: the same at overallRate = half the best max (autocannon corrects its
  *            latencies for coordinated omission at a fixed rate): p99 there, beside the bare
  *            gateway answering the same POSTs at that same rate in the same round
@@ -394,6 +395,8 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     barePost: [] as Measure[],
     orders: [] as Measure[],
     batch: [] as Measure[],
+    orders1: [] as Measure[],
+    batch1: [] as Measure[],
     market: [] as Measure[],
     events: [] as Measure[],
   };
@@ -404,6 +407,9 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     onExchange();
     passes.orders.push(await cannon(gateway.url, ordersReq, base));
     passes.batch.push(await cannon(gateway.url, batchReq, { ...base, ordersPerRequest: BATCH }));
+    // One client placing as fast as its answers come: what waiting for durability costs it.
+    passes.orders1.push(await cannon(gateway.url, ordersReq, { ...base, connections: 1 }));
+    passes.batch1.push(await cannon(gateway.url, batchReq, { ...base, connections: 1, ordersPerRequest: BATCH }));
     passes.market.push(await cannon(gateway.url, marketReq, base));
     passes.events.push(await cannon(gateway.url, eventsReq, base));
   }
@@ -433,6 +439,16 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     what: `POST /orders/batch of ${BATCH} (max)`,
     m: batch,
     target: `${batchOrders.toFixed(0)} orders/s, ${fmtRatio(batchOrders / orders.reqPerSec)} of single orders, target >= 4x: ${mark(batchOrders >= 4 * orders.reqPerSec && !batch.failed)}`,
+    perOrder: true,
+  });
+  const orders1 = best(passes.orders1);
+  const batch1 = best(passes.batch1);
+  add({ variant, what: "POST /orders (1 connection)", m: orders1, perOrder: true });
+  add({
+    variant,
+    what: `POST /orders/batch of ${BATCH} (1 conn.)`,
+    m: batch1,
+    target: `${(batch1.reqPerSec * BATCH).toFixed(0)} orders/s, ${fmtRatio((batch1.reqPerSec * BATCH) / orders1.reqPerSec)} of single orders on 1 connection`,
     perOrder: true,
   });
   // Latency at half the best rate: one pass per round, each beside the bare gateway answering the
