@@ -8,6 +8,7 @@ import { Catalog, CatalogRefusal, type CatalogEvent, type CatalogOut, type Catal
 import { ResolutionProcess, type ProcessPorts } from "../../catalog/process";
 import { EVENT_ALREADY_DECIDED, EVENT_NOT_MUTUALLY_EXCLUSIVE, EVENT_NOT_OPEN, planEventResolution } from "../../catalog/exclusive";
 import { chanceOf, NO_PRICES, renderEvent, renderMarket, renderOutcome } from "../../catalog/views";
+import { DEMO_EVENTS } from "../../catalog/demo";
 import type { CreateEventParams, DisputeDoc, EventDoc, MarketDoc, ResolutionDoc } from "../../models/catalog";
 
 const T0 = Date.parse("2026-06-01T12:00:00.000Z");
@@ -404,5 +405,37 @@ describe("chance", () => {
     ["the cancel price once cancelled", {}, { status: "cancelled", yesPayout: 250_000 }, "0.25"],
   ] as const)("%s", (_n, live, over, want) => {
     expect(chanceOf(m(over as Partial<MarketDoc>), { ...NO_PRICES, ...live })).toBe(want);
+  });
+});
+
+describe("the demo races", () => {
+  test("every demo event passes the operator's rules; a race's opening prices differ and sum to about 100%", async () => {
+    const w = world();
+    for (const d of DEMO_EVENTS) {
+      await w.catalog.createEvent(
+        {
+          title: d.title,
+          category: d.category,
+          mutuallyExclusive: d.mutuallyExclusive,
+          exhaustive: d.exhaustive,
+          ammLiquidity: d.ammLiquidity,
+          markets: d.markets.map((m) => ({ title: m.title, ammLiquidity: m.ammLiquidity, outcomeLabel: m.outcomeLabel })),
+        },
+        w.out,
+      );
+      for (const m of d.markets) expect(m.price >= 1 && m.price <= 99).toBe(true);
+    }
+    const races = DEMO_EVENTS.filter((d) => d.mutuallyExclusive);
+    expect(races.map((r) => [r.markets.length, !!r.exhaustive])).toEqual([
+      [6, true],
+      [8, false],
+    ]);
+    for (const r of races) {
+      const sum = r.markets.reduce((s, m) => s + m.price, 0);
+      expect(sum).toBeGreaterThanOrEqual(95);
+      expect(sum).toBeLessThanOrEqual(100);
+      expect(new Set(r.markets.map((m) => m.price)).size).toBeGreaterThan(r.markets.length / 2);
+    }
+    expect(new Set(DEMO_EVENTS.flatMap((d) => d.markets.map((m) => m.price))).size).toBeGreaterThan(20);
   });
 });
