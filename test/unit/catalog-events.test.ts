@@ -8,7 +8,9 @@ import { Catalog, CatalogRefusal, type CatalogEvent, type CatalogOut, type Catal
 import { ResolutionProcess, type ProcessPorts } from "../../catalog/process";
 import { EVENT_ALREADY_DECIDED, EVENT_NOT_MUTUALLY_EXCLUSIVE, EVENT_NOT_OPEN, planEventResolution } from "../../catalog/exclusive";
 import { chanceOf, NO_PRICES, renderEvent, renderMarket, renderOutcome } from "../../catalog/views";
-import { DEMO_EVENTS } from "../../catalog/demo";
+import { DEMO_EVENTS, demoMarketId } from "../../catalog/demo";
+import { DEMO_QUOTE_SHARES, demoMakerPlan } from "../../catalog/demo-maker";
+import { applyTrade, createPool, marginalPrice } from "../../engine/amm";
 import type { CreateEventParams, DisputeDoc, EventDoc, MarketDoc, ResolutionDoc } from "../../models/catalog";
 
 const T0 = Date.parse("2026-06-01T12:00:00.000Z");
@@ -437,5 +439,31 @@ describe("the demo races", () => {
       expect(new Set(r.markets.map((m) => m.price)).size).toBeGreaterThan(r.markets.length / 2);
     }
     expect(new Set(DEMO_EVENTS.flatMap((d) => d.markets.map((m) => m.price))).size).toBeGreaterThan(20);
+  });
+});
+
+describe("the demo maker's plan", () => {
+  test("a pooled market is bought to its price on the AMM; a race outcome gets a bid and an ask a cent either side", () => {
+    const { steps, cash } = demoMakerPlan(DEMO_EVENTS, 100);
+    for (const e of DEMO_EVENTS)
+      e.markets.forEach((m, i) => {
+        const id = demoMarketId(e.slug, i);
+        const mine = steps.filter((s) => s.marketId === id);
+        if (Number(m.ammLiquidity) > 0) {
+          expect(mine).toHaveLength(m.price === 50 ? 0 : 1);
+          const s = mine[0];
+          if (!s || s.kind !== "amm") return;
+          const after = applyTrade(createPool(Number(m.ammLiquidity)), "BUY", s.outcome, s.quantity);
+          const yes = marginalPrice(after, "YES");
+          expect(Math.abs((Number(yes.num) / Number(yes.den)) * 100 - m.price)).toBeLessThanOrEqual(1);
+        } else {
+          expect(mine).toEqual([
+            { kind: "order", marketId: id, outcome: "YES", price: m.price - 1, quantity: DEMO_QUOTE_SHARES * 1_000_000 },
+            { kind: "order", marketId: id, outcome: "NO", price: 99 - m.price, quantity: DEMO_QUOTE_SHARES * 1_000_000 },
+          ]);
+        }
+      });
+    expect(cash).toBeGreaterThan(0);
+    expect(Number.isSafeInteger(cash)).toBe(true);
   });
 });
