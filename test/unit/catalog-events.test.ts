@@ -4,7 +4,8 @@
  * resolution, a second winner refused with nothing changed, a NO alone, the event-level proposal
  * finalized by the clock as one step, and the chance the views show.
  */
-import { Catalog, CatalogRefusal, type CatalogEvent, type CatalogOut, type CatalogPorts } from "../../catalog/catalog";
+import { Catalog, type CatalogEvent, type CatalogOut, type CatalogPorts } from "../../catalog/catalog";
+import { Refusal } from "../../engine/refusal";
 import { ResolutionProcess, type ProcessPorts } from "../../catalog/process";
 import { EVENT_ALREADY_DECIDED, EVENT_NOT_MUTUALLY_EXCLUSIVE, EVENT_NOT_OPEN, planEventResolution } from "../../catalog/exclusive";
 import { chanceOf, NO_PRICES, renderEvent, renderMarket, renderOutcome } from "../../catalog/views";
@@ -101,13 +102,13 @@ const race = (over: Partial<CreateEventParams> = {}): CreateEventParams => ({
   ...over,
 });
 
-async function refusal(p: Promise<unknown>): Promise<CatalogRefusal> {
+async function refusal(p: Promise<unknown>): Promise<Refusal> {
   const err = await p.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(CatalogRefusal);
-  return err as CatalogRefusal;
+  expect(err).toBeInstanceOf(Refusal);
+  return err as Refusal;
 }
 
 describe("mutually exclusive events: shape", () => {
@@ -176,7 +177,7 @@ describe("mutually exclusive events: shape", () => {
   ])("refused, nothing written: %s", async (_name, params, field) => {
     const w = world();
     const r = await refusal(w.catalog.createEvent(params, w.out));
-    expect([r.kind, r.code, r.fields?.[0].field]).toEqual(["invalid", "VALIDATION_ERROR", field]);
+    expect([r.kind, r.code, r.fields?.[0].field]).toEqual(["rejected", "VALIDATION_ERROR", field]);
     expect(w.events.size + w.markets.size).toBe(0);
     expect(w.told).toEqual([]);
   });
@@ -287,7 +288,7 @@ describe("mutually exclusive events: one-step resolution", () => {
     const ex = await w.catalog.createEvent(race({ title: "Exhaustive", exhaustive: true }), w.out);
     const before = w.snapshot();
     const r = await refusal(w.process.resolveEvent(ex.event._id, null, w.out));
-    expect([r.kind, r.code, r.fields]).toEqual(["invalid", "VALIDATION_ERROR", [{ field: "winnerMarketId", rule: "required" }]]);
+    expect([r.kind, r.code, r.fields]).toEqual(["rejected", "VALIDATION_ERROR", [{ field: "winnerMarketId", rule: "required" }]]);
     expect(w.snapshot()).toBe(before);
     await w.process.resolve(ex.markets[0]._id, "NO", w.out);
     await w.process.resolve(ex.markets[1]._id, "NO", w.out);
