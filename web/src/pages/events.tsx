@@ -3,7 +3,8 @@ import { useEffect, useState } from "preact/hooks";
 import { CATEGORIES, type Category, type Event, type MarketItem } from "@pmx/client/models";
 import type { MarketPrices } from "@pmx/client/socket";
 import { client } from "../api";
-import { price, when } from "../format";
+import { cents, chance, day, dollars, when } from "../format";
+import { EventImage } from "../components/picture";
 import { socket } from "../live";
 import { closesLabel } from "../components/lifecycle";
 import { navigate, pathFor } from "../router";
@@ -74,17 +75,7 @@ export function EventsPage({ query: qs }: { query: URLSearchParams }) {
           </p>
           <ul class="grid" data-testid="events">
             {data.items.map((e) => (
-              <li key={e.id} class="card event">
-                <a href={pathFor("event", { id: e.id })}>
-                  <h2>{e.title}</h2>
-                </a>
-                {e.subtitle && <p>{e.subtitle}</p>}
-                <p class="meta">
-                  <span class="tag">{e.category}</span>
-                  {e.isLive && <span class="tag live">Live</span>}
-                  <span>Volume {e.volumeUsd} USDT</span>
-                </p>
-              </li>
+              <EventCard key={e.id} e={e} />
             ))}
           </ul>
           <Pager
@@ -97,6 +88,59 @@ export function EventsPage({ query: qs }: { query: URLSearchParams }) {
         </>
       )}
     </>
+  );
+}
+
+const usd = (decimal: string) => dollars(BigInt(Math.round(Number(decimal) * 1e6)));
+
+/** The YES chance a market's best prices imply (midpoint of best buy and sell), or null. */
+function oddsOf(m: Pick<MarketItem, "buyYesPrice" | "sellYesPrice">): number | null {
+  const b = m.buyYesPrice ? Number(m.buyYesPrice) : null;
+  const s = m.sellYesPrice ? Number(m.sellYesPrice) : null;
+  return b !== null && s !== null ? (b + s) / 2 : (b ?? s);
+}
+
+/** An event as a card: its picture, the chance of its leading markets, volume and end date. */
+function EventCard({ e }: { e: Event }) {
+  const open = e.markets.filter((m) => m.status === "open");
+  const ranked = [...open].sort((a, b) => (oddsOf(b) ?? 0) - (oddsOf(a) ?? 0));
+  const ends = open
+    .map((m) => m.closeTime)
+    .filter((t): t is string => !!t)
+    .sort()[0];
+  const single = e.markets.length === 1 ? e.markets[0] : null;
+  return (
+    <li class="card event">
+      <div class="event-top">
+        <EventImage title={e.title} />
+        <a href={pathFor("event", { id: e.id })}>
+          <h2>{e.title}</h2>
+        </a>
+        {single && oddsOf(single) !== null && single.status === "open" && (
+          <span class="big-odds" data-testid="event-chance">
+            {chance(oddsOf(single))}
+            <span class="small"> chance</span>
+          </span>
+        )}
+      </div>
+      {e.subtitle && <p>{e.subtitle}</p>}
+      {!single && ranked.length > 0 && (
+        <ul class="top-outcomes">
+          {ranked.slice(0, 3).map((m) => (
+            <li key={m.id}>
+              <a href={pathFor("market", { id: m.id })}>{m.title}</a> <strong>{chance(oddsOf(m))}</strong>
+            </li>
+          ))}
+        </ul>
+      )}
+      {single?.status === "resolved" && <p class="muted">Resolved {single.result}</p>}
+      <p class="meta">
+        <span class="tag">{e.category}</span>
+        {e.isLive && <span class="tag live">Live</span>}
+        <span>{usd(e.volumeUsd)} vol.</span>
+        {ends && <span>Ends {day(ends)}</span>}
+      </p>
+    </li>
   );
 }
 
@@ -119,20 +163,35 @@ export function useLivePrices<T extends { id: string } & Partial<MarketPrices>>(
 export function MarketRow({ m, live }: { m: MarketItem; live?: Partial<MarketPrices> }) {
   const yes = live?.buyYesPrice !== undefined ? live.buyYesPrice : m.buyYesPrice;
   const no = live?.buyNoPrice !== undefined ? live.buyNoPrice : m.buyNoPrice;
+  const sellYes = live?.sellYesPrice !== undefined ? live.sellYesPrice : m.sellYesPrice;
+  const odds = oddsOf({ buyYesPrice: yes, sellYesPrice: sellYes });
   return (
     <li class="card market-row">
-      <a href={pathFor("market", { id: m.id })}>
-        <h3>{m.title}</h3>
-      </a>
+      <div class="event-top">
+        <a href={pathFor("market", { id: m.id })}>
+          <h3>{m.title}</h3>
+        </a>
+        {m.status === "open" && odds !== null && (
+          <span class="big-odds" data-testid="market-chance">
+            {chance(odds)}
+          </span>
+        )}
+      </div>
       <p class="meta">
         <span class={`status ${m.status}`}>{m.status === "resolved" ? `Resolved ${m.result}` : m.status}</span>
-        <span>Volume {m.volume} USDT</span>
+        <span>{usd(m.volume)} vol.</span>
         {closesLabel(m) && <span data-testid="market-closes">{closesLabel(m)}</span>}
       </p>
-      <p class="prices">
-        <span class="yes">YES {price(yes)}</span>
-        <span class="no">NO {price(no)}</span>
-      </p>
+      {m.status === "open" && (
+        <p class="prices" title="Best price now across the order book and the AMM">
+          <a class="yes" href={pathFor("market", { id: m.id })}>
+            Buy YES {cents(yes)}
+          </a>
+          <a class="no" href={pathFor("market", { id: m.id })}>
+            Buy NO {cents(no)}
+          </a>
+        </p>
+      )}
     </li>
   );
 }
@@ -149,7 +208,10 @@ export function EventPage({ params }: { params: Record<string, string> }) {
       {loading && !event && <Loading what="the event" />}
       {event && (
         <>
-          <h1>{event.title}</h1>
+          <div class="market-head">
+            <EventImage title={event.title} size={56} />
+            <h1>{event.title}</h1>
+          </div>
           {event.subtitle && <p>{event.subtitle}</p>}
           <p class="meta">
             <span class="tag">{event.category}</span>

@@ -1,14 +1,54 @@
-/** Notifications, newest first, unread ones marked; reading updates the badge. */
+/**
+ * Notifications, newest first, unread ones marked; reading updates the badge. A trade and the
+ * on-chain settlement of it are one item whose status changes (the API keeps them as two
+ * notifications, TRADE_FILLED and SETTLEMENT_CONFIRMED/FAILED; they are joined here by trade id).
+ */
 import { useState } from "preact/hooks";
 import type { Notification, Page } from "@pmx/client/models";
 import { client, session$ } from "../api";
 import { when } from "../format";
+import { pathFor } from "../router";
 import { notificationPulse, unread$ } from "../live";
 import { NeedsSession } from "../signin";
 import { useStore } from "../store";
 import { ErrorText, Loading, Pager, useAction, useLoad } from "../ui";
 
 const PAGE_SIZE = 20;
+
+interface Item {
+  n: Notification;
+  /** Ids this item stands for (the trade's and its settlement's). */
+  ids: string[];
+  read: boolean;
+  settlement?: "settled on chain" | "settlement failed";
+}
+
+/** Joins each trade with its settlement when both are on the page; anything else stands alone. */
+export function groupNotifications(list: Notification[]): Item[] {
+  const byTrade = new Map<string, Item>();
+  const items: Item[] = list.map((n) => ({ n, ids: [n.id], read: n.read }));
+  for (const it of items) {
+    const tradeId = it.n.type === "TRADE_FILLED" ? it.n.metadata.tradeId : undefined;
+    if (typeof tradeId === "string") byTrade.set(tradeId, it);
+  }
+  return items.filter((it) => {
+    if (it.n.type !== "SETTLEMENT_CONFIRMED" && it.n.type !== "SETTLEMENT_FAILED") return true;
+    const ids = Array.isArray(it.n.metadata.tradeIds) ? (it.n.metadata.tradeIds as unknown[]) : [];
+    const trades = ids.map((id) => (typeof id === "string" ? byTrade.get(id) : undefined));
+    if (!ids.length || trades.some((t) => !t)) return true;
+    for (const t of trades as Item[]) {
+      t.settlement = it.n.type === "SETTLEMENT_CONFIRMED" ? "settled on chain" : "settlement failed";
+      t.ids.push(it.n.id);
+      t.read &&= it.read;
+    }
+    return false;
+  });
+}
+
+function marketOf(n: Notification): string | null {
+  const id = n.metadata.marketId;
+  return typeof id === "string" ? id : null;
+}
 
 export function NotificationsPage() {
   const session = useStore(session$);
@@ -25,6 +65,7 @@ export function NotificationsPage() {
   });
   if (!session) return <NeedsSession title="Notifications" headline="Sign in to see your notifications" />;
   const unread = data?.items.filter((n) => !n.read) ?? [];
+  const items = data ? groupNotifications(data.items) : [];
   return (
     <>
       <div class="page-head">
@@ -38,16 +79,35 @@ export function NotificationsPage() {
       {data && !data.items.length && <p class="muted">Nothing yet. Trades, deposits, withdrawals and results show up here.</p>}
       {data && data.items.length > 0 && (
         <ul class="list notifications" data-testid="notifications">
-          {data.items.map((n) => (
-            <li key={n.id} class={n.read ? "" : "unread"}>
+          {items.map(({ n, ids, read, settlement }) => (
+            <li key={n.id} class={read ? "" : "unread"} data-type={n.type}>
               <div>
                 <strong>{n.title}</strong>
-                {!n.read && <span class="tag">new</span>}
+                {!read && <span class="tag">new</span>}
+                {n.type === "TRADE_FILLED" && (
+                  <span class="tag" data-testid="trade-settlement">
+                    {settlement ?? "settling on chain"}
+                  </span>
+                )}
                 <p>{n.body}</p>
-                <p class="muted small">{when(n.createdAt)}</p>
+                <p class="muted small">
+                  {when(n.createdAt)}
+                  {marketOf(n) && (
+                    <>
+                      {" · "}
+                      <a href={pathFor("market", { id: marketOf(n) as string })}>Open the market</a>
+                    </>
+                  )}
+                  {n.type === "MARKET_RESOLVED" && (
+                    <>
+                      {" · "}
+                      <a href={pathFor("portfolio")}>Redeem in your portfolio</a>
+                    </>
+                  )}
+                </p>
               </div>
-              {!n.read && (
-                <button type="button" onClick={() => markRead([n.id])} disabled={state.pending} aria-label={`Mark read: ${n.title}`}>
+              {!read && (
+                <button type="button" onClick={() => markRead(ids)} disabled={state.pending} aria-label={`Mark read: ${n.title}`}>
                   Mark read
                 </button>
               )}
