@@ -66,7 +66,8 @@ export default function PriceChart({
       topColor: `${line}55`,
       bottomColor: `${line}05`,
       lineWidth: 2,
-      priceFormat: { type: "price", precision: 2, minMove: 0.01 },
+      // Cents, as the rest of the page reads prices.
+      priceFormat: { type: "custom", minMove: 0.01, formatter: (p: number) => cents(p) },
     });
     chart.current = { api, series };
     return () => {

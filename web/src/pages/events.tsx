@@ -100,8 +100,21 @@ function oddsOf(m: Pick<MarketItem, "buyYesPrice" | "sellYesPrice">): number | n
   return b !== null && s !== null ? (b + s) / 2 : (b ?? s);
 }
 
+/** Events with their markets' prices, kept 15 s (the list's items carry no markets). */
+const detailCache = new Map<string, { at: number; event: Promise<Event | null> }>();
+function eventDetail(id: string): Promise<Event | null> {
+  const hit = detailCache.get(id);
+  if (hit && Date.now() - hit.at < 15_000) return hit.event;
+  // A card without odds is still a card: a refused read leaves it as the list gave it.
+  const event = client.events.get(id).catch(() => null);
+  detailCache.set(id, { at: Date.now(), event });
+  return event;
+}
+
 /** An event as a card: its picture, the chance of its leading markets, volume and end date. */
-function EventCard({ e }: { e: Event }) {
+function EventCard({ e: listed }: { e: Event }) {
+  const { data: detail } = useLoad(() => eventDetail(listed.id), [listed.id]);
+  const e = detail ?? listed;
   const open = e.markets.filter((m) => m.status === "open");
   const ranked = [...open].sort((a, b) => (oddsOf(b) ?? 0) - (oddsOf(a) ?? 0));
   const ends = open

@@ -7,7 +7,8 @@
 import type { ComponentType } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { type MarketItem, type Order, type Outcome, type Position, type Quote } from "@pmx/client/models";
-import type { MarketPrices } from "@pmx/client/socket";
+import type { BookState, MarketPrices } from "@pmx/client/socket";
+import { priceToTick, tickToPrice } from "@pmx/client/money";
 import { client, session$ } from "../api";
 import { cents, chance, day, dollars, shareCount, when } from "../format";
 import { balance$, portfolioPulse } from "../live";
@@ -60,6 +61,13 @@ function useThrottledPulse(delayMs: number, gapMs: number): [number, () => void]
     }, wait);
   }, [delayMs, gapMs]);
   return [n, fire];
+}
+
+/** The NO view of a YES book: the same levels seen from the other side. */
+function mirrorBook(b: BookState | null): BookState | null {
+  if (!b) return b;
+  const flip = (l: BookState["bids"][number]) => ({ ...l, price: tickToPrice(100 - priceToTick(l.price)) });
+  return { ...b, outcome: "NO", bids: b.asks.map(flip), asks: b.bids.map(flip) };
 }
 
 let markedInteractive = false;
@@ -131,7 +139,7 @@ function Prices({
         const q = quotes[t.key];
         const shown = signedIn ? (q && q !== "none" ? q.estimatedPrice : null) : best(t.key);
         const note = !signedIn
-          ? "best price now · sign in for a quote"
+          ? "best price now (book or AMM)"
           : q === undefined
             ? "quoting 10 shares…"
             : q === "none"
@@ -254,10 +262,12 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
   const [chartRefresh, moved] = useThrottledPulse(600, 2500);
   const live = useLivePrices(market ? [market] : null);
   const [view, setView] = useState<Outcome>("YES");
-  const book = useBook(marketId, view, moved);
-  // The ticket and the depth chart read the YES view (the NO view is its mirror).
-  const yesBook = useBook(marketId, "YES");
-  const quotes = useTileQuotes(marketId, !!session && market?.status === "open", live[marketId] ?? chartRefresh);
+  // One subscription, the YES view; the NO view is its mirror (a NO bid at p is a YES ask at 1 - p).
+  const yesBook = useBook(marketId, "YES", moved);
+  const book = view === "YES" ? yesBook : mirrorBook(yesBook);
+  // Quotes while orders are taken (a paused market refuses them): else the tiles show the best prices.
+  const quoting = !!session && market?.status === "open" && market.tradingMode === "normal";
+  const quotes = useTileQuotes(marketId, quoting, live[marketId] ?? chartRefresh);
   const [preset, setPreset] = useState<TicketPreset | null>(null);
 
   useEffect(() => {
@@ -321,7 +331,18 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
       <ModeBanner mode={market.tradingMode} />
       <div class="market-layout">
         <div class="col">
-          <Prices m={market} live={lp} quotes={quotes} signedIn={!!session && market.status === "open"} onPick={setPreset} />
+          <Prices
+            m={market}
+            live={lp}
+            quotes={quotes}
+            signedIn={quoting}
+            onPick={(p) => {
+              setPreset(p);
+              // On a phone the ticket is further down the page: bring it into view.
+              const t = document.getElementById("trade");
+              if (t && t.getBoundingClientRect().top > innerHeight) t.scrollIntoView({ block: "start" });
+            }}
+          />
           <ResolutionSection market={market} holder={holder} />
           <Section title="Price chart (last trades)" id="chart">
             <LazyChart marketId={marketId} outcome="YES" refresh={chartRefresh} market={market} />
