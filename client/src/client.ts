@@ -43,6 +43,8 @@ import type {
   ListNotificationsParams,
   ListOrdersParams,
   ListTransfersParams,
+  NotificationSettings,
+  NotificationSettingsRequest,
   MarketItem,
   MarkReadRequest,
   MarkReadResult,
@@ -736,6 +738,14 @@ class NotificationsApi extends Api {
   /** How many are unread (one small request). */
   async unreadCount(): Promise<number> {
     return (await this.list({ unread: true, pageSize: 1 })).pagination.total;
+  }
+  /** GET /account/notification-settings: which kinds of notification the Telegram bot pushes to you. */
+  async settings(): Promise<NotificationSettings> {
+    return (await send(this.c, "getNotificationSettings")).data;
+  }
+  /** PATCH /account/notification-settings: turn kinds of bot pushes on or off (the others stay). */
+  async updateSettings(body: NotificationSettingsRequest): Promise<NotificationSettings> {
+    return (await send(this.c, "setNotificationSettings", { body })).data;
   }
   /** POST /notifications/read: {ids} or {all: true}. */
   async markRead(body: MarkReadRequest): Promise<MarkReadResult> {

@@ -529,6 +529,28 @@ export interface MarkReadResult {
   unread: number;
 }
 
+export interface NotificationSettings {
+  push: {
+    /** TRADE_FILLED, ORDER_CANCELLED */
+    trades: boolean;
+    /** SETTLEMENT_CONFIRMED (SETTLEMENT_FAILED is always pushed) */
+    settlement: boolean;
+    /** MARKET_RESOLVED, MARKET_CANCELLED, RESOLUTION_PROPOSED, RESOLUTION_DISPUTED */
+    results: boolean;
+    /** DEPOSIT_CREDITED, WITHDRAWAL_SENT, WITHDRAWAL_FAILED */
+    transfers: boolean;
+  };
+}
+
+export interface NotificationSettingsRequest {
+  push: {
+    trades?: boolean;
+    settlement?: boolean;
+    results?: boolean;
+    transfers?: boolean;
+  };
+}
+
 export interface CreateEventRequest {
   title: string;
   subtitle?: string;
