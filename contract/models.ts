@@ -511,7 +511,8 @@ export const SCHEMAS = {
       avgEntryPrice: decimal,
       totalCost: micro,
       realizedPnl: signedMicro,
-      status: { type: "string", enum: ["open", "settled"] },
+      /** closed: no shares left (sold, merged or redeemed); settled: its market paid out */
+      status: { type: "string", enum: ["open", "closed", "settled"] },
       market: obj({ id: str, title: nullableStr }, ["id", "title"]),
       markPrice: nullableDecimal,
       unrealizedPnl: { ...signedMicro, nullable: true },

@@ -473,12 +473,23 @@ export const ROUTES = {
     operationId: "listPositions",
     auth: "user",
     rate: "read",
+    query: req(
+      {
+        status: {
+          type: "string",
+          enum: ["open", "closed", "all"],
+          default: "open",
+          description: "open: shares held; closed: sold, merged or redeemed to zero, or settled, with their realized PnL; all",
+        },
+      },
+      [],
+    ),
     status: 200,
     result: { type: "array", items: ref("Position") },
     resultDescription: "Positions",
     errors: ["401"],
     tags: ["portfolio"],
-    summary: "Open positions with mark price",
+    summary: "Open positions with mark price (closed ones with their realized PnL on request)",
   },
   "ledger.listTrades": {
     method: "GET",

@@ -680,9 +680,9 @@ class PortfolioApi extends Api {
   async balance(): Promise<Balance> {
     return (await send(this.c, "getBalance")).data;
   }
-  /** GET /positions: open positions with mark price and unrealized PnL. */
-  async positions(): Promise<Position[]> {
-    return (await send(this.c, "listPositions")).data;
+  /** GET /positions: open positions with mark price and unrealized PnL; `status: "closed"` the closed ones with their realized PnL. */
+  async positions(params: { status?: "open" | "closed" | "all" } = {}): Promise<Position[]> {
+    return (await send(this.c, "listPositions", { query: params })).data;
   }
   /** GET /trades: one page, newest first. */
   trades(params: PageParams = {}): Promise<Page<Trade>> {

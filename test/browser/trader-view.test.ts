@@ -273,6 +273,18 @@ test("a new trader's path: odds, quotes equal to the API's, a dollar buy whose t
     await shot(page, "portfolio-won-phone");
     await won.getByRole("button", { name: /^Redeem / }).click();
     await expect(textOf(page, "[data-testid=redeem-result]")).resolves.toBe(`Redeemed: ${toWin} paid into your balance.`);
+    // The redeemed position leaves the open list and shows in the history with its realized profit, as the API says.
+    await won.waitFor({ state: "detached" });
+    await page.getByRole("button", { name: "History" }).click();
+    const [closed] = (await me.portfolio.positions({ status: "closed" })).filter((p) => p.marketId === market && p.outcome === "YES");
+    expect(BigInt(closed.realizedPnl)).toBeGreaterThan(0n);
+    const row = page.locator(`[data-testid=closed-positions] li[data-position="${closed.id}"]`);
+    await expect(textOf(page, `[data-testid=closed-positions] li[data-position="${closed.id}"] [data-field=realized]`)).resolves.toBe(
+      // Whole cents, the rest dropped (as every dollar amount on the page).
+      `+$${(Number(BigInt(closed.realizedPnl) / 10_000n) / 100).toFixed(2)} realized`,
+    );
+    await row.scrollIntoViewIfNeeded();
+    await shot(page, "portfolio-closed-phone");
 
     // The resolution notice links to the portfolio.
     await page.getByRole("link", { name: /Alerts/ }).click();

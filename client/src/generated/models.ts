@@ -412,7 +412,7 @@ export interface Position {
   totalCost: string;
   /** Integer micro-units, may be negative */
   realizedPnl: string;
-  status: "open" | "settled";
+  status: "open" | "closed" | "settled";
   market: {
     id: string;
     title: string | null;
@@ -690,6 +690,12 @@ export interface ListOrdersQuery {
 export interface CancelAllOrdersQuery {
   /** Only this market */
   marketId?: string;
+}
+
+/** Query parameters of GET /positions. */
+export interface ListPositionsQuery {
+  /** open: shares held; closed: sold, merged or redeemed to zero, or settled, with their realized PnL; all */
+  status?: "open" | "closed" | "all";
 }
 
 /** Query parameters of GET /trades. */

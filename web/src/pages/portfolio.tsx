@@ -3,7 +3,7 @@
  * history (every order with its end and reason, trades with their settlement, deposits and
  * withdrawals), each paged, newest first. The tab is in the address (?tab=history).
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { MarketItem, Order, Page, Position, Trade, Transfer } from "@pmx/client/models";
 import { client, session$ } from "../api";
 import { config } from "../config";
@@ -20,34 +20,37 @@ const TRADES_PAGE = 10;
 const HISTORY_PAGE = 20;
 
 /** A won position's redeem button (the market's condition is fetched when pressed). */
-function RedeemHere({ p }: { p: Position }) {
+function RedeemHere({ p, onDone }: { p: Position; onDone: (text: string) => void }) {
   const { redeem, state, result } = useRedeem(null);
+  useEffect(() => {
+    // Said above the list: the position itself leaves the list once redeemed.
+    if (result) onDone(result);
+  }, [result]);
   return (
     <div class="redeem-here">
-      {!result && (
-        <button
-          type="button"
-          class="primary"
-          disabled={state.pending}
-          onClick={async () => {
-            const m: MarketItem = await client.markets.get(p.marketId);
-            await redeem(m);
-          }}
-        >
-          Redeem {shareCount(p.quantity)} {p.outcome}
-        </button>
-      )}
+      <button
+        type="button"
+        class="primary"
+        disabled={state.pending || !!result}
+        onClick={async () => {
+          const m: MarketItem = await client.markets.get(p.marketId);
+          await redeem(m);
+        }}
+      >
+        Redeem {shareCount(p.quantity)} {p.outcome}
+      </button>
       <ErrorText error={state.error} />
-      <Done text={result} testid="redeem-result" />
     </div>
   );
 }
 
 function Positions({ refresh }: { refresh: number }) {
   const { data, error, loading } = useLoad<Position[]>(() => client.portfolio.positions(), [refresh]);
+  const [redeemed, setRedeemed] = useState<string | null>(null);
   return (
     <Section title="Positions" id="positions">
       <ErrorText error={error} />
+      <Done text={redeemed} testid="redeem-result" />
       {loading && !data && <Loading what="positions" />}
       {data && !data.length && <p class="muted">No positions yet: buy YES or NO on a market.</p>}
       {data && data.length > 0 && (
@@ -94,7 +97,7 @@ function Positions({ refresh }: { refresh: number }) {
                     <dd class={pnlClass(p.realizedPnl)}>{signedDollars(p.realizedPnl)}</dd>
                   </div>
                 </dl>
-                {won && <RedeemHere p={p} />}
+                {won && <RedeemHere p={p} onDone={setRedeemed} />}
               </li>
             );
           })}
@@ -221,6 +224,33 @@ function OrderHistory({ refresh }: { refresh: number }) {
   );
 }
 
+/** Positions with no shares left (sold, merged, redeemed) or paid out, with what they made or lost. */
+function ClosedPositions({ refresh }: { refresh: number }) {
+  const { data, error } = useLoad<Position[]>(() => client.portfolio.positions({ status: "closed" }), [refresh]);
+  return (
+    <Section title="Closed positions" id="closed-positions">
+      <ErrorText error={error} />
+      {data && !data.length && <p class="muted">No closed positions yet.</p>}
+      {data && data.length > 0 && (
+        <ul class="list" data-testid="closed-positions">
+          {data.map((p) => (
+            <li key={p.id} data-position={p.id}>
+              <span>
+                <a href={pathFor("market", { id: p.marketId })}>{p.market.title ?? p.marketId}</a>{" "}
+                <span class={`side ${p.outcome.toLowerCase()}`}>{p.outcome}</span>{" "}
+                <span class="muted small">{p.status === "settled" ? "paid out" : "closed"}</span>
+              </span>
+              <span class={`order-state ${pnlClass(p.realizedPnl)}`} data-field="realized">
+                {signedDollars(p.realizedPnl)} realized
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Section>
+  );
+}
+
 const TRANSFER_STATUS: Record<Transfer["status"], string> = {
   credited: "credited",
   not_credited: "not credited",
@@ -319,6 +349,7 @@ export function PortfolioPage({ query }: { query: URLSearchParams }) {
       {tab === "history" && (
         <>
           <OrderHistory refresh={refresh} />
+          <ClosedPositions refresh={refresh} />
           <Trades refresh={refresh} />
           <Transfers refresh={refresh} />
         </>
