@@ -13,6 +13,7 @@ import { PmxClient, randomKeyPair, toMicro } from "../../client/src";
 import { launchBrowser, onFailureScreenshot, phone, screenshot, startWebServer, textOf } from "../support/browser";
 import type { TestServer } from "../support/server";
 import { ADMIN_KEY, expectConserved, fund, SHARE } from "../support/trading";
+import { waitFor } from "../support/chain";
 import { axeViolations } from "../support/page-checks";
 
 jest.setTimeout(300_000);
@@ -290,6 +291,11 @@ test("a new trader's path: odds, quotes equal to the API's, a dollar buy whose t
     await page.getByRole("link", { name: /Alerts/ }).click();
     const notice = page.locator("[data-testid=notifications] li[data-type=MARKET_RESOLVED]");
     await notice.getByRole("link", { name: "Redeem in your portfolio" }).waitFor();
+    // Which kinds the bot pushes: a switch here is the API's setting.
+    await page.getByText("Telegram messages").click();
+    await page.getByLabel("On-chain settlement of trades").uncheck();
+    await waitFor("the setting saved", async () => (await me.notifications.settings()).push.settlement === false);
+    expect(await page.getByLabel("On-chain settlement of trades").isChecked()).toBe(false);
     await shot(page, "notifications-phone");
 
     // A withdrawal waits for its confirmation, which names the wallet in its friendly form.

@@ -4,7 +4,8 @@
  * notifications, TRADE_FILLED and SETTLEMENT_CONFIRMED/FAILED; they are joined here by trade id).
  */
 import { useState } from "preact/hooks";
-import type { Notification, Page } from "@pmx/client/models";
+import type { Notification, NotificationSettings, Page } from "@pmx/client/models";
+import { telegram$ } from "../telegram";
 import { client, session$ } from "../api";
 import { when } from "../format";
 import { pathFor } from "../router";
@@ -45,6 +46,52 @@ export function groupNotifications(list: Notification[]): Item[] {
   });
 }
 
+const KINDS: Array<{ key: keyof NotificationSettings["push"]; label: string }> = [
+  { key: "trades", label: "Trades and cancelled orders" },
+  { key: "settlement", label: "On-chain settlement of trades" },
+  { key: "results", label: "Market results and proposals" },
+  { key: "transfers", label: "Deposits and withdrawals" },
+];
+
+/** Which kinds the Telegram bot pushes (everything stays listed here). */
+function PushSettings() {
+  const tg = useStore(telegram$);
+  const { data, error } = useLoad<NotificationSettings>(() => client.notifications.settings(), []);
+  const [current, setCurrent] = useState<NotificationSettings | null>(null);
+  const [save, state] = useAction(async (key: keyof NotificationSettings["push"], on: boolean) => {
+    setCurrent(await client.notifications.updateSettings({ push: { [key]: on } }));
+  });
+  const shown = current ?? data;
+  return (
+    <details class="card push-settings">
+      <summary>Telegram messages</summary>
+      <p class="muted small">
+        {tg?.user
+          ? "The bot sends you these kinds as messages."
+          : "When you sign in from Telegram, the bot sends you these kinds as messages."}{" "}
+        A failed settlement is always sent.
+      </p>
+      <ErrorText error={error ?? state.error} />
+      {shown && (
+        <fieldset class="plain" data-testid="push-settings">
+          <legend class="sr-only">Kinds the bot sends</legend>
+          {KINDS.map((k) => (
+            <label class="check" key={k.key}>
+              <input
+                type="checkbox"
+                checked={shown.push[k.key]}
+                disabled={state.pending}
+                onChange={(e) => save(k.key, e.currentTarget.checked)}
+              />{" "}
+              {k.label}
+            </label>
+          ))}
+        </fieldset>
+      )}
+    </details>
+  );
+}
+
 function marketOf(n: Notification): string | null {
   const id = n.metadata.marketId;
   return typeof id === "string" ? id : null;
@@ -74,6 +121,7 @@ export function NotificationsPage() {
           Mark all as read
         </button>
       </div>
+      <PushSettings />
       <ErrorText error={error ?? state.error} />
       {loading && !data && <Loading what="notifications" />}
       {data && !data.items.length && <p class="muted">Nothing yet. Trades, deposits, withdrawals and results show up here.</p>}
