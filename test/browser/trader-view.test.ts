@@ -151,16 +151,9 @@ test("every screen at 320, 390 and 1440 px: no sideways scrolling, axe-clean; un
         if (width !== 320) await shot(page, `${name}-${size}`);
         if (width === 390) expect({ name, violations: await axeViolations(page) }).toEqual({ name, violations: [] });
       }
-      // An unknown page inside the app, reached by a link.
-      await page.evaluate(() => {
-        const g = globalThis as unknown as {
-          history: { pushState(a: null, b: string, c: string): void };
-          dispatchEvent(e: unknown): void;
-          PopStateEvent: new (t: string) => unknown;
-        };
-        g.history.pushState(null, "", "/no-such-page");
-        g.dispatchEvent(new g.PopStateEvent("popstate"));
-      });
+      // An unknown address typed into the browser: the app's own page, served with status 404.
+      const missing = await page.goto(`${srv.url}/no-such-page`);
+      expect(missing?.status()).toBe(404);
       await page.locator("[data-testid=not-found]").waitFor();
       expect(await overflow(page)).toBe(0);
       expect(errors.filter((e) => !/status of 404/.test(e))).toEqual([]);
