@@ -1,9 +1,10 @@
 import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
-import { type ActionResult, type Answer, type HandlerParams, broadcast, call, internalAction, routeAction } from "../contract";
+import { portCall } from "../mixins/port-call";
+import { type ActionResult, type Answer, type HandlerParams, broadcast, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
-import { throwWire, wireError } from "../gateway/faults";
+import { throwWire, wireError } from "../lib/errors";
 import { LedgerCores } from "../ledger/ledger-cores";
 import type { LedgerDesk } from "../ledger/desk";
 import { openMoneyStore } from "../ledger/money-store";
@@ -18,7 +19,7 @@ type LedgerThis = Service & {
 
 /**
  * The money path's single writer: a shell over the ledger's cores (ledger/ledger-cores.ts). Its
- * refusals are domain faults, handed to the broker with their status (gateway/faults.ts).
+ * refusals are the core's Refusals, handed to the broker with their status (lib/errors.ts).
  */
 const LedgerService = defineService<LedgerThis>({
   name: "ledger",
@@ -90,8 +91,8 @@ const LedgerService = defineService<LedgerThis>({
           userId,
           this.desk.ledger.positionsOf(userId),
           {
-            titles: (marketIds) => call(ctx, "catalog.marketTitles", { marketIds }).catch(() => ({})),
-            exitQuote: (p) => call(ctx, "book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
+            titles: (marketIds) => portCall(ctx, "catalog.marketTitles", { marketIds }).catch(() => ({})),
+            exitQuote: (p) => portCall(ctx, "book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
           },
           ctx.params.status,
         );
@@ -264,7 +265,7 @@ const LedgerService = defineService<LedgerThis>({
       // Broadcast: every gateway pushes to its own sockets (ledger/changes.ts decides what).
       out: { broadcast: (event, payload) => broadcast(broker, event, payload) },
       cancelMany: async (marketId, which, reason) => {
-        await call(broker, "book.cancelMany", { marketId, ...which, reason });
+        await portCall(broker, "book.cancelMany", { marketId, ...which, reason });
       },
       log: {
         info: (message) => this.logger.info(message),
