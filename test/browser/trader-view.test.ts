@@ -25,6 +25,7 @@ let browser: Browser;
 let srv: TestServer & { domain: string };
 let market: string;
 let event: string;
+let race: string;
 let maker: PmxClient;
 
 /** How far the document is wider than the viewport (0: no sideways scrolling). */
@@ -102,6 +103,26 @@ beforeAll(async () => {
       price: 1 - price,
       quantity: Number(toMicro(q)),
     });
+  // A race: one winner among three; the maker quotes one outcome at 60-65¢.
+  const r = await srv.http("POST", "/api/v1/admin/events", {
+    headers: { "x-admin-key": ADMIN_KEY },
+    body: {
+      title: "Who wins the harbour regatta?",
+      category: "Sports",
+      mutuallyExclusive: true,
+      exhaustive: true,
+      markets: [
+        { title: "Will the Gulls win the regatta?", outcomeLabel: "Gulls" },
+        { title: "Will the Terns win the regatta?", outcomeLabel: "Terns" },
+        { title: "Will another crew win the regatta?", outcomeLabel: "Other" },
+      ],
+    },
+  });
+  expect(r.status).toBe(201);
+  race = r.body.data.id;
+  const terns = r.body.data.markets[1].id as string;
+  await maker.orders.place({ marketId: terns, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.6, quantity: Number(toMicro(10)) });
+  await maker.orders.place({ marketId: terns, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.35, quantity: Number(toMicro(10)) });
   const taker = new PmxClient({ baseUrl: srv.url, domain: srv.domain });
   const t = await taker.auth.loginWithKeyPair(randomKeyPair());
   await fund(srv.broker, t.userId, 500 * SHARE);
@@ -127,6 +148,7 @@ test("every screen at 320, 390 and 1440 px: no sideways scrolling, axe-clean; un
       const screens: Array<[string, string, string]> = [
         ["events", "/", "[data-testid=events] li"],
         ["event", `/events/${event}`, ".market-row"],
+        ["race", `/events/${race}`, "[data-testid=race] li"],
         ["market", `/markets/${market}`, "[data-testid=ladder]"],
         ["portfolio", "/portfolio", "#balance"],
         ["history", "/portfolio?tab=history", "#transfers"],
@@ -151,6 +173,17 @@ test("every screen at 320, 390 and 1440 px: no sideways scrolling, axe-clean; un
         if (width !== 320) await shot(page, `${name}-${size}`);
         if (width === 390) expect({ name, violations: await axeViolations(page) }).toEqual({ name, violations: [] });
       }
+      // The race's rows are the API's outcomes ranked by chance, with the chance in percent.
+      const raceApi = await me.events.get(race);
+      await page.goto(`${srv.url}/events/${race}`);
+      await page.locator("[data-testid=race-chart][data-drawn='1']").waitFor();
+      const shown = await page.locator("[data-testid=race] li").evaluateAll((els) => els.map((e) => e.getAttribute("data-market")));
+      const expected = [...raceApi.outcomes].sort((a, b) => Number(b.chance ?? -1) - Number(a.chance ?? -1));
+      expect(shown).toEqual(expected.map((o) => o.marketId));
+      expect(shown[0]).toBe(raceApi.markets[1].id);
+      expect(await textOf(page, "[data-testid=race] li:first-child [data-field=chance]")).toBe(
+        `${Math.round(Number(expected[0].chance) * 100)}%`,
+      );
       // An unknown address typed into the browser: the app's own page, served with status 404.
       const missing = await page.goto(`${srv.url}/no-such-page`);
       expect(missing?.status()).toBe(404);

@@ -1,4 +1,5 @@
 /** The events browser (categories, search, pages) and one event with its markets' live prices. */
+import type { ComponentType } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { CATEGORIES, type Category, type Event, type MarketItem } from "@pmx/client/models";
 import type { MarketPrices } from "@pmx/client/socket";
@@ -100,28 +101,21 @@ function oddsOf(m: Pick<MarketItem, "buyYesPrice" | "sellYesPrice">): number | n
   return b !== null && s !== null ? (b + s) / 2 : (b ?? s);
 }
 
-/** Events with their markets' prices, kept 15 s (the list's items carry no markets). */
-const detailCache = new Map<string, { at: number; event: Promise<Event | null> }>();
-function eventDetail(id: string): Promise<Event | null> {
-  const hit = detailCache.get(id);
-  if (hit && Date.now() - hit.at < 15_000) return hit.event;
-  // A card without odds is still a card: a refused read leaves it as the list gave it.
-  const event = client.events.get(id).catch(() => null);
-  detailCache.set(id, { at: Date.now(), event });
-  return event;
+/** An event's outcomes by chance, highest first (no chance yet: last). */
+export function ranked(e: Event): Event["outcomes"] {
+  return [...(e.outcomes ?? [])].sort((a, b) => Number(b.chance ?? -1) - Number(a.chance ?? -1));
 }
 
-/** An event as a card: its picture, the chance of its leading markets, volume and end date. */
-function EventCard({ e: listed }: { e: Event }) {
-  const { data: detail } = useLoad(() => eventDetail(listed.id), [listed.id]);
-  const e = detail ?? listed;
-  const open = e.markets.filter((m) => m.status === "open");
-  const ranked = [...open].sort((a, b) => (oddsOf(b) ?? 0) - (oddsOf(a) ?? 0));
-  const ends = open
+/** An event as a card: its picture, the chance of its leading outcomes (as the list gives them), volume and end date. */
+function EventCard({ e }: { e: Event }) {
+  const open = (e.outcomes ?? []).filter((o) => o.status === "open");
+  const top = ranked({ ...e, outcomes: open });
+  const single = (e.outcomes ?? []).length === 1 ? e.outcomes[0] : null;
+  const ends = e.markets
+    .filter((m) => m.status === "open")
     .map((m) => m.closeTime)
     .filter((t): t is string => !!t)
     .sort()[0];
-  const single = e.markets.length === 1 ? e.markets[0] : null;
   return (
     <li class="card event">
       <div class="event-top">
@@ -129,26 +123,32 @@ function EventCard({ e: listed }: { e: Event }) {
         <a href={pathFor("event", { id: e.id })}>
           <h2>{e.title}</h2>
         </a>
-        {single && oddsOf(single) !== null && single.status === "open" && (
-          <span class="big-odds" data-testid="event-chance">
-            {chance(oddsOf(single))}
+        {single && single.status === "open" && single.chance !== null && (
+          <span
+            class="big-odds"
+            data-testid="event-chance"
+            title="Midpoint of the best YES prices, or the last trade when they are far apart"
+          >
+            {chance(single.chance)}
             <span class="small"> chance</span>
           </span>
         )}
       </div>
       {e.subtitle && <p>{e.subtitle}</p>}
-      {!single && ranked.length > 0 && (
-        <ul class="top-outcomes">
-          {ranked.slice(0, 3).map((m) => (
-            <li key={m.id}>
-              <a href={pathFor("market", { id: m.id })}>{m.title}</a> <strong>{chance(oddsOf(m))}</strong>
+      {!single && top.length > 0 && (
+        <ul class="top-outcomes" data-testid="top-outcomes">
+          {top.slice(0, 3).map((o) => (
+            <li key={o.marketId}>
+              <a href={pathFor("market", { id: o.marketId })}>{o.label}</a> <strong>{chance(o.chance)}</strong>
             </li>
           ))}
+          {top.length > 3 && <li class="muted small">and {top.length - 3} more</li>}
         </ul>
       )}
-      {single?.status === "resolved" && <p class="muted">Resolved {single.result}</p>}
+      {single?.status === "resolved" && <p class="muted">Resolved</p>}
       <p class="meta">
         <span class="tag">{e.category}</span>
+        {e.mutuallyExclusive && <span class="tag">one winner</span>}
         {e.isLive && <span class="tag live">Live</span>}
         <span>{usd(e.volumeUsd)} vol.</span>
         {ends && <span>Ends {day(ends)}</span>}
@@ -209,6 +209,74 @@ export function MarketRow({ m, live }: { m: MarketItem; live?: Partial<MarketPri
   );
 }
 
+type RaceChartProps = { lines: Array<{ marketId: string; label: string }>; refresh: number };
+let RaceChartView: ComponentType<RaceChartProps> | null = null;
+
+/** The race chart arrives after the page (it carries lightweight-charts). */
+function LazyRaceChart(props: RaceChartProps) {
+  const [, setLoaded] = useState(!!RaceChartView);
+  useEffect(() => {
+    if (!RaceChartView)
+      import("../components/race-chart").then((m) => {
+        RaceChartView = m.default;
+        setLoaded(true);
+      });
+  }, []);
+  return RaceChartView ? <RaceChartView {...props} /> : <Loading what="the chart" />;
+}
+
+/** A race (one winner among its outcomes): outcomes ranked by chance, each with its YES and NO prices. */
+function Race({ event, live }: { event: Event; live: Record<string, Partial<MarketPrices>> }) {
+  const rows = ranked(event);
+  const byId = Object.fromEntries(event.markets.map((m) => [m.id, m]));
+  const price = (id: string, k: "buyYesPrice" | "buyNoPrice") => (live[id]?.[k] !== undefined ? live[id][k] : byId[id]?.[k]) ?? null;
+  return (
+    <>
+      <section class="card" aria-labelledby="race-chart-title">
+        <h2 id="race-chart-title">Chance over the last day (leading outcomes)</h2>
+        <LazyRaceChart lines={rows.slice(0, 4).map((o) => ({ marketId: o.marketId, label: o.label }))} refresh={0} />
+      </section>
+      <ol class="race" data-testid="race">
+        {rows.map((o) => (
+          <li key={o.marketId} class="card race-row" data-market={o.marketId}>
+            <a href={pathFor("market", { id: o.marketId })} class="race-label">
+              {o.label}
+            </a>
+            <span class="race-chance">
+              <strong data-field="chance">{chance(o.chance)}</strong>
+              <span class="muted small"> {o.chance !== null ? cents(o.chance) : ""}</span>
+            </span>
+            {o.status === "open" ? (
+              <span class="prices">
+                <a
+                  class="yes"
+                  href={pathFor("market", { id: o.marketId })}
+                  aria-label={`Yes ${cents(price(o.marketId, "buyYesPrice"))}: buy YES on ${o.label}`}
+                >
+                  Yes {cents(price(o.marketId, "buyYesPrice"))}
+                </a>
+                <a
+                  class="no"
+                  href={pathFor("market", { id: o.marketId })}
+                  aria-label={`No ${cents(price(o.marketId, "buyNoPrice"))}: buy NO on ${o.label}`}
+                >
+                  No {cents(price(o.marketId, "buyNoPrice"))}
+                </a>
+              </span>
+            ) : (
+              <span class="muted">{o.status}</span>
+            )}
+          </li>
+        ))}
+      </ol>
+      <p class="muted small">
+        Chance: the midpoint of an outcome's best YES prices (book and AMM) when they are at most 10¢ apart, else its last trade. Yes and No
+        are the best prices to buy now.
+      </p>
+    </>
+  );
+}
+
 export function EventPage({ params }: { params: Record<string, string> }) {
   const { data: event, error, loading } = useLoad<Event>(() => client.events.get(params.id), [params.id]);
   const live = useLivePrices(event?.markets ?? null);
@@ -231,11 +299,15 @@ export function EventPage({ params }: { params: Record<string, string> }) {
             {event.subcategory && <span class="tag">{event.subcategory}</span>}
             <span>Begins {when(event.beginAt)}</span>
           </p>
-          <ul class="grid">
-            {event.markets.map((m) => (
-              <MarketRow key={m.id} m={m} live={live[m.id]} />
-            ))}
-          </ul>
+          {event.mutuallyExclusive ? (
+            <Race event={event} live={live} />
+          ) : (
+            <ul class="grid">
+              {event.markets.map((m) => (
+                <MarketRow key={m.id} m={m} live={live[m.id]} />
+              ))}
+            </ul>
+          )}
         </>
       )}
     </>
