@@ -257,6 +257,9 @@ test("a new trader's path: odds, quotes equal to the API's, a dollar buy whose t
     const paying = await textOf(page, "[data-testid=quote-total]");
     expect(Number(paying.replace("$", ""))).toBeLessThanOrEqual(5);
     expect(Number(paying.replace("$", ""))).toBeGreaterThan(4.9);
+    await page
+      .locator("[data-testid=review]")
+      .evaluate((el) => (el as unknown as { scrollIntoView(o: unknown): void }).scrollIntoView({ block: "center" }));
     await shot(page, "ticket-review-phone");
     await ticket.getByRole("button", { name: "Confirm buy" }).click();
     await page.locator("[data-testid=ticket-result]", { hasText: "Bought" }).waitFor();

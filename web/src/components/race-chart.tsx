@@ -13,6 +13,7 @@ const css = (name: string, fallback: string) => getComputedStyle(document.docume
 export default function RaceChart({ lines, refresh }: { lines: Array<{ marketId: string; label: string }>; refresh: number }) {
   const box = useRef<HTMLDivElement>(null);
   const [drawn, setDrawn] = useState(0);
+  const [empty, setEmpty] = useState(false);
   const key = lines.map((l) => l.marketId).join(",");
   useEffect(() => {
     const api = createChart(box.current as HTMLDivElement, {
@@ -39,6 +40,7 @@ export default function RaceChart({ lines, refresh }: { lines: Array<{ marketId:
           s.setData(h.candles.map((c) => ({ time: (Date.parse(c.timestamp) / 1000) as UTCTimestamp, value: c.close })));
         });
         api.timeScale().fitContent();
+        setEmpty(all.every((h) => !h?.candles.length));
         setDrawn((n) => n + 1);
       },
     );
@@ -49,7 +51,8 @@ export default function RaceChart({ lines, refresh }: { lines: Array<{ marketId:
   }, [key, refresh]);
   return (
     <figure class="chart-figure" data-testid="race-chart" data-lines={lines.length} data-drawn={drawn}>
-      <div ref={box} class="chart-box" />
+      <div ref={box} class="chart-box" hidden={empty} />
+      {empty && <p class="muted">No trades yet: lines appear with the first trades.</p>}
       <figcaption class="legend">
         {lines.map((l, i) => (
           <span key={l.marketId}>

@@ -123,17 +123,13 @@ function EventCard({ e }: { e: Event }) {
         <a href={pathFor("event", { id: e.id })}>
           <h2>{e.title}</h2>
         </a>
-        {single && single.status === "open" && single.chance !== null && (
-          <span
-            class="big-odds"
-            data-testid="event-chance"
-            title="Midpoint of the best YES prices, or the last trade when they are far apart"
-          >
-            {chance(single.chance)}
-            <span class="small"> chance</span>
-          </span>
-        )}
       </div>
+      {single && single.status === "open" && single.chance !== null && (
+        <p class="big-odds" data-testid="event-chance" title="Midpoint of the best YES prices, or the last trade when they are far apart">
+          {chance(single.chance)}
+          <span class="small"> chance</span>
+        </p>
+      )}
       {e.subtitle && <p>{e.subtitle}</p>}
       {!single && top.length > 0 && (
         <ul class="top-outcomes" data-testid="top-outcomes">
