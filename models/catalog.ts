@@ -163,12 +163,6 @@ export interface LivePrice {
   sellNoPrice: string | null;
 }
 
-/** `router.livePrices` contract. */
-export interface LivePricesParams {
-  marketIds: string[];
-}
-export type LivePricesResult = Record<string, LivePrice>;
-
 /** `catalog.getMarketInternal`: the raw facts other services act on. */
 export interface MarketInternal {
   id: string;
@@ -258,9 +252,6 @@ export interface SearchEventsParams {
   page: number;
   pageSize: number;
 }
-export interface IdParams {
-  id: string;
-}
 /** `catalog.priceHistory` (GET /markets/:marketId/price-history). */
 export interface PriceHistoryParams {
   marketId: string;
@@ -341,22 +332,6 @@ export interface EventInternal {
   ammLiquidity: string;
   /** In display order. */
   markets: MarketInternal[];
-}
-/** `catalog.resolveMarket`. */
-export interface ResolveMarketParams {
-  id: string;
-  result: MarketResult;
-}
-/** `catalog.proposeResolution`. */
-export interface ProposeParams {
-  id: string;
-  result: MarketResult;
-  note?: string;
-}
-/** `catalog.dispute`. */
-export interface DisputeParams {
-  id: string;
-  reason: string;
 }
 /** `catalog.failResolution`. */
 export interface FailResolutionParams {
