@@ -13,8 +13,8 @@ import { socket } from "../live";
 import { Done, ErrorText, Section, useAction } from "../ui";
 
 export type TradingMode = MarketItem["tradingMode"];
-/** The contract lists the trading mode in lifecycle messages; it is applied when a message has it. */
-export type MarketLifecycle = Extract<ServerMessage, { type: "lifecycle" }>["data"] & { tradingMode?: TradingMode };
+/** A market's status, resolution and trading mode, as the market channel's lifecycle message carries them. */
+export type MarketLifecycle = Extract<ServerMessage, { type: "lifecycle" }>["data"];
 
 /** The clock, ticking every `ms` while `on` (countdowns). */
 export function useNow(on: boolean, ms = 1000): number {
@@ -28,27 +28,24 @@ export function useNow(on: boolean, ms = 1000): number {
 }
 
 /**
- * Calls `refresh` every `ms` while the page is visible, and when it becomes visible again: the
- * trading mode reaches the page this way when no lifecycle message carries it.
+ * Calls `refresh` after every reconnection of the socket: lifecycle messages sent while it was
+ * down are lost, so what the page shows is fetched again once it is back.
  */
-export function useRefreshWhileVisible(refresh: () => void, ms: number): void {
+export function useRefreshOnReconnect(refresh: () => void): void {
   useEffect(() => {
-    const doc = globalThis.document;
-    const t = setInterval(() => doc.visibilityState === "visible" && refresh(), ms);
-    const onShow = () => doc.visibilityState === "visible" && refresh();
-    doc.addEventListener("visibilitychange", onShow);
+    const onBack = () => refresh();
+    socket.on("reconnect", onBack);
     return () => {
-      clearInterval(t);
-      doc.removeEventListener("visibilitychange", onShow);
+      socket.off("reconnect", onBack);
     };
-  }, [refresh, ms]);
+  }, [refresh]);
 }
 
 /** The socket's lifecycle messages for one market (the page subscribes to its market channel). */
 export function useLifecycle(marketId: string, onChange: (l: MarketLifecycle) => void): void {
   useEffect(() => {
     const listener = (m: ServerMessage) => {
-      if (m.type === "lifecycle" && m.data.marketId === marketId) onChange(m.data as MarketLifecycle);
+      if (m.type === "lifecycle" && m.data.marketId === marketId) onChange(m.data);
     };
     socket.on("message", listener);
     return () => {

@@ -22,7 +22,7 @@ import {
   ResolutionSection,
   RulesSection,
   useLifecycle,
-  useRefreshWhileVisible,
+  useRefreshOnReconnect,
   type MarketLifecycle,
 } from "../components/lifecycle";
 import { Ticket, VENUE_WORDS, type TicketPreset } from "../components/ticket";
@@ -71,8 +71,6 @@ function mirrorBook(b: BookState | null): BookState | null {
 }
 
 let markedInteractive = false;
-/** How often an open market page refetches the market (a trading mode change has no socket message). */
-const MODE_REFRESH_MS = 10_000;
 
 /** The size the price tiles quote: what a typical market order pays now. */
 export const TILE_SHARES = "10000000";
@@ -244,10 +242,10 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
     setLife(l);
     reload();
   });
-  useRefreshWhileVisible(reload, MODE_REFRESH_MS);
+  useRefreshOnReconnect(reload);
   const market: MarketItem | null = loaded && {
     ...loaded,
-    ...(life && { status: life.status, resolution: life.resolution, ...(life.tradingMode && { tradingMode: life.tradingMode }) }),
+    ...(life && { status: life.status, resolution: life.resolution, tradingMode: life.tradingMode }),
   };
   const { data: positions } = useLoad<Position[] | null>(
     () => (session ? client.portfolio.positions() : Promise.resolve(null)),
