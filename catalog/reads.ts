@@ -8,6 +8,7 @@ import { queryTokens, rankBySearch } from "./search";
 import {
   cleanLivePrice,
   NO_PRICES,
+  eventCloseTime,
   renderEvent,
   renderMarket,
   renderOutcome,
@@ -94,13 +95,15 @@ export class CatalogReads {
     const live = await this.livePrices(markets, quotes);
     const byEvent = new Map<string, MarketDoc[]>();
     for (const m of markets) byEvent.set(m.eventId, [...(byEvent.get(m.eventId) ?? []), m]);
-    return events.map((e) =>
-      renderEvent(
+    return events.map((e) => {
+      const own = (byEvent.get(e._id) ?? []).sort((a, b) => a.position - b.position);
+      return renderEvent(
         e,
         [],
-        (byEvent.get(e._id) ?? []).sort((a, b) => a.position - b.position).map((m) => renderOutcome(m, live[m._id])),
-      ),
-    );
+        own.map((m) => renderOutcome(m, live[m._id])),
+        eventCloseTime(own),
+      );
+    });
   }
 
   /** The event with its markets in display order and their live prices. */
@@ -111,6 +114,7 @@ export class CatalogReads {
       event,
       list.map((m) => renderMarket(m, live[m._id])),
       list.map((m) => renderOutcome(m, live[m._id])),
+      eventCloseTime(list),
     );
   }
 

@@ -97,7 +97,20 @@ export function renderOutcome(m: MarketDoc, live: LivePrice = NO_PRICES): Outcom
   return { marketId: m._id, label: m.outcomeLabel ?? m.title, status: m.status, chance: chanceOf(m, live) };
 }
 
-export function renderEvent(e: EventDoc, markets: MarketView[] = [], outcomes: OutcomeView[] = []): EventView {
+/** The earliest close time among the open markets (what an event card's "Ends" shows), or null. */
+export function eventCloseTime(markets: Pick<MarketDoc, "status" | "closeTime">[]): string | null {
+  let first: string | null = null;
+  for (const m of markets)
+    if (m.status === "open" && m.closeTime && (first === null || Date.parse(m.closeTime) < Date.parse(first))) first = m.closeTime;
+  return first;
+}
+
+export function renderEvent(
+  e: EventDoc,
+  markets: MarketView[] = [],
+  outcomes: OutcomeView[] = [],
+  closeTime: string | null = null,
+): EventView {
   return {
     id: e._id,
     externalEventId: e.externalEventId ?? "",
@@ -116,6 +129,7 @@ export function renderEvent(e: EventDoc, markets: MarketView[] = [], outcomes: O
     ammLiquidity: e.ammLiquidity ?? "0",
     markets,
     outcomes,
+    closeTime,
   };
 }
 

@@ -281,6 +281,7 @@ export const SCHEMAS = {
       ammLiquidity: { ...micro, description: 'Micro-USDT of the one AMM across the event\'s outcomes; "0": none' },
       markets: { type: "array", items: ref("MarketItem") },
       outcomes: { type: "array", items: ref("EventOutcome"), description: "One row per market, in display order (lists too)" },
+      closeTime: { ...time, nullable: true, description: "The earliest close time among the event's open markets; null: none set" },
     },
     [
       "id",
@@ -300,6 +301,7 @@ export const SCHEMAS = {
       "ammLiquidity",
       "markets",
       "outcomes",
+      "closeTime",
     ],
   ),
   EventOutcome: obj(

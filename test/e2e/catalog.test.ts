@@ -14,6 +14,7 @@ const EVENT_KEYS = [
   "ammLiquidity",
   "beginAt",
   "category",
+  "closeTime",
   "exhaustive",
   "externalEventId",
   "id",

@@ -8,7 +8,7 @@ import { Catalog, type CatalogEvent, type CatalogOut, type CatalogPorts } from "
 import { Refusal } from "../../engine/refusal";
 import { ResolutionProcess, type ProcessPorts } from "../../catalog/process";
 import { EVENT_ALREADY_DECIDED, EVENT_NOT_MUTUALLY_EXCLUSIVE, EVENT_NOT_OPEN, planEventResolution } from "../../catalog/exclusive";
-import { chanceOf, NO_PRICES, renderEvent, renderMarket, renderOutcome } from "../../catalog/views";
+import { chanceOf, eventCloseTime, NO_PRICES, renderEvent, renderMarket, renderOutcome } from "../../catalog/views";
 import { DEMO_EVENTS, demoMarketId } from "../../catalog/demo";
 import { DEMO_QUOTE_SHARES, demoMakerPlan } from "../../catalog/demo-maker";
 import { applyTrade, createPool, marginalPrice } from "../../engine/amm";
@@ -132,13 +132,36 @@ describe("mutually exclusive events: shape", () => {
     expect(w.told.filter((t) => t.name === "market.opened")).toHaveLength(3);
   });
 
+  test("an event ends at the earliest close time among its open markets; closed ones and those without one do not count", () => {
+    const at = (status: MarketDoc["status"], closeTime: string | null) => ({ status, closeTime });
+    expect(eventCloseTime([])).toBeNull();
+    expect(eventCloseTime([at("open", null)])).toBeNull();
+    expect(
+      eventCloseTime([
+        at("open", "2026-12-20T00:00:00.000Z"),
+        at("closed", "2026-12-01T00:00:00.000Z"),
+        at("open", null),
+        at("open", "2026-12-05T12:00:00.000Z"),
+        at("resolved", "2026-11-01T00:00:00.000Z"),
+      ]),
+    ).toBe("2026-12-05T12:00:00.000Z");
+    expect(eventCloseTime([at("cancelled", "2026-12-01T00:00:00.000Z")])).toBeNull();
+  });
+
   test("a plain event keeps 1 to 10 markets, labels optional, and shows false flags; its outcome rows use the titles", async () => {
     const w = world();
     const { event, markets } = await w.catalog.createEvent(
       { title: "Plain", category: "Sports", markets: [{ title: "Rain tomorrow?" }, { title: "Snow?", outcomeLabel: "Snow" }] },
       w.out,
     );
-    expect(renderEvent(event)).toMatchObject({ mutuallyExclusive: false, exhaustive: false, ammLiquidity: "0", markets: [], outcomes: [] });
+    expect(renderEvent(event)).toMatchObject({
+      mutuallyExclusive: false,
+      exhaustive: false,
+      ammLiquidity: "0",
+      markets: [],
+      outcomes: [],
+      closeTime: null,
+    });
     expect(markets.map((m) => renderOutcome(m).label)).toEqual(["Rain tomorrow?", "Snow"]);
     const eleven = Array.from({ length: 11 }, (_, i) => ({ title: `M${i}` }));
     expect((await refusal(w.catalog.createEvent({ title: "Big", category: "Sports", markets: eleven }, w.out))).fields).toEqual([

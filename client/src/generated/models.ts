@@ -187,6 +187,8 @@ export interface Event {
   markets: MarketItem[];
   /** One row per market, in display order (lists too) */
   outcomes: EventOutcome[];
+  /** The earliest close time among the event's open markets; null: none set */
+  closeTime: string | null;
 }
 
 export interface EventOutcome {

@@ -111,11 +111,8 @@ function EventCard({ e }: { e: Event }) {
   const open = (e.outcomes ?? []).filter((o) => o.status === "open");
   const top = ranked({ ...e, outcomes: open });
   const single = (e.outcomes ?? []).length === 1 ? e.outcomes[0] : null;
-  const ends = e.markets
-    .filter((m) => m.status === "open")
-    .map((m) => m.closeTime)
-    .filter((t): t is string => !!t)
-    .sort()[0];
+  // Lists carry no markets: the event's closeTime is the earliest close among its open markets.
+  const ends = e.closeTime;
   return (
     <li class="card event">
       <div class="event-top">
@@ -147,7 +144,7 @@ function EventCard({ e }: { e: Event }) {
         {e.mutuallyExclusive && <span class="tag">one winner</span>}
         {e.isLive && <span class="tag live">Live</span>}
         <span>{usd(e.volumeUsd)} vol.</span>
-        {ends && <span>Ends {day(ends)}</span>}
+        {ends && <span data-testid="event-ends">Ends {day(ends)}</span>}
       </p>
     </li>
   );
