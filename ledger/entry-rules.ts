@@ -7,6 +7,9 @@
  *   than those trades' fees; nothing ever leaves it.
  * - House funding: only funds an AMM pool: L of house money is L of the market's collateral, L
  *   pairs minted into the pool (engine/settlement.ts `poolFunding`).
+ * - Conversion accounts (engine/conversion.ts): their cash leaves, and a fee is taken, only in an
+ *   entry carrying `conversion`, whose postings are exactly the plan of that record on the books
+ *   before it (the holder's NO shares in, the YES handed out minted in pairs, the cash advanced).
  * - A market's payout (an entry carrying `payout`): exactly what engine/payout.ts computes from
  *   the market's holders and collateral at that price, so the payouts plus the dust kept by the
  *   market equal its collateral, and nothing else moves.
@@ -15,7 +18,8 @@ import type { PositionState, Posting } from "../engine/accounts";
 import { marketPayout, PayoutRefusal } from "../engine/payout";
 import { ammAccount } from "../engine/settlement";
 import type { TradeRecord } from "../engine/settlement";
-import type { BookJournalDoc, PayoutRecord } from "../models/trading";
+import { ConversionRefusal, isConversionAccount, planConversion } from "../engine/conversion";
+import type { BookJournalDoc, ConversionRecord, PayoutRecord } from "../models/trading";
 
 export interface RuledEntry {
   key: string;
@@ -23,6 +27,7 @@ export interface RuledEntry {
   trades?: readonly TradeRecord[];
   book?: BookJournalDoc;
   payout?: PayoutRecord;
+  conversion?: ConversionRecord;
 }
 
 /** What the rules read of the books before the entry. */
@@ -68,7 +73,7 @@ export function entryRuleProblems(e: RuledEntry, before: BooksBefore, opts: { la
   for (const p of e.postings) {
     if (p.kind === "fee") {
       if (!(p.amount > 0)) out.push(`${name} takes ${-p.amount} from the fee account: nothing leaves the fee account`);
-      else if (!e.book) out.push(`${name} credits ${p.amount} to the fee account without executing a trade`);
+      else if (!e.book && !e.conversion) out.push(`${name} credits ${p.amount} to the fee account without executing a trade`);
     }
     if (p.kind === "external" && p.flow === "house") {
       const funds = e.postings.some(
@@ -95,7 +100,25 @@ export function entryRuleProblems(e: RuledEntry, before: BooksBefore, opts: { la
     if (fees > charged) out.push(`${name} credits ${fees} to the fee account, its trades charged ${charged}`);
   }
   if (e.payout) out.push(...payoutProblems(e, e.payout, before, name));
+  if (e.conversion) out.push(...conversionProblems(e, e.conversion, before, name));
+  else if (e.postings.some((p) => p.kind === "cash" && isConversionAccount(p.account) && (p.available ?? 0) + (p.locked ?? 0) < 0))
+    out.push(`${name} takes cash from a conversion account outside a conversion`);
   return out;
+}
+
+function conversionProblems(e: RuledEntry, rec: ConversionRecord, before: BooksBefore, name: string): string[] {
+  const positions = rec.marketIds.flatMap((m) => before.holders(m).filter((h) => h.account === rec.userId && h.outcome === "NO"));
+  let plan;
+  try {
+    plan = planConversion({ ...rec, account: rec.userId, positions });
+  } catch (err) {
+    if (err instanceof ConversionRefusal) return [`${name} converts positions of event ${rec.eventId} while ${err.message}`];
+    throw err;
+  }
+  const want = plan.postings.map(canonical).sort();
+  const got = e.postings.map(canonical).sort();
+  if (want.length === got.length && want.every((w, i) => w === got[i])) return [];
+  return [`${name} converts positions of event ${rec.eventId} other than its record allows`];
 }
 
 function payoutProblems(e: RuledEntry, rec: PayoutRecord, before: BooksBefore, name: string): string[] {

@@ -249,6 +249,7 @@ export class Ledger {
         trades: parts.length === 1 ? first.trades : parts.flatMap((p) => p.trades ?? []),
         book: last.book,
         payout: first.payout,
+        conversion: first.conversion,
       },
       this.accounts,
     );
@@ -287,6 +288,7 @@ export class Ledger {
       if (input.fence) doc.fence = input.fence;
       if (input.settlement) doc.settlement = input.settlement;
       if (input.payout) doc.payout = input.payout;
+      if (input.conversion) doc.conversion = input.conversion;
       if (input.idem) doc.idem = input.idem;
       if (input.heartbeat) doc.heartbeat = input.heartbeat;
       if (input.audit) doc.audit = input.audit;
