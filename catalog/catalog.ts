@@ -104,6 +104,8 @@ export interface CatalogPorts {
     /** Open markets whose close time is at or before `nowIso`, and closed ones with an undisputed proposal whose window ended. */
     due(nowIso: string): Promise<MarketDoc[]>;
     addVolume(id: string, micro: number): Promise<void>;
+    /** The market's last trade (YES price in ticks), unless a later one is already recorded. */
+    lastTrade(id: string, yesPrice: number, atMs: number): Promise<void>;
   };
   prints: {
     /** Those of `ids` already recorded. */
@@ -189,6 +191,43 @@ function refuseUnusableLiquidity(markets: CreateEventParams["markets"]): void {
   });
 }
 
+/** Markets of an event that is not mutually exclusive, and of one that is. */
+export const MAX_MARKETS = 10;
+export const MIN_OUTCOMES = 2;
+export const MAX_OUTCOMES = 64;
+
+/**
+ * A new event's shape: a mutually exclusive event has 2 to 64 markets, each with its own label;
+ * `exhaustive` only with it; the event-level AMM only on it and then no pool per market.
+ */
+function refuseBadShape(p: CreateEventParams): void {
+  const me = p.mutuallyExclusive === true;
+  if (p.exhaustive && !me) throw invalid("exhaustive needs mutuallyExclusive", "exhaustive", "mutuallyExclusive");
+  if (!me && p.markets.length > MAX_MARKETS)
+    throw invalid(`An event has at most ${MAX_MARKETS} markets unless mutually exclusive`, "markets", "arrayMax");
+  if (me && p.markets.length < MIN_OUTCOMES)
+    throw invalid(`A mutually exclusive event has at least ${MIN_OUTCOMES} markets`, "markets", "arrayMin");
+  if (me)
+    p.markets.forEach((m, i) => {
+      if (!m.outcomeLabel?.trim())
+        throw invalid("Each market of a mutually exclusive event needs an outcomeLabel", `markets[${i}].outcomeLabel`, "required");
+    });
+  const labels = p.markets.filter((m) => m.outcomeLabel).map((m) => (m.outcomeLabel as string).trim().toLowerCase());
+  if (new Set(labels).size !== labels.length) throw invalid("Outcome labels must differ", "markets", "unique");
+  const L = Number(p.ammLiquidity ?? "0");
+  if (L > 0) {
+    if (!me) throw invalid("An event-level ammLiquidity needs a mutually exclusive event", "ammLiquidity", "mutuallyExclusive");
+    if (L < MIN_POOL_LIQUIDITY)
+      throw invalid(
+        `ammLiquidity must be 0 (no AMM) or at least ${MIN_POOL_LIQUIDITY} micro-USDT to seed a pool`,
+        "ammLiquidity",
+        "numberMin",
+      );
+    const i = p.markets.findIndex((m) => Number(m.ammLiquidity ?? "0") > 0);
+    if (i >= 0) throw invalid("ammLiquidity is given for the event or per market, not both", `markets[${i}].ammLiquidity`, "forbidden");
+  }
+}
+
 function uniqueTags(tags: string[] | undefined): string[] {
   return [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
 }
@@ -208,6 +247,11 @@ export class Catalog {
     return e;
   }
 
+  async eventWithMarkets(id: string): Promise<{ event: EventDoc; markets: MarketDoc[] }> {
+    const event = await this.event(id);
+    return { event, markets: await this.ports.markets.ofEvent(id) };
+  }
+
   async market(id: string): Promise<MarketDoc> {
     const m = await this.ports.markets.get(id);
     if (!m) throw notFound("Market");
@@ -218,6 +262,7 @@ export class Catalog {
   async createEvent(p: CreateEventParams, out: CatalogOut): Promise<{ event: EventDoc; markets: MarketDoc[] }> {
     refuseNulls(p, SCHEMAS.CreateEventRequest);
     refuseUnusableLiquidity(p.markets);
+    refuseBadShape(p);
     const titles = p.markets.map((m) => m.title.toLowerCase());
     if (new Set(titles).size !== titles.length) throw invalid("Market titles must differ", "markets", "unique");
     const ids = { eventId: this.ports.newId("evt"), marketIds: p.markets.map(() => this.ports.newId("mkt")) };
@@ -377,7 +422,10 @@ export class Catalog {
       const eventId = (markets.get(p.marketId) as MarketDoc).eventId;
       byEvent.set(eventId, (byEvent.get(eventId) ?? 0) + p.notional);
     }
+    const last = new Map<string, PrintDoc>();
+    for (const p of stored) if ((last.get(p.marketId)?.atMs ?? -1) <= p.atMs) last.set(p.marketId, p);
     for (const [id, v] of byMarket) await this.ports.markets.addVolume(id, v);
+    for (const [id, p] of last) await this.ports.markets.lastTrade(id, p.yesPrice, p.atMs);
     for (const [id, v] of byEvent) await this.ports.events.addVolume(id, v);
   }
 
@@ -440,6 +488,7 @@ export class Catalog {
       eventId: ids.eventId,
       position: i,
       title: m.title,
+      outcomeLabel: m.outcomeLabel?.trim() || null,
       status: "open",
       result: null,
       outcomes: ["YES", "NO"],
@@ -470,6 +519,9 @@ export class Catalog {
       isLive: input.isLive ?? false,
       beginAt,
       tags: uniqueTags(input.tags),
+      mutuallyExclusive: input.mutuallyExclusive === true,
+      exhaustive: input.mutuallyExclusive === true && input.exhaustive === true,
+      ammLiquidity: canonicalMicroString(input.ammLiquidity ?? "0"),
       marketTitles: markets.map((m) => m.title),
       searchText: "",
       createdAt: nowIso,

@@ -594,7 +594,7 @@ export const ROUTES = {
     resultDescription: "Created",
     errors: ["400", "401", "403", "404", "409"],
     tags: ["operator"],
-    summary: "New event with 1 to 10 open markets (409 DUPLICATE_EVENT on a reused externalEventId)",
+    summary: "New event with 1 to 10 open markets, 2 to 64 when mutually exclusive (409 DUPLICATE_EVENT on a reused externalEventId)",
   },
   "catalog.updateEvent": {
     method: "PATCH",

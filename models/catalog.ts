@@ -51,6 +51,12 @@ export interface EventDoc {
   /** ISO 8601 UTC, always `toISOString()` form so it sorts as text. */
   beginAt: string;
   tags: string[];
+  /** At most one market ever resolves YES (absent on events made before: false). */
+  mutuallyExclusive?: boolean;
+  /** Mutually exclusive and exactly one market wins (an "Other" outcome is listed). */
+  exhaustive?: boolean;
+  /** Micro-USDT of the one AMM across the event's outcomes ("0" or absent: none). */
+  ammLiquidity?: string;
   /** Denormalised for search. */
   marketTitles: string[];
   searchText: string;
@@ -65,11 +71,16 @@ export interface MarketDoc {
   /** Display order inside the event. */
   position: number;
   title: string;
+  /** The outcome this market stands for in its event ("Alice"); absent or null: none given. */
+  outcomeLabel?: string | null;
   status: MarketStatus;
   result: MarketResult | null;
   outcomes: ["YES", "NO"];
   /** Micro-USDT traded. */
   volume: number;
+  /** The last trade's YES price in ticks (cents) and when it printed; absent before the first. */
+  lastYesPrice?: number;
+  lastTradeAtMs?: number;
   conditionId: string;
   /** Micro-USDT the AMM seeds its pool with ("0": no AMM pool). */
   ammLiquidity: string;
@@ -159,6 +170,7 @@ export interface MarketInternal {
   id: string;
   eventId: string;
   title: string;
+  outcomeLabel?: string | null;
   status: MarketStatus;
   result: MarketResult | null;
   conditionId: string;
@@ -251,6 +263,8 @@ export interface MarketTerms {
 export interface NewMarketInput extends MarketTerms {
   title: string;
   ammLiquidity?: string;
+  /** 1-40 characters; required in a mutually exclusive event. */
+  outcomeLabel?: string;
 }
 /** `catalog.createEvent` (POST /admin/events). */
 export interface CreateEventParams {
@@ -264,6 +278,12 @@ export interface CreateEventParams {
   tags?: string[];
   isActive?: boolean;
   isLive?: boolean;
+  /** One winner at most among the markets (2 to 64 of them, each with an outcomeLabel). */
+  mutuallyExclusive?: boolean;
+  /** Only with mutuallyExclusive: exactly one of them wins. */
+  exhaustive?: boolean;
+  /** One AMM across the event's outcomes (micro-USDT), instead of a pool per market. */
+  ammLiquidity?: string;
   markets: NewMarketInput[];
 }
 /** `catalog.updateEvent` (PATCH /admin/events/:id). */
@@ -280,6 +300,34 @@ export interface UpdateEventParams {
   isLive?: boolean;
   /** Retitle markets of this event, or change their rules and schedule. */
   markets?: Array<{ id: string; title?: string } & MarketTerms>;
+}
+/** `catalog.addOutcome` (POST /admin/events/:id/markets). */
+export interface AddOutcomeParams {
+  id: string;
+  title: string;
+  outcomeLabel: string;
+}
+/** `catalog.resolveEvent`: the winner YES, every other market still undecided NO, as one step. */
+export interface ResolveEventParams {
+  id: string;
+  /** null: none of them won (refused on an exhaustive event). */
+  winnerMarketId: string | null;
+}
+/** `catalog.proposeEvent`: one proposal for the whole event, finalized as one step. */
+export interface ProposeEventParams {
+  id: string;
+  winnerMarketId: string | null;
+  note?: string;
+}
+/** `catalog.getEventInternal`: an event's facts other services act on (conversion, the event AMM). */
+export interface EventInternal {
+  id: string;
+  mutuallyExclusive: boolean;
+  exhaustive: boolean;
+  /** Micro-USDT of the event-level AMM ("0": none). */
+  ammLiquidity: string;
+  /** In display order. */
+  markets: MarketInternal[];
 }
 /** `catalog.resolveMarket`. */
 export interface ResolveMarketParams {

@@ -6,7 +6,7 @@ import type { WriteBatcher } from "../lib/serial";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import { page } from "../lib/paging";
-import { renderDispute, renderInternal, renderMarket } from "../catalog/views";
+import { renderDispute, renderEventInternal, renderInternal, renderMarket } from "../catalog/views";
 import type { Catalog, CatalogOut } from "../catalog/catalog";
 import type { ResolutionProcess } from "../catalog/process";
 import type { MarketClock } from "../catalog/clock";
@@ -63,7 +63,7 @@ const CatalogService = defineService<CatalogThis>({
     listEvents: {
       ...routeAction("catalog.listEvents"),
       async handler(this: CatalogThis, ctx: Ctx<"catalog.listEvents">): Reply<"catalog.listEvents"> {
-        const { items, total } = await this.reads.listEvents(ctx.params);
+        const { items, total } = await this.reads.listEvents(ctx.params, this.quotes(ctx));
         return page(items, total, ctx.params.page, ctx.params.pageSize);
       },
     },
@@ -72,7 +72,7 @@ const CatalogService = defineService<CatalogThis>({
     searchEvents: {
       ...routeAction("catalog.searchEvents"),
       async handler(this: CatalogThis, ctx: Ctx<"catalog.searchEvents">): Reply<"catalog.searchEvents"> {
-        const { items, total } = await this.reads.searchEvents(ctx.params);
+        const { items, total } = await this.reads.searchEvents(ctx.params, this.quotes(ctx));
         return page(items, total, ctx.params.page, ctx.params.pageSize);
       },
     },
@@ -109,6 +109,15 @@ const CatalogService = defineService<CatalogThis>({
       cache: { keys: ["marketId"], ttl: MARKET_CACHE_TTL_SEC },
       async handler(this: CatalogThis, ctx: Ctx<"catalog.getMarketInternal">): Reply<"catalog.getMarketInternal"> {
         return renderInternal(await this.catalog.market(ctx.params.marketId));
+      },
+    },
+
+    /** Internal: an event's facts and its markets' (conversion, the event's AMM). 404 when unknown. */
+    getEventInternal: {
+      ...internalAction("catalog.getEventInternal"),
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.getEventInternal">): Reply<"catalog.getEventInternal"> {
+        const { event, markets } = await this.catalog.eventWithMarkets(ctx.params.eventId);
+        return renderEventInternal(event, markets);
       },
     },
 

@@ -115,6 +115,10 @@ type SdkModels = {
   FinalizeRequest: M.FinalizeRequest;
   DisputeRequest: M.DisputeRequest;
   Dispute: M.Dispute;
+  EventOutcome: M.EventOutcome;
+  AddOutcomeRequest: M.AddOutcomeRequest;
+  ResolveEventRequest: M.ResolveEventRequest;
+  ProposeEventRequest: M.ProposeEventRequest;
 };
 // Every schema has an SDK model and every model a schema...
 type _NamesAgree = Check<Agree<keyof Schemas, keyof SdkModels | "FieldError">>;

@@ -73,6 +73,10 @@ function fakes() {
         const m = markets.get(id);
         if (m) markets.set(id, { ...m, volume: m.volume + v });
       },
+      lastTrade: async (id, lastYesPrice, lastTradeAtMs) => {
+        const m = markets.get(id);
+        if (m && (m.lastTradeAtMs ?? -1) <= lastTradeAtMs) markets.set(id, { ...m, lastYesPrice, lastTradeAtMs });
+      },
       edit: async (id, eventId, set) => {
         const m = markets.get(id);
         if (m && m.eventId === eventId) markets.set(id, { ...m, ...set });
@@ -545,6 +549,7 @@ describe("reads", () => {
       },
       markets: {
         ofEvent: async (eventId) => markets.filter((m) => m.eventId === eventId),
+        ofEvents: async (ids) => markets.filter((m) => ids.includes(m.eventId)),
         byIds: async (ids) => (asked.push(`byIds ${ids.join(",")}`), markets.filter((m) => ids.includes(m._id))),
       },
       prints: {

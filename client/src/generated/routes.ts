@@ -69,7 +69,7 @@ export const ROUTES = {
   markNotificationsRead: { method: "POST", path: "/notifications/read", auth: "user" },
   /** Sandbox chain only: mint test tokens to the caller's deposit address (own rate limit) */
   faucet: { method: "POST", path: "/sandbox/faucet", auth: "user" },
-  /** New event with 1 to 10 open markets (409 DUPLICATE_EVENT on a reused externalEventId) */
+  /** New event with 1 to 10 open markets, 2 to 64 when mutually exclusive (409 DUPLICATE_EVENT on a reused externalEventId) */
   adminCreateEvent: { method: "POST", path: "/admin/events", auth: "admin" },
   /** Display fields of an event, market titles */
   adminUpdateEvent: { method: "PATCH", path: "/admin/events/{id}", auth: "admin" },
