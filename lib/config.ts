@@ -57,6 +57,8 @@ export interface AppConfig {
   makerFeeBps: number;
   /** The AMM's LP fee in basis points of the cash traded with the pool. */
   ammFeeBps: number;
+  /** Fee on the cash a conversion of NO positions pays out (CONVERSION_FEE_BPS, default 0). */
+  conversionFeeBps: number;
   seedDemo: boolean;
   /** After a start, every open market trades post-only for this long (ms), so makers re-quote before takers arrive. */
   reopenPostOnlyMs: number;
@@ -265,6 +267,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     takerFeeBps: bps(env, "TAKER_FEE_BPS", 200),
     makerFeeBps: bps(env, "MAKER_FEE_BPS", 0),
     ammFeeBps: bps(env, "AMM_FEE_BPS", 100),
+    conversionFeeBps: bps(env, "CONVERSION_FEE_BPS", 0),
     seedDemo: env.SEED_DEMO !== "false",
     reopenPostOnlyMs: int(env, "REOPEN_POST_ONLY_MS", 0),
     resolutionDisputeWindowMs: int(env, "RESOLUTION_DISPUTE_WINDOW_MS", 2 * 3_600_000),

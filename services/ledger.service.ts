@@ -8,6 +8,8 @@ import { LedgerCores } from "../ledger/ledger-cores";
 import type { LedgerDesk } from "../ledger/desk";
 import { openMoneyStore } from "../ledger/money-store";
 import { positionsView } from "../ledger/positions";
+import { convertPositions, type ConversionPorts } from "../ledger/conversions";
+import { newId } from "../lib/ids";
 import type { VerifyReport } from "../models/trading";
 
 type LedgerThis = Service & {
@@ -38,6 +40,26 @@ const LedgerService = defineService<LedgerThis>({
         } catch (err) {
           throw wireError(err);
         }
+      },
+    },
+
+    /** POST /events/:id/convert: the holder's NO positions across a mutually exclusive event (ledger/conversions.ts). */
+    convert: {
+      ...routeAction("ledger.convert"),
+      async handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.convert">>): Promise<ActionResult<"ledger.convert">> {
+        const userId = currentUser(ctx).id;
+        const idem = ctx.meta.idem ? { ...ctx.meta.idem, status: 200 } : undefined;
+        const ports: ConversionPorts = {
+          event: (eventId) => call(ctx, "catalog.getEventInternal", { eventId }),
+          positionsOf: (account) => this.desk.ledger.positionsOf(account),
+          post: (entry) => Promise.resolve(this.desk.post(entry)),
+          feeBps: configOf(this.broker).conversionFeeBps,
+          newId: () => newId("cnv"),
+        };
+        const { id: eventId, ...body } = ctx.params;
+        const answer = await convertPositions(ports, { userId, eventId, ...body }, idem).catch(throwWire);
+        if (idem) ctx.meta.idemJournaled = true;
+        return answer;
       },
     },
 
