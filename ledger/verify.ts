@@ -194,6 +194,9 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
       problem(`position ${p.account} ${p.marketId} ${p.outcome} has ${p.locked} shares locked, its open orders hold ${held}`);
   }
   const report = accounts.conservation();
+  // Each event's conversion account: its cash advanced no further than its NO shares are guaranteed to pay back.
+  for (const c of report.uncoveredConversions ?? [])
+    problem(`${c.account} holds ${c.cash} of cash, ${c.cover} with the payout its NO shares are guaranteed: below zero`);
   if (!report.ok) problem(`conservation does not hold after replay: ${JSON.stringify(report)}`);
 
   // The live books and the stored rows are what the journal says.

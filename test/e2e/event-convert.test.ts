@@ -166,5 +166,27 @@ describe("POST /events/:id/convert", () => {
     const replay = await convert(holder, eventId, body, "convert-1");
     expect(replay.body.data).toEqual(first.body.data);
     expect(await balance(holder)).toEqual(after);
+
+    // The end: Alice and Bob out, Carol wins. The conversion account is paid its NO of Alice and
+    // Bob, loses Carol's, and is left with what it advanced: nothing owed, nothing short.
+    const conv = `conversion:${eventId}`;
+    type Acc = { balance: { available: number }; positions: Array<{ quantity: number }> };
+    expect((await node.call<Acc>("ledger.account", { account: conv })).balance.available).toBe(-10 * SHARE);
+    for (const [m, result] of [
+      [a, "NO"],
+      [b, "NO"],
+      [c, "YES"],
+    ] as const) {
+      const r = await node.http("POST", `/api/v1/admin/markets/${m}/resolve`, { headers: admin, body: { result } });
+      expect(r.status).toBe(200);
+    }
+    const settled = await until("the conversion account paid out", async () => {
+      const acc = await node.call<Acc>("ledger.account", { account: conv });
+      return acc.positions.every((p) => p.quantity === 0) ? acc : null;
+    });
+    expect(settled.balance.available).toBe(0);
+    expect((await books()).ok).toBe(true);
+    const verified = await node.call<{ ok: boolean; problems: string[] }>("ledger.verify");
+    expect(verified.problems).toEqual([]);
   });
 });
