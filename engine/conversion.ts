@@ -55,6 +55,12 @@ export class ConversionRefusal extends Error {
   }
 }
 
+/** The fee on a conversion of `quantity` across k markets: bps of the (k - 1)·quantity it pays, rounded up. */
+export function conversionFee(k: number, quantity: MicroUnits, feeBps: number): MicroUnits {
+  const bps = BigInt(feeBps);
+  return Number((BigInt(k - 1) * BigInt(quantity) * bps + BPS - 1n) / BPS);
+}
+
 /** The share of a position's basis that leaves with `sold` shares (as engine/accounts.ts removes it). */
 function basisOut(p: PositionState, sold: MicroUnits): MicroUnits {
   return sold === p.quantity ? p.totalCost : Number((BigInt(p.totalCost) * BigInt(sold)) / BigInt(p.quantity));
@@ -76,9 +82,8 @@ export function planConversion(r: ConversionRequest): ConversionPlan {
     throw new ConversionRefusal("VALIDATION_ERROR", "a named market is not an other market");
   const bps = BigInt(r.feeBps ?? 0);
   if (bps < 0n || bps >= BPS) throw new ConversionRefusal("VALIDATION_ERROR", "conversion fee out of range");
-  const gross = BigInt(k - 1) * BigInt(q);
-  const fee = Number((gross * bps + BPS - 1n) / BPS);
-  const cash = Number(gross) - fee;
+  const fee = conversionFee(k, q, r.feeBps ?? 0);
+  const cash = (k - 1) * q - fee;
   const paid = (k - 1 + m) * q;
   if (!Number.isSafeInteger(paid) || !Number.isSafeInteger(m * q)) throw new ConversionRefusal("VALIDATION_ERROR", "quantity too large");
 

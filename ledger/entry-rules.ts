@@ -18,7 +18,7 @@ import type { PositionState, Posting } from "../engine/accounts";
 import { marketPayout, PayoutRefusal } from "../engine/payout";
 import { ammAccount } from "../engine/settlement";
 import type { TradeRecord } from "../engine/settlement";
-import { ConversionRefusal, isConversionAccount, planConversion } from "../engine/conversion";
+import { conversionFee, ConversionRefusal, isConversionAccount, planConversion } from "../engine/conversion";
 import type { BookJournalDoc, ConversionRecord, PayoutRecord } from "../models/trading";
 
 export interface RuledEntry {
@@ -48,6 +48,11 @@ export function tradeFees(trades: readonly TradeRecord[] | undefined): number {
   let sum = 0;
   for (const t of trades ?? []) sum += t.fee;
   return sum;
+}
+
+/** The fee a conversion entry's record charges (0 without one). */
+export function conversionFees(rec: ConversionRecord | undefined): number {
+  return rec ? conversionFee(rec.marketIds.length, rec.quantity, rec.feeBps) : 0;
 }
 
 function canonical(p: Posting): string {

@@ -1,7 +1,7 @@
 import { Accounts, LedgerRejection, type AccountsSnapshot } from "../engine/accounts";
 import type { LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc, VerifyReport } from "../models/trading";
 import { chainHash, GENESIS_HASH } from "./chain-hash";
-import { entryRuleProblems, feesIn, tradeFees } from "./entry-rules";
+import { conversionFees, entryRuleProblems, feesIn, tradeFees } from "./entry-rules";
 import { applyOrderChange, projectEntry } from "./projection";
 import type { MoneyStore } from "./store";
 
@@ -137,10 +137,10 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
     const label = `entry ${row.seq} (${row.key})`;
     for (const p of entryRuleProblems({ ...doc, key: row.key }, accounts, { label, wholeCommand: false })) problem(p);
     feesPosted += feesIn(doc.postings);
-    feesCharged += tradeFees(doc.trades);
+    feesCharged += tradeFees(doc.trades) + conversionFees(doc.conversion);
     if (doc.book?.command.type !== "part" && feesPosted > feesCharged && !feesOver) {
       feesOver = true;
-      problem(`${label}: the fee account took ${feesPosted} up to here, the trades before it charged ${feesCharged}`);
+      problem(`${label}: the fee account took ${feesPosted} up to here, the trades and conversions before it charged ${feesCharged}`);
     }
     try {
       accounts.commit(accounts.prepare(doc.postings, doc.checkAfter ?? 0));
