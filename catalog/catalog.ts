@@ -30,6 +30,7 @@ import { conditionIdFor } from "./condition";
 import { DEMO_EVENTS, DEMO_MARKER_ID, demoEventId, demoImageUrl, demoMarketId } from "./demo";
 import { ILLEGAL_TRANSITION, planTransition, type MarketCommand } from "./lifecycle";
 import { yesPayoutOfResult } from "./resolution";
+import { planAddOutcome } from "./exclusive";
 import { searchTextOf } from "./search";
 
 /** A refusal, by kind (the service maps kinds to the contract's statuses) and code. */
@@ -61,6 +62,7 @@ export type CatalogEvent = EventMessage<
   | "market.cancelled"
   | "market.resolutionFailed"
   | "market.resolved"
+  | "event.resolved"
   | "market.resolutionProposed"
   | "market.resolutionDisputed"
 >;
@@ -81,6 +83,8 @@ export interface CatalogPorts {
     insertOnce(doc: EventDoc): Promise<boolean>;
     update(id: string, set: Partial<EventDoc>): Promise<void>;
     addVolume(id: string, micro: number): Promise<void>;
+    /** Compare-and-set: record the event's decision unless it has one; true when this call did. */
+    decide(id: string, decision: NonNullable<EventDoc["decision"]>): Promise<boolean>;
   };
   markets: {
     get(id: string): Promise<MarketDoc | null>;
@@ -207,6 +211,8 @@ function refuseBadShape(p: CreateEventParams): void {
     throw invalid(`An event has at most ${MAX_MARKETS} markets unless mutually exclusive`, "markets", "arrayMax");
   if (me && p.markets.length < MIN_OUTCOMES)
     throw invalid(`A mutually exclusive event has at least ${MIN_OUTCOMES} markets`, "markets", "arrayMin");
+  if (me && p.markets.length > MAX_OUTCOMES)
+    throw invalid(`A mutually exclusive event has at most ${MAX_OUTCOMES} markets`, "markets", "arrayMax");
   if (me)
     p.markets.forEach((m, i) => {
       if (!m.outcomeLabel?.trim())
@@ -247,6 +253,11 @@ export class Catalog {
     return e;
   }
 
+  /** A market's event, or null where none is stored (an event's facts then do not apply). */
+  async eventOf(m: MarketDoc): Promise<EventDoc | null> {
+    return this.ports.events.get(m.eventId);
+  }
+
   async eventWithMarkets(id: string): Promise<{ event: EventDoc; markets: MarketDoc[] }> {
     const event = await this.event(id);
     return { event, markets: await this.ports.markets.ofEvent(id) };
@@ -269,6 +280,46 @@ export class Catalog {
     const { event, markets, opened } = await this.storeEvent(p, ids, this.nowIso());
     for (const m of opened) out.emit({ name: "market.opened", payload: openedEvent(m) });
     return { event, markets };
+  }
+
+  /**
+   * A new outcome market of an open mutually exclusive event (announced `market.opened`). Should
+   * the event be decided meanwhile, the new market resolves NO at once: it did not win.
+   */
+  async addOutcome(eventId: string, title: string, outcomeLabel: string, out: CatalogOut): Promise<MarketDoc> {
+    const label = outcomeLabel.trim();
+    const { event, markets } = await this.eventWithMarkets(eventId);
+    const plan = planAddOutcome(event, markets, title, label, MAX_OUTCOMES);
+    if (!plan.ok)
+      throw new CatalogRefusal(plan.kind, plan.code, plan.message, plan.field ? [{ field: plan.field, rule: plan.rule! }] : undefined);
+    const now = this.nowIso();
+    const id = this.ports.newId("mkt");
+    const m: MarketDoc = {
+      _id: id,
+      eventId,
+      position: plan.position,
+      title,
+      outcomeLabel: label,
+      status: "open",
+      result: null,
+      outcomes: ["YES", "NO"],
+      volume: 0,
+      conditionId: conditionIdFor(id),
+      ammLiquidity: "0",
+      rules: null,
+      settlementSources: [],
+      closeTime: null,
+      resolution: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.ports.markets.insertOnce(m);
+    const next: EventDoc = { ...event, marketTitles: [...markets.map((x) => x.title), title], updatedAt: now };
+    next.searchText = searchTextOf(next);
+    await this.ports.events.update(eventId, { marketTitles: next.marketTitles, searchText: next.searchText, updatedAt: now });
+    out.emit({ name: "market.opened", payload: openedEvent(m) });
+    if ((await this.event(eventId)).decision) return this.transition(id, "resolve", out, { result: "NO" });
+    return m;
   }
 
   /** Display fields of an event, and titles of its markets; search follows both. */
@@ -324,6 +375,8 @@ export class Catalog {
       expect?: Partial<ResolutionDoc>;
       /** How the market's resolution reads after this change (given the market as read). */
       resolution?: (m: MarketDoc, nowIso: string) => ResolutionDoc | null;
+      /** The mutually exclusive event whose one-step resolution this is part of. */
+      eventStep?: string;
     } = {},
   ): Promise<MarketDoc> {
     // A cancel pays YES `price` and NO the rest, out of the market's own collateral (default 0.50).
@@ -375,6 +428,7 @@ export class Catalog {
               result: updated.result as MarketResult,
               conditionId: updated.conditionId,
               yesPayout: updated.yesPayout as number,
+              ...(opts.eventStep ? { eventStep: opts.eventStep } : {}),
             },
           });
       }
@@ -456,7 +510,10 @@ export class Catalog {
           tags: d.tags,
           isActive: d.isActive,
           isLive: d.isLive,
-          markets: d.markets,
+          mutuallyExclusive: d.mutuallyExclusive,
+          exhaustive: d.exhaustive,
+          ammLiquidity: d.ammLiquidity,
+          markets: d.markets.map((m) => ({ title: m.title, ammLiquidity: m.ammLiquidity, outcomeLabel: m.outcomeLabel })),
         },
         { eventId: demoEventId(d.slug), marketIds: d.markets.map((_, i) => demoMarketId(d.slug, i)) },
         nowIso,

@@ -27,6 +27,7 @@ export function catalogStorePorts(
       insertOnce: (doc) => s().events.insertOnce(doc),
       update: async (_id, set) => void (await s().events.update({ _id }, { $set: set })),
       addVolume: async (_id, v) => void (await s().events.update({ _id }, { $inc: { volumeUsd: v } })),
+      decide: async (_id, decision) => (await s().events.update({ _id, decision: { $exists: false } }, { $set: { decision } })) > 0,
     },
     markets: {
       get: (_id) => s().markets.findOne({ _id }),

@@ -57,6 +57,10 @@ export interface EventDoc {
   exhaustive?: boolean;
   /** Micro-USDT of the one AMM across the event's outcomes ("0" or absent: none). */
   ammLiquidity?: string;
+  /** A mutually exclusive event's winner, recorded before its markets resolve (null: none won). */
+  decision?: { winnerMarketId: string | null; at: string };
+  /** The pending proposal of the whole event (its markets carry it with this proposedAt). */
+  proposal?: { winnerMarketId: string | null; proposedAt: string; disputeEndsAt: string };
   /** Denormalised for search. */
   marketTitles: string[];
   searchText: string;
@@ -201,6 +205,15 @@ export interface MarketResolvedEvent {
   conditionId: string;
   /** Micro-USDT each YES share pays (YES 1_000_000, NO 0, SPLIT 500_000); NO pays the rest. */
   yesPayout: number;
+  /** Part of a mutually exclusive event's one-step resolution: settled by its `event.resolved`. */
+  eventStep?: string;
+}
+/** A mutually exclusive event resolved as one step: the markets of that step and their results. */
+export interface EventResolvedEvent {
+  eventId: string;
+  /** null: none of its markets won. */
+  winnerMarketId: string | null;
+  markets: Array<{ marketId: string; result: "YES" | "NO"; conditionId: string }>;
 }
 /** A market's status or resolution changed (every gateway tells the market channel). */
 export interface MarketLifecycleEvent {

@@ -139,6 +139,36 @@ const CatalogService = defineService<CatalogThis>({
       },
     },
 
+    /** Operator: a new outcome market of an open mutually exclusive event (409 EVENT_NOT_OPEN when none of its markets is open). */
+    addOutcome: {
+      ...routeAction("catalog.addOutcome"),
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.addOutcome">): Reply<"catalog.addOutcome"> {
+        const { id, title, outcomeLabel } = ctx.params;
+        const m = await this.catalog.addOutcome(id, title, outcomeLabel, this.out(ctx));
+        ctx.meta.$statusCode = 201;
+        return this.reads.marketView(m, this.quotes(ctx));
+      },
+    },
+
+    /** Operator: a mutually exclusive event resolved as one step (the winner YES, every other undecided market NO). */
+    resolveEvent: {
+      ...routeAction("catalog.resolveEvent"),
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.resolveEvent">): Reply<"catalog.resolveEvent"> {
+        const { event, markets } = await this.process.resolveEvent(ctx.params.id, ctx.params.winnerMarketId, this.out(ctx));
+        return this.reads.eventView(event, this.quotes(ctx), markets);
+      },
+    },
+
+    /** Operator: propose the winner of a mutually exclusive event; undisputed, it finalizes as one step. */
+    proposeEvent: {
+      ...routeAction("catalog.proposeEvent"),
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.proposeEvent">): Reply<"catalog.proposeEvent"> {
+        const { id, winnerMarketId, note } = ctx.params;
+        const { event, markets } = await this.process.proposeEvent(id, winnerMarketId, note || null, this.out(ctx));
+        return this.reads.eventView(event, this.quotes(ctx), markets);
+      },
+    },
+
     /** Operator: display fields of an event, and market titles. Status changes have their own actions. */
     updateEvent: {
       ...routeAction("catalog.updateEvent"),

@@ -22,6 +22,7 @@ import type { BuildProofOptions, KeyPair, ProofSigner, WalletOptions } from "./p
 import { PmxSocket, type SocketOptions } from "./socket";
 import { ROUTES, type OperationId, type RouteTypes } from "./generated/routes";
 import type {
+  AddOutcomeRequest,
   AmendOrderRequest,
   AuditRecord,
   Balance,
@@ -65,6 +66,8 @@ import type {
   RedeemRequest,
   RedeemResult,
   ResolveMarketRequest,
+  ResolveEventRequest,
+  ProposeEventRequest,
   ProposeRequest,
   FinalizeRequest,
   DisputeRequest,
@@ -849,5 +852,17 @@ class AdminApi extends Api {
   /** End a pending proposal with this result (it may differ from the proposal). */
   async finalizeResolution(id: string, body: FinalizeRequest): Promise<MarketItem> {
     return (await send(this.c, "adminFinalizeResolution", { params: { id }, body })).data;
+  }
+  /** A new outcome market of an open mutually exclusive event. */
+  async addOutcome(eventId: string, body: AddOutcomeRequest): Promise<MarketItem> {
+    return (await send(this.c, "adminAddOutcome", { params: { id: eventId }, body })).data;
+  }
+  /** Resolve a mutually exclusive event as one step: the winner YES, every other undecided market NO (null: none won). */
+  async resolveEvent(eventId: string, body: ResolveEventRequest): Promise<Event> {
+    return (await send(this.c, "adminResolveEvent", { params: { id: eventId }, body })).data;
+  }
+  /** Propose the winner of a mutually exclusive event; undisputed, it finalizes as one step. */
+  async proposeEvent(eventId: string, body: ProposeEventRequest): Promise<Event> {
+    return (await send(this.c, "adminProposeEvent", { params: { id: eventId }, body })).data;
   }
 }

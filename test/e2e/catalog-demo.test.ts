@@ -5,7 +5,7 @@ import type { Context } from "moleculer";
 import { startServer } from "../support/server";
 import { loadConfig } from "../../lib/config";
 import { createNode } from "../../server";
-import { DEMO_EVENTS } from "../../catalog/demo";
+import { DEMO_EVENTS, demoEventId } from "../../catalog/demo";
 
 const ENV = { SEED_DEMO: "true", SERVICES: "api,auth,catalog", RATE_LIMIT_READ: "1000000" };
 const CATEGORIES = ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"];
@@ -42,7 +42,8 @@ describe("demo catalog", () => {
         expect(e.beginAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00\.000Z$/);
         const detail = (await first.http("GET", `/api/v1/events/${e.id}`)).body.data;
         expect(detail.markets.length).toBeGreaterThanOrEqual(1);
-        expect(detail.markets.length).toBeLessThanOrEqual(4);
+        // Races (mutually exclusive events) list one market per outcome.
+        expect(detail.markets.length).toBeLessThanOrEqual(detail.mutuallyExclusive ? 64 : 4);
         for (const m of detail.markets) expect(m).toMatchObject({ status: "open", result: null, volume: "0", eventId: e.id });
         firstMarkets[e.id] = detail.markets.map((m: { id: string }) => m.id);
       }
@@ -102,13 +103,49 @@ describe("demo catalog", () => {
     for (let i = 0; i < 100 && a.opened.length < totalMarkets; i++) await new Promise((r) => setTimeout(r, 10));
     expect(a.opened).toHaveLength(totalMarkets);
     expect(new Set(a.opened.map((o) => o.marketId)).size).toBe(totalMarkets);
-    for (const o of a.opened) expect(o.ammLiquidity).toMatch(/^[1-9][0-9]*$/);
+    // A race's pool is the event's, across its outcomes; every other market has its own.
+    const pooledByEvent = new Set(DEMO_EVENTS.filter((e) => e.ammLiquidity).map((e) => demoEventId(e.slug)));
+    for (const o of a.opened) expect(o.ammLiquidity).toMatch(pooledByEvent.has(o.eventId) ? /^0$/ : /^[1-9][0-9]*$/);
     await a.broker.stop();
 
     const b = await start();
     await new Promise((r) => setTimeout(r, 100));
     expect(b.opened).toHaveLength(0);
     await b.broker.stop();
+  });
+
+  test("the races: an election with five candidates and Other (exhaustive), a league with eight clubs, each with its outcomes", async () => {
+    const srv = await startServer(ENV, { dataDir: freshDir() });
+    try {
+      const list = (await srv.http("GET", "/api/v1/events?pageSize=100")).body.data as Array<Record<string, any>>;
+      const races = list.filter((e) => e.mutuallyExclusive);
+      expect(races.map((e) => [e.title, e.exhaustive, e.outcomes.length, e.markets.length])).toEqual([
+        ["Metropolis mayoral election", true, 6, 0],
+        ["Premier League title race", false, 8, 0],
+      ]);
+      expect(races[0].outcomes.map((o: { label: string }) => o.label)).toEqual([
+        "Maria Alvarez",
+        "James Okafor",
+        "Chen Wei",
+        "Sofia Rossi",
+        "David Cohen",
+        "Other",
+      ]);
+      for (const r of races) {
+        expect(Number(r.ammLiquidity)).toBeGreaterThan(0);
+        const detail = (await srv.http("GET", `/api/v1/events/${r.id}`)).body.data;
+        expect(detail.markets.map((m: { outcomeLabel: string }) => m.outcomeLabel)).toEqual(
+          r.outcomes.map((o: { label: string }) => o.label),
+        );
+        expect(detail.outcomes.map((o: { marketId: string }) => o.marketId)).toEqual(detail.markets.map((m: { id: string }) => m.id));
+      }
+      // A plain event shows its markets as outcome rows, labelled with their titles.
+      const plain = list.find((e) => !e.mutuallyExclusive)!;
+      expect(plain.outcomes.length).toBeGreaterThan(0);
+      expect(plain.outcomes.every((o: { label: string }) => o.label.length > 0)).toBe(true);
+    } finally {
+      await srv.stop();
+    }
   });
 
   test("SEED_DEMO=false starts empty", async () => {

@@ -44,6 +44,12 @@ function fakes() {
         const e = events.get(id);
         if (e) events.set(id, { ...e, volumeUsd: e.volumeUsd + v });
       },
+      decide: async (id, decision) => {
+        const e = events.get(id);
+        if (!e || e.decision) return false;
+        events.set(id, { ...e, decision });
+        return true;
+      },
     },
     markets: {
       get: async (id) => markets.get(id) ?? null,
