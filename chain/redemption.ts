@@ -15,7 +15,7 @@
  *   account. Fees and house funds are never a source.
  */
 import type { Posting, PositionState } from "../engine/accounts";
-import { isConversionAccount } from "../engine/conversion-guarantee";
+import { isCoveredAccount } from "../engine/conversion-guarantee";
 import { escrowAccount, marketPayout, type PayoutPlan } from "../engine/payout";
 import { ammAccount } from "../engine/settlement";
 import type { Outcome } from "../engine/types";
@@ -66,9 +66,9 @@ export function resolutionPostings(marketId: string, winner: Outcome, holders: r
   const pool = holders.find((h) => h.account === ammAccount(marketId) && h.outcome === winner && h.marketId === marketId);
   const q = pool ? pool.quantity - pool.locked : 0;
   if (q > 0) out.push(...redeemWinner(marketId, pool!.account, winner, q));
-  // The exchange's conversion accounts are paid at once too: their cash was advanced against these shares.
+  // The exchange's conversion accounts and event pools are paid at once too: their cash was advanced against these shares.
   for (const h of holders) {
-    if (h.marketId !== marketId || h.outcome !== winner || !isConversionAccount(h.account) || h.quantity - h.locked <= 0) continue;
+    if (h.marketId !== marketId || h.outcome !== winner || !isCoveredAccount(h.account) || h.quantity - h.locked <= 0) continue;
     out.push(...redeemWinner(marketId, h.account, winner, h.quantity - h.locked));
   }
   return out;

@@ -1,4 +1,4 @@
-import { conversionCover, isConversionAccount } from "./conversion-guarantee";
+import { conversionCover, isCoveredAccount } from "./conversion-guarantee";
 import type { MicroUnits } from "./money";
 import type { Outcome } from "./types";
 
@@ -134,7 +134,7 @@ function checkInt(v: number | undefined, what: string): number {
 function validate(cash: Map<string, CashAccount>, pos: Map<string, PositionState>, coll: Map<string, MicroUnits>, fees: MicroUnits): void {
   for (const [account, c] of cash) {
     // A conversion account advances cash against its NO shares: held to its cover in prepare().
-    if (isConversionAccount(account) && c.locked === 0) continue;
+    if (isCoveredAccount(account) && c.locked === 0) continue;
     if (c.available < 0 || c.locked < 0) throw new LedgerRejection("INSUFFICIENT_BALANCE", `insufficient balance on ${account}`);
   }
   for (const p of pos.values()) {
@@ -281,8 +281,8 @@ export class Accounts {
   /** Every conversion account the change touches keeps its cover (cash + guaranteed payout) at zero or more. */
   private validateCover(cash: Map<string, CashAccount>, pos: Map<string, PositionState>): void {
     const touched = new Set<string>();
-    for (const a of cash.keys()) if (isConversionAccount(a)) touched.add(a);
-    for (const p of pos.values()) if (isConversionAccount(p.account)) touched.add(p.account);
+    for (const a of cash.keys()) if (isCoveredAccount(a)) touched.add(a);
+    for (const p of pos.values()) if (isCoveredAccount(p.account)) touched.add(p.account);
     for (const account of touched) {
       const positions = new Map(this.positionsOf(account).map((p) => [posKey(p.account, p.marketId, p.outcome), p]));
       for (const [k, p] of pos) if (p.account === account) positions.set(k, p);
@@ -371,7 +371,7 @@ export class Accounts {
     }
     const uncoveredConversions: NonNullable<ConservationReport["uncoveredConversions"]> = [];
     for (const [account, c] of this.cash) {
-      if (!isConversionAccount(account)) continue;
+      if (!isCoveredAccount(account)) continue;
       const cover = conversionCover(c.available + c.locked, this.positionsOf(account));
       if (cover < 0 || c.locked !== 0) uncoveredConversions.push({ account, cash: c.available + c.locked, cover });
     }

@@ -6,7 +6,8 @@
  * - Fee account: only takes fees, in entries that execute trades (a book command), never more
  *   than those trades' fees; nothing ever leaves it.
  * - House funding: only funds an AMM pool: L of house money is L of the market's collateral, L
- *   pairs minted into the pool (engine/settlement.ts `poolFunding`).
+ *   pairs minted into the pool (engine/settlement.ts `poolFunding`), or the cash of an event's
+ *   LMSR pool (engine/event-pool.ts `eventPoolFunding`).
  * - Conversion accounts (engine/conversion.ts): their cash leaves, and a fee is taken, only in an
  *   entry carrying `conversion`, whose postings are exactly the plan of that record on the books
  *   before it (the holder's NO shares in, the YES handed out minted in pairs, the cash advanced).
@@ -19,6 +20,7 @@ import { marketPayout, PayoutRefusal } from "../engine/payout";
 import { ammAccount } from "../engine/settlement";
 import type { TradeRecord } from "../engine/settlement";
 import { conversionFee, ConversionRefusal, isConversionAccount, planConversion } from "../engine/conversion";
+import { EVENT_POOL_PREFIX } from "../engine/conversion-guarantee";
 import type { BookJournalDoc, ConversionRecord, PayoutRecord } from "../models/trading";
 
 export interface RuledEntry {
@@ -96,7 +98,12 @@ export function entryRuleProblems(e: RuledEntry, before: BooksBefore, opts: { la
             ),
           ),
       );
-      if (!(p.amount > 0) || !funds) out.push(`${name} moves ${p.amount} of house funding other than into an AMM pool's collateral`);
+      // Or an event's LMSR pool (engine/event-pool.ts): F of house money into its cash, nothing else.
+      const fundsEventPool =
+        e.postings.length === 2 &&
+        e.postings.some((c) => c.kind === "cash" && c.account.startsWith(EVENT_POOL_PREFIX) && c.available === p.amount && !c.locked);
+      if (!(p.amount > 0) || !(funds || fundsEventPool))
+        out.push(`${name} moves ${p.amount} of house funding other than into an AMM pool's collateral`);
     }
   }
   if (wholeCommand && e.book) {

@@ -99,17 +99,23 @@ describe("conversion of NO positions", () => {
     expect(a.balance(CONV).available).toBe(0);
   });
 
-  test("the guarantee: all but the largest NO, or all once the winner is known", () => {
-    const no = (quantity: number, settled = false, realizedPnl = 0) => ({
-      outcome: "NO" as const,
+  test("the guarantee: all but the largest NO, or all once the winner is known; YES held counts where it wins", () => {
+    const at = (marketId: string, outcome: "YES" | "NO", quantity: number, settled = false, realizedPnl = 0) => ({
+      marketId,
+      outcome,
       quantity,
       totalCost: 0,
       realizedPnl,
       settled,
     });
-    expect(guaranteedPayout([no(5), no(3), no(2)])).toBe(5);
-    expect(guaranteedPayout([no(5), no(3), no(0, true, 4)])).toBe(3);
-    expect(guaranteedPayout([no(0, true, 0), no(3), no(2)])).toBe(5);
+    expect(guaranteedPayout([at("a", "NO", 5), at("b", "NO", 3), at("c", "NO", 2)])).toBe(5);
+    expect(guaranteedPayout([at("a", "NO", 5), at("b", "NO", 3), at("c", "NO", 0, true, 4)])).toBe(3);
+    expect(guaranteedPayout([at("a", "NO", 0, true, 0), at("b", "NO", 3), at("c", "NO", 2)])).toBe(5);
+    // A YES swept at a NO resolution tells nothing about the winner.
+    expect(guaranteedPayout([at("a", "YES", 0, true, 0), at("b", "NO", 3), at("c", "NO", 2)])).toBe(2);
+    // a wins: 3 + 2 + 4 = 9; b wins: 5 + 2 = 7; c wins: 8; none: 10 -> 7.
+    expect(guaranteedPayout([at("a", "NO", 5), at("a", "YES", 4), at("b", "NO", 3), at("c", "NO", 2)])).toBe(7);
+    expect(guaranteedPayout([at("a", "YES", 4)])).toBe(0);
     expect(guaranteedPayout([])).toBe(0);
   });
 });
