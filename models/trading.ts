@@ -332,6 +332,14 @@ export interface RouteExecution {
   avgPrice: string;
 }
 
+/** `ledger.eventPool`: the LMSR pool across a mutually exclusive event (ledger/event-pools.ts). */
+export interface EventPoolView {
+  eventId: string;
+  b: number;
+  /** Micro-USDT per outcome (market ids, and "none" on an event that is not exhaustive), summing to 1000000. */
+  prices: Record<string, string>;
+}
+
 /** `book.route` and `book.quote`: a market order for the market's actor (the request's key with `route`). */
 export interface RouteRequest {
   marketId: string;

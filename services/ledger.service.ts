@@ -10,6 +10,7 @@ import { openMoneyStore } from "../ledger/money-store";
 import { positionsView } from "../ledger/positions";
 import { convertPositions, type ConversionPorts } from "../ledger/conversions";
 import { newId } from "../lib/ids";
+import { eventPoolQuote, eventPoolTrade, eventPoolView, type EventPoolPorts } from "../ledger/event-pools";
 import type { VerifyReport } from "../models/trading";
 
 type LedgerThis = Service & {
@@ -17,6 +18,21 @@ type LedgerThis = Service & {
   /** The cores' requests (set once started). */
   desk: LedgerDesk;
 };
+
+/** The event pools' ports on this ledger and the caller's context (the catalog's facts). */
+function poolPorts(svc: LedgerThis, ctx: AppContext): EventPoolPorts {
+  const ledger = svc.desk.ledger;
+  return {
+    market: (marketId) => call(ctx, "catalog.getMarketInternal", { marketId }),
+    event: (eventId) => call(ctx, "catalog.getEventInternal", { eventId }),
+    balance: (account) => ledger.balance(account),
+    positionsOf: (account) => ledger.positionsOf(account),
+    post: (entry) => ledger.post(entry),
+    waitDurable: (seq) => ledger.waitDurable(seq),
+    feeBps: configOf(svc.broker).ammFeeBps,
+    newId,
+  };
+}
 
 /**
  * The money path's single writer: a shell over the ledger's cores (ledger/ledger-cores.ts). Its
@@ -60,6 +76,35 @@ const LedgerService = defineService<LedgerThis>({
         const answer = await convertPositions(ports, { userId, eventId, ...body }, idem).catch(throwWire);
         if (idem) ctx.meta.idemJournaled = true;
         return answer;
+      },
+    },
+
+    /** Internal: a market order against the pool of the market's event (ledger/event-pools.ts); null: none. */
+    eventPoolRoute: {
+      ...internalAction("ledger.eventPoolRoute"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPoolRoute">>): Answer<"ledger.eventPoolRoute"> {
+        return eventPoolTrade(poolPorts(this, ctx), ctx.params)
+          .then((r) => {
+            if (r && ctx.params.idem) ctx.meta.idemJournaled = true;
+            return r;
+          })
+          .catch(throwWire);
+      },
+    },
+
+    /** Internal: what that order would cost now; null: the market's event has no pool. */
+    eventPoolQuote: {
+      ...internalAction("ledger.eventPoolQuote"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPoolQuote">>): Answer<"ledger.eventPoolQuote"> {
+        return eventPoolQuote(poolPorts(this, ctx), ctx.params).catch(throwWire);
+      },
+    },
+
+    /** Internal: an event's pool and its prices (operators, tests); null: the event has none. */
+    eventPool: {
+      ...internalAction("ledger.eventPool"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPool">>): Answer<"ledger.eventPool"> {
+        return eventPoolView(poolPorts(this, ctx), ctx.params.eventId).catch(throwWire);
       },
     },
 
