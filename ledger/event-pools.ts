@@ -25,8 +25,21 @@ export interface EventPoolPorts {
   /** Applied in memory at once (the ledger's post), durable later. */
   post(entry: PostInput): PostOutcome;
   waitDurable(seq: number): Promise<void>;
+  /** The exchange-wide trading mode (the catalog's). */
+  exchangeMode(): Promise<{ mode: string; reason: string | null }>;
   feeBps: number;
   newId(prefix: string): string;
+}
+
+/** A market order or its quote is admitted only while the market and the exchange trade normally. */
+async function checkNormal(p: EventPoolPorts, m: MarketInternal): Promise<void> {
+  const ex = await p.exchangeMode();
+  const s = m.tradingMode && m.tradingMode.mode !== "normal" ? m.tradingMode : ex.mode !== "normal" ? ex : null;
+  if (s)
+    throw conflicting(
+      "TRADING_PAUSED",
+      `Trading is ${s.mode} in this market${s.reason ? `: ${s.reason}` : ""}; a market order is not accepted`,
+    );
 }
 
 /** The event's pool, when the market's event has one (mutually exclusive with event-level liquidity). */
@@ -70,9 +83,18 @@ export async function eventPoolView(p: EventPoolPorts, eventId: string): Promise
   return { eventId, b: s.b, prices: Object.fromEntries([...prices(s)].map(([k, v]) => [k, String(v)])) };
 }
 
-function plan(p: EventPoolPorts, e: EventInternal, r: RouteRequest) {
+/** The market is open and trading normally (the catalog's facts, asked before planning). */
+async function admit(p: EventPoolPorts, e: EventInternal, r: RouteRequest): Promise<void> {
   const m = e.markets.find((x) => x.id === r.marketId);
   if (!m || m.status !== "open") throw conflicting("MARKET_NOT_OPEN", `Market ${r.marketId} is not open`);
+  await checkNormal(p, m);
+}
+
+/**
+ * Synchronous from reading the books to the caller's post: no other entry may apply in between,
+ * or the trade would be priced on a pool that has moved.
+ */
+function plan(p: EventPoolPorts, e: EventInternal, r: RouteRequest) {
   ensureFunded(p, e);
   const pl = planEventPoolTrade(stateOf(p, e), books(p, e.id), {
     eventId: e.id,
@@ -94,6 +116,7 @@ function plan(p: EventPoolPorts, e: EventInternal, r: RouteRequest) {
 export async function eventPoolQuote(p: EventPoolPorts, r: RouteRequest) {
   const e = await eventOf(p, r.marketId);
   if (!e) return null;
+  await admit(p, e, r);
   const { quote } = plan(p, e, r);
   return { venue: "AMM" as const, filled: r.quantity, totalCost: quote.cash, fee: quote.fee, avgPrice: quote.avgPrice };
 }
@@ -102,6 +125,7 @@ export async function eventPoolQuote(p: EventPoolPorts, r: RouteRequest) {
 export async function eventPoolTrade(p: EventPoolPorts, r: RouteRequest): Promise<RouteExecution | null> {
   const e = await eventOf(p, r.marketId);
   if (!e) return null;
+  await admit(p, e, r);
   const { quote, postings } = plan(p, e, r);
   const trade: TradeRecord = {
     tradeId: p.newId("trd"),

@@ -29,6 +29,7 @@ function poolPorts(svc: LedgerThis, ctx: AppContext): EventPoolPorts {
     positionsOf: (account) => ledger.positionsOf(account),
     post: (entry) => ledger.post(entry),
     waitDurable: (seq) => ledger.waitDurable(seq),
+    exchangeMode: () => call(ctx, "catalog.exchangeMode"),
     feeBps: configOf(svc.broker).ammFeeBps,
     newId,
   };
