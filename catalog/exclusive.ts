@@ -16,20 +16,23 @@ import type { EventDoc, MarketDoc, MarketResult } from "../models/catalog";
 export const EVENT_ALREADY_DECIDED = "EVENT_ALREADY_DECIDED";
 export const EVENT_NOT_OPEN = "EVENT_NOT_OPEN";
 export const EVENT_NOT_MUTUALLY_EXCLUSIVE = "EVENT_NOT_MUTUALLY_EXCLUSIVE";
+/** The codes a mutually exclusive event's rules refuse with (the catalog lists them among its own). */
+export type ExclusiveCode =
+  typeof EVENT_ALREADY_DECIDED | typeof EVENT_NOT_OPEN | typeof EVENT_NOT_MUTUALLY_EXCLUSIVE | "VALIDATION_ERROR" | "ILLEGAL_TRANSITION";
 
 export type ExclusiveRefusal = {
   ok: false;
-  kind: "conflict" | "invalid";
-  code: string;
+  kind: "conflict" | "rejected";
+  code: ExclusiveCode;
   message: string;
   field?: string;
   rule?: string;
 };
 
-const conflict = (code: string, message: string): ExclusiveRefusal => ({ ok: false, kind: "conflict", code, message });
-const invalid = (message: string, field: string, rule: string, code = "VALIDATION_ERROR"): ExclusiveRefusal => ({
+const conflict = (code: ExclusiveCode, message: string): ExclusiveRefusal => ({ ok: false, kind: "conflict", code, message });
+const invalid = (message: string, field: string, rule: string, code: ExclusiveCode = "VALIDATION_ERROR"): ExclusiveRefusal => ({
   ok: false,
-  kind: "invalid",
+  kind: "rejected",
   code,
   message,
   field,

@@ -5,7 +5,8 @@
  * result and its YES payout stored, `market.resolved` announced), whichever way it came.
  */
 import type { DisputeDoc, EventDoc, MarketDoc, MarketResult, ResolutionDoc } from "../models/catalog";
-import { Catalog, CatalogRefusal, lifecycleOf, type CatalogOut, type CatalogPorts } from "./catalog";
+import { isRefusal } from "../engine/refusal";
+import { Catalog, catalogRefusal, lifecycleOf, type CatalogCode, type CatalogOut, type CatalogPorts } from "./catalog";
 import { ILLEGAL_TRANSITION } from "./lifecycle";
 import {
   EVENT_ALREADY_DECIDED,
@@ -49,10 +50,10 @@ export interface ProcessPorts {
   log: { info(message: string): void; warn(message: string): void };
 }
 
-const refusal = (r: Refusal) => new CatalogRefusal(r.kind, r.code, r.message);
+const refusal = (r: Refusal) => catalogRefusal(r.kind, r.code as CatalogCode, r.message);
 const exclusiveRefusal = (r: ExclusiveRefusal) =>
-  new CatalogRefusal(r.kind, r.code, r.message, r.field ? [{ field: r.field, rule: r.rule ?? r.field }] : undefined);
-const isConflict = (err: unknown) => err instanceof CatalogRefusal && err.kind === "conflict";
+  catalogRefusal(r.kind, r.code, r.message, r.field ? [{ field: r.field, rule: r.rule ?? r.field }] : undefined);
+const isConflict = (err: unknown) => isRefusal(err) && err.kind === "conflict";
 
 /** An event with its markets in display order (what the event-level routes answer). */
 export interface EventWithMarkets {
@@ -80,8 +81,8 @@ export class ResolutionProcess {
   async propose(id: string, result: MarketResult, note: string | null, out: CatalogOut): Promise<MarketDoc> {
     const how = await this.inEvent(await this.catalog.market(id), result);
     if (how === "event")
-      throw new CatalogRefusal(
-        "invalid",
+      throw catalogRefusal(
+        "rejected",
         "VALIDATION_ERROR",
         "Propose the winner of a mutually exclusive event with POST /admin/events/:id/propose",
         [{ field: "result", rule: "eventWinner" }],
@@ -96,7 +97,7 @@ export class ResolutionProcess {
     // Closed meanwhile by someone else (the clock, the operator): the proposal is judged again below.
     if (plan.closeFirst)
       await this.catalog.transition(id, "close", out).catch((err: unknown) => {
-        if (!(err instanceof CatalogRefusal && err.kind === "conflict")) throw err;
+        if (!(isRefusal(err) && err.kind === "conflict")) throw err;
       });
     for (let i = 0; i < ATTEMPTS; i++) {
       const m = await this.catalog.market(id);
@@ -113,7 +114,7 @@ export class ResolutionProcess {
       });
       return updated;
     }
-    throw new CatalogRefusal("conflict", ILLEGAL_TRANSITION, "The market changed concurrently; try again");
+    throw catalogRefusal("conflict", ILLEGAL_TRANSITION, "The market changed concurrently; try again");
   }
 
   /**
@@ -138,10 +139,10 @@ export class ResolutionProcess {
       const m = await this.catalog.market(id);
       const cur = pendingProposal(m);
       if (!cur || cur.proposedAt !== proposedAt)
-        throw new CatalogRefusal("conflict", DISPUTE_WINDOW_CLOSED, "The proposal was finalized meanwhile");
+        throw catalogRefusal("conflict", DISPUTE_WINDOW_CLOSED, "The proposal was finalized meanwhile");
       const disputes = await this.p.disputes.count(id, proposedAt);
       if (cur.disputed && cur.disputes === disputes) {
-        if (!inserted) throw new CatalogRefusal("conflict", ALREADY_DISPUTED, "You already disputed this proposal");
+        if (!inserted) throw catalogRefusal("conflict", ALREADY_DISPUTED, "You already disputed this proposal");
         return m;
       }
       const set = { resolution: { ...cur, disputed: true, disputes }, updatedAt: new Date(this.p.now()).toISOString() };
@@ -154,10 +155,10 @@ export class ResolutionProcess {
           name: "market.resolutionDisputed",
           payload: { marketId: id, proposedResult: cur.proposedResult, proposedAt, disputeEndsAt: cur.disputeEndsAt },
         });
-      if (!inserted) throw new CatalogRefusal("conflict", ALREADY_DISPUTED, "You already disputed this proposal");
+      if (!inserted) throw catalogRefusal("conflict", ALREADY_DISPUTED, "You already disputed this proposal");
       return updated;
     }
-    throw new CatalogRefusal("conflict", ILLEGAL_TRANSITION, "The market changed concurrently; try again");
+    throw catalogRefusal("conflict", ILLEGAL_TRANSITION, "The market changed concurrently; try again");
   }
 
   /**
@@ -202,7 +203,7 @@ export class ResolutionProcess {
       const { markets } = await this.catalog.eventWithMarkets(event._id);
       const left = markets.filter((m) => undecided(m) && m._id !== market._id);
       if (event.exhaustive && undecided(market) && left.length === 0)
-        throw new CatalogRefusal("conflict", ILLEGAL_TRANSITION, "The last outcome of an exhaustive event wins: name it the winner");
+        throw catalogRefusal("conflict", ILLEGAL_TRANSITION, "The last outcome of an exhaustive event wins: name it the winner");
     }
     return how;
   }
@@ -235,7 +236,7 @@ export class ResolutionProcess {
       });
       return this.catalog.eventWithMarkets(eventId);
     }
-    throw new CatalogRefusal("conflict", EVENT_ALREADY_DECIDED, "The event was decided concurrently; look again");
+    throw catalogRefusal("conflict", EVENT_ALREADY_DECIDED, "The event was decided concurrently; look again");
   }
 
   /** The event step's markets resolved in order; one decided meanwhile by someone else (a NO alone, a cancel) is left as it is. */
@@ -261,8 +262,8 @@ export class ResolutionProcess {
     const { event, markets } = await this.catalog.eventWithMarkets(eventId);
     const plan = planEventResolution(event, markets, winner);
     if (!plan.ok) throw exclusiveRefusal(plan);
-    if (plan.retry) throw new CatalogRefusal("conflict", EVENT_ALREADY_DECIDED, "The event is already decided");
-    if (!plan.steps.length) throw new CatalogRefusal("conflict", ILLEGAL_TRANSITION, "No market of this event is left to resolve");
+    if (plan.retry) throw catalogRefusal("conflict", EVENT_ALREADY_DECIDED, "The event is already decided");
+    if (!plan.steps.length) throw catalogRefusal("conflict", ILLEGAL_TRANSITION, "No market of this event is left to resolve");
     const nowMs = this.p.now();
     // Every market must take the proposal before any does.
     for (const s of plan.steps) {
@@ -337,7 +338,7 @@ export class ResolutionProcess {
         }
       } catch (err) {
         // Someone else changed it first (the operator, a dispute): judged again on the next run.
-        if (err instanceof CatalogRefusal && err.kind === "conflict") continue;
+        if (isRefusal(err) && err.kind === "conflict") continue;
         this.p.log.warn(`deadline of market ${m._id} failed: ${(err as Error)?.message}`);
       }
     }

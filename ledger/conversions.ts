@@ -5,9 +5,18 @@
  */
 import type { PositionState } from "../engine/accounts";
 import { ConversionRefusal, planConversion } from "../engine/conversion";
-import { conflicting, invalid, refused } from "../lib/fault";
+import { Refusal, type FieldError } from "../engine/refusal";
 import type { EventInternal } from "../models/catalog";
 import type { ConversionRecord, IdemKey, PostInput, PostOutcome } from "../models/trading";
+
+/** The codes a conversion request is refused with (besides the ledger's own). */
+export const CONVERSION_CODES = ["VALIDATION_ERROR", "EVENT_NOT_MUTUALLY_EXCLUSIVE", "MARKET_NOT_OPEN", "INSUFFICIENT_SHARES"] as const;
+export type ConversionCode = (typeof CONVERSION_CODES)[number];
+
+const invalid = (message: string, fields?: FieldError[]) =>
+  new Refusal<ConversionCode>("rejected", "VALIDATION_ERROR", message, fields ? { fields } : undefined);
+const refused = (code: ConversionCode, message: string) => new Refusal<ConversionCode>("rejected", code, message);
+const conflicting = (code: ConversionCode, message: string) => new Refusal<ConversionCode>("conflict", code, message);
 
 /** The most markets one conversion names (the size of the largest mutually exclusive event). */
 export const MAX_CONVERT_MARKETS = 64;

@@ -13,9 +13,16 @@ import type { CashAccount, PositionState } from "../engine/accounts";
 import { eventPoolAccount, eventPoolFunding, planEventPoolTrade, poolState } from "../engine/event-pool";
 import { liquidityParameter, NONE_OUTCOME, prices, type LmsrState } from "../engine/lmsr";
 import type { TradeRecord } from "../engine/settlement";
-import { conflicting, refused } from "../lib/fault";
+import { Refusal } from "../engine/refusal";
 import type { EventInternal, MarketInternal } from "../models/catalog";
 import type { EventPoolView, IdemKey, PostInput, PostOutcome, RouteExecution, RouteRequest } from "../models/trading";
+
+/** The codes a trade against an event's pool is refused with (besides the ledger's own). */
+export const EVENT_POOL_CODES = ["MARKET_NOT_OPEN", "TRADING_PAUSED", "VALIDATION_ERROR", "INSUFFICIENT_LIQUIDITY"] as const;
+export type EventPoolCode = (typeof EVENT_POOL_CODES)[number];
+
+const refused = (code: EventPoolCode, message: string) => new Refusal<EventPoolCode>("rejected", code, message);
+const conflicting = (code: EventPoolCode, message: string) => new Refusal<EventPoolCode>("conflict", code, message);
 
 export interface EventPoolPorts {
   market(marketId: string): Promise<MarketInternal>;

@@ -16,7 +16,9 @@ import type { MarketView } from "../catalog/views";
 import type { TradingModes } from "../catalog/trading-mode";
 import { engineNodes } from "../mixins/market-routing.middleware";
 import { nullWhenAbsent } from "../mixins/optional-service";
-import { MARKET_TRADE_PARAMS, catalogCoresOn, dropMarketCache, liveQuotes, requestOut, wireCatalogRefusal } from "../mixins/catalog-wiring";
+import { runDemoMaker } from "../mixins/demo-maker";
+import { MARKET_TRADE_PARAMS, catalogCoresOn, dropMarketCache, liveQuotes, requestOut } from "../mixins/catalog-wiring";
+import { throwWire } from "../lib/errors";
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
 export const MARKET_CACHE_TTL_SEC = 5;
@@ -41,6 +43,8 @@ type CatalogThis = Service &
     begin(): void;
     /** Trading modes (catalog/trading-mode.ts). */
     modes: TradingModes;
+    /** The demo maker's run, awaited at stop. */
+    makerRun: Promise<void> | null;
   };
 
 const CatalogService = defineService<CatalogThis>({
@@ -56,7 +60,7 @@ const CatalogService = defineService<CatalogThis>({
     }),
   ],
 
-  hooks: { error: { "*": (_ctx: AppContext, err: unknown) => wireCatalogRefusal(err) } },
+  hooks: { error: { "*": (_ctx: AppContext, err: unknown) => throwWire(err) } },
 
   actions: {
     /** GET /events: published events, soonest `beginAt` first; `markets` is empty in lists. */
@@ -300,8 +304,11 @@ const CatalogService = defineService<CatalogThis>({
   methods: {
     /** Once every local service listens: seeded markets announced, then the clock (deadlines passed while down too). */
     begin(this: CatalogThis): void {
+      const seeded = this.pendingOpened.length > 0;
       for (const e of this.pendingOpened.splice(0)) emit(this.broker, "market.opened", e);
       this.clock.start();
+      // The demo's markets open at their own prices, through a trader's paths (sandbox chain only).
+      if (seeded) this.makerRun = runDemoMaker(this.broker, () => this.stores, this.logger);
     },
 
     out(this: CatalogThis, ctx: AppContext<unknown>): CatalogOut {
@@ -317,6 +324,7 @@ const CatalogService = defineService<CatalogThis>({
     const stores = () => this.stores;
     Object.assign(this, catalogCoresOn(this.broker, stores, this.logger));
     this.pendingOpened = [];
+    this.makerRun = null;
   },
 
   async started() {
@@ -327,6 +335,7 @@ const CatalogService = defineService<CatalogThis>({
 
   async stopped() {
     await this.clock.stop();
+    await this.makerRun;
   },
 });
 

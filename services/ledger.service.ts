@@ -1,9 +1,10 @@
 import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
-import { type ActionResult, type Answer, type HandlerParams, broadcast, call, internalAction, routeAction } from "../contract";
+import { portCall } from "../mixins/port-call";
+import { type ActionResult, type Answer, type HandlerParams, broadcast, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
-import { throwWire, wireError } from "../gateway/faults";
+import { throwWire, wireError } from "../lib/errors";
 import { LedgerCores } from "../ledger/ledger-cores";
 import type { LedgerDesk } from "../ledger/desk";
 import { openMoneyStore } from "../ledger/money-store";
@@ -23,13 +24,13 @@ type LedgerThis = Service & {
 function poolPorts(svc: LedgerThis, ctx: AppContext): EventPoolPorts {
   const ledger = svc.desk.ledger;
   return {
-    market: (marketId) => call(ctx, "catalog.getMarketInternal", { marketId }),
-    event: (eventId) => call(ctx, "catalog.getEventInternal", { eventId }),
+    market: (marketId) => portCall(ctx, "catalog.getMarketInternal", { marketId }),
+    event: (eventId) => portCall(ctx, "catalog.getEventInternal", { eventId }),
     balance: (account) => ledger.balance(account),
     positionsOf: (account) => ledger.positionsOf(account),
     post: (entry) => ledger.post(entry),
     waitDurable: (seq) => ledger.waitDurable(seq),
-    exchangeMode: () => call(ctx, "catalog.exchangeMode"),
+    exchangeMode: () => portCall(ctx, "catalog.exchangeMode"),
     feeBps: configOf(svc.broker).ammFeeBps,
     newId,
   };
@@ -37,7 +38,7 @@ function poolPorts(svc: LedgerThis, ctx: AppContext): EventPoolPorts {
 
 /**
  * The money path's single writer: a shell over the ledger's cores (ledger/ledger-cores.ts). Its
- * refusals are domain faults, handed to the broker with their status (gateway/faults.ts).
+ * refusals are the core's Refusals, handed to the broker with their status (lib/errors.ts).
  */
 const LedgerService = defineService<LedgerThis>({
   name: "ledger",
@@ -67,7 +68,7 @@ const LedgerService = defineService<LedgerThis>({
         const userId = currentUser(ctx).id;
         const idem = ctx.meta.idem ? { ...ctx.meta.idem, status: 200 } : undefined;
         const ports: ConversionPorts = {
-          event: (eventId) => call(ctx, "catalog.getEventInternal", { eventId }),
+          event: (eventId) => portCall(ctx, "catalog.getEventInternal", { eventId }),
           positionsOf: (account) => this.desk.ledger.positionsOf(account),
           post: (entry) => Promise.resolve(this.desk.post(entry)),
           feeBps: configOf(this.broker).conversionFeeBps,
@@ -155,8 +156,8 @@ const LedgerService = defineService<LedgerThis>({
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.positions">>): Answer<"ledger.positions"> {
         const userId = currentUser(ctx).id;
         return positionsView(userId, this.desk.ledger.positionsOf(userId), {
-          titles: (marketIds) => call(ctx, "catalog.marketTitles", { marketIds }).catch(() => ({})),
-          exitQuote: (p) => call(ctx, "book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
+          titles: (marketIds) => portCall(ctx, "catalog.marketTitles", { marketIds }).catch(() => ({})),
+          exitQuote: (p) => portCall(ctx, "book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
         });
       },
     },
@@ -327,7 +328,7 @@ const LedgerService = defineService<LedgerThis>({
       // Broadcast: every gateway pushes to its own sockets (ledger/changes.ts decides what).
       out: { broadcast: (event, payload) => broadcast(broker, event, payload) },
       cancelMany: async (marketId, which, reason) => {
-        await call(broker, "book.cancelMany", { marketId, ...which, reason });
+        await portCall(broker, "book.cancelMany", { marketId, ...which, reason });
       },
       log: {
         info: (message) => this.logger.info(message),

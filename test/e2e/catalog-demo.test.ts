@@ -5,7 +5,7 @@ import type { Context } from "moleculer";
 import { startServer } from "../support/server";
 import { loadConfig } from "../../lib/config";
 import { createNode } from "../../server";
-import { DEMO_EVENTS, demoEventId } from "../../catalog/demo";
+import { DEMO_EVENTS, demoEventId, demoMarketId } from "../../catalog/demo";
 
 const ENV = { SEED_DEMO: "true", SERVICES: "api,auth,catalog", RATE_LIMIT_READ: "1000000" };
 const CATEGORIES = ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"];
@@ -147,6 +147,44 @@ describe("demo catalog", () => {
       await srv.stop();
     }
   });
+
+  test("a whole exchange opens each demo market at its own price: binaries through their pools, races on their books", async () => {
+    const srv = await startServer({ SEED_DEMO: "true", RATE_LIMIT_READ: "1000000" }, { dataDir: freshDir() });
+    try {
+      const want = new Map(DEMO_EVENTS.flatMap((e) => e.markets.map((m, i) => [demoMarketId(e.slug, i), m.price] as const)));
+      const chances = async () => {
+        const list = (await srv.http("GET", "/api/v1/events?pageSize=100")).body.data as Array<{
+          outcomes: Array<{ marketId: string; chance: string | null }>;
+        }>;
+        return new Map(list.flatMap((e) => e.outcomes.map((o) => [o.marketId, o.chance] as const)));
+      };
+      let seen = new Map<string, string | null>();
+      const deadline = Date.now() + 120_000;
+      const near = (id: string) => {
+        const c = seen.get(id);
+        return c !== null && c !== undefined && Math.abs(Number(c) * 100 - want.get(id)!) <= 1;
+      };
+      while (![...want.keys()].every(near)) {
+        if (Date.now() > deadline)
+          throw new Error(
+            `demo prices not reached: ${JSON.stringify([...want.keys()].filter((id) => !near(id)).map((id) => [id, seen.get(id), want.get(id)]))}`,
+          );
+        await new Promise((r) => setTimeout(r, 250));
+        seen = await chances();
+      }
+      // Realistic and differing, not all 0.50; a race's chances sum to about 100%.
+      expect(new Set([...seen.values()]).size).toBeGreaterThan(20);
+      for (const e of DEMO_EVENTS.filter((d) => d.mutuallyExclusive)) {
+        const sum = e.markets.reduce((s, _m, i) => s + Number(seen.get(demoMarketId(e.slug, i))), 0);
+        expect(sum).toBeGreaterThan(0.94);
+        expect(sum).toBeLessThan(1.01);
+      }
+      // Through the normal paths: the money check holds.
+      expect(await srv.broker.call("ledger.conservation")).toMatchObject({ ok: true });
+    } finally {
+      await srv.stop();
+    }
+  }, 180_000);
 
   test("SEED_DEMO=false starts empty", async () => {
     const srv = await startServer({ ...ENV, SEED_DEMO: "false" }, { dataDir: freshDir() });

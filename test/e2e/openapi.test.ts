@@ -474,8 +474,8 @@ describe("OpenAPI document", () => {
     );
     await a.trade.market({ marketId: market, side: "SELL", outcome: "YES", quantity: toMicro(1) }, { idempotencyKey: newIdempotencyKey() });
     // A mutually exclusive event: NO of one outcome converted into YES of the other.
-    const race = await a.admin.createEvent({
-      title: "Schema race",
+    const convRace = await a.admin.createEvent({
+      title: "Schema conversion race",
       category: "Sports",
       mutuallyExclusive: true,
       markets: [
@@ -483,10 +483,10 @@ describe("OpenAPI document", () => {
         { title: "Will B win?", outcomeLabel: "B" },
       ],
     });
-    const [ra, rb] = race.markets.map((x) => x.id);
+    const [ra, rb] = convRace.markets.map((x) => x.id);
     await a.orders.place({ marketId: ra, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.4, quantity: SHARE });
     await b.orders.place({ marketId: ra, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.6, quantity: SHARE });
-    const conv = await b.events.convert(race.id, { marketIds: [ra], quantity: toMicro(1) }, { idempotencyKey: newIdempotencyKey() });
+    const conv = await b.events.convert(convRace.id, { marketIds: [ra], quantity: toMicro(1) }, { idempotencyKey: newIdempotencyKey() });
     expect(conv.yesReceived).toEqual([{ marketId: rb, quantity: toMicro(1) }]);
     await a.portfolio.balance();
     await a.portfolio.positions();
@@ -514,6 +514,21 @@ describe("OpenAPI document", () => {
     await a.markets.dispute(market, { reason: "A holder disputes it" });
     await a.admin.finalizeResolution(market, { result: "YES" });
     await a.admin.resolveMarket(e.markets[2].id, { result: "SPLIT" });
+    // A race: an outcome added, its winner proposed on one, resolved as one step on another.
+    const race = {
+      title: "Schema race",
+      category: "Sports" as const,
+      mutuallyExclusive: true,
+      markets: [
+        { title: "Schema race: A?", outcomeLabel: "A" },
+        { title: "Schema race: B?", outcomeLabel: "B" },
+      ],
+    };
+    const r1 = await a.admin.createEvent(race);
+    const added = await a.admin.addOutcome(r1.id, { title: "Schema race: C?", outcomeLabel: "C" });
+    await a.admin.proposeEvent(r1.id, { winnerMarketId: added.id, note: "schema" });
+    const r2 = await a.admin.createEvent({ ...race, title: "Schema race two" });
+    await a.admin.resolveEvent(r2.id, { winnerMarketId: null });
     // Positions of a resolved market are marked at the payout.
     expect((await a.portfolio.positions()).find((p) => p.marketId === market && p.outcome === "YES")?.markPrice).toBe("1.00");
     const m = await a.markets.get(market);

@@ -4,11 +4,14 @@
  * resolution, a second winner refused with nothing changed, a NO alone, the event-level proposal
  * finalized by the clock as one step, and the chance the views show.
  */
-import { Catalog, CatalogRefusal, type CatalogEvent, type CatalogOut, type CatalogPorts } from "../../catalog/catalog";
+import { Catalog, type CatalogEvent, type CatalogOut, type CatalogPorts } from "../../catalog/catalog";
+import { Refusal } from "../../engine/refusal";
 import { ResolutionProcess, type ProcessPorts } from "../../catalog/process";
 import { EVENT_ALREADY_DECIDED, EVENT_NOT_MUTUALLY_EXCLUSIVE, EVENT_NOT_OPEN, planEventResolution } from "../../catalog/exclusive";
 import { chanceOf, NO_PRICES, renderEvent, renderMarket, renderOutcome } from "../../catalog/views";
-import { DEMO_EVENTS } from "../../catalog/demo";
+import { DEMO_EVENTS, demoMarketId } from "../../catalog/demo";
+import { DEMO_QUOTE_SHARES, demoMakerPlan } from "../../catalog/demo-maker";
+import { applyTrade, createPool, marginalPrice } from "../../engine/amm";
 import type { CreateEventParams, DisputeDoc, EventDoc, MarketDoc, ResolutionDoc } from "../../models/catalog";
 
 const T0 = Date.parse("2026-06-01T12:00:00.000Z");
@@ -99,13 +102,13 @@ const race = (over: Partial<CreateEventParams> = {}): CreateEventParams => ({
   ...over,
 });
 
-async function refusal(p: Promise<unknown>): Promise<CatalogRefusal> {
+async function refusal(p: Promise<unknown>): Promise<Refusal> {
   const err = await p.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(CatalogRefusal);
-  return err as CatalogRefusal;
+  expect(err).toBeInstanceOf(Refusal);
+  return err as Refusal;
 }
 
 describe("mutually exclusive events: shape", () => {
@@ -174,7 +177,7 @@ describe("mutually exclusive events: shape", () => {
   ])("refused, nothing written: %s", async (_name, params, field) => {
     const w = world();
     const r = await refusal(w.catalog.createEvent(params, w.out));
-    expect([r.kind, r.code, r.fields?.[0].field]).toEqual(["invalid", "VALIDATION_ERROR", field]);
+    expect([r.kind, r.code, r.fields?.[0].field]).toEqual(["rejected", "VALIDATION_ERROR", field]);
     expect(w.events.size + w.markets.size).toBe(0);
     expect(w.told).toEqual([]);
   });
@@ -285,7 +288,7 @@ describe("mutually exclusive events: one-step resolution", () => {
     const ex = await w.catalog.createEvent(race({ title: "Exhaustive", exhaustive: true }), w.out);
     const before = w.snapshot();
     const r = await refusal(w.process.resolveEvent(ex.event._id, null, w.out));
-    expect([r.kind, r.code, r.fields]).toEqual(["invalid", "VALIDATION_ERROR", [{ field: "winnerMarketId", rule: "required" }]]);
+    expect([r.kind, r.code, r.fields]).toEqual(["rejected", "VALIDATION_ERROR", [{ field: "winnerMarketId", rule: "required" }]]);
     expect(w.snapshot()).toBe(before);
     await w.process.resolve(ex.markets[0]._id, "NO", w.out);
     await w.process.resolve(ex.markets[1]._id, "NO", w.out);
@@ -437,5 +440,31 @@ describe("the demo races", () => {
       expect(new Set(r.markets.map((m) => m.price)).size).toBeGreaterThan(r.markets.length / 2);
     }
     expect(new Set(DEMO_EVENTS.flatMap((d) => d.markets.map((m) => m.price))).size).toBeGreaterThan(20);
+  });
+});
+
+describe("the demo maker's plan", () => {
+  test("a pooled market is bought to its price on the AMM; a race outcome gets a bid and an ask a cent either side", () => {
+    const { steps, cash } = demoMakerPlan(DEMO_EVENTS, 100);
+    for (const e of DEMO_EVENTS)
+      e.markets.forEach((m, i) => {
+        const id = demoMarketId(e.slug, i);
+        const mine = steps.filter((s) => s.marketId === id);
+        if (Number(m.ammLiquidity) > 0) {
+          expect(mine).toHaveLength(m.price === 50 ? 0 : 1);
+          const s = mine[0];
+          if (!s || s.kind !== "amm") return;
+          const after = applyTrade(createPool(Number(m.ammLiquidity)), "BUY", s.outcome, s.quantity);
+          const yes = marginalPrice(after, "YES");
+          expect(Math.abs((Number(yes.num) / Number(yes.den)) * 100 - m.price)).toBeLessThanOrEqual(1);
+        } else {
+          expect(mine).toEqual([
+            { kind: "order", marketId: id, outcome: "YES", price: m.price - 1, quantity: DEMO_QUOTE_SHARES * 1_000_000 },
+            { kind: "order", marketId: id, outcome: "NO", price: 99 - m.price, quantity: DEMO_QUOTE_SHARES * 1_000_000 },
+          ]);
+        }
+      });
+    expect(cash).toBeGreaterThan(0);
+    expect(Number.isSafeInteger(cash)).toBe(true);
   });
 });
