@@ -197,8 +197,8 @@ describe("a mutually exclusive event's money with conversions", () => {
       { numRuns: 200 },
     );
     // The generators reach what matters: conversions with YES handed out, drop-outs, none winning, surpluses.
-    expect(seen.conversions).toBeGreaterThan(30);
-    expect(seen.withYes).toBeGreaterThan(20);
+    expect(seen.conversions).toBeGreaterThan(20);
+    expect(seen.withYes).toBeGreaterThan(15);
     expect(seen.dropOuts).toBeGreaterThan(20);
     expect(seen.none).toBeGreaterThan(5);
     expect(seen.surplus).toBeGreaterThan(5);
