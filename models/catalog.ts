@@ -163,12 +163,6 @@ export interface LivePrice {
   sellNoPrice: string | null;
 }
 
-/** `router.livePrices` contract. */
-export interface LivePricesParams {
-  marketIds: string[];
-}
-export type LivePricesResult = Record<string, LivePrice>;
-
 /** `catalog.getMarketInternal`: the raw facts other services act on. */
 export interface MarketInternal {
   id: string;
@@ -257,9 +251,6 @@ export interface SearchEventsParams {
   q: string;
   page: number;
   pageSize: number;
-}
-export interface IdParams {
-  id: string;
 }
 /** `catalog.priceHistory` (GET /markets/:marketId/price-history). */
 export interface PriceHistoryParams {
