@@ -198,6 +198,9 @@ export class ResolutionProcess {
     if (!event) return "alone";
     const how = marketResultInEvent(event, result);
     if (typeof how === "object") throw exclusiveRefusal(how);
+    // The decided winner cannot lose alone while its event's step completes.
+    if (how === "alone" && event.decision?.winnerMarketId === market._id)
+      throw catalogRefusal("conflict", EVENT_ALREADY_DECIDED, "This market was named the event's winner");
     if (how === "alone" && isExclusive(event) && !event.decision) {
       // Every outcome of an exhaustive event losing would leave it without its one winner.
       const { markets } = await this.catalog.eventWithMarkets(event._id);

@@ -53,12 +53,11 @@ describe("a race (mutually exclusive event) end to end", () => {
     expect(fill.body.data.status).toBe("filled");
   };
   const event = async (id: string) => (await node.http("GET", `/api/v1/events/${id}`)).body.data;
+  /** A user's holdings (marks aside: they follow live prices), in one order whatever order the server lists them in. */
   const positions = async (u: U) =>
-    (await node.http("GET", "/api/v1/positions", { token: u.token })).body.data as Array<{
-      marketId: string;
-      outcome: string;
-      quantity: string;
-    }>;
+    ((await node.http("GET", "/api/v1/positions", { token: u.token })).body.data as Array<Record<string, string>>)
+      .map(({ id, quantity, totalCost, lockedQuantity }) => ({ id, quantity, totalCost, lockedQuantity }))
+      .sort((x, y) => (x.id < y.id ? -1 : 1));
   const available = async (u: U) => Number((await node.http("GET", "/api/v1/balance", { token: u.token })).body.data.available);
   /** The money check: conservation, locks, complete sets, and the journal's own verification. */
   const moneyChecked = async () => {

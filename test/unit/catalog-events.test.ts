@@ -322,6 +322,7 @@ describe("mutually exclusive events: one-step resolution", () => {
     w.events.set(event._id, { ...w.events.get(event._id)!, decision: { winnerMarketId: markets[1]._id, at: "x" } });
     await w.catalog.transition(markets[0]._id, "resolve", w.out, { result: "NO" });
     expect((await refusal(w.process.resolveEvent(event._id, markets[2]._id, w.out))).code).toBe(EVENT_ALREADY_DECIDED);
+    expect((await refusal(w.process.resolve(markets[1]._id, "NO", w.out))).code).toBe(EVENT_ALREADY_DECIDED);
     const done = await w.process.resolveEvent(event._id, markets[1]._id, w.out);
     expect(done.markets.map((m) => m.result)).toEqual(["NO", "YES", "NO"]);
   });
