@@ -130,6 +130,8 @@ export interface InternalActions {
   "notifier.catchUp": Entry<void, { cursor: number }>;
   // auth
   "auth.checkSession": Entry<{ sid: string; userId: string }, boolean>;
+  /** A gateway forgets a session it confirmed (called on every gateway before a logout answers). */
+  "api.forgetSession": Entry<{ sid: string }, { forgotten: boolean }>;
   "auth.resolveToken": Entry<{ token: string }, TokenUser | null>;
   "auth.getUser": Entry<{ userId: string }, UserDoc | null>;
   // chain (operators, tests, the REPL; withdrawalAnswer: POST /withdraw's Idempotency-Key replay)
@@ -302,6 +304,7 @@ export const INTERNAL_PARAMS = {
     },
   },
   "auth.checkSession": { sid: { type: "string", max: 128 }, userId: { type: "string", max: 128 } },
+  "api.forgetSession": { sid: { type: "string", max: 128 } },
   "auth.resolveToken": { token: { type: "string", max: 4096 } },
   "auth.getUser": { userId: { type: "string", max: 128 } },
   "chain.withdrawalAnswer": { withdrawalId: { type: "string", min: 1, max: 64 } },

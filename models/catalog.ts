@@ -333,22 +333,6 @@ export interface EventInternal {
   /** In display order. */
   markets: MarketInternal[];
 }
-/** `catalog.resolveMarket`. */
-export interface ResolveMarketParams {
-  id: string;
-  result: MarketResult;
-}
-/** `catalog.proposeResolution`. */
-export interface ProposeParams {
-  id: string;
-  result: MarketResult;
-  note?: string;
-}
-/** `catalog.dispute`. */
-export interface DisputeParams {
-  id: string;
-  reason: string;
-}
 /** `catalog.failResolution`. */
 export interface FailResolutionParams {
   id: string;

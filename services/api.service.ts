@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Context, Service } from "moleculer";
 import { defineService } from "../mixins/service";
-import { ROUTED_ACTIONS, call } from "../contract";
+import { ROUTED_ACTIONS, call, internalAction, type HandlerParams } from "../contract";
 import ApiGateway from "moleculer-web";
 import IORedis, { type Redis } from "ioredis";
 import { configOf, type AppConfig } from "../lib/config";
@@ -146,6 +146,16 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
     },
   },
 
+  actions: {
+    /** Internal: auth ends a session: this gateway asks again for it (and finds it gone) before the logout answers. */
+    forgetSession: {
+      ...internalAction("api.forgetSession"),
+      handler(this: ApiThis, ctx: Context<HandlerParams<"api.forgetSession">>) {
+        return { forgotten: this.sessions.revoked(ctx.params.sid) };
+      },
+    },
+  },
+
   events: {
     "auth.sessionRevoked"(this: ApiThis, ctx) {
       this.sessions.revoked(ctx.params.sid);
@@ -155,13 +165,13 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
   created(this: ApiThis) {
     const cfg = configOf(this.broker);
     this.cfg = cfg;
-    // Embedded, the revocation event reaches the cache before a logout answers: confirmed sessions are kept.
+    // Confirmed sessions are kept: auth has every gateway forget a session before its logout answers.
     this.sessions = new SessionCache(
       {
         verify: (token) => verifyToken(cfg.jwtSecret, token),
         isLive: (ctx, sid, userId) => call(ctx, "auth.checkSession", { sid, userId }),
       },
-      { keep: !cfg.transporter },
+      { keep: true },
     );
     this.proxies = trustedProxies(cfg.trustedProxies);
     this.settings.port = cfg.port;

@@ -1,10 +1,20 @@
 import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
 import { portCall } from "../mixins/port-call";
-import { type ActionResult, type Answer, type HandlerParams, broadcast, internalAction, routeAction } from "../contract";
+import {
+  type ActionResult,
+  type Answer,
+  type HandlerParams,
+  broadcast,
+  durableGroup,
+  emitDurable,
+  internalAction,
+  routeAction,
+} from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
 import { throwWire, wireError } from "../lib/errors";
+import { GatheredChanges } from "../ledger/changes";
 import { LedgerCores } from "../ledger/ledger-cores";
 import type { LedgerDesk } from "../ledger/desk";
 import { openMoneyStore } from "../ledger/money-store";
@@ -16,6 +26,8 @@ import type { VerifyReport } from "../models/trading";
 
 type LedgerThis = Service & {
   cores?: LedgerCores;
+  /** The event groups `ledger.durable` is heard under now (read again when services change). */
+  durableGroups?: Set<string> | null;
   /** The cores' requests (set once started). */
   desk: LedgerDesk;
 };
@@ -53,11 +65,15 @@ const LedgerService = defineService<LedgerThis>({
       ...internalAction("ledger.post"),
       async handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.post">>): Promise<ActionResult<"ledger.post">> {
         const { durable, ...entry } = ctx.params;
+        let answer: ActionResult<"ledger.post">;
         try {
-          return await this.desk.post(entry, durable);
+          answer = await this.desk.post(entry, durable);
         } catch (err) {
           throw wireError(err);
         }
+        // The caller waits for the watermark: it is sent to that node (ledger/changes.ts WatermarkAudience).
+        if (durable === false && ctx.nodeID) this.cores?.posted(ctx.nodeID, answer.seq, answer.instance);
+        return answer;
       },
     },
 
@@ -322,11 +338,27 @@ const LedgerService = defineService<LedgerThis>({
     },
   },
 
+  events: {
+    "$services.changed"(this: LedgerThis) {
+      this.durableGroups = null;
+    },
+  },
+
   async started() {
     const broker = this.broker;
     this.cores = await LedgerCores.open(await openMoneyStore(configOf(broker)), {
-      // Broadcast: every gateway pushes to its own sockets (ledger/changes.ts decides what).
-      out: { broadcast: (event, payload) => broadcast(broker, event, payload) },
+      // One broadcast per group commit: every gateway pushes to its own sockets (ledger/changes.ts decides what).
+      out: new GatheredChanges({
+        durable: (payload) => broadcast(broker, "ledger.durable", payload),
+        committed: (payload) => broadcast(broker, "ledger.committed", payload),
+      }),
+      // The watermark to the engines waiting on it; to every engine when one of them does not listen
+      // under its own group (a node of an earlier version, in a rolling upgrade).
+      durableTo: (payload, nodes) => {
+        const groups = (this.durableGroups ??= new Set(broker.getEventGroups("ledger.durable")));
+        if (nodes.every((node) => groups.has(durableGroup(node)))) emitDurable(broker, payload, nodes);
+        else broadcast(broker, "ledger.durable", payload);
+      },
       cancelMany: async (marketId, which, reason) => {
         await portCall(broker, "book.cancelMany", { marketId, ...which, reason });
       },

@@ -124,6 +124,15 @@ const NotifierService = defineService<NotifierThis>({
     "ledger.balanceChanged"(this: NotifierThis) {
       this.notifier.pullSoon();
     },
+    // A group commit's changes in one message (ledger/changes.ts): the same hint.
+    "ledger.committed"(this: NotifierThis) {
+      this.notifier.pullSoon();
+    },
+    // The engines' publications in one message: only cancels the user did not make notify.
+    async "book.published"(this: NotifierThis, ctx) {
+      for (const e of ctx.params.events)
+        if (e.name === "order.updated" && e.payload.status !== "open") await this.notifier.orderUpdated(e.payload);
+    },
     "market.resolved"(this: NotifierThis, ctx) {
       return this.notifier.marketResolved(ctx.params);
     },
