@@ -16,6 +16,7 @@ import LedgerService from "../../services/ledger.service";
 import type { EventInternal, MarketInternal } from "../../models/catalog";
 import type { MoneyCheck, VerifyReport } from "../../models/trading";
 import type { Posting } from "../../engine/accounts";
+import { until } from "../support/until";
 
 const H: SessionUser = { id: "usr_h", wallet: "0:" + "h".repeat(64), sid: "ses_h", exp: 2e9 };
 const as = (u: SessionUser) => ({ meta: { user: u } });
@@ -40,8 +41,9 @@ describe("ledger.convert", () => {
   const listener: ServiceSchema = {
     name: "listener",
     events: {
-      "ledger.*"(ctx: Context) {
-        heard.push({ name: String(ctx.eventName), params: ctx.params });
+      // A commit's changes arrive together, as the events of one broadcast.
+      "ledger.committed"(ctx: Context<{ events: Array<{ name: string; payload: unknown }> }>) {
+        for (const e of ctx.params.events) heard.push({ name: e.name, params: e.payload });
       },
     },
   };
@@ -94,8 +96,15 @@ describe("ledger.convert", () => {
       yesReceived: [{ marketId: "C", quantity: String(4 * SHARE) }],
     });
     expect(await broker.call("ledger.balance", {}, as(H))).toMatchObject({ available: String(4 * SHARE - fee) });
-    const balanceNote = heard.find((h) => h.name === "ledger.balanceChanged" && h.params.userId === H.id);
+    // Told after the commit, which may come a moment after the answer.
+    const balanceNote = await until("the balance change", () =>
+      heard.find((h) => h.name === "ledger.balanceChanged" && h.params.userId === H.id),
+    );
     expect(balanceNote?.params.balance.available).toBe(String(4 * SHARE - fee));
+    await until(
+      "the position changes",
+      () => heard.filter((h) => h.name === "ledger.positionChanged" && h.params.userId === H.id).length >= 3,
+    );
     const moved = heard
       .filter((h) => h.name === "ledger.positionChanged" && h.params.userId === H.id)
       .map((h) => h.params.position.marketId);
