@@ -40,6 +40,8 @@ interface ApiThis extends Service {
   authenticate(ctx: Context<unknown, RequestMeta>, route: unknown, req: Req): Promise<SessionUser | null>;
   proxies: TrustedProxies;
   routedActions: string[];
+  /** The built web app (null without a build). */
+  site: WebSite | null;
 }
 
 const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendError">({
@@ -116,6 +118,7 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
       await this.decideRate(req);
       const requestId = req.$ctx?.requestID ?? `req_${randomUUID()}`;
       const { status, body, retryAfter, log } = errorAnswer(err, requestId, req.$rateVerdict);
+      if (status === 404 && this.site?.sendNotFoundPage(req, res)) return;
       if (log) this.logger.error("Request failed", req.method, req.url, err);
       setRateHeaders(res, req.$rateVerdict);
       if (retryAfter && !res.headersSent) res.setHeader("Retry-After", String(retryAfter));
@@ -182,6 +185,7 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
     const domain = () => proofDomain(this.cfg.appDomain, this.server?.address() as AddressInfo | null);
     // The web app at / and the API documentation at /docs (gateway/web.ts), after every API route.
     const site = WebSite.load(findWebBuild(), { chain: cfg.chain, testnet: cfg.ton.testnet, proofDomain: domain });
+    this.site = site;
     if (!site) this.logger.warn("The web app is not built (npm run build): / and /docs answer 404");
     const routes = gatewayRoutes({
       chain: cfg.chain,

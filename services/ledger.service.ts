@@ -171,10 +171,15 @@ const LedgerService = defineService<LedgerThis>({
       ...routeAction("ledger.positions"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.positions">>): Answer<"ledger.positions"> {
         const userId = currentUser(ctx).id;
-        return positionsView(userId, this.desk.ledger.positionsOf(userId), {
-          titles: (marketIds) => portCall(ctx, "catalog.marketTitles", { marketIds }).catch(() => ({})),
-          exitQuote: (p) => portCall(ctx, "book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
-        });
+        return positionsView(
+          userId,
+          this.desk.ledger.positionsOf(userId),
+          {
+            titles: (marketIds) => portCall(ctx, "catalog.marketTitles", { marketIds }).catch(() => ({})),
+            exitQuote: (p) => portCall(ctx, "book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
+          },
+          ctx.params.status,
+        );
       },
     },
 
