@@ -7,13 +7,15 @@
  *   redeeming q shares gets q micro-USDT from the collateral, and q escrowed losing shares are
  *   burnt with them, so the pairs stay matched.
  *   The market's AMM pool (`amm:<marketId>`) is a holder like any other: its losing inventory goes
- *   to the escrow and its winning inventory is redeemed into the pool's cash at resolution.
+ *   to the escrow and its winning inventory is redeemed into the pool's cash at resolution, as is
+ *   an event's conversion account's (`conversion:<eventId>`).
  * - Cancelled market: paid out at the operator's price from its own collateral
  *   (engine/payout.ts): each YES share pays the price, each NO share the rest of 1.000000, every
  *   holder (the AMM pool too) rounded down once, the dust kept by the market's resolution
  *   account. Fees and house funds are never a source.
  */
 import type { Posting, PositionState } from "../engine/accounts";
+import { isCoveredAccount } from "../engine/conversion-guarantee";
 import { escrowAccount, marketPayout, type PayoutPlan } from "../engine/payout";
 import { ammAccount } from "../engine/settlement";
 import type { Outcome } from "../engine/types";
@@ -64,6 +66,11 @@ export function resolutionPostings(marketId: string, winner: Outcome, holders: r
   const pool = holders.find((h) => h.account === ammAccount(marketId) && h.outcome === winner && h.marketId === marketId);
   const q = pool ? pool.quantity - pool.locked : 0;
   if (q > 0) out.push(...redeemWinner(marketId, pool!.account, winner, q));
+  // The exchange's conversion accounts and event pools are paid at once too: their cash was advanced against these shares.
+  for (const h of holders) {
+    if (h.marketId !== marketId || h.outcome !== winner || !isCoveredAccount(h.account) || h.quantity - h.locked <= 0) continue;
+    out.push(...redeemWinner(marketId, h.account, winner, h.quantity - h.locked));
+  }
   return out;
 }
 

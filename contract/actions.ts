@@ -31,6 +31,7 @@ import type {
   CancelManyResult,
   PlaceResult,
   RouteExecution,
+  EventPoolView,
   RouteRequest,
   AmendTerms,
   CancelResult,
@@ -90,6 +91,10 @@ export interface InternalActions {
   "book.cancelMany": Entry<{ marketId: string; userId?: string; orderIds?: string[]; reason: CancelReasonCode }, CancelManyResult>;
   "book.cancel": Entry<{ marketId: string; orderId: string; userId: string }, CancelResult>;
   "book.route": Entry<RouteRequest, RouteExecution>;
+  /** A market order on a market of an event with one pool, against that pool; null: no event pool. */
+  "ledger.eventPoolRoute": Entry<RouteRequest, RouteExecution | null>;
+  "ledger.eventPoolQuote": Entry<RouteRequest, Pick<RoutePlan, "venue" | "filled" | "totalCost" | "fee" | "avgPrice"> | null>;
+  "ledger.eventPool": Entry<{ eventId: string }, EventPoolView | null>;
   "book.quote": Entry<RouteRequest, Pick<RoutePlan, "venue" | "filled" | "totalCost" | "fee" | "avgPrice">>;
   "book.ensureMarket": Entry<{ marketId: string }, { loaded: boolean; pool: PoolState | null; nodeID: string }>;
   "book.depth": Entry<
@@ -263,6 +268,9 @@ export const INTERNAL_PARAMS = {
   "book.cancel": { marketId: ID_RULE, orderId: "string", userId: "string" },
   "book.route": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
   "book.quote": ROUTE_PARAMS,
+  "ledger.eventPoolRoute": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
+  "ledger.eventPoolQuote": ROUTE_PARAMS,
+  "ledger.eventPool": { eventId: ID_RULE },
   "book.ensureMarket": { marketId: ID_RULE },
   "book.depth": { marketId: ID_RULE, levels: { type: "number", optional: true, default: 10 } },
   "book.top": { marketId: ID_RULE },

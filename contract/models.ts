@@ -634,6 +634,34 @@ export const SCHEMAS = {
       },
     },
   },
+  ConvertRequest: {
+    type: "object",
+    required: ["marketIds", "quantity"],
+    properties: {
+      marketIds: {
+        type: "array",
+        minItems: 1,
+        maxItems: 64,
+        items: ID,
+        description: "1 to 64 distinct open markets of the event whose NO shares are given up",
+      },
+      quantity: { ...quantityString, description: "Micro-shares of NO given up per named market, > 0" },
+    },
+  },
+  ConvertResult: obj(
+    {
+      eventId: str,
+      quantity: micro,
+      marketIds: { type: "array", items: str },
+      cashCredited: { ...micro, description: "Micro-USDT into available balance: (k-1) x quantity, less CONVERSION_FEE_BPS" },
+      yesReceived: {
+        type: "array",
+        items: obj({ marketId: str, quantity: micro }, ["marketId", "quantity"]),
+        description: "YES shares received: quantity of every other market of the event still open",
+      },
+    },
+    ["eventId", "quantity", "marketIds", "cashCredited", "yesReceived"],
+  ),
   RedeemResult: obj({ status: { type: "string", enum: ["accepted", "duplicate"] }, payout: micro, message: str }, ["status", "message"]),
   Transfer: obj(
     {
@@ -680,7 +708,7 @@ export const SCHEMAS = {
       type: {
         type: "string",
         description:
-          "TRADE_FILLED, ORDER_CANCELLED, SETTLEMENT_CONFIRMED, SETTLEMENT_FAILED, MARKET_RESOLVED, MARKET_CANCELLED, RESOLUTION_PROPOSED, RESOLUTION_DISPUTED, DEPOSIT_CREDITED, WITHDRAWAL_SENT, ...",
+          "TRADE_FILLED, ORDER_CANCELLED, SETTLEMENT_CONFIRMED, SETTLEMENT_FAILED, MARKET_RESOLVED, MARKET_CANCELLED, RESOLUTION_PROPOSED, RESOLUTION_DISPUTED, DEPOSIT_CREDITED, WITHDRAWAL_SENT, POSITIONS_CONVERTED, ...",
       },
       title: str,
       body: str,

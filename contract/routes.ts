@@ -467,6 +467,23 @@ export const ROUTES = {
     tags: ["portfolio"],
     summary: "Available, locked, total",
   },
+  "ledger.convert": {
+    method: "POST",
+    path: "/events/:id/convert",
+    operationId: "convertPositions",
+    auth: "user",
+    rate: "trade",
+    idempotent: true,
+    ids: { id: "Event id" },
+    body: ref("ConvertRequest"),
+    status: 200,
+    result: ref("ConvertResult"),
+    resultDescription: "Converted",
+    errors: ["400", "401", "404", "409"],
+    tags: ["portfolio"],
+    summary:
+      "Convert NO shares of k markets of a mutually exclusive event into (k-1) USDT per share plus YES of its other open markets (trade rate category)",
+  },
   "ledger.positions": {
     method: "GET",
     path: "/positions",

@@ -1,3 +1,4 @@
+import { conversionCover, isCoveredAccount } from "./conversion-guarantee";
 import type { MicroUnits } from "./money";
 import type { Outcome } from "./types";
 import { Refusal, isRefusal } from "./refusal";
@@ -92,6 +93,11 @@ export interface ConservationReport {
   house: MicroUnits;
   /** Markets whose YES shares, NO shares and collateral disagree. */
   unbalancedMarkets: string[];
+  /**
+   * Conversion accounts whose cash plus the payout their NO shares are guaranteed is below zero
+   * (engine/conversion-guarantee.ts); present only when there is one.
+   */
+  uncoveredConversions?: Array<{ account: string; cash: MicroUnits; cover: MicroUnits }>;
 }
 
 export interface AccountsSnapshot {
@@ -130,6 +136,8 @@ function checkInt(v: number | undefined, what: string): number {
 /** No negative balance, no negative or over-locked position, no negative collateral or fees. */
 function validate(cash: Map<string, CashAccount>, pos: Map<string, PositionState>, coll: Map<string, MicroUnits>, fees: MicroUnits): void {
   for (const [account, c] of cash) {
+    // A conversion account advances cash against its NO shares: held to its cover in prepare().
+    if (isCoveredAccount(account) && c.locked === 0) continue;
     if (c.available < 0 || c.locked < 0) throw postingRefusal("INSUFFICIENT_BALANCE", `insufficient balance on ${account}`);
   }
   for (const p of pos.values()) {
@@ -269,7 +277,22 @@ export class Accounts {
     }
 
     validate(cash, pos, coll, fees);
+    this.validateCover(cash, pos);
     return { cash, pos, coll, fees, ext };
+  }
+
+  /** Every conversion account the change touches keeps its cover (cash + guaranteed payout) at zero or more. */
+  private validateCover(cash: Map<string, CashAccount>, pos: Map<string, PositionState>): void {
+    const touched = new Set<string>();
+    for (const a of cash.keys()) if (isCoveredAccount(a)) touched.add(a);
+    for (const p of pos.values()) if (isCoveredAccount(p.account)) touched.add(p.account);
+    for (const account of touched) {
+      const positions = new Map(this.positionsOf(account).map((p) => [posKey(p.account, p.marketId, p.outcome), p]));
+      for (const [k, p] of pos) if (p.account === account) positions.set(k, p);
+      const available = (cash.get(account) ?? this.cash.get(account) ?? { available: 0 }).available;
+      if (conversionCover(available, [...positions.values()]) < 0)
+        throw postingRefusal("INSUFFICIENT_BALANCE", `${account} would pay out more than its NO shares are guaranteed to pay back`);
+    }
   }
 
   /** Applies a prepared change; returns what it replaced (states are replaced whole, never mutated). */
@@ -349,9 +372,15 @@ export class Accounts {
       const c = this.collateral.get(m) ?? 0;
       if (o.YES !== o.NO || o.YES !== c) unbalancedMarkets.push(m);
     }
+    const uncoveredConversions: NonNullable<ConservationReport["uncoveredConversions"]> = [];
+    for (const [account, c] of this.cash) {
+      if (!isCoveredAccount(account)) continue;
+      const cover = conversionCover(c.available + c.locked, this.positionsOf(account));
+      if (cover < 0 || c.locked !== 0) uncoveredConversions.push({ account, cash: c.available + c.locked, cover });
+    }
     const rhs = this.external.deposit - this.external.withdrawal + this.external.house;
     return {
-      ok: cash + collateral + this.fees === rhs && unbalancedMarkets.length === 0,
+      ok: cash + collateral + this.fees === rhs && unbalancedMarkets.length === 0 && uncoveredConversions.length === 0,
       cash,
       collateral,
       fees: this.fees,
@@ -359,6 +388,7 @@ export class Accounts {
       withdrawals: this.external.withdrawal,
       house: this.external.house,
       unbalancedMarkets,
+      ...(uncoveredConversions.length ? { uncoveredConversions } : {}),
     };
   }
 

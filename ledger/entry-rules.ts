@@ -6,7 +6,11 @@
  * - Fee account: only takes fees, in entries that execute trades (a book command), never more
  *   than those trades' fees; nothing ever leaves it.
  * - House funding: only funds an AMM pool: L of house money is L of the market's collateral, L
- *   pairs minted into the pool (engine/settlement.ts `poolFunding`).
+ *   pairs minted into the pool (engine/settlement.ts `poolFunding`), or the cash of an event's
+ *   LMSR pool (engine/event-pool.ts `eventPoolFunding`).
+ * - Conversion accounts (engine/conversion.ts): their cash leaves, and a fee is taken, only in an
+ *   entry carrying `conversion`, whose postings are exactly the plan of that record on the books
+ *   before it (the holder's NO shares in, the YES handed out minted in pairs, the cash advanced).
  * - A market's payout (an entry carrying `payout`): exactly what engine/payout.ts computes from
  *   the market's holders and collateral at that price, so the payouts plus the dust kept by the
  *   market equal its collateral, and nothing else moves.
@@ -15,7 +19,9 @@ import type { PositionState, Posting } from "../engine/accounts";
 import { marketPayout, isPayoutRefusal } from "../engine/payout";
 import { ammAccount } from "../engine/settlement";
 import type { TradeRecord } from "../engine/settlement";
-import type { BookJournalDoc, PayoutRecord } from "../models/trading";
+import { conversionFee, ConversionRefusal, isConversionAccount, planConversion } from "../engine/conversion";
+import { EVENT_POOL_PREFIX } from "../engine/conversion-guarantee";
+import type { BookJournalDoc, ConversionRecord, PayoutRecord } from "../models/trading";
 
 export interface RuledEntry {
   key: string;
@@ -23,6 +29,7 @@ export interface RuledEntry {
   trades?: readonly TradeRecord[];
   book?: BookJournalDoc;
   payout?: PayoutRecord;
+  conversion?: ConversionRecord;
 }
 
 /** What the rules read of the books before the entry. */
@@ -43,6 +50,11 @@ export function tradeFees(trades: readonly TradeRecord[] | undefined): number {
   let sum = 0;
   for (const t of trades ?? []) sum += t.fee;
   return sum;
+}
+
+/** The fee a conversion entry's record charges (0 without one). */
+export function conversionFees(rec: ConversionRecord | undefined): number {
+  return rec ? conversionFee(rec.marketIds.length, rec.quantity, rec.feeBps) : 0;
 }
 
 function canonical(p: Posting): string {
@@ -68,7 +80,7 @@ export function entryRuleProblems(e: RuledEntry, before: BooksBefore, opts: { la
   for (const p of e.postings) {
     if (p.kind === "fee") {
       if (!(p.amount > 0)) out.push(`${name} takes ${-p.amount} from the fee account: nothing leaves the fee account`);
-      else if (!e.book) out.push(`${name} credits ${p.amount} to the fee account without executing a trade`);
+      else if (!e.book && !e.conversion) out.push(`${name} credits ${p.amount} to the fee account without executing a trade`);
     }
     if (p.kind === "external" && p.flow === "house") {
       const funds = e.postings.some(
@@ -86,7 +98,12 @@ export function entryRuleProblems(e: RuledEntry, before: BooksBefore, opts: { la
             ),
           ),
       );
-      if (!(p.amount > 0) || !funds) out.push(`${name} moves ${p.amount} of house funding other than into an AMM pool's collateral`);
+      // Or an event's LMSR pool (engine/event-pool.ts): F of house money into its cash, nothing else.
+      const fundsEventPool =
+        e.postings.length === 2 &&
+        e.postings.some((c) => c.kind === "cash" && c.account.startsWith(EVENT_POOL_PREFIX) && c.available === p.amount && !c.locked);
+      if (!(p.amount > 0) || !(funds || fundsEventPool))
+        out.push(`${name} moves ${p.amount} of house funding other than into an AMM pool's collateral`);
     }
   }
   if (wholeCommand && e.book) {
@@ -95,7 +112,25 @@ export function entryRuleProblems(e: RuledEntry, before: BooksBefore, opts: { la
     if (fees > charged) out.push(`${name} credits ${fees} to the fee account, its trades charged ${charged}`);
   }
   if (e.payout) out.push(...payoutProblems(e, e.payout, before, name));
+  if (e.conversion) out.push(...conversionProblems(e, e.conversion, before, name));
+  else if (e.postings.some((p) => p.kind === "cash" && isConversionAccount(p.account) && (p.available ?? 0) + (p.locked ?? 0) < 0))
+    out.push(`${name} takes cash from a conversion account outside a conversion`);
   return out;
+}
+
+function conversionProblems(e: RuledEntry, rec: ConversionRecord, before: BooksBefore, name: string): string[] {
+  const positions = rec.marketIds.flatMap((m) => before.holders(m).filter((h) => h.account === rec.userId && h.outcome === "NO"));
+  let plan;
+  try {
+    plan = planConversion({ ...rec, account: rec.userId, positions });
+  } catch (err) {
+    if (err instanceof ConversionRefusal) return [`${name} converts positions of event ${rec.eventId} while ${err.message}`];
+    throw err;
+  }
+  const want = plan.postings.map(canonical).sort();
+  const got = e.postings.map(canonical).sort();
+  if (want.length === got.length && want.every((w, i) => w === got[i])) return [];
+  return [`${name} converts positions of event ${rec.eventId} other than its record allows`];
 }
 
 function payoutProblems(e: RuledEntry, rec: PayoutRecord, before: BooksBefore, name: string): string[] {

@@ -71,6 +71,7 @@ function entryDoc(input: PostInput, seq: number, at: string): LedgerEntryDoc {
   if (input.fence) doc.fence = input.fence;
   if (input.settlement) doc.settlement = input.settlement;
   if (input.payout) doc.payout = input.payout;
+  if (input.conversion) doc.conversion = input.conversion;
   if (input.idem) doc.idem = input.idem;
   if (input.heartbeat) doc.heartbeat = input.heartbeat;
   if (input.audit) doc.audit = input.audit;
@@ -272,7 +273,10 @@ export class Ledger {
     const last = parts[parts.length - 1];
     const postings = parts.length === 1 ? first.postings : parts.flatMap((p) => p.postings);
     const trades = parts.length === 1 ? first.trades : parts.flatMap((p) => p.trades ?? []);
-    const broken = entryRuleProblems({ key: last.key, postings, trades, book: last.book, payout: first.payout }, this.accounts);
+    const broken = entryRuleProblems(
+      { key: last.key, postings, trades, book: last.book, payout: first.payout, conversion: first.conversion },
+      this.accounts,
+    );
     if (broken.length) throw new Refusal<LedgerCode>("rejected", "INVALID_POSTING", broken.join("; "));
     try {
       return this.accounts.prepare(postings, first.checkAfter ?? 0);

@@ -1,7 +1,7 @@
 import { Accounts, isPostingRefusal, type AccountsSnapshot } from "../engine/accounts";
 import type { LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc, VerifyReport } from "../models/trading";
 import { chainHash, GENESIS_HASH } from "./chain-hash";
-import { entryRuleProblems, feesIn, tradeFees } from "./entry-rules";
+import { conversionFees, entryRuleProblems, feesIn, tradeFees } from "./entry-rules";
 import { applyOrderChange, projectEntry } from "./projection";
 import type { MoneyStore } from "./store";
 
@@ -137,10 +137,10 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
     const label = `entry ${row.seq} (${row.key})`;
     for (const p of entryRuleProblems({ ...doc, key: row.key }, accounts, { label, wholeCommand: false })) problem(p);
     feesPosted += feesIn(doc.postings);
-    feesCharged += tradeFees(doc.trades);
+    feesCharged += tradeFees(doc.trades) + conversionFees(doc.conversion);
     if (doc.book?.command.type !== "part" && feesPosted > feesCharged && !feesOver) {
       feesOver = true;
-      problem(`${label}: the fee account took ${feesPosted} up to here, the trades before it charged ${feesCharged}`);
+      problem(`${label}: the fee account took ${feesPosted} up to here, the trades and conversions before it charged ${feesCharged}`);
     }
     try {
       accounts.commit(accounts.prepare(doc.postings, doc.checkAfter ?? 0));
@@ -194,6 +194,9 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
       problem(`position ${p.account} ${p.marketId} ${p.outcome} has ${p.locked} shares locked, its open orders hold ${held}`);
   }
   const report = accounts.conservation();
+  // Each event's conversion account: its cash advanced no further than its NO shares are guaranteed to pay back.
+  for (const c of report.uncoveredConversions ?? [])
+    problem(`${c.account} holds ${c.cash} of cash, ${c.cover} with the payout its NO shares are guaranteed: below zero`);
   if (!report.ok) problem(`conservation does not hold after replay: ${JSON.stringify(report)}`);
 
   // The live books and the stored rows are what the journal says.

@@ -48,6 +48,9 @@ export function moneyCheckProblems(check: MoneyCheck): string[] {
     ...(check.unbalancedMarkets.length
       ? [`markets whose shares and collateral disagree: ${check.unbalancedMarkets.slice(0, 5).join(", ")}`]
       : []),
+    ...(check.uncoveredConversions ?? [])
+      .slice(0, 3)
+      .map((c) => `${c.account} has ${c.cash} of cash, ${c.cover} with what its NO shares are guaranteed to pay: below zero`),
   ];
   if (!what.length)
     what.push(

@@ -57,6 +57,8 @@ export interface AppConfig {
   makerFeeBps: number;
   /** The AMM's LP fee in basis points of the cash traded with the pool. */
   ammFeeBps: number;
+  /** Fee on the cash a conversion of NO positions pays out (CONVERSION_FEE_BPS, default 0). */
+  conversionFeeBps: number;
   seedDemo: boolean;
   /** The sandbox demo's background trader (services/demo-trader.service.ts): DEMO_TRADER, else on with the seeded demo on the sandbox chain. */
   demoTrader: boolean;
@@ -267,6 +269,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     takerFeeBps: bps(env, "TAKER_FEE_BPS", 200),
     makerFeeBps: bps(env, "MAKER_FEE_BPS", 0),
     ammFeeBps: bps(env, "AMM_FEE_BPS", 100),
+    conversionFeeBps: bps(env, "CONVERSION_FEE_BPS", 0),
     seedDemo: env.SEED_DEMO !== "false",
     demoTrader: env.DEMO_TRADER === "true" || (env.DEMO_TRADER !== "false" && env.SEED_DEMO !== "false" && chain === "sandbox"),
     reopenPostOnlyMs: int(env, "REOPEN_POST_ONLY_MS", 0),

@@ -16,6 +16,7 @@ export const NOTIFICATION_TYPES = [
   "DEPOSIT_CREDITED",
   "WITHDRAWAL_SENT",
   "WITHDRAWAL_FAILED",
+  "POSITIONS_CONVERTED",
 ] as const;
 
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
@@ -61,6 +62,14 @@ export interface NotificationMetadata {
   DEPOSIT_CREDITED: { amount: string; reference: string; txHash: string | null };
   WITHDRAWAL_SENT: { withdrawalId: string; amount: string; txHash: string | null };
   WITHDRAWAL_FAILED: { withdrawalId: string; amount: string; reason: string };
+  /** NO shares of `marketIds` (each `quantity`) became `cashCredited` and YES of the event's other open markets. */
+  POSITIONS_CONVERTED: {
+    eventId: string;
+    marketIds: string[];
+    quantity: string;
+    cashCredited: string;
+    yesReceived: Array<{ marketId: string; quantity: string }>;
+  };
 }
 
 /** Telegram push state: `none` = no verified link or bot off; `failed` = gave up after max attempts or a permanent error. */

@@ -22,6 +22,21 @@ export interface PayoutRecord {
   yesPayout: number;
 }
 
+/**
+ * A conversion of NO positions across a mutually exclusive event (engine/conversion.ts): the
+ * money check re-plans it from this record and the books before it.
+ */
+export interface ConversionRecord {
+  eventId: string;
+  userId: string;
+  /** The named markets whose NO shares were given up. */
+  marketIds: string[];
+  /** The event's other open markets, whose YES the holder received. */
+  otherOpen: string[];
+  quantity: number;
+  feeBps: number;
+}
+
 export interface SettlementRecord {
   tradeIds: string[];
   status: "confirmed" | "failed";
@@ -46,6 +61,8 @@ export interface LedgerEntryDoc {
   settlement?: SettlementRecord;
   /** The entry pays a market out (the money check proves it against the market's holders and collateral). */
   payout?: PayoutRecord;
+  /** The entry converts NO positions of an event (the money check re-plans it). */
+  conversion?: ConversionRecord;
   /** The answer to an Idempotency-Key request, journaled with the command it answers. */
   idem?: IdemRecord;
   /** A dead man's switch armed (deadline) or disarmed (null). */
@@ -208,7 +225,7 @@ export interface MarketLease {
 /** `ledger.post`: one entry of postings and what it records with them (the journal entry's own fields). */
 export interface PostInput extends Pick<
   LedgerEntryDoc,
-  "postings" | "checkAfter" | "trades" | "book" | "fence" | "settlement" | "payout" | "idem" | "heartbeat" | "audit"
+  "postings" | "checkAfter" | "trades" | "book" | "fence" | "settlement" | "payout" | "conversion" | "idem" | "heartbeat" | "audit"
 > {
   key: string;
   /** One part of a book command split over several entries (see post). */
@@ -307,6 +324,14 @@ export interface RouteExecution {
   totalCost: number;
   fee: number;
   avgPrice: string;
+}
+
+/** `ledger.eventPool`: the LMSR pool across a mutually exclusive event (ledger/event-pools.ts). */
+export interface EventPoolView {
+  eventId: string;
+  b: number;
+  /** Micro-USDT per outcome (market ids, and "none" on an event that is not exhaustive), summing to 1000000. */
+  prices: Record<string, string>;
 }
 
 /** `book.route` and `book.quote`: a market order for the market's actor (the request's key with `route`). */

@@ -48,6 +48,24 @@ export function draftsFromEntry(entry: LedgerEntryDoc): AnyDraft[] {
     if (p.kind === "external" && p.flow === "deposit") deposit += p.amount;
     if (p.kind === "cash" && isUser(p.account)) credit.set(p.account, (credit.get(p.account) ?? 0) + (p.available ?? 0) + (p.locked ?? 0));
   }
+  const conv = entry.conversion;
+  if (conv) {
+    const cash = entry.postings.find((p) => p.kind === "cash" && p.account === conv.userId);
+    out.push({
+      id: notificationId("POSITIONS_CONVERTED", entry._id),
+      userId: conv.userId,
+      type: "POSITIONS_CONVERTED",
+      createdAt: entry.at,
+      seq: entry.seq,
+      metadata: {
+        eventId: conv.eventId,
+        marketIds: conv.marketIds,
+        quantity: String(conv.quantity),
+        cashCredited: String(cash?.kind === "cash" ? (cash.available ?? 0) : 0),
+        yesReceived: conv.otherOpen.map((marketId) => ({ marketId, quantity: String(conv.quantity) })),
+      },
+    });
+  }
   if (deposit > 0) {
     const txHash = entry._id.startsWith("deposit:") ? entry._id.slice("deposit:".length) : null;
     for (const [userId, delta] of credit) {

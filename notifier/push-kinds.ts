@@ -17,6 +17,7 @@ export const KIND_OF: Record<NotificationType, PushKind> = {
   DEPOSIT_CREDITED: "transfers",
   WITHDRAWAL_SENT: "transfers",
   WITHDRAWAL_FAILED: "transfers",
+  POSITIONS_CONVERTED: "trades",
 };
 
 /** Everything on: what a user who never chose gets (the pushes as before settings existed). */

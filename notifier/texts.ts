@@ -79,6 +79,17 @@ export function render(d: AnyDraft, marketTitle: string | null): { title: string
       return { title: "Deposit credited", body: `${usdt(d.metadata.amount)} is now available in your account.` };
     case "WITHDRAWAL_SENT":
       return { title: "Withdrawal sent", body: `${usdt(d.metadata.amount)} was sent to your wallet${shortHash(d.metadata.txHash)}.` };
+    case "POSITIONS_CONVERTED": {
+      const m = d.metadata;
+      const n = m.marketIds.length;
+      const yes = m.yesReceived.length
+        ? ` and ${shares(m.quantity)} YES shares of each of the event's ${m.yesReceived.length} other open markets`
+        : "";
+      return {
+        title: "Positions converted",
+        body: `${shares(m.quantity)} NO shares of ${n === 1 ? "one market" : `each of ${n} markets`} became ${usdt(m.cashCredited)}${yes}.`,
+      };
+    }
     case "WITHDRAWAL_FAILED":
       return {
         title: "Withdrawal failed",

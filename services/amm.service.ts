@@ -21,7 +21,9 @@ const AmmService = defineService<AmmThis>({
       async handler(this: AmmThis, ctx: AppContext<HandlerParams<"amm.trade">>): Promise<ActionResult<"amm.trade">> {
         const order = marketOrderOf(currentUser(ctx).id, ctx.params, "AMM", ctx.meta.idem);
         if (!order.ok) throw validationError(order.message, order.fields);
-        return tradeView(await call(ctx, "book.route", order.value));
+        // A market of an event with one pool trades with that pool (the ledger owns it).
+        const pooled = await call(ctx, "ledger.eventPoolRoute", order.value);
+        return tradeView(pooled ?? (await call(ctx, "book.route", order.value)));
       },
     },
 

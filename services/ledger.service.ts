@@ -19,6 +19,9 @@ import { LedgerCores } from "../ledger/ledger-cores";
 import type { LedgerDesk } from "../ledger/desk";
 import { openMoneyStore } from "../ledger/money-store";
 import { positionsView } from "../ledger/positions";
+import { convertPositions, type ConversionPorts } from "../ledger/conversions";
+import { newId } from "../lib/ids";
+import { eventPoolQuote, eventPoolTrade, eventPoolView, type EventPoolPorts } from "../ledger/event-pools";
 import type { VerifyReport } from "../models/trading";
 
 type LedgerThis = Service & {
@@ -28,6 +31,22 @@ type LedgerThis = Service & {
   /** The cores' requests (set once started). */
   desk: LedgerDesk;
 };
+
+/** The event pools' ports on this ledger and the caller's context (the catalog's facts). */
+function poolPorts(svc: LedgerThis, ctx: AppContext): EventPoolPorts {
+  const ledger = svc.desk.ledger;
+  return {
+    market: (marketId) => portCall(ctx, "catalog.getMarketInternal", { marketId }),
+    event: (eventId) => portCall(ctx, "catalog.getEventInternal", { eventId }),
+    balance: (account) => ledger.balance(account),
+    positionsOf: (account) => ledger.positionsOf(account),
+    post: (entry) => ledger.post(entry),
+    waitDurable: (seq) => ledger.waitDurable(seq),
+    exchangeMode: () => portCall(ctx, "catalog.exchangeMode"),
+    feeBps: configOf(svc.broker).ammFeeBps,
+    newId,
+  };
+}
 
 /**
  * The money path's single writer: a shell over the ledger's cores (ledger/ledger-cores.ts). Its
@@ -55,6 +74,55 @@ const LedgerService = defineService<LedgerThis>({
         // The caller waits for the watermark: it is sent to that node (ledger/changes.ts WatermarkAudience).
         if (durable === false && ctx.nodeID) this.cores?.posted(ctx.nodeID, answer.seq, answer.instance);
         return answer;
+      },
+    },
+
+    /** POST /events/:id/convert: the holder's NO positions across a mutually exclusive event (ledger/conversions.ts). */
+    convert: {
+      ...routeAction("ledger.convert"),
+      async handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.convert">>): Promise<ActionResult<"ledger.convert">> {
+        const userId = currentUser(ctx).id;
+        const idem = ctx.meta.idem ? { ...ctx.meta.idem, status: 200 } : undefined;
+        const ports: ConversionPorts = {
+          event: (eventId) => portCall(ctx, "catalog.getEventInternal", { eventId }),
+          positionsOf: (account) => this.desk.ledger.positionsOf(account),
+          post: (entry) => Promise.resolve(this.desk.post(entry)),
+          feeBps: configOf(this.broker).conversionFeeBps,
+          newId: () => newId("cnv"),
+        };
+        const { id: eventId, ...body } = ctx.params;
+        const answer = await convertPositions(ports, { userId, eventId, ...body }, idem).catch(throwWire);
+        if (idem) ctx.meta.idemJournaled = true;
+        return answer;
+      },
+    },
+
+    /** Internal: a market order against the pool of the market's event (ledger/event-pools.ts); null: none. */
+    eventPoolRoute: {
+      ...internalAction("ledger.eventPoolRoute"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPoolRoute">>): Answer<"ledger.eventPoolRoute"> {
+        return eventPoolTrade(poolPorts(this, ctx), ctx.params)
+          .then((r) => {
+            if (r && ctx.params.idem) ctx.meta.idemJournaled = true;
+            return r;
+          })
+          .catch(throwWire);
+      },
+    },
+
+    /** Internal: what that order would cost now; null: the market's event has no pool. */
+    eventPoolQuote: {
+      ...internalAction("ledger.eventPoolQuote"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPoolQuote">>): Answer<"ledger.eventPoolQuote"> {
+        return eventPoolQuote(poolPorts(this, ctx), ctx.params).catch(throwWire);
+      },
+    },
+
+    /** Internal: an event's pool and its prices (operators, tests); null: the event has none. */
+    eventPool: {
+      ...internalAction("ledger.eventPool"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPool">>): Answer<"ledger.eventPool"> {
+        return eventPoolView(poolPorts(this, ctx), ctx.params.eventId).catch(throwWire);
       },
     },
 

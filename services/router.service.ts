@@ -19,7 +19,9 @@ const RouterService = defineService<RouterThis>({
       async handler(this: RouterThis, ctx: AppContext<HandlerParams<"router.trade">>): Promise<ActionResult<"router.trade">> {
         const order = marketOrderOf(currentUser(ctx).id, ctx.params, "ROUTE", ctx.meta.idem);
         if (!order.ok) throw validationError(order.message, order.fields);
-        return tradeView(await call(ctx, "book.route", order.value));
+        // A market of an event with one pool trades with that pool (the ledger owns it).
+        const pooled = await call(ctx, "ledger.eventPoolRoute", order.value);
+        return tradeView(pooled ?? (await call(ctx, "book.route", order.value)));
       },
     },
 
@@ -29,7 +31,7 @@ const RouterService = defineService<RouterThis>({
       async handler(this: RouterThis, ctx: AppContext<HandlerParams<"router.quote">>): Promise<ActionResult<"router.quote">> {
         const order = marketOrderOf(currentUser(ctx).id, ctx.params, ctx.params.venue === "AMM" ? "AMM" : "ROUTE");
         if (!order.ok) throw validationError(order.message, order.fields);
-        const plan = await call(ctx, "book.quote", order.value);
+        const plan = (await call(ctx, "ledger.eventPoolQuote", order.value)) ?? (await call(ctx, "book.quote", order.value));
         return { estimatedPrice: plan.avgPrice, estimatedCost: String(plan.totalCost), source: plan.venue, fee: String(plan.fee) };
       },
     },

@@ -32,6 +32,8 @@ import type {
   CancelledOrder,
   Challenge,
   ConnectRequest,
+  ConvertRequest,
+  ConvertResult,
   CreateEventRequest,
   DepositAddress,
   Event,
@@ -600,6 +602,13 @@ class EventsApi extends Api {
   /** GET /events/:id with its markets' live prices. */
   async get(id: string): Promise<Event> {
     return (await send(this.c, "getEvent", { params: { id } })).data;
+  }
+  /**
+   * POST /events/:id/convert: NO shares of k markets of a mutually exclusive event become (k-1) USDT
+   * per share plus YES of its other open markets.
+   */
+  async convert(id: string, body: ConvertRequest, opts: WriteOptions = {}): Promise<Replayable<ConvertResult>> {
+    return replayable(await send(this.c, "convertPositions", { params: { id }, body, idempotencyKey: opts.idempotencyKey }));
   }
 }
 

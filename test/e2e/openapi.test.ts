@@ -121,6 +121,8 @@ type SdkModels = {
   AddOutcomeRequest: M.AddOutcomeRequest;
   ResolveEventRequest: M.ResolveEventRequest;
   ProposeEventRequest: M.ProposeEventRequest;
+  ConvertRequest: M.ConvertRequest;
+  ConvertResult: M.ConvertResult;
 };
 // Every schema has an SDK model and every model a schema...
 type _NamesAgree = Check<Agree<keyof Schemas, keyof SdkModels | "FieldError">>;
@@ -354,6 +356,7 @@ describe("OpenAPI document", () => {
       "/notifications/read": { all: true },
       "/account/notification-settings": { push: { trades: true } },
       "/markets/{id}/disputes": { reason: "The proposed result is wrong" },
+      "/events/{id}/convert": { marketIds: ["x_1"], quantity: "100" },
     };
     const wrong: string[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {
@@ -473,6 +476,21 @@ describe("OpenAPI document", () => {
       { idempotencyKey: newIdempotencyKey() },
     );
     await a.trade.market({ marketId: market, side: "SELL", outcome: "YES", quantity: toMicro(1) }, { idempotencyKey: newIdempotencyKey() });
+    // A mutually exclusive event: NO of one outcome converted into YES of the other.
+    const convRace = await a.admin.createEvent({
+      title: "Schema conversion race",
+      category: "Sports",
+      mutuallyExclusive: true,
+      markets: [
+        { title: "Will A win?", outcomeLabel: "A" },
+        { title: "Will B win?", outcomeLabel: "B" },
+      ],
+    });
+    const [ra, rb] = convRace.markets.map((x) => x.id);
+    await a.orders.place({ marketId: ra, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.4, quantity: SHARE });
+    await b.orders.place({ marketId: ra, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.6, quantity: SHARE });
+    const conv = await b.events.convert(convRace.id, { marketIds: [ra], quantity: toMicro(1) }, { idempotencyKey: newIdempotencyKey() });
+    expect(conv.yesReceived).toEqual([{ marketId: rb, quantity: toMicro(1) }]);
     await a.portfolio.balance();
     await a.portfolio.positions();
     await a.portfolio.trades({ pageSize: 1 });

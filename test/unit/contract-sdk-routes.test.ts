@@ -84,6 +84,7 @@ describe("SDK routes from the contract", () => {
     await c.events.list();
     await c.events.search({ q: "x" });
     await c.events.get("evt_1");
+    await c.events.convert("evt_1", { marketIds: ["mkt_1", "mkt_2"], quantity: "1000000" }, { idempotencyKey: "k" });
     await c.markets.get("mkt_1");
     await c.markets.orderbook("mkt_1", "NO");
     await c.markets.priceHistory("mkt_1", { interval: "1D" });

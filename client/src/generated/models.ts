@@ -488,6 +488,28 @@ export interface RedeemRequest {
   indexSets: string[];
 }
 
+export interface ConvertRequest {
+  /** 1 to 64 distinct open markets of the event whose NO shares are given up */
+  marketIds: string[];
+  /** Micro-shares of NO given up per named market, > 0 */
+  quantity: string;
+}
+
+export interface ConvertResult {
+  eventId: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  quantity: string;
+  marketIds: string[];
+  /** Micro-USDT into available balance: (k-1) x quantity, less CONVERSION_FEE_BPS */
+  cashCredited: string;
+  /** YES shares received: quantity of every other market of the event still open */
+  yesReceived: Array<{
+    marketId: string;
+    /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+    quantity: string;
+  }>;
+}
+
 export interface RedeemResult {
   status: "accepted" | "duplicate";
   /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
@@ -529,7 +551,7 @@ export interface FaucetResult {
 
 export interface Notification {
   id: string;
-  /** TRADE_FILLED, ORDER_CANCELLED, SETTLEMENT_CONFIRMED, SETTLEMENT_FAILED, MARKET_RESOLVED, MARKET_CANCELLED, RESOLUTION_PROPOSED, RESOLUTION_DISPUTED, DEPOSIT_CREDITED, WITHDRAWAL_SENT, ... */
+  /** TRADE_FILLED, ORDER_CANCELLED, SETTLEMENT_CONFIRMED, SETTLEMENT_FAILED, MARKET_RESOLVED, MARKET_CANCELLED, RESOLUTION_PROPOSED, RESOLUTION_DISPUTED, DEPOSIT_CREDITED, WITHDRAWAL_SENT, POSITIONS_CONVERTED, ... */
   type: string;
   title: string;
   body: string;

@@ -4,7 +4,7 @@
  * the OpenAPI document writes them), who may call it (public, user, admin), whether it takes an
  * Idempotency-Key and whether it answers a page; and what each one takes and answers.
  */
-import type { AddOutcomeRequest, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, GetOrderBookQuery, GetPriceHistoryQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListPositionsQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, NotificationSettings, NotificationSettingsRequest, Order, OrderBook, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeEventRequest, ProposeRequest, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveEventRequest, ResolveMarketRequest, SearchEventsQuery, Session, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, WithdrawRequest, WithdrawResult } from "./models";
+import type { AddOutcomeRequest, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, ConvertRequest, ConvertResult, CreateEventRequest, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, GetOrderBookQuery, GetPriceHistoryQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListPositionsQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, NotificationSettings, NotificationSettingsRequest, Order, OrderBook, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeEventRequest, ProposeRequest, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveEventRequest, ResolveMarketRequest, SearchEventsQuery, Session, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, WithdrawRequest, WithdrawResult } from "./models";
 
 export const ROUTES = {
   /** The login domain and a fresh payload for a ton_proof */
@@ -55,6 +55,8 @@ export const ROUTES = {
   redeem: { method: "POST", path: "/redeem/{marketId}", auth: "user", idempotent: true },
   /** Available, locked, total */
   getBalance: { method: "GET", path: "/balance", auth: "user" },
+  /** Convert NO shares of k markets of a mutually exclusive event into (k-1) USDT per share plus YES of its other open markets (trade rate category) */
+  convertPositions: { method: "POST", path: "/events/{id}/convert", auth: "user", idempotent: true },
   /** Open positions with mark price (closed ones with their realized PnL on request) */
   listPositions: { method: "GET", path: "/positions", auth: "user" },
   /** The caller's trades, newest first */
@@ -131,6 +133,7 @@ export interface RouteTypes {
   withdraw: { params: Record<string, never>; query: Record<string, never>; body: WithdrawRequest; result: WithdrawResult };
   redeem: { params: { marketId: string }; query: Record<string, never>; body: RedeemRequest; result: RedeemResult };
   getBalance: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: Balance };
+  convertPositions: { params: { id: string }; query: Record<string, never>; body: ConvertRequest; result: ConvertResult };
   listPositions: { params: Record<string, never>; query: ListPositionsQuery; body: undefined; result: Position[] };
   listTrades: { params: Record<string, never>; query: ListTradesQuery; body: undefined; result: Trade };
   listTransfers: { params: Record<string, never>; query: ListTransfersQuery; body: undefined; result: Transfer };

@@ -1,0 +1,179 @@
+/**
+ * The LMSR pool across a mutually exclusive event (engine/event-pool.ts), owned by the ledger.
+ *
+ * Why here: a trade against the event's pool moves the pool's cash and one market's shares and
+ * collateral, and its price depends on the pool's shares across every market of the event. The
+ * markets' actors each write one market (and may live on different engines); the ledger is the one
+ * writer of all of them, applies an entry in one turn, and the pool's state is a function of its
+ * books. So quote, plan and post happen in one synchronous step here, with no lease, journal or
+ * store of the pool's own. (The book legs of these markets stay with their actors: a market order
+ * on a market of such an event trades with the pool.)
+ */
+import type { CashAccount, PositionState } from "../engine/accounts";
+import { eventPoolAccount, eventPoolFunding, planEventPoolTrade, poolState } from "../engine/event-pool";
+import { liquidityParameter, NONE_OUTCOME, prices, type LmsrState } from "../engine/lmsr";
+import type { TradeRecord } from "../engine/settlement";
+import { Refusal } from "../engine/refusal";
+import type { EventInternal, MarketInternal } from "../models/catalog";
+import type { EventPoolView, IdemKey, PostInput, PostOutcome, RouteExecution, RouteRequest } from "../models/trading";
+
+/** The codes a trade against an event's pool is refused with (besides the ledger's own). */
+export const EVENT_POOL_CODES = ["MARKET_NOT_OPEN", "TRADING_PAUSED", "VALIDATION_ERROR", "INSUFFICIENT_LIQUIDITY"] as const;
+export type EventPoolCode = (typeof EVENT_POOL_CODES)[number];
+
+const refused = (code: EventPoolCode, message: string) => new Refusal<EventPoolCode>("rejected", code, message);
+const conflicting = (code: EventPoolCode, message: string) => new Refusal<EventPoolCode>("conflict", code, message);
+
+export interface EventPoolPorts {
+  market(marketId: string): Promise<MarketInternal>;
+  event(eventId: string): Promise<EventInternal>;
+  balance(account: string): CashAccount;
+  positionsOf(account: string): PositionState[];
+  /** Applied in memory at once (the ledger's post), durable later. */
+  post(entry: PostInput): PostOutcome;
+  waitDurable(seq: number): Promise<void>;
+  /** The exchange-wide trading mode (the catalog's). */
+  exchangeMode(): Promise<{ mode: string; reason: string | null }>;
+  feeBps: number;
+  newId(prefix: string): string;
+}
+
+/** A market order or its quote is admitted only while the market and the exchange trade normally. */
+async function checkNormal(p: EventPoolPorts, m: MarketInternal): Promise<void> {
+  const ex = await p.exchangeMode();
+  const s = m.tradingMode && m.tradingMode.mode !== "normal" ? m.tradingMode : ex.mode !== "normal" ? ex : null;
+  if (s)
+    throw conflicting(
+      "TRADING_PAUSED",
+      `Trading is ${s.mode} in this market${s.reason ? `: ${s.reason}` : ""}; a market order is not accepted`,
+    );
+}
+
+/** The event's pool, when the market's event has one (mutually exclusive with event-level liquidity). */
+async function eventOf(p: EventPoolPorts, marketId: string): Promise<EventInternal | null> {
+  const m = await p.market(marketId);
+  // A market with a pool of its own is not one of an event pool's (the catalog funds one or the other).
+  if (!m.eventId || Number(m.ammLiquidity) > 0) return null;
+  const e = await p.event(m.eventId);
+  return e.mutuallyExclusive && Number(e.ammLiquidity) > 0 ? e : null;
+}
+
+/** The pool's LMSR state: outcomes are the markets not yet resolved or cancelled (and none). */
+function stateOf(p: EventPoolPorts, e: EventInternal): LmsrState {
+  const funding = Number(e.ammLiquidity);
+  const b = liquidityParameter(funding, e.markets.length + (e.exhaustive ? 0 : 1));
+  const outcomes = [
+    ...e.markets.filter((m) => m.status === "open" || m.status === "closed").map((m) => m.id),
+    ...(e.exhaustive ? [] : [NONE_OUTCOME]),
+  ];
+  return poolState(b, books(p, e.id), outcomes);
+}
+
+function books(p: EventPoolPorts, eventId: string) {
+  const account = eventPoolAccount(eventId);
+  return { cash: p.balance(account).available, positions: p.positionsOf(account) };
+}
+
+/** The house funds the pool once, before its first trade (the key makes a second funding a no-op). */
+function ensureFunded(p: EventPoolPorts, e: EventInternal): void {
+  const account = eventPoolAccount(e.id);
+  const b = p.balance(account);
+  if (b.available !== 0 || b.locked !== 0 || p.positionsOf(account).length) return;
+  p.post({ key: `evpool-fund:${e.id}`, postings: eventPoolFunding(e.id, Number(e.ammLiquidity)) });
+}
+
+export async function eventPoolView(p: EventPoolPorts, eventId: string): Promise<EventPoolView | null> {
+  const e = await p.event(eventId);
+  if (!e.mutuallyExclusive || !(Number(e.ammLiquidity) > 0)) return null;
+  // Before its funding the pool's books are empty: every outcome worth the same, as funded.
+  const s = stateOf(p, e);
+  return { eventId, b: s.b, prices: Object.fromEntries([...prices(s)].map(([k, v]) => [k, String(v)])) };
+}
+
+/** The market is open and trading normally (the catalog's facts, asked before planning). */
+async function admit(p: EventPoolPorts, e: EventInternal, r: RouteRequest): Promise<void> {
+  const m = e.markets.find((x) => x.id === r.marketId);
+  if (!m || m.status !== "open") throw conflicting("MARKET_NOT_OPEN", `Market ${r.marketId} is not open`);
+  await checkNormal(p, m);
+}
+
+/**
+ * Synchronous from reading the books to the caller's post: no other entry may apply in between,
+ * or the trade would be priced on a pool that has moved.
+ */
+function plan(p: EventPoolPorts, e: EventInternal, r: RouteRequest) {
+  ensureFunded(p, e);
+  const pl = planEventPoolTrade(stateOf(p, e), books(p, e.id), {
+    eventId: e.id,
+    userId: r.userId,
+    side: r.side,
+    marketId: r.marketId,
+    outcome: r.outcome,
+    quantity: r.quantity,
+    feeBps: p.feeBps,
+  });
+  if (!pl.ok)
+    throw pl.reason === "INVALID_QUANTITY"
+      ? refused("VALIDATION_ERROR", "quantity must be a positive multiple of 100 micro-units")
+      : refused("INSUFFICIENT_LIQUIDITY", `The event's pool cannot take this trade: ${pl.reason}`);
+  return pl;
+}
+
+/** What the trade would cost now, without executing (POST /markets/:id/quote); null: no event pool. */
+export async function eventPoolQuote(p: EventPoolPorts, r: RouteRequest) {
+  const e = await eventOf(p, r.marketId);
+  if (!e) return null;
+  await admit(p, e, r);
+  const { quote } = plan(p, e, r);
+  return { venue: "AMM" as const, filled: r.quantity, totalCost: quote.cash, fee: quote.fee, avgPrice: quote.avgPrice };
+}
+
+/** POST /trade/amm or /trade/market on a market of an event with one pool; null: no event pool. */
+export async function eventPoolTrade(p: EventPoolPorts, r: RouteRequest): Promise<RouteExecution | null> {
+  const e = await eventOf(p, r.marketId);
+  if (!e) return null;
+  await admit(p, e, r);
+  const { quote, postings } = plan(p, e, r);
+  const trade: TradeRecord = {
+    tradeId: p.newId("trd"),
+    userId: r.userId,
+    marketId: r.marketId,
+    orderId: p.newId("ord"),
+    side: r.side,
+    outcome: r.outcome,
+    venue: "AMM",
+    role: "taker",
+    filledQuantity: r.quantity,
+    totalCost: quote.cash,
+    fee: quote.fee,
+    fillIds: [p.newId("fil")],
+  };
+  const value: RouteExecution = {
+    tradeId: trade.tradeId,
+    venue: "AMM",
+    filledQuantity: r.quantity,
+    totalCost: quote.cash,
+    fee: quote.fee,
+    avgPrice: quote.avgPrice,
+  };
+  const out = p.post({
+    key: `evamm:${trade.tradeId}`,
+    postings,
+    trades: [trade],
+    ...(r.idem ? { idem: { ...(r.idem as IdemKey), status: 200, response: tradeAnswer(value) } } : {}),
+  });
+  await p.waitDurable(out.seq);
+  return value;
+}
+
+/** The route's answer as the gateway sends it (the key's stored answer). */
+function tradeAnswer(r: RouteExecution) {
+  return {
+    tradeId: r.tradeId,
+    venue: r.venue,
+    filledQuantity: String(r.filledQuantity),
+    avgPrice: r.avgPrice,
+    totalCost: String(r.totalCost),
+    fee: String(r.fee),
+  };
+}

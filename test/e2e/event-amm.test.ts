@@ -1,0 +1,134 @@
+/**
+ * One market maker across a race over HTTP on a real server process: POST /trade/amm, POST
+ * /trade/market and POST /markets/:id/quote on any of its markets use the event's LMSR pool, its
+ * outcome prices sum to exactly 1 after every trade, buying NO of one market moves every other
+ * outcome up, conversions after trades, an outcome resolved NO early leaves the pool, and a SIGKILL
+ * restart loses nothing (the pool is read from the books).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ConservationReport } from "../../engine/accounts";
+import type { EventPoolView } from "../../models/trading";
+import { embeddedEnv, NodeProcess } from "../support/node-process";
+import { TestWallet } from "../support/wallet";
+
+jest.setTimeout(240_000);
+
+const DOMAIN = "event-amm.exchange.test";
+const ADMIN_KEY = "event-amm-admin";
+const SHARE = 1_000_000;
+const admin = { "x-admin-key": ADMIN_KEY };
+
+type U = { token: string; userId: string };
+
+describe("the event's one market maker", () => {
+  let dir: string;
+  let env: Record<string, string>;
+  let node: NodeProcess;
+
+  const user = async (): Promise<U> => {
+    const login = await node.http("POST", "/api/v1/auth/connect", { body: TestWallet.random().connectBody({ domain: DOMAIN }) });
+    await node.ctl({ cmd: "fund", userId: login.body.data.userId, amount: 500 * SHARE });
+    return { token: login.body.data.accessToken, userId: login.body.data.userId };
+  };
+  const trade = (u: U, path: "amm" | "market", marketId: string, side: string, outcome: string, quantity: number) =>
+    node.http("POST", `/api/v1/trade/${path}`, { token: u.token, body: { marketId, side, outcome, quantity: String(quantity) } });
+  const pool = (eventId: string) => node.call<EventPoolView>("ledger.eventPool", { eventId });
+  const sum = (v: EventPoolView) => Object.values(v.prices).reduce((a, x) => a + Number(x), 0);
+  const books = () => node.ctl<ConservationReport>({ cmd: "conservation" });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "pmx-event-amm-"));
+    env = embeddedEnv(dir, DOMAIN, ADMIN_KEY, { RATE_LIMIT_TRADE: "100000", RATE_LIMIT_READ: "100000", SEED_DEMO: "false" });
+    node = await NodeProcess.start(env);
+  });
+  afterAll(async () => {
+    await node?.stop("SIGKILL").catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("trades on any market use one pool whose prices sum to 1; conversion, a drop-out and a restart", async () => {
+    const created = await node.http("POST", "/api/v1/admin/events", {
+      headers: admin,
+      body: {
+        title: "Who wins the cup?",
+        category: "Sports",
+        mutuallyExclusive: true,
+        exhaustive: true,
+        ammLiquidity: String(100 * SHARE),
+        markets: ["Ann", "Ben", "Cat", "Dan"].map((n) => ({ title: `Will ${n} win?`, outcomeLabel: n })),
+      },
+    });
+    expect(created.status).toBe(201);
+    const eventId: string = created.body.data.id;
+    const ids = (created.body.data.markets as Array<{ id: string }>).map((m) => m.id);
+    const start = await pool(eventId);
+    expect(Object.keys(start.prices).sort()).toEqual([...ids].sort());
+    expect(Object.values(start.prices)).toEqual(["250000", "250000", "250000", "250000"]);
+
+    const [x, y] = [await user(), await user()];
+    // A quote is what the trade then costs.
+    const q = await node.http("POST", `/api/v1/markets/${ids[0]}/quote`, {
+      token: x.token,
+      body: { side: "BUY", outcome: "YES", quantity: String(10 * SHARE) },
+    });
+    expect(q.status).toBe(200);
+    expect(q.body.data.source).toBe("AMM");
+    const steps: Array<[U, "amm" | "market", number, string, string, number]> = [
+      [x, "amm", 0, "BUY", "YES", 10 * SHARE],
+      [y, "market", 1, "BUY", "NO", 20 * SHARE],
+      [y, "amm", 2, "BUY", "NO", 15 * SHARE],
+      [x, "market", 3, "BUY", "YES", 5 * SHARE],
+      [x, "amm", 0, "SELL", "YES", 4 * SHARE],
+    ];
+    let last = start;
+    for (const [u, path, m, side, outcome, qty] of steps) {
+      const r = await trade(u, path, ids[m], side, outcome, qty);
+      expect([r.status, r.body.data?.venue]).toEqual([200, "AMM"]);
+      if (u === x && m === 0 && side === "BUY") expect(r.body.data.totalCost).toBe(q.body.data.estimatedCost);
+      const now = await pool(eventId);
+      expect(sum(now)).toBe(SHARE);
+      if (outcome === "NO" && side === "BUY")
+        for (const [id, p] of Object.entries(now.prices)) if (id !== ids[m]) expect(Number(p)).toBeGreaterThan(Number(last.prices[id]));
+      last = now;
+    }
+    expect((await books()).ok).toBe(true);
+
+    // y holds NO of Ben and Cat from the pool: converted into USDT and YES of Ann and Dan.
+    const conv = await node.http("POST", `/api/v1/events/${eventId}/convert`, {
+      token: y.token,
+      body: { marketIds: [ids[1], ids[2]], quantity: String(10 * SHARE) },
+    });
+    expect(conv.status).toBe(200);
+    expect(conv.body.data.cashCredited).toBe(String(10 * SHARE));
+    expect((await books()).ok).toBe(true);
+
+    // Dan drops out: his outcome leaves the pool, the others renormalise.
+    expect((await node.http("POST", `/api/v1/admin/markets/${ids[3]}/resolve`, { headers: admin, body: { result: "NO" } })).status).toBe(
+      200,
+    );
+    const after = await pool(eventId);
+    expect(Object.keys(after.prices).sort()).toEqual([ids[0], ids[1], ids[2]].sort());
+    expect(sum(after)).toBe(SHARE);
+    const r = await trade(x, "amm", ids[1], "BUY", "YES", SHARE);
+    expect(r.status).toBe(200);
+    expect(sum(await pool(eventId))).toBe(SHARE);
+
+    // A crash: the pool is what its books say, nothing lost.
+    const before = await pool(eventId);
+    // In any order: a restart reads positions back in the store's order.
+    const held = async () =>
+      ((await node.http("GET", "/api/v1/positions", { token: y.token })).body.data as Array<{ id: string }>).sort((p, q) =>
+        p.id < q.id ? -1 : 1,
+      );
+    const positions = await held();
+    await node.stop("SIGKILL");
+    node = await NodeProcess.start(env);
+    expect(await pool(eventId)).toEqual(before);
+    expect(await held()).toEqual(positions);
+    expect((await books()).ok).toBe(true);
+    const verified = await node.call<{ problems: string[] }>("ledger.verify");
+    expect(verified.problems).toEqual([]);
+  });
+});
