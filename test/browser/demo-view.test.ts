@@ -2,18 +2,22 @@
  * The embedded default as a newcomer finds it: the demo catalog seeded on the sandbox chain with
  * its house maker, in real headless Chromium. The two races' cards list their leading outcomes by
  * chance; the election's race page ranks every outcome by chance, and an exhaustive race's chances
- * add up to about 100%. With SCREENSHOTS_DIR set (e.g. web/screenshots), the phone and desktop
+ * add up to about 100%. A trader holding NO on several of the election's outcomes converts them
+ * from the portfolio, and the page then shows the balance and positions the API gives. With
+ * SCREENSHOTS_DIR set (e.g. web/screenshots), the phone and desktop
  * screenshots go there.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { PmxClient } from "../../client/src";
+import { PmxClient, toMicro } from "../../client/src";
+import { fromMicro } from "../../client/src/money";
 import type { Event } from "../../client/src/models";
 import { launchBrowser, onFailureScreenshot, phone, screenshot, startWebServer, textOf } from "../support/browser";
 import type { TestServer } from "../support/server";
 import { until } from "../support/until";
-import { demoEventId } from "../../catalog/demo";
+import { fund, SHARE } from "../support/trading";
+import { demoEventId, demoMarketId } from "../../catalog/demo";
 
 jest.setTimeout(300_000);
 
@@ -104,3 +108,107 @@ test.each([
   });
   await context.close();
 });
+
+/** The session the page keeps, as an SDK client of the same user. */
+async function sameUser(page: Page): Promise<PmxClient> {
+  const raw = await page.evaluate(() =>
+    (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem("pmx.session"),
+  );
+  return new PmxClient({ baseUrl: srv.url, domain: srv.domain, session: JSON.parse(raw as string) });
+}
+
+test.each([
+  ["phone", 390, 844],
+  ["desktop", 1440, 900],
+] as const)(
+  "convert at %s size: NO of two outcomes becomes dollars and YES of the others, as the API then says",
+  async (size, width, height) => {
+    const { context, page, errors } = await phone(browser, { width, height });
+    await onFailureScreenshot(page, `failed-convert-${size}`, async () => {
+      const [a, b, c] = [0, 1, 2].map((i) => demoMarketId("metropolis_mayor", i));
+      await page.goto(`${srv.url}/markets/${a}`);
+      await page.getByRole("button", { name: "Create a sandbox wallet" }).click();
+      await page.locator("[data-testid=header-balance]").waitFor();
+      const me = await sameUser(page);
+      await fund(srv.broker, me.session!.userId, 50 * SHARE);
+      for (const m of [a, b, c]) await me.trade.market({ marketId: m, side: "BUY", outcome: "NO", quantity: toMicro(5) });
+      const before = await me.portfolio.balance();
+      const held = await me.portfolio.positions();
+      const noOf = (m: string) => BigInt(held.find((p) => p.marketId === m && p.outcome === "NO")?.quantity ?? "0");
+      expect([a, b, c].map(noOf).every((q) => q >= BigInt(toMicro(5)))).toBe(true);
+
+      await page.goto(`${srv.url}/portfolio`);
+      const form = page.locator(`[data-testid=convert-form][data-event="${ELECTION}"]`);
+      await form.waitFor();
+      // All three are offered; the third is left out: 2 NO of Alvarez and Okafor.
+      const event = await api.events.get(ELECTION);
+      const labelOf = (id: string) => event.markets.find((m) => m.id === id)!.outcomeLabel!;
+      expect(
+        await form.locator("input[name=market]").evaluateAll((els) => els.map((e) => (e as unknown as { value: string }).value)),
+      ).toEqual([a, b, c]);
+      await form.getByRole("checkbox", { name: new RegExp(labelOf(c)) }).uncheck();
+      await form.getByLabel("Shares of each").fill("2");
+      await form.getByRole("button", { name: "Review" }).click();
+      await form.locator("[data-testid=convert-review]").waitFor();
+      expect(await textOf(page, "[data-testid=convert-cash]")).toBe("$2.00");
+      const others = event.markets.filter((m) => m.id !== a && m.id !== b).map((m) => m.outcomeLabel);
+      expect(await textOf(page, "[data-testid=convert-yes]")).toBe(`2 YES of each of ${others.join(", ")}`);
+      await form.scrollIntoViewIfNeeded();
+      await shot(page, `portfolio-convert-${size}`);
+      await form.getByRole("button", { name: "Confirm convert" }).click();
+      await page.locator("[data-testid=convert-result]").waitFor();
+      expect(await textOf(page, "[data-testid=convert-result]")).toBe(
+        `Converted 2 NO of ${labelOf(a)}, ${labelOf(b)}: $2.00 added to your balance and 2 YES of ${others.join(", ")}.`,
+      );
+
+      // The API: $2 more available, 2 NO fewer of each given up, 2 YES of every other outcome.
+      const after = await me.portfolio.balance();
+      expect(BigInt(after.available) - BigInt(before.available)).toBe(BigInt(toMicro(2)));
+      const now = await me.portfolio.positions();
+      const q = (m: string, o: "YES" | "NO") => BigInt(now.find((p) => p.marketId === m && p.outcome === o)?.quantity ?? "0");
+      expect([a, b, c].map((m) => q(m, "NO"))).toEqual([noOf(a) - 2_000_000n, noOf(b) - 2_000_000n, noOf(c)]);
+      for (const m of event.markets.filter((x) => x.id !== a && x.id !== b)) expect(q(m.id, "YES")).toBe(2_000_000n);
+
+      // The page shows the same: balance and every position's shares.
+      await page
+        .locator("[data-testid=balance] dd", { hasText: dollarsOf(after.available) })
+        .first()
+        .waitFor({ timeout: 20_000 });
+      const want = now
+        .filter((p) => BigInt(p.quantity) > 0n)
+        .map((p) => `${p.market.title} ${p.outcome} ${sharesOf(p.quantity)}`)
+        .sort();
+      await until(
+        "the positions list shows the API's positions",
+        async () => {
+          const rows = await page.locator("[data-testid=positions] > li").evaluateAll((els) =>
+            els.map((e) => {
+              const title = e.querySelector(".card-title a")?.textContent ?? "";
+              const side = e.querySelector(".card-title .side")?.textContent ?? "";
+              const shares = e.querySelector("[data-field=shares]")?.textContent ?? "";
+              return `${title} ${side} ${shares.replace(/,/g, "")}`;
+            }),
+          );
+          return JSON.stringify(rows.sort()) === JSON.stringify(want);
+        },
+        20_000,
+      );
+      expect(errors).toEqual([]);
+    });
+    await context.close();
+  },
+);
+
+/** "$12.50" from micro-USDT, as the page writes money. */
+function dollarsOf(micro: string): string {
+  const v = BigInt(micro);
+  const whole = (v / 1_000_000n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  const cents = ((v % 1_000_000n) / 10_000n).toString().padStart(2, "0");
+  return `$${whole}.${cents}`;
+}
+
+/** Shares as the page writes them: up to two decimals, cut not rounded. */
+function sharesOf(micro: string): string {
+  const [whole, frac] = fromMicro(micro).split(".");
+  return frac ? `${whole}.${frac.slice(0, 2)}` : whole;
+}

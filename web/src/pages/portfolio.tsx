@@ -1,7 +1,7 @@
 /**
- * Balance, then three tabs: positions (with PnL; won positions redeemable here), open orders, and
- * history (every order with its end and reason, trades with their settlement, deposits and
- * withdrawals), each paged, newest first. The tab is in the address (?tab=history).
+ * Balance, then three tabs: positions (with PnL; won positions redeemable here; NO on several
+ * outcomes of a race convertible), open orders, and history (every order with its end and reason,
+ * trades with their settlement, deposits and withdrawals), each paged, newest first. The tab is in the address (?tab=history).
  */
 import { useEffect, useState } from "preact/hooks";
 import type { MarketItem, Order, Page, Position, Trade, Transfer } from "@pmx/client/models";
@@ -14,6 +14,7 @@ import { NeedsSession } from "../signin";
 import { useStore } from "../store";
 import { Done, ErrorText, Loading, Pager, Section, Toggle, useLoad } from "../ui";
 import { useRedeem } from "../components/redeem";
+import { ConvertSection } from "../components/convert";
 import { OrdersSection } from "./market";
 
 const TRADES_PAGE = 10;
@@ -48,62 +49,65 @@ function Positions({ refresh }: { refresh: number }) {
   const { data, error, loading } = useLoad<Position[]>(() => client.portfolio.positions(), [refresh]);
   const [redeemed, setRedeemed] = useState<string | null>(null);
   return (
-    <Section title="Positions" id="positions">
-      <ErrorText error={error} />
-      <Done text={redeemed} testid="redeem-result" />
-      {loading && !data && <Loading what="positions" />}
-      {data && !data.length && <p class="muted">No positions yet: buy YES or NO on a market.</p>}
-      {data && data.length > 0 && (
-        <ul class="cards" data-testid="positions">
-          {data.map((p) => {
-            // A resolved market marks at its payout: 1.00 a winning share.
-            const won = p.markPrice === "1.00" && p.unrealizedPnl !== null && p.status === "open";
-            const lost = p.markPrice === "0.00";
-            const value = p.markPrice === null ? null : (BigInt(p.quantity) * BigInt(Math.round(Number(p.markPrice) * 1e6))) / 1_000_000n;
-            return (
-              <li key={p.id} data-won={won || undefined}>
-                <p class="card-title">
-                  <a href={pathFor("market", { id: p.marketId })}>{p.market.title ?? p.marketId}</a>{" "}
-                  <span class={`side ${p.outcome.toLowerCase()}`}>{p.outcome}</span>
-                  {won && <span class="tag won">Won</span>}
-                  {lost && <span class="tag">Lost</span>}
-                  {p.status === "settled" && <span class="tag">settled</span>}
-                </p>
-                <dl class="facts">
-                  <div>
-                    <dt>Shares</dt>
-                    <dd data-field="shares">{shareCount(p.quantity)}</dd>
-                  </div>
-                  <div>
-                    <dt>Avg. paid</dt>
-                    <dd>{cents(p.avgEntryPrice)}</dd>
-                  </div>
-                  <div>
-                    <dt>{won || lost ? "Pays" : "Sell now"}</dt>
-                    <dd>{cents(p.markPrice)}</dd>
-                  </div>
-                  <div>
-                    <dt>Value</dt>
-                    <dd>{value === null ? "–" : dollars(value)}</dd>
-                  </div>
-                  <div>
-                    <dt>Unrealized</dt>
-                    <dd class={pnlClass(p.unrealizedPnl)} data-field="unrealized">
-                      {signedDollars(p.unrealizedPnl)}
-                    </dd>
-                  </div>
-                  <div>
-                    <dt>Realized</dt>
-                    <dd class={pnlClass(p.realizedPnl)}>{signedDollars(p.realizedPnl)}</dd>
-                  </div>
-                </dl>
-                {won && <RedeemHere p={p} onDone={setRedeemed} />}
-              </li>
-            );
-          })}
-        </ul>
-      )}
-    </Section>
+    <>
+      <Section title="Positions" id="positions">
+        <ErrorText error={error} />
+        <Done text={redeemed} testid="redeem-result" />
+        {loading && !data && <Loading what="positions" />}
+        {data && !data.length && <p class="muted">No positions yet: buy YES or NO on a market.</p>}
+        {data && data.length > 0 && (
+          <ul class="cards" data-testid="positions">
+            {data.map((p) => {
+              // A resolved market marks at its payout: 1.00 a winning share.
+              const won = p.markPrice === "1.00" && p.unrealizedPnl !== null && p.status === "open";
+              const lost = p.markPrice === "0.00";
+              const value = p.markPrice === null ? null : (BigInt(p.quantity) * BigInt(Math.round(Number(p.markPrice) * 1e6))) / 1_000_000n;
+              return (
+                <li key={p.id} data-won={won || undefined}>
+                  <p class="card-title">
+                    <a href={pathFor("market", { id: p.marketId })}>{p.market.title ?? p.marketId}</a>{" "}
+                    <span class={`side ${p.outcome.toLowerCase()}`}>{p.outcome}</span>
+                    {won && <span class="tag won">Won</span>}
+                    {lost && <span class="tag">Lost</span>}
+                    {p.status === "settled" && <span class="tag">settled</span>}
+                  </p>
+                  <dl class="facts">
+                    <div>
+                      <dt>Shares</dt>
+                      <dd data-field="shares">{shareCount(p.quantity)}</dd>
+                    </div>
+                    <div>
+                      <dt>Avg. paid</dt>
+                      <dd>{cents(p.avgEntryPrice)}</dd>
+                    </div>
+                    <div>
+                      <dt>{won || lost ? "Pays" : "Sell now"}</dt>
+                      <dd>{cents(p.markPrice)}</dd>
+                    </div>
+                    <div>
+                      <dt>Value</dt>
+                      <dd>{value === null ? "–" : dollars(value)}</dd>
+                    </div>
+                    <div>
+                      <dt>Unrealized</dt>
+                      <dd class={pnlClass(p.unrealizedPnl)} data-field="unrealized">
+                        {signedDollars(p.unrealizedPnl)}
+                      </dd>
+                    </div>
+                    <div>
+                      <dt>Realized</dt>
+                      <dd class={pnlClass(p.realizedPnl)}>{signedDollars(p.realizedPnl)}</dd>
+                    </div>
+                  </dl>
+                  {won && <RedeemHere p={p} onDone={setRedeemed} />}
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </Section>
+      {data && <ConvertSection positions={data} />}
+    </>
   );
 }
 
