@@ -394,6 +394,64 @@ describe("trade CLI", () => {
     expect([again.code, again.stderr]).toEqual([1, expect.stringMatching(/^Error 409 EVENT_ALREADY_DECIDED: /)]);
   });
 
+  test("convert: a race's NO of two outcomes becomes USDT and YES of the third, shown and confirmed first", async () => {
+    const created = await srv.http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: {
+        title: "CLI convert race",
+        category: "Sports",
+        mutuallyExclusive: true,
+        exhaustive: true,
+        ammLiquidity: String(300 * SHARE),
+        markets: [
+          { title: "CLI convert: Ann?", outcomeLabel: "Ann" },
+          { title: "CLI convert: Ben?", outcomeLabel: "Ben" },
+          { title: "CLI convert: Cy?", outcomeLabel: "Cy" },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    const id: string = created.body.data.id;
+    const [ann, ben, cy] = created.body.data.markets.map((m: { id: string }) => m.id);
+    await ok(`buy ${ann} NO 4 --yes`);
+    await ok(`buy ${ben} NO 4 --yes`);
+    const noOf = async (m: string) =>
+      (await json<Array<{ marketId: string; outcome: string; quantity: string }>>("positions")).find(
+        (p) => p.marketId === m && p.outcome === "NO",
+      )?.quantity ?? "0";
+    const [annBefore, benBefore] = [await noOf(ann), await noOf(ben)];
+    expect(BigInt(annBefore)).toBeGreaterThanOrEqual(BigInt(4 * SHARE));
+    const before = await json<{ available: string }>("balance");
+
+    const no = await trade(`convert ${id} ${ann} ${ben} --quantity 3`, { answers: ["n"] });
+    expect([no.code, no.prompts, no.stderr]).toEqual([
+      1,
+      ["Give up 3 NO of Ann, Ben for 3.00 USDT and 3 YES of Cy? [y/N] "],
+      "Cancelled; nothing was sent.",
+    ]);
+    const done = await ok(`convert ${id} ${ann} ${ben} --quantity 3 --yes`);
+    expect(done.stdout).toBe(`Converted 3 NO of Ann, Ben: credited 3.00 USDT\n+ 3 YES ${cy} Cy`);
+    const after = await json<{ available: string }>("balance");
+    expect(BigInt(after.available) - BigInt(before.available)).toBe(BigInt(3 * SHARE));
+    expect([await noOf(ann), await noOf(ben)]).toEqual([
+      String(BigInt(annBefore) - BigInt(3 * SHARE)),
+      String(BigInt(benBefore) - BigInt(3 * SHARE)),
+    ]);
+    const yes = (await json<Array<{ marketId: string; outcome: string; quantity: string }>>("positions")).find(
+      (p) => p.marketId === cy && p.outcome === "YES",
+    );
+    expect(yes?.quantity).toBe(String(3 * SHARE));
+
+    // More than is held: the exchange's refusal, nothing changes; missing arguments are usage errors.
+    const over = await trade(`convert ${id} ${ann} ${ben} --quantity 5 --yes`);
+    expect([over.code, over.stderr]).toEqual([1, expect.stringMatching(/^Error 400 INSUFFICIENT_SHARES: /)]);
+    expect((await json<{ available: string }>("balance")).available).toBe(after.available);
+    expect((await trade(`convert ${id} --quantity 1`)).stderr).toBe(
+      "Usage error: missing market ids: the outcomes whose NO shares you give up",
+    );
+    expect((await trade(`convert ${id} ${ann} ${ben}`)).stderr).toBe("Usage error: missing --quantity: NO shares of each named market");
+  });
+
   test("logout ends the session on the server; later commands ask for a login", async () => {
     const token = session().accessToken;
     expect((await ok("logout")).stdout).toBe("Logged out.");

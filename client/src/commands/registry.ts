@@ -6,6 +6,7 @@ import { balance } from "./balance";
 import { book } from "./book";
 import { buy } from "./buy";
 import { cancel } from "./cancel";
+import { convert } from "./convert";
 import { deposit } from "./deposit";
 import { event } from "./event";
 import { events } from "./events";
@@ -56,6 +57,7 @@ const LISTED: readonly Command[] = [
   faucet,
   withdraw,
   redeem,
+  convert,
   notifications,
   watch,
   admin,
