@@ -37,7 +37,7 @@ import type {
   PlaceTerms,
   TopOfBook,
 } from "../models/trading";
-import type { UserDoc, TokenUser } from "../models/user";
+import type { UserDoc, TokenUser, UserTier } from "../models/user";
 import { AMOUNT } from "../lib/params";
 import type { ChainIncidentDoc, ChainReconciliation, SettlementBatchDoc, SubmissionResult, ChainInfo, ChainTxView } from "../models/chain";
 import type { Model, ParamsOf, RequestOf, ResultOf } from "./wire";
@@ -125,6 +125,8 @@ export interface InternalActions {
   "auth.checkSession": Entry<{ sid: string; userId: string }, boolean>;
   "auth.resolveToken": Entry<{ token: string }, TokenUser | null>;
   "auth.getUser": Entry<{ userId: string }, UserDoc | null>;
+  /** Every user granted a rate tier other than `default` (a gateway learns them as it starts). */
+  "auth.tiersGranted": Entry<void, UserTier[]>;
   // chain (operators, tests, the REPL; withdrawalAnswer: POST /withdraw's Idempotency-Key replay)
   "chain.withdrawalAnswer": Entry<{ withdrawalId: string }, SubmissionResult>;
   "chain.reconcile": Entry<void, ChainReconciliation>;
@@ -284,6 +286,7 @@ export const INTERNAL_PARAMS = {
   "auth.checkSession": { sid: { type: "string", max: 128 }, userId: { type: "string", max: 128 } },
   "auth.resolveToken": { token: { type: "string", max: 4096 } },
   "auth.getUser": { userId: { type: "string", max: 128 } },
+  "auth.tiersGranted": null,
   "chain.withdrawalAnswer": { withdrawalId: { type: "string", min: 1, max: 64 } },
   "chain.reconcile": null,
   "chain.transaction": { hash: { type: "string", pattern: /^[0-9a-fA-F]{64}$/ } },

@@ -710,6 +710,21 @@ export const SCHEMAS = {
     "createdAt",
     "resolution",
   ]),
+  SetTierRequest: {
+    type: "object",
+    required: ["tier"],
+    properties: { tier: { type: "string", minLength: 1, maxLength: 32, description: "A tier of RATE_TIERS, or default" } },
+  },
+  UserTier: obj({ userId: str, tier: str }, ["userId", "tier"]),
+  RateBudget: obj(
+    {
+      limit: { type: "integer", description: "Requests allowed per window" },
+      remaining: { type: "integer", description: "Requests left in the current sliding window" },
+      windowSeconds: int,
+    },
+    ["limit", "remaining", "windowSeconds"],
+  ),
+  AccountLimits: obj({ tier: str, read: ref("RateBudget"), trade: ref("RateBudget") }, ["tier", "read", "trade"]),
   CancelMarketRequest: {
     type: "object",
     properties: {

@@ -12,7 +12,7 @@ import { MAX_BATCH } from "../lib/order-rules";
 import { SCHEMAS } from "./models";
 import { ID, ref, req, type JsonSchema } from "./schema";
 
-export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /** public: anyone (a token, if sent, is still resolved); user: a session; admin: the X-Admin-Key. */
 export type RouteAuth = "public" | "user" | "admin";
 /** The rate category a route spends (gateway/rate-limit.ts); null: shows the read budget, spends none. */
@@ -745,6 +745,34 @@ export const ROUTES = {
     tags: ["catalog"],
     summary:
       "Dispute the proposed result: holders only (403 FORBIDDEN), before disputeEndsAt (409 DISPUTE_WINDOW_CLOSED), once per proposal (409 ALREADY_DISPUTED)",
+  },
+  "auth.setTier": {
+    method: "PUT",
+    path: "/admin/users/:userId/tier",
+    operationId: "adminSetUserTier",
+    auth: "admin",
+    rate: null,
+    ids: { userId: "User id" },
+    body: ref("SetTierRequest"),
+    status: 200,
+    result: ref("UserTier"),
+    resultDescription: "The user's tier now",
+    errors: ["400", "401", "403", "404"],
+    tags: ["operator"],
+    summary: "Grant a user a rate tier of RATE_TIERS (default takes a grant back); every gateway applies it from the next request",
+  },
+  "api.accountLimits": {
+    method: "GET",
+    path: "/account/limits",
+    operationId: "getAccountLimits",
+    auth: "user",
+    rate: "read",
+    status: 200,
+    result: ref("AccountLimits"),
+    resultDescription: "The caller's tier and what is left of each budget",
+    errors: ["401"],
+    tags: ["account"],
+    summary: "The caller's rate tier and its read and trade budgets (sliding window), as X-RateLimit-* count them",
   },
 } as const satisfies Record<string, RouteDef>;
 

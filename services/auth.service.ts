@@ -8,6 +8,7 @@ import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import { Auth, AuthRefusal, type AuthOut } from "../auth/auth";
 import { authStorePorts, type AuthCollections } from "../auth/store";
+import { wireError } from "../gateway/faults";
 
 /** How often stale proofs and long-expired sessions are dropped. */
 const SWEEP_MS = 60_000;
@@ -35,7 +36,7 @@ const AuthService = defineService<AuthThis>({
     // Every refusal of the core is the contract's 401.
     error: {
       "*"(ctx: AppContext, err: unknown) {
-        throw err instanceof AuthRefusal ? unauthorized(err.message) : err;
+        throw err instanceof AuthRefusal ? unauthorized(err.message) : wireError(err);
       },
     },
   },
@@ -91,6 +92,22 @@ const AuthService = defineService<AuthThis>({
       },
     },
 
+    /** PUT /admin/users/:userId/tier: the operator grants a rate tier; every gateway hears it. */
+    setTier: {
+      ...routeAction("auth.setTier"),
+      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.setTier">>): Answer<"auth.setTier"> {
+        return this.auth.setTier(ctx.params.userId, ctx.params.tier, this.out(ctx));
+      },
+    },
+
+    /** Internal: every user granted a tier other than `default` (a gateway learns them as it starts). */
+    tiersGranted: {
+      ...internalAction("auth.tiersGranted"),
+      handler(this: AuthThis): Answer<"auth.tiersGranted"> {
+        return this.auth.tiersGranted();
+      },
+    },
+
     /** Internal: user profile (wallet, Telegram link) for other services. */
     getUser: {
       ...internalAction("auth.getUser"),
@@ -114,6 +131,7 @@ const AuthService = defineService<AuthThis>({
       return {
         emit: (e) => emit(ctx, e.name, e.payload),
         sessionRevoked: (e) => broadcast(ctx, "auth.sessionRevoked", e),
+        tierChanged: (e) => broadcast(ctx, "auth.tierChanged", e),
       };
     },
   },
@@ -124,6 +142,7 @@ const AuthService = defineService<AuthThis>({
     this.auth = new Auth({
       ...authStorePorts(() => this.stores),
       jwtSecret,
+      tiers: Object.keys(this.cfg.rateLimit.tiers),
       telegramBotToken,
       telegramInitDataMaxAgeSec,
       newId,

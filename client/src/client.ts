@@ -23,6 +23,7 @@ import { PmxSocket, type SocketOptions } from "./socket";
 import { ROUTES, type OperationId, type RouteTypes } from "./generated/routes";
 import type {
   AmendOrderRequest,
+  AccountLimits,
   AuditRecord,
   Balance,
   BatchOrderResult,
@@ -73,6 +74,7 @@ import type {
   TradeExecution,
   TradeRequest,
   TradingModeRequest,
+  UserTier,
   Transfer,
   UpdateEventRequest,
   WithdrawRequest,
@@ -678,6 +680,10 @@ class PortfolioApi extends Api {
   async balance(): Promise<Balance> {
     return (await send(this.c, "getBalance")).data;
   }
+  /** GET /account/limits: the caller's rate tier and what is left of its read and trade budgets. */
+  async limits(): Promise<AccountLimits> {
+    return (await send(this.c, "getAccountLimits")).data;
+  }
   /** GET /positions: open positions with mark price and unrealized PnL. */
   async positions(): Promise<Position[]> {
     return (await send(this.c, "listPositions")).data;
@@ -840,5 +846,9 @@ class AdminApi extends Api {
   /** End a pending proposal with this result (it may differ from the proposal). */
   async finalizeResolution(id: string, body: FinalizeRequest): Promise<MarketItem> {
     return (await send(this.c, "adminFinalizeResolution", { params: { id }, body })).data;
+  }
+  /** Grant a user a rate tier of RATE_TIERS (`default` takes a grant back). */
+  async setUserTier(userId: string, tier: string): Promise<UserTier> {
+    return (await send(this.c, "adminSetUserTier", { params: { userId }, body: { tier } })).data;
   }
 }

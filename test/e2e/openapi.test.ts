@@ -115,6 +115,10 @@ type SdkModels = {
   FinalizeRequest: M.FinalizeRequest;
   DisputeRequest: M.DisputeRequest;
   Dispute: M.Dispute;
+  SetTierRequest: M.SetTierRequest;
+  UserTier: M.UserTier;
+  RateBudget: M.RateBudget;
+  AccountLimits: M.AccountLimits;
 };
 // Every schema has an SDK model and every model a schema...
 type _NamesAgree = Check<Agree<keyof Schemas, keyof SdkModels | "FieldError">>;
@@ -488,6 +492,8 @@ describe("OpenAPI document", () => {
     await a.admin.closeMarket(e.markets[1].id);
     await a.admin.cancelMarket(e.markets[1].id);
     await a.admin.audit({ pageSize: 5 });
+    await a.portfolio.limits();
+    await a.admin.setUserTier(b.session?.userId as string, "default");
     await a.admin.proposeResolution(market, { result: "YES", note: "schema" });
     await a.markets.dispute(market, { reason: "A holder disputes it" });
     await a.admin.finalizeResolution(market, { result: "YES" });

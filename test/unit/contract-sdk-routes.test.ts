@@ -119,6 +119,8 @@ describe("SDK routes from the contract", () => {
     await c.admin.proposeResolution("mkt_1", body);
     await c.admin.finalizeResolution("mkt_1", body);
     await c.markets.dispute("mkt_1", body);
+    await c.portfolio.limits();
+    await c.admin.setUserTier("usr_1", "maker");
     await c.auth.logout();
 
     expect([...new Set(seen.map((s) => `${s.method} ${s.route}`))].sort()).toEqual(contractRoutes());

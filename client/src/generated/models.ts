@@ -609,6 +609,30 @@ export interface Dispute {
   resolution: Resolution;
 }
 
+export interface SetTierRequest {
+  /** A tier of RATE_TIERS, or default */
+  tier: string;
+}
+
+export interface UserTier {
+  userId: string;
+  tier: string;
+}
+
+export interface RateBudget {
+  /** Requests allowed per window */
+  limit: number;
+  /** Requests left in the current sliding window */
+  remaining: number;
+  windowSeconds: number;
+}
+
+export interface AccountLimits {
+  tier: string;
+  read: RateBudget;
+  trade: RateBudget;
+}
+
 export interface CancelMarketRequest {
   /** What each YES share is paid (0.00 to 1.00); each NO share is paid 1 minus it, out of the market's own collateral */
   price?: string;

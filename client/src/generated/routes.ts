@@ -4,7 +4,7 @@
  * the OpenAPI document writes them), who may call it (public, user, admin), whether it takes an
  * Idempotency-Key and whether it answers a page; and what each one takes and answers.
  */
-import type { AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, GetOrderBookQuery, GetPriceHistoryQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeRequest, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, SearchEventsQuery, Session, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, WithdrawRequest, WithdrawResult } from "./models";
+import type { AccountLimits, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, GetOrderBookQuery, GetPriceHistoryQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeRequest, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
 
 export const ROUTES = {
   /** The login domain and a fresh payload for a ton_proof */
@@ -91,6 +91,10 @@ export const ROUTES = {
   adminFinalizeResolution: { method: "POST", path: "/admin/markets/{id}/finalize", auth: "admin" },
   /** Dispute the proposed result: holders only (403 FORBIDDEN), before disputeEndsAt (409 DISPUTE_WINDOW_CLOSED), once per proposal (409 ALREADY_DISPUTED) */
   disputeResolution: { method: "POST", path: "/markets/{id}/disputes", auth: "user" },
+  /** Grant a user a rate tier of RATE_TIERS (default takes a grant back); every gateway applies it from the next request */
+  adminSetUserTier: { method: "PUT", path: "/admin/users/{userId}/tier", auth: "admin" },
+  /** The caller's rate tier and its read and trade budgets (sliding window), as X-RateLimit-* count them */
+  getAccountLimits: { method: "GET", path: "/account/limits", auth: "user" },
 } as const;
 
 export type OperationId = keyof typeof ROUTES;
@@ -139,4 +143,6 @@ export interface RouteTypes {
   adminProposeResolution: { params: { id: string }; query: Record<string, never>; body: ProposeRequest; result: MarketItem };
   adminFinalizeResolution: { params: { id: string }; query: Record<string, never>; body: FinalizeRequest; result: MarketItem };
   disputeResolution: { params: { id: string }; query: Record<string, never>; body: DisputeRequest; result: Dispute };
+  adminSetUserTier: { params: { userId: string }; query: Record<string, never>; body: SetTierRequest; result: UserTier };
+  getAccountLimits: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: AccountLimits };
 }
