@@ -234,7 +234,16 @@ export const INTERNAL_PARAMS = {
     params: "object",
     note: { type: "string", max: 1000, nullable: true },
   },
-  "book.placeTerms": { marketId: ID_RULE, userId: "string", terms: "object", idem: { type: "object", optional: true } },
+  "book.placeTerms": {
+    marketId: ID_RULE,
+    userId: "string",
+    side: "string",
+    outcome: "string",
+    orderType: "string",
+    price: "number",
+    quantity: "number",
+    idem: { type: "object", optional: true },
+  },
   "book.amendOrder": {
     marketId: ID_RULE,
     orderId: "string",

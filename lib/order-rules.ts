@@ -13,30 +13,22 @@ export const GTD_MAX_AHEAD_MS = 365 * 24 * 3600 * 1000;
 export const CLIENT_ORDER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 export const MAX_BATCH = 20;
 
-/** The request body of POST /orders as the validator passed it (types checked, rules not yet). */
-export interface PlaceOrderParams {
-  marketId: string;
-  side: Side;
-  outcome: Outcome;
-  orderType: OrderType;
-  price: number;
-  quantity: number;
-  expiresAt?: string;
-  postOnly?: boolean;
-  clientOrderId?: string;
-  cancelOnPause?: boolean;
-}
-
+/**
+ * An order's terms, the one shape from the request to the market's actor: as POST /orders' body
+ * (the validator checked the types, `price` a decimal) until `checkOrder` makes them the checked
+ * terms (`price` a tick, `postOnly` set, `expiresAt` normalized); models/trading.ts's PlaceTerms
+ * adds the user and the Idempotency-Key.
+ */
 export interface OrderTerms {
   marketId: string;
   side: Side;
   outcome: Outcome;
   orderType: OrderType;
-  /** Tick 1..99. */
+  /** Tick 1..99 once checked (a decimal 0.01..0.99 in the request's body). */
   price: number;
   quantity: number;
   expiresAt?: string;
-  postOnly: boolean;
+  postOnly?: boolean;
   clientOrderId?: string;
   /** Cancelled (reason `paused`) when its market leaves the normal trading mode. */
   cancelOnPause?: boolean;
@@ -63,7 +55,7 @@ export function checkPriceAndQuantity(
 }
 
 /** The whole order: price and lot, GTD's deadline, post-only's order types, the client id's form. */
-export function checkOrder(p: PlaceOrderParams, nowMs: number): Checked<OrderTerms> {
+export function checkOrder(p: OrderTerms, nowMs: number): Checked<OrderTerms> {
   const pq = checkPriceAndQuantity(p.price, p.quantity);
   if (!pq.ok) return pq;
   if (p.orderType === "GTD") {

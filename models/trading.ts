@@ -148,7 +148,7 @@ export interface OrderDoc {
 export type BookCommand =
   | { type: "route"; orderId: string; userId: string; side: Side; outcome: Outcome; quantity: number; mode: "AMM" | "ROUTE" }
   | { type: "ammFund"; liquidity: number }
-  | { type: "place"; order: PlacedOrder }
+  | { type: "place"; order: JournaledOrder }
   | { type: "cancel"; orderId: string; userId?: string }
   | { type: "cancelMany"; userId: string; reason: string }
   | { type: "amend"; orderId: string; userId: string; price: number; quantity: number; keepsPriority: boolean }
@@ -156,7 +156,8 @@ export type BookCommand =
   /** Part of a command too large for one entry; the command itself is in entry `of` (same market). */
   | { type: "part"; of: number };
 
-export interface PlacedOrder {
+/** An order as its placement is journaled (the wire answer is the contract's PlacedOrder). */
+export interface JournaledOrder {
   orderId: string;
   userId: string;
   side: Side;
@@ -262,11 +263,9 @@ export interface OrderQuery {
 
 // The market actors' requests and answers (book.* actions).
 
-/** A placement for the market's owner: checked terms, the user, and the order's own Idempotency-Key. */
-export interface PlaceTerms {
-  marketId: string;
+/** A placement, from the order desk to the market's actor (on its owner): checked terms, the user, and the order's own Idempotency-Key. */
+export interface PlaceTerms extends OrderTerms {
   userId: string;
-  terms: OrderTerms;
   idem?: IdemKey;
 }
 

@@ -93,7 +93,7 @@ export class BookCores<C> {
       ...e.requests,
       now: () => Date.now(),
       owns: (marketId) => registry.owns(marketId),
-      place: (marketId, cmd) => registry.onMarket(marketId, (actor) => actor.place(cmd)),
+      place: (p, render) => registry.onMarket(p.marketId, (actor) => actor.place(p, render)),
     });
     this.owner = new OwnerDesk<C, MarketActor>({
       nodeID: e.nodeID,

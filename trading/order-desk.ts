@@ -10,8 +10,7 @@ import type { Model } from "../contract";
 import type { CancelReasonCode } from "../engine/settlement";
 import type { IdemKey, OrderDoc, OrderQuery, CancelManyResult, PlaceResult, PlaceTerms, AmendTerms, CancelResult } from "../models/trading";
 import { page, type Page } from "../lib/paging";
-import type { PlaceCommand } from "./market-actor";
-import { checkOrder, checkPriceAndQuantity, type OrderTerms, type PlaceOrderParams } from "../lib/order-rules";
+import { checkOrder, checkPriceAndQuantity, type OrderTerms } from "../lib/order-rules";
 import { orderView, placeView, type PlaceView } from "./order-views";
 
 /**
@@ -28,8 +27,8 @@ export interface OrderDeskPorts<C> {
   checkShape(body: unknown): true | Array<{ field: string; type: string }>;
   /** Does this node own the market (its actor is here)? */
   owns(marketId: string): boolean;
-  /** Place on this node's actor of the market. */
-  place(marketId: string, cmd: PlaceCommand): Promise<PlaceResult>;
+  /** Place on this node's actor of the market; `render` is the answer journaled under the order's key. */
+  place(p: PlaceTerms, render: (r: PlaceResult) => unknown): Promise<PlaceResult>;
   /** Place on the market's owner elsewhere (`placeOnOwner` there). */
   placeRemote(c: C, p: PlaceTerms): Promise<PlaceView>;
   /** The request's answer was journaled with its command (the idempotency layer need not store it). */
@@ -55,13 +54,10 @@ export class OrderDesk<C> {
   constructor(private readonly ports: OrderDeskPorts<C>) {}
 
   /** One order: its rules checked here, then placed by the market's owner. */
-  placeOne(c: C, userId: string, p: PlaceOrderParams, idem?: IdemKey): Promise<PlaceView> {
+  placeOne(c: C, userId: string, p: OrderTerms, idem?: IdemKey): Promise<PlaceView> {
     const checked = checkOrder(p, this.ports.now());
     if (!checked.ok) return Promise.reject(invalid(checked.message, checked.fields));
-    return this.placeOnOwner(
-      c,
-      idem ? { marketId: p.marketId, userId, terms: checked.value, idem } : { marketId: p.marketId, userId, terms: checked.value },
-    );
+    return this.placeOnOwner(c, { ...checked.value, userId, ...(idem ? { idem } : {}) });
   }
 
   /**
@@ -70,7 +66,7 @@ export class OrderDesk<C> {
    * With an Idempotency-Key, the answer is journaled with the command.
    */
   placeOnOwner(c: C, p: PlaceTerms): Promise<PlaceView> {
-    if (!this.ports.owns(p.terms.marketId)) {
+    if (!this.ports.owns(p.marketId)) {
       return this.ports.placeRemote(c, p).then((view) => {
         if (p.idem) this.ports.journaled(c);
         return view;
@@ -86,23 +82,9 @@ export class OrderDesk<C> {
    * order between nodes, or back to this node, without end.
    */
   placeHere(c: C, p: PlaceTerms): Promise<PlaceView> {
-    const { terms: t, userId, idem } = p;
-    const render = (r: PlaceResult) => placeView(t, r);
-    const cmd: PlaceCommand = {
-      userId,
-      side: t.side,
-      outcome: t.outcome,
-      orderType: t.orderType,
-      price: t.price,
-      quantity: t.quantity,
-      expiresAt: t.expiresAt,
-      postOnly: t.postOnly,
-      clientOrderId: t.clientOrderId,
-      cancelOnPause: t.cancelOnPause,
-      idem: idem ? { ...idem, render } : undefined,
-    };
-    return this.ports.place(t.marketId, cmd).then((r) => {
-      if (idem) this.ports.journaled(c);
+    const render = (r: PlaceResult) => placeView(p, r);
+    return this.ports.place(p, render).then((r) => {
+      if (p.idem) this.ports.journaled(c);
       return render(r);
     });
   }
@@ -128,7 +110,7 @@ export class OrderDesk<C> {
         });
         continue;
       }
-      const p = body as PlaceOrderParams;
+      const p = body as OrderTerms;
       const key = idem ? batchItemKey(idem, i) : undefined;
       try {
         // A replay answers the placement journaled first under the key (stored as JSON: a PlaceView).

@@ -58,7 +58,7 @@ export function placeView(t: OrderTerms, r: PlaceResult, quantity = t.quantity):
     fills: r.fills,
     clientOrderId: t.clientOrderId ?? null,
     expiresAt: t.expiresAt ?? null,
-    postOnly: t.postOnly,
+    postOnly: !!t.postOnly,
     createdAt: r.createdAt,
     updatedAt: r.createdAt,
   };

@@ -6,7 +6,7 @@ import LedgerService from "../../services/ledger.service";
 import BookService from "../../services/book.service";
 import type { BookJournalDoc, OrderDoc, MoneyCheck, VerifyReport } from "../../models/trading";
 import type { PlaceView } from "../../trading/order-views";
-import { MAX_PER_ENTRY } from "../../trading/market-actor";
+import { MAX_PER_ENTRY } from "../../trading/entries";
 import { SHARE } from "../support/trading";
 
 jest.setTimeout(180_000);
@@ -47,7 +47,7 @@ describe("an order sweeping 20,000 resting orders", () => {
   afterAll(() => broker.stop());
 
   const place = (userId: string, terms: Record<string, unknown>) =>
-    broker.call<PlaceView, object>("book.placeTerms", { marketId, userId, terms: { marketId, postOnly: false, ...terms } });
+    broker.call<PlaceView, object>("book.placeTerms", { marketId, userId, postOnly: false, ...terms });
 
   test("fills completely: one trade for the taker, every maker order filled, the journal in bounded parts, the books exact", async () => {
     // Dust at the top of the book: 20,000 resting BUY YES orders of one lot each.

@@ -229,6 +229,22 @@ describe("the resolution process", () => {
     expect(await cores(st).process.runDeadlines(cores(st).out)).toBe(0);
   });
 
+  test("two clocks on one store (two core nodes sharing MongoDB) close and finalize each market once", async () => {
+    const st = storage();
+    for (let i = 0; i < 6; i++) st.markets.set(`mkt_c${i}`, market({ _id: `mkt_c${i}`, closeTime: iso(T0 + 1000) }));
+    for (let i = 0; i < 6; i++) st.markets.set(`mkt_f${i}`, market({ _id: `mkt_f${i}`, status: "closed" }));
+    for (let i = 0; i < 6; i++) await cores(st).process.propose(`mkt_f${i}`, "YES", null, cores(st).out);
+    st.clock.ms = T0 + WINDOW + 1;
+    const [a, b] = [cores(st), cores(st)];
+    await Promise.all([a.process.runDeadlines(a.out), b.process.runDeadlines(b.out), a.process.runDeadlines(a.out)]);
+    await Promise.all([b.process.runDeadlines(b.out), a.process.runDeadlines(a.out)]);
+    const told = [...a.told, ...b.told];
+    const once = (name: string) => told.filter((t) => t.name === name).map((t) => ("payload" in t ? t.payload.marketId : ""));
+    expect(once("market.closed").sort()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `mkt_c${i}`));
+    expect(once("market.resolved").sort()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `mkt_f${i}`));
+    for (let i = 0; i < 6; i++) expect(st.markets.get(`mkt_f${i}`)).toMatchObject({ status: "resolved", result: "YES" });
+  });
+
   test("an open market closes by itself at its close time, once, also when the clock runs late (a restart)", async () => {
     const st = storage();
     st.markets.set("mkt_1", market({ closeTime: iso(T0 + 1000) }));

@@ -1,6 +1,6 @@
 import { Errors } from "moleculer";
 import { batchItemKey, OrderDesk, type OrderDeskPorts } from "../../trading/order-desk";
-import type { PlaceCommand } from "../../trading/market-actor";
+import type { PlaceCommand } from "../../trading/commands";
 import type { IdemKey, OrderDoc, PlaceTerms, PlaceResult, OrderQuery } from "../../models/trading";
 import { isFault } from "../../lib/fault";
 import { Validator } from "../../lib/validator";
@@ -78,14 +78,14 @@ function world() {
     now: () => NOW,
     checkShape: shape,
     owns: (marketId) => local.has(marketId),
-    place: async (marketId, cmd) => {
+    place: async ({ marketId, ...cmd }, render) => {
       if (marketId === "mkt_closed") throw new Errors.MoleculerClientError("Market is closed", 400, "MARKET_NOT_OPEN");
       // As the registry: only the owner's actor takes a command.
       if (!local.has(marketId)) throw marketMoved(marketId);
       placed.push({ marketId, cmd });
       const r = result(`ord_${++n}`);
       // The actor journals the rendered answer with the command.
-      if (cmd.idem) answered.set(`${cmd.idem.scope}\0${cmd.idem.key}`, cmd.idem.render(r));
+      if (cmd.idem) answered.set(`${cmd.idem.scope}\0${cmd.idem.key}`, render(r));
       return r;
     },
     placeRemote: async (_c, p) => {
@@ -178,11 +178,7 @@ describe("OrderDesk", () => {
     expect(c.journaled).toBe(0);
     await w.desk.placeOne(c, "usr_a", { ...body, marketId: "mkt_far" });
     expect(w.remote).toEqual([
-      {
-        marketId: "mkt_far",
-        userId: "usr_a",
-        terms: { marketId: "mkt_far", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: 300, postOnly: false },
-      },
+      { marketId: "mkt_far", userId: "usr_a", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: 300, postOnly: false },
     ]);
   });
 
@@ -197,11 +193,11 @@ describe("OrderDesk", () => {
       quantity: 300,
       postOnly: false,
     } as const;
-    const err = await w.desk.placeHere(req(), { marketId: "mkt_far", userId: "usr_a", terms }).catch((e: unknown) => e);
+    const err = await w.desk.placeHere(req(), { ...terms, userId: "usr_a" }).catch((e: unknown) => e);
     expect(isFault(err) && err.code).toBe("MARKET_MOVED");
     expect(w.remote).toEqual([]);
     expect(w.placed).toEqual([]);
-    await w.desk.placeHere(req(), { marketId: "mkt_1", userId: "usr_a", terms: { ...terms, marketId: "mkt_1" } });
+    await w.desk.placeHere(req(), { ...terms, marketId: "mkt_1", userId: "usr_a" });
     expect(w.placed.map((p) => p.marketId)).toEqual(["mkt_1"]);
   });
 

@@ -4,7 +4,7 @@ import type { RoutePlan } from "../../engine/router";
 import type { CancelReasonCode } from "../../engine/settlement";
 import type { Order, Outcome, Side } from "../../engine/types";
 import { isFault } from "../../lib/fault";
-import type { AmendCommand, RouteCommand } from "../../trading/market-actor";
+import type { AmendCommand, RouteCommand } from "../../trading/commands";
 import { MarketRegistry, type RegisteredActor } from "../../trading/market-registry";
 import { OwnerDesk, type OwnedActor } from "../../trading/owner-desk";
 import type { PlaceResult, RouteExecution, TopOfBook } from "../../models/trading";

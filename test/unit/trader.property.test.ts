@@ -2,7 +2,8 @@ import fc from "fast-check";
 import { Ledger, LedgerFault } from "../../ledger/ledger";
 import { SqliteMoneyStore } from "../../ledger/sqlite-store";
 import { verifyAll } from "../../ledger/verify";
-import { MarketActor, TradingError, type MarketPorts } from "../../trading/market-actor";
+import { MarketActor, type MarketPorts } from "../../trading/market-actor";
+import { TradingError } from "../../trading/refusals";
 import { ReferenceBook } from "../support/reference-book";
 import type { OrderType, Outcome, RestingOrder, Side } from "../../engine/types";
 
