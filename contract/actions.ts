@@ -36,6 +36,7 @@ import type {
   CancelResult,
   PlaceTerms,
   TopOfBook,
+  QueuePosition,
 } from "../models/trading";
 import type { UserDoc, TokenUser, UserTier } from "../models/user";
 import { AMOUNT } from "../lib/params";
@@ -98,6 +99,8 @@ export interface InternalActions {
     { marketId: string; levels: number }
   >;
   "book.top": Entry<{ marketId: string }, TopOfBook>;
+  /** What rests before a resting order at its level, answered by the market's owner (null: not resting). */
+  "book.queuePositionAt": Entry<{ marketId: string; orderId: string }, QueuePosition | null>;
   "book.topOfBook": Entry<{ marketIds: string[] }, Record<string, TopOfBook>>;
   "book.halt": Entry<{ marketId: string; status: string }, { released: number }>;
   /** The market's own trading mode, applied by its owner (cancelOnPause orders cancelled when paused). */
@@ -264,6 +267,7 @@ export const INTERNAL_PARAMS = {
   "book.ensureMarket": { marketId: ID_RULE },
   "book.depth": { marketId: ID_RULE, levels: { type: "number", optional: true, default: 10 } },
   "book.top": { marketId: ID_RULE },
+  "book.queuePositionAt": { marketId: ID_RULE, orderId: "string" },
   "book.topOfBook": { marketIds: { type: "array", items: "string", max: 200 } },
   "book.halt": { marketId: ID_RULE, status: "string" },
   "book.setTradingMode": { marketId: ID_RULE, mode: MODE_RULE, reason: { type: "string", nullable: true } },

@@ -710,6 +710,14 @@ export const SCHEMAS = {
     "createdAt",
     "resolution",
   ]),
+  QueuePosition: obj(
+    {
+      price: { type: "string", pattern: "^0\\.[0-9]{2}$", description: "The order's price in its own outcome" },
+      quantityAhead: { ...micro, description: "Quantity resting before the order at its price level (time priority)" },
+      ordersAhead: { type: "integer", description: "Orders resting before it at that level" },
+    },
+    ["price", "quantityAhead", "ordersAhead"],
+  ),
   SetTierRequest: {
     type: "object",
     required: ["tier"],

@@ -364,6 +364,21 @@ export const ROUTES = {
     tags: ["trading"],
     summary: "Cancel an open order (404 ORDER_NOT_FOUND for unknown, finished or others' orders)",
   },
+  "book.queuePosition": {
+    method: "GET",
+    path: "/orders/:orderId/queue-position",
+    operationId: "getQueuePosition",
+    auth: "user",
+    rate: "read",
+    ids: { orderId: "Order id" },
+    status: 200,
+    result: ref("QueuePosition"),
+    resultDescription: "What rests before the order at its price level",
+    errors: ["401", "404"],
+    tags: ["trading"],
+    summary:
+      "Queue position of an open order: quantity and orders ahead of it at its price (404 ORDER_NOT_FOUND for unknown, finished or others' orders)",
+  },
   "ledger.heartbeat": {
     method: "POST",
     path: "/heartbeats",

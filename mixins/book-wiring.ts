@@ -56,6 +56,7 @@ export function bookCoresOn(broker: ServiceBroker, log: (message: string) => voi
       openMarketsOf: (ctx, userId) => call(ctx, "ledger.openMarketsOf", { userId }),
       cancelMany: (ctx, marketId, userId, reason) => call(ctx, "book.cancelMany", { marketId, userId, reason }),
       cancel: (ctx, marketId, orderId, userId) => call(ctx, "book.cancel", { marketId, orderId, userId }),
+      queuePosition: (ctx, marketId, orderId) => call(ctx, "book.queuePositionAt", { marketId, orderId }),
       topOnOwner: (ctx, marketId) => call(ctx, "book.top", { marketId }),
     },
   });

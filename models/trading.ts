@@ -2,7 +2,9 @@ import type { AccountsSnapshot, ConservationReport, Posting } from "../engine/ac
 import type { OrderTerms } from "../lib/order-rules";
 import type { RoutePlan } from "../engine/router";
 import type { CancelReasonCode, FillRecord, OrderChange, TradeRecord } from "../engine/settlement";
-import type { OrderType, Outcome, RestingOrder, Side } from "../engine/types";
+import type { OrderType, Outcome, QueuePosition, RestingOrder, Side } from "../engine/types";
+
+export type { QueuePosition };
 
 /** A resting order as the ledger committed it: the book's order and its client order id (rebuilding a book). */
 export type CommittedRestingOrder = RestingOrder & { clientOrderId?: string | null; cancelOnPause?: boolean };

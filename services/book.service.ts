@@ -164,6 +164,22 @@ const BookService = defineService<BookThis>({
       },
     },
 
+    /** GET /orders/:orderId/queue-position: what rests before the caller's open order at its price. */
+    queuePosition: {
+      ...routeAction("book.queuePosition"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.queuePosition">>): Answer<"book.queuePosition"> {
+        return this.desk.queuePosition(ctx, currentUser(ctx).id, ctx.params.orderId).catch(throwWire);
+      },
+    },
+
+    /** Internal: a resting order's queue position, answered by the market's owner. */
+    queuePositionAt: {
+      ...internalAction("book.queuePositionAt"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.queuePositionAt">>): Answer<"book.queuePositionAt"> {
+        return this.owner.queuePosition(ctx.params.marketId, ctx.params.orderId).catch(throwWire);
+      },
+    },
+
     /** Internal: one market's best prices, answered by its owner. */
     top: {
       ...internalAction("book.top"),

@@ -74,6 +74,7 @@ import type {
   TradeExecution,
   TradeRequest,
   TradingModeRequest,
+  QueuePosition,
   UserTier,
   Transfer,
   UpdateEventRequest,
@@ -645,6 +646,10 @@ class OrdersApi extends Api {
   /** DELETE /orders/:id */
   async cancel(id: string): Promise<CancelledOrder> {
     return (await send(this.c, "cancelOrder", { params: { orderId: id } })).data;
+  }
+  /** GET /orders/:id/queue-position: quantity and orders resting before this open order at its price. */
+  async queuePosition(id: string): Promise<QueuePosition> {
+    return (await send(this.c, "getQueuePosition", { params: { orderId: id } })).data;
   }
   /** DELETE /orders: every open order of yours, or of one market. */
   async cancelAll(params: { marketId?: string } = {}): Promise<CancelAllResult> {

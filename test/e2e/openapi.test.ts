@@ -115,6 +115,7 @@ type SdkModels = {
   FinalizeRequest: M.FinalizeRequest;
   DisputeRequest: M.DisputeRequest;
   Dispute: M.Dispute;
+  QueuePosition: M.QueuePosition;
   SetTierRequest: M.SetTierRequest;
   UserTier: M.UserTier;
   RateBudget: M.RateBudget;
@@ -424,6 +425,7 @@ describe("OpenAPI document", () => {
     await b.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.6, quantity: 2 * SHARE });
     await a.orders.list();
     await a.markets.orderbook(market);
+    await a.orders.queuePosition(resting.orderId);
     await a.orders.cancel(resting.orderId);
     await a.orders.cancel(resting.orderId).catch(ignore);
     // The trader API: order options, replays, batch, amend, cancel-all, history, the switch.

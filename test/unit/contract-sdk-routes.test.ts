@@ -120,6 +120,7 @@ describe("SDK routes from the contract", () => {
     await c.admin.finalizeResolution("mkt_1", body);
     await c.markets.dispute("mkt_1", body);
     await c.portfolio.limits();
+    await c.orders.queuePosition("ord_1");
     await c.admin.setUserTier("usr_1", "maker");
     await c.auth.logout();
 

@@ -609,6 +609,15 @@ export interface Dispute {
   resolution: Resolution;
 }
 
+export interface QueuePosition {
+  /** The order's price in its own outcome */
+  price: string;
+  /** Quantity resting before the order at its price level (time priority) */
+  quantityAhead: string;
+  /** Orders resting before it at that level */
+  ordersAhead: number;
+}
+
 export interface SetTierRequest {
   /** A tier of RATE_TIERS, or default */
   tier: string;

@@ -4,7 +4,7 @@
  * the OpenAPI document writes them), who may call it (public, user, admin), whether it takes an
  * Idempotency-Key and whether it answers a page; and what each one takes and answers.
  */
-import type { AccountLimits, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, GetOrderBookQuery, GetPriceHistoryQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeRequest, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
+import type { AccountLimits, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, GetOrderBookQuery, GetPriceHistoryQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeRequest, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
 
 export const ROUTES = {
   /** The login domain and a fresh payload for a ton_proof */
@@ -41,6 +41,8 @@ export const ROUTES = {
   amendOrder: { method: "PATCH", path: "/orders/{orderId}", auth: "user" },
   /** Cancel an open order (404 ORDER_NOT_FOUND for unknown, finished or others' orders) */
   cancelOrder: { method: "DELETE", path: "/orders/{orderId}", auth: "user" },
+  /** Queue position of an open order: quantity and orders ahead of it at its price (404 ORDER_NOT_FOUND for unknown, finished or others' orders) */
+  getQueuePosition: { method: "GET", path: "/orders/{orderId}/queue-position", auth: "user" },
   /** Dead man's switch: arm or re-arm (5 to 300 s), or disarm (0) (read rate category) */
   heartbeat: { method: "POST", path: "/heartbeats", auth: "user" },
   /** Trade against the AMM only (trade rate category) */
@@ -118,6 +120,7 @@ export interface RouteTypes {
   placeOrderBatch: { params: Record<string, never>; query: Record<string, never>; body: BatchOrderRequest; result: BatchOrderResult[] };
   amendOrder: { params: { orderId: string }; query: Record<string, never>; body: AmendOrderRequest; result: PlacedOrder };
   cancelOrder: { params: { orderId: string }; query: Record<string, never>; body: undefined; result: CancelledOrder };
+  getQueuePosition: { params: { orderId: string }; query: Record<string, never>; body: undefined; result: QueuePosition };
   heartbeat: { params: Record<string, never>; query: Record<string, never>; body: HeartbeatRequest; result: Heartbeat };
   tradeAmm: { params: Record<string, never>; query: Record<string, never>; body: TradeRequest; result: TradeExecution };
   tradeMarket: { params: Record<string, never>; query: Record<string, never>; body: TradeRequest; result: TradeExecution };
