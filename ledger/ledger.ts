@@ -249,6 +249,7 @@ export class Ledger {
         trades: parts.length === 1 ? first.trades : parts.flatMap((p) => p.trades ?? []),
         book: last.book,
         payout: first.payout,
+        reward: first.reward,
       },
       this.accounts,
     );
@@ -290,6 +291,7 @@ export class Ledger {
       if (input.idem) doc.idem = input.idem;
       if (input.heartbeat) doc.heartbeat = input.heartbeat;
       if (input.audit) doc.audit = input.audit;
+      if (input.reward) doc.reward = input.reward;
       this.seq = doc.seq;
       this.pending.push({ doc, body: JSON.stringify(doc), ...(firstEntry ? { undo } : {}) });
       this.pendingKeys.set(doc._id, doc);

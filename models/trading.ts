@@ -54,10 +54,32 @@ export interface LedgerEntryDoc {
   heartbeat?: HeartbeatRecord;
   /** An operator action (the audit log): kept in the hash chain with the money. */
   audit?: AuditEntry;
+  /** Liquidity rewards: the rewards account funded, or a market's day of rewards and maker rebates paid (ledger/entry-rules.ts). */
+  reward?: RewardRecord;
   at: string;
   /** Present on entries read back from the journal. */
   hash?: string;
 }
+
+/**
+ * A rewards entry. `fund`: house money into the rewards account (an operator action). `payout`:
+ * one market's UTC day paid, once (its key names the day and market): rewards from the rewards
+ * account pro rata to the day's scores (at most the market's pool), rebates from the fee account
+ * pro rata to filled maker quantity (at most rebateBps of the day's taker fees).
+ */
+export type RewardRecord =
+  | { kind: "fund"; amount: number }
+  | {
+      kind: "payout";
+      marketId: string;
+      /** YYYY-MM-DD (UTC). */
+      day: string;
+      pool: number;
+      takerFees: number;
+      rebateBps: number;
+      rewards: Array<{ userId: string; amount: number; score: string }>;
+      rebates: Array<{ userId: string; amount: number; filled: number }>;
+    };
 
 /** One operator action as journaled: which route, with what parameters, and the operator's note. */
 export interface AuditEntry {
@@ -216,7 +238,7 @@ export interface MarketLease {
 /** `ledger.post`: one entry of postings and what it records with them (the journal entry's own fields). */
 export interface PostInput extends Pick<
   LedgerEntryDoc,
-  "postings" | "checkAfter" | "trades" | "book" | "fence" | "settlement" | "payout" | "idem" | "heartbeat" | "audit"
+  "postings" | "checkAfter" | "trades" | "book" | "fence" | "settlement" | "payout" | "idem" | "heartbeat" | "audit" | "reward"
 > {
   key: string;
   /** One part of a book command split over several entries (see post). */
