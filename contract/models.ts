@@ -718,6 +718,52 @@ export const SCHEMAS = {
     },
     ["price", "quantityAhead", "ordersAhead"],
   ),
+  RewardTermsRequest: {
+    type: "object",
+    required: ["dailyPool", "maxSpread", "minSize"],
+    properties: {
+      dailyPool: { ...amountString, description: "Micro-USDT paid each UTC day to the market's scorers (0 stops it)" },
+      maxSpread: {
+        type: "string",
+        pattern: "^0\\.(0[1-9]|[1-9][0-9])$",
+        description: "The widest distance from the midpoint that scores, e.g. 0.03",
+      },
+      minSize: { ...amountString, description: "The smallest resting quantity that scores (micro-shares)" },
+    },
+  },
+  RewardMarket: obj({ marketId: str, dailyPool: micro, maxSpread: decimal, minSize: micro }, [
+    "marketId",
+    "dailyPool",
+    "maxSpread",
+    "minSize",
+  ]),
+  FundRewardsRequest: { type: "object", required: ["amount"], properties: { amount: amountString } },
+  RewardsFunded: obj({ amount: micro, balance: { ...micro, description: "The rewards account's balance now" } }, ["amount", "balance"]),
+  RewardEarning: obj(
+    {
+      marketId: str,
+      score: {
+        type: "string",
+        pattern: "^(0|[1-9][0-9]*)$",
+        description: "The day's score (summed per-minute scores; comparable within a market)",
+      },
+      reward: micro,
+      rebate: micro,
+    },
+    ["marketId", "score", "reward", "rebate"],
+  ),
+  OrderScoring: obj(
+    {
+      scoring: bool,
+      reason: {
+        type: "string",
+        enum: ["scoring", "no_rewards", "no_midpoint", "too_far", "too_small", "not_resting"],
+        description:
+          "Why it scores or not: its market pays no rewards, the book has no midpoint, it rests at or beyond maxSpread, below minSize, or it no longer rests",
+      },
+    },
+    ["scoring", "reason"],
+  ),
   SetTierRequest: {
     type: "object",
     required: ["tier"],

@@ -597,6 +597,11 @@ export class Ledger {
 
   // --- reads of the books (memory) ---
 
+  /** What the fee account holds now (maker rebates are paid out of it). */
+  feeBalance(): number {
+    return this.accounts.feeBalance();
+  }
+
   balance(account: string) {
     return this.accounts.balance(account);
   }

@@ -87,6 +87,14 @@ export interface AppConfig {
   /** Taker fee rate in basis points of quantity x p x (1-p); maker fee likewise. */
   takerFeeBps: number;
   makerFeeBps: number;
+  /** MAKER_REBATE_BPS: the share of each market's day of taker fees paid to that day's makers (default 0). */
+  makerRebateBps: number;
+  /**
+   * Liquidity rewards: how often resting orders are scored and finished days paid (REWARDS_TICK_MS,
+   * default 60 s), and the time the rewards clock shows at start (REWARDS_CLOCK_AT, ISO; unset: the
+   * real time), from which it runs at real speed: a test puts the day boundary seconds away.
+   */
+  rewards: { tickMs: number; clockAtMs?: number };
   /** The AMM's LP fee in basis points of the cash traded with the pool. */
   ammFeeBps: number;
   seedDemo: boolean;
@@ -190,6 +198,13 @@ function bps(env: Env, name: string, fallback: number): number {
   const v = int(env, name, fallback);
   if (v >= 10_000) throw new Error(`${name} must be below 10000 basis points, got ${v}`);
   return v;
+}
+
+function clockAt(raw: string | undefined): number | undefined {
+  if (!raw) return undefined;
+  const ms = Date.parse(raw);
+  if (!Number.isFinite(ms)) throw new Error(`REWARDS_CLOCK_AT must be an ISO 8601 time, got "${raw}"`);
+  return ms;
 }
 
 function rateLimits(env: Env): RateLimitConfig {
@@ -303,6 +318,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ton,
     takerFeeBps: bps(env, "TAKER_FEE_BPS", 200),
     makerFeeBps: bps(env, "MAKER_FEE_BPS", 0),
+    makerRebateBps: bps(env, "MAKER_REBATE_BPS", 0),
+    rewards: { tickMs: Math.max(50, int(env, "REWARDS_TICK_MS", 60_000)), clockAtMs: clockAt(env.REWARDS_CLOCK_AT) },
     ammFeeBps: bps(env, "AMM_FEE_BPS", 100),
     seedDemo: env.SEED_DEMO !== "false",
     reopenPostOnlyMs: int(env, "REOPEN_POST_ONLY_MS", 0),

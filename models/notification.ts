@@ -16,6 +16,7 @@ export const NOTIFICATION_TYPES = [
   "DEPOSIT_CREDITED",
   "WITHDRAWAL_SENT",
   "WITHDRAWAL_FAILED",
+  "REWARD_PAID",
 ] as const;
 
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
@@ -61,6 +62,8 @@ export interface NotificationMetadata {
   DEPOSIT_CREDITED: { amount: string; reference: string; txHash: string | null };
   WITHDRAWAL_SENT: { withdrawalId: string; amount: string; txHash: string | null };
   WITHDRAWAL_FAILED: { withdrawalId: string; amount: string; reason: string };
+  /** A market's day of liquidity rewards and maker rebates (UTC day YYYY-MM-DD), credited to the available balance. */
+  REWARD_PAID: { marketId: string; day: string; reward: string; rebate: string };
 }
 
 /** Telegram push state: `none` = no verified link or bot off; `failed` = gave up after max attempts or a permanent error. */

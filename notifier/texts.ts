@@ -84,6 +84,17 @@ export function render(d: AnyDraft, marketTitle: string | null): { title: string
         title: "Withdrawal failed",
         body: `Your withdrawal of ${usdt(d.metadata.amount)} failed (${d.metadata.reason}); the amount is available in your account again.`,
       };
+    case "REWARD_PAID": {
+      const m = d.metadata;
+      const parts = [
+        ...(m.reward !== "0" ? [`${usdt(m.reward)} of liquidity rewards`] : []),
+        ...(m.rebate !== "0" ? [`${usdt(m.rebate)} of maker rebates`] : []),
+      ];
+      return {
+        title: "Rewards paid",
+        body: `${parts.join(" and ")} for ${quoted(marketTitle, m.marketId)} on ${m.day} are now available in your account.`,
+      };
+    }
   }
 }
 

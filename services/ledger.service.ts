@@ -9,12 +9,21 @@ import type { LedgerDesk } from "../ledger/desk";
 import { openMoneyStore } from "../ledger/money-store";
 import { positionsView } from "../ledger/positions";
 import type { VerifyReport } from "../models/trading";
+import { createDbMixin, type DbState } from "../mixins/db.mixin";
+import { MarketClock } from "../catalog/clock";
+import { newId } from "../lib/ids";
+import { RewardsDesk, type RewardCollections } from "../ledger/rewards";
+import type { RestingOrder } from "../engine/types";
 
-type LedgerThis = Service & {
-  cores?: LedgerCores;
-  /** The cores' requests (set once started). */
-  desk: LedgerDesk;
-};
+type LedgerThis = Service &
+  DbState<RewardCollections> & {
+    cores?: LedgerCores;
+    /** The cores' requests (set once started). */
+    desk: LedgerDesk;
+    /** Liquidity rewards and maker rebates (ledger/rewards.ts), run by `rewardClock`. */
+    rewards: RewardsDesk;
+    rewardClock?: MarketClock;
+  };
 
 /**
  * The money path's single writer: a shell over the ledger's cores (ledger/ledger-cores.ts). Its
@@ -22,8 +31,69 @@ type LedgerThis = Service & {
  */
 const LedgerService = defineService<LedgerThis>({
   name: "ledger",
+  mixins: [
+    createDbMixin<RewardCollections>({
+      rewardTerms: [],
+      rewardScores: [{ fields: { day: 1, marketId: 1 } }],
+      rewardFills: [{ fields: { day: 1, marketId: 1 } }],
+      rewardEarnings: [{ fields: { day: 1, userId: 1 } }],
+      rewardMeta: [],
+    }),
+  ],
 
   actions: {
+    /** POST /admin/markets/:id/rewards: a market's liquidity reward terms. */
+    setRewardTerms: {
+      ...routeAction("ledger.setRewardTerms"),
+      async handler(
+        this: LedgerThis,
+        ctx: AppContext<HandlerParams<"ledger.setRewardTerms">>,
+      ): Promise<ActionResult<"ledger.setRewardTerms">> {
+        const { id, ...terms } = ctx.params;
+        await this.rewards.setTerms(id, terms).catch(throwWire);
+        return (
+          (await this.rewards.markets()).find((m) => m.marketId === id) ?? {
+            marketId: id,
+            dailyPool: "0",
+            maxSpread: terms.maxSpread,
+            minSize: terms.minSize,
+          }
+        );
+      },
+    },
+
+    /** POST /admin/rewards/fund: house money into the rewards account. */
+    fundRewards: {
+      ...routeAction("ledger.fundRewards"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.fundRewards">>): Answer<"ledger.fundRewards"> {
+        return this.rewards.fund(Number(ctx.params.amount)).catch(throwWire);
+      },
+    },
+
+    /** GET /rewards/markets (public). */
+    rewardMarkets: {
+      ...routeAction("ledger.rewardMarkets"),
+      handler(this: LedgerThis): Answer<"ledger.rewardMarkets"> {
+        return this.rewards.markets();
+      },
+    },
+
+    /** GET /rewards/earnings?date= */
+    rewardEarnings: {
+      ...routeAction("ledger.rewardEarnings"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.rewardEarnings">>): Answer<"ledger.rewardEarnings"> {
+        return this.rewards.earnings(currentUser(ctx).id, ctx.params.date);
+      },
+    },
+
+    /** GET /orders/:orderId/scoring */
+    orderScoring: {
+      ...routeAction("ledger.orderScoring"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.orderScoring">>): Answer<"ledger.orderScoring"> {
+        return this.rewards.orderScoring(currentUser(ctx).id, ctx.params.orderId).catch(throwWire);
+      },
+    },
+
     /**
      * Internal: apply one entry exactly once. A repeated key answers `applied: false` and changes
      * nothing; a refused entry (insufficient funds, a stale market writer) changes nothing and is
@@ -268,9 +338,51 @@ const LedgerService = defineService<LedgerThis>({
     });
     this.desk = this.cores.desk;
     this.cores.startDeadlines();
+    const cfg = configOf(broker);
+    const bootMs = Date.now();
+    const clockAt = cfg.rewards.clockAtMs;
+    const desk = this.desk;
+    this.rewards = new RewardsDesk({
+      stores: () => this.stores,
+      resting: async (marketId) => {
+        const out: RestingOrder[] = [];
+        for (let after = -1; ;) {
+          const page = await desk.store.restingOrders(marketId, after, 1_000);
+          out.push(...page);
+          if (page.length < 1_000) return out;
+          after = page[page.length - 1].seq;
+        }
+      },
+      entriesAfter: (seq, limit) => desk.store.entriesAfter(seq, limit),
+      entryByKey: async (key) => {
+        const seq = desk.store.keySeq(key);
+        return seq === null ? null : ((await desk.store.entriesAfter(seq - 1, 1))[0] ?? null);
+      },
+      post: async (entry) => desk.post(entry),
+      available: (account) => desk.ledger.balance(account).available,
+      feeBalance: () => desk.ledger.feeBalance(),
+      order: (orderId) => desk.store.order(orderId),
+      marketExists: (marketId) =>
+        call(broker, "catalog.getMarketInternal", { marketId }).then(
+          () => true,
+          (err: { code?: number }) => (err?.code === 404 ? false : Promise.reject(err)),
+        ),
+      rebateBps: cfg.makerRebateBps,
+      newId,
+      // The day boundary's clock: real time, or REWARDS_CLOCK_AT running from this start.
+      now: clockAt === undefined ? Date.now : () => clockAt + (Date.now() - bootMs),
+      warn: (message) => this.logger.warn(message),
+    });
+    this.rewardClock = new MarketClock(
+      () => this.rewards.tick(),
+      cfg.rewards.tickMs,
+      (m) => this.logger.warn(`rewards ${m}`),
+    );
+    this.rewardClock.start();
   },
 
   async stopped() {
+    await this.rewardClock?.stop();
     await this.cores?.close();
   },
 });

@@ -75,6 +75,11 @@ import type {
   TradeRequest,
   TradingModeRequest,
   QueuePosition,
+  OrderScoring,
+  RewardEarning,
+  RewardMarket,
+  RewardsFunded,
+  RewardTermsRequest,
   UserTier,
   Transfer,
   UpdateEventRequest,
@@ -605,7 +610,11 @@ class MarketsApi extends Api {
   /** GET /markets/:id (cached 5 s by the server). */
   async get(id: string): Promise<MarketItem> {
     return (await send(this.c, "getMarket", { params: { id } })).data;
+  } /** GET /rewards/markets: the markets paying liquidity rewards, with their terms. */
+  async rewardMarkets(): Promise<RewardMarket[]> {
+    return (await send(this.c, "listRewardMarkets")).data;
   }
+
   /** GET /markets/:id/orderbook: top 10 levels of the YES (default) or NO view. */
   async orderbook(id: string, outcome?: Outcome): Promise<OrderBook> {
     return (await send(this.c, "getOrderBook", { params: { marketId: id }, query: { outcome } })).data;
@@ -647,6 +656,10 @@ class OrdersApi extends Api {
   async cancel(id: string): Promise<CancelledOrder> {
     return (await send(this.c, "cancelOrder", { params: { orderId: id } })).data;
   }
+  /** GET /orders/:id/scoring: whether the order scores for liquidity rewards now, and why not. */
+  async scoring(id: string): Promise<OrderScoring> {
+    return (await send(this.c, "getOrderScoring", { params: { orderId: id } })).data;
+  }
   /** GET /orders/:id/queue-position: quantity and orders resting before this open order at its price. */
   async queuePosition(id: string): Promise<QueuePosition> {
     return (await send(this.c, "getQueuePosition", { params: { orderId: id } })).data;
@@ -684,6 +697,10 @@ class PortfolioApi extends Api {
   /** GET /balance */
   async balance(): Promise<Balance> {
     return (await send(this.c, "getBalance")).data;
+  }
+  /** GET /rewards/earnings?date=YYYY-MM-DD: the caller's score, reward and rebate per market that UTC day. */
+  async rewardEarnings(date: string): Promise<RewardEarning[]> {
+    return (await send(this.c, "getRewardEarnings", { query: { date } })).data;
   }
   /** GET /account/limits: the caller's rate tier and what is left of its read and trade budgets. */
   async limits(): Promise<AccountLimits> {
@@ -851,6 +868,14 @@ class AdminApi extends Api {
   /** End a pending proposal with this result (it may differ from the proposal). */
   async finalizeResolution(id: string, body: FinalizeRequest): Promise<MarketItem> {
     return (await send(this.c, "adminFinalizeResolution", { params: { id }, body })).data;
+  }
+  /** A market's liquidity rewards: daily pool, the spread and size that score. */
+  async setMarketRewards(id: string, body: RewardTermsRequest): Promise<RewardMarket> {
+    return (await send(this.c, "adminSetMarketRewards", { params: { id }, body })).data;
+  }
+  /** Fund the rewards account with house money. */
+  async fundRewards(amount: string): Promise<RewardsFunded> {
+    return (await send(this.c, "adminFundRewards", { body: { amount } })).data;
   }
   /** Grant a user a rate tier of RATE_TIERS (`default` takes a grant back). */
   async setUserTier(userId: string, tier: string): Promise<UserTier> {

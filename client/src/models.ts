@@ -115,7 +115,8 @@ export type KnownNotificationType =
   | "MARKET_RESOLVED"
   | "MARKET_CANCELLED"
   | "DEPOSIT_CREDITED"
-  | "WITHDRAWAL_SENT";
+  | "WITHDRAWAL_SENT"
+  | "REWARD_PAID";
 
 export type ListNotificationsParams = ListNotificationsQuery;
 

@@ -116,6 +116,12 @@ type SdkModels = {
   DisputeRequest: M.DisputeRequest;
   Dispute: M.Dispute;
   QueuePosition: M.QueuePosition;
+  RewardTermsRequest: M.RewardTermsRequest;
+  RewardMarket: M.RewardMarket;
+  FundRewardsRequest: M.FundRewardsRequest;
+  RewardsFunded: M.RewardsFunded;
+  RewardEarning: M.RewardEarning;
+  OrderScoring: M.OrderScoring;
   SetTierRequest: M.SetTierRequest;
   UserTier: M.UserTier;
   RateBudget: M.RateBudget;
@@ -426,6 +432,11 @@ describe("OpenAPI document", () => {
     await a.orders.list();
     await a.markets.orderbook(market);
     await a.orders.queuePosition(resting.orderId);
+    await a.admin.fundRewards("5000000");
+    await a.admin.setMarketRewards(market, { dailyPool: "1000000", maxSpread: "0.05", minSize: "0" });
+    await a.markets.rewardMarkets();
+    await a.orders.scoring(resting.orderId);
+    await a.portfolio.rewardEarnings(new Date().toISOString().slice(0, 10));
     await a.orders.cancel(resting.orderId);
     await a.orders.cancel(resting.orderId).catch(ignore);
     // The trader API: order options, replays, batch, amend, cancel-all, history, the switch.

@@ -121,6 +121,11 @@ describe("SDK routes from the contract", () => {
     await c.markets.dispute("mkt_1", body);
     await c.portfolio.limits();
     await c.orders.queuePosition("ord_1");
+    await c.orders.scoring("ord_1");
+    await c.markets.rewardMarkets();
+    await c.portfolio.rewardEarnings("2026-03-01");
+    await c.admin.setMarketRewards("mkt_1", body);
+    await c.admin.fundRewards("1");
     await c.admin.setUserTier("usr_1", "maker");
     await c.auth.logout();
 

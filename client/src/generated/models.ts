@@ -618,6 +618,53 @@ export interface QueuePosition {
   ordersAhead: number;
 }
 
+export interface RewardTermsRequest {
+  /** Micro-USDT paid each UTC day to the market's scorers (0 stops it) */
+  dailyPool: string;
+  /** The widest distance from the midpoint that scores, e.g. 0.03 */
+  maxSpread: string;
+  /** The smallest resting quantity that scores (micro-shares) */
+  minSize: string;
+}
+
+export interface RewardMarket {
+  marketId: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  dailyPool: string;
+  /** Decimal price, e.g. 0.55 or 0.50125 */
+  maxSpread: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  minSize: string;
+}
+
+export interface FundRewardsRequest {
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  amount: string;
+}
+
+export interface RewardsFunded {
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  amount: string;
+  /** The rewards account's balance now */
+  balance: string;
+}
+
+export interface RewardEarning {
+  marketId: string;
+  /** The day's score (summed per-minute scores; comparable within a market) */
+  score: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  reward: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  rebate: string;
+}
+
+export interface OrderScoring {
+  scoring: boolean;
+  /** Why it scores or not: its market pays no rewards, the book has no midpoint, it rests at or beyond maxSpread, below minSize, or it no longer rests */
+  reason: "scoring" | "no_rewards" | "no_midpoint" | "too_far" | "too_small" | "not_resting";
+}
+
 export interface SetTierRequest {
   /** A tier of RATE_TIERS, or default */
   tier: string;
@@ -737,4 +784,10 @@ export interface AdminAuditLogQuery {
   page?: number;
   /** Items per page, 1 to 100 */
   pageSize?: number;
+}
+
+/** Query parameters of GET /rewards/earnings. */
+export interface GetRewardEarningsQuery {
+  /** The UTC day, YYYY-MM-DD (default: today) */
+  date?: string;
 }

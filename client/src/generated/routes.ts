@@ -4,7 +4,7 @@
  * the OpenAPI document writes them), who may call it (public, user, admin), whether it takes an
  * Idempotency-Key and whether it answers a page; and what each one takes and answers.
  */
-import type { AccountLimits, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, GetOrderBookQuery, GetPriceHistoryQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeRequest, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
+import type { AccountLimits, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, FundRewardsRequest, GetOrderBookQuery, GetPriceHistoryQuery, GetRewardEarningsQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, OrderScoring, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeRequest, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, RewardEarning, RewardMarket, RewardTermsRequest, RewardsFunded, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
 
 export const ROUTES = {
   /** The login domain and a fresh payload for a ton_proof */
@@ -95,6 +95,16 @@ export const ROUTES = {
   disputeResolution: { method: "POST", path: "/markets/{id}/disputes", auth: "user" },
   /** Grant a user a rate tier of RATE_TIERS (default takes a grant back); every gateway applies it from the next request */
   adminSetUserTier: { method: "PUT", path: "/admin/users/{userId}/tier", auth: "admin" },
+  /** A market's liquidity rewards: its daily pool, the spread and size that score (paid from the rewards account at 00:00 UTC) */
+  adminSetMarketRewards: { method: "POST", path: "/admin/markets/{id}/rewards", auth: "admin" },
+  /** Fund the exchange's rewards account with house money (one journaled entry) */
+  adminFundRewards: { method: "POST", path: "/admin/rewards/fund", auth: "admin" },
+  /** The markets that pay liquidity rewards, with their terms */
+  listRewardMarkets: { method: "GET", path: "/rewards/markets", auth: "public" },
+  /** The caller's liquidity rewards and maker rebates of one UTC day, per market */
+  getRewardEarnings: { method: "GET", path: "/rewards/earnings", auth: "user" },
+  /** Whether the caller's order scores for liquidity rewards now, and why not (404 ORDER_NOT_FOUND for unknown or others' orders) */
+  getOrderScoring: { method: "GET", path: "/orders/{orderId}/scoring", auth: "user" },
   /** The caller's rate tier and its read and trade budgets (sliding window), as X-RateLimit-* count them */
   getAccountLimits: { method: "GET", path: "/account/limits", auth: "user" },
 } as const;
@@ -147,5 +157,10 @@ export interface RouteTypes {
   adminFinalizeResolution: { params: { id: string }; query: Record<string, never>; body: FinalizeRequest; result: MarketItem };
   disputeResolution: { params: { id: string }; query: Record<string, never>; body: DisputeRequest; result: Dispute };
   adminSetUserTier: { params: { userId: string }; query: Record<string, never>; body: SetTierRequest; result: UserTier };
+  adminSetMarketRewards: { params: { id: string }; query: Record<string, never>; body: RewardTermsRequest; result: RewardMarket };
+  adminFundRewards: { params: Record<string, never>; query: Record<string, never>; body: FundRewardsRequest; result: RewardsFunded };
+  listRewardMarkets: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: RewardMarket[] };
+  getRewardEarnings: { params: Record<string, never>; query: GetRewardEarningsQuery; body: undefined; result: RewardEarning[] };
+  getOrderScoring: { params: { orderId: string }; query: Record<string, never>; body: undefined; result: OrderScoring };
   getAccountLimits: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: AccountLimits };
 }
