@@ -98,6 +98,8 @@ export interface RewardPorts {
   newId(prefix: string): string;
   /** Epoch ms: the injected clock of the day boundary. */
   now(): number;
+  /** The UTC day a journal entry's time (ISO) falls on, on that clock. */
+  dayOfEntry(at: string): string;
   warn(message: string): void;
 }
 
@@ -233,7 +235,7 @@ export class RewardsDesk {
         for (const t of d.trades ?? [])
           fills.push({
             _id: t.tradeId,
-            day: d.at.slice(0, 10),
+            day: this.ports.dayOfEntry(d.at),
             marketId: t.marketId,
             userId: t.userId,
             role: t.role,

@@ -102,7 +102,8 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
   let feesPosted = 0;
   let feesCharged = 0;
   let feesOver = false;
-  const takerFeesByDay = new Map<string, number>();
+  const takerFees = new Map<string, number>();
+  const feesRebated = new Map<string, number>();
   const paidDays = new Set<string>();
   await store.scanJournal(1, (row) => {
     if (row.seq !== expect) problem(`ledger journal entry ${expect} is missing (found ${row.seq} after ${expect - 1})`);
@@ -138,22 +139,20 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
     // The exchange's own money moves only by its rules (fees from trades, house funding into pools, payouts from collateral).
     const label = `entry ${row.seq} (${row.key})`;
     for (const p of entryRuleProblems({ ...doc, key: row.key }, accounts, { label, wholeCommand: false })) problem(p);
-    // Rebates rest on the taker fees the market's trades charged that UTC day; a day is paid once.
-    for (const t of doc.trades ?? []) {
-      if (t.role !== "taker" || !t.fee) continue;
-      const k = `${t.marketId}|${doc.at.slice(0, 10)}`;
-      takerFeesByDay.set(k, (takerFeesByDay.get(k) ?? 0) + t.fee);
-    }
+    // Rebates rest on taker fees the market's trades charged before them, each fee counted for one
+    // day's rebates only; a market's day is paid once.
+    for (const t of doc.trades ?? []) if (t.role === "taker" && t.fee) takerFees.set(t.marketId, (takerFees.get(t.marketId) ?? 0) + t.fee);
     const r = doc.reward;
     if (r?.kind === "payout") {
       const k = `${r.marketId}|${r.day}`;
       if (paidDays.has(k)) problem(`${label}: market ${r.marketId} is paid its rewards for ${r.day} a second time`);
       paidDays.add(k);
-      const charged = takerFeesByDay.get(k) ?? 0;
-      if (r.takerFees > charged)
+      const left = (takerFees.get(r.marketId) ?? 0) - (feesRebated.get(r.marketId) ?? 0);
+      if (r.takerFees > left)
         problem(
-          `${label}: rebates for market ${r.marketId} on ${r.day} rest on ${r.takerFees} of taker fees, its trades charged ${charged}`,
+          `${label}: rebates for market ${r.marketId} on ${r.day} rest on ${r.takerFees} of taker fees, ${left} were charged and not yet rebated`,
         );
+      feesRebated.set(r.marketId, (feesRebated.get(r.marketId) ?? 0) + r.takerFees);
     }
     feesPosted += feesIn(doc.postings);
     feesCharged += tradeFees(doc.trades);

@@ -12,7 +12,7 @@ import type { VerifyReport } from "../models/trading";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { MarketClock } from "../catalog/clock";
 import { newId } from "../lib/ids";
-import { RewardsDesk, type RewardCollections } from "../ledger/rewards";
+import { dayOf, RewardsDesk, type RewardCollections } from "../ledger/rewards";
 import type { RestingOrder } from "../engine/types";
 
 type LedgerThis = Service &
@@ -371,6 +371,7 @@ const LedgerService = defineService<LedgerThis>({
       newId,
       // The day boundary's clock: real time, or REWARDS_CLOCK_AT running from this start.
       now: clockAt === undefined ? Date.now : () => clockAt + (Date.now() - bootMs),
+      dayOfEntry: (at) => (clockAt === undefined ? at.slice(0, 10) : dayOf(Date.parse(at) + clockAt - bootMs)),
       warn: (message) => this.logger.warn(message),
     });
     this.rewardClock = new MarketClock(

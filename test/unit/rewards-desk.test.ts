@@ -85,6 +85,7 @@ function world(opts: { rebateBps?: number } = {}) {
     rebateBps: opts.rebateBps ?? 0,
     newId: (p) => `${p}_${++n}`,
     now: () => clock.ms,
+    dayOfEntry: (at) => at.slice(0, 10),
     warn: () => undefined,
   };
   const deposit = (user: string, amount: number) =>
