@@ -6,11 +6,12 @@
  */
 import { randomBytes } from "node:crypto";
 import type { EventMessage, EventPayload } from "../contract/broker-events";
-import { invalid, notFoundFault } from "../lib/fault";
+import { invalid, notFoundFault } from "../engine/refusal";
 import type { SessionDoc, UsedProofDoc, UserDoc, TokenUser, UserTier } from "../models/user";
 import { verifyTonProof, type ConnectProof } from "./ton-proof";
 import { verifyTelegramInitData } from "./telegram";
 import { issueToken, verifyToken, type TokenClaims } from "./tokens";
+import { Refusal } from "../engine/refusal";
 
 /** A proof older than this is refused (the contract's 5 minutes). */
 export const PROOF_MAX_AGE_SEC = 300;
@@ -30,8 +31,11 @@ const COMPACT_AFTER_DROPS = 1_000;
 /** ...or this long after the first drop since the last compaction. */
 const COMPACT_AFTER_MS = 10 * 60_000;
 
-/** Every refusal of a login or a session is one kind: not authenticated (401). */
-export class AuthRefusal extends Error {}
+/** Every refusal of a login or a session is one kind and code: not authenticated (401). */
+export const AUTH_CODES = ["UNAUTHORIZED"] as const;
+export type AuthCode = (typeof AUTH_CODES)[number];
+
+const denied = (message: string) => new Refusal<AuthCode>("unauthorized", "UNAUTHORIZED", message);
 
 export interface ConnectParams {
   address?: unknown;
@@ -135,13 +139,13 @@ export class Auth {
     const { address, publicKey, proof, messengerInitData } = p;
     const nowSec = this.nowSec();
     const verdict = verifyTonProof({ address, publicKey, proof } as ConnectProof, { domain, nowSec, maxAgeSec: PROOF_MAX_AGE_SEC });
-    if (!verdict.ok) throw new AuthRefusal(verdict.message);
+    if (!verdict.ok) throw denied(verdict.message);
 
     let telegram: UserDoc["telegram"];
     const botToken = this.ports.telegramBotToken;
     if (messengerInitData && botToken) {
       const tg = verifyTelegramInitData(messengerInitData, botToken, { maxAgeSec: this.ports.telegramInitDataMaxAgeSec, nowSec });
-      if (!tg.ok) throw new AuthRefusal(tg.reason === "EXPIRED" ? "Telegram init data expired" : "Invalid Telegram init data");
+      if (!tg.ok) throw denied(tg.reason === "EXPIRED" ? "Telegram init data expired" : "Invalid Telegram init data");
       telegram = { ...tg.user, verifiedAt: new Date(nowSec * 1000).toISOString() };
     }
 
@@ -150,7 +154,7 @@ export class Auth {
       _id: verdict.proofId,
       staleAt: (proof as { timestamp: number }).timestamp + USED_PROOF_KEEP_SEC,
     });
-    if (!fresh) throw new AuthRefusal("Proof already used");
+    if (!fresh) throw denied("Proof already used");
 
     const user = await this.findOrCreateUser(verdict.rawAddress, out);
     if (telegram) {
@@ -178,12 +182,12 @@ export class Auth {
         exp = claims.exp;
       }
     }
-    if (!sid || exp === undefined) throw new AuthRefusal("A valid token is required");
-    if (exp - this.nowSec() >= REFRESH_WINDOW_SEC) throw new AuthRefusal("Token has more than 1 hour of validity left");
+    if (!sid || exp === undefined) throw denied("A valid token is required");
+    if (exp - this.nowSec() >= REFRESH_WINDOW_SEC) throw denied("Token has more than 1 hour of validity left");
     const session = await this.ports.sessions.get(sid);
     const user = session && (await this.ports.users.byId(session.userId));
-    if (!session || session.revokedAt || !user) throw new AuthRefusal("Session not found");
-    if (!(await this.ports.sessions.revokeOnce(sid, this.nowIso()))) throw new AuthRefusal("Session not found");
+    if (!session || session.revokedAt || !user) throw denied("Session not found");
+    if (!(await this.ports.sessions.revokeOnce(sid, this.nowIso()))) throw denied("Session not found");
     out.sessionRevoked({ sid, userId: user._id });
     return this.openSession(user, out);
   }

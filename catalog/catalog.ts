@@ -4,7 +4,7 @@
  * volumes, and the demo catalog seeded once per data store. The catalog service wires the ports
  * to its store and the broker; reads stay there (they are queries and views).
  */
-import type { FieldError } from "../lib/fault";
+import { Refusal, isRefusal, type FieldError, type RefusalKind } from "../engine/refusal";
 import type { EventMessage } from "../contract/broker-events";
 import { SCHEMAS } from "../contract/models";
 import { MIN_POOL_LIQUIDITY } from "../engine/amm";
@@ -32,16 +32,24 @@ import { ILLEGAL_TRANSITION, planTransition, type MarketCommand } from "./lifecy
 import { yesPayoutOfResult } from "./resolution";
 import { searchTextOf } from "./search";
 
-/** A refusal, by kind (the service maps kinds to the contract's statuses) and code. */
-export class CatalogRefusal extends Error {
-  constructor(
-    readonly kind: "not_found" | "conflict" | "invalid" | "forbidden",
-    readonly code: string,
-    message: string,
-    readonly fields?: FieldError[],
-  ) {
-    super(message);
-  }
+/** The codes the catalog refuses with (a resolution step's among them, catalog/resolution.ts). */
+export const CATALOG_CODES = [
+  "VALIDATION_ERROR",
+  "RESOURCE_NOT_FOUND",
+  "FORBIDDEN",
+  "ILLEGAL_TRANSITION",
+  "DUPLICATE_EVENT",
+  "MARKET_NOT_OPEN",
+  "DISPUTE_WINDOW_CLOSED",
+  "ALREADY_DISPUTED",
+  "NO_PROPOSAL",
+  "PROPOSAL_PENDING",
+] as const;
+export type CatalogCode = (typeof CATALOG_CODES)[number];
+
+/** A refusal of the catalog: the one Refusal (engine/refusal.ts), `fields` naming what was invalid. */
+export function catalogRefusal(kind: RefusalKind, code: CatalogCode, message: string, fields?: FieldError[]): Refusal {
+  return new Refusal(kind, code, message, fields ? { fields } : undefined);
 }
 
 export const DUPLICATE_EVENT = "DUPLICATE_EVENT";
@@ -50,9 +58,9 @@ export const DEFAULT_CANCEL_PRICE = "0.50";
 /** Attempts of a status change against concurrent ones before giving up. */
 const TRANSITION_ATTEMPTS = 3;
 
-const notFound = (what: string) => new CatalogRefusal("not_found", "RESOURCE_NOT_FOUND", `${what} not found`);
+const notFound = (what: string) => catalogRefusal("not_found", "RESOURCE_NOT_FOUND", `${what} not found`);
 const invalid = (message: string, field: string, rule: string) =>
-  new CatalogRefusal("invalid", "VALIDATION_ERROR", message, [{ field, rule }]);
+  catalogRefusal("rejected", "VALIDATION_ERROR", message, [{ field, rule }]);
 
 /** Broker events the catalog announces (payloads: contract/broker-events.ts). */
 export type CatalogEvent = EventMessage<
@@ -288,9 +296,9 @@ export class Catalog {
     for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {
       const market = await this.market(id);
       if (opts.expect && !matches(market.resolution, opts.expect))
-        throw new CatalogRefusal("conflict", ILLEGAL_TRANSITION, "The market's proposal changed meanwhile; look again");
+        throw catalogRefusal("conflict", ILLEGAL_TRANSITION, "The market's proposal changed meanwhile; look again");
       const plan = planTransition(market.status, command);
-      if (!plan.ok) throw new CatalogRefusal("conflict", ILLEGAL_TRANSITION, plan.message);
+      if (!plan.ok) throw catalogRefusal("conflict", ILLEGAL_TRANSITION, plan.message);
       const now = this.nowIso();
       const set: Partial<MarketDoc> = { status: plan.to, updatedAt: now };
       for (const s of plan.entered) {
@@ -336,7 +344,7 @@ export class Catalog {
       out.lifecycle(lifecycleOf(updated));
       return updated;
     }
-    throw new CatalogRefusal("conflict", ILLEGAL_TRANSITION, "The market changed concurrently; try again");
+    throw catalogRefusal("conflict", ILLEGAL_TRANSITION, "The market changed concurrently; try again");
   }
 
   /**
@@ -414,7 +422,7 @@ export class Catalog {
         nowIso,
       ).catch((err: unknown) => {
         // An operator's event already carries this externalEventId: theirs stays, the demo one is skipped.
-        if (err instanceof CatalogRefusal && err.code === DUPLICATE_EVENT) return null;
+        if (isRefusal(err, DUPLICATE_EVENT)) return null;
         throw err;
       });
       if (stored) opened.push(...stored.opened.map(openedEvent));
@@ -480,7 +488,7 @@ export class Catalog {
       if (await this.ports.events.get(event._id)) return { event, markets, opened };
       // Lost a race on the unique externalEventId: take back this attempt's markets.
       await this.ports.markets.removeMany(opened.map((m) => m._id));
-      throw new CatalogRefusal("conflict", DUPLICATE_EVENT, `An event with externalEventId ${input.externalEventId} exists`);
+      throw catalogRefusal("conflict", DUPLICATE_EVENT, `An event with externalEventId ${input.externalEventId} exists`);
     }
     return { event, markets, opened };
   }

@@ -5,7 +5,8 @@
  * result and its YES payout stored, `market.resolved` announced), whichever way it came.
  */
 import type { DisputeDoc, MarketDoc, MarketResult, ResolutionDoc } from "../models/catalog";
-import { Catalog, CatalogRefusal, lifecycleOf, type CatalogOut, type CatalogPorts } from "./catalog";
+import { isRefusal } from "../engine/refusal";
+import { Catalog, catalogRefusal, lifecycleOf, type CatalogCode, type CatalogOut, type CatalogPorts } from "./catalog";
 import { ILLEGAL_TRANSITION } from "./lifecycle";
 import {
   ALREADY_DISPUTED,
@@ -38,7 +39,7 @@ export interface ProcessPorts {
   log: { info(message: string): void; warn(message: string): void };
 }
 
-const refusal = (r: Refusal) => new CatalogRefusal(r.kind, r.code, r.message);
+const refusal = (r: Refusal) => catalogRefusal(r.kind, r.code as CatalogCode, r.message);
 
 /** One market of a resolution step, with what its resolution must still read (a proposal's identity). */
 export interface Resolving {
@@ -60,7 +61,7 @@ export class ResolutionProcess {
     // Closed meanwhile by someone else (the clock, the operator): the proposal is judged again below.
     if (plan.closeFirst)
       await this.catalog.transition(id, "close", out).catch((err: unknown) => {
-        if (!(err instanceof CatalogRefusal && err.kind === "conflict")) throw err;
+        if (!(isRefusal(err) && err.kind === "conflict")) throw err;
       });
     for (let i = 0; i < ATTEMPTS; i++) {
       const m = await this.catalog.market(id);
@@ -77,7 +78,7 @@ export class ResolutionProcess {
       });
       return updated;
     }
-    throw new CatalogRefusal("conflict", ILLEGAL_TRANSITION, "The market changed concurrently; try again");
+    throw catalogRefusal("conflict", ILLEGAL_TRANSITION, "The market changed concurrently; try again");
   }
 
   /**
@@ -102,10 +103,10 @@ export class ResolutionProcess {
       const m = await this.catalog.market(id);
       const cur = pendingProposal(m);
       if (!cur || cur.proposedAt !== proposedAt)
-        throw new CatalogRefusal("conflict", DISPUTE_WINDOW_CLOSED, "The proposal was finalized meanwhile");
+        throw catalogRefusal("conflict", DISPUTE_WINDOW_CLOSED, "The proposal was finalized meanwhile");
       const disputes = await this.p.disputes.count(id, proposedAt);
       if (cur.disputed && cur.disputes === disputes) {
-        if (!inserted) throw new CatalogRefusal("conflict", ALREADY_DISPUTED, "You already disputed this proposal");
+        if (!inserted) throw catalogRefusal("conflict", ALREADY_DISPUTED, "You already disputed this proposal");
         return m;
       }
       const set = { resolution: { ...cur, disputed: true, disputes }, updatedAt: new Date(this.p.now()).toISOString() };
@@ -118,10 +119,10 @@ export class ResolutionProcess {
           name: "market.resolutionDisputed",
           payload: { marketId: id, proposedResult: cur.proposedResult, proposedAt, disputeEndsAt: cur.disputeEndsAt },
         });
-      if (!inserted) throw new CatalogRefusal("conflict", ALREADY_DISPUTED, "You already disputed this proposal");
+      if (!inserted) throw catalogRefusal("conflict", ALREADY_DISPUTED, "You already disputed this proposal");
       return updated;
     }
-    throw new CatalogRefusal("conflict", ILLEGAL_TRANSITION, "The market changed concurrently; try again");
+    throw catalogRefusal("conflict", ILLEGAL_TRANSITION, "The market changed concurrently; try again");
   }
 
   /** The operator ends a pending proposal (disputed or not) with `result`, which may amend it. */
@@ -180,7 +181,7 @@ export class ResolutionProcess {
         }
       } catch (err) {
         // Someone else changed it first (the operator, a dispute): judged again on the next run.
-        if (err instanceof CatalogRefusal && err.kind === "conflict") continue;
+        if (isRefusal(err) && err.kind === "conflict") continue;
         this.p.log.warn(`deadline of market ${m._id} failed: ${(err as Error)?.message}`);
       }
     }

@@ -5,7 +5,7 @@
  */
 import type { MarketDoc, TradingModeDoc } from "../models/catalog";
 import { isTradingMode, NORMAL, type ModeSetting, type TradingMode } from "../models/trading-mode";
-import { CatalogRefusal, lifecycleOf, type CatalogOut } from "./catalog";
+import { catalogRefusal, lifecycleOf, type CatalogOut } from "./catalog";
 
 /** The exchange-wide record's id. */
 export const EXCHANGE_MODE_ID = "exchange";
@@ -33,12 +33,12 @@ export function marketSetting(m: MarketDoc): ModeSetting {
 
 function checked(mode: unknown, reason: unknown): ModeSetting {
   if (!isTradingMode(mode))
-    throw new CatalogRefusal("invalid", "VALIDATION_ERROR", "mode is normal, post_only, cancel_only or halted", [
+    throw catalogRefusal("rejected", "VALIDATION_ERROR", "mode is normal, post_only, cancel_only or halted", [
       { field: "mode", rule: "enumValue" },
     ]);
   const r = typeof reason === "string" ? reason.trim() : "";
   if (r.length > MAX_REASON)
-    throw new CatalogRefusal("invalid", "VALIDATION_ERROR", `reason is at most ${MAX_REASON} characters`, [
+    throw catalogRefusal("rejected", "VALIDATION_ERROR", `reason is at most ${MAX_REASON} characters`, [
       { field: "reason", rule: "stringMax" },
     ]);
   return { mode, reason: r || null };
@@ -55,8 +55,8 @@ export class TradingModes {
   async setMarket(id: string, mode: unknown, reason: unknown): Promise<MarketDoc> {
     const s = checked(mode, reason);
     const m = await this.ports.market(id);
-    if (!m) throw new CatalogRefusal("not_found", "RESOURCE_NOT_FOUND", "Market not found");
-    if (m.status !== "open") throw new CatalogRefusal("conflict", "MARKET_NOT_OPEN", `Market is ${m.status}; its trading mode is final`);
+    if (!m) throw catalogRefusal("not_found", "RESOURCE_NOT_FOUND", "Market not found");
+    if (m.status !== "open") throw catalogRefusal("conflict", "MARKET_NOT_OPEN", `Market is ${m.status}; its trading mode is final`);
     const set = { tradingMode: s.mode, tradingModeReason: s.reason, updatedAt: new Date(this.ports.now()).toISOString() };
     await this.ports.setMarketMode(id, set);
     return { ...m, ...set };

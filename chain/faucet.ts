@@ -2,7 +2,7 @@
  * The sandbox faucet's rule (POST /sandbox/faucet): a positive whole amount of the asset's base
  * unit, at most the configured limit for that asset (TON in nanoton, jettons in micro-units).
  */
-import { invalid } from "../lib/fault";
+import { invalid } from "../engine/refusal";
 import { tonLimitText, usdtLimitText } from "../lib/units";
 import type { FaucetAsset } from "./sandbox";
 

@@ -8,6 +8,7 @@
 import type { Address, MessageRelaxed, SendMode } from "@ton/core";
 import type { DerivedWallet } from "./keys";
 import type { ChainTx } from "./tx";
+import { Refusal } from "../engine/refusal";
 
 export type ChainKind = "sandbox" | "ton";
 
@@ -29,12 +30,12 @@ export interface Submission {
   validUntil: number;
 }
 
-/** The message was certainly not executed (the wallet refused it, or the node rejected it). */
-export class ChainRejected extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ChainRejected";
-  }
+/** The codes of the chain's refusals: CHAIN_REJECTED, the message was certainly not executed (the wallet refused it, or the node rejected it). */
+export const CHAIN_CODES = ["CHAIN_REJECTED"] as const;
+export type ChainCode = (typeof CHAIN_CODES)[number];
+
+export function chainRejected(message: string): Refusal<ChainCode> {
+  return new Refusal<ChainCode>("rejected", "CHAIN_REJECTED", message);
 }
 
 export interface ChainPort {
@@ -58,6 +59,6 @@ export interface ChainPort {
   resultOf(tx: ChainTx, dest: Address): Promise<ChainTx | null>;
   /** The wallet's transaction that accepted the external message with this normalized hash. */
   findByExternal(wallet: Address, msgHash: string): Promise<ChainTx | null>;
-  /** Sign and send messages from a derived v4 wallet (deploying it on first use). Throws ChainRejected. */
+  /** Sign and send messages from a derived v4 wallet (deploying it on first use). Throws chainRejected's refusal (CHAIN_REJECTED). */
   submit(wallet: DerivedWallet, messages: MessageRelaxed[], opts?: { sendMode?: SendMode }): Promise<Submission>;
 }

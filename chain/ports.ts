@@ -4,7 +4,7 @@
  * fakes. No Moleculer here beyond its error classes (domain errors travel as they are).
  */
 import type { ConservationReport, PositionState, Posting } from "../engine/accounts";
-import { isFault } from "../lib/fault";
+import { isRefusal as anyRefusal } from "../engine/refusal";
 import type { BrokerEvents, EventsOf } from "../contract/broker-events";
 import type { IdemRecord, LedgerEntryDoc, PayoutRecord } from "../models/trading";
 import type { KeyRing } from "./keys";
@@ -22,7 +22,7 @@ export interface LedgerEntry {
 
 /** What the chain's cores ask of the ledger. */
 export interface ChainLedger {
-  /** Applies the entry once per key (`applied` false when the key was taken before); a refusal is a Fault of kind "rejected". */
+  /** Applies the entry once per key (`applied` false when the key was taken before); a refusal is a Refusal of kind "rejected". */
   post(entry: LedgerEntry): Promise<{ applied: boolean }>;
   positions(account: string): Promise<PositionState[]>;
   holders(marketId: string): Promise<PositionState[]>;
@@ -35,12 +35,12 @@ export interface ChainLedger {
 
 /** The ledger refused the entry (a balance or shares check): nothing was applied. */
 export function isRefusal(err: unknown): boolean {
-  return isFault(err) && err.kind === "rejected";
+  return anyRefusal(err) && err.kind === "rejected";
 }
 
 /** The refusal's code, e.g. INSUFFICIENT_SHARES. */
 export function errorType(err: unknown): string | undefined {
-  return isFault(err) ? err.code : undefined;
+  return anyRefusal(err) ? err.code : undefined;
 }
 
 /** The chain service's events and their payloads (contract/broker-events.ts). */

@@ -81,8 +81,9 @@ export function redeemWinner(marketId: string, account: string, winner: Outcome,
 /**
  * A cancelled market paid out at `yesPayout` per YES share (NO: the rest of 1.000000) out of its
  * own collateral, as a resolution pays: every holder, the AMM pool included, rounded down per
- * holder; the dust stays in the market's resolution account. Throws PayoutRefusal while orders
- * still hold shares (the book releases them when it halts; try again later).
+ * holder; the dust stays in the market's resolution account. Throws a payout refusal
+ * (engine/payout.ts, isPayoutRefusal) while orders still hold shares (the book releases them when
+ * it halts; try again later).
  */
 export function cancelledPayout(marketId: string, yesPayout: number, holders: readonly PositionState[]): PayoutPlan {
   const mine = holders.filter((h) => h.marketId === marketId && h.quantity > 0);

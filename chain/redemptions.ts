@@ -4,7 +4,7 @@
  * `redeem:<user>:<market>`); a cancelled market is paid out at its cancel price from its own
  * collateral once for everyone (`refund:<market>`) and each holder's redeem acknowledges it once.
  */
-import { conflicting, invalid, refused } from "../lib/fault";
+import { conflicting, invalid, refused } from "../engine/refusal";
 import { sharesText, usdtText } from "../lib/units";
 import type { Posting } from "../engine/accounts";
 import type { Outcome } from "../engine/types";
@@ -13,7 +13,7 @@ import type { Model } from "../contract";
 import type { MarketSettlementDoc, RedemptionDoc } from "../models/chain";
 import type { IdemRecord } from "../models/trading";
 import { errorType, type ChainLedger, type Clock, type EmitChainEvent, type Log } from "./ports";
-import { DEFAULT_CANCEL_YES_PAYOUT, PayoutRefusal, priceOfYesPayout } from "../engine/payout";
+import { DEFAULT_CANCEL_YES_PAYOUT, isPayoutRefusal, priceOfYesPayout } from "../engine/payout";
 import { cancelledPayout, other, outcomeOfIndexSet, redeemWinner, resolutionPostings } from "./redemption";
 
 export interface RedemptionStore {
@@ -201,7 +201,7 @@ export class Redemptions {
     try {
       plan = cancelledPayout(marketId, yesPayout, await ledger.holders(marketId));
     } catch (err) {
-      if (!(err instanceof PayoutRefusal)) throw err;
+      if (!isPayoutRefusal(err)) throw err;
       this.p.log.info(`payout of ${marketId} postponed: ${err.message}`);
       return null;
     }

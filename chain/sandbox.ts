@@ -23,7 +23,7 @@ import {
 } from "@ton/sandbox";
 import { contentCell, minterAddress, minterInit, mintBody } from "./jetton";
 import { MESSAGE_TTL_SEC, signedTransfer, type DerivedWallet, type KeyRing } from "./keys";
-import { ChainRejected, type ChainPort, type JettonWalletData, type Submission } from "./port";
+import { chainRejected, type ChainPort, type JettonWalletData, type Submission } from "./port";
 import { normalizeTx, type ChainTx } from "./tx";
 
 export type FaucetAsset = "USDT" | "TON" | "FOREIGN_USDT";
@@ -281,7 +281,7 @@ export class SandboxChain implements ChainPort {
       res = await this.bc.sendMessage(external({ to: wallet.address, init: active ? undefined : wallet.contract.init, body }));
     } catch (err) {
       // The wallet did not accept the external message (no gas, bad signature, expired): nothing ran.
-      throw new ChainRejected(`the ${wallet.role} wallet did not accept the message: ${summarize(err)}`);
+      throw chainRejected(`the ${wallet.role} wallet did not accept the message: ${summarize(err)}`);
     }
     const trace = this.record(res);
     return { msgHash, txHash: trace[0]?.hash ?? null, trace, validUntil };

@@ -8,10 +8,10 @@
  */
 import { internal, toNano } from "@ton/core";
 import type { SettledTrade, SettlementBatchDoc, SettlementItemDoc, SettlementNoticeDoc } from "../models/chain";
-import { ChainRejected } from "./port";
 import { errorText, LANDING_GRACE_SEC, type ChainLedger, type ChainSide, type Clock, type Log, type MetaStore } from "./ports";
 import { commitmentOf, settlementBody } from "./settlement";
 import type { ChainTx } from "./tx";
+import { refusalCode } from "../engine/refusal";
 
 /** TON sent with a settlement commitment to the registry address. */
 export const COMMIT_TON = toNano("0.001");
@@ -177,7 +177,10 @@ export class SettlementBatcher {
         internal({ to: registry.address, value: COMMIT_TON, bounce: false, body: settlementBody(BigInt(clock.now()), batch._id, c) }),
       ]);
     } catch (err) {
-      return this.finish(batch, { ok: false, error: err instanceof ChainRejected ? err.message : `submission failed: ${errorText(err)}` });
+      return this.finish(batch, {
+        ok: false,
+        error: refusalCode(err) === "CHAIN_REJECTED" ? (err as Error).message : `submission failed: ${errorText(err)}`,
+      });
     }
     await store.batches.update(batch._id, { msgHash: sub.msgHash, validUntil: sub.validUntil });
     await chain.persist();

@@ -10,7 +10,7 @@
 import { Address, beginCell, external, SendMode, storeMessage, type MessageRelaxed, type TupleItem } from "@ton/core";
 import { TonClient } from "@ton/ton";
 import { MESSAGE_TTL_SEC, signedTransfer, type DerivedWallet, type KeyRing } from "./keys";
-import { ChainRejected, type ChainPort, type JettonWalletData, type Submission } from "./port";
+import { chainRejected, type ChainPort, type JettonWalletData, type Submission } from "./port";
 import { normalizeTx, type ChainTx } from "./tx";
 
 export interface TonChainOptions {
@@ -169,7 +169,7 @@ export class TonChain implements ChainPort {
       await this.client.sendFile(boc);
     } catch (err) {
       const refused = answeredBy(err);
-      if (refused) throw new ChainRejected(`the node refused the ${wallet.role} wallet's message: ${refused}`);
+      if (refused) throw chainRejected(`the node refused the ${wallet.role} wallet's message: ${refused}`);
       // No answer (timeout, connection reset): it may still land; reconciliation decides by msgHash.
       this.opts.log?.(`sendBoc for the ${wallet.role} wallet got no answer (${(err as Error)?.message}); reconciling by message hash`);
       return { msgHash, txHash: null, trace: null, validUntil };

@@ -14,12 +14,11 @@
  * `reconcile`, which runs on the same actor as requests, so none is in progress then.
  */
 import { Address } from "@ton/core";
-import { invalid, refused } from "../lib/fault";
+import { invalid, refused, refusalCode } from "../engine/refusal";
 import { usdtLimitText, usdtText } from "../lib/units";
 import type { SubmissionResult, WithdrawalDoc, WithdrawalLockDoc } from "../models/chain";
 import type { IdemRecord } from "../models/trading";
 import { jettonTransferMessage, transferOutcome } from "./operations";
-import { ChainRejected } from "./port";
 import {
   errorText,
   isRefusal,
@@ -196,7 +195,7 @@ export class Withdrawals {
         message: `Withdrawal of ${usdtText(amount)} to ${destination.toRawString()} ${outcome.status === "delivered" ? "sent" : "submitted"}`,
       };
     } catch (err) {
-      if (!(err instanceof ChainRejected)) {
+      if (refusalCode(err) !== "CHAIN_REJECTED") {
         // Before submission (a get-method failed): certainly not sent. After it the outcome is
         // unknown and reconciliation decides, so only reverse what never left.
         const cur = await store.get(id);
@@ -209,7 +208,8 @@ export class Withdrawals {
           };
         }
       }
-      const reason = err instanceof ChainRejected ? err.message : `the transfer could not be submitted (${errorText(err)})`;
+      const reason =
+        refusalCode(err) === "CHAIN_REJECTED" ? (err as Error).message : `the transfer could not be submitted (${errorText(err)})`;
       await this.fail(wd, reason);
       return {
         status: "failed",

@@ -18,10 +18,10 @@ export interface CallOptions {
   meta?: object;
 }
 
-type Args<A extends ActionName> = [ActionParams<A>] extends [void]
+export type CallArgs<A extends ActionName> = [ActionParams<A>] extends [void]
   ? [params?: undefined, opts?: CallOptions]
   : [params: ActionParams<A>, opts?: CallOptions];
 
-export function call<A extends ActionName>(caller: Caller, action: A, ...[params, opts]: Args<A>): Promise<ActionResult<A>> {
+export function call<A extends ActionName>(caller: Caller, action: A, ...[params, opts]: CallArgs<A>): Promise<ActionResult<A>> {
   return caller.call(action, params, opts) as Promise<ActionResult<A>>;
 }

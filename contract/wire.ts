@@ -4,7 +4,7 @@
  * tables per route group, and the TypeScript types of requests, params and results.
  * Framework-free.
  */
-import type { FieldError } from "../lib/fault";
+import type { FieldError } from "../engine/refusal";
 import type { Page, Pagination } from "../lib/paging";
 import { SCHEMAS } from "./models";
 import { ROUTES, type RateCategory, type RouteDef, type RoutedAction, type Routes } from "./routes";

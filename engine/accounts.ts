@@ -1,5 +1,6 @@
 import type { MicroUnits } from "./money";
 import type { Outcome } from "./types";
+import { Refusal, isRefusal } from "./refusal";
 
 /**
  * The ledger's books as a pure state machine: cash accounts (users and system accounts such as
@@ -69,13 +70,15 @@ export interface PositionState {
   settled: boolean;
 }
 
-export class LedgerRejection extends Error {
-  constructor(
-    readonly code: "INSUFFICIENT_BALANCE" | "INSUFFICIENT_SHARES" | "INVALID_POSTING" | "NEGATIVE_COLLATERAL",
-    message: string,
-  ) {
-    super(message);
-  }
+/** The codes an entry's postings are refused with (kind "rejected"). */
+export const POSTING_CODES = ["INSUFFICIENT_BALANCE", "INSUFFICIENT_SHARES", "INVALID_POSTING", "NEGATIVE_COLLATERAL"] as const;
+export type PostingCode = (typeof POSTING_CODES)[number];
+
+const postingRefusal = (code: PostingCode, message: string) => new Refusal<PostingCode>("rejected", code, message);
+
+/** A refusal of postings (Accounts.prepare and apply). */
+export function isPostingRefusal(err: unknown): err is Refusal<PostingCode> {
+  return isRefusal(err) && (POSTING_CODES as readonly string[]).includes(err.code);
 }
 
 export interface ConservationReport {
@@ -120,21 +123,21 @@ const posKey = (account: string, marketId: string, outcome: Outcome) => `${accou
 
 function checkInt(v: number | undefined, what: string): number {
   if (v === undefined) return 0;
-  if (!Number.isSafeInteger(v)) throw new LedgerRejection("INVALID_POSTING", `${what} is not a safe integer`);
+  if (!Number.isSafeInteger(v)) throw postingRefusal("INVALID_POSTING", `${what} is not a safe integer`);
   return v;
 }
 
 /** No negative balance, no negative or over-locked position, no negative collateral or fees. */
 function validate(cash: Map<string, CashAccount>, pos: Map<string, PositionState>, coll: Map<string, MicroUnits>, fees: MicroUnits): void {
   for (const [account, c] of cash) {
-    if (c.available < 0 || c.locked < 0) throw new LedgerRejection("INSUFFICIENT_BALANCE", `insufficient balance on ${account}`);
+    if (c.available < 0 || c.locked < 0) throw postingRefusal("INSUFFICIENT_BALANCE", `insufficient balance on ${account}`);
   }
   for (const p of pos.values()) {
     if (p.quantity < 0 || p.locked < 0 || p.locked > p.quantity)
-      throw new LedgerRejection("INSUFFICIENT_SHARES", `insufficient ${p.outcome} shares on ${p.account}`);
+      throw postingRefusal("INSUFFICIENT_SHARES", `insufficient ${p.outcome} shares on ${p.account}`);
   }
-  for (const [m, v] of coll) if (v < 0) throw new LedgerRejection("NEGATIVE_COLLATERAL", `collateral of ${m} would go negative`);
-  if (fees < 0) throw new LedgerRejection("INSUFFICIENT_BALANCE", "fee account would go negative");
+  for (const [m, v] of coll) if (v < 0) throw postingRefusal("NEGATIVE_COLLATERAL", `collateral of ${m} would go negative`);
+  if (fees < 0) throw postingRefusal("INSUFFICIENT_BALANCE", "fee account would go negative");
 }
 
 export class Accounts {
@@ -188,7 +191,7 @@ export class Accounts {
     for (const p of this.positions.values()) if (p.locked !== 0) yield p;
   }
 
-  /** Apply an entry's postings atomically; throws LedgerRejection and changes nothing on failure. */
+  /** Apply an entry's postings atomically; throws a posting refusal and changes nothing on failure. */
   apply(postings: readonly Posting[]): void {
     this.commit(this.prepare(postings));
   }
@@ -261,7 +264,7 @@ export class Accounts {
           ext[p.flow] += checkInt(p.amount, "external");
           break;
         default:
-          throw new LedgerRejection("INVALID_POSTING", "unknown posting");
+          throw postingRefusal("INVALID_POSTING", "unknown posting");
       }
     }
 

@@ -27,6 +27,7 @@
  */
 import { LOT, MAX_TICK, MIN_TICK, formatAvgPrice, isLotQuantity, type MicroUnits, type Tick } from "./money";
 import type { Outcome, Side } from "./types";
+import { Refusal } from "./refusal";
 
 /** Pool inventory in micro-shares; immutable. */
 export interface PoolState {
@@ -294,16 +295,10 @@ export function quoteSell(s: PoolState, outcome: Outcome, quantity: MicroUnits, 
   return quote(s, "SELL", outcome, quantity, feeBps);
 }
 
-export class AmmError extends Error {
-  constructor(readonly reason: AmmRejectReason) {
-    super(`AMM trade refused: ${reason}`);
-  }
-}
-
-/** The state after a trade (the fee does not touch the pool). Throws AmmError when refused. */
+/** The state after a trade (the fee does not touch the pool). Throws a Refusal (code: the AmmRejectReason) when refused. */
 export function applyTrade(s: PoolState, side: Side, outcome: Outcome, quantity: MicroUnits): PoolState {
   const q = quoteCost(s, side, outcome, quantity, 0);
-  if (!q.ok) throw new AmmError(q.reason);
+  if (!q.ok) throw new Refusal<AmmRejectReason>("rejected", q.reason, `AMM trade refused: ${q.reason}`);
   return q.newState;
 }
 

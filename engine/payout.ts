@@ -9,6 +9,7 @@
 import type { Posting, PositionState } from "./accounts";
 import { MICRO, type MicroUnits } from "./money";
 import type { Outcome } from "./types";
+import { Refusal, isRefusal } from "./refusal";
 
 /** What one share of the outcome that wins in full pays (micro-USDT). */
 export const FULL_PAYOUT = MICRO;
@@ -66,7 +67,12 @@ export interface PayoutPlan {
 }
 
 /** Why a market cannot be paid out now (the caller tries again once orders released their shares). */
-export class PayoutRefusal extends Error {}
+export const PAYOUT_CODES = ["INVALID_PAYOUT", "SHARES_LOCKED", "MARKET_UNBALANCED"] as const;
+export type PayoutCode = (typeof PAYOUT_CODES)[number];
+
+export function isPayoutRefusal(err: unknown): err is Refusal<PayoutCode> {
+  return isRefusal(err) && (PAYOUT_CODES as readonly string[]).includes(err.code);
+}
 
 /**
  * Pay every holder of a market at `yesPayout` and close it: each position is burnt (settled, its
@@ -80,10 +86,11 @@ export function marketPayout(
   holders: readonly PositionState[],
   collateral: MicroUnits,
 ): PayoutPlan {
-  if (!isYesPayout(yesPayout)) throw new PayoutRefusal(`a YES payout is 0..${FULL_PAYOUT} micro-USDT per share, not ${yesPayout}`);
+  if (!isYesPayout(yesPayout))
+    throw new Refusal<PayoutCode>("rejected", "INVALID_PAYOUT", `a YES payout is 0..${FULL_PAYOUT} micro-USDT per share, not ${yesPayout}`);
   const open = holders.filter((h) => h.marketId === marketId && h.quantity > 0);
   const locked = open.find((h) => h.locked > 0);
-  if (locked) throw new PayoutRefusal(`shares of ${locked.account} are still locked by orders`);
+  if (locked) throw new Refusal<PayoutCode>("conflict", "SHARES_LOCKED", `shares of ${locked.account} are still locked by orders`);
   const byAccount = new Map<string, { YES?: PositionState; NO?: PositionState }>();
   let yes = 0;
   let no = 0;
@@ -95,7 +102,11 @@ export function marketPayout(
     else no += h.quantity;
   }
   if (yes !== no || yes !== collateral)
-    throw new PayoutRefusal(`market ${marketId} does not balance (YES ${yes}, NO ${no}, collateral ${collateral})`);
+    throw new Refusal<PayoutCode>(
+      "conflict",
+      "MARKET_UNBALANCED",
+      `market ${marketId} does not balance (YES ${yes}, NO ${no}, collateral ${collateral})`,
+    );
 
   const postings: Posting[] = [];
   const payouts: PayoutPlan["payouts"] = [];

@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { aliasesOf, GROUP_MOUNT, GROUP_RATE, ROUTES, type RoutedAction } from "../contract";
-import { invalid } from "../lib/fault";
+import { invalid } from "../engine/refusal";
 import type { RequestMeta } from "../mixins/context";
 import { idempotencyKeyHeader } from "../mixins/idempotency.middleware";
 import { setRateHeaders } from "./answers";

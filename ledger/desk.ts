@@ -2,10 +2,10 @@
  * The ledger's requests over its core (ledger/ledger.ts) and its store: each write is applied at
  * once and answered once durable (or at once, when the caller waits for durability itself); the
  * journal keys of settlements, stored answers and heartbeats are made here. Refusals are the
- * core's LedgerFaults and the desk's Faults (kind and code; the shell gives them their status).
+ * core's refusals and the desk's (Refusal: kind and code; the shell gives them their status).
  */
 import { createHash } from "node:crypto";
-import { notFoundFault, invalid } from "../lib/fault";
+import { notFoundFault, invalid } from "../engine/refusal";
 import { page, type Page } from "../lib/paging";
 import { checkHeartbeat } from "../lib/order-rules";
 import type {

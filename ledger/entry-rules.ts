@@ -17,7 +17,7 @@
  *   rebate; no other entry moves the rewards account.
  */
 import type { PositionState, Posting } from "../engine/accounts";
-import { marketPayout, PayoutRefusal } from "../engine/payout";
+import { marketPayout, isPayoutRefusal } from "../engine/payout";
 import { ammAccount } from "../engine/settlement";
 import type { TradeRecord } from "../engine/settlement";
 import { rebatePool, REWARDS_ACCOUNT } from "../engine/rewards";
@@ -154,7 +154,7 @@ function payoutProblems(e: RuledEntry, rec: PayoutRecord, before: BooksBefore, n
   try {
     plan = marketPayout(rec.marketId, rec.yesPayout, before.holders(rec.marketId), collateral);
   } catch (err) {
-    if (err instanceof PayoutRefusal) return [`${name} pays market ${rec.marketId} out while ${err.message}`];
+    if (isPayoutRefusal(err)) return [`${name} pays market ${rec.marketId} out while ${err.message}`];
     throw err;
   }
   const want = plan.postings.map(canonical).sort();

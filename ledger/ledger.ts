@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { Accounts, LedgerRejection, type AccountsUndo, type ConservationReport, type PreparedChange } from "../engine/accounts";
+import { Refusal } from "../engine/refusal";
+import { Accounts, isPostingRefusal, type AccountsUndo, type ConservationReport, type PreparedChange } from "../engine/accounts";
 import type {
   BookJournalDoc,
   IdemClaim,
@@ -14,21 +15,19 @@ import { chainHash } from "./chain-hash";
 import { entryRuleProblems } from "./entry-rules";
 import { CommitRefused, type CommitBatch, type JournalRow, type MarketRow, type MoneyStore, type StoredState } from "./store";
 
-/** A refusal of the ledger, by kind; the service shell maps kinds to the contract's statuses. */
-export type LedgerFaultKind = "rejected" | "conflict" | "moved" | "unavailable" | "restarted";
-
-export class LedgerFault extends Error {
-  constructor(
-    readonly kind: LedgerFaultKind,
-    readonly code: string,
-    message: string,
-    /** Seconds a client should wait before sending it again (a refused write). */
-    readonly data?: { retryAfter: number },
-  ) {
-    super(message);
-    this.name = "LedgerFault";
-  }
-}
+/** The codes the ledger refuses with (engine/refusal.ts's Refusal; the shell gives each kind its status). */
+export const LEDGER_CODES = [
+  "INSUFFICIENT_BALANCE",
+  "INSUFFICIENT_SHARES",
+  "INVALID_POSTING",
+  "MARKET_MOVED",
+  "IDEMPOTENCY_KEY_REUSED",
+  "DUPLICATE_CLIENT_ORDER_ID",
+  "LEDGER_UNAVAILABLE",
+  "LEDGER_RESTARTED",
+  "SERVICE_UNAVAILABLE",
+] as const;
+export type LedgerCode = (typeof LEDGER_CODES)[number];
 
 export interface LedgerHooks {
   /** After each group commit, with its entries (real-time events, the durability watermark). */
@@ -86,7 +85,7 @@ interface Pending {
 export class Ledger {
   private current = randomBytes(8).toString("hex");
   /** Instances retired by a refused commit: up to which seq they made durable, and why they stopped. */
-  private readonly retired = new Map<string, { durable: number; refusal: LedgerFault }>();
+  private readonly retired = new Map<string, { durable: number; refusal: Refusal }>();
   private accounts: Accounts;
   private readonly markets = new Map<string, MarketLease>();
   private seq: number;
@@ -180,17 +179,17 @@ export class Ledger {
    */
   post(input: PostInput): PostOutcome {
     if (this.broken)
-      throw new LedgerFault("unavailable", "LEDGER_UNAVAILABLE", "The ledger stopped after a failed write; it recovers on restart");
+      throw new Refusal<LedgerCode>("unavailable", "LEDGER_UNAVAILABLE", "The ledger stopped after a failed write; it recovers on restart");
     const part = input.part;
     if (!part) return this.apply([input]);
     const b = input.book;
     if (!b || part.count < 2 || part.index < 0 || part.index >= part.count)
-      throw new LedgerFault("rejected", "INVALID_POSTING", "an entry group is parts of one book command");
+      throw new Refusal<LedgerCode>("rejected", "INVALID_POSTING", "an entry group is parts of one book command");
     let group = this.groups.get(part.group);
     if (part.index === 0) this.groups.set(part.group, (group = { marketId: b.marketId, parts: [] }));
     if (!group || group.parts.length !== part.index || group.marketId !== b.marketId) {
       this.groups.delete(part.group);
-      throw new LedgerFault("moved", "MARKET_MOVED", `entry group ${part.group} arrived out of order; nothing was executed`);
+      throw new Refusal<LedgerCode>("moved", "MARKET_MOVED", `entry group ${part.group} arrived out of order; nothing was executed`);
     }
     group.parts.push(input);
     if (group.parts.length < part.count) return { applied: true, seq: -1, instance: this.instance };
@@ -211,7 +210,7 @@ export class Ledger {
         const prior = parts.length === 1 && prev?._id === first.key ? prev : null;
         // The same command again (a retry of a commit that landed): answered, not applied twice.
         if (prior && sameBookCommand(prior.book, b)) return { applied: false, seq: prior.seq, instance: this.instance };
-        throw new LedgerFault(
+        throw new Refusal<LedgerCode>(
           "moved",
           "MARKET_MOVED",
           b.epoch !== lease.epoch
@@ -221,7 +220,11 @@ export class Ledger {
       }
       parts.forEach((p, i) => {
         if (!p.book || p.book.marketId !== b.marketId || p.book.epoch !== b.epoch || p.book.seq !== b.seq + i)
-          throw new LedgerFault("rejected", "INVALID_POSTING", "the parts of a book command take consecutive positions of one market");
+          throw new Refusal<LedgerCode>(
+            "rejected",
+            "INVALID_POSTING",
+            "the parts of a book command take consecutive positions of one market",
+          );
       });
     } else {
       const seq = this.pendingKeys.get(first.key)?.seq ?? this.store.keySeq(first.key);
@@ -229,12 +232,12 @@ export class Ledger {
     }
     // Keys are claimed before their command runs (idemClaim); this only guards against a second writer.
     if (last.idem && this.pendingIdem(last.idem)) {
-      throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key already answered a request");
+      throw new Refusal<LedgerCode>("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key already answered a request");
     }
     for (const p of parts) {
       const placed = p.book?.command.type === "place" ? p.book.command.order : null;
       if (placed?.clientOrderId && this.clientOrderIdTaken(placed.userId, placed.clientOrderId)) {
-        throw new LedgerFault(
+        throw new Refusal<LedgerCode>(
           "conflict",
           "DUPLICATE_CLIENT_ORDER_ID",
           `clientOrderId ${placed.clientOrderId} names another of your open orders`,
@@ -253,19 +256,19 @@ export class Ledger {
       },
       this.accounts,
     );
-    if (broken.length) throw new LedgerFault("rejected", "INVALID_POSTING", broken.join("; "));
+    if (broken.length) throw new Refusal<LedgerCode>("rejected", "INVALID_POSTING", broken.join("; "));
     let change: PreparedChange;
     try {
       change = this.accounts.prepare(postings, first.checkAfter ?? 0);
     } catch (err) {
-      if (err instanceof LedgerRejection) {
+      if (isPostingRefusal(err)) {
         const code =
           err.code === "INSUFFICIENT_SHARES"
             ? "INSUFFICIENT_SHARES"
             : err.code === "INVALID_POSTING"
               ? "INVALID_POSTING"
               : "INSUFFICIENT_BALANCE";
-        throw new LedgerFault(
+        throw new Refusal<LedgerCode>(
           "rejected",
           code,
           code === "INSUFFICIENT_SHARES" ? "Insufficient shares" : code === "INVALID_POSTING" ? err.message : "Insufficient balance",
@@ -324,7 +327,7 @@ export class Ledger {
    */
   acquire(marketId: string, node: string): { lease: MarketLease; seq: number } {
     if (this.hooks.mayOwn && !this.hooks.mayOwn(marketId, node)) {
-      throw new LedgerFault("moved", "MARKET_MOVED", `market ${marketId} belongs to another engine node; retry`);
+      throw new Refusal<LedgerCode>("moved", "MARKET_MOVED", `market ${marketId} belongs to another engine node; retry`);
     }
     const epoch = this.lease(marketId).epoch + 1;
     const r = this.post({ key: `fence:${marketId}:${epoch}`, postings: [], fence: { marketId, epoch, node } });
@@ -341,7 +344,11 @@ export class Ledger {
       const r = this.retired.get(instance);
       if (r) return seq <= r.durable ? Promise.resolve() : Promise.reject(r.refusal);
       return Promise.reject(
-        new LedgerFault("restarted", "LEDGER_RESTARTED", "The ledger restarted; the outcome of that entry is unknown to this writer"),
+        new Refusal<LedgerCode>(
+          "restarted",
+          "LEDGER_RESTARTED",
+          "The ledger restarted; the outcome of that entry is unknown to this writer",
+        ),
       );
     }
     if (seq <= this.durable) return Promise.resolve();
@@ -349,8 +356,8 @@ export class Ledger {
     return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
   }
 
-  private unavailable(): LedgerFault {
-    return new LedgerFault("unavailable", "LEDGER_UNAVAILABLE", "A ledger write failed; it recovers on restart");
+  private unavailable(): Refusal {
+    return new Refusal<LedgerCode>("unavailable", "LEDGER_UNAVAILABLE", "A ledger write failed; it recovers on restart");
   }
 
   /** Entries accepted during this turn of the event loop are committed together (group commit). */
@@ -472,7 +479,7 @@ export class Ledger {
     this.touchedPos = new Set();
     this.touchedMarkets = new Set();
     this.seq = this.durable;
-    const refusal = new LedgerFault(
+    const refusal = new Refusal<LedgerCode>(
       "unavailable",
       "SERVICE_UNAVAILABLE",
       err.diskFull
@@ -506,7 +513,7 @@ export class Ledger {
       const unwritten = this.pending.find((p) => p.doc.idem?.scope === scope && p.doc.idem.key === key)?.doc;
       if (unwritten) {
         if (unwritten.idem?.fingerprint !== fingerprint)
-          throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
+          throw new Refusal<LedgerCode>("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
         // Answered once durable, like the first answer.
         await this.waitDurable(unwritten.seq);
         continue;
@@ -515,7 +522,7 @@ export class Ledger {
       const c = this.claims.get(id);
       if (stored) {
         if (stored.fingerprint !== fingerprint)
-          throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
+          throw new Refusal<LedgerCode>("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
         // Bound to a command whose request still runs: its answer is on its way.
         if (stored.answerFrom && c) {
           const answer = await new Promise<IdemClaim | null>((resolve) => c.waiters.push(resolve));
@@ -534,7 +541,7 @@ export class Ledger {
         return { answered: false };
       }
       if (c.fingerprint !== fingerprint)
-        throw new LedgerFault("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key is in use by another request");
+        throw new Refusal<LedgerCode>("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key is in use by another request");
       const answer = await new Promise<IdemClaim | null>((resolve) => c.waiters.push(resolve));
       if (answer) return answer;
       // The first one gave up without an answer: try again (perhaps to execute).

@@ -19,7 +19,7 @@ import {
   type ScoringReason,
 } from "../engine/rewards";
 import type { RestingOrder } from "../engine/types";
-import { invalid, notFoundFault } from "../lib/fault";
+import { invalid, notFoundFault } from "../engine/refusal";
 import type { Store } from "../lib/store";
 import type { LedgerEntryDoc, OrderDoc, PostInput, PostOutcome, RewardRecord } from "../models/trading";
 import { rewardPostings } from "./entry-rules";

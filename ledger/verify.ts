@@ -1,4 +1,4 @@
-import { Accounts, LedgerRejection, type AccountsSnapshot } from "../engine/accounts";
+import { Accounts, isPostingRefusal, type AccountsSnapshot } from "../engine/accounts";
 import type { LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc, VerifyReport } from "../models/trading";
 import { chainHash, GENESIS_HASH } from "./chain-hash";
 import { entryRuleProblems, feesIn, tradeFees } from "./entry-rules";
@@ -163,7 +163,7 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
     try {
       accounts.commit(accounts.prepare(doc.postings, doc.checkAfter ?? 0));
     } catch (err) {
-      if (err instanceof LedgerRejection) problem(`entry ${row.seq} (${row.key}) does not apply to the books before it: ${err.message}`);
+      if (isPostingRefusal(err)) problem(`entry ${row.seq} (${row.key}) does not apply to the books before it: ${err.message}`);
       else throw err;
     }
     for (const op of projectEntry(doc)) {

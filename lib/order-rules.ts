@@ -5,7 +5,7 @@
  */
 import { isLotQuantity, LOT, priceToTick } from "../engine/money";
 import type { OrderType, Outcome, Side } from "../engine/types";
-import type { FieldError } from "./fault";
+import type { FieldError } from "../engine/refusal";
 
 /** A GTD deadline: at least this far ahead, at most a year. */
 export const GTD_MIN_AHEAD_MS = 5_000;

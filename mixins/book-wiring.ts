@@ -3,8 +3,9 @@
  * event or metric. Broker glue only: what the ports mean is decided in trading/.
  */
 import type { ServiceBroker } from "moleculer";
-import { broadcast, call, emit, rulesOf } from "../contract";
+import { broadcast, emit, rulesOf } from "../contract";
 import { configOf } from "../lib/config";
+import { throwRefusal } from "../lib/errors";
 import { METRIC } from "../lib/metrics";
 import { Validator } from "../lib/validator";
 import { BookCores } from "../trading/book-cores";
@@ -12,6 +13,7 @@ import type { AppContext } from "./context";
 import { withIdempotency } from "./idempotency.middleware";
 import { marketOwner, refreshOwners } from "./market-routing.middleware";
 import { nullWhenAbsent } from "./optional-service";
+import { portCall } from "./port-call";
 
 /** Each order of a batch is checked like POST /orders' body. */
 const placeCheck = Validator.compile(rulesOf("PlaceOrderRequest")) as (v: unknown) => true | Array<{ field: string; type: string }>;
@@ -23,16 +25,16 @@ export function bookCoresOn(broker: ServiceBroker, log: (message: string) => voi
     fees: { takerBps: cfg.takerFeeBps, makerBps: cfg.makerFeeBps },
     ammFeeBps: cfg.ammFeeBps,
     engines: { ownerOf: (marketId) => marketOwner(broker, marketId), refresh: () => refreshOwners(broker) },
-    market: (marketId) => call(broker, "catalog.getMarketInternal", { marketId }),
+    market: (marketId) => portCall(broker, "catalog.getMarketInternal", { marketId }),
     // A catalog without exchange-wide modes (an older node in a rolling upgrade) leaves them as they are.
-    exchangeMode: () => nullWhenAbsent(call(broker, "catalog.exchangeMode")),
+    exchangeMode: () => nullWhenAbsent(portCall(broker, "catalog.exchangeMode")),
     reopenUntil: cfg.reopenPostOnlyMs > 0 ? Date.now() + cfg.reopenPostOnlyMs : 0,
     ledger: {
-      acquire: (marketId, node) => call(broker, "ledger.acquireMarket", { marketId, node }),
-      restingOrders: (marketId, afterPrio, limit) => call(broker, "ledger.restingOrders", { marketId, afterPrio, limit }),
-      lease: (marketId) => call(broker, "ledger.lease", { marketId }),
-      post: (entry) => call(broker, "ledger.post", { ...entry, durable: false }),
-      sync: (seq, instance) => call(broker, "ledger.sync", { seq, instance }).then(() => undefined),
+      acquire: (marketId, node) => portCall(broker, "ledger.acquireMarket", { marketId, node }),
+      restingOrders: (marketId, afterPrio, limit) => portCall(broker, "ledger.restingOrders", { marketId, afterPrio, limit }),
+      lease: (marketId) => portCall(broker, "ledger.lease", { marketId }),
+      post: (entry) => portCall(broker, "ledger.post", { ...entry, durable: false }),
+      sync: (seq, instance) => portCall(broker, "ledger.sync", { seq, instance }).then(() => undefined),
     },
     // What a committed command tells the world (trading/publication.ts), dispatched here.
     out: {
@@ -47,17 +49,17 @@ export function bookCoresOn(broker: ServiceBroker, log: (message: string) => voi
     log,
     requests: {
       checkShape: placeCheck,
-      placeRemote: (ctx, p) => call(ctx, "book.placeTerms", p),
+      placeRemote: (ctx, p) => portCall(ctx, "book.placeTerms", p),
       journaled: (ctx) => void (ctx.meta.idemJournaled = true),
-      withIdempotency: (ctx, idem, run) => withIdempotency(ctx, idem, run).then((r) => r.value),
-      order: (ctx, orderId) => call(ctx, "ledger.getOrder", { orderId }),
-      orders: (ctx, q) => call(ctx, "ledger.orders", q),
-      amendOrder: (ctx, a) => call(ctx, "book.amendOrder", a),
-      openMarketsOf: (ctx, userId) => call(ctx, "ledger.openMarketsOf", { userId }),
-      cancelMany: (ctx, marketId, userId, reason) => call(ctx, "book.cancelMany", { marketId, userId, reason }),
-      cancel: (ctx, marketId, orderId, userId) => call(ctx, "book.cancel", { marketId, orderId, userId }),
-      queuePosition: (ctx, marketId, orderId) => call(ctx, "book.queuePositionAt", { marketId, orderId }),
-      topOnOwner: (ctx, marketId) => call(ctx, "book.top", { marketId }),
+      withIdempotency: (ctx, idem, run) => withIdempotency(ctx, idem, run).then((r) => r.value, throwRefusal),
+      order: (ctx, orderId) => portCall(ctx, "ledger.getOrder", { orderId }),
+      orders: (ctx, q) => portCall(ctx, "ledger.orders", q),
+      amendOrder: (ctx, a) => portCall(ctx, "book.amendOrder", a),
+      openMarketsOf: (ctx, userId) => portCall(ctx, "ledger.openMarketsOf", { userId }),
+      cancelMany: (ctx, marketId, userId, reason) => portCall(ctx, "book.cancelMany", { marketId, userId, reason }),
+      cancel: (ctx, marketId, orderId, userId) => portCall(ctx, "book.cancel", { marketId, orderId, userId }),
+      queuePosition: (ctx, marketId, orderId) => portCall(ctx, "book.queuePositionAt", { marketId, orderId }),
+      topOnOwner: (ctx, marketId) => portCall(ctx, "book.top", { marketId }),
     },
   });
 }

@@ -4,23 +4,21 @@
  * errors. Broker glue only: what they mean is decided in catalog/.
  */
 import type { LoggerInstance, ServiceBroker } from "moleculer";
-import { CatalogRefusal, type CatalogOut } from "../catalog/catalog";
+import type { CatalogOut } from "../catalog/catalog";
 import { catalogCores } from "../catalog/cores";
 import { catalogOut } from "../catalog/out";
 import type { QuoteSource } from "../catalog/reads";
-import { call, ID_PARAM, ISO_DATE_PATTERN } from "../contract";
+import { ID_PARAM, ISO_DATE_PATTERN } from "../contract";
 import { configOf } from "../lib/config";
-import { DomainError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import type { Stores } from "../lib/store";
 import type { CatalogCollections } from "../models/catalog";
 import type { AppContext } from "./context";
 import { nullWhenAbsent } from "./optional-service";
+import { portCall } from "./port-call";
 
 /** A slow price source must not hold up catalog reads; prices then show as null. */
 const LIVE_PRICES_TIMEOUT_MS = 1_000;
-
-const STATUS_OF_REFUSAL: Record<CatalogRefusal["kind"], number> = { invalid: 400, forbidden: 403, not_found: 404, conflict: 409 };
 
 /** What a `market.trade` print must carry before the catalog records it. */
 export const MARKET_TRADE_PARAMS = {
@@ -39,7 +37,7 @@ export function catalogCoresOn(broker: ServiceBroker, stores: () => Stores<Catal
     stores,
     newId,
     nodeID: broker.nodeID,
-    positions: async (userId) => (await call(broker, "ledger.account", { account: userId })).positions,
+    positions: async (userId) => (await portCall(broker, "ledger.account", { account: userId })).positions,
     windowMs: cfg.resolutionDisputeWindowMs,
     clockMs: cfg.resolutionClockMs,
     clockOut: catalogOut(broker, (marketId) => dropMarketCache(broker, marketId)),
@@ -64,12 +62,6 @@ export function liveQuotes(ctx: AppContext<unknown>, broker: ServiceBroker): Quo
   const registry = broker.registry as unknown as { hasService(fullName: string): boolean };
   return async (marketIds) => {
     if (!registry.hasService("router")) return null;
-    return nullWhenAbsent(call(ctx, "router.livePrices", { marketIds }, { timeout: LIVE_PRICES_TIMEOUT_MS }));
+    return nullWhenAbsent(portCall(ctx, "router.livePrices", { marketIds }, { timeout: LIVE_PRICES_TIMEOUT_MS }));
   };
-}
-
-/** The core's refusals in the contract's envelope: 400 / 403 / 404 / 409 with their codes; anything else as it came. */
-export function wireCatalogRefusal(err: unknown): never {
-  if (!(err instanceof CatalogRefusal)) throw err;
-  throw new DomainError(err.message, STATUS_OF_REFUSAL[err.kind], err.code, err.fields ? { fields: err.fields } : undefined);
 }

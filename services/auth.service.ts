@@ -2,13 +2,12 @@ import { Errors, type Service } from "moleculer";
 import { defineService } from "../mixins/service";
 import { type ActionResult, type Answer, type HandlerParams, broadcast, emit, internalAction, routeAction } from "../contract";
 import { configOf, type AppConfig } from "../lib/config";
-import { unauthorized } from "../lib/errors";
+import { throwWire } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
-import { Auth, AuthRefusal, type AuthOut } from "../auth/auth";
+import { Auth, type AuthOut } from "../auth/auth";
 import { authStorePorts, type AuthCollections } from "../auth/store";
-import { wireError } from "../gateway/faults";
 
 /** How often stale proofs and long-expired sessions are dropped. */
 const SWEEP_MS = 60_000;
@@ -33,10 +32,10 @@ const AuthService = defineService<AuthThis>({
   ],
 
   hooks: {
-    // Every refusal of the core is the contract's 401.
+    // The core's refusals (each a 401) leave as the broker's errors.
     error: {
       "*"(ctx: AppContext, err: unknown) {
-        throw err instanceof AuthRefusal ? unauthorized(err.message) : wireError(err);
+        throwWire(err);
       },
     },
   },

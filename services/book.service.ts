@@ -1,7 +1,7 @@
 import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
 import { type Answer, type HandlerParams, type EventPayload, call, internalAction, routeAction } from "../contract";
-import { throwWire } from "../gateway/faults";
+import { throwWire } from "../lib/errors";
 import { currentUser, type AppContext } from "../mixins/context";
 import type { MarketActor } from "../trading/market-actor";
 import type { MarketRegistry } from "../trading/market-registry";
@@ -34,6 +34,9 @@ function dropForeignMarkets(this: BookThis) {
  */
 const BookService = defineService<BookThis>({
   name: "book",
+
+  // Every action's refusal leaves as the broker's error (cancel-all, lists and tops included).
+  hooks: { error: { "*": (_ctx: AppContext, err: unknown) => throwWire(err) } },
 
   actions: {
     /** POST /orders: a limit order, GTC, GTD, FOK or FAK, optionally post-only, with a client order id. */

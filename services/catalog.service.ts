@@ -16,7 +16,8 @@ import type { MarketView } from "../catalog/views";
 import type { TradingModes } from "../catalog/trading-mode";
 import { engineNodes } from "../mixins/market-routing.middleware";
 import { nullWhenAbsent } from "../mixins/optional-service";
-import { MARKET_TRADE_PARAMS, catalogCoresOn, dropMarketCache, liveQuotes, requestOut, wireCatalogRefusal } from "../mixins/catalog-wiring";
+import { MARKET_TRADE_PARAMS, catalogCoresOn, dropMarketCache, liveQuotes, requestOut } from "../mixins/catalog-wiring";
+import { throwWire } from "../lib/errors";
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
 export const MARKET_CACHE_TTL_SEC = 5;
@@ -56,7 +57,7 @@ const CatalogService = defineService<CatalogThis>({
     }),
   ],
 
-  hooks: { error: { "*": (_ctx: AppContext, err: unknown) => wireCatalogRefusal(err) } },
+  hooks: { error: { "*": (_ctx: AppContext, err: unknown) => throwWire(err) } },
 
   actions: {
     /** GET /events: published events, soonest `beginAt` first; `markets` is empty in lists. */

@@ -7,14 +7,16 @@ import { Cell } from "@ton/core";
 import type { Service, ServiceBroker } from "moleculer";
 import { METRIC } from "../lib/metrics";
 import { defineService } from "../mixins/service";
-import { type ActionResult, type HandlerParams, call, emit, internalAction, routeAction } from "../contract";
+import { type ActionResult, type HandlerParams, emit, internalAction, routeAction } from "../contract";
 import { configOf, type AppConfig, type ChainConfig } from "../lib/config";
-import { DomainError, notFound } from "../lib/errors";
+import { notFound } from "../lib/errors";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import type { ChainReconciliation, SubmissionResult } from "../models/chain";
 import { page } from "../lib/paging";
-import { throwFault, throwWire } from "../gateway/faults";
+import { throwWire, wireError } from "../lib/errors";
+import { Refusal } from "../engine/refusal";
+import { portCall } from "../mixins/port-call";
 import { KeyRing } from "../chain/keys";
 import type { ChainPort } from "../chain/port";
 import type { SandboxChain } from "../chain/sandbox";
@@ -40,18 +42,21 @@ type ChainThis = Service &
 /** The ledger's actions as the cores' port. */
 function ledgerOf(broker: ServiceBroker): ChainLedger {
   return {
-    post: (entry) => call(broker, "ledger.post", entry).catch(throwFault),
-    positions: async (account) => (await call(broker, "ledger.account", { account })).positions,
-    holders: (marketId) => call(broker, "ledger.holders", { marketId }),
-    conservation: () => call(broker, "ledger.conservation"),
+    post: (entry) => portCall(broker, "ledger.post", entry),
+    positions: async (account) => (await portCall(broker, "ledger.account", { account })).positions,
+    holders: (marketId) => portCall(broker, "ledger.holders", { marketId }),
+    conservation: () => portCall(broker, "ledger.conservation"),
     markSettlement: async (tradeIds, status, txHash) =>
-      void (await call(broker, "ledger.markSettlement", txHash ? { tradeIds, status, txHash } : { tradeIds, status })),
-    entriesAfter: (seq, limit) => call(broker, "ledger.entriesAfter", { seq, limit }),
+      void (await portCall(broker, "ledger.markSettlement", txHash ? { tradeIds, status, txHash } : { tradeIds, status })),
+    entriesAfter: (seq, limit) => portCall(broker, "ledger.entriesAfter", { seq, limit }),
   };
 }
 
 const ChainService = defineService<ChainThis>({
   name: "chain",
+
+  // Every action's refusal (the cores' and their ports') leaves as the broker's error.
+  hooks: { error: { "*": (_ctx: AppContext, err: unknown) => throwWire(err) } },
   mixins: [createDbMixin<ChainCollections>(CHAIN_INDEXES)],
 
   actions: {
@@ -101,7 +106,11 @@ const ChainService = defineService<ChainThis>({
       async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.withdrawalAnswer">>): Promise<SubmissionResult> {
         const answer = await this.cores.withdrawals.answerOf(ctx.params.withdrawalId);
         if (!answer)
-          throw new DomainError("This withdrawal's outcome is being settled; retry shortly", 503, "SERVICE_UNAVAILABLE", { retryAfter: 2 });
+          throw wireError(
+            new Refusal("unavailable", "SERVICE_UNAVAILABLE", "This withdrawal's outcome is being settled; retry shortly", {
+              retryAfter: 2,
+            }),
+          );
         return answer;
       },
     },
@@ -111,7 +120,7 @@ const ChainService = defineService<ChainThis>({
       ...routeAction("chain.redeem"),
       async handler(this: ChainThis, ctx: AppContext<HandlerParams<"chain.redeem">>): Promise<ActionResult<"chain.redeem">> {
         const req = { userId: currentUser(ctx).id, ...ctx.params };
-        const market = (marketId: string) => call(ctx, "catalog.getMarketInternal", { marketId });
+        const market = (marketId: string) => portCall(ctx, "catalog.getMarketInternal", { marketId });
         const key = ctx.meta.idem ? { ...ctx.meta.idem, status: 202 } : undefined;
         const res = await this.actor.run(() => this.cores.redemptions.redeem(req, market, key)).catch(throwWire);
         ctx.meta.$statusCode = 202;
@@ -264,7 +273,7 @@ const ChainService = defineService<ChainThis>({
       log: this.logger as Log,
       notifier: {
         available: () => broker.registry.actions.isAvailable("notifier.tradeSettled"),
-        tradeSettled: async (o) => void (await call(broker, "notifier.tradeSettled", o)),
+        tradeSettled: async (o) => void (await portCall(broker, "notifier.tradeSettled", o)),
       },
       metrics: {
         depositCredited: () => void broker.metrics.increment(METRIC.deposits),

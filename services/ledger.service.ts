@@ -1,9 +1,10 @@
 import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
-import { type ActionResult, type Answer, type HandlerParams, broadcast, call, internalAction, routeAction } from "../contract";
+import { portCall } from "../mixins/port-call";
+import { type ActionResult, type Answer, type HandlerParams, broadcast, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
-import { throwWire, wireError } from "../gateway/faults";
+import { throwWire, wireError } from "../lib/errors";
 import { LedgerCores } from "../ledger/ledger-cores";
 import type { LedgerDesk } from "../ledger/desk";
 import { openMoneyStore } from "../ledger/money-store";
@@ -14,6 +15,7 @@ import { MarketClock } from "../catalog/clock";
 import { newId } from "../lib/ids";
 import { dayOf, RewardsDesk, type RewardCollections } from "../ledger/rewards";
 import type { RestingOrder } from "../engine/types";
+import { isRefusal } from "../engine/refusal";
 
 type LedgerThis = Service &
   DbState<RewardCollections> & {
@@ -27,7 +29,7 @@ type LedgerThis = Service &
 
 /**
  * The money path's single writer: a shell over the ledger's cores (ledger/ledger-cores.ts). Its
- * refusals are domain faults, handed to the broker with their status (gateway/faults.ts).
+ * refusals are the core's Refusals, handed to the broker with their status (lib/errors.ts).
  */
 const LedgerService = defineService<LedgerThis>({
   name: "ledger",
@@ -157,8 +159,8 @@ const LedgerService = defineService<LedgerThis>({
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.positions">>): Answer<"ledger.positions"> {
         const userId = currentUser(ctx).id;
         return positionsView(userId, this.desk.ledger.positionsOf(userId), {
-          titles: (marketIds) => call(ctx, "catalog.marketTitles", { marketIds }).catch(() => ({})),
-          exitQuote: (p) => call(ctx, "book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
+          titles: (marketIds) => portCall(ctx, "catalog.marketTitles", { marketIds }).catch(() => ({})),
+          exitQuote: (p) => portCall(ctx, "book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
         });
       },
     },
@@ -329,7 +331,7 @@ const LedgerService = defineService<LedgerThis>({
       // Broadcast: every gateway pushes to its own sockets (ledger/changes.ts decides what).
       out: { broadcast: (event, payload) => broadcast(broker, event, payload) },
       cancelMany: async (marketId, which, reason) => {
-        await call(broker, "book.cancelMany", { marketId, ...which, reason });
+        await portCall(broker, "book.cancelMany", { marketId, ...which, reason });
       },
       log: {
         info: (message) => this.logger.info(message),
@@ -363,9 +365,9 @@ const LedgerService = defineService<LedgerThis>({
       feeBalance: () => desk.ledger.feeBalance(),
       order: (orderId) => desk.store.order(orderId),
       marketExists: (marketId) =>
-        call(broker, "catalog.getMarketInternal", { marketId }).then(
+        portCall(broker, "catalog.getMarketInternal", { marketId }).then(
           () => true,
-          (err: { code?: number }) => (err?.code === 404 ? false : Promise.reject(err)),
+          (err: unknown) => (isRefusal(err) && err.kind === "not_found" ? false : Promise.reject(err)),
         ),
       rebateBps: cfg.makerRebateBps,
       newId,

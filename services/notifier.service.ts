@@ -1,9 +1,10 @@
 import type { Service } from "moleculer";
 import { Api } from "grammy";
 import { defineService } from "../mixins/service";
-import { type ActionResult, type HandlerParams, call, emit, internalAction, routeAction } from "../contract";
+import { portCall } from "../mixins/port-call";
+import { type ActionResult, type HandlerParams, emit, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
-import { validationError } from "../lib/errors";
+import { throwWire, validationError } from "../lib/errors";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import { page } from "../lib/paging";
@@ -56,6 +57,9 @@ const NotifierService = defineService<NotifierThis>({
       notifierJobs: [],
     }),
   ],
+
+  // Every action's refusal (the core's and its ports') leaves as the broker's error.
+  hooks: { error: { "*": (_ctx: AppContext, err: unknown) => throwWire(err) } },
 
   actions: {
     /** GET /notifications: the caller's, newest first. */
@@ -173,11 +177,11 @@ const NotifierService = defineService<NotifierThis>({
       ...notifierStorePorts(stores),
       ledger: {
         reachable: () => this.broker.registry.actions.isAvailable("ledger.entriesAfter"),
-        entriesAfter: (seq, limit) => call(this.broker, "ledger.entriesAfter", { seq, limit }),
-        holders: (marketId) => call(this.broker, "ledger.holders", { marketId }),
+        entriesAfter: (seq, limit) => portCall(this.broker, "ledger.entriesAfter", { seq, limit }),
+        holders: (marketId) => portCall(this.broker, "ledger.holders", { marketId }),
       },
-      market: (marketId) => call(this.broker, "catalog.getMarketInternal", { marketId }),
-      user: (userId) => call(this.broker, "auth.getUser", { userId }),
+      market: (marketId) => portCall(this.broker, "catalog.getMarketInternal", { marketId }),
+      user: (userId) => portCall(this.broker, "auth.getUser", { userId }),
       created: (userId, notification) => emit(this.broker, "notifier.created", { userId, notification }),
       delivery: this.delivery,
       now: Date.now,

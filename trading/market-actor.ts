@@ -15,7 +15,8 @@ import type {
   CancelManyResult,
   RouteExecution,
 } from "../models/trading";
-import { TradingError } from "./refusals";
+import { Refusal, refusalCode } from "../engine/refusal";
+import type { TradingCode } from "./refusals";
 import type { AmendCommand, PlaceCommand, RouteCommand } from "./commands";
 import { idemRecord, splitCommand, type LedgerAck, type LedgerPost } from "./entries";
 import type { CommandPlan, MarketView } from "./plan";
@@ -40,12 +41,6 @@ const REBUILD_PAGE = 5000;
  * there, nothing executed; the actor resumes from what the ledger holds.
  */
 export const WRITE_REFUSED = "SERVICE_UNAVAILABLE";
-
-/** The code of a refusal: `type` on a broker error, `code` on a core's own. */
-function codeOf(err: unknown): string | undefined {
-  const e = err as { type?: unknown; code?: unknown } | null;
-  return typeof e?.type === "string" ? e.type : typeof e?.code === "string" ? e.code : undefined;
-}
 
 /**
  * Everything an actor needs from the outside world; the book service wires it to the broker. The
@@ -334,7 +329,7 @@ export class MarketActor {
   }
 
   private ensureWritable(): void {
-    if (this.fenced) throw new TradingError("moved", "MARKET_MOVED", "This market is being served by another engine node; retry");
+    if (this.fenced) throw new Refusal<TradingCode>("moved", "MARKET_MOVED", "This market is being served by another engine node; retry");
   }
 
   /**
@@ -368,7 +363,7 @@ export class MarketActor {
     if (this.book.seq !== doc.bookSeq) {
       // The ledger holds the truth: rebuild from it.
       this.fenced = true;
-      throw new TradingError(
+      throw new Refusal<TradingCode>(
         "internal",
         "BOOK_DIVERGED",
         `The book of ${this.marketId} did not execute as previewed; it is rebuilt from the ledger`,
@@ -403,7 +398,7 @@ export class MarketActor {
    * unknown outcome): this actor never writes again; the service rebuilds it.
    */
   private async postRefused(err: unknown): Promise<void> {
-    const code = codeOf(err);
+    const code = refusalCode(err);
     if (code === "MARKET_MOVED") await this.refusedPosition();
     else if (!MONEY_REFUSALS.has(code ?? "")) this.fenced = true;
   }
@@ -416,7 +411,7 @@ export class MarketActor {
     try {
       await this.ports.ledger.durable(c.ack.seq, c.ack.instance);
     } catch (err) {
-      if (codeOf(err) !== WRITE_REFUSED) {
+      if (refusalCode(err) !== WRITE_REFUSED) {
         this.fenced = true;
         throw err;
       }

@@ -4,7 +4,7 @@
  * ledger's leases arbitrate between views); a market that moved is dropped at once, and a fenced
  * actor (lost lease, unknown commit outcome) is rebuilt from what the ledger holds.
  */
-import { Fault, notFoundFault } from "../lib/fault";
+import { Refusal, notFoundFault } from "../engine/refusal";
 
 /** What the registry needs of an actor (trading/market-actor.ts's MarketActor). */
 export interface RegisteredActor {
@@ -29,8 +29,8 @@ export interface RegistryPorts<A extends RegisteredActor> {
   log(message: string): void;
 }
 
-export function marketMoved(marketId: string): Fault {
-  return new Fault("moved", "MARKET_MOVED", `Market ${marketId} is served by another engine node; retry`);
+export function marketMoved(marketId: string): Refusal {
+  return new Refusal("moved", "MARKET_MOVED", `Market ${marketId} is served by another engine node; retry`);
 }
 
 export class MarketRegistry<A extends RegisteredActor> {

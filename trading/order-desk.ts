@@ -5,7 +5,7 @@
  * amend may touch. `C` is the request the ports act under (the shell's call context): the desk
  * passes it through and never looks inside.
  */
-import { invalid, isFault, notFoundFault, type FieldError } from "../lib/fault";
+import { invalid, isRefusal, notFoundFault } from "../engine/refusal";
 import type { Model } from "../contract";
 import type { CancelReasonCode } from "../engine/settlement";
 import type {
@@ -230,9 +230,8 @@ export interface QueuePositionView {
   ordersAhead: number;
 }
 
-/** An order's failure inside a batch: the broker's error code (`type`) or a domain fault's code. */
+/** An order's failure inside a batch: a refusal's code, message and fields; anything else an internal error. */
 function batchError(err: unknown): Model<"ErrorDetail"> {
-  const e = err as { type?: unknown; message?: string; data?: { fields?: FieldError[] } };
-  const code = typeof e.type === "string" ? e.type : isFault(err) ? err.code : "INTERNAL_ERROR";
-  return { code, message: e.message ?? "failed", ...(e.data?.fields ? { fields: e.data.fields } : {}) };
+  if (!isRefusal(err)) return { code: "INTERNAL_ERROR", message: err instanceof Error ? err.message : "failed" };
+  return { code: err.code, message: err.message, ...(err.data?.fields ? { fields: err.data.fields } : {}) };
 }

@@ -10,7 +10,7 @@ import type { RoutePlan } from "../engine/router";
 import type { CancelReasonCode } from "../engine/settlement";
 import type { OrderBook } from "../engine/book";
 import type { Outcome, Side } from "../engine/types";
-import { notFoundFault } from "../lib/fault";
+import { notFoundFault } from "../engine/refusal";
 import type { MarketActor } from "./market-actor";
 import { tradeView } from "./market-order";
 import { levelView, topOfBook } from "./order-views";

@@ -2,7 +2,8 @@ import type { Order, RestingOrder } from "../engine/types";
 import { placementLock, releaseResting, restingHolds, settlePlacement } from "../engine/settlement";
 import type { OrderStatus, PlaceResult } from "../models/trading";
 import { amendMustRest, checkAdmitted, tradingPaused } from "./trading-modes";
-import { TradingError } from "./refusals";
+import { Refusal } from "../engine/refusal";
+import type { TradingCode } from "./refusals";
 import type { AmendCommand } from "./commands";
 import { fillsOf, negate, requireOpen, type CommandPlan, type MarketView } from "./plan";
 
@@ -26,7 +27,7 @@ export function planAmend(view: MarketView, cmd: AmendCommand): { unchanged: Pla
   requireOpen(view, "; orders cannot be amended");
   checkAdmitted(view.mode, "amend");
   const o = view.book.getOrder(cmd.orderId);
-  if (!o || o.userId !== cmd.userId) throw new TradingError("not_found", "ORDER_NOT_FOUND", "Order not found");
+  if (!o || o.userId !== cmd.userId) throw new Refusal<TradingCode>("not_found", "ORDER_NOT_FOUND", "Order not found");
   const a: Amend = {
     o,
     price: cmd.price ?? o.price,
@@ -71,7 +72,7 @@ function amendDown(view: MarketView, { o, price, remaining, filledBefore, base }
 function previewReplacement(view: MarketView, a: Amend, order: Order) {
   const crosses = view.book.crosses(order, a.o.orderId);
   if (a.postOnly && crosses)
-    throw new TradingError(
+    throw new Refusal<TradingCode>(
       "rejected",
       "POST_ONLY_WOULD_CROSS",
       "The amended post-only order would execute at once; the order stands unchanged",
@@ -79,7 +80,8 @@ function previewReplacement(view: MarketView, a: Amend, order: Order) {
   if (amendMustRest(view.mode.mode) && crosses) throw tradingPaused(view.mode, "an amend that would execute at once");
   const events = view.book.preview(order, { replacing: true });
   const rejected = events.find((e) => e.type === "rejected");
-  if (rejected && rejected.type === "rejected") throw new TradingError("rejected", "ORDER_REJECTED", `Amend rejected: ${rejected.reason}`);
+  if (rejected && rejected.type === "rejected")
+    throw new Refusal<TradingCode>("rejected", "ORDER_REJECTED", `Amend rejected: ${rejected.reason}`);
   return events;
 }
 

@@ -3,7 +3,8 @@ import type { Posting } from "../engine/accounts";
 import { releaseResting, type CancelReasonCode } from "../engine/settlement";
 import type { BookCommand, BookJournalDoc, CancelManyResult } from "../models/trading";
 import { checkAdmitted } from "./trading-modes";
-import { TradingError } from "./refusals";
+import { Refusal } from "../engine/refusal";
+import type { TradingCode } from "./refusals";
 import { releasedCash, type CommandPlan, type MarketView } from "./plan";
 
 export interface CancelResult {
@@ -16,7 +17,7 @@ export interface CancelResult {
 /** Cancel one resting order of `userId`; ORDER_NOT_FOUND for unknown or someone else's. */
 export function planCancel(view: MarketView, orderId: string, userId: string, reason: CancelReasonCode): CommandPlan<CancelResult> {
   const o = view.book.getOrder(orderId);
-  if (!o || o.userId !== userId) throw new TradingError("not_found", "ORDER_NOT_FOUND", "Order not found");
+  if (!o || o.userId !== userId) throw new Refusal<TradingCode>("not_found", "ORDER_NOT_FOUND", "Order not found");
   if (reason === "user") checkAdmitted(view.mode, "cancel");
   const postings = releaseResting(o.side, o.outcome, o.price, o.remaining, view.marketId, o.userId, view.fees);
   return {

@@ -2,7 +2,8 @@ import type { Order } from "../engine/types";
 import { placementLock, settlePlacement } from "../engine/settlement";
 import type { PlaceResult } from "../models/trading";
 import { checkAdmitted } from "./trading-modes";
-import { TradingError } from "./refusals";
+import { Refusal } from "../engine/refusal";
+import type { TradingCode } from "./refusals";
 import type { PlaceCommand } from "./commands";
 import { fillsOf, requireOpen, type CommandPlan, type MarketView } from "./plan";
 
@@ -23,17 +24,17 @@ function newOrder(view: MarketView, cmd: PlaceCommand): Order {
 function previewPlacement(view: MarketView, order: Order, postOnly?: boolean) {
   // A post-only order only adds liquidity: meeting anything resting at once refuses it whole.
   if (postOnly && view.book.crosses(order))
-    throw new TradingError("rejected", "POST_ONLY_WOULD_CROSS", "A post-only order may not execute at once; nothing was placed");
+    throw new Refusal<TradingCode>("rejected", "POST_ONLY_WOULD_CROSS", "A post-only order may not execute at once; nothing was placed");
   const events = view.book.preview(order);
   const rejected = events.find((e) => e.type === "rejected");
   if (rejected && rejected.type === "rejected") {
     if (rejected.reason === "FOK_NOT_FILLED")
-      throw new TradingError(
+      throw new Refusal<TradingCode>(
         "rejected",
         "FOK_NOT_FILLED",
         "Not enough liquidity to fill the whole FOK order at this price; nothing was executed",
       );
-    throw new TradingError("rejected", "ORDER_REJECTED", `Order rejected: ${rejected.reason}`);
+    throw new Refusal<TradingCode>("rejected", "ORDER_REJECTED", `Order rejected: ${rejected.reason}`);
   }
   return events;
 }

@@ -6,7 +6,8 @@ import { createPool } from "../engine/amm";
 import { planAmmOnly, planRoute, type AmmLeg, type RoutePlan } from "../engine/router";
 import type { RouteExecution } from "../models/trading";
 import { checkAdmitted } from "./trading-modes";
-import { TradingError } from "./refusals";
+import { Refusal } from "../engine/refusal";
+import type { TradingCode } from "./refusals";
 import type { RouteCommand } from "./commands";
 import { requireOpen, type AmmPrint, type CommandPlan, type MarketView } from "./plan";
 
@@ -24,8 +25,8 @@ export function routePlan(view: MarketView, cmd: RouteCommand): RoutePlan {
         });
   if (!r.ok) {
     if (r.reason === "INSUFFICIENT_LIQUIDITY" && cmd.mode === "AMM" && !view.pool)
-      throw new TradingError("rejected", "NO_AMM", "This market has no AMM pool");
-    throw new TradingError(
+      throw new Refusal<TradingCode>("rejected", "NO_AMM", "This market has no AMM pool");
+    throw new Refusal<TradingCode>(
       "rejected",
       r.reason === "INSUFFICIENT_LIQUIDITY" ? "INSUFFICIENT_LIQUIDITY" : r.reason,
       `Cannot fill the whole quantity: ${r.reason}`,
@@ -56,7 +57,7 @@ function bookLeg(view: MarketView, bookOrder: Order, s: Settlement) {
   const events: BookEvent[] = view.book.preview(bookOrder);
   // Cannot happen while the plan was made inside this command; refuse cleanly if it does.
   if (events.some((e) => e.type === "rejected"))
-    throw new TradingError("conflict", "BOOK_CHANGED", "The book changed; nothing was executed");
+    throw new Refusal<TradingCode>("conflict", "BOOK_CHANGED", "The book changed; nothing was executed");
   const bs = settlePlacement(view.marketId, bookOrder, events, view.fees, view.newId);
   const taker = bs.trades.find((t) => t.role === "taker");
   s.postings.push(...bs.postings);

@@ -6,7 +6,8 @@ import type { Settlement } from "../engine/settlement";
 import type { PoolState } from "../engine/amm";
 import type { BookCommand } from "../models/trading";
 import type { ModeSetting } from "./trading-modes";
-import { TradingError } from "./refusals";
+import { Refusal } from "../engine/refusal";
+import type { TradingCode } from "./refusals";
 
 /**
  * What a planner reads of a market: the book as it stands (only previewed, never changed), the
@@ -52,7 +53,7 @@ export interface CommandPlan<T> {
 
 /** Orders and trades are refused while the market is not open. */
 export function requireOpen(view: MarketView, what: string): void {
-  if (view.status !== "open") throw new TradingError("rejected", "MARKET_NOT_OPEN", `Market is ${view.status ?? "unknown"}${what}`);
+  if (view.status !== "open") throw new Refusal<TradingCode>("rejected", "MARKET_NOT_OPEN", `Market is ${view.status ?? "unknown"}${what}`);
 }
 
 /** The fills of a placement as the answer lists them. */

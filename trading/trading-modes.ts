@@ -3,7 +3,7 @@
  * exchange-wide mode and the post-only window after a start combine by strictness; the market's
  * actor asks `admit` before every command that changes its book or trades against it.
  */
-import { Fault } from "../lib/fault";
+import { Refusal } from "../engine/refusal";
 import { NORMAL, TRADING_MODES, type ModeSetting, type TradingMode } from "../models/trading-mode";
 
 export { NORMAL, TRADING_MODES, type ModeSetting, type TradingMode };
@@ -49,9 +49,9 @@ export function amendMustRest(mode: TradingMode): boolean {
 }
 
 /** The refusal of a command the mode does not admit: 409 TRADING_PAUSED naming the mode and the reason. */
-export function tradingPaused(s: ModeSetting, what = "this order"): Fault {
+export function tradingPaused(s: ModeSetting, what = "this order"): Refusal {
   const why = s.reason ? `: ${s.reason}` : "";
-  return new Fault("conflict", "TRADING_PAUSED", `Trading is ${s.mode} in this market${why}; ${what} is not accepted`);
+  return new Refusal("conflict", "TRADING_PAUSED", `Trading is ${s.mode} in this market${why}; ${what} is not accepted`);
 }
 
 /** Throws TRADING_PAUSED unless the setting admits the command. */

@@ -24,7 +24,7 @@ import {
 import { startChainServer, waitFor } from "../support/chain";
 import { TEST_DOMAIN, type TestServer } from "../support/server";
 import { createMarket, expectConserved, fund, SHARE } from "../support/trading";
-import { LedgerFault } from "../../ledger/ledger";
+import { Refusal } from "../../engine/refusal";
 
 jest.setTimeout(180_000);
 
@@ -415,7 +415,7 @@ describe("a withdrawal whose answer was not stored", () => {
     let refuse = 1;
     ledger.post = (input) => {
       if (input.idem?.status === 202 && !input.idem.answerFrom && refuse-- > 0)
-        throw new LedgerFault("unavailable", "LEDGER_UNAVAILABLE", "simulated: the node stopped before the answer was stored");
+        throw new Refusal("unavailable", "LEDGER_UNAVAILABLE", "simulated: the node stopped before the answer was stored");
       return post(input);
     };
     const key = newIdempotencyKey();

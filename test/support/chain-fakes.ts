@@ -5,8 +5,8 @@
  */
 import { createHash } from "node:crypto";
 import { Address, beginCell, Cell, type MessageRelaxed } from "@ton/core";
-import { Accounts, LedgerRejection, type PositionState } from "../../engine/accounts";
-import { refused } from "../../lib/fault";
+import { Accounts, isPostingRefusal, type PositionState } from "../../engine/accounts";
+import { refused } from "../../engine/refusal";
 import { entryRuleProblems } from "../../ledger/entry-rules";
 import type {
   ChainIncidentDoc,
@@ -24,7 +24,7 @@ import type { LedgerEntryDoc } from "../../models/trading";
 import type { TradeRecord } from "../../engine/settlement";
 import { KeyRing, type DerivedWallet } from "../../chain/keys";
 import { OP, parseTransfer, opOf } from "../../chain/jetton";
-import { ChainRejected, type ChainPort, type JettonWalletData, type Submission } from "../../chain/port";
+import { chainRejected, type ChainPort, type JettonWalletData, type Submission } from "../../chain/port";
 import type { ChainEvents, ChainLedger, ChainSide, Clock, EmitChainEvent, LedgerEntry, Log, MetaStore } from "../../chain/ports";
 import type { ChainMessage, ChainTx } from "../../chain/tx";
 import type { WithdrawalStore } from "../../chain/withdrawals";
@@ -79,7 +79,7 @@ export class FakeLedger implements ChainLedger {
     try {
       this.accounts.apply(entry.postings);
     } catch (err) {
-      if (err instanceof LedgerRejection)
+      if (isPostingRefusal(err))
         throw refused(
           err.code === "INSUFFICIENT_SHARES" || err.code === "INVALID_POSTING" ? err.code : "INSUFFICIENT_BALANCE",
           err.message,
@@ -197,7 +197,7 @@ export class FakeChain implements ChainPort {
 
   async submit(wallet: DerivedWallet, messages: MessageRelaxed[]): Promise<Submission> {
     const mode = this.script.shift() ?? "execute";
-    if (mode === "reject") throw new ChainRejected("the wallet did not accept the message");
+    if (mode === "reject") throw chainRejected("the wallet did not accept the message");
     if (mode === "throw") throw new Error("connection reset");
     const msgHash = hex(`msg${++this.n}`);
     this.submissions.push({ wallet: wallet.address.toRawString(), messages, msgHash });

@@ -3,7 +3,7 @@
  * Accounts. Same order of steps and the same engine functions as trading/market-actor.ts, so the
  * property tests exercise exactly the arithmetic the server runs.
  */
-import { Accounts, LedgerRejection, type AccountsSnapshot, type Posting } from "../../engine/accounts";
+import { Accounts, isPostingRefusal, type AccountsSnapshot, type Posting, type PostingCode } from "../../engine/accounts";
 import { OrderBook } from "../../engine/book";
 import type { FeeSchedule } from "../../engine/money";
 import { placementLock, releasePlacement, releaseResting, settlePlacement, type Settlement } from "../../engine/settlement";
@@ -20,7 +20,7 @@ export interface PlaceInput {
 
 export type PlaceOutcome =
   | { kind: "closed" }
-  | { kind: "insufficient"; code: LedgerRejection["code"] }
+  | { kind: "insufficient"; code: PostingCode }
   | { kind: "rejected"; reason: string }
   | { kind: "accepted"; orderId: string; events: BookEvent[]; settlement: Settlement };
 
@@ -59,7 +59,7 @@ export class PureExchange {
     try {
       this.accounts.apply(placementLock(order, marketId, order.userId, this.fees));
     } catch (err) {
-      if (err instanceof LedgerRejection) return { kind: "insufficient", code: err.code };
+      if (isPostingRefusal(err)) return { kind: "insufficient", code: err.code };
       throw err;
     }
     const events = this.book(marketId).place(order);

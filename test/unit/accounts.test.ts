@@ -1,4 +1,5 @@
-import { Accounts, LedgerRejection, type Posting } from "../../engine/accounts";
+import { Accounts, type Posting, type PostingCode } from "../../engine/accounts";
+import { Refusal } from "../../engine/refusal";
 
 const deposit = (account: string, amount: number): Posting[] => [
   { kind: "cash", account, available: amount },
@@ -20,12 +21,12 @@ function minted(): Accounts {
   return a;
 }
 
-function rejects(fn: () => void, code: LedgerRejection["code"]): void {
+function rejects(fn: () => void, code: PostingCode): void {
   try {
     fn();
   } catch (err) {
-    expect(err).toBeInstanceOf(LedgerRejection);
-    expect((err as LedgerRejection).code).toBe(code);
+    expect(err).toBeInstanceOf(Refusal);
+    expect((err as Refusal).code).toBe(code);
     return;
   }
   throw new Error(`expected a ${code} rejection`);

@@ -1,5 +1,4 @@
 import {
-  AmmError,
   applyTrade,
   compareToTick,
   createPool,
@@ -19,6 +18,7 @@ import {
 } from "../../engine/amm";
 import { LOT } from "../../engine/money";
 import type { Outcome, Side } from "../../engine/types";
+import { Refusal } from "../../engine/refusal";
 
 const SHARE = 1_000_000;
 
@@ -178,10 +178,10 @@ describe("validation and rejections", () => {
     expect(maxBuyUpToPrice(s, "YES", 99)).toBe(0);
   });
 
-  test("applyTrade returns the quote's state and throws AmmError when refused", () => {
+  test("applyTrade returns the quote's state and throws a Refusal when refused", () => {
     const q = ok(quoteBuy(p, "NO", 3 * SHARE, 300));
     expect(applyTrade(p, "BUY", "NO", 3 * SHARE)).toEqual(q.newState);
-    expect(() => applyTrade(p, "BUY", "YES", 1_000_000 * SHARE)).toThrow(AmmError);
+    expect(() => applyTrade(p, "BUY", "YES", 1_000_000 * SHARE)).toThrow(Refusal);
     expect(p).toEqual(createPool(100 * SHARE)); // untouched
   });
 });

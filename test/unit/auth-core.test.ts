@@ -4,7 +4,6 @@
  */
 import {
   Auth,
-  AuthRefusal,
   MAX_SESSIONS_PER_USER,
   PROOF_MAX_AGE_SEC,
   REFRESH_WINDOW_SEC,
@@ -16,6 +15,7 @@ import { verifyToken, DEFAULT_TOKEN_TTL_SEC } from "../../auth/tokens";
 import type { SessionDoc, UsedProofDoc, UserDoc } from "../../models/user";
 import { signInitData, TEST_BOT_TOKEN } from "../support/telegram";
 import { TestWallet } from "../support/wallet";
+import { Refusal } from "../../engine/refusal";
 
 const DOMAIN = "exchange.test";
 const T0 = Date.parse("2026-03-01T12:00:00.000Z");
@@ -105,7 +105,7 @@ async function refusal(p: Promise<unknown>): Promise<string> {
     () => null,
     (e: unknown) => e,
   );
-  if (!(err instanceof AuthRefusal)) throw new Error(`expected a refusal, got ${String(err)}`);
+  if (!(err instanceof Refusal)) throw new Error(`expected a refusal, got ${String(err)}`);
   return err.message;
 }
 

@@ -2,7 +2,7 @@
  * The catalog's writes (catalog/catalog.ts) and reads (catalog/reads.ts) with in-memory fakes of
  * their ports: no broker, no store. The clock and ids are the test's.
  */
-import { Catalog, CatalogRefusal, DUPLICATE_EVENT, type CatalogEvent, type CatalogOut, type CatalogPorts } from "../../catalog/catalog";
+import { Catalog, DUPLICATE_EVENT, type CatalogEvent, type CatalogOut, type CatalogPorts } from "../../catalog/catalog";
 import { CatalogReads, type CatalogReadPorts, type EventFilter, type QuoteSource } from "../../catalog/reads";
 import { conditionIdFor } from "../../catalog/condition";
 import { DEMO_EVENTS, DEMO_MARKER_ID, demoEventId, demoMarketId } from "../../catalog/demo";
@@ -12,6 +12,7 @@ import { rankBySearch } from "../../catalog/search";
 import { MIN_POOL_LIQUIDITY, poolLiquidityOf } from "../../engine/amm";
 import { LOT } from "../../engine/money";
 import type { CatalogMetaDoc, CreateEventParams, EventDoc, MarketDoc, MarketTradeEvent, PrintDoc } from "../../models/catalog";
+import { Refusal } from "../../engine/refusal";
 
 const T0 = Date.parse("2026-03-01T12:34:56.000Z");
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -117,12 +118,12 @@ const input = (over: Partial<CreateEventParams> = {}): CreateEventParams => ({
   ...over,
 });
 
-async function refusal(p: Promise<unknown>): Promise<CatalogRefusal> {
+async function refusal(p: Promise<unknown>): Promise<Refusal> {
   const err = await p.then(
     () => null,
     (e: unknown) => e,
   );
-  if (!(err instanceof CatalogRefusal)) throw new Error(`expected a refusal, got ${String(err)}`);
+  if (!(err instanceof Refusal)) throw new Error(`expected a refusal, got ${String(err)}`);
   return err;
 }
 
@@ -170,12 +171,12 @@ describe("events and markets", () => {
     const f = fakes();
     const c = new Catalog(f.ports);
     expect(await refusal(c.createEvent(input({ markets: [{ title: "Yes" }, { title: "YES" }] }), f.out))).toMatchObject({
-      kind: "invalid",
+      kind: "rejected",
       code: "VALIDATION_ERROR",
       fields: [{ field: "markets", rule: "unique" }],
     });
     expect(await refusal(c.createEvent(input({ beginAt: "2026-02-30T25:00" }), f.out))).toMatchObject({
-      kind: "invalid",
+      kind: "rejected",
       fields: [{ field: "beginAt", rule: "date" }],
     });
     expect(f.writes).toEqual([]);
@@ -238,7 +239,7 @@ describe("events and markets", () => {
     });
     expect(
       await refusal(c.updateEvent({ id: a.event._id, beginAt: "2026-13-01", markets: [{ id: a.markets[0]._id, title: "Renamed" }] })),
-    ).toMatchObject({ kind: "invalid", fields: [{ field: "beginAt", rule: "date" }] });
+    ).toMatchObject({ kind: "rejected", fields: [{ field: "beginAt", rule: "date" }] });
     expect(f.writes).toEqual([]);
   });
 });
@@ -266,7 +267,7 @@ describe("event fields the contract types as non-null, AMM liquidity too small f
       const patch = { id: event._id, [field]: null, markets: [{ id: markets[0]._id, title: "Renamed" }] };
       if (field === "markets") patch.markets = null as never;
       expect(await refusal(c.updateEvent(patch as never))).toMatchObject({
-        kind: "invalid",
+        kind: "rejected",
         code: "VALIDATION_ERROR",
         message: `The '${field}' field must be ${rule === "array" ? "an" : "a"} ${rule}, not null`,
         fields: [{ field, rule }],
@@ -301,7 +302,7 @@ describe("event fields the contract types as non-null, AMM liquidity too small f
         ),
       );
       expect(r).toMatchObject({
-        kind: "invalid",
+        kind: "rejected",
         code: "VALIDATION_ERROR",
         message: `ammLiquidity must be 0 (no AMM) or at least ${MIN_POOL_LIQUIDITY} micro-USDT to seed a pool`,
         fields: [{ field: "markets[1].ammLiquidity", rule: "numberMin" }],

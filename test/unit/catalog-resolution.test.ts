@@ -3,7 +3,7 @@
  * in-memory fakes: every transition and refusal, and the clock's deadlines (close times, dispute
  * windows) on a fake clock, with a restart (new cores on the same stored documents) in between.
  */
-import { Catalog, CatalogRefusal, resolutionView, type CatalogEvent, type CatalogOut, type CatalogPorts } from "../../catalog/catalog";
+import { Catalog, resolutionView, type CatalogEvent, type CatalogOut, type CatalogPorts } from "../../catalog/catalog";
 import { ResolutionProcess, type ProcessPorts } from "../../catalog/process";
 import {
   ALREADY_DISPUTED,
@@ -18,6 +18,7 @@ import {
 } from "../../catalog/resolution";
 import { renderDispute } from "../../catalog/views";
 import type { DisputeDoc, MarketDoc, ResolutionDoc } from "../../models/catalog";
+import { Refusal } from "../../engine/refusal";
 
 const T0 = Date.parse("2026-05-01T10:00:00.000Z");
 const WINDOW = 60_000;
@@ -116,12 +117,12 @@ function market(over: Partial<MarketDoc> = {}): MarketDoc {
   };
 }
 
-async function refusal(p: Promise<unknown>): Promise<CatalogRefusal> {
+async function refusal(p: Promise<unknown>): Promise<Refusal> {
   const err = await p.then(
     () => null,
     (e: unknown) => e,
   );
-  if (!(err instanceof CatalogRefusal)) throw new Error(`expected a refusal, got ${String(err)}`);
+  if (!(err instanceof Refusal)) throw new Error(`expected a refusal, got ${String(err)}`);
   return err;
 }
 

@@ -1,6 +1,7 @@
-import { CatalogRefusal, type CatalogOut } from "../../catalog/catalog";
+import { type CatalogOut } from "../../catalog/catalog";
 import { EXCHANGE_MODE_ID, marketSetting, MAX_REASON, TradingModes } from "../../catalog/trading-mode";
 import type { MarketDoc, TradingModeDoc } from "../../models/catalog";
+import { Refusal } from "../../engine/refusal";
 
 /** The catalog's trading modes on in-memory fakes: checked, stored, answered; a refusal stores nothing. */
 
@@ -36,7 +37,7 @@ function world() {
 const refusal = (p: Promise<unknown>) =>
   p.then(
     () => null,
-    (e: unknown) => (e instanceof CatalogRefusal ? { kind: e.kind, code: e.code, fields: e.fields } : e),
+    (e: unknown) => (e instanceof Refusal ? { kind: e.kind, code: e.code, fields: e.fields } : e),
   );
 
 describe("catalog: trading modes", () => {
@@ -54,17 +55,17 @@ describe("catalog: trading modes", () => {
     const w = world();
     const before = JSON.stringify([...w.markets]);
     expect(await refusal(w.modes.setMarket("mkt_open", "paused", "x"))).toEqual({
-      kind: "invalid",
+      kind: "rejected",
       code: "VALIDATION_ERROR",
       fields: [{ field: "mode", rule: "enumValue" }],
     });
     expect(await refusal(w.modes.setMarket("mkt_open", "halted", "r".repeat(MAX_REASON + 1)))).toMatchObject({
-      kind: "invalid",
+      kind: "rejected",
       fields: [{ field: "reason", rule: "stringMax" }],
     });
     expect(await refusal(w.modes.setMarket("mkt_nope", "halted", "x"))).toMatchObject({ kind: "not_found", code: "RESOURCE_NOT_FOUND" });
     expect(await refusal(w.modes.setMarket("mkt_closed", "halted", "x"))).toMatchObject({ kind: "conflict", code: "MARKET_NOT_OPEN" });
-    expect(await refusal(w.modes.setExchange("stop", "x"))).toMatchObject({ kind: "invalid", code: "VALIDATION_ERROR" });
+    expect(await refusal(w.modes.setExchange("stop", "x"))).toMatchObject({ kind: "rejected", code: "VALIDATION_ERROR" });
     expect(JSON.stringify([...w.markets])).toBe(before);
     expect(w.meta.size).toBe(0);
   });

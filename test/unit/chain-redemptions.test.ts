@@ -2,7 +2,7 @@
  * Redemption's decision tree and the settlement of resolved and cancelled markets, on the real
  * money engine behind a fake ledger port: who is paid, how much, once, and every refusal.
  */
-import { refused } from "../../lib/fault";
+import { refused } from "../../engine/refusal";
 import { Redemptions } from "../../chain/redemptions";
 import { escrowAccount } from "../../chain/redemption";
 import type { Posting } from "../../engine/accounts";

@@ -9,7 +9,7 @@ import type { ActionResult, Model, Paged, SocketModel } from "../../contract";
 import type { RedeemAnswer } from "../../chain/redemptions";
 import type { Candle, PriceHistory } from "../../catalog/candles";
 import type { Page, Pagination } from "../../lib/paging";
-import type { FieldError } from "../../lib/fault";
+import type { FieldError } from "../../engine/refusal";
 import { balanceView, positionChangeView, tradeView } from "../../ledger/views";
 import type { OrderDoc } from "../../models/trading";
 import type { BatchItem, OrderDesk } from "../../trading/order-desk";

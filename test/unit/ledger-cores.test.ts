@@ -11,7 +11,7 @@ import { positionsView, type PositionMarkPorts } from "../../ledger/positions";
 import { StoreDamaged } from "../../ledger/store";
 import type { PositionState } from "../../engine/accounts";
 import type { LedgerEntryDoc } from "../../models/trading";
-import { isFault } from "../../lib/fault";
+import { isRefusal } from "../../engine/refusal";
 
 /** The ledger's cores without a broker: the real ledger core on an in-memory SQLite store, fakes for the rest. */
 const S = 1_000_000;
@@ -71,7 +71,7 @@ describe("LedgerDesk", () => {
         }),
       )
       .catch((e: unknown) => e);
-    expect(isFault(err) && { kind: err.kind, code: err.code }).toEqual({ kind: "rejected", code: "INSUFFICIENT_BALANCE" });
+    expect(isRefusal(err) && { kind: err.kind, code: err.code }).toEqual({ kind: "rejected", code: "INSUFFICIENT_BALANCE" });
     expect(desk.balance("usr_a")).toEqual({ available: "0", locked: "0", total: "0" });
   });
 

@@ -1,5 +1,5 @@
 import { MarketRegistry, type RegisteredActor, type RegistryPorts } from "../../trading/market-registry";
-import { isFault } from "../../lib/fault";
+import { isRefusal } from "../../engine/refusal";
 
 /** The market actors' registry on in-memory fakes: engines, loads, actors. */
 class FakeActor implements RegisteredActor {
@@ -54,7 +54,7 @@ describe("MarketRegistry", () => {
     const w = world();
     w.owners.set("m2", "eng-b");
     const err = await w.registry.actor("m2").catch((e: unknown) => e);
-    expect(isFault(err) && { kind: err.kind, code: err.code }).toEqual({ kind: "moved", code: "MARKET_MOVED" });
+    expect(isRefusal(err) && { kind: err.kind, code: err.code }).toEqual({ kind: "moved", code: "MARKET_MOVED" });
     expect(w.loads).toEqual([]);
     // No engine seen at all: this node takes it (the ledger's lease arbitrates).
     w.owners.set("m3", null);
@@ -97,7 +97,7 @@ describe("MarketRegistry", () => {
     expect(await w.registry.existingActor("ghost")).toBeNull();
     expect(w.loads).toEqual(["ghost", "ghost"]);
     const err = await w.registry.onMarket("ghost", async () => 1).catch((e: unknown) => e);
-    expect(isFault(err) && { kind: err.kind, code: err.code, message: err.message }).toEqual({
+    expect(isRefusal(err) && { kind: err.kind, code: err.code, message: err.message }).toEqual({
       kind: "not_found",
       code: "RESOURCE_NOT_FOUND",
       message: "Market not found",

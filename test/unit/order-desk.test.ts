@@ -1,8 +1,7 @@
-import { Errors } from "moleculer";
 import { batchItemKey, OrderDesk, type OrderDeskPorts } from "../../trading/order-desk";
 import type { PlaceCommand } from "../../trading/commands";
 import type { IdemKey, OrderDoc, PlaceTerms, PlaceResult, OrderQuery } from "../../models/trading";
-import { isFault } from "../../lib/fault";
+import { isRefusal, refused } from "../../engine/refusal";
 import { Validator } from "../../lib/validator";
 import { marketMoved } from "../../trading/market-registry";
 
@@ -79,7 +78,7 @@ function world() {
     checkShape: shape,
     owns: (marketId) => local.has(marketId),
     place: async ({ marketId, ...cmd }, render) => {
-      if (marketId === "mkt_closed") throw new Errors.MoleculerClientError("Market is closed", 400, "MARKET_NOT_OPEN");
+      if (marketId === "mkt_closed") throw refused("MARKET_NOT_OPEN", "Market is closed");
       // As the registry: only the owner's actor takes a command.
       if (!local.has(marketId)) throw marketMoved(marketId);
       placed.push({ marketId, cmd });
@@ -140,7 +139,7 @@ describe("OrderDesk", () => {
     const fields = [];
     for (const p of bad) {
       const err = await w.desk.placeOne(req(), "usr_a", p).catch((e: unknown) => e);
-      expect(isFault(err) && err.code).toBe("VALIDATION_ERROR");
+      expect(isRefusal(err) && err.code).toBe("VALIDATION_ERROR");
       fields.push((err as { data: { fields: Array<{ field: string }> } }).data.fields[0].field);
     }
     expect(fields).toEqual(["price", "quantity", "expiresAt", "postOnly", "clientOrderId"]);
@@ -197,7 +196,7 @@ describe("OrderDesk", () => {
       postOnly: false,
     } as const;
     const err = await w.desk.placeHere(req(), { ...terms, userId: "usr_a" }).catch((e: unknown) => e);
-    expect(isFault(err) && err.code).toBe("MARKET_MOVED");
+    expect(isRefusal(err) && err.code).toBe("MARKET_MOVED");
     expect(w.remote).toEqual([]);
     expect(w.placed).toEqual([]);
     await w.desk.placeHere(req(), { ...terms, marketId: "mkt_1", userId: "usr_a" });

@@ -3,7 +3,7 @@ import type { PoolState } from "../../engine/amm";
 import type { RoutePlan } from "../../engine/router";
 import type { CancelReasonCode } from "../../engine/settlement";
 import type { Order, Outcome, Side } from "../../engine/types";
-import { isFault } from "../../lib/fault";
+import { isRefusal } from "../../engine/refusal";
 import type { AmendCommand, RouteCommand } from "../../trading/commands";
 import { MarketRegistry, type RegisteredActor } from "../../trading/market-registry";
 import { OwnerDesk, type OwnedActor } from "../../trading/owner-desk";
@@ -156,7 +156,7 @@ function world() {
 }
 
 const req = (): Req => ({ id: "r", journaled: 0 });
-const code = (err: unknown) => (isFault(err) ? { kind: err.kind, code: err.code } : err);
+const code = (err: unknown) => (isRefusal(err) ? { kind: err.kind, code: err.code } : err);
 
 describe("OwnerDesk", () => {
   test("commands routed here run on the market's actor with only the actor's terms; an unknown market is 404 and nothing runs", async () => {

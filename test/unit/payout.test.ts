@@ -5,12 +5,12 @@ import {
   FULL_PAYOUT,
   holderPayout,
   marketPayout,
-  PayoutRefusal,
   payoutPerShare,
   priceOfYesPayout,
   yesPayoutOfPrice,
 } from "../../engine/payout";
 import { ammAccount, ammLegPostings, poolFunding } from "../../engine/settlement";
+import { Refusal } from "../../engine/refusal";
 
 const M = "mkt_p";
 const S = 1_000_000;
@@ -123,10 +123,10 @@ describe("marketPayout", () => {
   });
 
   test("refused while orders hold shares, when the pairs do not match the collateral, or at a payout out of range", () => {
-    expect(() => marketPayout(M, 500_000, [pos("a", "YES", 2, 1), pos("b", "NO", 2)], 2)).toThrow(PayoutRefusal);
+    expect(() => marketPayout(M, 500_000, [pos("a", "YES", 2, 1), pos("b", "NO", 2)], 2)).toThrow(Refusal);
     expect(() => marketPayout(M, 500_000, [pos("a", "YES", 2), pos("b", "NO", 1)], 2)).toThrow(/does not balance/);
     expect(() => marketPayout(M, 500_000, [pos("a", "YES", 2), pos("b", "NO", 2)], 3)).toThrow(/does not balance/);
-    expect(() => marketPayout(M, FULL_PAYOUT + 1, [], 0)).toThrow(PayoutRefusal);
-    expect(() => marketPayout(M, 0.5, [], 0)).toThrow(PayoutRefusal);
+    expect(() => marketPayout(M, FULL_PAYOUT + 1, [], 0)).toThrow(Refusal);
+    expect(() => marketPayout(M, 0.5, [], 0)).toThrow(Refusal);
   });
 });

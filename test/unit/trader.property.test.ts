@@ -1,9 +1,9 @@
 import fc from "fast-check";
-import { Ledger, LedgerFault } from "../../ledger/ledger";
+import { Ledger } from "../../ledger/ledger";
 import { SqliteMoneyStore } from "../../ledger/sqlite-store";
 import { verifyAll } from "../../ledger/verify";
 import { MarketActor, type MarketPorts } from "../../trading/market-actor";
-import { TradingError } from "../../trading/refusals";
+import { Refusal } from "../../engine/refusal";
 import { ReferenceBook } from "../support/reference-book";
 import type { OrderType, Outcome, RestingOrder, Side } from "../../engine/types";
 
@@ -116,8 +116,7 @@ async function run(cmds: Cmd[]): Promise<void> {
   const ok = async <T>(p: Promise<T>): Promise<T | null> =>
     p.catch((err: unknown) => {
       // Refusals (money, post-only, FOK, an order gone) change nothing; anything else is a failure.
-      if (err instanceof LedgerFault && (err.kind === "rejected" || err.kind === "conflict")) return null;
-      if (err instanceof TradingError && (err.kind === "rejected" || err.kind === "not_found" || err.kind === "conflict")) return null;
+      if (err instanceof Refusal && (err.kind === "rejected" || err.kind === "not_found" || err.kind === "conflict")) return null;
       throw err;
     });
 

@@ -1,6 +1,6 @@
 import { Ledger } from "../../ledger/ledger";
 import { SqliteMoneyStore } from "../../ledger/sqlite-store";
-import { isFault } from "../../lib/fault";
+import { isRefusal } from "../../engine/refusal";
 import { MarketActor, type MarketPorts } from "../../trading/market-actor";
 import {
   admits,
@@ -42,7 +42,7 @@ describe("trading modes: the rule", () => {
         } catch (e) {
           err = e;
         }
-        expect(isFault(err) && { kind: err.kind, code: err.code }).toEqual({ kind: "conflict", code: "TRADING_PAUSED" });
+        expect(isRefusal(err) && { kind: err.kind, code: err.code }).toEqual({ kind: "conflict", code: "TRADING_PAUSED" });
         expect((err as Error).message).toContain(mode);
         expect((err as Error).message).toContain("scheduled maintenance");
       }
@@ -146,7 +146,7 @@ async function market(opts: { ownMode?: ModeSetting; reopenUntil?: number; now?:
 const refusal = (p: Promise<unknown>) =>
   p.then(
     () => "ok",
-    (err: unknown) => (isFault(err) ? `${err.code}: ${err.message}` : String(err)),
+    (err: unknown) => (isRefusal(err) ? `${err.code}: ${err.message}` : String(err)),
   );
 
 describe("trading modes: the market's actor", () => {
