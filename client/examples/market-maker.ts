@@ -4,7 +4,7 @@
  * man's switch armed (if this process dies, the exchange cancels its orders within 30 s), paces
  * itself to the trade budget of its rate tier, and on SIGINT withdraws its quotes and disarms.
  *
- *   PMX_URL=http://localhost:3000 PMX_MARKET=mkt_... PMX_SEED=<64 hex> npx ts-node client/examples/market-maker.ts
+ *   PMX_URL=http://localhost:3000 PMX_MARKET=mkt_... PMX_SEED=<64 hex> npx tsx client/examples/market-maker.ts
  *
  * MM_HALF_SPREAD (ticks each side of the fair price, default 2) and MM_SIZE (shares per quote,
  * default 10) tune it. On the sandbox chain, `trade faucet` funds the wallet first.
@@ -54,7 +54,9 @@ async function main(): Promise<void> {
   // The tier decides how often it may re-quote: one re-quote costs three trade requests here.
   const limits = await client.portfolio.limits();
   const minGapMs = Math.ceil((limits.trade.windowSeconds * 1000 * 3) / limits.trade.limit);
-  console.log(`tier ${limits.tier}: ${limits.trade.limit} trade requests per ${limits.trade.windowSeconds} s, re-quoting at most every ${minGapMs} ms`);
+  console.log(
+    `tier ${limits.tier}: ${limits.trade.limit} trade requests per ${limits.trade.windowSeconds} s, re-quoting at most every ${minGapMs} ms`,
+  );
 
   const keeper = client.heartbeats.keepAlive(30, { onError: (err) => console.error("heartbeat", err) });
   await keeper.ready;
