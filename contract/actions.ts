@@ -99,6 +99,10 @@ export interface InternalActions {
     { marketId: string; levels: number }
   >;
   "book.top": Entry<{ marketId: string }, TopOfBook>;
+  /** May the caller's new order name this group (404 / 409 ORDER_GROUP_TRIGGERED)? */
+  "ledger.orderGroupAdmit": Entry<{ orderGroupId: string; userId: string }, true>;
+  /** A placed order joins its group; what it filled at once counts. */
+  "ledger.orderGroupJoin": Entry<{ orderGroupId: string; orderId: string; marketId: string; open: boolean; filled: number }, true>;
   /** What rests before a resting order at its level, answered by the market's owner (null: not resting). */
   "book.queuePositionAt": Entry<{ marketId: string; orderId: string }, QueuePosition | null>;
   "book.topOfBook": Entry<{ marketIds: string[] }, Record<string, TopOfBook>>;
@@ -259,7 +263,7 @@ export const INTERNAL_PARAMS = {
     marketId: ID_RULE,
     userId: { type: "string", optional: true },
     orderIds: { type: "array", items: "string", optional: true },
-    reason: { type: "enum", values: ["user", "expired", "heartbeat"] },
+    reason: { type: "enum", values: ["user", "expired", "heartbeat", "order_group"] },
   },
   "book.cancel": { marketId: ID_RULE, orderId: "string", userId: "string" },
   "book.route": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
@@ -267,6 +271,8 @@ export const INTERNAL_PARAMS = {
   "book.ensureMarket": { marketId: ID_RULE },
   "book.depth": { marketId: ID_RULE, levels: { type: "number", optional: true, default: 10 } },
   "book.top": { marketId: ID_RULE },
+  "ledger.orderGroupAdmit": { orderGroupId: "string", userId: "string" },
+  "ledger.orderGroupJoin": { orderGroupId: "string", orderId: "string", marketId: ID_RULE, open: "boolean", filled: "number" },
   "book.queuePositionAt": { marketId: ID_RULE, orderId: "string" },
   "book.topOfBook": { marketIds: { type: "array", items: "string", max: 200 } },
   "book.halt": { marketId: ID_RULE, status: "string" },

@@ -36,7 +36,7 @@ const tradingMode = {
 const cancelReason = {
   type: "string",
   nullable: true,
-  enum: ["user", "expired", "heartbeat", "self_trade", "market_closed", "market_cancelled", "market_resolved", "paused"],
+  enum: ["user", "expired", "heartbeat", "self_trade", "market_closed", "market_cancelled", "market_resolved", "paused", "order_group"],
   description: "Why the order left the book unfilled; null while it is open or filled, and for the cancelled rest of a FAK",
 } as const;
 const clientOrderId = {
@@ -351,6 +351,10 @@ export const SCHEMAS = {
         default: false,
         description: "Cancel the order (reason paused) when its market leaves the normal trading mode",
         "x-fv": { type: "boolean", optional: true },
+      },
+      orderGroupId: {
+        ...ID,
+        description: "An order group of the caller (POST /order-groups): its fill limit cancels the order with the group's others",
       },
     },
   },
@@ -764,6 +768,27 @@ export const SCHEMAS = {
     },
     ["scoring", "reason"],
   ),
+  OrderGroupRequest: {
+    type: "object",
+    required: ["fillLimit"],
+    properties: {
+      fillLimit: {
+        ...amountString,
+        description: "Quantity (micro-shares) filled on the group's orders within the window that triggers it",
+      },
+      windowSeconds: { type: "integer", minimum: 1, maximum: 3600, default: 15, description: "The rolling window, 1 to 3600 s" },
+    },
+  },
+  OrderGroup: obj({ orderGroupId: str, fillLimit: micro, windowSeconds: int, triggered: bool }, [
+    "orderGroupId",
+    "fillLimit",
+    "windowSeconds",
+    "triggered",
+  ]),
+  DeletedOrderGroup: obj({ orderGroupId: str, cancelled: { type: "array", items: str, description: "Order ids" } }, [
+    "orderGroupId",
+    "cancelled",
+  ]),
   SetTierRequest: {
     type: "object",
     required: ["tier"],

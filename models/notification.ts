@@ -2,7 +2,7 @@ import type { Outcome, Side } from "../engine/types";
 import type { SettledTrade } from "./chain";
 
 /** Why an order was cancelled without the user asking (a user's own cancel notifies nothing). */
-export type OrderCancelNotice = "MARKET_CLOSED" | "MARKET_CANCELLED" | "MARKET_RESOLVED" | "EXPIRED" | "HEARTBEAT";
+export type OrderCancelNotice = "MARKET_CLOSED" | "MARKET_CANCELLED" | "MARKET_RESOLVED" | "EXPIRED" | "HEARTBEAT" | "ORDER_GROUP";
 
 export const NOTIFICATION_TYPES = [
   "TRADE_FILLED",

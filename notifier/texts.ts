@@ -13,6 +13,7 @@ const CANCEL_REASON: Record<OrderCancelNotice, string> = {
   MARKET_RESOLVED: "the market was resolved",
   EXPIRED: "it reached its expiry time (GTD)",
   HEARTBEAT: "your dead man's switch lapsed (no heartbeat in time)",
+  ORDER_GROUP: "its order group reached its fill limit",
 };
 
 export function render(d: AnyDraft, marketTitle: string | null): { title: string; body: string } {

@@ -1,7 +1,7 @@
 import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
 import { portCall } from "../mixins/port-call";
-import { type ActionResult, type Answer, type HandlerParams, broadcast, internalAction, routeAction } from "../contract";
+import { type ActionResult, type Answer, type HandlerParams, broadcast, call, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
 import { throwWire, wireError } from "../lib/errors";
@@ -16,6 +16,7 @@ import { newId } from "../lib/ids";
 import { dayOf, RewardsDesk, type RewardCollections } from "../ledger/rewards";
 import type { RestingOrder } from "../engine/types";
 import { isRefusal } from "../engine/refusal";
+import { OrderGroups, type GroupCancel } from "../trading/order-groups";
 
 type LedgerThis = Service &
   DbState<RewardCollections> & {
@@ -25,6 +26,10 @@ type LedgerThis = Service &
     /** Liquidity rewards and maker rebates (ledger/rewards.ts), run by `rewardClock`. */
     rewards: RewardsDesk;
     rewardClock?: MarketClock;
+    /** Order groups (trading/order-groups.ts) and the market of each of their open orders. */
+    groups: OrderGroups;
+    groupMarkets: Map<string, string>;
+    cancelGroup(c: GroupCancel): Promise<void>;
   };
 
 /**
@@ -44,6 +49,67 @@ const LedgerService = defineService<LedgerThis>({
   ],
 
   actions: {
+    /** POST /order-groups */
+    createOrderGroup: {
+      ...routeAction("ledger.createOrderGroup"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.createOrderGroup">>): Answer<"ledger.createOrderGroup"> {
+        return this.groups.create(currentUser(ctx).id, ctx.params);
+      },
+    },
+
+    /** GET /order-groups */
+    listOrderGroups: {
+      ...routeAction("ledger.listOrderGroups"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.listOrderGroups">>): Answer<"ledger.listOrderGroups"> {
+        return this.groups.list(currentUser(ctx).id);
+      },
+    },
+
+    /** POST /order-groups/:id/reset */
+    resetOrderGroup: {
+      ...routeAction("ledger.resetOrderGroup"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.resetOrderGroup">>): Answer<"ledger.resetOrderGroup"> {
+        return this.groups.reset(ctx.params.id, currentUser(ctx).id);
+      },
+    },
+
+    /** DELETE /order-groups/:id: the group goes, its open orders are cancelled. */
+    deleteOrderGroup: {
+      ...routeAction("ledger.deleteOrderGroup"),
+      async handler(
+        this: LedgerThis,
+        ctx: AppContext<HandlerParams<"ledger.deleteOrderGroup">>,
+      ): Promise<ActionResult<"ledger.deleteOrderGroup">> {
+        const gone = this.groups.remove(ctx.params.id, currentUser(ctx).id);
+        await this.cancelGroup(gone);
+        return { orderGroupId: gone.orderGroupId, cancelled: gone.orderIds };
+      },
+    },
+
+    /** Internal: may a new order name this group? */
+    orderGroupAdmit: {
+      ...internalAction("ledger.orderGroupAdmit"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.orderGroupAdmit">>): Answer<"ledger.orderGroupAdmit"> {
+        this.groups.admit(ctx.params.orderGroupId, ctx.params.userId);
+        return true;
+      },
+    },
+
+    /** Internal: a placed order joins its group; a fill at once may trigger it. */
+    orderGroupJoin: {
+      ...internalAction("ledger.orderGroupJoin"),
+      async handler(
+        this: LedgerThis,
+        ctx: AppContext<HandlerParams<"ledger.orderGroupJoin">>,
+      ): Promise<ActionResult<"ledger.orderGroupJoin">> {
+        const { orderGroupId, orderId, marketId, open, filled } = ctx.params;
+        if (open) this.groupMarkets.set(orderId, marketId);
+        const t = this.groups.join(orderGroupId, orderId, open, filled);
+        if (t) await this.cancelGroup(t);
+        return true;
+      },
+    },
+
     /** POST /admin/markets/:id/rewards: a market's liquidity reward terms. */
     setRewardTerms: {
       ...routeAction("ledger.setRewardTerms"),
@@ -323,6 +389,44 @@ const LedgerService = defineService<LedgerThis>({
         return this.desk.entriesAfter(ctx.params.seq, ctx.params.limit);
       },
     },
+  },
+
+  events: {
+    // Fills of grouped orders count in their group's window; a group at its limit cancels its orders.
+    async "order.updated"(this: LedgerThis, ctx) {
+      const o = ctx.params;
+      const open = o.status === "open" || o.status === "partially_filled";
+      const delta = Number(o.filledDelta);
+      const t = delta > 0 ? this.groups.filled(o.orderId, delta, open) : null;
+      if (!open) {
+        this.groups.left(o.orderId);
+        this.groupMarkets.delete(o.orderId);
+      }
+      if (t) await this.cancelGroup(t).catch((err: unknown) => this.logger.warn("Order group cancel failed", (err as Error)?.message));
+    },
+  },
+
+  methods: {
+    /** A group's open orders cancelled at once, per market (reason order_group). */
+    async cancelGroup(this: LedgerThis, c: GroupCancel): Promise<void> {
+      const byMarket = new Map<string, string[]>();
+      for (const id of c.orderIds) {
+        const m = this.groupMarkets.get(id);
+        if (!m) continue;
+        byMarket.set(m, [...(byMarket.get(m) ?? []), id]);
+        this.groupMarkets.delete(id);
+      }
+      await Promise.all(
+        [...byMarket].map(([marketId, orderIds]) =>
+          call(this.broker, "book.cancelMany", { marketId, userId: c.userId, orderIds, reason: "order_group" }),
+        ),
+      );
+    },
+  },
+
+  created() {
+    this.groups = new OrderGroups({ now: Date.now, newId });
+    this.groupMarkets = new Map();
   },
 
   async started() {

@@ -85,6 +85,8 @@ export interface GroupCancel {
 export class OrderGroups {
   private readonly groups = new Map<string, Group>();
   private readonly groupOfOrder = new Map<string, string>();
+  /** Orders that joined a group: a replayed answer (Idempotency-Key) joins once. */
+  private readonly joined = new Set<string>();
 
   constructor(private readonly ports: { now(): number; newId(prefix: string): string }) {}
 
@@ -125,7 +127,8 @@ export class OrderGroups {
   /** A placed order joins its group (`filled`: what it filled at once, which counts like any fill). */
   join(orderGroupId: string, orderId: string, open: boolean, filled: number): GroupCancel | null {
     const g = this.groups.get(orderGroupId);
-    if (!g) return null;
+    if (!g || this.joined.has(orderId)) return null;
+    this.joined.add(orderId);
     if (open) {
       g.orders.add(orderId);
       this.groupOfOrder.set(orderId, orderGroupId);

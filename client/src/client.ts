@@ -75,6 +75,9 @@ import type {
   TradeRequest,
   TradingModeRequest,
   QueuePosition,
+  OrderGroup,
+  OrderGroupRequest,
+  DeletedOrderGroup,
   OrderScoring,
   RewardEarning,
   RewardMarket,
@@ -655,6 +658,22 @@ class OrdersApi extends Api {
   /** DELETE /orders/:id */
   async cancel(id: string): Promise<CancelledOrder> {
     return (await send(this.c, "cancelOrder", { params: { orderId: id } })).data;
+  }
+  /** POST /order-groups: a fill-rate kill switch; name it in `orderGroupId` of new orders. */
+  async createGroup(body: OrderGroupRequest): Promise<OrderGroup> {
+    return (await send(this.c, "createOrderGroup", { body })).data;
+  }
+  /** GET /order-groups */
+  async groups(): Promise<OrderGroup[]> {
+    return (await send(this.c, "listOrderGroups")).data;
+  }
+  /** POST /order-groups/:id/reset: a triggered group accepts orders again. */
+  async resetGroup(id: string): Promise<OrderGroup> {
+    return (await send(this.c, "resetOrderGroup", { params: { id } })).data;
+  }
+  /** DELETE /order-groups/:id: the group goes and its open orders are cancelled. */
+  async deleteGroup(id: string): Promise<DeletedOrderGroup> {
+    return (await send(this.c, "deleteOrderGroup", { params: { id } })).data;
   }
   /** GET /orders/:id/scoring: whether the order scores for liquidity rewards now, and why not. */
   async scoring(id: string): Promise<OrderScoring> {

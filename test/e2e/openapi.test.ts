@@ -116,6 +116,9 @@ type SdkModels = {
   DisputeRequest: M.DisputeRequest;
   Dispute: M.Dispute;
   QueuePosition: M.QueuePosition;
+  OrderGroupRequest: M.OrderGroupRequest;
+  OrderGroup: M.OrderGroup;
+  DeletedOrderGroup: M.DeletedOrderGroup;
   RewardTermsRequest: M.RewardTermsRequest;
   RewardMarket: M.RewardMarket;
   FundRewardsRequest: M.FundRewardsRequest;
@@ -351,6 +354,10 @@ describe("OpenAPI document", () => {
       "/orders/batch": { orders: [{ ...trade, orderType: "GTC", price: 0.5, quantity: 100 }] },
       "/orders/{orderId}": { price: 0.5 },
       "/heartbeats": { timeoutSeconds: 0 },
+      "/order-groups": { fillLimit: "1000000" },
+      "/admin/markets/{id}/rewards": { dailyPool: "1", maxSpread: "0.03", minSize: "0" },
+      "/admin/rewards/fund": { amount: "1" },
+      "/admin/users/{userId}/tier": { tier: "default" },
       "/trade/amm": trade,
       "/trade/market": trade,
       "/withdraw": { amount: "1000000" },
@@ -432,6 +439,10 @@ describe("OpenAPI document", () => {
     await a.orders.list();
     await a.markets.orderbook(market);
     await a.orders.queuePosition(resting.orderId);
+    const group = await a.orders.createGroup({ fillLimit: String(100 * SHARE) });
+    await a.orders.groups();
+    await a.orders.resetGroup(group.orderGroupId);
+    await a.orders.deleteGroup(group.orderGroupId);
     await a.admin.fundRewards("5000000");
     await a.admin.setMarketRewards(market, { dailyPool: "1000000", maxSpread: "0.05", minSize: "0" });
     await a.markets.rewardMarkets();

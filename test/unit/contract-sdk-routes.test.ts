@@ -122,6 +122,10 @@ describe("SDK routes from the contract", () => {
     await c.portfolio.limits();
     await c.orders.queuePosition("ord_1");
     await c.orders.scoring("ord_1");
+    await c.orders.createGroup(body);
+    await c.orders.groups();
+    await c.orders.resetGroup("grp_1");
+    await c.orders.deleteGroup("grp_1");
     await c.markets.rewardMarkets();
     await c.portfolio.rewardEarnings("2026-03-01");
     await c.admin.setMarketRewards("mkt_1", body);

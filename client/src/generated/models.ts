@@ -247,6 +247,8 @@ export interface PlaceOrderRequest {
   clientOrderId?: string;
   /** Cancel the order (reason paused) when its market leaves the normal trading mode */
   cancelOnPause?: boolean;
+  /** An order group of the caller (POST /order-groups): its fill limit cancels the order with the group's others */
+  orderGroupId?: string;
 }
 
 export interface BatchOrderRequest {
@@ -320,7 +322,7 @@ export interface PlacedOrder {
   /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
   cancelledQuantity: string;
   /** Why the order left the book unfilled; null while it is open or filled, and for the cancelled rest of a FAK */
-  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused" | null;
+  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused" | "order_group" | null;
   /** The caller's own id: 1 to 64 of A-Z a-z 0-9 . _ : -; unique among the caller's open orders */
   clientOrderId: string | null;
   /** GTD only: when the rest is cancelled with status expired */
@@ -358,7 +360,7 @@ export interface Order {
   /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
   cancelledQuantity: string;
   /** Why the order left the book unfilled; null while it is open or filled, and for the cancelled rest of a FAK */
-  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused" | null;
+  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused" | "order_group" | null;
   /** The caller's own id: 1 to 64 of A-Z a-z 0-9 . _ : -; unique among the caller's open orders */
   clientOrderId: string | null;
   /** GTD only: when the rest is cancelled with status expired */
@@ -663,6 +665,27 @@ export interface OrderScoring {
   scoring: boolean;
   /** Why it scores or not: its market pays no rewards, the book has no midpoint, it rests at or beyond maxSpread, below minSize, or it no longer rests */
   reason: "scoring" | "no_rewards" | "no_midpoint" | "too_far" | "too_small" | "not_resting";
+}
+
+export interface OrderGroupRequest {
+  /** Quantity (micro-shares) filled on the group's orders within the window that triggers it */
+  fillLimit: string;
+  /** The rolling window, 1 to 3600 s */
+  windowSeconds?: number;
+}
+
+export interface OrderGroup {
+  orderGroupId: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  fillLimit: string;
+  windowSeconds: number;
+  triggered: boolean;
+}
+
+export interface DeletedOrderGroup {
+  orderGroupId: string;
+  /** Order ids */
+  cancelled: string[];
 }
 
 export interface SetTierRequest {

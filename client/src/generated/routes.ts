@@ -4,7 +4,7 @@
  * the OpenAPI document writes them), who may call it (public, user, admin), whether it takes an
  * Idempotency-Key and whether it answers a page; and what each one takes and answers.
  */
-import type { AccountLimits, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, FundRewardsRequest, GetOrderBookQuery, GetPriceHistoryQuery, GetRewardEarningsQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, OrderScoring, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeRequest, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, RewardEarning, RewardMarket, RewardTermsRequest, RewardsFunded, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
+import type { AccountLimits, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DeletedOrderGroup, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, FundRewardsRequest, GetOrderBookQuery, GetPriceHistoryQuery, GetRewardEarningsQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, OrderGroup, OrderGroupRequest, OrderScoring, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeRequest, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, RewardEarning, RewardMarket, RewardTermsRequest, RewardsFunded, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
 
 export const ROUTES = {
   /** The login domain and a fresh payload for a ton_proof */
@@ -43,6 +43,14 @@ export const ROUTES = {
   cancelOrder: { method: "DELETE", path: "/orders/{orderId}", auth: "user" },
   /** Queue position of an open order: quantity and orders ahead of it at its price (404 ORDER_NOT_FOUND for unknown, finished or others' orders) */
   getQueuePosition: { method: "GET", path: "/orders/{orderId}/queue-position", auth: "user" },
+  /** An order group: when its orders fill fillLimit within windowSeconds, all of them are cancelled (order_group) and it refuses orders until reset */
+  createOrderGroup: { method: "POST", path: "/order-groups", auth: "user" },
+  /** The caller's order groups */
+  listOrderGroups: { method: "GET", path: "/order-groups", auth: "user" },
+  /** Reset a triggered order group: orders may name it again, its window starts empty */
+  resetOrderGroup: { method: "POST", path: "/order-groups/{id}/reset", auth: "user" },
+  /** Delete an order group and cancel its open orders */
+  deleteOrderGroup: { method: "DELETE", path: "/order-groups/{id}", auth: "user" },
   /** Dead man's switch: arm or re-arm (5 to 300 s), or disarm (0) (read rate category) */
   heartbeat: { method: "POST", path: "/heartbeats", auth: "user" },
   /** Trade against the AMM only (trade rate category) */
@@ -131,6 +139,10 @@ export interface RouteTypes {
   amendOrder: { params: { orderId: string }; query: Record<string, never>; body: AmendOrderRequest; result: PlacedOrder };
   cancelOrder: { params: { orderId: string }; query: Record<string, never>; body: undefined; result: CancelledOrder };
   getQueuePosition: { params: { orderId: string }; query: Record<string, never>; body: undefined; result: QueuePosition };
+  createOrderGroup: { params: Record<string, never>; query: Record<string, never>; body: OrderGroupRequest; result: OrderGroup };
+  listOrderGroups: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: OrderGroup[] };
+  resetOrderGroup: { params: { id: string }; query: Record<string, never>; body: undefined; result: OrderGroup };
+  deleteOrderGroup: { params: { id: string }; query: Record<string, never>; body: undefined; result: DeletedOrderGroup };
   heartbeat: { params: Record<string, never>; query: Record<string, never>; body: HeartbeatRequest; result: Heartbeat };
   tradeAmm: { params: Record<string, never>; query: Record<string, never>; body: TradeRequest; result: TradeExecution };
   tradeMarket: { params: Record<string, never>; query: Record<string, never>; body: TradeRequest; result: TradeExecution };
