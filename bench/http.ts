@@ -21,6 +21,8 @@
  *            through moleculer-web's JSON body parser: what a POST costs before any exchange work
  *   orders   POST /api/v1/orders           rotating over every user's token and every market: 80%
  *            resting BUY YES / BUY NO at 0.45..0.49, 20% crossing at 0.55 (mint fills), 1 share
+ *   batch    POST /api/v1/orders/batch     10 such orders of one user per request: orders/s against single orders'
+ *            (and both again on one connection: one client placing as fast as its answers come)
  *   orders @ half: the same at overallRate = half the best max (autocannon corrects its
  *            latencies for coordinated omission at a fixed rate): p99 there, beside the bare
  *            gateway answering the same POSTs at that same rate in the same round
@@ -28,6 +30,10 @@
  *   events   GET /api/v1/events            first page (not cached)
  * Each line also gives the CPU the server processes and this process (autocannon) used, in
  * cores: on 2 cores a figure near 1.0 for autocannon means the client, not the server, set the pace.
+ * Order rows (and the bare POST) add a line per order: the servers' CPU microseconds per thread
+ * (event loop, the money store's writer thread, the rest: V8's and libuv's threads), the bytes the
+ * servers sent to storage, and the writer thread's own pwrite bytes and write/read syscalls
+ * (bench/lib/threads.ts, Linux /proc).
  * Targets (issue 16): orders >= 0.5x of bare POST req/s embedded, 0.35x in the cluster, and p99 at
  * half of that rate <= 2x the bare POST's p99 at the same rate in the same round; cached reads >= 0.8x
  * of bare GET. --env=K=V,...: extra settings of the exchange's nodes.
@@ -44,6 +50,7 @@ import { mkdirSync } from "node:fs";
 import { BenchNode, cleanup, login, procCpuSec, runBench, startNats, tempDir, until, type BenchUser } from "./lib/proc";
 import { byPackage, topSelf } from "./lib/cpuprofile";
 import { flags, fmtRatio, machine, mark, num } from "./lib/util";
+import { perOrder, sampleThreads, threadsUsed, type ThreadSample } from "./lib/threads";
 
 // autocannon ships no types; the part used here.
 interface AcRequest {
@@ -75,6 +82,8 @@ interface AcResult {
 const autocannon = require("autocannon") as (opts: Record<string, unknown>) => Promise<AcResult>;
 
 const SHARE = 1_000_000;
+/** Orders per POST /orders/batch. */
+const BATCH = 10;
 const DOMAIN = "bench.local";
 const ADMIN_KEY = "bench-admin-key";
 
@@ -101,6 +110,9 @@ interface Measure {
   /** CPU used during the measurement, in cores: the server processes, and this (autocannon) process. */
   serverCpu?: number;
   clientCpu?: number;
+  /** The servers' threads during the measurement (CPU per thread class, writes), and the orders (or requests) they served. */
+  threads?: ThreadSample;
+  orders?: number;
 }
 
 /** Servers whose CPU is sampled around each measurement. */
@@ -109,10 +121,11 @@ let watched: BenchNode[] = [];
 async function cannon(
   url: string,
   requests: AcRequest[],
-  o: { connections: number; duration: number; overallRate?: number },
+  o: { connections: number; duration: number; overallRate?: number; ordersPerRequest?: number },
 ): Promise<Measure> {
   const pids = watched.map((n) => n.pid);
   const s0 = pids.map(procCpuSec);
+  const t0 = pids.map(sampleThreads);
   const c0 = process.cpuUsage();
   const w0 = Date.now();
   const r = await autocannon({
@@ -131,6 +144,7 @@ async function cannon(
     .join(" ");
   const wall = (Date.now() - w0) / 1000;
   const serverCpu = pids.reduce((a, p, i) => a + procCpuSec(p) - s0[i], 0) / wall;
+  const threads = threadsUsed(t0, pids.map(sampleThreads));
   const c = process.cpuUsage(c0);
   const clientCpu = (c.user + c.system) / 1e6 / wall;
   return {
@@ -142,6 +156,8 @@ async function cannon(
     codes,
     serverCpu,
     clientCpu,
+    threads,
+    orders: ok * (o.ordersPerRequest ?? 1),
   };
 }
 
@@ -161,6 +177,36 @@ function orderRequests(users: BenchUser[], markets: string[], path = "/api/v1/or
         const price = crossing ? 0.55 : (45 + (i % 5)) / 100;
         req.headers = { "content-type": "application/json", authorization: `Bearer ${u.token}` };
         req.body = JSON.stringify({ marketId, side: "BUY", outcome, orderType: "GTC", price, quantity: SHARE });
+        return req;
+      },
+    },
+  ];
+}
+
+/** POST /orders/batch of `size` orders of one user, rotating as orderRequests does over users and markets. */
+function batchRequests(users: BenchUser[], markets: string[], size: number): AcRequest[] {
+  let k = 0;
+  return [
+    {
+      method: "POST",
+      path: "/api/v1/orders/batch",
+      setupRequest(req) {
+        const b = k++;
+        const u = users[b % users.length];
+        const orders = Array.from({ length: size }, (_, j) => {
+          const i = b * size + j;
+          const crossing = i % 5 === 0;
+          return {
+            marketId: markets[(i + Math.floor(b / users.length)) % markets.length],
+            side: "BUY",
+            outcome: (i >> 1) % 2 === 0 ? "YES" : "NO",
+            orderType: "GTC",
+            price: crossing ? 0.55 : (45 + (i % 5)) / 100,
+            quantity: SHARE,
+          };
+        });
+        req.headers = { "content-type": "application/json", authorization: `Bearer ${u.token}` };
+        req.body = JSON.stringify({ orders });
         return req;
       },
     },
@@ -188,6 +234,8 @@ interface Row {
   /** Orders only: the ratio to the bare gateway answering the same POST requests. */
   ratioPost?: number;
   target?: string;
+  /** Order-placing rows (and the bare POST): CPU per order per thread, bytes and syscalls per order. */
+  perOrder?: boolean;
 }
 
 const fmtMs = (x: number): string => `${x < 10 ? x.toFixed(2) : x.toFixed(1)}`;
@@ -205,6 +253,7 @@ function printRow(r: Row): void {
       `  cpu srv ${(r.m.serverCpu ?? NaN).toFixed(2)} cli ${(r.m.clientCpu ?? NaN).toFixed(2)}` +
       `${r.m.failed ? `  FAILED ${r.m.failed} (${r.m.codes})` : ""}${ratio ? `  ${ratio} of bare` : ""}${r.ratioPost === undefined ? "" : ` (${fmtRatio(r.ratioPost)} of bare POST)`}${r.target ? `  ${r.target}` : ""}`,
   );
+  if (r.perOrder && r.m.threads && r.m.orders) console.log(`${"".padEnd(40)} ${perOrder(r.m.threads, r.m.orders)}`);
 }
 
 async function profiled(nodes: BenchNode[], o: Opts, variant: string, what: string, run: () => Promise<unknown>): Promise<void> {
@@ -316,6 +365,7 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
   const bareReq: AcRequest[] = [{ method: "GET", path: "/bare" }];
   const barePostReq = orderRequests(users, markets, "/bare");
   const ordersReq = orderRequests(users, markets);
+  const batchReq = batchRequests(users, markets, BATCH);
   const marketReq = marketRequests(markets);
   const eventsReq: AcRequest[] = [{ method: "GET", path: "/api/v1/events" }];
 
@@ -332,6 +382,7 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     [bare.url, bareReq],
     [bare.url, barePostReq],
     [gateway.url, ordersReq],
+    [gateway.url, batchReq],
     [gateway.url, marketReq],
     [gateway.url, eventsReq],
   ] as const) {
@@ -343,6 +394,9 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     bare: [] as Measure[],
     barePost: [] as Measure[],
     orders: [] as Measure[],
+    batch: [] as Measure[],
+    orders1: [] as Measure[],
+    batch1: [] as Measure[],
     market: [] as Measure[],
     events: [] as Measure[],
   };
@@ -352,16 +406,21 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     passes.barePost.push(await cannon(bare.url, barePostReq, base));
     onExchange();
     passes.orders.push(await cannon(gateway.url, ordersReq, base));
+    passes.batch.push(await cannon(gateway.url, batchReq, { ...base, ordersPerRequest: BATCH }));
+    // One client placing as fast as its answers come: what waiting for durability costs it.
+    passes.orders1.push(await cannon(gateway.url, ordersReq, { ...base, connections: 1 }));
+    passes.batch1.push(await cannon(gateway.url, batchReq, { ...base, connections: 1, ordersPerRequest: BATCH }));
     passes.market.push(await cannon(gateway.url, marketReq, base));
     passes.events.push(await cannon(gateway.url, eventsReq, base));
   }
   const bareM = best(passes.bare);
   const barePost = best(passes.barePost);
   const orders = best(passes.orders);
+  const batch = best(passes.batch);
   const market = best(passes.market);
   const events = best(passes.events);
   add({ variant, what: "bare GET /bare", m: bareM });
-  add({ variant, what: "bare POST /bare (order body)", m: barePost, ratio: barePost.reqPerSec / bareM.reqPerSec });
+  add({ variant, what: "bare POST /bare (order body)", m: barePost, ratio: barePost.reqPerSec / bareM.reqPerSec, perOrder: true });
   // Issue 16's targets: orders at least 0.5x (cluster 0.35x) of the bare gateway answering the same POSTs.
   const postTarget = variant === "embedded" ? 0.5 : 0.35;
   add({
@@ -371,6 +430,26 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     ratio: orders.reqPerSec / bareM.reqPerSec,
     ratioPost: orders.reqPerSec / barePost.reqPerSec,
     target: `target >= ${postTarget.toFixed(2)}x of bare POST: ${mark(orders.reqPerSec / barePost.reqPerSec >= postTarget)}`,
+    perOrder: true,
+  });
+  // A batch commits its orders together: its orders per second against single orders'.
+  const batchOrders = batch.reqPerSec * BATCH;
+  add({
+    variant,
+    what: `POST /orders/batch of ${BATCH} (max)`,
+    m: batch,
+    target: `${batchOrders.toFixed(0)} orders/s, ${fmtRatio(batchOrders / orders.reqPerSec)} of single orders, target >= 4x: ${mark(batchOrders >= 4 * orders.reqPerSec && !batch.failed)}`,
+    perOrder: true,
+  });
+  const orders1 = best(passes.orders1);
+  const batch1 = best(passes.batch1);
+  add({ variant, what: "POST /orders (1 connection)", m: orders1, perOrder: true });
+  add({
+    variant,
+    what: `POST /orders/batch of ${BATCH} (1 conn.)`,
+    m: batch1,
+    target: `${(batch1.reqPerSec * BATCH).toFixed(0)} orders/s, ${fmtRatio((batch1.reqPerSec * BATCH) / orders1.reqPerSec)} of single orders on 1 connection`,
+    perOrder: true,
   });
   // Latency at half the best rate: one pass per round, each beside the bare gateway answering the
   // same POSTs at the same rate; the row is the round with the median p99 ratio (never the best).
@@ -390,6 +469,7 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     variant,
     what: `POST /orders @ ${half}/s (half)`,
     m: ordersHalf,
+    perOrder: true,
     target: `p99 ${fmtRatio(p99Ratios[mid])} of bare POST's in its round, target <= 2x: ${mark(p99Ratios[mid] <= 2 && !ordersHalf.failed)}${p99Range(halfPasses)}`,
   });
   add({
@@ -406,7 +486,13 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     ratio: events.reqPerSec / bareM.reqPerSec,
     target: `(0.80x applies to cached reads: ${mark(events.reqPerSec / bareM.reqPerSec >= 0.8)})`,
   });
-  add({ variant, what: `bare POST /bare @ ${half}/s`, m: bareHalfPasses[mid], target: `the same round${p99Range(bareHalfPasses)}` });
+  add({
+    variant,
+    what: `bare POST /bare @ ${half}/s`,
+    m: bareHalfPasses[mid],
+    target: `the same round${p99Range(bareHalfPasses)}`,
+    perOrder: true,
+  });
 
   if (o.profile) {
     await profiled(profileNodes, o, variant, "POST /orders", () => cannon(gateway.url, ordersReq, base));

@@ -30,6 +30,7 @@ import { conditionIdFor } from "./condition";
 import { DEMO_EVENTS, DEMO_MARKER_ID, demoEventId, demoImageUrl, demoMarketId } from "./demo";
 import { ILLEGAL_TRANSITION, planTransition, type MarketCommand } from "./lifecycle";
 import { yesPayoutOfResult } from "./resolution";
+import { planAddOutcome } from "./exclusive";
 import { searchTextOf } from "./search";
 
 /** The codes the catalog refuses with (a resolution step's among them, catalog/resolution.ts). */
@@ -44,6 +45,9 @@ export const CATALOG_CODES = [
   "ALREADY_DISPUTED",
   "NO_PROPOSAL",
   "PROPOSAL_PENDING",
+  "EVENT_ALREADY_DECIDED",
+  "EVENT_NOT_OPEN",
+  "EVENT_NOT_MUTUALLY_EXCLUSIVE",
 ] as const;
 export type CatalogCode = (typeof CATALOG_CODES)[number];
 
@@ -69,6 +73,7 @@ export type CatalogEvent = EventMessage<
   | "market.cancelled"
   | "market.resolutionFailed"
   | "market.resolved"
+  | "event.resolved"
   | "market.resolutionProposed"
   | "market.resolutionDisputed"
 >;
@@ -89,6 +94,8 @@ export interface CatalogPorts {
     insertOnce(doc: EventDoc): Promise<boolean>;
     update(id: string, set: Partial<EventDoc>): Promise<void>;
     addVolume(id: string, micro: number): Promise<void>;
+    /** Compare-and-set: record the event's decision unless it has one; true when this call did. */
+    decide(id: string, decision: NonNullable<EventDoc["decision"]>): Promise<boolean>;
   };
   markets: {
     get(id: string): Promise<MarketDoc | null>;
@@ -112,6 +119,8 @@ export interface CatalogPorts {
     /** Open markets whose close time is at or before `nowIso`, and closed ones with an undisputed proposal whose window ended. */
     due(nowIso: string): Promise<MarketDoc[]>;
     addVolume(id: string, micro: number): Promise<void>;
+    /** The market's last trade (YES price in ticks), unless a later one is already recorded. */
+    lastTrade(id: string, yesPrice: number, atMs: number): Promise<void>;
   };
   prints: {
     /** Those of `ids` already recorded. */
@@ -197,6 +206,45 @@ function refuseUnusableLiquidity(markets: CreateEventParams["markets"]): void {
   });
 }
 
+/** Markets of an event that is not mutually exclusive, and of one that is. */
+export const MAX_MARKETS = 10;
+export const MIN_OUTCOMES = 2;
+export const MAX_OUTCOMES = 64;
+
+/**
+ * A new event's shape: a mutually exclusive event has 2 to 64 markets, each with its own label;
+ * `exhaustive` only with it; the event-level AMM only on it and then no pool per market.
+ */
+function refuseBadShape(p: CreateEventParams): void {
+  const me = p.mutuallyExclusive === true;
+  if (p.exhaustive && !me) throw invalid("exhaustive needs mutuallyExclusive", "exhaustive", "mutuallyExclusive");
+  if (!me && p.markets.length > MAX_MARKETS)
+    throw invalid(`An event has at most ${MAX_MARKETS} markets unless mutually exclusive`, "markets", "arrayMax");
+  if (me && p.markets.length < MIN_OUTCOMES)
+    throw invalid(`A mutually exclusive event has at least ${MIN_OUTCOMES} markets`, "markets", "arrayMin");
+  if (me && p.markets.length > MAX_OUTCOMES)
+    throw invalid(`A mutually exclusive event has at most ${MAX_OUTCOMES} markets`, "markets", "arrayMax");
+  if (me)
+    p.markets.forEach((m, i) => {
+      if (!m.outcomeLabel?.trim())
+        throw invalid("Each market of a mutually exclusive event needs an outcomeLabel", `markets[${i}].outcomeLabel`, "required");
+    });
+  const labels = p.markets.filter((m) => m.outcomeLabel).map((m) => (m.outcomeLabel as string).trim().toLowerCase());
+  if (new Set(labels).size !== labels.length) throw invalid("Outcome labels must differ", "markets", "unique");
+  const L = Number(p.ammLiquidity ?? "0");
+  if (L > 0) {
+    if (!me) throw invalid("An event-level ammLiquidity needs a mutually exclusive event", "ammLiquidity", "mutuallyExclusive");
+    if (L < MIN_POOL_LIQUIDITY)
+      throw invalid(
+        `ammLiquidity must be 0 (no AMM) or at least ${MIN_POOL_LIQUIDITY} micro-USDT to seed a pool`,
+        "ammLiquidity",
+        "numberMin",
+      );
+    const i = p.markets.findIndex((m) => Number(m.ammLiquidity ?? "0") > 0);
+    if (i >= 0) throw invalid("ammLiquidity is given for the event or per market, not both", `markets[${i}].ammLiquidity`, "forbidden");
+  }
+}
+
 function uniqueTags(tags: string[] | undefined): string[] {
   return [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
 }
@@ -216,6 +264,16 @@ export class Catalog {
     return e;
   }
 
+  /** A market's event, or null where none is stored (an event's facts then do not apply). */
+  async eventOf(m: MarketDoc): Promise<EventDoc | null> {
+    return this.ports.events.get(m.eventId);
+  }
+
+  async eventWithMarkets(id: string): Promise<{ event: EventDoc; markets: MarketDoc[] }> {
+    const event = await this.event(id);
+    return { event, markets: await this.ports.markets.ofEvent(id) };
+  }
+
   async market(id: string): Promise<MarketDoc> {
     const m = await this.ports.markets.get(id);
     if (!m) throw notFound("Market");
@@ -226,12 +284,53 @@ export class Catalog {
   async createEvent(p: CreateEventParams, out: CatalogOut): Promise<{ event: EventDoc; markets: MarketDoc[] }> {
     refuseNulls(p, SCHEMAS.CreateEventRequest);
     refuseUnusableLiquidity(p.markets);
+    refuseBadShape(p);
     const titles = p.markets.map((m) => m.title.toLowerCase());
     if (new Set(titles).size !== titles.length) throw invalid("Market titles must differ", "markets", "unique");
     const ids = { eventId: this.ports.newId("evt"), marketIds: p.markets.map(() => this.ports.newId("mkt")) };
     const { event, markets, opened } = await this.storeEvent(p, ids, this.nowIso());
     for (const m of opened) out.emit({ name: "market.opened", payload: openedEvent(m) });
     return { event, markets };
+  }
+
+  /**
+   * A new outcome market of an open mutually exclusive event (announced `market.opened`). Should
+   * the event be decided meanwhile, the new market resolves NO at once: it did not win.
+   */
+  async addOutcome(eventId: string, title: string, outcomeLabel: string, out: CatalogOut): Promise<MarketDoc> {
+    const label = outcomeLabel.trim();
+    const { event, markets } = await this.eventWithMarkets(eventId);
+    const plan = planAddOutcome(event, markets, title, label, MAX_OUTCOMES);
+    if (!plan.ok)
+      throw catalogRefusal(plan.kind, plan.code, plan.message, plan.field ? [{ field: plan.field, rule: plan.rule! }] : undefined);
+    const now = this.nowIso();
+    const id = this.ports.newId("mkt");
+    const m: MarketDoc = {
+      _id: id,
+      eventId,
+      position: plan.position,
+      title,
+      outcomeLabel: label,
+      status: "open",
+      result: null,
+      outcomes: ["YES", "NO"],
+      volume: 0,
+      conditionId: conditionIdFor(id),
+      ammLiquidity: "0",
+      rules: null,
+      settlementSources: [],
+      closeTime: null,
+      resolution: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.ports.markets.insertOnce(m);
+    const next: EventDoc = { ...event, marketTitles: [...markets.map((x) => x.title), title], updatedAt: now };
+    next.searchText = searchTextOf(next);
+    await this.ports.events.update(eventId, { marketTitles: next.marketTitles, searchText: next.searchText, updatedAt: now });
+    out.emit({ name: "market.opened", payload: openedEvent(m) });
+    if ((await this.event(eventId)).decision) return this.transition(id, "resolve", out, { result: "NO" });
+    return m;
   }
 
   /** Display fields of an event, and titles of its markets; search follows both. */
@@ -287,6 +386,8 @@ export class Catalog {
       expect?: Partial<ResolutionDoc>;
       /** How the market's resolution reads after this change (given the market as read). */
       resolution?: (m: MarketDoc, nowIso: string) => ResolutionDoc | null;
+      /** The mutually exclusive event whose one-step resolution this is part of. */
+      eventStep?: string;
     } = {},
   ): Promise<MarketDoc> {
     // A cancel pays YES `price` and NO the rest, out of the market's own collateral (default 0.50).
@@ -338,6 +439,7 @@ export class Catalog {
               result: updated.result as MarketResult,
               conditionId: updated.conditionId,
               yesPayout: updated.yesPayout as number,
+              ...(opts.eventStep ? { eventStep: opts.eventStep } : {}),
             },
           });
       }
@@ -385,7 +487,10 @@ export class Catalog {
       const eventId = (markets.get(p.marketId) as MarketDoc).eventId;
       byEvent.set(eventId, (byEvent.get(eventId) ?? 0) + p.notional);
     }
+    const last = new Map<string, PrintDoc>();
+    for (const p of stored) if ((last.get(p.marketId)?.atMs ?? -1) <= p.atMs) last.set(p.marketId, p);
     for (const [id, v] of byMarket) await this.ports.markets.addVolume(id, v);
+    for (const [id, p] of last) await this.ports.markets.lastTrade(id, p.yesPrice, p.atMs);
     for (const [id, v] of byEvent) await this.ports.events.addVolume(id, v);
   }
 
@@ -416,7 +521,10 @@ export class Catalog {
           tags: d.tags,
           isActive: d.isActive,
           isLive: d.isLive,
-          markets: d.markets,
+          mutuallyExclusive: d.mutuallyExclusive,
+          exhaustive: d.exhaustive,
+          ammLiquidity: d.ammLiquidity,
+          markets: d.markets.map((m) => ({ title: m.title, ammLiquidity: m.ammLiquidity, outcomeLabel: m.outcomeLabel })),
         },
         { eventId: demoEventId(d.slug), marketIds: d.markets.map((_, i) => demoMarketId(d.slug, i)) },
         nowIso,
@@ -448,6 +556,7 @@ export class Catalog {
       eventId: ids.eventId,
       position: i,
       title: m.title,
+      outcomeLabel: m.outcomeLabel?.trim() || null,
       status: "open",
       result: null,
       outcomes: ["YES", "NO"],
@@ -478,6 +587,9 @@ export class Catalog {
       isLive: input.isLive ?? false,
       beginAt,
       tags: uniqueTags(input.tags),
+      mutuallyExclusive: input.mutuallyExclusive === true,
+      exhaustive: input.mutuallyExclusive === true && input.exhaustive === true,
+      ammLiquidity: canonicalMicroString(input.ammLiquidity ?? "0"),
       marketTitles: markets.map((m) => m.title),
       searchText: "",
       createdAt: nowIso,

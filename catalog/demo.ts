@@ -16,10 +16,24 @@ export interface DemoEvent {
   beginInDays: number;
   isLive: boolean;
   isActive: boolean;
-  markets: Array<{ title: string; ammLiquidity: string }>;
+  /** One winner at most among the markets (a race); `exhaustive`: exactly one. */
+  mutuallyExclusive?: boolean;
+  exhaustive?: boolean;
+  /** One AMM across a race's outcomes (micro-USDT). */
+  ammLiquidity?: string;
+  markets: DemoMarket[];
 }
 
-export const DEMO_MARKER_ID = "demo-catalog:v1";
+export interface DemoMarket {
+  title: string;
+  ammLiquidity: string;
+  outcomeLabel?: string;
+  /** Where the house maker opens the market: its YES price in ticks (cents). */
+  price: number;
+}
+
+/** v2: the races; a store seeded with v1 gets them on its next start (the rest is there already). */
+export const DEMO_MARKER_ID = "demo-catalog:v2";
 
 export const demoEventId = (slug: string): string => `evt_demo_${slug}`;
 export const demoMarketId = (slug: string, index: number): string => `mkt_demo_${slug}_${index + 1}`;
@@ -28,6 +42,11 @@ export const demoImageUrl = (slug: string): string => `https://cdn.pmx.example/e
 /** 1,000 and 500 USDT of AMM seed liquidity, in micro-units. */
 const DEEP = "1000000000";
 const THIN = "500000000";
+
+/** A race's outcome: no pool of its own (the event has one across its outcomes). */
+function race(title: string, outcomeLabel: string, price: number): DemoMarket {
+  return { title, outcomeLabel, ammLiquidity: "0", price };
+}
 
 export const DEMO_EVENTS: DemoEvent[] = [
   {
@@ -42,9 +61,9 @@ export const DEMO_EVENTS: DemoEvent[] = [
     isLive: false,
     isActive: true,
     markets: [
-      { title: "Boston Celtics win the NBA Finals", ammLiquidity: DEEP },
-      { title: "Oklahoma City Thunder win the NBA Finals", ammLiquidity: DEEP },
-      { title: "The Finals go to Game 7", ammLiquidity: THIN },
+      { title: "Boston Celtics win the NBA Finals", ammLiquidity: DEEP, price: 34 },
+      { title: "Oklahoma City Thunder win the NBA Finals", ammLiquidity: DEEP, price: 27 },
+      { title: "The Finals go to Game 7", ammLiquidity: THIN, price: 41 },
     ],
   },
   {
@@ -59,9 +78,9 @@ export const DEMO_EVENTS: DemoEvent[] = [
     isLive: true,
     isActive: true,
     markets: [
-      { title: "Arsenal win", ammLiquidity: DEEP },
-      { title: "Both teams score", ammLiquidity: THIN },
-      { title: "More than 2.5 goals", ammLiquidity: THIN },
+      { title: "Arsenal win", ammLiquidity: DEEP, price: 58 },
+      { title: "Both teams score", ammLiquidity: THIN, price: 64 },
+      { title: "More than 2.5 goals", ammLiquidity: THIN, price: 55 },
     ],
   },
   {
@@ -76,9 +95,9 @@ export const DEMO_EVENTS: DemoEvent[] = [
     isLive: false,
     isActive: true,
     markets: [
-      { title: "BTC closes the year above $150,000", ammLiquidity: DEEP },
-      { title: "BTC closes the year above $100,000", ammLiquidity: DEEP },
-      { title: "BTC closes the year below $60,000", ammLiquidity: THIN },
+      { title: "BTC closes the year above $150,000", ammLiquidity: DEEP, price: 22 },
+      { title: "BTC closes the year above $100,000", ammLiquidity: DEEP, price: 71 },
+      { title: "BTC closes the year below $60,000", ammLiquidity: THIN, price: 9 },
     ],
   },
   {
@@ -92,7 +111,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     beginInDays: -10,
     isLive: false,
     isActive: true,
-    markets: [{ title: "ETH trades above $5,000 before the quarter ends", ammLiquidity: DEEP }],
+    markets: [{ title: "ETH trades above $5,000 before the quarter ends", ammLiquidity: DEEP, price: 36 }],
   },
   {
     slug: "ton_milestones",
@@ -106,8 +125,8 @@ export const DEMO_EVENTS: DemoEvent[] = [
     isLive: false,
     isActive: true,
     markets: [
-      { title: "Toncoin above $10 by December 31", ammLiquidity: THIN },
-      { title: "Telegram Wallet passes 100 million users", ammLiquidity: THIN },
+      { title: "Toncoin above $10 by December 31", ammLiquidity: THIN, price: 14 },
+      { title: "Telegram Wallet passes 100 million users", ammLiquidity: THIN, price: 47 },
     ],
   },
   {
@@ -122,8 +141,8 @@ export const DEMO_EVENTS: DemoEvent[] = [
     isLive: false,
     isActive: true,
     markets: [
-      { title: "Democrats win the House", ammLiquidity: DEEP },
-      { title: "Republicans keep the Senate", ammLiquidity: DEEP },
+      { title: "Democrats win the House", ammLiquidity: DEEP, price: 62 },
+      { title: "Republicans keep the Senate", ammLiquidity: DEEP, price: 68 },
     ],
   },
   {
@@ -137,7 +156,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     beginInDays: 21,
     isLive: false,
     isActive: true,
-    markets: [{ title: "The amendments pass in the first plenary vote", ammLiquidity: THIN }],
+    markets: [{ title: "The amendments pass in the first plenary vote", ammLiquidity: THIN, price: 57 }],
   },
   {
     slug: "cs2_major",
@@ -151,10 +170,10 @@ export const DEMO_EVENTS: DemoEvent[] = [
     isLive: false,
     isActive: true,
     markets: [
-      { title: "Team Vitality win the Major", ammLiquidity: DEEP },
-      { title: "NAVI reach the grand final", ammLiquidity: THIN },
-      { title: "The grand final goes to a fifth map", ammLiquidity: THIN },
-      { title: "A team from the open qualifier reaches the playoffs", ammLiquidity: THIN },
+      { title: "Team Vitality win the Major", ammLiquidity: DEEP, price: 31 },
+      { title: "NAVI reach the grand final", ammLiquidity: THIN, price: 44 },
+      { title: "The grand final goes to a fifth map", ammLiquidity: THIN, price: 38 },
+      { title: "A team from the open qualifier reaches the playoffs", ammLiquidity: THIN, price: 17 },
     ],
   },
   {
@@ -169,8 +188,8 @@ export const DEMO_EVENTS: DemoEvent[] = [
     isLive: false,
     isActive: true,
     markets: [
-      { title: "T1 win Worlds", ammLiquidity: DEEP },
-      { title: "An LCK team wins Worlds", ammLiquidity: DEEP },
+      { title: "T1 win Worlds", ammLiquidity: DEEP, price: 33 },
+      { title: "An LCK team wins Worlds", ammLiquidity: DEEP, price: 61 },
     ],
   },
   {
@@ -185,8 +204,8 @@ export const DEMO_EVENTS: DemoEvent[] = [
     isLive: false,
     isActive: true,
     markets: [
-      { title: "A non-English-language film wins Best Picture", ammLiquidity: THIN },
-      { title: "The Best Picture winner also wins Best Director", ammLiquidity: THIN },
+      { title: "A non-English-language film wins Best Picture", ammLiquidity: THIN, price: 19 },
+      { title: "The Best Picture winner also wins Best Director", ammLiquidity: THIN, price: 72 },
     ],
   },
   {
@@ -201,8 +220,8 @@ export const DEMO_EVENTS: DemoEvent[] = [
     isLive: false,
     isActive: true,
     markets: [
-      { title: "Sweden wins Eurovision", ammLiquidity: THIN },
-      { title: "The winner scores more than 500 points", ammLiquidity: THIN },
+      { title: "Sweden wins Eurovision", ammLiquidity: THIN, price: 12 },
+      { title: "The winner scores more than 500 points", ammLiquidity: THIN, price: 45 },
     ],
   },
   {
@@ -217,9 +236,9 @@ export const DEMO_EVENTS: DemoEvent[] = [
     isLive: false,
     isActive: true,
     markets: [
-      { title: "The Fed cuts rates by 25 bp", ammLiquidity: DEEP },
-      { title: "The Fed holds rates steady", ammLiquidity: DEEP },
-      { title: "The Fed cuts by 50 bp or more", ammLiquidity: THIN },
+      { title: "The Fed cuts rates by 25 bp", ammLiquidity: DEEP, price: 63 },
+      { title: "The Fed holds rates steady", ammLiquidity: DEEP, price: 28 },
+      { title: "The Fed cuts by 50 bp or more", ammLiquidity: THIN, price: 9 },
     ],
   },
   {
@@ -233,7 +252,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     beginInDays: 9,
     isLive: false,
     isActive: true,
-    markets: [{ title: "Headline CPI above 3.0% year over year", ammLiquidity: THIN }],
+    markets: [{ title: "Headline CPI above 3.0% year over year", ammLiquidity: THIN, price: 42 }],
   },
   {
     slug: "starship_orbit",
@@ -247,8 +266,8 @@ export const DEMO_EVENTS: DemoEvent[] = [
     isLive: true,
     isActive: true,
     markets: [
-      { title: "Starship completes a full orbit this year", ammLiquidity: THIN },
-      { title: "The Super Heavy booster is caught on the next flight", ammLiquidity: THIN },
+      { title: "Starship completes a full orbit this year", ammLiquidity: THIN, price: 52 },
+      { title: "The Super Heavy booster is caught on the next flight", ammLiquidity: THIN, price: 46 },
     ],
   },
   {
@@ -263,8 +282,55 @@ export const DEMO_EVENTS: DemoEvent[] = [
     isLive: false,
     isActive: true,
     markets: [
-      { title: "Apple announces a foldable iPhone", ammLiquidity: THIN },
-      { title: "Apple announces a new Siri built on a partner's AI model", ammLiquidity: THIN },
+      { title: "Apple announces a foldable iPhone", ammLiquidity: THIN, price: 23 },
+      { title: "Apple announces a new Siri built on a partner's AI model", ammLiquidity: THIN, price: 57 },
+    ],
+  },
+  {
+    slug: "metropolis_mayor",
+    externalEventId: "demo:politics:metropolis-mayor",
+    title: "Metropolis mayoral election",
+    subtitle: 'Who wins the city\'s mayoral race? One winner, "Other" covers every other candidate',
+    category: "Politics",
+    subcategory: "Local elections",
+    tags: ["election", "mayor", "race"],
+    beginInDays: 21,
+    isLive: false,
+    isActive: true,
+    mutuallyExclusive: true,
+    exhaustive: true,
+    ammLiquidity: DEEP,
+    markets: [
+      race("Will Maria Alvarez win the mayoral election?", "Maria Alvarez", 38),
+      race("Will James Okafor win the mayoral election?", "James Okafor", 27),
+      race("Will Chen Wei win the mayoral election?", "Chen Wei", 15),
+      race("Will Sofia Rossi win the mayoral election?", "Sofia Rossi", 9),
+      race("Will David Cohen win the mayoral election?", "David Cohen", 6),
+      race("Will another candidate win the mayoral election?", "Other", 5),
+    ],
+  },
+  {
+    slug: "league_title",
+    externalEventId: "demo:sports:league-title",
+    title: "Premier League title race",
+    subtitle: "Which club finishes top of the table this season?",
+    category: "Sports",
+    subcategory: "Football",
+    tags: ["football", "soccer", "premier league", "race"],
+    beginInDays: 120,
+    isLive: false,
+    isActive: true,
+    mutuallyExclusive: true,
+    ammLiquidity: DEEP,
+    markets: [
+      race("Will Arsenal win the Premier League?", "Arsenal", 30),
+      race("Will Liverpool win the Premier League?", "Liverpool", 23),
+      race("Will Manchester City win the Premier League?", "Manchester City", 19),
+      race("Will Chelsea win the Premier League?", "Chelsea", 9),
+      race("Will Newcastle United win the Premier League?", "Newcastle United", 6),
+      race("Will Aston Villa win the Premier League?", "Aston Villa", 4),
+      race("Will Tottenham Hotspur win the Premier League?", "Tottenham Hotspur", 3),
+      race("Will Manchester United win the Premier League?", "Manchester United", 3),
     ],
   },
 ];

@@ -5,7 +5,22 @@
 import type { Category, EventDoc, Interval, LivePrice, MarketDoc, PrintDoc } from "../models/catalog";
 import { buildPriceHistory, printsSince, type Outcome } from "./candles";
 import { queryTokens, rankBySearch } from "./search";
-import { cleanLivePrice, NO_PRICES, renderEvent, renderMarket, type EventView, type MarketView, type PriceHistoryView } from "./views";
+import {
+  cleanLivePrice,
+  NO_PRICES,
+  renderEvent,
+  renderMarket,
+  renderOutcome,
+  type EventView,
+  type MarketView,
+  type PriceHistoryView,
+} from "./views";
+
+/** No price source: every price null. */
+const NO_QUOTES: QuoteSource = async () => null;
+
+/** Markets per price request (router.livePrices takes up to 200). */
+const QUOTE_CHUNK = 200;
 
 /** Published events, optionally of one category and matching every search token. */
 export interface EventFilter {
@@ -24,6 +39,8 @@ export interface CatalogReadPorts {
   };
   markets: {
     ofEvent(eventId: string): Promise<MarketDoc[]>;
+    /** The markets of these events, each event's in display order. */
+    ofEvents(eventIds: string[]): Promise<MarketDoc[]>;
     byIds(ids: string[]): Promise<MarketDoc[]>;
   };
   prints: {
@@ -46,22 +63,44 @@ export class CatalogReads {
   constructor(private readonly ports: CatalogReadPorts) {}
 
   /** Published events in list order; `search` filters with the matching of search() and keeps the order. */
-  async listEvents(p: { category: Category | "all"; search?: string; page: number; pageSize: number }): Promise<Slice<EventView>> {
+  async listEvents(
+    p: { category: Category | "all"; search?: string; page: number; pageSize: number },
+    quotes: QuoteSource = NO_QUOTES,
+  ): Promise<Slice<EventView>> {
     const filter: EventFilter = { tokens: queryTokens(p.search ?? "") };
     if (p.category !== "all") filter.category = p.category;
     const total = await this.ports.events.count(filter);
     const skip = (p.page - 1) * p.pageSize;
     const docs = skip < total ? await this.ports.events.list(filter, { skip, limit: p.pageSize }) : [];
-    return { items: docs.map((e) => renderEvent(e)), total };
+    return { items: await this.listed(docs, quotes), total };
   }
 
   /** Published events matching every word of `q`, best match first. */
-  async searchEvents(p: { q: string; page: number; pageSize: number }): Promise<Slice<EventView>> {
+  async searchEvents(p: { q: string; page: number; pageSize: number }, quotes: QuoteSource = NO_QUOTES): Promise<Slice<EventView>> {
     const tokens = queryTokens(p.q);
     if (!tokens.length) return { items: [], total: 0 };
     const ranked = rankBySearch(await this.ports.events.list({ tokens }), tokens);
     const skip = (p.page - 1) * p.pageSize;
-    return { items: ranked.slice(skip, skip + p.pageSize).map((e) => renderEvent(e)), total: ranked.length };
+    return { items: await this.listed(ranked.slice(skip, skip + p.pageSize), quotes), total: ranked.length };
+  }
+
+  /**
+   * Events as lists show them: `markets` empty, `outcomes` one row per market with its chance.
+   * One store read and one price request for the whole page, whatever its number of markets.
+   */
+  private async listed(events: EventDoc[], quotes: QuoteSource): Promise<EventView[]> {
+    if (!events.length) return [];
+    const markets = await this.ports.markets.ofEvents(events.map((e) => e._id));
+    const live = await this.livePrices(markets, quotes);
+    const byEvent = new Map<string, MarketDoc[]>();
+    for (const m of markets) byEvent.set(m.eventId, [...(byEvent.get(m.eventId) ?? []), m]);
+    return events.map((e) =>
+      renderEvent(
+        e,
+        [],
+        (byEvent.get(e._id) ?? []).sort((a, b) => a.position - b.position).map((m) => renderOutcome(m, live[m._id])),
+      ),
+    );
   }
 
   /** The event with its markets in display order and their live prices. */
@@ -71,6 +110,7 @@ export class CatalogReads {
     return renderEvent(
       event,
       list.map((m) => renderMarket(m, live[m._id])),
+      list.map((m) => renderOutcome(m, live[m._id])),
     );
   }
 
@@ -101,19 +141,21 @@ export class CatalogReads {
    * markets not trading, every price is null: nothing is made up.
    */
   async livePrices(markets: MarketDoc[], quotes: QuoteSource): Promise<Record<string, LivePrice>> {
-    const ids = markets.filter((m) => m.status === "open").map((m) => m._id);
+    const open = markets.filter((m) => m.status === "open").map((m) => m._id);
     const out: Record<string, LivePrice> = {};
-    if (!ids.length) return out;
-    let raw: unknown;
-    try {
-      raw = await quotes(ids);
-    } catch (err) {
-      this.ports.log.warn(`router.livePrices failed; showing no prices: ${(err as Error).message}`);
-      return out;
+    for (let i = 0; i < open.length; i += QUOTE_CHUNK) {
+      const ids = open.slice(i, i + QUOTE_CHUNK);
+      let raw: unknown;
+      try {
+        raw = await quotes(ids);
+      } catch (err) {
+        this.ports.log.warn(`router.livePrices failed; showing no prices: ${(err as Error).message}`);
+        return out;
+      }
+      if (raw === null) return out;
+      const byId: Record<string, unknown> = raw && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
+      for (const id of ids) out[id] = Object.prototype.hasOwnProperty.call(byId, id) ? cleanLivePrice(byId[id]) : NO_PRICES;
     }
-    if (raw === null) return out;
-    const byId: Record<string, unknown> = raw && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
-    for (const id of ids) out[id] = Object.prototype.hasOwnProperty.call(byId, id) ? cleanLivePrice(byId[id]) : NO_PRICES;
     return out;
   }
 }

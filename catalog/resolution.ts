@@ -15,8 +15,6 @@
 import { FULL_PAYOUT } from "../engine/payout";
 import type { MarketDoc, MarketResult, ResolutionDoc } from "../models/catalog";
 
-/** What the dispute window lasts when RESOLUTION_DISPUTE_WINDOW_MS does not say (2 hours). */
-export const DEFAULT_DISPUTE_WINDOW_MS = 2 * 3_600_000;
 export const NO_PROPOSAL = "NO_PROPOSAL";
 export const PROPOSAL_PENDING = "PROPOSAL_PENDING";
 export const DISPUTE_WINDOW_CLOSED = "DISPUTE_WINDOW_CLOSED";

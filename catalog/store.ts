@@ -27,6 +27,7 @@ export function catalogStorePorts(
       insertOnce: (doc) => s().events.insertOnce(doc),
       update: async (_id, set) => void (await s().events.update({ _id }, { $set: set })),
       addVolume: async (_id, v) => void (await s().events.update({ _id }, { $inc: { volumeUsd: v } })),
+      decide: async (_id, decision) => (await s().events.update({ _id, decision: { $exists: false } }, { $set: { decision } })) > 0,
     },
     markets: {
       get: (_id) => s().markets.findOne({ _id }),
@@ -55,6 +56,11 @@ export function catalogStorePorts(
           ],
         }),
       addVolume: async (_id, v) => void (await s().markets.update({ _id }, { $inc: { volume: v } })),
+      lastTrade: async (_id, yesPrice, atMs) =>
+        void (await s().markets.update(
+          { _id, $or: [{ lastTradeAtMs: { $exists: false } }, { lastTradeAtMs: { $lte: atMs } }] },
+          { $set: { lastYesPrice: yesPrice, lastTradeAtMs: atMs } },
+        )),
     },
     prints: {
       storedIds: async (ids) => (await s().prints.find({ _id: { $in: ids } })).map((p) => p._id),
@@ -81,6 +87,7 @@ export function catalogReadPorts(stores: () => Stores<CatalogCollections>): Pick
     },
     markets: {
       ofEvent: (eventId) => s().markets.find({ eventId }, { sort: { position: 1 } }),
+      ofEvents: (eventIds) => s().markets.find({ eventId: { $in: eventIds } }, { sort: { eventId: 1, position: 1 } }),
       byIds: (ids) => s().markets.find({ _id: { $in: ids } }),
     },
     prints: {

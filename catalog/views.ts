@@ -1,6 +1,6 @@
 import type { Model } from "../contract";
-import type { EventDoc, LivePrice, MarketDoc, MarketInternal } from "../models/catalog";
-import { formatMicro } from "../engine/money";
+import type { EventDoc, EventInternal, LivePrice, MarketDoc, MarketInternal } from "../models/catalog";
+import { formatMicro, formatTick } from "../engine/money";
 import { resolutionView } from "./catalog";
 
 /** MarketItem of the spec, plus the additive `eventId` and `conditionId` (the contract's shape). */
@@ -8,6 +8,9 @@ export type MarketView = Model<"MarketItem">;
 
 /** Event of the spec (the contract's shape). */
 export type EventView = Model<"Event">;
+
+/** One row of an event's `outcomes` (the contract's shape). */
+export type OutcomeView = Model<"EventOutcome">;
 
 /** `catalog.priceHistory` response data (the contract's shape). */
 export type PriceHistoryView = Model<"PriceHistory">;
@@ -39,6 +42,7 @@ export function renderMarket(m: MarketDoc, live: LivePrice = NO_PRICES): MarketV
     id: m._id,
     eventId: m.eventId,
     title: m.title,
+    outcomeLabel: m.outcomeLabel ?? null,
     status: m.status,
     result: m.result,
     outcomes: [...m.outcomes],
@@ -56,7 +60,44 @@ export function renderMarket(m: MarketDoc, live: LivePrice = NO_PRICES): MarketV
   };
 }
 
-export function renderEvent(e: EventDoc, markets: MarketView[] = []): EventView {
+/** A decimal price string ("0.55", "0.625", "1.00") of micro-USDT per share, at least two decimals. */
+export function priceOfMicro(micro: number): string {
+  const whole = Math.floor(micro / 1_000_000);
+  const frac = String(micro % 1_000_000)
+    .padStart(6, "0")
+    .replace(/0+$/, "")
+    .padEnd(2, "0");
+  return `${whole}.${frac}`;
+}
+
+const microOfPrice = (p: string): number => {
+  const [w, f = ""] = p.split(".");
+  return Number(w) * 1_000_000 + Number(f.padEnd(6, "0").slice(0, 6));
+};
+
+/** Widest spread at which the midpoint still counts as the market's chance (0.10). */
+export const CHANCE_MAX_SPREAD = 100_000;
+
+/**
+ * The probability a trader sees: the midpoint of the best YES bid and ask (book and AMM, as the
+ * live prices carry them) when at most 0.10 apart, else the last trade's price, else null. A
+ * market that ended shows what a YES share pays.
+ */
+export function chanceOf(m: MarketDoc, live: LivePrice = NO_PRICES): string | null {
+  if (m.status === "resolved" || m.status === "cancelled") return m.yesPayout === undefined ? null : priceOfMicro(m.yesPayout);
+  if (live.sellYesPrice !== null && live.buyYesPrice !== null) {
+    const bid = microOfPrice(live.sellYesPrice);
+    const ask = microOfPrice(live.buyYesPrice);
+    if (ask >= bid && ask - bid <= CHANCE_MAX_SPREAD) return priceOfMicro(Math.floor((bid + ask) / 2));
+  }
+  return m.lastYesPrice !== undefined ? formatTick(m.lastYesPrice) : null;
+}
+
+export function renderOutcome(m: MarketDoc, live: LivePrice = NO_PRICES): OutcomeView {
+  return { marketId: m._id, label: m.outcomeLabel ?? m.title, status: m.status, chance: chanceOf(m, live) };
+}
+
+export function renderEvent(e: EventDoc, markets: MarketView[] = [], outcomes: OutcomeView[] = []): EventView {
   return {
     id: e._id,
     externalEventId: e.externalEventId ?? "",
@@ -70,7 +111,11 @@ export function renderEvent(e: EventDoc, markets: MarketView[] = []): EventView 
     isLive: e.isLive,
     beginAt: e.beginAt,
     tags: [...e.tags],
+    mutuallyExclusive: e.mutuallyExclusive ?? false,
+    exhaustive: e.exhaustive ?? false,
+    ammLiquidity: e.ammLiquidity ?? "0",
     markets,
+    outcomes,
   };
 }
 
@@ -84,11 +129,22 @@ export function renderInternal(m: MarketDoc): MarketInternal {
     id: m._id,
     eventId: m.eventId,
     title: m.title,
+    outcomeLabel: m.outcomeLabel ?? null,
     status: m.status,
     result: m.result,
     conditionId: m.conditionId,
     ammLiquidity: m.ammLiquidity,
     ...(m.yesPayout !== undefined ? { yesPayout: m.yesPayout } : {}),
     ...(m.tradingMode ? { tradingMode: { mode: m.tradingMode, reason: m.tradingModeReason ?? null } } : {}),
+  };
+}
+
+export function renderEventInternal(e: EventDoc, markets: MarketDoc[]): EventInternal {
+  return {
+    id: e._id,
+    mutuallyExclusive: e.mutuallyExclusive ?? false,
+    exhaustive: e.exhaustive ?? false,
+    ammLiquidity: e.ammLiquidity ?? "0",
+    markets: markets.map(renderInternal),
   };
 }

@@ -92,14 +92,3 @@ export async function transferOutcome(
   if (!destTx.success) return { status: "failed", txHash, reason: describeExit(destTx) };
   return { status: "delivered", txHash };
 }
-
-/** Children of `tx` in a known trace that ran on `dest`. */
-export function childOn(trace: readonly ChainTx[], tx: ChainTx, dest: Address): ChainTx | null {
-  const raw = dest.toRawString();
-  return (
-    trace.find(
-      (t) =>
-        t.account === raw && t.in?.kind === "internal" && t.in.src === tx.account && (tx.children ? tx.children.includes(t.hash) : true),
-    ) ?? null
-  );
-}

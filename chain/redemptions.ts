@@ -175,6 +175,21 @@ export class Redemptions {
   }
 
   /**
+   * A mutually exclusive event resolved as one step: every market of that step settled as
+   * `sweepResolved` settles one, all in ONE entry (`resolve-event:<eventId>`), so the journal
+   * never holds the winner settled and a loser not.
+   */
+  async sweepEventResolved(eventId: string, markets: ReadonlyArray<{ marketId: string; result: Outcome }>): Promise<void> {
+    const postings: Posting[] = [];
+    for (const m of markets) postings.push(...resolutionPostings(m.marketId, m.result, await this.p.ledger.holders(m.marketId)));
+    if (!postings.length) return;
+    await this.p.ledger.post({ key: `resolve-event:${eventId}`, postings }).catch((err: unknown) => {
+      if (errorType(err) !== "INSUFFICIENT_SHARES") throw err;
+      this.p.log.info(`resolution of event ${eventId}: shares still locked by orders; each market's first redemption settles the rest`);
+    });
+  }
+
+  /**
    * A cancelled market, or one resolved SPLIT: its payout at `yesPayout` per YES share is owed
    * from now on (kept until done, across restarts).
    */

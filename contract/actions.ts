@@ -11,7 +11,7 @@ import type { CashAccount, PositionState } from "../engine/accounts";
 import type { CancelReasonCode } from "../engine/settlement";
 import type { Outcome, Side } from "../engine/types";
 import type { RoutePlan } from "../engine/router";
-import type { LivePrice, MarketInternal, MarketTitle } from "../models/catalog";
+import type { EventInternal, LivePrice, MarketInternal, MarketTitle } from "../models/catalog";
 import { TRADING_MODES, type TradingMode } from "../models/trading-mode";
 import type {
   BookJournalDoc,
@@ -119,6 +119,8 @@ export interface InternalActions {
   // catalog
   "catalog.getMarketInternal": Entry<{ marketId: string }, MarketInternal>;
   "catalog.marketTitles": Entry<{ marketIds: string[] }, Record<string, MarketTitle>>;
+  /** An event's facts and its markets' (404 when unknown). */
+  "catalog.getEventInternal": Entry<{ eventId: string }, EventInternal>;
   /** The exchange-wide trading mode as stored. */
   "catalog.exchangeMode": Entry<void, { mode: TradingMode; reason: string | null; updatedAt: string | null }>;
   // router
@@ -287,6 +289,7 @@ export const INTERNAL_PARAMS = {
   },
   "catalog.getMarketInternal": { marketId: ID_RULE },
   "catalog.marketTitles": { marketIds: { type: "array", max: 500, items: ID_RULE } },
+  "catalog.getEventInternal": { eventId: ID_RULE },
   "catalog.exchangeMode": null,
   "router.livePrices": { marketIds: { type: "array", items: "string", max: 200 } },
   "amm.pool": { marketId: "string" },

@@ -9,6 +9,7 @@
 import type { TradeRecord } from "../engine/settlement";
 import type { IncidentKind } from "../models/chain";
 import type {
+  EventResolvedEvent,
   MarketCancelledEvent,
   MarketClosedEvent,
   MarketLifecycleEvent,
@@ -44,6 +45,8 @@ export interface BrokerEvents {
   "market.cancelled": MarketCancelledEvent;
   "market.resolutionFailed": MarketResolutionFailedEvent;
   "market.resolved": MarketResolvedEvent;
+  /** A mutually exclusive event resolved as one step (its markets' settlement is one ledger entry). */
+  "event.resolved": EventResolvedEvent;
   /** A result was proposed (its dispute window opened), or first disputed: every holder is told. */
   "market.resolutionProposed": ResolutionNoticeEvent;
   "market.resolutionDisputed": ResolutionNoticeEvent;
@@ -85,6 +88,7 @@ export const BROKER_EVENTS = {
   "market.cancelled": "emit",
   "market.resolutionFailed": "emit",
   "market.resolved": "emit",
+  "event.resolved": "emit",
   "market.resolutionProposed": "emit",
   "market.resolutionDisputed": "emit",
   "catalog.marketLifecycle": "broadcast",

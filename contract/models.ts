@@ -71,6 +71,20 @@ const orderQuantity = {
   "x-fv": POSITIVE_SAFE_INTEGER,
 } as const;
 const title = { type: "string", minLength: 1, maxLength: 200, "x-fv": TRIM } as const;
+const outcomeLabel = {
+  type: "string",
+  minLength: 1,
+  maxLength: 40,
+  description: "The outcome the market stands for in its event (1 to 40 characters)",
+  "x-fv": TRIM,
+} as const;
+/** An event's winning market, or null: none of them won (refused on an exhaustive event). */
+const winnerMarketId = {
+  ...ID,
+  nullable: true,
+  description: "The winning market of the event; null: none of them won (not on an exhaustive event)",
+  "x-fv": { type: "string", min: 1, max: ID.maxLength, pattern: new RegExp(ID.pattern), nullable: true },
+} as const;
 /** A market's rules and schedule, as created and as updated. */
 const marketTerms = {
   rules: { type: "string", maxLength: 4000, nullable: true, description: "What decides YES (up to 4,000 characters), or null" },
@@ -178,6 +192,7 @@ export const SCHEMAS = {
       id: str,
       eventId: str,
       title: str,
+      outcomeLabel: { ...nullableStr, description: "The outcome this market stands for in its event, or null" },
       status: marketStatus,
       result: { ...marketResult, nullable: true },
       outcomes: { type: "array", items: outcome },
@@ -200,6 +215,7 @@ export const SCHEMAS = {
       "id",
       "eventId",
       "title",
+      "outcomeLabel",
       "status",
       "result",
       "outcomes",
@@ -260,7 +276,11 @@ export const SCHEMAS = {
       isLive: bool,
       beginAt: time,
       tags: { type: "array", items: str },
+      mutuallyExclusive: { ...bool, description: "At most one of its markets resolves YES" },
+      exhaustive: { ...bool, description: "Mutually exclusive and exactly one of its markets wins" },
+      ammLiquidity: { ...micro, description: 'Micro-USDT of the one AMM across the event\'s outcomes; "0": none' },
       markets: { type: "array", items: ref("MarketItem") },
+      outcomes: { type: "array", items: ref("EventOutcome"), description: "One row per market, in display order (lists too)" },
     },
     [
       "id",
@@ -275,8 +295,24 @@ export const SCHEMAS = {
       "isLive",
       "beginAt",
       "tags",
+      "mutuallyExclusive",
+      "exhaustive",
+      "ammLiquidity",
       "markets",
+      "outcomes",
     ],
+  ),
+  EventOutcome: obj(
+    {
+      marketId: str,
+      label: { type: "string", description: "The market's outcomeLabel, else its title" },
+      status: marketStatus,
+      chance: {
+        ...nullableDecimal,
+        description: "Midpoint of the best YES bid and ask (book and AMM) when at most 0.10 apart, else the last trade price, else null",
+      },
+    },
+    ["marketId", "label", "status", "chance"],
   ),
   BookLevel: obj({ price: { type: "string", pattern: "^0\\.[0-9]{2}$" }, quantity: micro, numOrders: int }, [
     "price",
@@ -669,14 +705,26 @@ export const SCHEMAS = {
       title,
       ...displayFields,
       externalEventId: { type: "string", minLength: 1, maxLength: 128, "x-fv": TRIM },
+      mutuallyExclusive: {
+        ...bool,
+        default: false,
+        description: "At most one market resolves YES; 2 to 64 markets, each with an outcomeLabel",
+      },
+      exhaustive: { ...bool, default: false, description: "Only with mutuallyExclusive: exactly one market wins" },
+      ammLiquidity: {
+        ...micro,
+        description: "One AMM across the event's outcomes (micro-USDT), instead of per market",
+        "x-fv": digitsParam(15, "micro-USDT"),
+      },
       markets: {
         type: "array",
         minItems: 1,
-        maxItems: 10,
+        maxItems: 64,
+        description: "1 to 10 markets; 2 to 64 in a mutually exclusive event",
         items: {
           type: "object",
           required: ["title"],
-          properties: { title, ammLiquidity: { ...micro, "x-fv": digitsParam(15, "micro-USDT") }, ...marketTerms },
+          properties: { title, outcomeLabel, ammLiquidity: { ...micro, "x-fv": digitsParam(15, "micro-USDT") }, ...marketTerms },
           "x-fv": STRICT_REMOVE,
         },
       },
@@ -693,6 +741,21 @@ export const SCHEMAS = {
         items: { type: "object", required: ["id"], properties: { id: ID, title, ...marketTerms }, "x-fv": STRICT_REMOVE },
       },
     },
+  },
+  AddOutcomeRequest: {
+    type: "object",
+    required: ["title", "outcomeLabel"],
+    properties: { title, outcomeLabel },
+  },
+  ResolveEventRequest: {
+    type: "object",
+    required: ["winnerMarketId"],
+    properties: { winnerMarketId: winnerMarketId },
+  },
+  ProposeEventRequest: {
+    type: "object",
+    required: ["winnerMarketId"],
+    properties: { winnerMarketId, note: { type: "string", maxLength: 1000, "x-fv": TRIM } },
   },
   ResolveMarketRequest: { type: "object", required: ["result"], properties: { result: marketResult } },
   ProposeRequest: {

@@ -124,11 +124,6 @@ export function compareToTick(price: Fraction, t: Tick): -1 | 0 | 1 {
   return compareFractions(price, tickFraction(t));
 }
 
-/** Display / charting only: never feeds a balance. */
-export function fractionToNumber(f: Fraction): number {
-  return Number((f.num * 1_000_000_000_000n) / f.den) / 1e12;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Pool
 

@@ -320,8 +320,6 @@ export function settlePlacement(
 
 /** The ledger account holding a market's AMM pool: its YES/NO inventory and its LP fee income. */
 export const ammAccount = (marketId: string) => `amm:${marketId}`;
-/** Where AMM funding comes from (house funding enters the books as an external flow). */
-export const HOUSE_ACCOUNT = "house";
 
 /** The house funds a pool with L: L pairs minted into the pool, backed by L of collateral. */
 export function poolFunding(marketId: string, liquidity: MicroUnits): Posting[] {

@@ -1,6 +1,6 @@
 /**
  * Socket connections per client address: at most `max` engine.io connections at once from one
- * address (the rate limiter's client address, gateway/proxies.ts), refused at the handshake
+ * address (the rate limiter's client address, lib/proxies.ts), refused at the handshake
  * beyond that. Framework-free: gateway/socket.ts counts engine.io's connections into it.
  */
 export class AddressConnections {

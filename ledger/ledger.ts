@@ -13,21 +13,10 @@ import type {
 } from "../models/trading";
 import { chainHash } from "./chain-hash";
 import { entryRuleProblems } from "./entry-rules";
+import { IdemClaims } from "./idempotency";
+import { moneyCheck } from "./money-check";
+import type { LedgerCode } from "./codes";
 import { CommitRefused, type CommitBatch, type JournalRow, type MarketRow, type MoneyStore, type StoredState } from "./store";
-
-/** The codes the ledger refuses with (engine/refusal.ts's Refusal; the shell gives each kind its status). */
-export const LEDGER_CODES = [
-  "INSUFFICIENT_BALANCE",
-  "INSUFFICIENT_SHARES",
-  "INVALID_POSTING",
-  "MARKET_MOVED",
-  "IDEMPOTENCY_KEY_REUSED",
-  "DUPLICATE_CLIENT_ORDER_ID",
-  "LEDGER_UNAVAILABLE",
-  "LEDGER_RESTARTED",
-  "SERVICE_UNAVAILABLE",
-] as const;
-export type LedgerCode = (typeof LEDGER_CODES)[number];
 
 export interface LedgerHooks {
   /** After each group commit, with its entries (real-time events, the durability watermark). */
@@ -46,18 +35,16 @@ export interface LedgerHooks {
 }
 
 /** Two writes of one journal position are the same commit (a retry) when they carry the same command and effects. */
-export function sameBookCommand(a: BookJournalDoc | undefined, b: BookJournalDoc | undefined): boolean {
+function sameBookCommand(a: BookJournalDoc | undefined, b: BookJournalDoc | undefined): boolean {
   if (!a || !b) return a === b;
   const content = (d: BookJournalDoc) => JSON.stringify([d.marketId, d.seq, d.epoch, d.command, d.orders, d.pool ?? null]);
   return content(a) === content(b);
 }
 
-const posKey = (account: string, marketId: string, outcome: string) => `${account}|${marketId}|${outcome}`;
 /** Durable entries kept decoded for readers tailing the journal. */
 const RECENT = 8192;
-const USER = "usr_";
 /** Retry-After of a request refused because its write was (seconds): long enough not to hammer a full disk. */
-export const WRITE_REFUSED_RETRY_S = 5;
+const WRITE_REFUSED_RETRY_S = 5;
 /** Earlier instances whose waits are still answered by seq after a refused commit. */
 const RETIRED = 64;
 
@@ -73,6 +60,22 @@ interface Pending {
   body: string;
   /** On the first entry of each command. */
   undo?: Undo;
+}
+
+/** A journal entry as written: the input's fields (those it has) at `seq`. */
+function entryDoc(input: PostInput, seq: number, at: string): LedgerEntryDoc {
+  const doc: LedgerEntryDoc = { _id: input.key, seq, postings: input.postings, at };
+  if (input.checkAfter) doc.checkAfter = input.checkAfter;
+  if (input.trades?.length) doc.trades = input.trades;
+  if (input.book) doc.book = input.book;
+  if (input.fence) doc.fence = input.fence;
+  if (input.settlement) doc.settlement = input.settlement;
+  if (input.payout) doc.payout = input.payout;
+  if (input.idem) doc.idem = input.idem;
+  if (input.heartbeat) doc.heartbeat = input.heartbeat;
+  if (input.audit) doc.audit = input.audit;
+  if (input.reward) doc.reward = input.reward;
+  return doc;
 }
 
 /**
@@ -110,8 +113,11 @@ export class Ledger {
   /** The latest durable entries, decoded: readers tailing the journal (notifier, chain) need no store read. */
   private recent: LedgerEntryDoc[] = [];
   private recentFirst: number;
-  /** Idempotency-Keys being executed now, with the requests waiting for their answer. */
-  private readonly claims = new Map<string, { fingerprint: string; waiters: Array<(c: IdemClaim | null) => void> }>();
+  private readonly idem = new IdemClaims({
+    unwritten: (scope, key) => this.pending.find((p) => p.doc.idem?.scope === scope && p.doc.idem.key === key)?.doc,
+    waitDurable: (seq) => this.waitDurable(seq),
+    stored: (scope, key) => this.store.idempotent(scope, key),
+  });
 
   private constructor(
     private readonly store: MoneyStore,
@@ -199,37 +205,52 @@ export class Ledger {
 
   /** Entries of one command (one, or the parts of a group), validated and applied together. */
   private apply(parts: PostInput[]): PostOutcome {
+    const at = this.position(parts);
+    if ("answered" in at) return at.answered;
+    this.checkKeys(parts);
+    return this.record(parts, this.prepare(parts), at.lease);
+  }
+
+  /**
+   * Where a command goes: a book command at its market's next journal position under the
+   * writer's lease (the same command again, a retry of one that landed, is answered); an entry
+   * without a book under a key not used before (a used key is answered).
+   */
+  private position(parts: PostInput[]): { lease: MarketLease | null } | { answered: PostOutcome } {
     const first = parts[0];
-    const last = parts[parts.length - 1];
     const b = first.book;
-    let lease: MarketLease | null = null;
-    if (b) {
-      lease = this.lease(b.marketId);
-      if (b.epoch !== lease.epoch || b.seq !== lease.seq + 1) {
-        const prev = this.lastBook.get(b.marketId);
-        const prior = parts.length === 1 && prev?._id === first.key ? prev : null;
-        // The same command again (a retry of a commit that landed): answered, not applied twice.
-        if (prior && sameBookCommand(prior.book, b)) return { applied: false, seq: prior.seq, instance: this.instance };
-        throw new Refusal<LedgerCode>(
-          "moved",
-          "MARKET_MOVED",
-          b.epoch !== lease.epoch
-            ? `market ${b.marketId} is written under lease ${lease.epoch} (${lease.owner ?? "nobody"}), not ${b.epoch} (${b.node}); nothing was executed`
-            : `journal position ${b.seq} of market ${b.marketId} is not the next one (${lease.seq + 1}); nothing was executed`,
-        );
-      }
-      parts.forEach((p, i) => {
-        if (!p.book || p.book.marketId !== b.marketId || p.book.epoch !== b.epoch || p.book.seq !== b.seq + i)
-          throw new Refusal<LedgerCode>(
-            "rejected",
-            "INVALID_POSTING",
-            "the parts of a book command take consecutive positions of one market",
-          );
-      });
-    } else {
+    if (!b) {
       const seq = this.pendingKeys.get(first.key)?.seq ?? this.store.keySeq(first.key);
-      if (seq !== null) return { applied: false, seq, instance: this.instance };
+      return seq !== null ? { answered: { applied: false, seq, instance: this.instance } } : { lease: null };
     }
+    const lease = this.lease(b.marketId);
+    if (b.epoch !== lease.epoch || b.seq !== lease.seq + 1) {
+      const prev = this.lastBook.get(b.marketId);
+      const prior = parts.length === 1 && prev?._id === first.key ? prev : null;
+      // The same command again (a retry of a commit that landed): answered, not applied twice.
+      if (prior && sameBookCommand(prior.book, b)) return { answered: { applied: false, seq: prior.seq, instance: this.instance } };
+      throw new Refusal<LedgerCode>(
+        "moved",
+        "MARKET_MOVED",
+        b.epoch !== lease.epoch
+          ? `market ${b.marketId} is written under lease ${lease.epoch} (${lease.owner ?? "nobody"}), not ${b.epoch} (${b.node}); nothing was executed`
+          : `journal position ${b.seq} of market ${b.marketId} is not the next one (${lease.seq + 1}); nothing was executed`,
+      );
+    }
+    parts.forEach((p, i) => {
+      if (!p.book || p.book.marketId !== b.marketId || p.book.epoch !== b.epoch || p.book.seq !== b.seq + i)
+        throw new Refusal<LedgerCode>(
+          "rejected",
+          "INVALID_POSTING",
+          "the parts of a book command take consecutive positions of one market",
+        );
+    });
+    return { lease };
+  }
+
+  /** The command's Idempotency-Key and client order ids: neither taken by another entry. */
+  private checkKeys(parts: PostInput[]): void {
+    const last = parts[parts.length - 1];
     // Keys are claimed before their command runs (idemClaim); this only guards against a second writer.
     if (last.idem && this.pendingIdem(last.idem)) {
       throw new Refusal<LedgerCode>("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key already answered a request");
@@ -244,63 +265,53 @@ export class Ledger {
         );
       }
     }
+  }
+
+  /** The command's money, checked against the entry rules and the books: what it changes, or its refusal. */
+  private prepare(parts: PostInput[]): PreparedChange {
+    const first = parts[0];
+    const last = parts[parts.length - 1];
     const postings = parts.length === 1 ? first.postings : parts.flatMap((p) => p.postings);
+    const trades = parts.length === 1 ? first.trades : parts.flatMap((p) => p.trades ?? []);
     const broken = entryRuleProblems(
-      {
-        key: last.key,
-        postings,
-        trades: parts.length === 1 ? first.trades : parts.flatMap((p) => p.trades ?? []),
-        book: last.book,
-        payout: first.payout,
-        reward: first.reward,
-      },
+      { key: last.key, postings, trades, book: last.book, payout: first.payout, reward: first.reward },
       this.accounts,
     );
     if (broken.length) throw new Refusal<LedgerCode>("rejected", "INVALID_POSTING", broken.join("; "));
-    let change: PreparedChange;
     try {
-      change = this.accounts.prepare(postings, first.checkAfter ?? 0);
+      return this.accounts.prepare(postings, first.checkAfter ?? 0);
     } catch (err) {
-      if (isPostingRefusal(err)) {
-        const code =
-          err.code === "INSUFFICIENT_SHARES"
-            ? "INSUFFICIENT_SHARES"
-            : err.code === "INVALID_POSTING"
-              ? "INVALID_POSTING"
-              : "INSUFFICIENT_BALANCE";
-        throw new Refusal<LedgerCode>(
-          "rejected",
-          code,
-          code === "INSUFFICIENT_SHARES" ? "Insufficient shares" : code === "INVALID_POSTING" ? err.message : "Insufficient balance",
-        );
-      }
-      throw err;
+      if (!isPostingRefusal(err)) throw err;
+      const code =
+        err.code === "INSUFFICIENT_SHARES"
+          ? "INSUFFICIENT_SHARES"
+          : err.code === "INVALID_POSTING"
+            ? "INVALID_POSTING"
+            : "INSUFFICIENT_BALANCE";
+      throw new Refusal<LedgerCode>(
+        "rejected",
+        code,
+        code === "INSUFFICIENT_SHARES" ? "Insufficient shares" : code === "INVALID_POSTING" ? err.message : "Insufficient balance",
+      );
     }
+  }
+
+  /** Applies the prepared change and queues the entries for the next group commit; leases follow the command. */
+  private record(parts: PostInput[], change: PreparedChange, lease: MarketLease | null): PostOutcome {
+    const first = parts[0];
     const undo: Undo = { accounts: this.accounts.commit(change), leases: [], lastBook: [] };
     for (const account of change.cash.keys()) this.touchedCash.add(account);
     for (const k of change.pos.keys()) this.touchedPos.add(k);
     for (const m of change.coll.keys()) this.touchedMarkets.add(m);
     const at = this.now().toISOString();
     let doc!: LedgerEntryDoc;
-    let firstEntry = true;
-    for (const input of parts) {
-      doc = { _id: input.key, seq: this.seq + 1, postings: input.postings, at };
-      if (input.checkAfter) doc.checkAfter = input.checkAfter;
-      if (input.trades?.length) doc.trades = input.trades;
-      if (input.book) doc.book = input.book;
-      if (input.fence) doc.fence = input.fence;
-      if (input.settlement) doc.settlement = input.settlement;
-      if (input.payout) doc.payout = input.payout;
-      if (input.idem) doc.idem = input.idem;
-      if (input.heartbeat) doc.heartbeat = input.heartbeat;
-      if (input.audit) doc.audit = input.audit;
-      if (input.reward) doc.reward = input.reward;
+    parts.forEach((input, i) => {
+      doc = entryDoc(input, this.seq + 1, at);
       this.seq = doc.seq;
-      this.pending.push({ doc, body: JSON.stringify(doc), ...(firstEntry ? { undo } : {}) });
+      this.pending.push({ doc, body: JSON.stringify(doc), ...(i === 0 ? { undo } : {}) });
       this.pendingKeys.set(doc._id, doc);
-      firstEntry = false;
-    }
-    const lastBook = last.book;
+    });
+    const lastBook = parts[parts.length - 1].book;
     if (lastBook && lease) {
       undo.leases.push([lastBook.marketId, this.markets.get(lastBook.marketId)]);
       undo.lastBook.push([lastBook.marketId, this.lastBook.get(lastBook.marketId)]);
@@ -445,7 +456,7 @@ export class Ledger {
         this.recent = this.recent.slice(drop);
         this.recentFirst += drop;
       }
-      for (const { doc } of batch) if (doc.idem) this.answerClaim(doc.idem);
+      for (const { doc } of batch) if (doc.idem) this.idem.answered(doc.idem);
       this.hooks.committed?.(commit.docs);
     }
   }
@@ -502,73 +513,14 @@ export class Ledger {
     return false;
   }
 
-  /**
-   * The stored answer; or the right to execute the request (the caller must end with an entry
-   * carrying `idem`, or `idemRelease`); or, while another request with the key executes, wait for
-   * its answer. A key that named another request is refused.
-   */
-  async idemClaim(scope: string, key: string, fingerprint: string): Promise<IdemClaim> {
-    const id = `${scope}\0${key}`;
-    for (;;) {
-      const unwritten = this.pending.find((p) => p.doc.idem?.scope === scope && p.doc.idem.key === key)?.doc;
-      if (unwritten) {
-        if (unwritten.idem?.fingerprint !== fingerprint)
-          throw new Refusal<LedgerCode>("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
-        // Answered once durable, like the first answer.
-        await this.waitDurable(unwritten.seq);
-        continue;
-      }
-      const stored = await this.store.idempotent(scope, key);
-      const c = this.claims.get(id);
-      if (stored) {
-        if (stored.fingerprint !== fingerprint)
-          throw new Refusal<LedgerCode>("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used for another request");
-        // Bound to a command whose request still runs: its answer is on its way.
-        if (stored.answerFrom && c) {
-          const answer = await new Promise<IdemClaim | null>((resolve) => c.waiters.push(resolve));
-          if (answer) return answer;
-          continue;
-        }
-        return {
-          answered: true,
-          status: stored.status,
-          response: stored.response,
-          ...(stored.answerFrom ? { answerFrom: stored.answerFrom } : {}),
-        };
-      }
-      if (!c) {
-        this.claims.set(id, { fingerprint, waiters: [] });
-        return { answered: false };
-      }
-      if (c.fingerprint !== fingerprint)
-        throw new Refusal<LedgerCode>("conflict", "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key is in use by another request");
-      const answer = await new Promise<IdemClaim | null>((resolve) => c.waiters.push(resolve));
-      if (answer) return answer;
-      // The first one gave up without an answer: try again (perhaps to execute).
-    }
+  /** See IdemClaims.claim (ledger/idempotency.ts). */
+  idemClaim(scope: string, key: string, fingerprint: string): Promise<IdemClaim> {
+    return this.idem.claim(scope, key, fingerprint);
   }
 
   /** The request ended without an answer to keep (refused, failed): the next one may execute. */
   idemRelease(scope: string, key: string): void {
-    const id = `${scope}\0${key}`;
-    const c = this.claims.get(id);
-    if (!c) return;
-    this.claims.delete(id);
-    for (const w of c.waiters) w(null);
-  }
-
-  private answerClaim(r: IdemRecord): void {
-    const id = `${r.scope}\0${r.key}`;
-    const c = this.claims.get(id);
-    if (!c) return;
-    if (r.answerFrom) {
-      // Only the key's binding: the request keeps its claim until its answer (or release); those
-      // waiting look again and wait for that.
-      for (const w of c.waiters.splice(0)) w(null);
-      return;
-    }
-    this.claims.delete(id);
-    for (const w of c.waiters) w({ answered: true, status: r.status, response: r.response });
+    this.idem.release(scope, key);
   }
 
   /** Is this client order id on an open order of the user (committed, or placed by an entry not yet written)? */
@@ -626,40 +578,15 @@ export class Ledger {
   }
 
   /**
-   * The money check: conservation, and against the read models committed with the journal: every
-   * order's filled + open + cancelled = quantity, every user's locked = what their open orders hold
-   * (withdrawals debit at once and lock nothing), every market's positions contiguous with writer
-   * epochs that never go back. Compared when nothing is pending, in one turn of the event loop.
+   * The money check (ledger/money-check.ts), once nothing is pending: the books as they stand
+   * against the read models committed with the journal.
    */
   async check(): Promise<MoneyCheck> {
     for (;;) {
       await this.idle();
       if (this.pending.length) continue;
       const report = this.accounts.conservation();
-      const facts = await this.store.readModelFacts();
-      const badLocks: MoneyCheck["badLocks"] = [];
-      const seen = new Set<string>();
-      for (const [account, held] of facts.cashHeld) {
-        seen.add(account);
-        const locked = this.accounts.balance(account).locked;
-        if (locked !== held) badLocks.push({ account, locked, heldByOrders: held });
-      }
-      for (const [account, locked] of this.accounts.lockedCash()) {
-        if (!seen.has(account) && account.startsWith(USER) && locked !== 0) badLocks.push({ account, locked, heldByOrders: 0 });
-      }
-      const seenPos = new Set<string>();
-      for (const [k, held] of facts.sharesHeld) {
-        seenPos.add(k);
-        const [account, marketId, outcome] = k.split("|");
-        const locked = this.accounts.position(account, marketId, outcome as "YES" | "NO")?.locked ?? 0;
-        if (locked !== held) badLocks.push({ account, marketId, outcome, locked, heldByOrders: held });
-      }
-      for (const p of this.accounts.lockedPositions()) {
-        if (!seenPos.has(posKey(p.account, p.marketId, p.outcome)))
-          badLocks.push({ account: p.account, marketId: p.marketId, outcome: p.outcome, locked: p.locked, heldByOrders: 0 });
-      }
-      const ok = report.ok && !facts.badOrders.length && !badLocks.length && !facts.badPositions.length;
-      return { ...report, ok, badOrders: facts.badOrders, badLocks, badPositions: facts.badPositions };
+      return moneyCheck(report, this.accounts, await this.store.readModelFacts());
     }
   }
 

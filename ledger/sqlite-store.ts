@@ -16,7 +16,7 @@ import type {
 } from "../models/trading";
 import { GENESIS_HASH } from "./chain-hash";
 import { openConnection } from "./sqlite-connection";
-import { HEAD_FILE, SqliteWriter, type WriteBatch } from "./sqlite-writer";
+import { HEAD_FILE, SqliteWriter, type CheckpointPolicy, type WriteBatch, type WriterTarget } from "./sqlite-writer";
 import type { WriterReply, WriterRequest } from "./sqlite-writer-thread";
 import {
   CommitRefused,
@@ -66,7 +66,6 @@ CREATE INDEX IF NOT EXISTS orders_resting_user ON orders(user_id, market_id) WHE
 CREATE INDEX IF NOT EXISTS orders_resting_market ON orders(market_id, prio) WHERE remaining > 0;
 -- A client order id names one of its user's open orders at a time.
 CREATE UNIQUE INDEX IF NOT EXISTS orders_client_id ON orders(user_id, client_order_id) WHERE remaining > 0 AND client_order_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS orders_client_id_all ON orders(user_id, client_order_id, created_at DESC) WHERE client_order_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS orders_expiry ON orders(expires_at) WHERE remaining > 0 AND expires_at IS NOT NULL;
 CREATE TABLE IF NOT EXISTS idempotency (
   scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, response TEXT NOT NULL,
@@ -79,6 +78,9 @@ CREATE TABLE IF NOT EXISTS trades (
   seq INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS trades_user ON trades(user_id, created_at DESC, trade_id DESC);
 `;
+
+/** Indexes earlier versions made that no query uses any more. */
+export const RETIRED_INDEXES = ["orders_client_id_all"] as const;
 
 interface OrderRow {
   order_id: string;
@@ -202,6 +204,7 @@ export class SqliteMoneyStore implements MoneyStore {
     private readonly dir: string | null,
     private readonly fsync: boolean,
     private readonly writerThread: boolean,
+    private readonly checkpoints?: CheckpointPolicy,
   ) {
     try {
       this.db = location === ":memory:" ? new Database(":memory:") : openConnection(location);
@@ -217,6 +220,9 @@ export class SqliteMoneyStore implements MoneyStore {
       this.db.exec("ALTER TABLE idempotency ADD COLUMN answer_from TEXT");
     if (!(this.db.pragma("table_info(orders)") as Array<{ name: string }>).some((c) => c.name === "cancel_on_pause"))
       this.db.exec("ALTER TABLE orders ADD COLUMN cancel_on_pause INTEGER NOT NULL DEFAULT 0");
+    // Every order with a client id wrote an entry into it, and no query used it (GET /orders by
+    // client id goes through orders_user, which also gives its order): dropped from stores that have it.
+    for (const name of RETIRED_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
     const q = (sql: string) => this.db.prepare(sql);
     this.st = {
       getMeta: q("SELECT v FROM meta WHERE k = ?"),
@@ -288,7 +294,7 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   /** The store under a data dir (":memory:" keeps it in memory, for tests). */
-  static open(dataDir: string, opts: { fsync: boolean; writerThread?: boolean }): SqliteMoneyStore {
+  static open(dataDir: string, opts: { fsync: boolean; writerThread?: boolean; checkpoints?: CheckpointPolicy }): SqliteMoneyStore {
     if (dataDir === ":memory:") return new SqliteMoneyStore(":memory:", null, false, false);
     const path = join(dataDir, FILE);
     const legacy = join(dataDir, "ledger-journal.log");
@@ -297,7 +303,7 @@ export class SqliteMoneyStore implements MoneyStore {
         `${dataDir} holds a ledger in the earlier format (ledger-journal.log and NeDB read models) and no ${FILE}: this version keeps the money path in ${FILE} and does not migrate the earlier format. Start with an empty DATA_DIR (move this one away to keep it).`,
       );
     }
-    return new SqliteMoneyStore(path, dataDir, opts.fsync, opts.writerThread ?? true);
+    return new SqliteMoneyStore(path, dataDir, opts.fsync, opts.writerThread ?? true, opts.checkpoints);
   }
 
   private metaNumber(k: string): number {
@@ -449,14 +455,25 @@ export class SqliteMoneyStore implements MoneyStore {
     if (this.failed) throw this.failed;
     if (!batch.rows.length) return;
     if (!this.writer) {
-      const target = { file: this.dir ? this.location : null, dir: this.dir, fsync: this.fsync && this.dir !== null };
+      const target = {
+        file: this.dir ? this.location : null,
+        dir: this.dir,
+        fsync: this.fsync && this.dir !== null,
+        ...(this.checkpoints ? { checkpoints: this.checkpoints } : {}),
+      };
       if (this.writerThread && this.dir && existsSync(WRITER_THREAD)) {
         // From here on this connection only reads.
         this.db.pragma("query_only = ON");
         this.writer = new ThreadWriter(WRITER_THREAD, target);
       } else {
         const inline = new SqliteWriter(this.db, target);
-        this.writer = { commit: (b) => inline.commit(b), close: async () => inline.close() };
+        this.writer = {
+          commit: async (b) => {
+            await inline.commit(b);
+            inline.checkpointIfDue();
+          },
+          close: async () => inline.close(),
+        };
       }
     }
     // The thread parses the entries back from their bodies rather than receiving a clone.
@@ -644,7 +661,7 @@ class ThreadWriter implements CommitWriter {
   private failure: Error | null = null;
   private readonly exited: Promise<void>;
 
-  constructor(entry: string, target: { file: string | null; dir: string | null; fsync: boolean }) {
+  constructor(entry: string, target: WriterTarget) {
     this.worker = new Worker(entry, { workerData: target });
     this.worker.on("message", (r: WriterReply) => {
       const w = this.waiting.get(r.id);

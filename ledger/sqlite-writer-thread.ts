@@ -3,9 +3,10 @@
  * that matches orders and answers requests never waits on SQLite's inserts (a large group took
  * several milliseconds there). One commit at a time, in the order they arrive.
  */
+import { writeFileSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { openConnection } from "./sqlite-connection";
-import { SqliteWriter, type WriteBatch, type WriterTarget } from "./sqlite-writer";
+import { SqliteWriter, WRITER_THREAD_NAME, type WriteBatch, type WriterTarget } from "./sqlite-writer";
 import { CommitRefused } from "./store";
 
 export interface WriterRequest {
@@ -16,10 +17,17 @@ export interface WriterRequest {
 export type WriterReply =
   { id: number; ok: true } | { id: number; ok: false; message: string; code?: string; refused?: { diskFull: boolean } };
 
+try {
+  // Linux only; elsewhere the thread keeps its default name.
+  writeFileSync("/proc/thread-self/comm", WRITER_THREAD_NAME);
+} catch {
+  /* not Linux */
+}
+
 const target = workerData as WriterTarget;
 const port = parentPort;
 if (!port || !target.file) throw new Error("sqlite-writer-thread runs as a worker over a database file");
-const db = openConnection(target.file);
+const db = openConnection(target.file, "writer");
 const writer = new SqliteWriter(db, target);
 
 let chain = Promise.resolve();
@@ -34,7 +42,11 @@ port.on("message", (req: WriterRequest | "close") => {
   }
   chain = chain.then(() =>
     writer.commit(req.batch).then(
-      () => port.postMessage({ id: req.id, ok: true } satisfies WriterReply),
+      () => {
+        port.postMessage({ id: req.id, ok: true } satisfies WriterReply);
+        // Answered: a checkpoint that is due runs before the next commit, never inside one.
+        writer.checkpointIfDue();
+      },
       (err: Error & { code?: string }) =>
         port.postMessage({
           id: req.id,

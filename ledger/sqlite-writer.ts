@@ -9,6 +9,9 @@ import { CommitRefused, type CommitBatch } from "./store";
 export const HEAD_FILE = "money.head";
 const HEAD_BYTES = 128;
 
+/** The writer thread's name as `top -H` and /proc/<pid>/task/<tid>/comm show it (15 characters at most). */
+export const WRITER_THREAD_NAME = "pmx-writer";
+
 /** SQLite's answers to a write that may succeed later; the transaction was rolled back. */
 const TRANSIENT = /^SQLITE_(FULL|IOERR|BUSY|NOMEM)/;
 
@@ -34,6 +37,19 @@ export function refusedCommit(err: unknown, inTransaction: boolean): unknown {
  */
 export type WriteBatch = Omit<CommitBatch, "docs"> & { docs?: LedgerEntryDoc[] };
 
+/**
+ * When the writer checkpoints the WAL into the database (PASSIVE: it never waits for a reader),
+ * always after the commit that made it due was answered: once no commit came for `idleMs`, or once
+ * `commits` commits or `rows` journal rows were written since the last one, so that the WAL stays
+ * bounded under a load that never pauses.
+ */
+export interface CheckpointPolicy {
+  idleMs: number;
+  commits: number;
+  rows: number;
+}
+export const CHECKPOINTS: CheckpointPolicy = { idleMs: 1_000, commits: 1_000, rows: 20_000 };
+
 /** Where the writer works: its connection, and (on disk) the data dir for the WAL and the head file. */
 export interface WriterTarget {
   /** The database file, or null in memory. */
@@ -41,6 +57,8 @@ export interface WriterTarget {
   dir: string | null;
   /** fdatasync the WAL after each commit (JOURNAL_FSYNC). */
   fsync: boolean;
+  /** Tests: another checkpoint policy than CHECKPOINTS. */
+  checkpoints?: CheckpointPolicy;
 }
 
 /**
@@ -53,11 +71,19 @@ export class SqliteWriter {
   private headFd: number | null = null;
   private walFd: number | null = null;
   private readonly tx: (b: WriteBatch) => void;
+  private readonly policy: CheckpointPolicy;
+  /** A commit between its transaction and its answer: no checkpoint then. */
+  private busy = false;
+  private sinceCheckpoint = { commits: 0, rows: 0 };
+  private idleTimer: NodeJS.Timeout | null = null;
+  /** Checkpoints run so far, and the last one's result (frames in the WAL, frames copied). */
+  readonly checkpoints = { count: 0, last: null as { busy: number; log: number; checkpointed: number } | null };
 
   constructor(
     private readonly db: Database.Database,
     private readonly target: WriterTarget,
   ) {
+    this.policy = target.checkpoints ?? CHECKPOINTS;
     const q = (sql: string) => db.prepare(sql);
     const st = {
       getMeta: q("SELECT v FROM meta WHERE k = ?"),
@@ -233,19 +259,62 @@ export class SqliteWriter {
    */
   async commit(batch: WriteBatch): Promise<void> {
     if (!batch.rows.length) return;
+    this.busy = true;
     try {
-      this.tx(batch);
-    } catch (err) {
-      throw refusedCommit(err, this.db.inTransaction);
+      try {
+        this.tx(batch);
+      } catch (err) {
+        throw refusedCommit(err, this.db.inTransaction);
+      }
+      const { file, dir, fsync } = this.target;
+      if (fsync && file) {
+        // The WAL exists once something was written; the same file for the connection's life.
+        if (this.walFd === null) this.walFd = openSync(`${file}-wal`, "r+");
+        const fd = this.walFd;
+        await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+      }
+      if (dir) this.writeHead(dir, batch.rows[batch.rows.length - 1]);
+      this.sinceCheckpoint.commits++;
+      this.sinceCheckpoint.rows += batch.rows.length;
+    } finally {
+      this.busy = false;
     }
-    const { file, dir, fsync } = this.target;
-    if (fsync && file) {
-      // The WAL exists once something was written; the same file for the connection's life.
-      if (this.walFd === null) this.walFd = openSync(`${file}-wal`, "r+");
-      const fd = this.walFd;
-      await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+    if (!this.target.file) return;
+    if (this.idleTimer) this.idleTimer.refresh();
+    else {
+      this.idleTimer = setTimeout(() => {
+        this.idleTimer = null;
+        // A commit awaiting its sync re-arms the timer when it is done.
+        if (!this.busy) this.checkpoint();
+      }, this.policy.idleMs);
+      // Nothing waits for an idle checkpoint: closing checkpoints anyway.
+      this.idleTimer.unref();
     }
-    if (dir) this.writeHead(dir, batch.rows[batch.rows.length - 1]);
+  }
+
+  /**
+   * The caller runs this once it has answered a commit and before it starts the next: a
+   * checkpoint when enough was written since the last one (a load that never pauses would
+   * otherwise grow the WAL without end).
+   */
+  checkpointIfDue(): void {
+    const { commits, rows } = this.sinceCheckpoint;
+    if (commits >= this.policy.commits || rows >= this.policy.rows) this.checkpoint();
+  }
+
+  /** A PASSIVE checkpoint of what was committed (it waits for no reader and copies what it can). */
+  checkpoint(): void {
+    if (!this.target.file || !this.db.open || this.sinceCheckpoint.commits === 0) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    try {
+      const [r] = this.db.pragma("wal_checkpoint(PASSIVE)") as Array<{ busy: number; log: number; checkpointed: number }>;
+      this.checkpoints.count++;
+      this.checkpoints.last = r;
+      this.sinceCheckpoint = { commits: 0, rows: 0 };
+    } catch {
+      // A checkpoint that failed (a full disk) leaves the WAL whole and committed; the next is tried later.
+    }
   }
 
   /**
@@ -265,6 +334,8 @@ export class SqliteWriter {
   }
 
   close(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
     if (this.headFd !== null) closeSync(this.headFd);
     this.headFd = null;
     if (this.walFd !== null) closeSync(this.walFd);

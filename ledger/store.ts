@@ -7,7 +7,6 @@ import type {
   LedgerEntryDoc,
   MarketLease,
   OrderDoc,
-  OrderStatus,
   TradeDoc,
   OrderQuery,
 } from "../models/trading";
@@ -62,7 +61,7 @@ export interface StoredState {
   markets: MarketLease[];
 }
 
-/** Aggregates the money check compares with the books (see ledger/checks.ts). */
+/** Aggregates the money check compares with the books (see ledger/money-check.ts). */
 export interface ReadModelFacts {
   /** Orders whose filled + open + cancelled differs from their quantity, or that over-filled. */
   badOrders: Array<{ orderId: string; quantity: number; filled: number; remaining: number; cancelled: number }>;
@@ -204,5 +203,3 @@ export function formatToWrite(location: string, format: unknown, entries: number
   }
   return false;
 }
-
-export const OPEN_STATUSES: readonly OrderStatus[] = ["open", "partially_filled"];

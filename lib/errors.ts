@@ -11,7 +11,7 @@ import { Refusal, isRefusal, invalid, type FieldError, type RefusalKind } from "
 export type { FieldError } from "../engine/refusal";
 
 /** Domain errors travel between nodes as MoleculerClientError(message, status, CODE, data). */
-export const DomainError = Errors.MoleculerClientError;
+const DomainError = Errors.MoleculerClientError;
 
 /** The HTTP status of each kind of refusal: the one place a refusal gets a status. */
 export const REFUSAL_STATUS: Readonly<Record<RefusalKind, number>> = {

@@ -8,8 +8,8 @@ import type { OrderType, Outcome, Side } from "../engine/types";
 import type { FieldError } from "../engine/refusal";
 
 /** A GTD deadline: at least this far ahead, at most a year. */
-export const GTD_MIN_AHEAD_MS = 5_000;
-export const GTD_MAX_AHEAD_MS = 365 * 24 * 3600 * 1000;
+const GTD_MIN_AHEAD_MS = 5_000;
+const GTD_MAX_AHEAD_MS = 365 * 24 * 3600 * 1000;
 export const CLIENT_ORDER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 export const MAX_BATCH = 20;
 

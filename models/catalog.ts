@@ -51,6 +51,16 @@ export interface EventDoc {
   /** ISO 8601 UTC, always `toISOString()` form so it sorts as text. */
   beginAt: string;
   tags: string[];
+  /** At most one market ever resolves YES (absent on events made before: false). */
+  mutuallyExclusive?: boolean;
+  /** Mutually exclusive and exactly one market wins (an "Other" outcome is listed). */
+  exhaustive?: boolean;
+  /** Micro-USDT of the one AMM across the event's outcomes ("0" or absent: none). */
+  ammLiquidity?: string;
+  /** A mutually exclusive event's winner, recorded before its markets resolve (null: none won). */
+  decision?: { winnerMarketId: string | null; at: string };
+  /** The pending proposal of the whole event (its markets carry it with this proposedAt). */
+  proposal?: { winnerMarketId: string | null; proposedAt: string; disputeEndsAt: string };
   /** Denormalised for search. */
   marketTitles: string[];
   searchText: string;
@@ -65,11 +75,16 @@ export interface MarketDoc {
   /** Display order inside the event. */
   position: number;
   title: string;
+  /** The outcome this market stands for in its event ("Alice"); absent or null: none given. */
+  outcomeLabel?: string | null;
   status: MarketStatus;
   result: MarketResult | null;
   outcomes: ["YES", "NO"];
   /** Micro-USDT traded. */
   volume: number;
+  /** The last trade's YES price in ticks (cents) and when it printed; absent before the first. */
+  lastYesPrice?: number;
+  lastTradeAtMs?: number;
   conditionId: string;
   /** Micro-USDT the AMM seeds its pool with ("0": no AMM pool). */
   ammLiquidity: string;
@@ -148,17 +163,12 @@ export interface LivePrice {
   sellNoPrice: string | null;
 }
 
-/** `router.livePrices` contract. */
-export interface LivePricesParams {
-  marketIds: string[];
-}
-export type LivePricesResult = Record<string, LivePrice>;
-
 /** `catalog.getMarketInternal`: the raw facts other services act on. */
 export interface MarketInternal {
   id: string;
   eventId: string;
   title: string;
+  outcomeLabel?: string | null;
   status: MarketStatus;
   result: MarketResult | null;
   conditionId: string;
@@ -189,6 +199,15 @@ export interface MarketResolvedEvent {
   conditionId: string;
   /** Micro-USDT each YES share pays (YES 1_000_000, NO 0, SPLIT 500_000); NO pays the rest. */
   yesPayout: number;
+  /** Part of a mutually exclusive event's one-step resolution: settled by its `event.resolved`. */
+  eventStep?: string;
+}
+/** A mutually exclusive event resolved as one step: the markets of that step and their results. */
+export interface EventResolvedEvent {
+  eventId: string;
+  /** null: none of its markets won. */
+  winnerMarketId: string | null;
+  markets: Array<{ marketId: string; result: "YES" | "NO"; conditionId: string }>;
 }
 /** A market's status or resolution changed (every gateway tells the market channel). */
 export interface MarketLifecycleEvent {
@@ -233,9 +252,6 @@ export interface SearchEventsParams {
   page: number;
   pageSize: number;
 }
-export interface IdParams {
-  id: string;
-}
 /** `catalog.priceHistory` (GET /markets/:marketId/price-history). */
 export interface PriceHistoryParams {
   marketId: string;
@@ -251,6 +267,8 @@ export interface MarketTerms {
 export interface NewMarketInput extends MarketTerms {
   title: string;
   ammLiquidity?: string;
+  /** 1-40 characters; required in a mutually exclusive event. */
+  outcomeLabel?: string;
 }
 /** `catalog.createEvent` (POST /admin/events). */
 export interface CreateEventParams {
@@ -264,6 +282,12 @@ export interface CreateEventParams {
   tags?: string[];
   isActive?: boolean;
   isLive?: boolean;
+  /** One winner at most among the markets (2 to 64 of them, each with an outcomeLabel). */
+  mutuallyExclusive?: boolean;
+  /** Only with mutuallyExclusive: exactly one of them wins. */
+  exhaustive?: boolean;
+  /** One AMM across the event's outcomes (micro-USDT), instead of a pool per market. */
+  ammLiquidity?: string;
   markets: NewMarketInput[];
 }
 /** `catalog.updateEvent` (PATCH /admin/events/:id). */
@@ -281,21 +305,33 @@ export interface UpdateEventParams {
   /** Retitle markets of this event, or change their rules and schedule. */
   markets?: Array<{ id: string; title?: string } & MarketTerms>;
 }
-/** `catalog.resolveMarket`. */
-export interface ResolveMarketParams {
+/** `catalog.addOutcome` (POST /admin/events/:id/markets). */
+export interface AddOutcomeParams {
   id: string;
-  result: MarketResult;
+  title: string;
+  outcomeLabel: string;
 }
-/** `catalog.proposeResolution`. */
-export interface ProposeParams {
+/** `catalog.resolveEvent`: the winner YES, every other market still undecided NO, as one step. */
+export interface ResolveEventParams {
   id: string;
-  result: MarketResult;
+  /** null: none of them won (refused on an exhaustive event). */
+  winnerMarketId: string | null;
+}
+/** `catalog.proposeEvent`: one proposal for the whole event, finalized as one step. */
+export interface ProposeEventParams {
+  id: string;
+  winnerMarketId: string | null;
   note?: string;
 }
-/** `catalog.dispute`. */
-export interface DisputeParams {
+/** `catalog.getEventInternal`: an event's facts other services act on (conversion, the event AMM). */
+export interface EventInternal {
   id: string;
-  reason: string;
+  mutuallyExclusive: boolean;
+  exhaustive: boolean;
+  /** Micro-USDT of the event-level AMM ("0": none). */
+  ammLiquidity: string;
+  /** In display order. */
+  markets: MarketInternal[];
 }
 /** `catalog.failResolution`. */
 export interface FailResolutionParams {

@@ -1,4 +1,4 @@
-import type { AccountsSnapshot, ConservationReport, Posting } from "../engine/accounts";
+import type { ConservationReport, Posting } from "../engine/accounts";
 import type { OrderTerms } from "../lib/order-rules";
 import type { RoutePlan } from "../engine/router";
 import type { CancelReasonCode, FillRecord, OrderChange, TradeRecord } from "../engine/settlement";
@@ -120,12 +120,6 @@ export interface HeartbeatRecord {
   timeoutSeconds: number;
   /** ISO time after which every open order of the user is cancelled; null when disarmed. */
   deadline: string | null;
-}
-
-export interface LedgerSnapshotDoc {
-  _id: string;
-  seq: number;
-  accounts: AccountsSnapshot;
 }
 
 export interface TradeDoc extends TradeRecord {

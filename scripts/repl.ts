@@ -48,6 +48,17 @@ function show(value: unknown): void {
   console.log(JSON.stringify(value, null, 2));
 }
 
+/** "0.575" -> "57.5" */
+function percent(decimal: string): string {
+  return String(Math.round(Number(decimal) * 1000) / 10);
+}
+
+/** A winner argument: a market id, or "none" (null: none of them won). */
+function winnerOf(args: ReplArgs): string | null {
+  const w = arg(args, "winner");
+  return w.toLowerCase() === "none" ? null : w;
+}
+
 function transitionCommand(command: string, action: "catalog.closeMarket", description: string): ReplCommand {
   return {
     command: `${command} <marketId>`,
@@ -77,6 +88,18 @@ export const CATALOG_REPL_COMMANDS: ReplCommand[] = [
       for (const e of res.items) console.log(`${e.id}  ${e.category.padEnd(9)}  ${e.beginAt}  ${e.title}`);
       console.log(`-- ${res.items.length} of ${res.pagination.total}`);
       return res;
+    },
+  },
+  {
+    command: "show-event <eventId>",
+    description: "An event with its markets, and each outcome's chance (a race: one winner among them)",
+    async action(broker, args) {
+      const e = await call(broker, "catalog.getEvent", { id: arg(args, "eventId") });
+      const kind = e.mutuallyExclusive ? (e.exhaustive ? "race, exhaustive" : "race") : "event";
+      console.log(`${e.id}  ${e.title}  (${kind})`);
+      for (const o of e.outcomes)
+        console.log(`  ${o.marketId}  ${o.label.padEnd(24)}  ${o.status.padEnd(8)}  ${o.chance === null ? "-" : `${percent(o.chance)}%`}`);
+      return e;
     },
   },
   {
@@ -140,6 +163,39 @@ export const CATALOG_REPL_COMMANDS: ReplCommand[] = [
       return market;
     },
   },
+  {
+    command: "add-outcome <eventId> <outcomeLabel> <title...>",
+    description: "Add an outcome market to an open race (a mutually exclusive event), e.g. add-outcome evt_1 Dana Will Dana win?",
+    async action(broker, args) {
+      const title = Array.isArray(args.title) ? args.title.join(" ") : arg(args, "title");
+      const market = await call(broker, "catalog.addOutcome", { id: arg(args, "eventId"), outcomeLabel: arg(args, "outcomeLabel"), title });
+      show(market);
+      return market;
+    },
+  },
+  {
+    command: "resolve-event <eventId> <winner>",
+    description: "Resolve a race as one step: the winner (a market id) YES, every other undecided market NO; none: nobody won",
+    async action(broker, args) {
+      const e = await call(broker, "catalog.resolveEvent", { id: arg(args, "eventId"), winnerMarketId: winnerOf(args) });
+      show(e);
+      return e;
+    },
+  },
+  {
+    command: "propose-event <eventId> <winner> [note...]",
+    description: "Propose a race's winner (a market id, or none); undisputed, the race finalizes as one step when the window ends",
+    async action(broker, args) {
+      const note = Array.isArray(args.note) ? args.note.join(" ") : undefined;
+      const e = await call(broker, "catalog.proposeEvent", {
+        id: arg(args, "eventId"),
+        winnerMarketId: winnerOf(args),
+        ...(note ? { note } : {}),
+      });
+      show(e);
+      return e;
+    },
+  },
 ];
 
 /** An operator action taken at the console: journaled in the audit log like one through the operator API. */
@@ -177,9 +233,12 @@ const TRADING_MODE_COMMAND: ReplCommand = {
   },
 };
 
+/** Catalog commands that change nothing (not journaled). */
+const READ_ONLY = ["list-events", "show-event"];
+
 /** Operator actions at the console, each journaled in the audit log. */
 export const OPERATOR_REPL_COMMANDS: ReplCommand[] = [
-  ...CATALOG_REPL_COMMANDS.filter((c) => !c.command.startsWith("list-events")),
+  ...CATALOG_REPL_COMMANDS.filter((c) => !READ_ONLY.some((r) => c.command.startsWith(r))),
   TRADING_MODE_COMMAND,
 ].map(audited);
 
@@ -344,7 +403,7 @@ export const TRADING_REPL_COMMANDS: ReplCommand[] = [
 
 /** Every command of the console, in one list (add new ones here). */
 export const REPL_COMMANDS: ReplCommand[] = [
-  ...CATALOG_REPL_COMMANDS.filter((c) => c.command.startsWith("list-events")),
+  ...CATALOG_REPL_COMMANDS.filter((c) => READ_ONLY.some((r) => c.command.startsWith(r))),
   ...OPERATOR_REPL_COMMANDS,
   ...AUDIT_REPL_COMMANDS,
   ...CHECK_REPL_COMMANDS,

@@ -6,7 +6,7 @@ import type { WriteBatcher } from "../lib/serial";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import { page } from "../lib/paging";
-import { renderDispute, renderInternal, renderMarket } from "../catalog/views";
+import { renderDispute, renderEventInternal, renderInternal, renderMarket } from "../catalog/views";
 import type { Catalog, CatalogOut } from "../catalog/catalog";
 import type { ResolutionProcess } from "../catalog/process";
 import type { MarketClock } from "../catalog/clock";
@@ -16,6 +16,7 @@ import type { MarketView } from "../catalog/views";
 import type { TradingModes } from "../catalog/trading-mode";
 import { engineNodes } from "../mixins/market-routing.middleware";
 import { nullWhenAbsent } from "../mixins/optional-service";
+import { runDemoMaker } from "../mixins/demo-maker";
 import { MARKET_TRADE_PARAMS, catalogCoresOn, dropMarketCache, liveQuotes, requestOut } from "../mixins/catalog-wiring";
 import { throwWire } from "../lib/errors";
 
@@ -42,6 +43,8 @@ type CatalogThis = Service &
     begin(): void;
     /** Trading modes (catalog/trading-mode.ts). */
     modes: TradingModes;
+    /** The demo maker's run, awaited at stop. */
+    makerRun: Promise<void> | null;
   };
 
 const CatalogService = defineService<CatalogThis>({
@@ -64,7 +67,7 @@ const CatalogService = defineService<CatalogThis>({
     listEvents: {
       ...routeAction("catalog.listEvents"),
       async handler(this: CatalogThis, ctx: Ctx<"catalog.listEvents">): Reply<"catalog.listEvents"> {
-        const { items, total } = await this.reads.listEvents(ctx.params);
+        const { items, total } = await this.reads.listEvents(ctx.params, this.quotes(ctx));
         return page(items, total, ctx.params.page, ctx.params.pageSize);
       },
     },
@@ -73,7 +76,7 @@ const CatalogService = defineService<CatalogThis>({
     searchEvents: {
       ...routeAction("catalog.searchEvents"),
       async handler(this: CatalogThis, ctx: Ctx<"catalog.searchEvents">): Reply<"catalog.searchEvents"> {
-        const { items, total } = await this.reads.searchEvents(ctx.params);
+        const { items, total } = await this.reads.searchEvents(ctx.params, this.quotes(ctx));
         return page(items, total, ctx.params.page, ctx.params.pageSize);
       },
     },
@@ -113,6 +116,15 @@ const CatalogService = defineService<CatalogThis>({
       },
     },
 
+    /** Internal: an event's facts and its markets' (conversion, the event's AMM). 404 when unknown. */
+    getEventInternal: {
+      ...internalAction("catalog.getEventInternal"),
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.getEventInternal">): Reply<"catalog.getEventInternal"> {
+        const { event, markets } = await this.catalog.eventWithMarkets(ctx.params.eventId);
+        return renderEventInternal(event, markets);
+      },
+    },
+
     /** Internal: titles of many markets at once (portfolio views); unknown ids are left out. */
     marketTitles: {
       ...internalAction("catalog.marketTitles"),
@@ -127,6 +139,36 @@ const CatalogService = defineService<CatalogThis>({
       async handler(this: CatalogThis, ctx: Ctx<"catalog.createEvent">): Reply<"catalog.createEvent"> {
         const { event, markets } = await this.catalog.createEvent(ctx.params, this.out(ctx));
         ctx.meta.$statusCode = 201;
+        return this.reads.eventView(event, this.quotes(ctx), markets);
+      },
+    },
+
+    /** Operator: a new outcome market of an open mutually exclusive event (409 EVENT_NOT_OPEN when none of its markets is open). */
+    addOutcome: {
+      ...routeAction("catalog.addOutcome"),
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.addOutcome">): Reply<"catalog.addOutcome"> {
+        const { id, title, outcomeLabel } = ctx.params;
+        const m = await this.catalog.addOutcome(id, title, outcomeLabel, this.out(ctx));
+        ctx.meta.$statusCode = 201;
+        return this.reads.marketView(m, this.quotes(ctx));
+      },
+    },
+
+    /** Operator: a mutually exclusive event resolved as one step (the winner YES, every other undecided market NO). */
+    resolveEvent: {
+      ...routeAction("catalog.resolveEvent"),
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.resolveEvent">): Reply<"catalog.resolveEvent"> {
+        const { event, markets } = await this.process.resolveEvent(ctx.params.id, ctx.params.winnerMarketId, this.out(ctx));
+        return this.reads.eventView(event, this.quotes(ctx), markets);
+      },
+    },
+
+    /** Operator: propose the winner of a mutually exclusive event; undisputed, it finalizes as one step. */
+    proposeEvent: {
+      ...routeAction("catalog.proposeEvent"),
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.proposeEvent">): Reply<"catalog.proposeEvent"> {
+        const { id, winnerMarketId, note } = ctx.params;
+        const { event, markets } = await this.process.proposeEvent(id, winnerMarketId, note || null, this.out(ctx));
         return this.reads.eventView(event, this.quotes(ctx), markets);
       },
     },
@@ -262,8 +304,11 @@ const CatalogService = defineService<CatalogThis>({
   methods: {
     /** Once every local service listens: seeded markets announced, then the clock (deadlines passed while down too). */
     begin(this: CatalogThis): void {
+      const seeded = this.pendingOpened.length > 0;
       for (const e of this.pendingOpened.splice(0)) emit(this.broker, "market.opened", e);
       this.clock.start();
+      // The demo's markets open at their own prices, through a trader's paths (sandbox chain only).
+      if (seeded) this.makerRun = runDemoMaker(this.broker, () => this.stores, this.logger);
     },
 
     out(this: CatalogThis, ctx: AppContext<unknown>): CatalogOut {
@@ -279,6 +324,7 @@ const CatalogService = defineService<CatalogThis>({
     const stores = () => this.stores;
     Object.assign(this, catalogCoresOn(this.broker, stores, this.logger));
     this.pendingOpened = [];
+    this.makerRun = null;
   },
 
   async started() {
@@ -289,6 +335,7 @@ const CatalogService = defineService<CatalogThis>({
 
   async stopped() {
     await this.clock.stop();
+    await this.makerRun;
   },
 });
 

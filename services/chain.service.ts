@@ -233,7 +233,20 @@ const ChainService = defineService<ChainThis>({
           return;
         }
         if (result !== "YES" && result !== "NO") return;
+        // One step of a mutually exclusive event: `event.resolved` settles its markets in one entry.
+        if (ctx.params.eventStep) return;
         this.actor.background(`resolve:${marketId}`, () => this.cores.redemptions.sweepResolved(marketId, result));
+      },
+    },
+    "event.resolved": {
+      async handler(this: ChainThis, ctx) {
+        const { eventId, markets } = ctx.params;
+        this.actor.background(`resolve-event:${eventId}`, () =>
+          this.cores.redemptions.sweepEventResolved(
+            eventId,
+            markets.map((m) => ({ marketId: m.marketId, result: m.result })),
+          ),
+        );
       },
     },
     "market.cancelled": {

@@ -19,11 +19,6 @@ const POLL_MS = 2_000;
 /** Scan for due deliveries (restart, expired leases, other instances' retries). */
 const DELIVERY_TICK_MS = 1_000;
 
-export interface MarkReadParams {
-  ids?: string[];
-  all?: boolean;
-}
-
 type GrammySignal = Parameters<Api["sendMessage"]>[3];
 
 function grammyClient(token: string, apiRoot: string): BotClient {

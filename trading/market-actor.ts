@@ -40,7 +40,7 @@ const REBUILD_PAGE = 5000;
  * The ledger's code for a write the store refused whole (a full disk): the command was undone
  * there, nothing executed; the actor resumes from what the ledger holds.
  */
-export const WRITE_REFUSED = "SERVICE_UNAVAILABLE";
+const WRITE_REFUSED = "SERVICE_UNAVAILABLE";
 
 /**
  * Everything an actor needs from the outside world; the book service wires it to the broker. The

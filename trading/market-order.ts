@@ -4,7 +4,7 @@ import type { IdemKey, RouteExecution, RouteRequest } from "../models/trading";
 import type { Checked } from "../lib/order-rules";
 
 /** A market order's quantity (digits, checked by the validator): whole lots. */
-export function checkTradeQuantity(raw: string): Checked<number> {
+function checkTradeQuantity(raw: string): Checked<number> {
   const q = Number(raw);
   if (!isLotQuantity(q))
     return {

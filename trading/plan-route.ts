@@ -12,7 +12,7 @@ import type { RouteCommand } from "./commands";
 import { requireOpen, type AmmPrint, type CommandPlan, type MarketView } from "./plan";
 
 /** Plan a market order against the book (other users' orders) and/or the pool. */
-export function routePlan(view: MarketView, cmd: RouteCommand): RoutePlan {
+function routePlan(view: MarketView, cmd: RouteCommand): RoutePlan {
   const order = { side: cmd.side, outcome: cmd.outcome, quantity: cmd.quantity };
   const r =
     cmd.mode === "AMM"

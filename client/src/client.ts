@@ -22,6 +22,7 @@ import type { BuildProofOptions, KeyPair, ProofSigner, WalletOptions } from "./p
 import { PmxSocket, type SocketOptions } from "./socket";
 import { ROUTES, type OperationId, type RouteTypes } from "./generated/routes";
 import type {
+  AddOutcomeRequest,
   AmendOrderRequest,
   AccountLimits,
   AuditRecord,
@@ -64,6 +65,8 @@ import type {
   RedeemRequest,
   RedeemResult,
   ResolveMarketRequest,
+  ResolveEventRequest,
+  ProposeEventRequest,
   ProposeRequest,
   FinalizeRequest,
   DisputeRequest,
@@ -899,5 +902,17 @@ class AdminApi extends Api {
   /** Grant a user a rate tier of RATE_TIERS (`default` takes a grant back). */
   async setUserTier(userId: string, tier: string): Promise<UserTier> {
     return (await send(this.c, "adminSetUserTier", { params: { userId }, body: { tier } })).data;
+  }
+  /** A new outcome market of an open mutually exclusive event. */
+  async addOutcome(eventId: string, body: AddOutcomeRequest): Promise<MarketItem> {
+    return (await send(this.c, "adminAddOutcome", { params: { id: eventId }, body })).data;
+  }
+  /** Resolve a mutually exclusive event as one step: the winner YES, every other undecided market NO (null: none won). */
+  async resolveEvent(eventId: string, body: ResolveEventRequest): Promise<Event> {
+    return (await send(this.c, "adminResolveEvent", { params: { id: eventId }, body })).data;
+  }
+  /** Propose the winner of a mutually exclusive event; undisputed, it finalizes as one step. */
+  async proposeEvent(eventId: string, body: ProposeEventRequest): Promise<Event> {
+    return (await send(this.c, "adminProposeEvent", { params: { id: eventId }, body })).data;
   }
 }

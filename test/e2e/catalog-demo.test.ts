@@ -5,7 +5,7 @@ import type { Context } from "moleculer";
 import { startServer } from "../support/server";
 import { loadConfig } from "../../lib/config";
 import { createNode } from "../../server";
-import { DEMO_EVENTS } from "../../catalog/demo";
+import { DEMO_EVENTS, demoEventId, demoMarketId } from "../../catalog/demo";
 
 const ENV = { SEED_DEMO: "true", SERVICES: "api,auth,catalog", RATE_LIMIT_READ: "1000000" };
 const CATEGORIES = ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"];
@@ -42,7 +42,8 @@ describe("demo catalog", () => {
         expect(e.beginAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00\.000Z$/);
         const detail = (await first.http("GET", `/api/v1/events/${e.id}`)).body.data;
         expect(detail.markets.length).toBeGreaterThanOrEqual(1);
-        expect(detail.markets.length).toBeLessThanOrEqual(4);
+        // Races (mutually exclusive events) list one market per outcome.
+        expect(detail.markets.length).toBeLessThanOrEqual(detail.mutuallyExclusive ? 64 : 4);
         for (const m of detail.markets) expect(m).toMatchObject({ status: "open", result: null, volume: "0", eventId: e.id });
         firstMarkets[e.id] = detail.markets.map((m: { id: string }) => m.id);
       }
@@ -102,7 +103,9 @@ describe("demo catalog", () => {
     for (let i = 0; i < 100 && a.opened.length < totalMarkets; i++) await new Promise((r) => setTimeout(r, 10));
     expect(a.opened).toHaveLength(totalMarkets);
     expect(new Set(a.opened.map((o) => o.marketId)).size).toBe(totalMarkets);
-    for (const o of a.opened) expect(o.ammLiquidity).toMatch(/^[1-9][0-9]*$/);
+    // A race's pool is the event's, across its outcomes; every other market has its own.
+    const pooledByEvent = new Set(DEMO_EVENTS.filter((e) => e.ammLiquidity).map((e) => demoEventId(e.slug)));
+    for (const o of a.opened) expect(o.ammLiquidity).toMatch(pooledByEvent.has(o.eventId) ? /^0$/ : /^[1-9][0-9]*$/);
     await a.broker.stop();
 
     const b = await start();
@@ -110,6 +113,78 @@ describe("demo catalog", () => {
     expect(b.opened).toHaveLength(0);
     await b.broker.stop();
   });
+
+  test("the races: an election with five candidates and Other (exhaustive), a league with eight clubs, each with its outcomes", async () => {
+    const srv = await startServer(ENV, { dataDir: freshDir() });
+    try {
+      const list = (await srv.http("GET", "/api/v1/events?pageSize=100")).body.data as Array<Record<string, any>>;
+      const races = list.filter((e) => e.mutuallyExclusive);
+      expect(races.map((e) => [e.title, e.exhaustive, e.outcomes.length, e.markets.length])).toEqual([
+        ["Metropolis mayoral election", true, 6, 0],
+        ["Premier League title race", false, 8, 0],
+      ]);
+      expect(races[0].outcomes.map((o: { label: string }) => o.label)).toEqual([
+        "Maria Alvarez",
+        "James Okafor",
+        "Chen Wei",
+        "Sofia Rossi",
+        "David Cohen",
+        "Other",
+      ]);
+      for (const r of races) {
+        expect(Number(r.ammLiquidity)).toBeGreaterThan(0);
+        const detail = (await srv.http("GET", `/api/v1/events/${r.id}`)).body.data;
+        expect(detail.markets.map((m: { outcomeLabel: string }) => m.outcomeLabel)).toEqual(
+          r.outcomes.map((o: { label: string }) => o.label),
+        );
+        expect(detail.outcomes.map((o: { marketId: string }) => o.marketId)).toEqual(detail.markets.map((m: { id: string }) => m.id));
+      }
+      // A plain event shows its markets as outcome rows, labelled with their titles.
+      const plain = list.find((e) => !e.mutuallyExclusive)!;
+      expect(plain.outcomes.length).toBeGreaterThan(0);
+      expect(plain.outcomes.every((o: { label: string }) => o.label.length > 0)).toBe(true);
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  test("a whole exchange opens each demo market at its own price: binaries through their pools, races on their books", async () => {
+    const srv = await startServer({ SEED_DEMO: "true", RATE_LIMIT_READ: "1000000" }, { dataDir: freshDir() });
+    try {
+      const want = new Map(DEMO_EVENTS.flatMap((e) => e.markets.map((m, i) => [demoMarketId(e.slug, i), m.price] as const)));
+      const chances = async () => {
+        const list = (await srv.http("GET", "/api/v1/events?pageSize=100")).body.data as Array<{
+          outcomes: Array<{ marketId: string; chance: string | null }>;
+        }>;
+        return new Map(list.flatMap((e) => e.outcomes.map((o) => [o.marketId, o.chance] as const)));
+      };
+      let seen = new Map<string, string | null>();
+      const deadline = Date.now() + 120_000;
+      const near = (id: string) => {
+        const c = seen.get(id);
+        return c !== null && c !== undefined && Math.abs(Number(c) * 100 - want.get(id)!) <= 1;
+      };
+      while (![...want.keys()].every(near)) {
+        if (Date.now() > deadline)
+          throw new Error(
+            `demo prices not reached: ${JSON.stringify([...want.keys()].filter((id) => !near(id)).map((id) => [id, seen.get(id), want.get(id)]))}`,
+          );
+        await new Promise((r) => setTimeout(r, 250));
+        seen = await chances();
+      }
+      // Realistic and differing, not all 0.50; a race's chances sum to about 100%.
+      expect(new Set([...seen.values()]).size).toBeGreaterThan(20);
+      for (const e of DEMO_EVENTS.filter((d) => d.mutuallyExclusive)) {
+        const sum = e.markets.reduce((s, _m, i) => s + Number(seen.get(demoMarketId(e.slug, i))), 0);
+        expect(sum).toBeGreaterThan(0.94);
+        expect(sum).toBeLessThan(1.01);
+      }
+      // Through the normal paths: the money check holds.
+      expect(await srv.broker.call("ledger.conservation")).toMatchObject({ ok: true });
+    } finally {
+      await srv.stop();
+    }
+  }, 180_000);
 
   test("SEED_DEMO=false starts empty", async () => {
     const srv = await startServer({ ...ENV, SEED_DEMO: "false" }, { dataDir: freshDir() });

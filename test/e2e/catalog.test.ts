@@ -11,21 +11,25 @@ const API = "/api/v1";
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DECIMAL = /^\d+(\.\d+)?$/;
 const EVENT_KEYS = [
+  "ammLiquidity",
   "beginAt",
   "category",
+  "exhaustive",
   "externalEventId",
   "id",
   "imageUrl",
   "isActive",
   "isLive",
   "markets",
+  "mutuallyExclusive",
+  "outcomes",
   "subcategory",
   "subtitle",
   "tags",
   "title",
   "volumeUsd",
 ];
-// The spec's MarketItem plus the additive eventId and conditionId.
+// The spec's MarketItem plus the additive eventId, conditionId and outcomeLabel.
 const MARKET_KEYS = [
   "buyNoPrice",
   "buyYesPrice",
@@ -33,6 +37,7 @@ const MARKET_KEYS = [
   "conditionId",
   "eventId",
   "id",
+  "outcomeLabel",
   "outcomes",
   "resolution",
   "result",
@@ -371,6 +376,7 @@ describe("catalog reads over HTTP", () => {
         id: e.markets[0].id,
         eventId: e.id,
         title: "Home wins",
+        outcomeLabel: null,
         status: "open",
         result: null,
         conditionId: conditionIdFor(e.markets[0].id),
@@ -983,12 +989,16 @@ describe("operator API and market lifecycle over HTTP", () => {
     test("the commands exist with their arguments; none collides with moleculer-repl's own", () => {
       expect(CATALOG_REPL_COMMANDS.map((c) => c.command)).toEqual([
         "list-events [category]",
+        "show-event <eventId>",
         "create-event <json>",
         "close <marketId>",
         "cancel <marketId> [price]",
         "resolve <marketId> <result>",
         "propose <marketId> <result> [note...]",
         "finalize <marketId> <result>",
+        "add-outcome <eventId> <outcomeLabel> <title...>",
+        "resolve-event <eventId> <winner>",
+        "propose-event <eventId> <winner> [note...]",
       ]);
     });
 
@@ -1004,10 +1014,11 @@ describe("operator API and market lifecycle over HTTP", () => {
       expectEventShape(created as unknown as Record<string, unknown>);
       expect((await h.get(`/events/${created.id}`)).body.data).toEqual(created);
       const viaHttp = (await h.admin("POST", "/events", body)).body.data;
-      const strip = (e: { id: string; markets: Array<Record<string, unknown>> }) => ({
+      const strip = (e: { id: string; markets: Array<Record<string, unknown>>; outcomes: Array<Record<string, unknown>> }) => ({
         ...e,
         id: "",
         markets: e.markets.map((m) => ({ ...m, id: "", eventId: "", conditionId: "" })),
+        outcomes: e.outcomes.map((o) => ({ ...o, marketId: "" })),
       });
       expect(strip(created as never)).toEqual(strip(viaHttp));
       const opened = await waitFor(

@@ -364,6 +364,36 @@ describe("trade CLI", () => {
     expect((await ok(`redeem ${market}`)).stdout).toMatch(/^duplicate: /);
   });
 
+  test("races: event shows the outcomes and their chances; admin add-outcome and resolve-event, a second winner refused", async () => {
+    const created = await srv.http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: {
+        title: "CLI race",
+        category: "Sports",
+        mutuallyExclusive: true,
+        exhaustive: true,
+        markets: [
+          { title: "CLI race: Ada?", outcomeLabel: "Ada" },
+          { title: "CLI race: Other?", outcomeLabel: "Other" },
+        ],
+      },
+    });
+    const id: string = created.body.data.id;
+    const added = await ok(["admin", "add-outcome", id, "--label", "Bo", "--title", "CLI race: Bo?"], { env: { ADMIN_KEY } });
+    expect(added.stdout).toMatch(/^Added outcome Bo as market mkt_\w+ \(open\)$/);
+    const shown = await ok(`event ${id}`);
+    expect(shown.stdout).toContain("Race: one winner among 3 outcomes (exactly one wins)");
+    expect(shown.stdout).toMatch(/mkt_\w+\s+open\s+-\s+-\s+-\s+0\.00\s+Ada\n/);
+    const [ada, , bo] = created.body.data.markets.map((m: { id: string }) => m.id).concat(added.stdout.match(/mkt_\w+/)![0]);
+    const done = await ok(`admin resolve-event ${id} ${bo}`, { env: { ADMIN_KEY } });
+    expect(done.stdout).toMatch(
+      new RegExp(`^Resolved event ${id}\\n.*\\n.*\\n${ada}\\s+NO\\s+Ada\\n\\S+\\s+NO\\s+Other\\n${bo}\\s+YES\\s+Bo$`),
+    );
+    expect((await ok(`event ${id}`)).stdout).toMatch(new RegExp(`${bo}\\s+resolved YES\\s+-\\s+-\\s+100%`));
+    const again = await trade(`admin resolve-event ${id} ${ada}`, { env: { ADMIN_KEY } });
+    expect([again.code, again.stderr]).toEqual([1, expect.stringMatching(/^Error 409 EVENT_ALREADY_DECIDED: /)]);
+  });
+
   test("logout ends the session on the server; later commands ask for a login", async () => {
     const token = session().accessToken;
     expect((await ok("logout")).stdout).toBe("Logged out.");

@@ -129,6 +129,10 @@ type SdkModels = {
   UserTier: M.UserTier;
   RateBudget: M.RateBudget;
   AccountLimits: M.AccountLimits;
+  EventOutcome: M.EventOutcome;
+  AddOutcomeRequest: M.AddOutcomeRequest;
+  ResolveEventRequest: M.ResolveEventRequest;
+  ProposeEventRequest: M.ProposeEventRequest;
 };
 // Every schema has an SDK model and every model a schema...
 type _NamesAgree = Check<Agree<keyof Schemas, keyof SdkModels | "FieldError">>;
@@ -522,6 +526,21 @@ describe("OpenAPI document", () => {
     await a.markets.dispute(market, { reason: "A holder disputes it" });
     await a.admin.finalizeResolution(market, { result: "YES" });
     await a.admin.resolveMarket(e.markets[2].id, { result: "SPLIT" });
+    // A race: an outcome added, its winner proposed on one, resolved as one step on another.
+    const race = {
+      title: "Schema race",
+      category: "Sports" as const,
+      mutuallyExclusive: true,
+      markets: [
+        { title: "Schema race: A?", outcomeLabel: "A" },
+        { title: "Schema race: B?", outcomeLabel: "B" },
+      ],
+    };
+    const r1 = await a.admin.createEvent(race);
+    const added = await a.admin.addOutcome(r1.id, { title: "Schema race: C?", outcomeLabel: "C" });
+    await a.admin.proposeEvent(r1.id, { winnerMarketId: added.id, note: "schema" });
+    const r2 = await a.admin.createEvent({ ...race, title: "Schema race two" });
+    await a.admin.resolveEvent(r2.id, { winnerMarketId: null });
     // Positions of a resolved market are marked at the payout.
     expect((await a.portfolio.positions()).find((p) => p.marketId === market && p.outcome === "YES")?.markPrice).toBe("1.00");
     const m = await a.markets.get(market);

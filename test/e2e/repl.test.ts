@@ -44,12 +44,16 @@ describe("REPL commands on a started server", () => {
   test("the commands are one list: the catalog's, the checks, trading for a user", () => {
     expect(REPL_COMMANDS.map((c) => c.command.split(" ")[0])).toEqual([
       "list-events",
+      "show-event",
       "create-event",
       "close",
       "cancel",
       "resolve",
       "propose",
       "finalize",
+      "add-outcome",
+      "resolve-event",
+      "propose-event",
       "trading-mode",
       "audit",
       "conservation",
@@ -87,6 +91,38 @@ describe("REPL commands on a started server", () => {
     expect(out.join("\n")).toMatch(/"result": "SPLIT"/);
     await run("finalize", { marketId: id, result: "NO" });
     expect(errors).toEqual([expect.stringMatching(/^Error NO_PROPOSAL: /)]);
+  });
+
+  test("races: create, show with chances, add an outcome, resolve as one step; a second winner prints the refusal", async () => {
+    const race = {
+      title: "Console race",
+      category: "Sports",
+      mutuallyExclusive: true,
+      markets: [
+        { title: "Console race: Ann?", outcomeLabel: "Ann" },
+        { title: "Console race: Ben?", outcomeLabel: "Ben" },
+      ],
+    };
+    const e = (await run("create-event", { json: JSON.stringify(race) })) as { id: string; markets: Array<{ id: string }> };
+    const added = (await run("add-outcome", { eventId: e.id, outcomeLabel: "Cy", title: ["Console", "race:", "Cy?"] })) as { id: string };
+    expect(added).toMatchObject({ outcomeLabel: "Cy", title: "Console race: Cy?", status: "open" });
+    await run("show-event", { eventId: e.id });
+    expect(out[0]).toBe(`${e.id}  Console race  (race)`);
+    expect(out.slice(1).map((l) => l.trim().split(/\s+/).slice(1))).toEqual([
+      ["Ann", "open", "-"],
+      ["Ben", "open", "-"],
+      ["Cy", "open", "-"],
+    ]);
+    const done = (await run("resolve-event", { eventId: e.id, winner: added.id })) as { markets: Array<{ result: string }> };
+    expect(done.markets.map((m) => m.result)).toEqual(["NO", "NO", "YES"]);
+    await run("resolve-event", { eventId: e.id, winner: e.markets[0].id });
+    expect(errors).toEqual([expect.stringMatching(/^Error EVENT_ALREADY_DECIDED: /)]);
+    await run("show-event", { eventId: e.id });
+    expect(out.slice(1).map((l) => l.trim().split(/\s+/).slice(-2))).toEqual([
+      ["resolved", "0%"],
+      ["resolved", "0%"],
+      ["resolved", "100%"],
+    ]);
   });
 
   test("refusals print one line: code, message and the fields at fault", async () => {

@@ -2,7 +2,7 @@
  * The amm service on a real ServiceBroker, the Moleculer way: its actions called through the
  * broker with the production middlewares; the pool lives in the market's actor next to its book,
  * so its dependencies are the real book and ledger services (temp-dir SQLite) with the catalog
- * faked (tests/support/trading-broker.ts); what a trade emits heard by a listener.
+ * faked (test/support/trading-broker.ts); what a trade emits heard by a listener.
  */
 import AmmService from "../../services/amm.service";
 import { ammPrintYesPrice } from "../../trading/publication";

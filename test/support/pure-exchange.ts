@@ -1,7 +1,7 @@
 /**
  * MarketActor's money path without I/O: lock -> match -> settle -> ledger, for several markets on one
- * Accounts. Same order of steps and the same engine functions as trading/market-actor.ts, so the
- * property tests exercise exactly the arithmetic the server runs.
+ * Accounts. Same order of steps and the same engine functions as the market actor's planners
+ * (trading/plan-*.ts), so the property tests exercise exactly the arithmetic the server runs.
  */
 import { Accounts, isPostingRefusal, type AccountsSnapshot, type Posting, type PostingCode } from "../../engine/accounts";
 import { OrderBook } from "../../engine/book";

@@ -45,6 +45,12 @@ function fakes() {
         const e = events.get(id);
         if (e) events.set(id, { ...e, volumeUsd: e.volumeUsd + v });
       },
+      decide: async (id, decision) => {
+        const e = events.get(id);
+        if (!e || e.decision) return false;
+        events.set(id, { ...e, decision });
+        return true;
+      },
     },
     markets: {
       get: async (id) => markets.get(id) ?? null,
@@ -73,6 +79,10 @@ function fakes() {
       addVolume: async (id, v) => {
         const m = markets.get(id);
         if (m) markets.set(id, { ...m, volume: m.volume + v });
+      },
+      lastTrade: async (id, lastYesPrice, lastTradeAtMs) => {
+        const m = markets.get(id);
+        if (m && (m.lastTradeAtMs ?? -1) <= lastTradeAtMs) markets.set(id, { ...m, lastYesPrice, lastTradeAtMs });
       },
       edit: async (id, eventId, set) => {
         const m = markets.get(id);
@@ -546,6 +556,7 @@ describe("reads", () => {
       },
       markets: {
         ofEvent: async (eventId) => markets.filter((m) => m.eventId === eventId),
+        ofEvents: async (ids) => markets.filter((m) => ids.includes(m.eventId)),
         byIds: async (ids) => (asked.push(`byIds ${ids.join(",")}`), markets.filter((m) => ids.includes(m._id))),
       },
       prints: {

@@ -62,10 +62,17 @@ function cores(st: Storage, holders: Set<string> = new Set(["usr_holder", "usr_o
             m.resolution.disputeEndsAt <= nowIso),
       ),
     addVolume: async () => undefined,
+    lastTrade: async () => undefined,
   };
   const log = { info: () => undefined, warn: () => undefined };
   const catalog = new Catalog({
-    events: { get: async () => null, insertOnce: async () => true, update: async () => undefined, addVolume: async () => undefined },
+    events: {
+      get: async () => null,
+      insertOnce: async () => true,
+      update: async () => undefined,
+      addVolume: async () => undefined,
+      decide: async () => true,
+    },
     markets: marketPorts,
     prints: { storedIds: async () => [], insertMany: async () => undefined },
     meta: { get: async () => null, insertOnce: async () => true, markDone: async () => undefined },
@@ -76,6 +83,7 @@ function cores(st: Storage, holders: Set<string> = new Set(["usr_holder", "usr_o
   });
   const ports: ProcessPorts = {
     markets: marketPorts,
+    events: { update: async () => undefined, decide: async () => true },
     disputes: {
       insertOnce: async (doc) => !disputes.has(doc._id) && (disputes.set(doc._id, doc), true),
       count: async (marketId, proposedAt) =>
@@ -240,7 +248,8 @@ describe("the resolution process", () => {
     await Promise.all([a.process.runDeadlines(a.out), b.process.runDeadlines(b.out), a.process.runDeadlines(a.out)]);
     await Promise.all([b.process.runDeadlines(b.out), a.process.runDeadlines(a.out)]);
     const told = [...a.told, ...b.told];
-    const once = (name: string) => told.filter((t) => t.name === name).map((t) => ("payload" in t ? t.payload.marketId : ""));
+    const once = (name: string) =>
+      told.filter((t) => t.name === name).map((t) => ("payload" in t && "marketId" in t.payload ? t.payload.marketId : ""));
     expect(once("market.closed").sort()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `mkt_c${i}`));
     expect(once("market.resolved").sort()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `mkt_f${i}`));
     for (let i = 0; i < 6; i++) expect(st.markets.get(`mkt_f${i}`)).toMatchObject({ status: "resolved", result: "YES" });

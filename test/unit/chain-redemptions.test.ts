@@ -264,3 +264,33 @@ describe("an Idempotency-Key on a redemption", () => {
     expect(res).toMatchObject({ status: "accepted", payout: String(10 * S) });
   });
 });
+
+describe("a mutually exclusive event resolved as one step", () => {
+  test("every market of the step settles in ONE ledger entry: losers to each escrow, money conserved", async () => {
+    const { ledger, r } = setup();
+    // A second market of the event: carol YES x4, alice NO x4.
+    const M2 = "mkt_r2";
+    ledger.accounts.apply([
+      { kind: "cash", account: "carol", available: -4 * S },
+      { kind: "shares", account: "carol", marketId: M2, outcome: "YES", quantity: 4 * S, cost: 2 * S },
+      { kind: "shares", account: "alice", marketId: M2, outcome: "NO", quantity: 4 * S, cost: 2 * S },
+      { kind: "collateral", marketId: M2, amount: 4 * S },
+    ]);
+    const before = ledger.attempts.length;
+    await r.sweepEventResolved("evt_1", [
+      { marketId: M, result: "NO" },
+      { marketId: M2, result: "YES" },
+    ]);
+    const posted = ledger.attempts.slice(before);
+    expect(posted).toEqual(["resolve-event:evt_1"]);
+    expect(ledger.accounts.position("alice", M, "YES")).toMatchObject({ quantity: 0, settled: true });
+    expect(ledger.accounts.position("alice", M2, "NO")).toMatchObject({ quantity: 0, settled: true });
+    expect(ledger.accounts.position(escrowAccount(M), M, "YES")?.quantity).toBe(10 * S);
+    expect(ledger.accounts.position(escrowAccount(M2), M2, "NO")?.quantity).toBe(4 * S);
+    expect(ledger.accounts.position("bob", M, "NO")?.quantity).toBe(10 * S);
+    expect(ledger.accounts.conservation().ok).toBe(true);
+    // Asked again (the event's step repeated): the same entry, nothing moves twice.
+    await r.sweepEventResolved("evt_1", [{ marketId: M2, result: "YES" }]);
+    expect(ledger.accounts.position(escrowAccount(M2), M2, "NO")?.quantity).toBe(4 * S);
+  });
+});

@@ -118,6 +118,9 @@ describe("SDK routes from the contract", () => {
     await c.admin.audit({ page: 1 });
     await c.admin.proposeResolution("mkt_1", body);
     await c.admin.finalizeResolution("mkt_1", body);
+    await c.admin.addOutcome("evt_1", { title: "Will Dana win?", outcomeLabel: "Dana" });
+    await c.admin.resolveEvent("evt_1", { winnerMarketId: "mkt_1" });
+    await c.admin.proposeEvent("evt_1", { winnerMarketId: null });
     await c.markets.dispute("mkt_1", body);
     await c.portfolio.limits();
     await c.orders.queuePosition("ord_1");

@@ -120,7 +120,7 @@ function world() {
     queuePosition: async (_c, marketId, orderId) =>
       marketId === "mkt_1" && orderId === "ord_1" ? { price: 45, quantityAhead: 3_500_000, ordersAhead: 2 } : null,
   };
-  return { desk: new OrderDesk(ports), local, answered, placed, remote, claims, orders, amends, cancels, queries };
+  return { desk: new OrderDesk(ports), ports, local, answered, placed, remote, claims, orders, amends, cancels, queries };
 }
 
 const req = (): Req => ({ id: "r", journaled: 0 });
@@ -249,6 +249,45 @@ describe("OrderDesk", () => {
     const again = await w.desk.placeBatch(req(), "usr_a", [body, { ...body, marketId: "mkt_closed" }], idem);
     expect(again[0]).toEqual(first[0]);
     expect(w.placed.length).toBe(1);
+  });
+
+  test("a batch hands its orders to the actors together, in request order, each answered in its place (one durability wait, not one per order)", async () => {
+    const w = world();
+    // The actor holds every placement until released, as a commit on its way to durability does.
+    let release!: () => void;
+    const durable = new Promise<void>((r) => (release = r));
+    const started: string[] = [];
+    const place = w.ports.place;
+    w.ports.place = async (p, render) => {
+      started.push(`${p.marketId}@${p.price}`);
+      await durable;
+      return place(p, render);
+    };
+    const idem = { scope: "usr_a", key: "b", fingerprint: "f" };
+    const pending = w.desk.placeBatch(
+      req(),
+      "usr_a",
+      [
+        { ...body, price: 0.41 },
+        { ...body, price: 0.42 },
+        { ...body, side: "HOLD" },
+        { ...body, marketId: "mkt_closed", price: 0.44 },
+        { ...body, price: 0.45 },
+      ],
+      idem,
+    );
+    for (let k = 0; k < 100 && started.length < 4; k++) await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(["mkt_1@41", "mkt_1@42", "mkt_closed@44", "mkt_1@45"]);
+    release();
+    const items = await pending;
+    expect(items.map((i) => (i.ok ? i.order.price : i.error.code))).toEqual([
+      "0.41",
+      "0.42",
+      "VALIDATION_ERROR",
+      "MARKET_NOT_OPEN",
+      "0.45",
+    ]);
+    expect(w.claims.map((k) => k.key)).toEqual(["b#0", "b#1", "b#3", "b#4"]);
   });
 
   test("batch item keys have their own namespace: a plain key `C#0` does not answer item 0 of batch `C`", async () => {

@@ -80,6 +80,8 @@ export interface MarketItem {
   id: string;
   eventId: string;
   title: string;
+  /** The outcome this market stands for in its event, or null */
+  outcomeLabel: string | null;
   status: "open" | "closed" | "resolved" | "resolution_failed" | "cancelled";
   /** YES or NO wins in full; SPLIT pays 0.500000 per YES and per NO share */
   result: "YES" | "NO" | "SPLIT" | null;
@@ -176,7 +178,24 @@ export interface Event {
   isLive: boolean;
   beginAt: string;
   tags: string[];
+  /** At most one of its markets resolves YES */
+  mutuallyExclusive: boolean;
+  /** Mutually exclusive and exactly one of its markets wins */
+  exhaustive: boolean;
+  /** Micro-USDT of the one AMM across the event's outcomes; "0": none */
+  ammLiquidity: string;
   markets: MarketItem[];
+  /** One row per market, in display order (lists too) */
+  outcomes: EventOutcome[];
+}
+
+export interface EventOutcome {
+  marketId: string;
+  /** The market's outcomeLabel, else its title */
+  label: string;
+  status: "open" | "closed" | "resolved" | "resolution_failed" | "cancelled";
+  /** Midpoint of the best YES bid and ask (book and AMM) when at most 0.10 apart, else the last trade price, else null */
+  chance: string | null;
 }
 
 export interface BookLevel {
@@ -542,8 +561,17 @@ export interface CreateEventRequest {
   isActive?: boolean;
   isLive?: boolean;
   externalEventId?: string;
+  /** At most one market resolves YES; 2 to 64 markets, each with an outcomeLabel */
+  mutuallyExclusive?: boolean;
+  /** Only with mutuallyExclusive: exactly one market wins */
+  exhaustive?: boolean;
+  /** One AMM across the event's outcomes (micro-USDT), instead of per market */
+  ammLiquidity?: string;
+  /** 1 to 10 markets; 2 to 64 in a mutually exclusive event */
   markets: Array<{
     title: string;
+    /** The outcome the market stands for in its event (1 to 40 characters) */
+    outcomeLabel?: string;
     /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
     ammLiquidity?: string;
     /** What decides YES (up to 4,000 characters), or null */
@@ -581,6 +609,23 @@ export interface UpdateEventRequest {
     /** ISO 8601: the market closes by itself then (resting orders cancelled, reason market_closed); null: no close time */
     closeTime?: string | null;
   }>;
+}
+
+export interface AddOutcomeRequest {
+  title: string;
+  /** The outcome the market stands for in its event (1 to 40 characters) */
+  outcomeLabel: string;
+}
+
+export interface ResolveEventRequest {
+  /** The winning market of the event; null: none of them won (not on an exhaustive event) */
+  winnerMarketId: string | null;
+}
+
+export interface ProposeEventRequest {
+  /** The winning market of the event; null: none of them won (not on an exhaustive event) */
+  winnerMarketId: string | null;
+  note?: string;
 }
 
 export interface ResolveMarketRequest {

@@ -4,7 +4,7 @@
  * the OpenAPI document writes them), who may call it (public, user, admin), whether it takes an
  * Idempotency-Key and whether it answers a page; and what each one takes and answers.
  */
-import type { AccountLimits, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DeletedOrderGroup, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, FundRewardsRequest, GetOrderBookQuery, GetPriceHistoryQuery, GetRewardEarningsQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, OrderGroup, OrderGroupRequest, OrderScoring, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeRequest, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveMarketRequest, RewardEarning, RewardMarket, RewardTermsRequest, RewardsFunded, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
+import type { AccountLimits, AddOutcomeRequest, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DeletedOrderGroup, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, FundRewardsRequest, GetOrderBookQuery, GetPriceHistoryQuery, GetRewardEarningsQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, OrderGroup, OrderGroupRequest, OrderScoring, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeEventRequest, ProposeRequest, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveEventRequest, ResolveMarketRequest, RewardEarning, RewardMarket, RewardTermsRequest, RewardsFunded, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
 
 export const ROUTES = {
   /** The login domain and a fresh payload for a ton_proof */
@@ -79,8 +79,14 @@ export const ROUTES = {
   markNotificationsRead: { method: "POST", path: "/notifications/read", auth: "user" },
   /** Sandbox chain only: mint test tokens to the caller's deposit address (own rate limit) */
   faucet: { method: "POST", path: "/sandbox/faucet", auth: "user" },
-  /** New event with 1 to 10 open markets (409 DUPLICATE_EVENT on a reused externalEventId) */
+  /** New event with 1 to 10 open markets, 2 to 64 when mutually exclusive (409 DUPLICATE_EVENT on a reused externalEventId) */
   adminCreateEvent: { method: "POST", path: "/admin/events", auth: "admin" },
+  /** Add an outcome market to an open mutually exclusive event (409 EVENT_NOT_OPEN when none of its markets is open) */
+  adminAddOutcome: { method: "POST", path: "/admin/events/{id}/markets", auth: "admin" },
+  /** Resolve a mutually exclusive event as one step: the winner YES, every other undecided market NO (null: none won, refused on an exhaustive event) */
+  adminResolveEvent: { method: "POST", path: "/admin/events/{id}/resolve", auth: "admin" },
+  /** Propose the winner of a mutually exclusive event (open markets close first); undisputed, the event finalizes as one step when the window ends */
+  adminProposeEvent: { method: "POST", path: "/admin/events/{id}/propose", auth: "admin" },
   /** Display fields of an event, market titles */
   adminUpdateEvent: { method: "PATCH", path: "/admin/events/{id}", auth: "admin" },
   /** Stop trading (open -> closed) */
@@ -158,6 +164,9 @@ export interface RouteTypes {
   markNotificationsRead: { params: Record<string, never>; query: Record<string, never>; body: MarkReadRequest; result: MarkReadResult };
   faucet: { params: Record<string, never>; query: Record<string, never>; body: FaucetRequest; result: FaucetResult };
   adminCreateEvent: { params: Record<string, never>; query: Record<string, never>; body: CreateEventRequest; result: Event };
+  adminAddOutcome: { params: { id: string }; query: Record<string, never>; body: AddOutcomeRequest; result: MarketItem };
+  adminResolveEvent: { params: { id: string }; query: Record<string, never>; body: ResolveEventRequest; result: Event };
+  adminProposeEvent: { params: { id: string }; query: Record<string, never>; body: ProposeEventRequest; result: Event };
   adminUpdateEvent: { params: { id: string }; query: Record<string, never>; body: UpdateEventRequest; result: Event };
   adminCloseMarket: { params: { id: string }; query: Record<string, never>; body: undefined; result: MarketItem };
   adminCancelMarket: { params: { id: string }; query: Record<string, never>; body: Partial<CancelMarketRequest>; result: MarketItem };
