@@ -1,8 +1,10 @@
 /**
  * A small market maker on the SDK: it quotes both sides of one market around the price the
  * exchange shows (book and AMM), re-quotes on every book update from the socket, keeps a dead
- * man's switch armed (if this process dies, the exchange cancels its orders within 30 s), paces
- * itself to the trade budget of its rate tier, and on SIGINT withdraws its quotes and disarms.
+ * man's switch armed (if this process dies, the exchange cancels its orders within 30 s), puts its
+ * quotes in an order group (a burst of fills past 3 quotes' size in 15 s cancels them all; it
+ * waits a minute, resets the group and quotes again), paces itself to the trade budget of its
+ * rate tier, and on SIGINT withdraws its quotes, deletes the group and disarms.
  *
  *   PMX_URL=http://localhost:3000 PMX_MARKET=mkt_... PMX_SEED=<64 hex> npx tsx client/examples/market-maker.ts
  *
@@ -10,6 +12,7 @@
  * default 10) tune it. On the sandbox chain, `trade faucet` funds the wallet first.
  */
 import {
+  ApiError,
   keyPairFromSeed,
   PmxClient,
   priceToTick,
@@ -35,10 +38,10 @@ async function fairTick(client: PmxClient): Promise<number> {
 }
 
 /** A YES bid below the fair price and a YES ask above it (as a NO bid: no shares needed), post-only so they never take. */
-function quotes(fair: number): PlaceOrderRequest[] {
+function quotes(fair: number, orderGroupId: string): PlaceOrderRequest[] {
   const bid = Math.min(98, Math.max(1, fair - halfSpread));
   const ask = Math.min(99, Math.max(bid + 1, fair + halfSpread));
-  const common = { marketId, orderType: "GTC" as const, quantity: size, postOnly: true };
+  const common = { marketId, orderType: "GTC" as const, quantity: size, postOnly: true, orderGroupId };
   return [
     { ...common, side: "BUY", outcome: "YES", price: tickToPriceNumber(bid) },
     { ...common, side: "BUY", outcome: "NO", price: tickToPriceNumber(100 - ask) },
@@ -60,6 +63,8 @@ async function main(): Promise<void> {
 
   const keeper = client.heartbeats.keepAlive(30, { onError: (err) => console.error("heartbeat", err) });
   await keeper.ready;
+  const { orderGroupId } = await client.orders.createGroup({ fillLimit: String(3 * size), windowSeconds: 15 });
+  let pausedUntil = 0;
 
   let busy = false;
   let again = false;
@@ -71,19 +76,27 @@ async function main(): Promise<void> {
     try {
       do {
         again = false;
-        const wait = lastMs + minGapMs - Date.now();
+        const wait = Math.max(lastMs + minGapMs, pausedUntil) - Date.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         const fair = await fairTick(client);
         if (fair === lastFair) continue;
         lastMs = Date.now();
         await client.orders.cancelAll({ marketId });
-        const placed = await client.orders.batch(quotes(fair));
-        lastFair = placed.every((r) => r.ok) ? fair : -1;
-        for (const r of placed) {
-          if (!r.ok) console.error("quote refused:", r.error.code, r.error.message);
-          else {
-            const { scoring, reason } = await client.orders.scoring(r.order.orderId);
-            console.log(`quoted ${r.order.orderId} (${scoring ? "earning rewards" : `not scoring: ${reason}`})`);
+        lastFair = fair;
+        for (const q of quotes(fair, orderGroupId)) {
+          try {
+            const o = await client.orders.place(q);
+            const { scoring, reason } = await client.orders.scoring(o.orderId);
+            console.log(`quoted ${o.orderId} (${scoring ? "earning rewards" : `not scoring: ${reason}`})`);
+          } catch (err) {
+            lastFair = -1;
+            if (!(err instanceof ApiError) || err.code !== "ORDER_GROUP_TRIGGERED") throw err;
+            // Filled too fast: the exchange cancelled the group's quotes; step back, then quote again.
+            console.log("order group triggered: pausing for a minute");
+            pausedUntil = Date.now() + 60_000;
+            await client.orders.resetGroup(orderGroupId);
+            again = true;
+            break;
           }
         }
       } while (again);
@@ -103,6 +116,7 @@ async function main(): Promise<void> {
     console.log("stopping: withdrawing quotes");
     book.unsubscribe();
     ws.close();
+    await client.orders.deleteGroup(orderGroupId).catch((err: unknown) => console.error("group delete failed", err));
     await client.orders.cancelAll({ marketId }).catch((err: unknown) => console.error("cancel-all failed", err));
     await keeper.stop();
     process.exit(0);
