@@ -18,12 +18,14 @@ import { VALIDATOR_OPTIONS } from "./lib/params";
  */
 export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
   const onDisk = cfg.dataDir !== ":memory:";
+  // Embedded: no network transport, but a socket in the data dir (owner only) where operator tools
+  // such as `npm run repl` join the running exchange instead of starting a second one; its
+  // broadcasts stay local while no tool is joined.
+  const hub = !cfg.transporter && onDisk ? new LocalSocketTransporter({ path: socketPathFor(cfg.dataDir), mode: "hub" }) : null;
   return {
     namespace: "pmx",
     nodeID: cfg.nodeId,
-    // Embedded: no network transport, but a socket in the data dir (owner only) where operator tools
-    // such as `npm run repl` join the running exchange instead of starting a second one.
-    transporter: cfg.transporter ?? (onDisk ? new LocalSocketTransporter({ path: socketPathFor(cfg.dataDir), mode: "hub" }) : null),
+    transporter: cfg.transporter ?? hub,
     logger: cfg.logLevel === false ? false : { type: "Console", options: { level: cfg.logLevel, formatter: "short" } },
     cacher: cfg.redisUrl ? { type: "Redis", options: { redis: cfg.redisUrl, prefix: "pmx-cache" } } : "Memory",
     serializer: "JSON",
@@ -50,6 +52,7 @@ export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
     // The lock first: the start check reads the data dir only once this process owns it.
     middlewares: [
       ...(onDisk ? [createDataDirLock(cfg.dataDir)] : []),
+      ...(hub ? [hub.broadcastsWhileAlone()] : []),
       ...(runsFoundationCheck(cfg) ? [createFoundationCheck(cfg)] : []),
       AuthGuard,
       Idempotency,

@@ -4,6 +4,7 @@ import { bindConfig, dataDirOf, loadConfig, type AppConfig } from "./lib/config"
 import { checkStartSpace, diskFullOf } from "./lib/data-dir";
 import { SERVICE_SCHEMAS } from "./services";
 import { registerExchangeMetrics } from "./lib/metrics";
+import DemoTraderService from "./services/demo-trader.service";
 
 interface GatewayAddress {
   publicAddress(): { url: string; domain: string } | null;
@@ -22,6 +23,9 @@ export function createNode(cfg: AppConfig): ServiceBroker {
     const schema = SERVICE_SCHEMAS[name];
     if (schema) broker.createService(schema);
   }
+  // The demo's background trader lives beside the services it trades through (the embedded demo).
+  const all = ["auth", "catalog", "router", "ledger", "chain"] as const;
+  if (cfg.demoTrader && all.every((n) => cfg.services.includes(n))) broker.createService(DemoTraderService);
   return broker;
 }
 

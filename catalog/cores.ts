@@ -14,8 +14,12 @@ import { CatalogReads } from "./reads";
 import { EXCHANGE_MODE_ID, TradingModes } from "./trading-mode";
 import { catalogReadPorts, catalogStorePorts } from "./store";
 
-/** Prints arriving within this long are one insert and one volume update per market. */
-export const PRINTS_GATHER_MS = 100;
+/**
+ * Prints arriving within this long are one insert and one volume update per market and event
+ * (each NeDB write appends to its file: opened, written, closed). Price history and volumes lag
+ * the trades by at most this much.
+ */
+export const PRINTS_GATHER_MS = 500;
 
 export interface CatalogDeps {
   stores: () => Stores<CatalogCollections>;

@@ -132,6 +132,8 @@ export interface InternalActions {
   "notifier.catchUp": Entry<void, { cursor: number }>;
   // auth
   "auth.checkSession": Entry<{ sid: string; userId: string }, boolean>;
+  /** A gateway forgets a session it confirmed (called on every gateway before a logout answers). */
+  "api.forgetSession": Entry<{ sid: string }, { forgotten: boolean }>;
   "auth.resolveToken": Entry<{ token: string }, TokenUser | null>;
   "auth.getUser": Entry<{ userId: string }, UserDoc | null>;
   /** Every user granted a rate tier other than `default` (a gateway learns them as it starts). */
@@ -306,6 +308,7 @@ export const INTERNAL_PARAMS = {
     },
   },
   "auth.checkSession": { sid: { type: "string", max: 128 }, userId: { type: "string", max: 128 } },
+  "api.forgetSession": { sid: { type: "string", max: 128 } },
   "auth.resolveToken": { token: { type: "string", max: 4096 } },
   "auth.getUser": { userId: { type: "string", max: 128 } },
   "auth.tiersGranted": null,

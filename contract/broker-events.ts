@@ -33,9 +33,19 @@ export interface BrokerEvents {
   "order.updated": SocketModel<"OrderUpdate"> & { userId: string };
   /** A price print per execution, every venue (price history and volume). */
   "market.trade": MarketTradeEvent;
+  /**
+   * What a node's market actors published since its last message, in order: one broadcast for the
+   * book changes, prices and order updates of every command committed meanwhile (each item is one
+   * of the three events above), instead of an event each.
+   */
+  "book.published": { events: BookMessage[] };
+  /** The prints of the same commands, together (one catalog node records them). */
+  "market.trades": { prints: MarketTradeEvent[] };
   // The ledger after each group commit (ledger/changes.ts).
-  /** The durability watermark: engines acknowledge their commands on it. */
+  /** The durability watermark: sent to the engines that wait on an entry of it (`durableGroup`). */
   "ledger.durable": { instance: string; seq: number };
+  /** Every balance, position and trade change of one group commit, in one broadcast (items as the events below). */
+  "ledger.committed": { events: LedgerMessage[] };
   "ledger.balanceChanged": { userId: string; balance: Model<"Balance"> };
   "ledger.positionChanged": { userId: string; position: SocketModel<"PositionUpdate"> };
   "ledger.tradeCreated": { userId: string; trade: TradeRecord & { totalCostDecimal: string } };
@@ -79,7 +89,10 @@ export const BROKER_EVENTS = {
   "market.pricesChanged": "broadcast",
   "order.updated": "broadcast",
   "market.trade": "emit",
+  "book.published": "broadcast",
+  "market.trades": "emit",
   "ledger.durable": "broadcast",
+  "ledger.committed": "broadcast",
   "ledger.balanceChanged": "broadcast",
   "ledger.positionChanged": "broadcast",
   "ledger.tradeCreated": "broadcast",
@@ -116,6 +129,18 @@ export type EventsOf<Prefix extends string> = { [E in EventName as E extends `${
 /** One event as a value (name and payload together), for cores that hand their events over as a list. */
 export type EventMessage<E extends EventName = EventName> = { [K in E]: { name: K; payload: BrokerEvents[K] } }[E];
 
+/** A market actor's publication, one item of `book.published`. */
+export type BookMessage = EventMessage<"book.changed" | "market.pricesChanged" | "order.updated">;
+/** A group commit's change for a user, one item of `ledger.committed`. */
+export type LedgerMessage = EventMessage<"ledger.balanceChanged" | "ledger.positionChanged" | "ledger.tradeCreated">;
+
+/**
+ * The event group under which an engine node hears `ledger.durable`: the ledger emits each
+ * watermark to the groups of the engines waiting on it, not to every engine of the cluster (a
+ * broadcast, after a refused write, still reaches every group).
+ */
+export const durableGroup = (nodeID: string): string => `durable:${nodeID}`;
+
 /** What can send an event: a Moleculer Context or ServiceBroker (structurally; no Moleculer import). */
 export interface Emitter {
   emit(eventName: string, data?: unknown, opts?: object): unknown;
@@ -127,6 +152,11 @@ export interface Broadcaster {
 /** Sends an emitted event (one handler per listening service). */
 export function emit<E extends EmittedEvent>(from: Emitter, event: E, payload: BrokerEvents[E]): void {
   void from.emit(event, payload);
+}
+
+/** Sends the watermark to the engine nodes given (one handler each, under its `durableGroup`). */
+export function emitDurable(from: Emitter, payload: BrokerEvents["ledger.durable"], nodeIDs: readonly string[]): void {
+  if (nodeIDs.length) void from.emit("ledger.durable", payload, { groups: nodeIDs.map(durableGroup) });
 }
 
 /** Sends a broadcast event (every listening node's handler). */

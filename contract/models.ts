@@ -551,7 +551,8 @@ export const SCHEMAS = {
       avgEntryPrice: decimal,
       totalCost: micro,
       realizedPnl: signedMicro,
-      status: { type: "string", enum: ["open", "settled"] },
+      /** closed: no shares left (sold, merged or redeemed); settled: its market paid out */
+      status: { type: "string", enum: ["open", "closed", "settled"] },
       market: obj({ id: str, title: nullableStr }, ["id", "title"]),
       markPrice: nullableDecimal,
       unrealizedPnl: { ...signedMicro, nullable: true },
@@ -697,6 +698,30 @@ export const SCHEMAS = {
     properties: { ids: { type: "array", maxItems: 500, items: { type: "string", minLength: 1, maxLength: 200 } }, all: bool },
   },
   MarkReadResult: obj({ updated: int, unread: int }, ["updated", "unread"]),
+  NotificationSettings: obj(
+    {
+      push: obj(
+        {
+          trades: { type: "boolean", description: "TRADE_FILLED, ORDER_CANCELLED" },
+          settlement: { type: "boolean", description: "SETTLEMENT_CONFIRMED (SETTLEMENT_FAILED is always pushed)" },
+          results: { type: "boolean", description: "MARKET_RESOLVED, MARKET_CANCELLED, RESOLUTION_PROPOSED, RESOLUTION_DISPUTED" },
+          transfers: { type: "boolean", description: "DEPOSIT_CREDITED, WITHDRAWAL_SENT, WITHDRAWAL_FAILED" },
+        },
+        ["trades", "settlement", "results", "transfers"],
+      ),
+    },
+    ["push"],
+  ),
+  NotificationSettingsRequest: {
+    type: "object",
+    required: ["push"],
+    properties: {
+      push: {
+        type: "object",
+        properties: { trades: bool, settlement: bool, results: bool, transfers: bool },
+      },
+    },
+  },
 
   CreateEventRequest: {
     type: "object",

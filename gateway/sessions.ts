@@ -1,8 +1,9 @@
 /**
  * Who a request is: its bearer token verified (signature and expiry, locally), then its session
- * confirmed live by the auth service, so a logout is immediate on every gateway. Embedded (one
- * process), a confirmed session is kept until auth.sessionRevoked (which reaches this cache, locally
- * and synchronously, before the logout answers), so it is not asked again per request.
+ * confirmed live by the auth service, so a logout is immediate on every gateway. A confirmed
+ * session is kept until it is revoked: auth has every gateway forget it (`api.forgetSession`, and
+ * the `auth.sessionRevoked` broadcast) before a logout or refresh answers, so it is not asked
+ * again per request, embedded or in a cluster.
  */
 import { timingSafeEqual } from "node:crypto";
 import type { TokenClaims } from "../auth/tokens";
@@ -27,8 +28,10 @@ export interface SessionPorts<C> {
 export const MAX_CACHED_SESSIONS = 100_000;
 
 export class SessionCache<C> {
-  /** Sessions auth confirmed, by sid (null: every request asks; a cluster has no synchronous revocation). */
+  /** Sessions auth confirmed, by sid (null: every request asks). */
   private readonly live: Map<string, string> | null;
+  /** Revocations seen: a confirmation that crossed one is not kept (it may predate the logout). */
+  private revocations = 0;
 
   constructor(
     private readonly ports: SessionPorts<C>,
@@ -49,8 +52,9 @@ export class SessionCache<C> {
       ...(claims.tir ? { tier: claims.tir } : {}),
     };
     if (this.live?.get(claims.sid) === claims.sub) return user;
+    const before = this.revocations;
     const live = await this.ports.isLive(c, claims.sid, claims.sub);
-    if (live && this.live) {
+    if (live && this.live && this.revocations === before) {
       if (this.live.size >= MAX_CACHED_SESSIONS) this.live.clear();
       this.live.set(claims.sid, claims.sub);
     }
@@ -62,9 +66,10 @@ export class SessionCache<C> {
     return this.live?.size ?? 0;
   }
 
-  /** auth.sessionRevoked: that session is asked again (and found gone). */
-  revoked(sid: string): void {
-    this.live?.delete(sid);
+  /** A session ended: it is asked again (and found gone). True when it was kept here. */
+  revoked(sid: string): boolean {
+    this.revocations++;
+    return this.live?.delete(sid) ?? false;
   }
 }
 

@@ -19,11 +19,8 @@ import type { Service, ServiceSchema } from "moleculer";
 import SocketIOMixin from "moleculer-io";
 import type { Server, Socket } from "socket.io";
 import { defineService } from "../mixins/service";
-import { call, type ActionName, type EventName, type EventPayload } from "../contract";
-import { tradeRecordView } from "../engine/settlement";
+import { call, type ActionName, type EventName } from "../contract";
 import { configOf } from "../lib/config";
-import { livePrices } from "../trading/live-prices";
-import { Coalescer } from "./socket-coalesce";
 import { AddressConnections } from "./socket-limits";
 import { clientAddress, trustedProxies, type TrustedProxies } from "../lib/proxies";
 import { METRIC } from "../lib/metrics";
@@ -37,22 +34,9 @@ import {
   type EncodedMessage,
   type FanoutPath,
 } from "./socket-direct";
-import {
-  COALESCE_MS,
-  MAX_PACKET_BYTES,
-  SOCKET_PATH,
-  noView,
-  rooms,
-  type MarketPrices,
-  type PositionUpdate,
-  type ServerMessage,
-  type UserUpdate,
-} from "./socket-protocol";
+import { MAX_PACKET_BYTES, SOCKET_PATH, rooms, type ServerMessage } from "./socket-protocol";
+import { SocketFanout } from "./socket-fanout";
 import { ConnectionSubscriptions, errorMsg, type SubscriptionPorts } from "./subscriptions";
-
-/** Broker event payloads the socket layer keeps (contract/broker-events.ts). */
-type BookChangedEvent = EventPayload<"book.changed">;
-type PricesChangedEvent = EventPayload<"market.pricesChanged">;
 
 interface SocketState {
   /** Its subscriptions' rules (gateway/subscriptions.ts). */
@@ -62,33 +46,18 @@ interface SocketState {
   writer: ConnectionWriter;
 }
 
-type UserPush = { userId: string; data: UserUpdate };
-/** A market's latest book and prices waiting to go out (each absent until its event arrives). */
-type MarketChange = { book: BookChangedEvent | null; prices: PricesChangedEvent | null };
-
 export type SocketGatewayThis = Service & {
   io: Server;
   socketStates: Map<string, SocketState>;
   idleTimeoutMs: number;
-  lastBook: Map<string, BookChangedEvent>;
-  /**
-   * Book room -> socket -> seq of the snapshot (or catch-up) it was sent on subscribing: updates
-   * up to that seq still on their way (the coalescing window, a slower event) are not sent to it.
-   * An entry lives until the socket's first newer update.
-   */
-  bookFloors: Map<string, Map<string, number>>;
-  lastPrices: Map<string, string>;
-  marketPush: Coalescer<MarketChange>;
-  userPush: Coalescer<UserPush>;
+  /** What goes out to which sockets (gateway/socket-fanout.ts). */
+  fanout: SocketFanout;
   socketConnected(socket: Socket): void;
   stateOf(socket: Socket): SocketState | undefined;
   send(socket: Socket, msg: ServerMessage): void;
   toRoom(room: string, msg: ServerMessage): void;
   hasMembers(room: string): boolean;
   subscriptionPorts(socket: Socket): SubscriptionPorts;
-  flushMarket(marketId: string, change: MarketChange): void;
-  priceUpdate(ev: PricesChangedEvent): ServerMessage | null;
-  fanOut(roomNames: string[], msgs: ServerMessage[]): void;
   encode(msg: ServerMessage): EncodedMessage;
   writeEncoded(socket: Socket, e: Batch): void;
   pong: Batch | null;
@@ -106,13 +75,14 @@ export type SocketGatewayThis = Service & {
   /** Fan-out writes per path since start (the metric's counts; also read by bench/ws.ts). */
   fanoutWrites: Record<FanoutPath, number>;
   countWrites(writes: Record<FanoutPath, number>): void;
-  pushUser(userId: string, data: UserUpdate, coalesceKey?: string): void;
 };
 
 type IOSocket = Socket & { $service: SocketGatewayThis };
 
 /** Events handled on every gateway node (per-node event group, see `merged`). */
 const SOCKET_EVENTS = [
+  "book.published",
+  "ledger.committed",
   "book.changed",
   "market.pricesChanged",
   "catalog.marketLifecycle",
@@ -195,21 +165,33 @@ const SocketGateway = defineService<SocketGatewayThis>({
   },
 
   events: {
+    /** Every book change, price and order update a node's engines published together. */
+    "book.published": {
+      handler(this: SocketGatewayThis, ctx) {
+        for (const e of ctx.params.events)
+          if (e.name === "book.changed") this.fanout.book(e.payload);
+          else if (e.name === "market.pricesChanged") this.fanout.prices(e.payload);
+          else this.fanout.order(e.payload);
+      },
+    },
+    /** Every balance, position and trade change of one group commit. */
+    "ledger.committed": {
+      handler(this: SocketGatewayThis, ctx) {
+        for (const e of ctx.params.events)
+          if (e.name === "ledger.balanceChanged") this.fanout.balance(e.payload);
+          else if (e.name === "ledger.positionChanged") this.fanout.position(e.payload);
+          else this.fanout.trade(e.payload);
+      },
+    },
+    // One at a time, as nodes of an earlier version send them (a rolling upgrade).
     "book.changed": {
       handler(this: SocketGatewayThis, ctx) {
-        const ev = ctx.params;
-        const prev = this.lastBook.get(ev.marketId);
-        if (prev && prev.seq > ev.seq) return;
-        this.lastBook.set(ev.marketId, ev);
-        if (this.hasMembers(rooms.book(ev.marketId, "YES")) || this.hasMembers(rooms.book(ev.marketId, "NO")))
-          this.marketPush.push(ev.marketId, { book: ev, prices: null });
+        this.fanout.book(ctx.params);
       },
     },
     "market.pricesChanged": {
       handler(this: SocketGatewayThis, ctx) {
-        if (this.hasMembers(rooms.market(ctx.params.marketId)))
-          this.marketPush.push(ctx.params.marketId, { book: null, prices: ctx.params });
-        else this.lastPrices.delete(ctx.params.marketId);
+        this.fanout.prices(ctx.params);
       },
     },
     "catalog.marketLifecycle": {
@@ -220,49 +202,27 @@ const SocketGateway = defineService<SocketGatewayThis>({
     },
     "ledger.balanceChanged": {
       handler(this: SocketGatewayThis, ctx) {
-        const { userId, balance } = ctx.params;
-        this.pushUser(userId, { balance: { available: balance.available, locked: balance.locked, total: balance.total } }, `bal:${userId}`);
+        this.fanout.balance(ctx.params);
       },
     },
     "ledger.positionChanged": {
       handler(this: SocketGatewayThis, ctx) {
-        const { userId, position: p } = ctx.params;
-        const position: PositionUpdate = {
-          marketId: p.marketId,
-          outcome: p.outcome,
-          quantity: p.quantity,
-          avgEntryPrice: p.avgEntryPrice,
-          totalCost: p.totalCost,
-          realizedPnl: p.realizedPnl,
-        };
-        this.pushUser(userId, { position }, `pos:${userId}:${p.marketId}:${p.outcome}`);
+        this.fanout.position(ctx.params);
       },
     },
     "ledger.tradeCreated": {
       handler(this: SocketGatewayThis, ctx) {
-        const { userId, trade: t } = ctx.params;
-        this.pushUser(userId, { trade: tradeRecordView(t) });
+        this.fanout.trade(ctx.params);
       },
     },
     "order.updated": {
       handler(this: SocketGatewayThis, ctx) {
-        const o = ctx.params;
-        this.pushUser(o.userId, {
-          order: {
-            orderId: o.orderId,
-            marketId: o.marketId,
-            status: o.status,
-            remainingQuantity: o.remainingQuantity,
-            filledDelta: o.filledDelta,
-            clientOrderId: o.clientOrderId ?? null,
-            cancelReason: o.cancelReason ?? null,
-          },
-        });
+        this.fanout.order(ctx.params);
       },
     },
     "notifier.created": {
       handler(this: SocketGatewayThis, ctx) {
-        this.pushUser(ctx.params.userId, { notification: ctx.params.notification });
+        this.fanout.user(ctx.params.userId, { notification: ctx.params.notification });
       },
     },
     "auth.sessionRevoked": {
@@ -297,7 +257,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
       socket.on("disconnect", () => {
         clearTimeout(state.idle);
         state.subs.close();
-        for (const [room, floors] of this.bookFloors) if (floors.delete(socket.id) && !floors.size) this.bookFloors.delete(room);
+        this.fanout.socketGone(socket.id);
         this.socketStates.delete(socket.id);
       });
     },
@@ -315,7 +275,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
     },
 
     hasMembers(this: SocketGatewayThis, room: string): boolean {
-      return !!this.io && (this.io.of("/").adapter.rooms.get(room)?.size ?? 0) > 0;
+      return this.fanout.hasMembers(room);
     },
 
     /** The socket.io and broker side of one connection's subscription rules. */
@@ -334,13 +294,9 @@ const SocketGateway = defineService<SocketGatewayThis>({
           }
         },
         resolveToken: (token) => call(this.broker, "auth.resolveToken", { token }),
-        lastBook: (marketId) => this.lastBook.get(marketId),
-        setFloor: (room, seq) => {
-          let floors = this.bookFloors.get(room);
-          if (!floors) this.bookFloors.set(room, (floors = new Map()));
-          floors.set(socket.id, seq);
-        },
-        dropFloor: (room) => void this.bookFloors.get(room)?.delete(socket.id),
+        lastBook: (marketId) => this.fanout.lastBook.get(marketId),
+        setFloor: (room, seq) => this.fanout.setFloor(room, socket.id, seq),
+        dropFloor: (room) => this.fanout.dropFloor(room, socket.id),
         timers: {
           set: (fn, ms) => setTimeout(fn, ms).unref(),
           clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
@@ -348,87 +304,6 @@ const SocketGateway = defineService<SocketGatewayThis>({
         now: () => Date.now(),
         warn: (msg, err) => this.logger.warn(msg, err),
       };
-    },
-
-    flushMarket(this: SocketGatewayThis, marketId: string, change: MarketChange) {
-      const targets: string[] = [];
-      const msgs: ServerMessage[] = [];
-      const ev = change.book;
-      if (ev) {
-        for (const outcome of ["YES", "NO"] as const) {
-          const room = rooms.book(marketId, outcome);
-          if (!this.hasMembers(room)) continue;
-          const levels = outcome === "YES" ? ev.yes : noView(ev.yes);
-          targets.push(room);
-          msgs.push({
-            type: "update",
-            channel: "book",
-            marketId,
-            outcome,
-            seq: ev.seq,
-            data: { marketId, bids: levels.bids, asks: levels.asks },
-          });
-        }
-      }
-      const price = change.prices && this.priceUpdate(change.prices);
-      if (price && this.hasMembers(rooms.market(marketId))) {
-        targets.push(rooms.market(marketId));
-        msgs.push(price);
-      }
-      if (msgs.length) this.fanOut(targets, msgs);
-    },
-
-    priceUpdate(this: SocketGatewayThis, ev: PricesChangedEvent): ServerMessage | null {
-      // The same prices as REST (best of book and pool), so the socket and GET /markets/:id agree.
-      const data: MarketPrices = {
-        marketId: ev.marketId,
-        ...livePrices({ yesBid: ev.yesBid, yesAsk: ev.yesAsk, ammYes: ev.ammYes ?? null }),
-      };
-      // Most book changes leave the best prices alone: push only real changes.
-      const sig = `${data.buyYesPrice}|${data.buyNoPrice}|${data.sellYesPrice}|${data.sellNoPrice}`;
-      if (this.lastPrices.get(ev.marketId) === sig) return null;
-      this.lastPrices.set(ev.marketId, sig);
-      return { type: "update", channel: "market", data };
-    },
-
-    /**
-     * `msgs[i]` to every socket in room `roomNames[i]`; a socket in several of them gets its messages
-     * in that order in one write. Each message is encoded once for all sockets (Socket.IO's own
-     * broadcast does the same for one message); gateway/socket-direct.ts writes them.
-     */
-    fanOut(this: SocketGatewayThis, roomNames: string[], msgs: ServerMessage[]) {
-      const nsp = this.io.of("/");
-      const members = roomNames.map((r) => nsp.adapter.rooms.get(r) ?? new Set<string>());
-      const encoded = msgs.map((msg) => this.encode(msg));
-      // By room combination: its messages, in order.
-      const byMask = new Map<number, Batch>();
-      const mine = (mask: number) => {
-        let batch = byMask.get(mask);
-        if (!batch) byMask.set(mask, (batch = batchOf(encoded.filter((_, k) => mask & (1 << k)))));
-        return batch;
-      };
-      const floors = roomNames.map((r) => this.bookFloors.get(r));
-      const writes: Record<FanoutPath, number> = { websocket: 0, "engine-io": 0 };
-      for (let i = 0; i < members.length; i++) {
-        next: for (const id of members[i]) {
-          for (let j = 0; j < i; j++) if (members[j].has(id)) continue next; // served with room j
-          let mask = 1 << i;
-          for (let j = i + 1; j < members.length; j++) if (members[j].has(id)) mask |= 1 << j;
-          for (let k = 0; k < floors.length; k++) {
-            const floor = mask & (1 << k) ? floors[k]?.get(id) : undefined;
-            if (floor === undefined) continue;
-            const seq = (msgs[k] as { seq?: number }).seq;
-            if (seq !== undefined && seq <= floor)
-              mask &= ~(1 << k); // already in its snapshot
-            else floors[k]?.delete(id);
-          }
-          if (!mask) continue;
-          const path = this.socketStates.get(id)?.writer.write(mine(mask));
-          if (path) writes[path]++;
-        }
-      }
-      roomNames.forEach((r, k) => floors[k]?.size === 0 && this.bookFloors.delete(r));
-      this.countWrites(writes);
     },
 
     encode(this: SocketGatewayThis, msg: ServerMessage): EncodedMessage {
@@ -455,12 +330,6 @@ const SocketGateway = defineService<SocketGatewayThis>({
         this.fanoutWrites[path] += writes[path];
         if (metrics) this.broker.metrics.increment(METRIC.socketWrites, { path }, writes[path]);
       }
-    },
-
-    pushUser(this: SocketGatewayThis, userId: string, data: UserUpdate, coalesceKey?: string) {
-      if (!this.hasMembers(rooms.user(userId))) return;
-      if (coalesceKey) this.userPush.push(coalesceKey, { userId, data });
-      else this.toRoom(rooms.user(userId), { type: "update", channel: "user", data });
     },
   },
 
@@ -495,16 +364,12 @@ const SocketGateway = defineService<SocketGatewayThis>({
     this.settings.io = { ...io, options: { ...io.options, wsEngine: this.directory.wsEngine, allowRequest } };
     this.socketStates = new Map();
     this.pong = null;
-    this.lastBook = new Map();
-    this.bookFloors = new Map();
-    this.lastPrices = new Map();
-    this.marketPush = new Coalescer<MarketChange>(
-      COALESCE_MS,
-      (marketId, change) => this.flushMarket(marketId, change),
-      (pending, next) => ({ book: next.book ?? pending.book, prices: next.prices ?? pending.prices }),
-    );
-    this.userPush = new Coalescer(COALESCE_MS, (_k, p) => {
-      if (this.hasMembers(rooms.user(p.userId))) this.toRoom(rooms.user(p.userId), { type: "update", channel: "user", data: p.data });
+    this.fanout = new SocketFanout({
+      members: (room) => this.io?.of("/").adapter.rooms.get(room),
+      encode: (msg) => this.encode(msg),
+      write: (id, batch) => this.socketStates.get(id)?.writer.write(batch),
+      toRoom: (room, msg) => this.toRoom(room, msg),
+      counted: (writes) => this.countWrites(writes),
     });
   },
 
@@ -522,8 +387,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
   },
 
   stopped() {
-    this.marketPush.clear();
-    this.userPush.clear();
+    this.fanout.clear();
     for (const s of this.socketStates.values()) {
       clearTimeout(s.idle);
       s.subs.stopTimers();

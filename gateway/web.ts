@@ -235,7 +235,20 @@ export class WebSite {
     return aliases;
   }
 
-  send(req: IncomingMessage, res: ServerResponse, a: Asset): void {
+  /**
+   * A page a browser asked for that the app does not have: the app's index.html with status 404,
+   * so the app shows its own "Page not found" (API clients, who do not ask for HTML, get the JSON 404).
+   */
+  sendNotFoundPage(req: IncomingMessage, res: ServerResponse): boolean {
+    // moleculer-web rewrites req.url under a route's path; originalUrl is what the client asked for.
+    const url = ((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? "/").split("?")[0];
+    const wantsHtml = String(req.headers.accept ?? "").includes("text/html");
+    if (req.method !== "GET" || !wantsHtml || url.startsWith("/api/") || /\.[A-Za-z0-9]+$/.test(url) || res.headersSent) return false;
+    this.send(req, res, { ...this.index, cacheControl: "no-cache" }, 404);
+    return true;
+  }
+
+  send(req: IncomingMessage, res: ServerResponse, a: Asset, status = 200): void {
     const gz = a.gzip && acceptsGzip(req) ? a.gzip : null;
     const etag = gz ? a.gzipEtag : a.etag;
     res.setHeader("Content-Type", a.type);
@@ -245,7 +258,7 @@ export class WebSite {
     if (a.policy) res.setHeader("Content-Security-Policy", a.policy);
     if (a.gzip) res.setHeader("Vary", "Accept-Encoding");
     const tags = String(req.headers["if-none-match"] ?? "");
-    if (tags && tags.split(",").some((t) => t.trim().replace(/^W\//, "") === etag)) {
+    if (status === 200 && tags && tags.split(",").some((t) => t.trim().replace(/^W\//, "") === etag)) {
       res.statusCode = 304;
       res.end();
       return;
@@ -253,7 +266,7 @@ export class WebSite {
     if (gz) res.setHeader("Content-Encoding", "gzip");
     const body = gz ?? a.body;
     res.setHeader("Content-Length", String(body.length));
-    res.statusCode = 200;
+    res.statusCode = status;
     res.end(req.method === "HEAD" ? undefined : body);
   }
 }

@@ -6,7 +6,8 @@
  */
 import type { CancelReasonCode } from "../engine/settlement";
 import { newId } from "../lib/ids";
-import { notifyCommitted, noteDeadlines, type ChangeSink } from "./changes";
+import type { BrokerEvents } from "../contract/broker-events";
+import { notifyCommitted, noteDeadlines, WatermarkAudience, type ChangeSink } from "./changes";
 import { Deadlines, type DeadlinePorts } from "./deadlines";
 import { LedgerDesk } from "./desk";
 import { Ledger } from "./ledger";
@@ -16,6 +17,11 @@ import { moneyCheckProblems } from "./views";
 
 export interface LedgerEdges {
   out: ChangeSink;
+  /**
+   * The watermark to the engine nodes given (those that posted entries up to it without waiting).
+   * Without it the watermark goes out through `out` like every change.
+   */
+  durableTo?(payload: BrokerEvents["ledger.durable"], nodes: string[]): void;
   /** Cancel orders on the market's owner: the given ones, or every one of a user. */
   cancelMany(
     marketId: string,
@@ -33,24 +39,53 @@ export class LedgerCores {
     readonly desk: LedgerDesk,
     readonly deadlines: Deadlines,
     private readonly edges: LedgerEdges,
+    private readonly audience: WatermarkAudience,
   ) {}
+
+  /**
+   * Node `node` posted entry `seq` and waits for the watermark to pass it. A commit that came
+   * before this was noted (a quick write) is told to that node now, or it would wait for its
+   * fallback.
+   */
+  posted(node: string, seq: number, instance: string): void {
+    const { ledger } = this;
+    if (instance !== ledger.instance) return;
+    if (seq > ledger.durableSeq) this.audience.posted(node, seq);
+    else this.edges.durableTo?.({ instance, seq: ledger.durableSeq }, [node]);
+  }
 
   /** Open the ledger on `store` and check it; the store is closed again when the start fails. */
   static async open(store: MoneyStore, edges: LedgerEdges): Promise<LedgerCores> {
     const now = edges.now ?? (() => Date.now());
     let deadlines: Deadlines | undefined;
+    const audience = new WatermarkAudience();
+    const durableTo = edges.durableTo;
+    // The watermark only to the nodes waiting on it, the rest of the changes as they are decided.
+    const out: ChangeSink = durableTo
+      ? {
+          broadcast: (event, payload) => {
+            if (event !== "ledger.durable") return edges.out.broadcast(event, payload);
+            const mark = payload as BrokerEvents["ledger.durable"];
+            durableTo(mark, audience.reached(mark.seq));
+          },
+          end: () => edges.out.end?.(),
+        }
+      : edges.out;
     try {
       const outage = refusalLog(store.location, edges.log, now);
       const ledger = await Ledger.open(store, {
         committed: (docs) => {
           outage.committed();
-          notifyCommitted(docs, ledger.instance, ledger, edges.out);
+          notifyCommitted(docs, ledger.instance, ledger, out);
           if (deadlines) noteDeadlines(docs, deadlines);
         },
         refused: (err, entries) => {
           outage.refused(err.message, entries);
-          // The new instance's watermark: engines waiting on undone entries hear of it at once.
+          // The new instance's watermark: engines waiting on undone entries hear of it at once
+          // (every engine: a broadcast reaches each node's group).
+          audience.reached(ledger.durableSeq, true);
           edges.out.broadcast("ledger.durable", { instance: ledger.instance, seq: ledger.durableSeq });
+          edges.out.end?.();
         },
         failed: (err) =>
           edges.log.warn(
@@ -66,7 +101,7 @@ export class LedgerCores {
       edges.log.info(`ledger: ${ledger.lastSeq} journal entries verified in ${chain.ms} ms (${store.location})`);
       const desk = new LedgerDesk(ledger, store, { now, newId });
       deadlines = new Deadlines(deadlinePorts(store, desk, edges, now, () => deadlines as Deadlines));
-      return new LedgerCores(store, ledger, desk, deadlines, edges);
+      return new LedgerCores(store, ledger, desk, deadlines, edges, audience);
     } catch (err) {
       await store.close();
       throw err;

@@ -19,12 +19,38 @@ export interface PositionMarkPorts {
   }): Promise<{ filled: number; proceeds: number }>;
 }
 
-export async function positionsView(userId: string, positions: readonly PositionState[], ports: PositionMarkPorts) {
-  const open = positions.filter((p) => p.quantity > 0 && !p.settled);
-  const markets = await ports.titles([...new Set(open.map((p) => p.marketId))]);
+const isOpen = (p: PositionState) => p.quantity > 0 && !p.settled;
+
+/**
+ * Positions of `status`: open ones (shares held) with a mark, closed ones (no shares left, or
+ * settled) with their realized PnL and no mark; `all` both, in the ledger's order.
+ */
+export async function positionsView(
+  userId: string,
+  positions: readonly PositionState[],
+  ports: PositionMarkPorts,
+  status: "open" | "closed" | "all" = "open",
+) {
+  const chosen = positions.filter((p) => (status === "all" ? true : status === "open" ? isOpen(p) : !isOpen(p)));
+  const markets = await ports.titles([...new Set(chosen.map((p) => p.marketId))]);
   return Promise.all(
-    open.map(async (p) => {
+    chosen.map(async (p) => {
       const m = markets[p.marketId];
+      if (!isOpen(p))
+        return {
+          id: `${p.marketId}:${p.outcome}`,
+          marketId: p.marketId,
+          outcome: p.outcome,
+          quantity: String(p.quantity),
+          lockedQuantity: String(p.locked),
+          avgEntryPrice: formatAvgPrice(p.totalCost, p.quantity),
+          totalCost: String(p.totalCost),
+          realizedPnl: String(p.realizedPnl),
+          status: p.settled ? ("settled" as const) : ("closed" as const),
+          market: { id: p.marketId, title: m?.title ?? null },
+          markPrice: null,
+          unrealizedPnl: null,
+        };
       const exit =
         m?.status === "resolved" && (m.result === "YES" || m.result === "NO")
           ? { filled: p.quantity, proceeds: m.result === p.outcome ? p.quantity : 0 }
@@ -43,7 +69,7 @@ export async function positionsView(userId: string, positions: readonly Position
         avgEntryPrice: formatAvgPrice(p.totalCost, p.quantity),
         totalCost: String(p.totalCost),
         realizedPnl: String(p.realizedPnl),
-        status: p.settled ? ("settled" as const) : ("open" as const),
+        status: "open" as const,
         market: { id: p.marketId, title: m?.title ?? null },
         markPrice,
         unrealizedPnl: unrealized === null ? null : String(unrealized),

@@ -98,6 +98,8 @@ export interface AppConfig {
   /** The AMM's LP fee in basis points of the cash traded with the pool. */
   ammFeeBps: number;
   seedDemo: boolean;
+  /** The sandbox demo's background trader (services/demo-trader.service.ts): DEMO_TRADER, else on with the seeded demo on the sandbox chain. */
+  demoTrader: boolean;
   /** After a start, every open market trades post-only for this long (ms), so makers re-quote before takers arrive. */
   reopenPostOnlyMs: number;
   /** How long a proposed result can be disputed before it finalizes by itself (RESOLUTION_DISPUTE_WINDOW_MS, default 2 h). */
@@ -322,6 +324,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rewards: { tickMs: Math.max(50, int(env, "REWARDS_TICK_MS", 60_000)), clockAtMs: clockAt(env.REWARDS_CLOCK_AT) },
     ammFeeBps: bps(env, "AMM_FEE_BPS", 100),
     seedDemo: env.SEED_DEMO !== "false",
+    demoTrader: env.DEMO_TRADER === "true" || (env.DEMO_TRADER !== "false" && env.SEED_DEMO !== "false" && chain === "sandbox"),
     reopenPostOnlyMs: int(env, "REOPEN_POST_ONLY_MS", 0),
     resolutionDisputeWindowMs: int(env, "RESOLUTION_DISPUTE_WINDOW_MS", 2 * 3_600_000),
     resolutionClockMs: Math.max(50, int(env, "RESOLUTION_CLOCK_MS", 1_000)),

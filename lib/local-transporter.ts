@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
-import { Transporters } from "moleculer";
+import { Transporters, type Middleware, type ServiceBroker } from "moleculer";
 
 /**
  * A Moleculer transporter over one Unix domain socket, for operator tools on the same machine:
@@ -148,6 +148,26 @@ export class LocalSocketTransporter extends (Transporters.Base as unknown as new
       if (!server) return resolve();
       server.close(() => resolve());
     });
+  }
+
+  /** Hub: is a tool (the REPL) joined now? */
+  get attached(): boolean {
+    return this.clients.size > 0;
+  }
+
+  /**
+   * A middleware for the hub: while no tool is joined, a broadcast is a local one. Moleculer's
+   * broadcast with a transporter builds one context for the remote nodes and another for the local
+   * services, for every broadcast; alone, only the local one is needed.
+   */
+  broadcastsWhileAlone(): Middleware {
+    return ((broker: ServiceBroker) => ({
+      name: "LocalBroadcastsWhileAlone",
+      broadcast:
+        (next: (eventName: string, payload: unknown, opts: object) => Promise<void>) =>
+        (eventName: string, payload: unknown, opts: object) =>
+          this.attached ? next(eventName, payload, opts) : broker.broadcastLocal(eventName, payload, opts ?? {}),
+    })) as unknown as Middleware;
   }
 
   override subscribe(cmd: string, nodeID?: string): Promise<void> {

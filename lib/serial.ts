@@ -49,6 +49,25 @@ export class WriteBatcher<T> {
     });
   }
 
+  /** Several items with one promise for all of them (a message that carries many). */
+  addAll(items: readonly T[]): Promise<void> {
+    if (!items.length) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      let left = items.length;
+      let failed = false;
+      const one = {
+        resolve: () => void (--left === 0 && !failed && resolve()),
+        reject: (err: unknown) => {
+          if (failed) return;
+          failed = true;
+          reject(err);
+        },
+      };
+      for (const item of items) this.queued.push({ item, ...one });
+      if (!this.running) this.running = this.loop();
+    });
+  }
+
   /** Resolves when everything added so far is written. */
   async drain(): Promise<void> {
     while (this.running) await this.running;

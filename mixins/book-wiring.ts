@@ -9,6 +9,7 @@ import { throwRefusal } from "../lib/errors";
 import { METRIC } from "../lib/metrics";
 import { Validator } from "../lib/validator";
 import { BookCores } from "../trading/book-cores";
+import { GatheredPublications } from "../trading/publication";
 import type { AppContext } from "./context";
 import { withIdempotency } from "./idempotency.middleware";
 import { marketOwner, refreshOwners } from "./market-routing.middleware";
@@ -36,12 +37,14 @@ export function bookCoresOn(broker: ServiceBroker, log: (message: string) => voi
       post: (entry) => portCall(broker, "ledger.post", { ...entry, durable: false }),
       sync: (seq, instance) => portCall(broker, "ledger.sync", { seq, instance }).then(() => undefined),
     },
-    // What a committed command tells the world (trading/publication.ts), dispatched here.
-    out: {
-      broadcast: (event, payload) => broadcast(broker, event, payload),
-      emit: (event, payload) => emit(broker, event, payload),
+    // What committed commands tell the world (trading/publication.ts), one message per watermark.
+    out: new GatheredPublications({
+      published: (events) => broadcast(broker, "book.published", { events }),
+      prints: (prints) => emit(broker, "market.trades", { prints }),
       count: (metric, labels) => broker.metrics.increment(METRIC[metric], labels),
-    },
+      // After the commands this watermark acknowledged have published, before their answers go.
+      later: (send) => queueMicrotask(send),
+    }),
     measured: (marketId, ms, queueDepth) => {
       broker.metrics.observe(METRIC.commandLatency, ms, { command: "market" });
       broker.metrics.set(METRIC.queueDepth, queueDepth, { marketId });

@@ -149,8 +149,25 @@ export function notificationItem(d: NotificationDoc): NotificationItem {
   };
 }
 
+/** Which kinds of notification the Telegram bot pushes to a user (every kind is stored and listed anyway). */
+export const PUSH_KINDS = ["trades", "settlement", "results", "transfers"] as const;
+export type PushKind = (typeof PUSH_KINDS)[number];
+export type PushSettings = Record<PushKind, boolean>;
+
+/** A user's notification settings; absent means every kind is pushed. */
+export interface NotifierSettingsDoc {
+  _id: string;
+  push: PushSettings;
+  updatedAt: string;
+}
+
 /** The notifier service's collections. */
-export type NotifierCollections = { notifications: NotificationDoc; notifierCursor: NotifierCursorDoc; notifierJobs: NotifierJobDoc };
+export type NotifierCollections = {
+  notifications: NotificationDoc;
+  notifierCursor: NotifierCursorDoc;
+  notifierJobs: NotifierJobDoc;
+  notifierSettings: NotifierSettingsDoc;
+};
 
 /** A settlement batch's outcome for the trades in it (the chain service's settlement notices). */
 export interface TradeSettledParams {

@@ -17,9 +17,11 @@ import {
   type NotifierJobDoc,
   type OrderCancelNotice,
   type TradeSettledParams,
+  type PushSettings,
 } from "../models/notification";
 import { draftsFromEntry, marketOf, notificationId, settlementDrafts, type AnyDraft } from "./derive";
 import { PUSH_MAX_AGE_MS } from "./policy";
+import { DEFAULT_PUSH, mergePush, pushes } from "./push-kinds";
 import { render } from "./texts";
 
 /** Journal entries read per call while catching up. */
@@ -81,6 +83,11 @@ export interface NotifierPorts {
     /** Raise the stored position to `seq` (never lowers it). */
     save(seq: number): Promise<void>;
   };
+  /** Which kinds each user has the bot push (absent: every kind, as without the port). */
+  settings?: {
+    get(userId: string): Promise<PushSettings | null>;
+    set(userId: string, push: PushSettings): Promise<void>;
+  };
   /** Fan-outs, stored before they run. */
   jobs: {
     insertOnce(job: NotifierJobDoc): Promise<boolean>;
@@ -121,6 +128,8 @@ export class Notifier {
   /** Whether the ledger answered: not yet since the start, reachable, or gone since (logged once). */
   private ledger: "starting" | "up" | "away" = "starting";
   private readonly chatIds = new Map<string, { chatId: number | null; at: number }>();
+  /** Push settings per user, kept as long as chat ids (another node's change shows within that time). */
+  private readonly pushCache = new Map<string, { push: PushSettings | null; at: number }>();
   private readonly titles = new Map<string, string>();
 
   constructor(private readonly ports: NotifierPorts) {}
@@ -218,7 +227,8 @@ export class Notifier {
       known.add(d.id);
       const { title, body } = render(d, await this.marketTitle(marketOf(d)));
       const fresh = this.ports.now() - Date.parse(d.createdAt) < PUSH_MAX_AGE_MS;
-      const chatId = delivery && fresh ? await this.chatIdOf(d.userId) : null;
+      const linked = delivery && fresh ? await this.chatIdOf(d.userId) : null;
+      const chatId = linked !== null && pushes(d.type, await this.pushSettingsOf(d.userId)) ? linked : null;
       const doc: NotificationDoc = {
         _id: d.id,
         userId: d.userId,
@@ -255,6 +265,29 @@ export class Notifier {
     }
     if (pending && delivery) void delivery.deliver();
     return stored.length;
+  }
+
+  /** The kinds the bot pushes to this user (every kind until the user chooses). */
+  async pushSettings(userId: string): Promise<PushSettings> {
+    return (await this.ports.settings?.get(userId)) ?? { ...DEFAULT_PUSH };
+  }
+
+  /** Applies a partial choice and returns the whole setting; it holds for notifications created from now on. */
+  async setPushSettings(userId: string, change: Partial<PushSettings>): Promise<PushSettings> {
+    if (!this.ports.settings) throw new Error("notification settings are not stored here");
+    const push = mergePush(await this.ports.settings.get(userId), change);
+    await this.ports.settings.set(userId, push);
+    this.pushCache.set(userId, { push, at: this.ports.now() });
+    return push;
+  }
+
+  private async pushSettingsOf(userId: string): Promise<PushSettings | null> {
+    if (!this.ports.settings) return null;
+    const hit = this.pushCache.get(userId);
+    if (hit && this.ports.now() - hit.at < CHAT_CACHE_MS) return hit.push;
+    const push = await this.ports.settings.get(userId);
+    this.pushCache.set(userId, { push, at: this.ports.now() });
+    return push;
   }
 
   /** A verified Telegram link: pushes go to this chat from now on. */

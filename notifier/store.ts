@@ -10,7 +10,9 @@ import type { NotifierPorts } from "./notifier";
 /** The journal cursor's document. */
 const CURSOR_ID = "ledger";
 
-export function notifierStorePorts(stores: () => Stores<NotifierCollections>): Pick<NotifierPorts, "notifications" | "cursor" | "jobs"> {
+export function notifierStorePorts(
+  stores: () => Stores<NotifierCollections>,
+): Pick<NotifierPorts, "notifications" | "cursor" | "jobs" | "settings"> {
   const s = stores;
   return {
     notifications: {
@@ -24,6 +26,14 @@ export function notifierStorePorts(stores: () => Stores<NotifierCollections>): P
         return (await s().notifierCursor.findOne({ _id: CURSOR_ID }))?.seq ?? 0;
       },
       save: async (seq) => void (await s().notifierCursor.update({ _id: CURSOR_ID, seq: { $lt: seq } }, { $set: { seq } })),
+    },
+    settings: {
+      get: async (userId) => (await s().notifierSettings.findOne({ _id: userId }))?.push ?? null,
+      set: async (userId, push) => {
+        const updatedAt = new Date().toISOString();
+        if (!(await s().notifierSettings.insertOnce({ _id: userId, push, updatedAt })))
+          await s().notifierSettings.update({ _id: userId }, { $set: { push, updatedAt } });
+      },
     },
     jobs: {
       insertOnce: (job) => s().notifierJobs.insertOnce(job),

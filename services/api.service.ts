@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Context, Service } from "moleculer";
 import { defineService } from "../mixins/service";
-import { ROUTED_ACTIONS, call, routeAction, type ActionResult, type HandlerParams } from "../contract";
+import { ROUTED_ACTIONS, call, internalAction, routeAction, type ActionResult, type HandlerParams } from "../contract";
 import ApiGateway from "moleculer-web";
 import IORedis, { type Redis } from "ioredis";
 import { configOf, type AppConfig } from "../lib/config";
@@ -48,6 +48,8 @@ interface ApiThis extends Service {
   authenticate(ctx: Context<unknown, RequestMeta>, route: unknown, req: Req): Promise<SessionUser | null>;
   proxies: TrustedProxies;
   routedActions: string[];
+  /** The built web app (null without a build). */
+  site: WebSite | null;
 }
 
 const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendError">({
@@ -57,6 +59,14 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
   mixins: [SocketGateway, ApiGateway],
 
   actions: {
+    /** Internal: auth ends a session: this gateway asks again for it (and finds it gone) before the logout answers. */
+    forgetSession: {
+      ...internalAction("api.forgetSession"),
+      handler(this: ApiThis, ctx: Context<HandlerParams<"api.forgetSession">>) {
+        return { forgotten: this.sessions.revoked(ctx.params.sid) };
+      },
+    },
+
     /** GET /account/limits: this gateway's limiters hold the budgets (the call stays on this node: preferLocal). */
     accountLimits: {
       ...routeAction("api.accountLimits"),
@@ -162,6 +172,7 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
       await this.decideRate(req);
       const requestId = req.$ctx?.requestID ?? `req_${randomUUID()}`;
       const { status, body, retryAfter, log } = errorAnswer(err, requestId, req.$rateVerdict);
+      if (status === 404 && this.site?.sendNotFoundPage(req, res)) return;
       if (log) this.logger.error("Request failed", req.method, req.url, err);
       setRateHeaders(res, req.$rateVerdict);
       if (retryAfter && !res.headersSent) res.setHeader("Retry-After", String(retryAfter));
@@ -210,13 +221,13 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
   created(this: ApiThis) {
     const cfg = configOf(this.broker);
     this.cfg = cfg;
-    // Embedded, the revocation event reaches the cache before a logout answers: confirmed sessions are kept.
+    // Confirmed sessions are kept: auth has every gateway forget a session before its logout answers.
     this.sessions = new SessionCache(
       {
         verify: (token) => verifyToken(cfg.jwtSecret, token),
         isLive: (ctx, sid, userId) => call(ctx, "auth.checkSession", { sid, userId }),
       },
-      { keep: !cfg.transporter },
+      { keep: true },
     );
     this.proxies = trustedProxies(cfg.trustedProxies);
     this.tierBook = new TierBook(cfg.rateLimit.tiers);
@@ -228,6 +239,7 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
     const domain = () => proofDomain(this.cfg.appDomain, this.server?.address() as AddressInfo | null);
     // The web app at / and the API documentation at /docs (gateway/web.ts), after every API route.
     const site = WebSite.load(findWebBuild(), { chain: cfg.chain, testnet: cfg.ton.testnet, proofDomain: domain });
+    this.site = site;
     if (!site) this.logger.warn("The web app is not built (npm run build): / and /docs answer 404");
     const routes = gatewayRoutes({
       chain: cfg.chain,

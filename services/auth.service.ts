@@ -1,6 +1,7 @@
 import { Errors, type Service } from "moleculer";
 import { defineService } from "../mixins/service";
-import { type ActionResult, type Answer, type HandlerParams, broadcast, emit, internalAction, routeAction } from "../contract";
+import type { ServiceBroker } from "moleculer";
+import { type ActionResult, type Answer, type HandlerParams, broadcast, call, emit, internalAction, routeAction } from "../contract";
 import { configOf, type AppConfig } from "../lib/config";
 import { throwWire } from "../lib/errors";
 import { newId } from "../lib/ids";
@@ -8,6 +9,19 @@ import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
 import { Auth, type AuthOut } from "../auth/auth";
 import { authStorePorts, type AuthCollections } from "../auth/store";
+
+/** How long a logout waits for a gateway to forget the session. */
+const FORGET_TIMEOUT_MS = 2_000;
+
+/** The nodes whose gateway may have kept a session. */
+function gatewayNodes(broker: ServiceBroker): string[] {
+  const list = (
+    broker.registry as unknown as {
+      getActionEndpoints(name: string): { endpoints: Array<{ id: string; isAvailable: boolean }> } | undefined;
+    }
+  ).getActionEndpoints("api.forgetSession");
+  return list ? list.endpoints.filter((e) => e.isAvailable).map((e) => e.id) : [];
+}
 
 /** How often stale proofs and long-expired sessions are dropped. */
 const SWEEP_MS = 60_000;
@@ -18,7 +32,7 @@ type AuthThis = Service &
     auth: Auth;
     sweepTimer?: NodeJS.Timeout;
     domainFor(ctx: AppContext): string;
-    out(ctx: AppContext<unknown>): AuthOut;
+    out(ctx: AppContext<unknown>): AuthOut & { forgotten(): Promise<void> };
   };
 
 const AuthService = defineService<AuthThis>({
@@ -52,16 +66,23 @@ const AuthService = defineService<AuthThis>({
     /** POST /auth/connect: ton_proof login. Every failure is a 401, as the contract says. */
     connect: {
       ...routeAction("auth.connect"),
-      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.connect">>): Answer<"auth.connect"> {
-        return this.auth.connect(ctx.params, this.domainFor(ctx), this.out(ctx));
+      async handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.connect">>): Promise<ActionResult<"auth.connect">> {
+        const out = this.out(ctx);
+        const answer = await this.auth.connect(ctx.params, this.domainFor(ctx), out);
+        // Sessions it evicted (one user's limit) are refused by every gateway from now on.
+        await out.forgotten();
+        return answer;
       },
     },
 
     /** POST /auth/refresh: a new token only in the last hour; the old session ends with it. */
     refresh: {
       ...routeAction("auth.refresh"),
-      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.refresh">>): Answer<"auth.refresh"> {
-        return this.auth.refresh(ctx.meta.user ?? null, ctx.params.token, this.out(ctx));
+      async handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.refresh">>): Promise<ActionResult<"auth.refresh">> {
+        const out = this.out(ctx);
+        const answer = await this.auth.refresh(ctx.meta.user ?? null, ctx.params.token, out);
+        await out.forgotten();
+        return answer;
       },
     },
 
@@ -69,7 +90,10 @@ const AuthService = defineService<AuthThis>({
     logout: {
       ...routeAction("auth.logout"),
       async handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.logout">>): Promise<ActionResult<"auth.logout">> {
-        await this.auth.logout(currentUser(ctx), this.out(ctx));
+        const out = this.out(ctx);
+        await this.auth.logout(currentUser(ctx), out);
+        // Refused from now on by every gateway, also one that had confirmed the session.
+        await out.forgotten();
         ctx.meta.$statusCode = 204;
         return null;
       },
@@ -125,12 +149,24 @@ const AuthService = defineService<AuthThis>({
       return domain;
     },
 
-    /** Events travel with the request; a revoked session is broadcast so every node's cache drops it. */
-    out(this: AuthThis, ctx: AppContext<unknown>): AuthOut {
+    /**
+     * Events travel with the request; a revoked session is broadcast (sockets end its user channel)
+     * and every gateway is asked to forget it; `forgotten()` resolves once each one answered.
+     */
+    out(this: AuthThis, ctx: AppContext<unknown>): AuthOut & { forgotten(): Promise<void> } {
+      const forgetting: Array<Promise<unknown>> = [];
       return {
         emit: (e) => emit(ctx, e.name, e.payload),
-        sessionRevoked: (e) => broadcast(ctx, "auth.sessionRevoked", e),
+        sessionRevoked: (e) => {
+          broadcast(ctx, "auth.sessionRevoked", e);
+          for (const nodeID of gatewayNodes(this.broker))
+            // A gateway that cannot answer (gone, an older version) serves no request with a kept session of it.
+            forgetting.push(call(ctx, "api.forgetSession", { sid: e.sid }, { nodeID, timeout: FORGET_TIMEOUT_MS }).catch(() => null));
+        },
         tierChanged: (e) => broadcast(ctx, "auth.tierChanged", e),
+        forgotten: async () => {
+          await Promise.all(forgetting.splice(0));
+        },
       };
     },
   },

@@ -1,6 +1,15 @@
-import type { Service } from "moleculer";
+import type { Service, ServiceSchema } from "moleculer";
 import { defineService } from "../mixins/service";
-import { type ActionResult, type Answer, type HandlerParams, type EventPayload, call, internalAction, routeAction } from "../contract";
+import {
+  type ActionResult,
+  type Answer,
+  type HandlerParams,
+  type EventPayload,
+  call,
+  durableGroup,
+  internalAction,
+  routeAction,
+} from "../contract";
 import { throwWire } from "../lib/errors";
 import { currentUser, type AppContext } from "../mixins/context";
 import type { MarketActor } from "../trading/market-actor";
@@ -34,6 +43,12 @@ function dropForeignMarkets(this: BookThis) {
  */
 const BookService = defineService<BookThis>({
   name: "book",
+
+  // The ledger sends its watermark to the engines waiting on it, each under its own group.
+  merged(this: Service, schema: ServiceSchema) {
+    const ev = schema.events?.["ledger.durable"];
+    if (ev && typeof ev === "object") (ev as { group?: string }).group = durableGroup(this.broker.nodeID);
+  },
 
   // Every action's refusal leaves as the broker's error (cancel-all, lists and tops included).
   hooks: { error: { "*": (_ctx: AppContext, err: unknown) => throwWire(err) } },
@@ -257,8 +272,10 @@ const BookService = defineService<BookThis>({
     "$node.disconnected": dropForeignMarkets,
     "$services.changed": dropForeignMarkets,
     /** The ledger's durability watermark: acknowledges this node's commands without a call each. */
-    "ledger.durable"(this: BookThis, ctx) {
-      this.durability.observe(ctx.params.instance, ctx.params.seq);
+    "ledger.durable": {
+      handler(this: BookThis, ctx) {
+        this.durability.observe(ctx.params.instance, ctx.params.seq);
+      },
     },
   },
 

@@ -2,6 +2,7 @@ import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
 import { type ActionName, type ActionResult, type HandlerParams, ID_PARAM, call, emit, internalAction, routeAction } from "../contract";
 import { configOf } from "../lib/config";
+import { Validator } from "../lib/validator";
 import type { WriteBatcher } from "../lib/serial";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { currentUser, type AppContext } from "../mixins/context";
@@ -19,6 +20,9 @@ import { nullWhenAbsent } from "../mixins/optional-service";
 import { runDemoMaker } from "../mixins/demo-maker";
 import { MARKET_TRADE_PARAMS, catalogCoresOn, dropMarketCache, liveQuotes, requestOut } from "../mixins/catalog-wiring";
 import { throwWire } from "../lib/errors";
+
+/** A print of `market.trades`, checked as `market.trade`'s params are. */
+const checkPrint = Validator.compile(MARKET_TRADE_PARAMS) as (v: unknown) => true | unknown[];
 
 /** GET /markets/:id is cached this long (spec: 5 s); status transitions drop the entry at once. */
 export const MARKET_CACHE_TTL_SEC = 5;
@@ -284,6 +288,17 @@ const CatalogService = defineService<CatalogThis>({
       params: MARKET_TRADE_PARAMS,
       async handler(this: CatalogThis, ctx): Promise<void> {
         await this.prints.add(ctx.params);
+      },
+    },
+
+    /** The prints of the commands an engine acknowledged together; each checked alone (junk is dropped, the rest recorded). */
+    "market.trades": {
+      params: { prints: { type: "array", items: "object" } },
+      async handler(this: CatalogThis, ctx): Promise<void> {
+        const good = ctx.params.prints.filter((print) => checkPrint(print) === true);
+        if (good.length < ctx.params.prints.length)
+          this.logger.warn(`market.trades: ${ctx.params.prints.length - good.length} malformed prints ignored`);
+        await this.prints.addAll(good);
       },
     },
 

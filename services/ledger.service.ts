@@ -1,10 +1,21 @@
 import type { Service } from "moleculer";
 import { defineService } from "../mixins/service";
 import { portCall } from "../mixins/port-call";
-import { type ActionResult, type Answer, type HandlerParams, broadcast, call, internalAction, routeAction } from "../contract";
+import {
+  type ActionResult,
+  type Answer,
+  type HandlerParams,
+  broadcast,
+  call,
+  durableGroup,
+  emitDurable,
+  internalAction,
+  routeAction,
+} from "../contract";
 import { configOf } from "../lib/config";
 import { currentUser, type AppContext } from "../mixins/context";
 import { throwWire, wireError } from "../lib/errors";
+import { GatheredChanges } from "../ledger/changes";
 import { LedgerCores } from "../ledger/ledger-cores";
 import type { LedgerDesk } from "../ledger/desk";
 import { openMoneyStore } from "../ledger/money-store";
@@ -21,6 +32,8 @@ import { OrderGroups, type GroupCancel } from "../trading/order-groups";
 type LedgerThis = Service &
   DbState<RewardCollections> & {
     cores?: LedgerCores;
+    /** The event groups `ledger.durable` is heard under now (read again when services change). */
+    durableGroups?: Set<string> | null;
     /** The cores' requests (set once started). */
     desk: LedgerDesk;
     /** Liquidity rewards and maker rebates (ledger/rewards.ts), run by `rewardClock`. */
@@ -171,11 +184,15 @@ const LedgerService = defineService<LedgerThis>({
       ...internalAction("ledger.post"),
       async handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.post">>): Promise<ActionResult<"ledger.post">> {
         const { durable, ...entry } = ctx.params;
+        let answer: ActionResult<"ledger.post">;
         try {
-          return await this.desk.post(entry, durable);
+          answer = await this.desk.post(entry, durable);
         } catch (err) {
           throw wireError(err);
         }
+        // The caller waits for the watermark: it is sent to that node (ledger/changes.ts WatermarkAudience).
+        if (durable === false && ctx.nodeID) this.cores?.posted(ctx.nodeID, answer.seq, answer.instance);
+        return answer;
       },
     },
 
@@ -224,10 +241,15 @@ const LedgerService = defineService<LedgerThis>({
       ...routeAction("ledger.positions"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.positions">>): Answer<"ledger.positions"> {
         const userId = currentUser(ctx).id;
-        return positionsView(userId, this.desk.ledger.positionsOf(userId), {
-          titles: (marketIds) => portCall(ctx, "catalog.marketTitles", { marketIds }).catch(() => ({})),
-          exitQuote: (p) => portCall(ctx, "book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
-        });
+        return positionsView(
+          userId,
+          this.desk.ledger.positionsOf(userId),
+          {
+            titles: (marketIds) => portCall(ctx, "catalog.marketTitles", { marketIds }).catch(() => ({})),
+            exitQuote: (p) => portCall(ctx, "book.exitQuote", p).catch(() => ({ filled: 0, proceeds: 0 })),
+          },
+          ctx.params.status,
+        );
       },
     },
 
@@ -393,16 +415,22 @@ const LedgerService = defineService<LedgerThis>({
 
   events: {
     // Fills of grouped orders count in their group's window; a group at its limit cancels its orders.
-    async "order.updated"(this: LedgerThis, ctx) {
-      const o = ctx.params;
-      const open = o.status === "open" || o.status === "partially_filled";
-      const delta = Number(o.filledDelta);
-      const t = delta > 0 ? this.groups.filled(o.orderId, delta, open) : null;
-      if (!open) {
-        this.groups.left(o.orderId);
-        this.groupMarkets.delete(o.orderId);
+    async "book.published"(this: LedgerThis, ctx) {
+      for (const e of ctx.params.events) {
+        if (e.name !== "order.updated") continue;
+        const o = e.payload;
+        const open = o.status === "open" || o.status === "partially_filled";
+        const delta = Number(o.filledDelta);
+        const t = delta > 0 ? this.groups.filled(o.orderId, delta, open) : null;
+        if (!open) {
+          this.groups.left(o.orderId);
+          this.groupMarkets.delete(o.orderId);
+        }
+        if (t) await this.cancelGroup(t).catch((err: unknown) => this.logger.warn("Order group cancel failed", (err as Error)?.message));
       }
-      if (t) await this.cancelGroup(t).catch((err: unknown) => this.logger.warn("Order group cancel failed", (err as Error)?.message));
+    },
+    "$services.changed"(this: LedgerThis) {
+      this.durableGroups = null;
     },
   },
 
@@ -432,8 +460,18 @@ const LedgerService = defineService<LedgerThis>({
   async started() {
     const broker = this.broker;
     this.cores = await LedgerCores.open(await openMoneyStore(configOf(broker)), {
-      // Broadcast: every gateway pushes to its own sockets (ledger/changes.ts decides what).
-      out: { broadcast: (event, payload) => broadcast(broker, event, payload) },
+      // One broadcast per group commit: every gateway pushes to its own sockets (ledger/changes.ts decides what).
+      out: new GatheredChanges({
+        durable: (payload) => broadcast(broker, "ledger.durable", payload),
+        committed: (payload) => broadcast(broker, "ledger.committed", payload),
+      }),
+      // The watermark to the engines waiting on it; to every engine when one of them does not listen
+      // under its own group (a node of an earlier version, in a rolling upgrade).
+      durableTo: (payload, nodes) => {
+        const groups = (this.durableGroups ??= new Set(broker.getEventGroups("ledger.durable")));
+        if (nodes.every((node) => groups.has(durableGroup(node)))) emitDurable(broker, payload, nodes);
+        else broadcast(broker, "ledger.durable", payload);
+      },
       cancelMany: async (marketId, which, reason) => {
         await portCall(broker, "book.cancelMany", { marketId, ...which, reason });
       },

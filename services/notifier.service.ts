@@ -50,6 +50,7 @@ const NotifierService = defineService<NotifierThis>({
       notifications: [{ fields: { userId: 1, createdAt: -1 } }, { fields: { deliverAt: 1 }, sparse: true }],
       notifierCursor: [],
       notifierJobs: [],
+      notifierSettings: [],
     }),
   ],
 
@@ -83,6 +84,28 @@ const NotifierService = defineService<NotifierThis>({
         if (all !== true) q._id = { $in: ids };
         const updated = await this.stores.notifications.update(q, { $set: { read: true } }, { multi: true });
         return { updated, unread: await this.stores.notifications.count({ userId: user.id, read: false }) };
+      },
+    },
+
+    /** GET /account/notification-settings: which kinds the bot pushes to the caller. */
+    getSettings: {
+      ...routeAction("notifier.getSettings"),
+      async handler(
+        this: NotifierThis,
+        ctx: AppContext<HandlerParams<"notifier.getSettings">>,
+      ): Promise<ActionResult<"notifier.getSettings">> {
+        return { push: await this.notifier.pushSettings(currentUser(ctx).id) };
+      },
+    },
+
+    /** PATCH /account/notification-settings: kinds turned on or off; the others keep their setting. */
+    setSettings: {
+      ...routeAction("notifier.setSettings"),
+      async handler(
+        this: NotifierThis,
+        ctx: AppContext<HandlerParams<"notifier.setSettings">>,
+      ): Promise<ActionResult<"notifier.setSettings">> {
+        return { push: await this.notifier.setPushSettings(currentUser(ctx).id, ctx.params.push) };
       },
     },
 
@@ -123,6 +146,15 @@ const NotifierService = defineService<NotifierThis>({
     },
     "ledger.balanceChanged"(this: NotifierThis) {
       this.notifier.pullSoon();
+    },
+    // A group commit's changes in one message (ledger/changes.ts): the same hint.
+    "ledger.committed"(this: NotifierThis) {
+      this.notifier.pullSoon();
+    },
+    // The engines' publications in one message: only cancels the user did not make notify.
+    async "book.published"(this: NotifierThis, ctx) {
+      for (const e of ctx.params.events)
+        if (e.name === "order.updated" && e.payload.status !== "open") await this.notifier.orderUpdated(e.payload);
     },
     "market.resolved"(this: NotifierThis, ctx) {
       return this.notifier.marketResolved(ctx.params);

@@ -45,6 +45,8 @@ import type {
   ListNotificationsParams,
   ListOrdersParams,
   ListTransfersParams,
+  NotificationSettings,
+  NotificationSettingsRequest,
   MarketItem,
   MarkReadRequest,
   MarkReadResult,
@@ -728,9 +730,9 @@ class PortfolioApi extends Api {
   async limits(): Promise<AccountLimits> {
     return (await send(this.c, "getAccountLimits")).data;
   }
-  /** GET /positions: open positions with mark price and unrealized PnL. */
-  async positions(): Promise<Position[]> {
-    return (await send(this.c, "listPositions")).data;
+  /** GET /positions: open positions with mark price and unrealized PnL; `status: "closed"` the closed ones with their realized PnL. */
+  async positions(params: { status?: "open" | "closed" | "all" } = {}): Promise<Position[]> {
+    return (await send(this.c, "listPositions", { query: params })).data;
   }
   /** GET /trades: one page, newest first. */
   trades(params: PageParams = {}): Promise<Page<Trade>> {
@@ -786,6 +788,14 @@ class NotificationsApi extends Api {
   /** How many are unread (one small request). */
   async unreadCount(): Promise<number> {
     return (await this.list({ unread: true, pageSize: 1 })).pagination.total;
+  }
+  /** GET /account/notification-settings: which kinds of notification the Telegram bot pushes to you. */
+  async settings(): Promise<NotificationSettings> {
+    return (await send(this.c, "getNotificationSettings")).data;
+  }
+  /** PATCH /account/notification-settings: turn kinds of bot pushes on or off (the others stay). */
+  async updateSettings(body: NotificationSettingsRequest): Promise<NotificationSettings> {
+    return (await send(this.c, "setNotificationSettings", { body })).data;
   }
   /** POST /notifications/read: {ids} or {all: true}. */
   async markRead(body: MarkReadRequest): Promise<MarkReadResult> {

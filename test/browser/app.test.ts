@@ -80,9 +80,17 @@ describe("errors from the API in words", () => {
       await ticket.getByLabel("Shares").fill("1000");
       await ticket.getByLabel("Limit price (USDT per share)").fill("0.50");
       await ticket.getByRole("button", { name: "Review order" }).click();
+      // More than the balance: said before anything is sent, and the confirm button waits.
+      await expect(textOf(page, "[data-testid=ticket-blocked]")).resolves.toBe("This costs $500.00; you have $100.00 available. Add funds");
+      await expect(ticket.getByRole("button", { name: "Confirm buy" }).isDisabled()).resolves.toBe(true);
+      // Refused by the exchange (nothing on the book to fill a fill-or-kill): its sentence, code and request id.
+      await ticket.getByLabel("Shares").fill("1");
+      await ticket.getByLabel("Limit price (USDT per share)").fill("0.01");
+      await ticket.getByLabel("Time in force").selectOption("FOK");
+      await ticket.getByRole("button", { name: "Review order" }).click();
       await ticket.getByRole("button", { name: "Confirm buy" }).click();
       await expect(textOf(page, "form[aria-label='Order ticket'] [role=alert]")).resolves.toMatch(
-        /^Your available balance is too low for this\.\s*INSUFFICIENT_BALANCE, request req_[\w-]+$/,
+        /^Fill-or-kill: the book could not fill the whole order at your price, so nothing was done\.\s*FOK_NOT_FILLED, request req_[\w-]+$/,
       );
       // Bad input is caught before anything is sent.
       await ticket.getByLabel("Limit price (USDT per share)").fill("0.555");
@@ -183,9 +191,9 @@ describe("with the keyboard only", () => {
       await page.locator("[data-testid=review]").waitFor();
       await tabTo(page, "Confirm buy");
       await page.keyboard.press("Enter");
-      await expect(textOf(page, "[data-testid=ticket-result]")).resolves.toBe("Order open: BUY 4 YES at 0.25, resting on the book.");
-      await page.getByRole("button", { name: "Cancel BUY 4 YES at 0.25" }).waitFor();
-      await tabTo(page, "Cancel BUY 4 YES at 0.25");
+      await expect(textOf(page, "[data-testid=ticket-result]")).resolves.toBe("Order open: BUY 4 YES at 25¢, resting on the book.");
+      await page.getByRole("button", { name: "Cancel BUY 4 YES at 25¢" }).waitFor();
+      await tabTo(page, "Cancel BUY 4 YES at 25¢");
       await page.keyboard.press("Enter");
       await page.getByText("No open orders in this market.").waitFor();
       // The system's dark scheme is followed as it changes, and passes the same checks.
@@ -394,7 +402,7 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       await ticket.getByLabel("Time in force").selectOption("FOK");
       await ticket.getByRole("button", { name: "Review order" }).click();
       await ticket.getByRole("button", { name: "Confirm buy" }).click();
-      await expect(textOf(page, "[data-testid=ticket-result]")).resolves.toMatch(/^Filled: BUY 5 YES at 0.40, average 0.40/);
+      await expect(textOf(page, "[data-testid=ticket-result]")).resolves.toMatch(/^Filled: BUY 5 YES at 40¢, average 40¢/);
       await ladderRow(page, "0.40").waitFor({ state: "detached" });
 
       // Buy YES on the AMM, with the AMM's own quote shown before confirming.
@@ -417,7 +425,9 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
         quantity: Number(toMicro(2)),
       });
       await ladderRow(page, "0.45").waitFor();
-      await expect(textOf(page, "[data-testid=buyYesPrice] strong")).resolves.toBe("0.45");
+      // The Buy YES tile is the router's quote for 10 shares, as the API gives it now.
+      const tileQuote = await taker.markets.quote(market, { side: "BUY", outcome: "YES", quantity: toMicro(10) });
+      await page.locator(`[data-testid=buyYesPrice][data-price="${tileQuote.estimatedPrice}"]`).waitFor();
       await ticket.getByRole("button", { name: "Market" }).click();
       await ticket.getByLabel("Shares").fill("10");
       await ticket.getByRole("button", { name: "Get quote" }).click();
@@ -435,7 +445,7 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
         price: 0.33,
         quantity: Number(toMicro(7)),
       });
-      await expect(ladderRow(page, "0.33").textContent()).resolves.toMatch(/0\.33\s*7\s*1/);
+      await expect(ladderRow(page, "0.33").textContent()).resolves.toMatch(/33¢\s*7\s*1/);
       // A third trader sells YES into that bid (BUY NO at 0.67): a book trade at 0.33, so the chart's last price moves from 0.45.
       const chart = page.locator("[data-testid=chart]");
       // The market order printed twice (its book leg at 0.45 and its AMM leg at the pool's average, above it).
@@ -473,9 +483,9 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       await ticket.getByLabel("Time in force").selectOption("GTC");
       await ticket.getByRole("button", { name: "Review order" }).click();
       await ticket.getByRole("button", { name: "Confirm buy" }).click();
-      await expect(textOf(page, "[data-testid=ticket-result]")).resolves.toBe("Order open: BUY 3 YES at 0.20, resting on the book.");
+      await expect(textOf(page, "[data-testid=ticket-result]")).resolves.toBe("Order open: BUY 3 YES at 20¢, resting on the book.");
       await ladderRow(page, "0.20").waitFor();
-      await page.getByRole("button", { name: "Cancel BUY 3 YES at 0.20" }).click();
+      await page.getByRole("button", { name: "Cancel BUY 3 YES at 20¢" }).click();
       await page.getByText("No open orders in this market.").waitFor();
       await ladderRow(page, "0.20").waitFor({ state: "detached" });
 
@@ -483,6 +493,7 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       await page.getByRole("link", { name: "Portfolio" }).click();
       const yesRow = page.locator("[data-testid=positions] li", { hasText: "Will the web app ship this week?" });
       await expect(yesRow.locator("[data-field=shares]").textContent()).resolves.toBe("25");
+      await page.getByRole("button", { name: "History" }).click();
       await page.locator("[data-testid=trades] li").nth(2).waitFor();
       await waitFor(
         "the three trades settled",
@@ -496,6 +507,7 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       expect(await axeViolations(page)).toEqual([]);
 
       // The operator resolves the market while the user looks at it; the page shows it and redeems.
+      await page.getByRole("button", { name: "Positions" }).click();
       await yesRow.getByRole("link").click();
       await page.getByRole("form", { name: "Order ticket" }).waitFor();
       const resolved = await srv.http("POST", `/api/v1/admin/markets/${market}/resolve`, {
@@ -505,7 +517,7 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       expect(resolved.status).toBe(200);
       await page.locator("[data-testid=market-status]", { hasText: "Resolved YES" }).waitFor({ timeout: 20_000 });
       await page.getByRole("button", { name: "Redeem 25 YES" }).click();
-      await expect(textOf(page, "[data-testid=redeem-result]")).resolves.toBe("Redeemed: 25.00 USDT paid into your balance.");
+      await expect(textOf(page, "[data-testid=redeem-result]")).resolves.toBe("Redeemed: $25.00 paid into your balance.");
       await screenshot(page, "05-redeem");
 
       // Notifications: the unread badge, the list, marking read.
@@ -525,6 +537,7 @@ describe("a new visitor on the sandbox chain, in a phone-sized window", () => {
       await page.getByRole("link", { name: "Wallet" }).click();
       await page.getByLabel("Amount (USDT)").fill("20");
       await page.getByRole("button", { name: "Withdraw", exact: true }).click();
+      await page.getByRole("button", { name: "Confirm: send $20.00" }).click();
       await expect(textOf(page, "[data-testid=withdraw-result]")).resolves.toMatch(/^Sent: .*\(tx [0-9a-f]{8}…[0-9a-f]{6}\)$/);
       await page.locator("[data-testid=header-balance]", { hasText: (balanceBefore - 20).toFixed(2) }).waitFor();
       await screenshot(page, "07-withdraw");

@@ -99,6 +99,42 @@ describe("Telegram push of notifications (Bot API stand-in on loopback)", () => 
     expect(new Set(bot.calls.map((c) => c.chatId))).toEqual(new Set([7001]));
   });
 
+  test("the user chooses which kinds the bot pushes: a kind turned off is still listed, not pushed", async () => {
+    const u = await loginTelegram(srv, 7010);
+    const settings = await srv.http("GET", "/api/v1/account/notification-settings", { token: u.token });
+    expect(settings.status).toBe(200);
+    expect(settings.body.data).toEqual({ push: { trades: true, settlement: true, results: true, transfers: true } });
+    const off = await srv.http("PATCH", "/api/v1/account/notification-settings", { token: u.token, body: { push: { transfers: false } } });
+    expect(off.status).toBe(200);
+    expect(off.body.data).toEqual({ push: { trades: true, settlement: true, results: true, transfers: false } });
+    // An unknown kind is dropped as every unknown field is: nothing changes.
+    const unknown = await srv.http("PATCH", "/api/v1/account/notification-settings", {
+      token: u.token,
+      body: { push: { birthdays: false } },
+    });
+    expect(unknown.body.data).toEqual(off.body.data);
+    // Refusals: a kind that is not a boolean, no push object, no session.
+    for (const body of [{ push: { trades: "no" } }, {}]) {
+      const bad = await srv.http("PATCH", "/api/v1/account/notification-settings", { token: u.token, body });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe("VALIDATION_ERROR");
+    }
+    expect((await srv.http("GET", "/api/v1/account/notification-settings")).status).toBe(401);
+    expect((await srv.http("GET", "/api/v1/account/notification-settings", { token: u.token })).body.data.push.transfers).toBe(false);
+
+    // A deposit: listed, not pushed. Turned back on, the next one is pushed.
+    await fund(srv.broker, u.userId, 5 * SHARE);
+    await eventually(
+      () => notifications(srv, u.token),
+      (i) => i.length === 1,
+    );
+    await srv.http("PATCH", "/api/v1/account/notification-settings", { token: u.token, body: { push: { transfers: true } } });
+    await fund(srv.broker, u.userId, 6 * SHARE);
+    await bot.waitFor(() => bot.sent(7010).length === 1);
+    expect(bot.sent(7010)[0].text).toBe("Deposit credited\n6.00 USDT is now available in your account.");
+    expect((await notifications(srv, u.token)).map((i) => i.delivered)).toEqual([true, false]);
+  });
+
   test("a failed push is retried with growing delays and then recorded as delivered", async () => {
     const u = await loginTelegram(srv, 7002);
     bot.failNext(7002, 2);

@@ -102,6 +102,8 @@ type SdkModels = {
   Notification: M.Notification;
   MarkReadRequest: M.MarkReadRequest;
   MarkReadResult: M.MarkReadResult;
+  NotificationSettings: M.NotificationSettings;
+  NotificationSettingsRequest: M.NotificationSettingsRequest;
   CreateEventRequest: M.CreateEventRequest;
   UpdateEventRequest: M.UpdateEventRequest;
   ResolveMarketRequest: M.ResolveMarketRequest;
@@ -368,6 +370,7 @@ describe("OpenAPI document", () => {
       "/redeem/{marketId}": { conditionId: "0x" + "0".repeat(64), indexSets: ["0x1"] },
       "/sandbox/faucet": { amount: "1" },
       "/notifications/read": { all: true },
+      "/account/notification-settings": { push: { trades: true } },
       "/markets/{id}/disputes": { reason: "The proposed result is wrong" },
     };
     const wrong: string[] = [];
@@ -548,6 +551,8 @@ describe("OpenAPI document", () => {
     await srv.broker.call("notifier.catchUp");
     await a.notifications.list();
     await a.notifications.markRead({ all: true });
+    await a.notifications.settings();
+    await a.notifications.updateSettings({ push: { settlement: false } });
     // Error answers are part of the contract too.
     await a.orders.place({ marketId: market, side: "BUY", outcome: "YES", orderType: "GTC", price: 2, quantity: 1 }).catch(ignore);
     await a.events.get("evt_nope").catch(ignore);

@@ -168,4 +168,23 @@ describe("the web app served by the gateway", () => {
     }
     expect((await fetch(`${srv.url}/`, { method: "POST" })).status).toBe(404);
   });
+
+  test("a browser asking for a page the app does not have gets the app (its own not-found page) with status 404", async () => {
+    const html = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
+    for (const path of ["/nope", "/markets/a/b", "/events"]) {
+      const res = await fetch(`${srv.url}${path}`, { headers: html });
+      expect([path, res.status, res.headers.get("content-type")]).toEqual([path, 404, "text/html; charset=utf-8"]);
+      expect(await res.text()).toContain('<div id="app">');
+      expect(res.headers.get("content-security-policy")).toContain("default-src 'self'");
+    }
+    // Files, the API and other methods keep the API's JSON 404, whatever they accept.
+    for (const [path, method] of [
+      ["/assets/nope.js", "GET"],
+      ["/api/v1/nope", "GET"],
+      ["/nope", "POST"],
+    ]) {
+      const res = await fetch(`${srv.url}${path}`, { method, headers: html });
+      expect([path, res.status, ((await res.json()) as { error: { code: string } }).error.code]).toEqual([path, 404, "RESOURCE_NOT_FOUND"]);
+    }
+  });
 });

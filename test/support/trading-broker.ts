@@ -2,7 +2,7 @@
  * A ServiceBroker for the trading services' tests, the Moleculer way: the production middlewares
  * (AuthGuard, Idempotency, MarketRouting), the real ledger service on a temp-dir SQLite store and
  * the real book service, the catalog faked as a small service answering from `markets`, a
- * listener that hears what is broadcast and emitted, and a `gateway` caller that returns what an
+ * listener that hears what is broadcast and emitted (a gathered message as the events it carries), and a `gateway` caller that returns what an
  * action left in meta (status, response headers) as the REST gateway reads it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -67,16 +67,24 @@ export async function startTradingBroker(services: ServiceSchema[], env: Record<
       },
     },
   };
+  const hear = (name: string, params: unknown) => {
+    if ((TRADING_EVENTS as readonly string[]).includes(name)) heard.push({ name, params });
+  };
+  // Gathered messages are heard as the events they carry, in order.
   const listener: ServiceSchema = {
     name: "listener",
-    events: Object.fromEntries(
-      TRADING_EVENTS.map((name) => [
-        name,
-        (ctx: Context) => {
-          heard.push({ name, params: ctx.params });
-        },
-      ]),
-    ),
+    events: {
+      ...Object.fromEntries(TRADING_EVENTS.map((name) => [name, (ctx: Context) => hear(name, ctx.params)])),
+      "book.published": (ctx: Context<{ events: Array<{ name: string; payload: unknown }> }>) => {
+        for (const e of ctx.params.events) hear(e.name, e.payload);
+      },
+      "ledger.committed": (ctx: Context<{ events: Array<{ name: string; payload: unknown }> }>) => {
+        for (const e of ctx.params.events) hear(e.name, e.payload);
+      },
+      "market.trades": (ctx: Context<{ prints: unknown[] }>) => {
+        for (const p of ctx.params.prints) hear("market.trade", p);
+      },
+    },
   };
   const gateway: ServiceSchema = {
     name: "gateway",

@@ -107,6 +107,8 @@ describe("SDK routes from the contract", () => {
     await c.wallet.faucet(body);
     await c.notifications.list();
     await c.notifications.markRead(body);
+    await c.notifications.settings();
+    await c.notifications.updateSettings(body);
     await c.heartbeats.send(30);
     await c.admin.createEvent(body);
     await c.admin.updateEvent("evt_1", body);

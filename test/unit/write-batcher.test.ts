@@ -29,4 +29,19 @@ describe("WriteBatcher", () => {
     await b.drain();
     expect(written).toEqual([2]);
   });
+
+  it("addAll: many items under one promise, written together, resolved once every one is written (rejected when a write fails)", async () => {
+    const writes: number[][] = [];
+    let fail = false;
+    const b = new WriteBatcher<number>(async (items) => {
+      if (fail) throw new Error("disk full");
+      writes.push(items);
+    }, 5);
+    await b.addAll([1, 2, 3]);
+    expect(writes).toEqual([[1, 2, 3]]);
+    await b.addAll([]);
+    expect(writes).toHaveLength(1);
+    fail = true;
+    await expect(b.addAll([4, 5])).rejects.toThrow("disk full");
+  });
 });

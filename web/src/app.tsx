@@ -15,7 +15,21 @@ import { MarketPage } from "./pages/market";
 import { PortfolioPage } from "./pages/portfolio";
 import { WalletPage } from "./pages/wallet";
 import { NotificationsPage } from "./pages/notifications";
-import { useAction } from "./ui";
+import { Toggle, useAction } from "./ui";
+import { chooseScheme, schemeChoice$, type SchemeChoice } from "./scheme";
+
+function ThemeToggle() {
+  const choice = useStore(schemeChoice$);
+  return (
+    <Toggle
+      label="Colour theme"
+      options={["auto", "light", "dark"] as const}
+      value={choice}
+      onChange={(c: SchemeChoice) => chooseScheme(c)}
+      labels={{ auto: "Auto", light: "Light", dark: "Dark" }}
+    />
+  );
+}
 
 const PAGES: Record<AppRoute, ComponentType<{ params: Record<string, string>; query: URLSearchParams }>> = {
   events: EventsPage,
@@ -74,7 +88,7 @@ function Account() {
         href={pathFor("wallet")}
         aria-label={`Available balance ${balance ? usdtShort(balance.available) : "loading"} USDT`}
       >
-        <strong data-testid="header-balance">{balance ? usdtShort(balance.available) : "…"}</strong> USDT
+        $<strong data-testid="header-balance">{balance ? usdtShort(balance.available) : "…"}</strong>
       </a>
       <button type="button" aria-expanded={open} aria-controls="account-panel" onClick={() => setOpen(!open)}>
         {who}
@@ -146,14 +160,18 @@ export function App() {
         {Page ? (
           <Page params={params} query={query} />
         ) : (
-          <section class="card">
+          <section class="card" data-testid="not-found">
             <h1>Page not found</h1>
+            <p>There is no page at this address. It may have moved, or the link may be mistyped.</p>
             <p>
-              <a href="/">Back to the markets</a>
+              <a href="/">Browse the markets</a> · <a href={pathFor("portfolio")}>Your portfolio</a>
             </p>
           </section>
         )}
       </main>
+      <footer class="foot">
+        <span class="muted small">Theme</span> <ThemeToggle />
+      </footer>
     </>
   );
 }

@@ -35,16 +35,27 @@ const RULES: Record<string, string> = {
   enumValue: "is not one of the allowed values",
 };
 
+const sentence = (m: string) => {
+  const t = m.trim();
+  return `${t.charAt(0).toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? "" : "."}`;
+};
+
 /** One sentence for an error, plus the code and request id to quote to support. */
 export function describeError(err: unknown): { text: string; detail?: string; retryAfter?: number } {
   if (err instanceof RateLimitError)
     return { text: "Too many requests.", retryAfter: err.retryAfter, detail: err.requestId ? `request ${err.requestId}` : undefined };
   if (err instanceof ApiError) {
     let text = WORDS[err.code] ?? err.message;
+    // The exchange's own sentence names the field and the limit ("amount must be at least 1.00 USDT");
+    // the generic rule words stand in only when it said nothing more than the code.
     if (err.code === "VALIDATION_ERROR")
-      text = err.fields.length
-        ? `Please check: ${err.fields.map((f) => `${f.field} ${RULES[f.rule] ?? `(${f.rule})`}`).join("; ")}.`
-        : `${err.message}.`;
+      text =
+        err.message && !/^(parameters )?validation (error|failed)\.?$/i.test(err.message.trim())
+          ? sentence(err.message)
+          : err.fields.length
+            ? `Please check: ${err.fields.map((f) => `${f.field} ${RULES[f.rule] ?? `(${f.rule})`}`).join("; ")}.`
+            : "Please check the values entered.";
+    else if (!WORDS[err.code] && err.message) text = sentence(err.message);
     return { text, detail: [err.code, err.requestId && `request ${err.requestId}`].filter(Boolean).join(", ") };
   }
   if (err instanceof NetworkError) return { text: "The exchange cannot be reached. Check your connection and try again." };

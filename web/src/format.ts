@@ -99,3 +99,46 @@ export function timeLeft(iso: string, now: number): string {
   if (m > 0) return `${m} min ${String(s % 60).padStart(2, "0")} s`;
   return `${s} s`;
 }
+
+/** A price in cents, as traders read it: "0.52" -> "52¢", "0.50625" -> "50.6¢" (one decimal at most, rounded). */
+export function cents(p: string | number | null | undefined): string {
+  if (p === null || p === undefined || p === "") return "–";
+  const v = typeof p === "number" ? p : Number(p);
+  if (!Number.isFinite(v)) return "–";
+  const c = Math.round(v * 1000) / 10;
+  return `${Number.isInteger(c) ? c.toFixed(0) : c.toFixed(1)}¢`;
+}
+
+/** A price as the chance it implies: "0.62" -> "62%"; below 1% and above 99% said as such. */
+export function chance(p: string | number | null | undefined): string {
+  if (p === null || p === undefined || p === "") return "–";
+  const v = (typeof p === "number" ? p : Number(p)) * 100;
+  if (!Number.isFinite(v)) return "–";
+  if (v > 0 && v < 1) return "<1%";
+  if (v > 99 && v < 100) return ">99%";
+  return `${Math.round(v)}%`;
+}
+
+/** Micro-USDT as dollars: "12500000" -> "$12.50", "-1290331" -> "-$1.29" (cents, rounded toward zero). */
+export function dollars(micro: string | number | bigint | null | undefined): string {
+  if (micro === null || micro === undefined || micro === "") return "–";
+  const v = BigInt(typeof micro === "number" ? Math.trunc(micro) : micro);
+  const abs = v < 0n ? -v : v;
+  const body = usdt(abs - (abs % 10_000n));
+  const [whole, frac] = body.split(".");
+  return `${v < 0n && abs >= 10_000n ? "-" : ""}$${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}.${frac}`;
+}
+
+/** Signed dollars for profit and loss: "+$1.20", "-$0.35", "$0.00". */
+export function signedDollars(micro: string | bigint | null | undefined): string {
+  if (micro === null || micro === undefined) return "–";
+  const v = BigInt(micro);
+  return v >= 10_000n ? `+${dollars(v)}` : dollars(v);
+}
+
+/** A share count for people: "10500000" -> "10.5", whole shares with thousands separators. */
+export function shareCount(micro: string | number | bigint | null | undefined): string {
+  const s = shares(micro);
+  const [whole, frac] = s.split(".");
+  return `${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${frac ? `.${frac.slice(0, 2)}` : ""}`;
+}

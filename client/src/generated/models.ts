@@ -433,7 +433,7 @@ export interface Position {
   totalCost: string;
   /** Integer micro-units, may be negative */
   realizedPnl: string;
-  status: "open" | "settled";
+  status: "open" | "closed" | "settled";
   market: {
     id: string;
     title: string | null;
@@ -548,6 +548,28 @@ export interface MarkReadRequest {
 export interface MarkReadResult {
   updated: number;
   unread: number;
+}
+
+export interface NotificationSettings {
+  push: {
+    /** TRADE_FILLED, ORDER_CANCELLED */
+    trades: boolean;
+    /** SETTLEMENT_CONFIRMED (SETTLEMENT_FAILED is always pushed) */
+    settlement: boolean;
+    /** MARKET_RESOLVED, MARKET_CANCELLED, RESOLUTION_PROPOSED, RESOLUTION_DISPUTED */
+    results: boolean;
+    /** DEPOSIT_CREDITED, WITHDRAWAL_SENT, WITHDRAWAL_FAILED */
+    transfers: boolean;
+  };
+}
+
+export interface NotificationSettingsRequest {
+  push: {
+    trades?: boolean;
+    settlement?: boolean;
+    results?: boolean;
+    transfers?: boolean;
+  };
 }
 
 export interface CreateEventRequest {
@@ -816,6 +838,12 @@ export interface ListOrdersQuery {
 export interface CancelAllOrdersQuery {
   /** Only this market */
   marketId?: string;
+}
+
+/** Query parameters of GET /positions. */
+export interface ListPositionsQuery {
+  /** open: shares held; closed: sold, merged or redeemed to zero, or settled, with their realized PnL; all */
+  status?: "open" | "closed" | "all";
 }
 
 /** Query parameters of GET /trades. */

@@ -4,7 +4,7 @@
  * the OpenAPI document writes them), who may call it (public, user, admin), whether it takes an
  * Idempotency-Key and whether it answers a page; and what each one takes and answers.
  */
-import type { AccountLimits, AddOutcomeRequest, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DeletedOrderGroup, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, FundRewardsRequest, GetOrderBookQuery, GetPriceHistoryQuery, GetRewardEarningsQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, Order, OrderBook, OrderGroup, OrderGroupRequest, OrderScoring, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeEventRequest, ProposeRequest, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveEventRequest, ResolveMarketRequest, RewardEarning, RewardMarket, RewardTermsRequest, RewardsFunded, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
+import type { AccountLimits, AddOutcomeRequest, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, CreateEventRequest, DeletedOrderGroup, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, FundRewardsRequest, GetOrderBookQuery, GetPriceHistoryQuery, GetRewardEarningsQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListPositionsQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, NotificationSettings, NotificationSettingsRequest, Order, OrderBook, OrderGroup, OrderGroupRequest, OrderScoring, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeEventRequest, ProposeRequest, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveEventRequest, ResolveMarketRequest, RewardEarning, RewardMarket, RewardTermsRequest, RewardsFunded, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
 
 export const ROUTES = {
   /** The login domain and a fresh payload for a ton_proof */
@@ -65,7 +65,7 @@ export const ROUTES = {
   redeem: { method: "POST", path: "/redeem/{marketId}", auth: "user", idempotent: true },
   /** Available, locked, total */
   getBalance: { method: "GET", path: "/balance", auth: "user" },
-  /** Open positions with mark price */
+  /** Open positions with mark price (closed ones with their realized PnL on request) */
   listPositions: { method: "GET", path: "/positions", auth: "user" },
   /** The caller's trades, newest first */
   listTrades: { method: "GET", path: "/trades", auth: "user", paged: true },
@@ -77,6 +77,10 @@ export const ROUTES = {
   listNotifications: { method: "GET", path: "/notifications", auth: "user", paged: true },
   /** Mark {ids} or {all: true} read */
   markNotificationsRead: { method: "POST", path: "/notifications/read", auth: "user" },
+  /** Which kinds of notification the Telegram bot pushes to the caller (all are listed by GET /notifications) */
+  getNotificationSettings: { method: "GET", path: "/account/notification-settings", auth: "user" },
+  /** Turn kinds of bot pushes on or off (kinds not given keep their setting) */
+  setNotificationSettings: { method: "PATCH", path: "/account/notification-settings", auth: "user" },
   /** Sandbox chain only: mint test tokens to the caller's deposit address (own rate limit) */
   faucet: { method: "POST", path: "/sandbox/faucet", auth: "user" },
   /** New event with 1 to 10 open markets, 2 to 64 when mutually exclusive (409 DUPLICATE_EVENT on a reused externalEventId) */
@@ -156,12 +160,14 @@ export interface RouteTypes {
   withdraw: { params: Record<string, never>; query: Record<string, never>; body: WithdrawRequest; result: WithdrawResult };
   redeem: { params: { marketId: string }; query: Record<string, never>; body: RedeemRequest; result: RedeemResult };
   getBalance: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: Balance };
-  listPositions: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: Position[] };
+  listPositions: { params: Record<string, never>; query: ListPositionsQuery; body: undefined; result: Position[] };
   listTrades: { params: Record<string, never>; query: ListTradesQuery; body: undefined; result: Trade };
   listTransfers: { params: Record<string, never>; query: ListTransfersQuery; body: undefined; result: Transfer };
   getTrade: { params: { id: string }; query: Record<string, never>; body: undefined; result: Trade };
   listNotifications: { params: Record<string, never>; query: ListNotificationsQuery; body: undefined; result: Notification };
   markNotificationsRead: { params: Record<string, never>; query: Record<string, never>; body: MarkReadRequest; result: MarkReadResult };
+  getNotificationSettings: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: NotificationSettings };
+  setNotificationSettings: { params: Record<string, never>; query: Record<string, never>; body: NotificationSettingsRequest; result: NotificationSettings };
   faucet: { params: Record<string, never>; query: Record<string, never>; body: FaucetRequest; result: FaucetResult };
   adminCreateEvent: { params: Record<string, never>; query: Record<string, never>; body: CreateEventRequest; result: Event };
   adminAddOutcome: { params: { id: string }; query: Record<string, never>; body: AddOutcomeRequest; result: MarketItem };

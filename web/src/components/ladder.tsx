@@ -3,7 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { Outcome } from "@pmx/client/models";
 import { priceToTick } from "@pmx/client/money";
 import type { BookState } from "@pmx/client/socket";
-import { shares } from "../format";
+import { cents, shares } from "../format";
 import { socket } from "../live";
 
 /** One book view over the socket: snapshot, then updates by sequence number (the SDK's BookSubscription). */
@@ -41,11 +41,11 @@ export function Ladder({ book, outcome, onPick }: { book: BookState | null; outc
     <tr key={`${kind}${l.price}`} class={kind} data-price={l.price}>
       <td>
         {onPick ? (
-          <button type="button" class="link" onClick={() => onPick(l.price)} aria-label={`Use price ${l.price}`}>
-            {l.price}
+          <button type="button" class="link" onClick={() => onPick(l.price)} aria-label={`Use price ${cents(l.price)} in a limit order`}>
+            {cents(l.price)}
           </button>
         ) : (
-          l.price
+          cents(l.price)
         )}
       </td>
       <td class="num">
@@ -80,7 +80,7 @@ export function Ladder({ book, outcome, onPick }: { book: BookState | null; outc
           </tr>
         )}
         <tr class="spread">
-          <td colSpan={3}>{spread === null ? "–" : `Spread 0.${String(spread).padStart(2, "0")}`}</td>
+          <td colSpan={3}>{spread === null ? "–" : `Spread ${spread}¢`}</td>
         </tr>
         {book.bids.length ? (
           book.bids.map(row("bid"))

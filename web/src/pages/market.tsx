@@ -6,11 +6,12 @@
  */
 import type { ComponentType } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { INDEX_SET, type MarketItem, type Order, type Outcome, type Position } from "@pmx/client/models";
-import type { MarketPrices } from "@pmx/client/socket";
+import { type MarketItem, type Order, type Outcome, type Position, type Quote } from "@pmx/client/models";
+import type { BookState, MarketPrices } from "@pmx/client/socket";
+import { priceToTick, tickToPrice } from "@pmx/client/money";
 import { client, session$ } from "../api";
-import { price, shares, usdt } from "../format";
-import { portfolioPulse } from "../live";
+import { cents, chance, day, dollars, shareCount, when } from "../format";
+import { balance$, portfolioPulse } from "../live";
 import { pathFor } from "../router";
 import { SignInPanel } from "../signin";
 import { useStore } from "../store";
@@ -24,11 +25,14 @@ import {
   useRefreshWhileVisible,
   type MarketLifecycle,
 } from "../components/lifecycle";
-import { Ticket, type TicketPreset } from "../components/ticket";
-import { Done, ErrorText, Loading, Section, Toggle, useAction, useLoad } from "../ui";
+import { Ticket, VENUE_WORDS, type TicketPreset } from "../components/ticket";
+import { DepthChart, RecentTrades } from "../components/depth";
+import { EventImage } from "../components/picture";
+import { ErrorText, Loading, Section, Toggle, useAction, useLoad } from "../ui";
+import { Redeem } from "../components/redeem";
 import { useLivePrices } from "./events";
 
-type ChartProps = { marketId: string; outcome: Outcome; refresh: number };
+type ChartProps = { marketId: string; outcome: Outcome; refresh: number; market?: Pick<MarketItem, "status" | "result"> };
 let Chart: ComponentType<ChartProps> | null = null;
 const loadChart = () => import("../components/chart").then((m) => (Chart = m.default));
 
@@ -59,34 +63,103 @@ function useThrottledPulse(delayMs: number, gapMs: number): [number, () => void]
   return [n, fire];
 }
 
+/** The NO view of a YES book: the same levels seen from the other side. */
+function mirrorBook(b: BookState | null): BookState | null {
+  if (!b) return b;
+  const flip = (l: BookState["bids"][number]) => ({ ...l, price: tickToPrice(100 - priceToTick(l.price)) });
+  return { ...b, outcome: "NO", bids: b.asks.map(flip), asks: b.bids.map(flip) };
+}
+
 let markedInteractive = false;
 /** How often an open market page refetches the market (a trading mode change has no socket message). */
 const MODE_REFRESH_MS = 10_000;
 
-function Prices({ m, live, onPick }: { m: MarketItem; live?: Partial<MarketPrices>; onPick: (p: TicketPreset) => void }) {
-  const pick = (k: "buyYesPrice" | "sellYesPrice" | "buyNoPrice" | "sellNoPrice") => (live?.[k] !== undefined ? live[k] : m[k]) ?? null;
-  const cell = (
-    label: string,
-    k: "buyYesPrice" | "sellYesPrice" | "buyNoPrice" | "sellNoPrice",
-    outcome: Outcome,
-    side: "BUY" | "SELL",
-  ) => (
-    <button
-      type="button"
-      class={`price-cell ${outcome.toLowerCase()}`}
-      onClick={() => onPick({ side, outcome, price: pick(k) ?? undefined, nonce: Date.now() })}
-      data-testid={k}
-      title="Use in the order ticket"
-    >
-      <span class="small">{label}</span> <strong>{price(pick(k))}</strong>
-    </button>
-  );
+/** The size the price tiles quote: what a typical market order pays now. */
+export const TILE_SHARES = "10000000";
+type TileKey = "buyYesPrice" | "buyNoPrice" | "sellYesPrice" | "sellNoPrice";
+const TILES: Array<{ key: TileKey; label: string; side: "BUY" | "SELL"; outcome: Outcome }> = [
+  { key: "buyYesPrice", label: "Buy YES", side: "BUY", outcome: "YES" },
+  { key: "buyNoPrice", label: "Buy NO", side: "BUY", outcome: "NO" },
+  { key: "sellYesPrice", label: "Sell YES", side: "SELL", outcome: "YES" },
+  { key: "sellNoPrice", label: "Sell NO", side: "SELL", outcome: "NO" },
+];
+
+/**
+ * The router's quote for 10 shares of each tile (POST /markets/:id/quote, signed in only), fetched
+ * again when the market's prices move. A tile without liquidity says so.
+ */
+function useTileQuotes(marketId: string, on: boolean, moved: unknown): Partial<Record<TileKey, Quote | "none">> {
+  const [quotes, setQuotes] = useState<Partial<Record<TileKey, Quote | "none">>>({});
+  useEffect(() => {
+    if (!on) return setQuotes({});
+    let live = true;
+    const t = setTimeout(() => {
+      Promise.all(
+        TILES.map((t) =>
+          client.markets
+            .quote(marketId, { side: t.side, outcome: t.outcome, quantity: TILE_SHARES, venue: "AUTO" })
+            .then((q): [TileKey, Quote | "none"] => [t.key, q])
+            .catch((): [TileKey, Quote | "none"] => [t.key, "none"]),
+        ),
+      ).then((all) => live && setQuotes(Object.fromEntries(all)));
+    }, 150);
+    return () => {
+      live = false;
+      clearTimeout(t);
+    };
+  }, [marketId, on, moved]);
+  return quotes;
+}
+
+/** The YES chance the best buy and sell prices imply (their midpoint), or null. */
+export function impliedChance(buyYes: string | null | undefined, sellYes: string | null | undefined): number | null {
+  const b = buyYes ? Number(buyYes) : null;
+  const s = sellYes ? Number(sellYes) : null;
+  if (b !== null && s !== null) return (b + s) / 2;
+  return b ?? s;
+}
+
+function Prices({
+  m,
+  live,
+  quotes,
+  signedIn,
+  onPick,
+}: {
+  m: MarketItem;
+  live?: Partial<MarketPrices>;
+  quotes: Partial<Record<TileKey, Quote | "none">>;
+  signedIn: boolean;
+  onPick: (p: TicketPreset) => void;
+}) {
+  const best = (k: TileKey) => (live?.[k] !== undefined ? live[k] : m[k]) ?? null;
   return (
     <div class="prices-grid" aria-live="polite">
-      {cell("Buy YES", "buyYesPrice", "YES", "BUY")}
-      {cell("Buy NO", "buyNoPrice", "NO", "BUY")}
-      {cell("Sell YES", "sellYesPrice", "YES", "SELL")}
-      {cell("Sell NO", "sellNoPrice", "NO", "SELL")}
+      {TILES.map((t) => {
+        const q = quotes[t.key];
+        const shown = signedIn ? (q && q !== "none" ? q.estimatedPrice : null) : best(t.key);
+        const note = !signedIn
+          ? "best price now (book or AMM)"
+          : q === undefined
+            ? "quoting 10 shares…"
+            : q === "none"
+              ? "not enough liquidity for 10 shares"
+              : `avg. for 10 shares · ${VENUE_WORDS[q.source]}`;
+        return (
+          <button
+            key={t.key}
+            type="button"
+            class={`price-cell ${t.outcome.toLowerCase()}`}
+            onClick={() => onPick({ side: t.side, outcome: t.outcome, price: best(t.key) ?? undefined, nonce: Date.now() })}
+            data-testid={t.key}
+            data-price={shown ?? ""}
+            title="Use in the order ticket"
+          >
+            <span class="small">{t.label}</span> <strong>{cents(shown)}</strong>
+            <span class="tile-note">{note}</span>
+          </button>
+        );
+      })}
     </div>
   );
 }
@@ -137,16 +210,18 @@ function OrderList({
                 <a href={pathFor("market", { id: o.marketId })}>{titles[o.marketId] ?? o.marketId}</a>:{" "}
               </>
             )}
-            {o.side} {shares(o.remainingQuantity)} {o.outcome} at {o.price}{" "}
+            {o.side} {shareCount(o.remainingQuantity)} {o.outcome} at {cents(o.price)}{" "}
             <span class="muted small">
-              ({o.orderType}, {o.status.replace("_", " ")})
+              ({o.orderType}
+              {o.postOnly ? ", post-only" : ""}
+              {o.expiresAt ? `, until ${when(o.expiresAt)}` : ""}, {o.status.replace("_", " ")})
             </span>
           </span>
           <button
             type="button"
             onClick={() => onCancel(o.orderId)}
             disabled={pending}
-            aria-label={`Cancel ${o.side} ${shares(o.remainingQuantity)} ${o.outcome} at ${o.price}`}
+            aria-label={`Cancel ${o.side} ${shareCount(o.remainingQuantity)} ${o.outcome} at ${cents(o.price)}`}
           >
             Cancel
           </button>
@@ -156,56 +231,10 @@ function OrderList({
   );
 }
 
-function Redeem({ market, refresh }: { market: MarketItem; refresh: number }) {
-  const { data: positions } = useLoad<Position[]>(() => client.portfolio.positions(), [market.id, refresh]);
-  const [result, setResult] = useState<string | null>(null);
-  const winner = market.result;
-  const mine = positions?.filter((p) => p.marketId === market.id) ?? [];
-  // SPLIT: every share pays 0.50 and is credited by the exchange itself; redeem acknowledges it.
-  const split = winner === "SPLIT";
-  const winning = mine.find((p) => (split || p.outcome === winner) && p.status === "open" && BigInt(p.quantity) > 0n);
-  const [redeem, state] = useAction(async () => {
-    if (!winner) return;
-    const indexSets = winner === "SPLIT" ? [INDEX_SET.YES, INDEX_SET.NO] : [INDEX_SET[winner]];
-    const r = await client.wallet.redeem(market.id, { conditionId: market.conditionId, indexSets });
-    setResult(
-      r.status === "accepted" ? `Redeemed: ${usdt(r.payout ?? "0")} USDT paid into your balance.` : `Already redeemed (${r.message}).`,
-    );
-    portfolioPulse.fire();
-  });
-  return (
-    <Section title={`Resolved: ${winner ?? "–"}`} id="redeem">
-      {winning && !result ? (
-        <>
-          <p>
-            {split
-              ? "The market resolved SPLIT: each YES and each NO share pays 0.50 USDT."
-              : `You hold ${shares(winning.quantity)} winning ${winner} shares, worth ${shares(winning.quantity)} USDT.`}
-          </p>
-          <button type="button" class="primary" onClick={() => redeem()} disabled={state.pending}>
-            {split ? "Redeem" : `Redeem ${shares(winning.quantity)} ${winner}`}
-          </button>
-        </>
-      ) : (
-        !result && (
-          <p class={split ? undefined : "muted"} data-testid="redeem-state">
-            {split
-              ? "The market resolved SPLIT: each YES and each NO share pays 0.50 USDT, credited to holders' balances by the exchange."
-              : mine.length
-                ? "Nothing left to redeem here."
-                : "You hold no shares of this market."}
-          </p>
-        )
-      )}
-      <ErrorText error={state.error} />
-      <Done text={result} testid="redeem-result" />
-    </Section>
-  );
-}
-
 export function MarketPage({ params }: { params: Record<string, string> }) {
   const marketId = params.id;
   const session = useStore(session$);
+  const balance = useStore(balance$);
   const userPulse = portfolioPulse.use();
   const { data: loaded, error, loading, reload } = useLoad<MarketItem>(() => client.markets.get(marketId), [marketId, userPulse]);
   // A lifecycle message shows at once; the market is refetched behind it (the result, amended or not).
@@ -224,11 +253,21 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
     () => (session ? client.portfolio.positions() : Promise.resolve(null)),
     [marketId, userPulse, session],
   );
-  const holder = !!positions?.some((p) => p.marketId === marketId && BigInt(p.quantity) > 0n);
+  const mine = positions?.filter((p) => p.marketId === marketId) ?? [];
+  const holder = mine.some((p) => BigInt(p.quantity) > 0n);
+  const freeShares = {
+    YES: mine.filter((p) => p.outcome === "YES").reduce((n, p) => n + BigInt(p.quantity) - BigInt(p.lockedQuantity), 0n),
+    NO: mine.filter((p) => p.outcome === "NO").reduce((n, p) => n + BigInt(p.quantity) - BigInt(p.lockedQuantity), 0n),
+  };
   const [chartRefresh, moved] = useThrottledPulse(600, 2500);
   const live = useLivePrices(market ? [market] : null);
   const [view, setView] = useState<Outcome>("YES");
-  const book = useBook(marketId, view, moved);
+  // One subscription, the YES view; the NO view is its mirror (a NO bid at p is a YES ask at 1 - p).
+  const yesBook = useBook(marketId, "YES", moved);
+  const book = view === "YES" ? yesBook : mirrorBook(yesBook);
+  // Quotes while orders are taken (a paused market refuses them): else the tiles show the best prices.
+  const quoting = !!session && market?.status === "open" && market.tradingMode === "normal";
+  const quotes = useTileQuotes(marketId, quoting, live[marketId] ?? chartRefresh);
   const [preset, setPreset] = useState<TicketPreset | null>(null);
 
   useEffect(() => {
@@ -244,41 +283,83 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
   }, [market, book?.synced]);
 
   if (!market)
-    return (
+    return /NOT_FOUND/.test(error?.detail ?? "") ? (
+      <section class="card" data-testid="market-not-found">
+        <h1>Market not found</h1>
+        <p>There is no market with this address. It may have been mistyped.</p>
+        <p>
+          <a href="/">Browse the markets</a>
+        </p>
+      </section>
+    ) : (
       <>
         <ErrorText error={error} />
         {loading && <Loading what="the market" />}
       </>
     );
+  const lp = live[marketId];
+  const odds = impliedChance(
+    lp?.buyYesPrice !== undefined ? lp.buyYesPrice : market.buyYesPrice,
+    lp?.sellYesPrice !== undefined ? lp.sellYesPrice : market.sellYesPrice,
+  );
   return (
     <>
       <p class="crumbs">
         <a href="/">Markets</a> › <a href={pathFor("event", { id: market.eventId })}>This event's markets</a>
       </p>
-      <h1>{market.title}</h1>
-      <p class="meta">
-        <span class={`status ${market.status}`} data-testid="market-status">
-          {market.status === "resolved" ? `Resolved ${market.result}` : market.status}
-        </span>
-        {market.status !== "resolved" && market.resolution && !market.resolution.finalizedAt && (
-          <span data-testid="proposal-badge">{market.resolution.proposedResult} proposed</span>
-        )}
-        <span>Volume {market.volume} USDT</span>
-      </p>
+      <div class="market-head">
+        <EventImage title={market.title} size={56} />
+        <div>
+          <h1>{market.title}</h1>
+          <p class="meta">
+            <span class={`status ${market.status}`} data-testid="market-status">
+              {market.status === "resolved" ? `Resolved ${market.result}` : market.status}
+            </span>
+            {market.status !== "resolved" && market.resolution && !market.resolution.finalizedAt && (
+              <span data-testid="proposal-badge">{market.resolution.proposedResult} proposed</span>
+            )}
+            {market.status === "open" && odds !== null && (
+              <span class="odds" data-testid="market-chance" title="The midpoint of the best YES buy and sell prices">
+                <strong>{chance(odds)}</strong> chance YES
+              </span>
+            )}
+            <span>{dollars(BigInt(Math.round(Number(market.volume) * 1e6)))} volume</span>
+            {market.closeTime && <span>Ends {day(market.closeTime)}</span>}
+          </p>
+        </div>
+      </div>
       <ModeBanner mode={market.tradingMode} />
       <div class="market-layout">
         <div class="col">
-          <Prices m={market} live={live[marketId]} onPick={setPreset} />
+          <Prices
+            m={market}
+            live={lp}
+            quotes={quotes}
+            signedIn={quoting}
+            onPick={(p) => {
+              setPreset(p);
+              // On a phone the ticket is further down the page: bring it into view.
+              const t = document.getElementById("trade");
+              if (t && t.getBoundingClientRect().top > innerHeight) t.scrollIntoView({ block: "start" });
+            }}
+          />
           <ResolutionSection market={market} holder={holder} />
-          <Section title="Price" id="chart">
-            <LazyChart marketId={marketId} outcome="YES" refresh={chartRefresh} />
+          <Section title="Price chart (last trades)" id="chart">
+            <LazyChart marketId={marketId} outcome="YES" refresh={chartRefresh} market={market} />
           </Section>
           <Section
-            title="Order book"
+            title="Order book (limit orders)"
             id="book"
             actions={<Toggle label="Book view" options={["YES", "NO"] as const} value={view} onChange={setView} />}
           >
             <Ladder book={book} outcome={view} onPick={(p) => setPreset({ price: p, outcome: view, mode: "LIMIT", nonce: Date.now() })} />
+            <p class="muted small">The book holds resting limit orders only; market orders may also fill against the AMM.</p>
+          </Section>
+          <Section title="Depth" id="depth">
+            <DepthChart book={yesBook} />
+          </Section>
+          <Section title="Recent trades" id="recent">
+            <RecentTrades marketId={marketId} refresh={chartRefresh} />
           </Section>
           <RulesSection market={market} />
         </div>
@@ -288,7 +369,15 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
             <>
               {market.status === "open" ? (
                 <Section title="Trade" id="trade">
-                  <Ticket market={market} preset={preset} onDone={() => portfolioPulse.fire()} paused={modeRefusal(market.tradingMode)} />
+                  <Ticket
+                    market={market}
+                    preset={preset}
+                    onDone={() => portfolioPulse.fire()}
+                    paused={modeRefusal(market.tradingMode)}
+                    book={yesBook}
+                    balance={balance}
+                    freeShares={freeShares}
+                  />
                 </Section>
               ) : (
                 <p class="card" role="status">

@@ -1,57 +1,106 @@
-/** Balance, positions with PnL, open orders with cancel, trades with their settlement status. */
-import { useState } from "preact/hooks";
-import type { Page, Position, Trade } from "@pmx/client/models";
+/**
+ * Balance, then three tabs: positions (with PnL; won positions redeemable here), open orders, and
+ * history (every order with its end and reason, trades with their settlement, deposits and
+ * withdrawals), each paged, newest first. The tab is in the address (?tab=history).
+ */
+import { useEffect, useState } from "preact/hooks";
+import type { MarketItem, Order, Page, Position, Trade, Transfer } from "@pmx/client/models";
 import { client, session$ } from "../api";
-import { pnl, pnlClass, shares, shortHash, usdt, when } from "../format";
+import { config } from "../config";
+import { cents, dollars, friendlyAddress, pnlClass, shareCount, shortAddress, shortHash, signedDollars, when } from "../format";
 import { balance$, portfolioPulse } from "../live";
-import { pathFor } from "../router";
+import { navigate, pathFor } from "../router";
 import { NeedsSession } from "../signin";
 import { useStore } from "../store";
-import { ErrorText, Loading, Pager, Section, useLoad } from "../ui";
+import { Done, ErrorText, Loading, Pager, Section, Toggle, useLoad } from "../ui";
+import { useRedeem } from "../components/redeem";
 import { OrdersSection } from "./market";
 
 const TRADES_PAGE = 10;
+const HISTORY_PAGE = 20;
+
+/** A won position's redeem button (the market's condition is fetched when pressed). */
+function RedeemHere({ p, onDone }: { p: Position; onDone: (text: string) => void }) {
+  const { redeem, state, result } = useRedeem(null);
+  useEffect(() => {
+    // Said above the list: the position itself leaves the list once redeemed.
+    if (result) onDone(result);
+  }, [result]);
+  return (
+    <div class="redeem-here">
+      <button
+        type="button"
+        class="primary"
+        disabled={state.pending || !!result}
+        onClick={async () => {
+          const m: MarketItem = await client.markets.get(p.marketId);
+          await redeem(m);
+        }}
+      >
+        Redeem {shareCount(p.quantity)} {p.outcome}
+      </button>
+      <ErrorText error={state.error} />
+    </div>
+  );
+}
 
 function Positions({ refresh }: { refresh: number }) {
   const { data, error, loading } = useLoad<Position[]>(() => client.portfolio.positions(), [refresh]);
+  const [redeemed, setRedeemed] = useState<string | null>(null);
   return (
     <Section title="Positions" id="positions">
       <ErrorText error={error} />
+      <Done text={redeemed} testid="redeem-result" />
       {loading && !data && <Loading what="positions" />}
       {data && !data.length && <p class="muted">No positions yet: buy YES or NO on a market.</p>}
       {data && data.length > 0 && (
         <ul class="cards" data-testid="positions">
-          {data.map((p) => (
-            <li key={p.id}>
-              <p class="card-title">
-                <a href={pathFor("market", { id: p.marketId })}>{p.market.title ?? p.marketId}</a>{" "}
-                <span class={`side ${p.outcome.toLowerCase()}`}>{p.outcome}</span>
-                {p.status === "settled" && <span class="tag">settled</span>}
-              </p>
-              <dl class="facts">
-                <div>
-                  <dt>Shares</dt>
-                  <dd data-field="shares">{shares(p.quantity)}</dd>
-                </div>
-                <div>
-                  <dt>Avg price</dt>
-                  <dd>{p.avgEntryPrice}</dd>
-                </div>
-                <div>
-                  <dt>Mark</dt>
-                  <dd>{p.markPrice ?? "–"}</dd>
-                </div>
-                <div>
-                  <dt>Unrealized</dt>
-                  <dd class={pnlClass(p.unrealizedPnl)}>{pnl(p.unrealizedPnl)}</dd>
-                </div>
-                <div>
-                  <dt>Realized</dt>
-                  <dd class={pnlClass(p.realizedPnl)}>{pnl(p.realizedPnl)}</dd>
-                </div>
-              </dl>
-            </li>
-          ))}
+          {data.map((p) => {
+            // A resolved market marks at its payout: 1.00 a winning share.
+            const won = p.markPrice === "1.00" && p.unrealizedPnl !== null && p.status === "open";
+            const lost = p.markPrice === "0.00";
+            const value = p.markPrice === null ? null : (BigInt(p.quantity) * BigInt(Math.round(Number(p.markPrice) * 1e6))) / 1_000_000n;
+            return (
+              <li key={p.id} data-won={won || undefined}>
+                <p class="card-title">
+                  <a href={pathFor("market", { id: p.marketId })}>{p.market.title ?? p.marketId}</a>{" "}
+                  <span class={`side ${p.outcome.toLowerCase()}`}>{p.outcome}</span>
+                  {won && <span class="tag won">Won</span>}
+                  {lost && <span class="tag">Lost</span>}
+                  {p.status === "settled" && <span class="tag">settled</span>}
+                </p>
+                <dl class="facts">
+                  <div>
+                    <dt>Shares</dt>
+                    <dd data-field="shares">{shareCount(p.quantity)}</dd>
+                  </div>
+                  <div>
+                    <dt>Avg. paid</dt>
+                    <dd>{cents(p.avgEntryPrice)}</dd>
+                  </div>
+                  <div>
+                    <dt>{won || lost ? "Pays" : "Sell now"}</dt>
+                    <dd>{cents(p.markPrice)}</dd>
+                  </div>
+                  <div>
+                    <dt>Value</dt>
+                    <dd>{value === null ? "–" : dollars(value)}</dd>
+                  </div>
+                  <div>
+                    <dt>Unrealized</dt>
+                    <dd class={pnlClass(p.unrealizedPnl)} data-field="unrealized">
+                      {signedDollars(p.unrealizedPnl)}
+                    </dd>
+                  </div>
+                  <div>
+                    <dt>Realized</dt>
+                    <dd class={pnlClass(p.realizedPnl)}>{signedDollars(p.realizedPnl)}</dd>
+                  </div>
+                </dl>
+                {won && <RedeemHere p={p} onDone={setRedeemed} />}
+              </li>
+            );
+          })}
         </ul>
       )}
     </Section>
@@ -71,18 +120,18 @@ function Trades({ refresh }: { refresh: number }) {
         <>
           <ul class="cards" data-testid="trades">
             {data.items.map((t) => (
-              <li key={t.id}>
+              <li key={t.id} data-trade={t.tradeId}>
                 <p class="card-title">
                   <a href={pathFor("market", { id: t.marketId })}>
-                    {t.side} {shares(t.filledQuantity)} {t.outcome}
+                    {t.side === "BUY" ? "Bought" : "Sold"} {shareCount(t.filledQuantity)} {t.outcome}
                   </a>{" "}
-                  at {t.avgPrice}{" "}
+                  at {cents(t.avgPrice)}{" "}
                   <span class="muted small">
-                    {t.venue}, {t.role}, {when(t.createdAt)}
+                    {t.venue === "CLOB" ? "order book" : t.venue === "AMM" ? "AMM" : "book + AMM"}, {t.role}, {when(t.createdAt)}
                   </span>
                 </p>
                 <p>
-                  {usdt(t.totalCost)} USDT <span class="muted small">+ {usdt(t.fee)} fee</span> ·{" "}
+                  <span data-field="total">{dollars(t.totalCost)}</span> <span class="muted small">+ {dollars(t.fee)} fee</span> ·{" "}
                   <span class={`settle ${t.settlementStatus}`} data-testid="settlement">
                     {SETTLEMENT[t.settlementStatus] ?? t.settlementStatus}
                   </span>
@@ -109,10 +158,158 @@ function Trades({ refresh }: { refresh: number }) {
   );
 }
 
-export function PortfolioPage() {
+const REASONS: Record<string, string> = {
+  user: "cancelled by you",
+  expired: "expired",
+  heartbeat: "cancelled: heartbeat missed",
+  self_trade: "cancelled: would have traded with your own order",
+  market_closed: "cancelled: market closed",
+  market_cancelled: "cancelled: market cancelled",
+  market_resolved: "cancelled: market resolved",
+  paused: "cancelled: trading paused",
+};
+
+/** How an order ended (or stands), in words. */
+export function orderState(o: Order): string {
+  if (o.status === "filled") return "filled";
+  if (o.status === "open") return "open";
+  if (o.status === "partially_filled") return `partly filled (${shareCount(o.filledQuantity)} of ${shareCount(o.quantity)})`;
+  const why = o.cancelReason
+    ? REASONS[o.cancelReason]
+    : o.orderType === "FAK" || o.orderType === "FOK"
+      ? "rest cancelled (fill and kill)"
+      : o.status;
+  const filled = BigInt(o.filledQuantity) > 0n ? `, ${shareCount(o.filledQuantity)} of ${shareCount(o.quantity)} filled` : "";
+  return `${o.status === "expired" ? "expired" : why}${filled}`;
+}
+
+function OrderHistory({ refresh }: { refresh: number }) {
+  const [page, setPage] = useState(1);
+  const { data, error } = useLoad<Page<Order>>(() => client.orders.list({ status: "all", page, pageSize: HISTORY_PAGE }), [page, refresh]);
+  return (
+    <Section title="Orders" id="order-history">
+      <ErrorText error={error} />
+      {data && !data.items.length && <p class="muted">No orders yet.</p>}
+      {data && data.items.length > 0 && (
+        <>
+          <ul class="list" data-testid="order-history">
+            {data.items.map((o) => (
+              <li key={o.orderId} data-order={o.orderId} data-status={o.status}>
+                <span>
+                  <a href={pathFor("market", { id: o.marketId })}>
+                    {o.side} {shareCount(o.quantity)} {o.outcome}
+                  </a>{" "}
+                  at {cents(o.price)}{" "}
+                  <span class="muted small">
+                    ({o.orderType}
+                    {o.postOnly ? ", post-only" : ""}, {when(o.createdAt)})
+                  </span>
+                </span>
+                <span class={`order-state ${o.status}`} data-field="state">
+                  {orderState(o)}
+                </span>
+              </li>
+            ))}
+          </ul>
+          <Pager
+            label="Order pages"
+            page={data.pagination.page}
+            hasNext={data.pagination.hasNext}
+            onPage={setPage}
+            labels={["Newer", "Older"]}
+          />
+        </>
+      )}
+    </Section>
+  );
+}
+
+/** Positions with no shares left (sold, merged, redeemed) or paid out, with what they made or lost. */
+function ClosedPositions({ refresh }: { refresh: number }) {
+  const { data, error } = useLoad<Position[]>(() => client.portfolio.positions({ status: "closed" }), [refresh]);
+  return (
+    <Section title="Closed positions" id="closed-positions">
+      <ErrorText error={error} />
+      {data && !data.length && <p class="muted">No closed positions yet.</p>}
+      {data && data.length > 0 && (
+        <ul class="list" data-testid="closed-positions">
+          {data.map((p) => (
+            <li key={p.id} data-position={p.id}>
+              <span>
+                <a href={pathFor("market", { id: p.marketId })}>{p.market.title ?? p.marketId}</a>{" "}
+                <span class={`side ${p.outcome.toLowerCase()}`}>{p.outcome}</span>{" "}
+                <span class="muted small">{p.status === "settled" ? "paid out" : "closed"}</span>
+              </span>
+              <span class={`order-state ${pnlClass(p.realizedPnl)}`} data-field="realized">
+                {signedDollars(p.realizedPnl)} realized
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Section>
+  );
+}
+
+const TRANSFER_STATUS: Record<Transfer["status"], string> = {
+  credited: "credited",
+  not_credited: "not credited",
+  pending: "sending",
+  confirmed: "sent",
+  failed: "failed",
+};
+
+function Transfers({ refresh }: { refresh: number }) {
+  const [page, setPage] = useState(1);
+  const { data, error } = useLoad<Page<Transfer>>(() => client.portfolio.transfers({ page, pageSize: HISTORY_PAGE }), [page, refresh]);
+  return (
+    <Section title="Deposits and withdrawals" id="transfers">
+      <ErrorText error={error} />
+      {data && !data.items.length && <p class="muted">No deposits or withdrawals yet.</p>}
+      {data && data.items.length > 0 && (
+        <>
+          <ul class="list" data-testid="transfers">
+            {data.items.map((t) => (
+              <li key={t.id} data-type={t.type} data-status={t.status}>
+                <span>
+                  {t.type === "deposit" ? "Deposit" : "Withdrawal"}{" "}
+                  <strong data-field="amount">
+                    {t.asset === "USDT" || t.asset === null ? dollars(t.amount) : `${t.amount} units of ${t.asset}`}
+                  </strong>{" "}
+                  <span class="muted small">
+                    {t.type === "withdrawal" ? `to ${shortAddress(friendlyAddress(t.address, config.testnet))}, ` : ""}
+                    {when(t.createdAt)}
+                    {t.txHash && `, tx ${shortHash(t.txHash)}`}
+                  </span>
+                </span>
+                <span class={`order-state ${t.status}`}>
+                  {TRANSFER_STATUS[t.status]}
+                  {t.reason && ` (${t.reason.replace(/_/g, " ")})`}
+                </span>
+              </li>
+            ))}
+          </ul>
+          <Pager
+            label="Transfer pages"
+            page={data.pagination.page}
+            hasNext={data.pagination.hasNext}
+            onPage={setPage}
+            labels={["Newer", "Older"]}
+          />
+        </>
+      )}
+    </Section>
+  );
+}
+
+type Tab = "positions" | "orders" | "history";
+const TABS: readonly Tab[] = ["positions", "orders", "history"];
+
+export function PortfolioPage({ query }: { query: URLSearchParams }) {
   const session = useStore(session$);
   const balance = useStore(balance$);
   const refresh = portfolioPulse.use();
+  const tab: Tab = (TABS as readonly string[]).includes(query.get("tab") ?? "") ? (query.get("tab") as Tab) : "positions";
   if (!session) return <NeedsSession title="Portfolio" headline="Sign in to see your portfolio" />;
   return (
     <>
@@ -122,15 +319,15 @@ export function PortfolioPage() {
           <dl class="balance-grid" data-testid="balance">
             <div>
               <dt>Available</dt>
-              <dd>{usdt(balance.available)} USDT</dd>
+              <dd>{dollars(balance.available)}</dd>
             </div>
             <div>
               <dt>In open orders</dt>
-              <dd>{usdt(balance.locked)} USDT</dd>
+              <dd>{dollars(balance.locked)}</dd>
             </div>
             <div>
               <dt>Total</dt>
-              <dd>{usdt(balance.total)} USDT</dd>
+              <dd>{dollars(balance.total)}</dd>
             </div>
           </dl>
         ) : (
@@ -140,9 +337,23 @@ export function PortfolioPage() {
           <a href={pathFor("wallet")}>Deposit or withdraw</a>
         </p>
       </Section>
-      <Positions refresh={refresh} />
-      <OrdersSection title="Open orders" refresh={refresh} />
-      <Trades refresh={refresh} />
+      <Toggle
+        label="Portfolio view"
+        options={TABS}
+        value={tab}
+        onChange={(t) => navigate(t === "positions" ? pathFor("portfolio") : `${pathFor("portfolio")}?tab=${t}`, { replace: true })}
+        labels={{ positions: "Positions", orders: "Open orders", history: "History" }}
+      />
+      {tab === "positions" && <Positions refresh={refresh} />}
+      {tab === "orders" && <OrdersSection title="Open orders" refresh={refresh} />}
+      {tab === "history" && (
+        <>
+          <OrderHistory refresh={refresh} />
+          <ClosedPositions refresh={refresh} />
+          <Trades refresh={refresh} />
+          <Transfers refresh={refresh} />
+        </>
+      )}
     </>
   );
 }

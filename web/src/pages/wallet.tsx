@@ -5,7 +5,7 @@ import type { DepositAddress, WithdrawResult } from "@pmx/client/models";
 import { toMicro } from "@pmx/client/money";
 import { client, session$ } from "../api";
 import { config, isSandbox } from "../config";
-import { friendlyAddress, shortHash, usdt } from "../format";
+import { dollars, friendlyAddress, shortAddress, shortHash, usdt } from "../format";
 import { balance$ } from "../live";
 import { NeedsSession } from "../signin";
 import { useStore } from "../store";
@@ -100,19 +100,27 @@ function Faucet() {
 function Withdraw({ wallet }: { wallet: string }) {
   const balance = useStore(balance$);
   const [amount, setAmount] = useState("");
-  const [result, setResult] = useState<WithdrawResult | null>(null);
+  const [pending, setPending] = useState<string | null>(null);
+  const [result, setResult] = useState<{ r: WithdrawResult; micro: string } | null>(null);
   const [inputError, setInputError] = useState<string | null>(null);
-  const [send, state] = useAction(async () => {
+  const check = (e: Event) => {
+    e.preventDefault();
     setResult(null);
-    let micro: string;
     try {
-      micro = toMicro(amount.trim() || "0", "amount");
+      const micro = toMicro(amount.trim() || "0", "amount");
+      if (BigInt(micro) <= 0n) throw new RangeError("Enter an amount above 0.");
+      if (balance && BigInt(micro) > BigInt(balance.available)) throw new RangeError(`You have ${dollars(balance.available)} available.`);
+      setInputError(null);
+      setPending(micro);
     } catch (err) {
       setInputError((err as Error).message);
-      return;
     }
-    setInputError(null);
-    setResult(await client.wallet.withdraw({ amount: micro }));
+  };
+  const [send, state] = useAction(async () => {
+    if (!pending) return;
+    const r = await client.wallet.withdraw({ amount: pending });
+    setResult({ r, micro: pending });
+    setPending(null);
   });
   const words: Record<WithdrawResult["status"], string> = {
     accepted: "Sent",
@@ -122,35 +130,48 @@ function Withdraw({ wallet }: { wallet: string }) {
   return (
     <Section title="Withdraw" id="withdraw">
       <p>
-        USDT goes to the wallet you signed in with: <code>{wallet}</code>
+        USDT goes to the wallet you signed in with: <code class="address">{wallet}</code>
       </p>
-      <form
-        class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          send();
-        }}
-      >
+      <form class="inline" onSubmit={check}>
         <label for="withdraw-amount">Amount (USDT)</label>
         <input
           id="withdraw-amount"
           inputMode="decimal"
           value={amount}
-          onInput={(e) => setAmount(e.currentTarget.value)}
+          onInput={(e) => {
+            setAmount(e.currentTarget.value);
+            setPending(null);
+          }}
           aria-describedby="withdraw-help"
         />
         <button type="submit" class="primary" disabled={state.pending}>
-          {state.pending ? "Sending…" : "Withdraw"}
+          Withdraw
         </button>
       </form>
       <p id="withdraw-help" class="muted small">
-        Available: {balance ? usdt(balance.available) : "…"} USDT. From 1 USDT per withdrawal.
+        Available: {balance ? dollars(balance.available) : "…"}. From 1 USDT per withdrawal.
       </p>
       <ErrorText error={inputError ? { text: inputError } : state.error} />
+      {pending && (
+        <div class="review" role="region" aria-label="Confirm the withdrawal" data-testid="withdraw-confirm">
+          <p>
+            Send <strong>{dollars(pending)}</strong> to <code class="address">{wallet}</code>? This cannot be undone.
+          </p>
+          <div class="actions">
+            <button type="button" class="primary" onClick={() => send()} disabled={state.pending}>
+              {state.pending ? "Sending…" : `Confirm: send ${dollars(pending)}`}
+            </button>
+            <button type="button" onClick={() => setPending(null)} disabled={state.pending}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
       {result && (
-        <p class={result.status === "failed" ? "error" : "success"} role="status" data-testid="withdraw-result">
-          {words[result.status]}: {result.message}
-          {result.txHash && ` (tx ${shortHash(result.txHash)})`}
+        <p class={result.r.status === "failed" ? "error" : "success"} role="status" data-testid="withdraw-result">
+          {words[result.r.status]}: {dollars(result.micro)} to {shortAddress(wallet)}
+          {result.r.status === "failed" && ` (${result.r.message})`}
+          {result.r.txHash && ` (tx ${shortHash(result.r.txHash)})`}
         </p>
       )}
     </Section>

@@ -1,0 +1,115 @@
+/**
+ * The socket fan-out without socket.io (gateway/socket-fanout.ts): a market's book and price
+ * changes coalesced and written once per socket with the frames of all its rooms, each message
+ * encoded once, snapshot floors honoured, unchanged prices not pushed, users' updates to their room.
+ */
+import { SocketFanout, type FanoutPorts } from "../../gateway/socket-fanout";
+import { encodedMessage, type Batch } from "../../gateway/socket-direct";
+import { rooms, type ServerMessage } from "../../gateway/socket-protocol";
+
+function fanout() {
+  const members = new Map<string, Set<string>>();
+  const writes: Array<{ id: string; frames: any[] }> = [];
+  const toRoom: Array<{ room: string; msg: ServerMessage }> = [];
+  let encoded = 0;
+
+  const ports: FanoutPorts = {
+    members: (room) => members.get(room),
+    encode: (msg) => {
+      encoded++;
+      return encodedMessage(JSON.stringify(msg));
+    },
+    write: (id, batch: Batch) => {
+      writes.push({ id, frames: batch.msgs.map((m) => JSON.parse(m.packet)) });
+      return "websocket";
+    },
+    toRoom: (room, msg) => toRoom.push({ room, msg }),
+    counted: () => undefined,
+    coalesceMs: 5,
+  };
+  const f = new SocketFanout(ports);
+  const join = (id: string, ...names: string[]) => {
+    for (const r of names) {
+      if (!members.has(r)) members.set(r, new Set());
+      members.get(r)!.add(id);
+    }
+  };
+  const settle = () => new Promise((r) => setTimeout(r, 30));
+
+  return { f, join, writes, toRoom, encodedCount: () => encoded, settle };
+}
+
+const book = (seq: number, bid: string) => ({
+  marketId: "mkt",
+  seq,
+  yes: { bids: [{ price: bid, quantity: "1000000", numOrders: 1 }], asks: [] },
+});
+const prices = (yesBid: number | null) => ({ marketId: "mkt", yesBid, yesAsk: null, ammYes: null });
+
+describe("socket fan-out", () => {
+  test("a market's latest book and prices go out together: one write per socket with its rooms' frames, each frame encoded once", async () => {
+    const t = fanout();
+    t.join("s1", rooms.book("mkt", "YES"), rooms.market("mkt"));
+    t.join("s2", rooms.book("mkt", "NO"));
+    t.f.book(book(1, "0.40"));
+    t.f.book(book(2, "0.41"));
+    t.f.prices(prices(41));
+    await t.settle();
+    expect(t.encodedCount()).toBe(3);
+    const byId = Object.fromEntries(t.writes.map((w) => [w.id, w.frames]));
+    expect(t.writes).toHaveLength(2);
+    expect((byId.s1 as Array<{ channel: string; seq?: number }>).map((m) => [m.channel, m.seq])).toEqual([
+      ["book", 2],
+      ["market", undefined],
+    ]);
+    expect((byId.s2 as Array<{ outcome: string; data: { asks: Array<{ price: string }> } }>)[0]).toMatchObject({
+      outcome: "NO",
+      data: { asks: [{ price: "0.59" }] },
+    });
+    // The same best prices again: nothing to push.
+    t.writes.length = 0;
+    t.f.prices(prices(41));
+    await t.settle();
+    expect(t.writes).toEqual([]);
+  });
+
+  test("a socket's snapshot floor: updates up to it are not sent again, the first newer one is and lifts it", async () => {
+    const t = fanout();
+    t.join("s1", rooms.book("mkt", "YES"));
+    t.f.setFloor(rooms.book("mkt", "YES"), "s1", 5);
+    t.f.book(book(5, "0.40"));
+    await t.settle();
+    expect(t.writes).toEqual([]);
+    t.f.book(book(6, "0.42"));
+    await t.settle();
+    expect(t.writes.map((w) => w.id)).toEqual(["s1"]);
+    expect(t.f.floorRooms).toBe(0);
+    // An older seq than the newest heard is dropped.
+    t.f.book(book(4, "0.10"));
+    expect(t.f.lastBook.get("mkt")?.seq).toBe(6);
+  });
+
+  test("users: balances coalesced (latest wins), orders as they come, nothing for a user nobody listens to", async () => {
+    const t = fanout();
+    t.join("s1", rooms.user("usr_a"));
+    const balance = (available: string) => ({ userId: "usr_a", balance: { available, locked: "0", total: available } });
+    t.f.balance(balance("1"));
+    t.f.balance(balance("2"));
+    t.f.balance({ ...balance("3"), userId: "usr_b" });
+    t.f.order({
+      orderId: "ord_1",
+      userId: "usr_a",
+      marketId: "mkt",
+      status: "open",
+      remainingQuantity: "1",
+      filledDelta: "0",
+      clientOrderId: null,
+      cancelReason: null,
+    });
+    expect(t.toRoom.map((x) => Object.keys((x.msg as { data: object }).data))).toEqual([["order"]]);
+    await t.settle();
+    expect(t.toRoom.map((x) => x.room)).toEqual([rooms.user("usr_a"), rooms.user("usr_a")]);
+    expect(t.toRoom[1].msg).toEqual({ type: "update", channel: "user", data: { balance: { available: "2", locked: "0", total: "2" } } });
+    t.f.clear();
+  });
+});
