@@ -58,10 +58,18 @@ function PushSettings() {
   const tg = useStore(telegram$);
   const { data, error } = useLoad<NotificationSettings>(() => client.notifications.settings(), []);
   const [current, setCurrent] = useState<NotificationSettings | null>(null);
+  // The box shows the click at once; a refused save puts the stored value back.
+  const [pending, setPending] = useState<Partial<NotificationSettings["push"]>>({});
   const [save, state] = useAction(async (key: keyof NotificationSettings["push"], on: boolean) => {
-    setCurrent(await client.notifications.updateSettings({ push: { [key]: on } }));
+    setPending((p) => ({ ...p, [key]: on }));
+    try {
+      setCurrent(await client.notifications.updateSettings({ push: { [key]: on } }));
+    } finally {
+      setPending(({ [key]: _, ...rest }) => rest);
+    }
   });
-  const shown = current ?? data;
+  const stored = current ?? data;
+  const shown = stored && { ...stored, push: { ...stored.push, ...pending } };
   return (
     <details class="card push-settings">
       <summary>Telegram messages</summary>
