@@ -201,6 +201,15 @@ test("a new trader's path: odds, quotes equal to the API's, a dollar buy whose t
     // Signed out: the tiles are the best prices and say so; the card shows a chance.
     await page.goto(`${srv.url}/`);
     await page.locator("[data-testid=events] li", { hasText: TITLE }).locator("[data-testid=event-chance]").waitFor();
+    // The list carries no markets: the card's end date is the event's closeTime, its market's close.
+    const listed = (await srv.http("GET", "/api/v1/events?pageSize=100")).body.data.find((e: { id: string }) => e.id === event);
+    const market0 = (await srv.http("GET", `/api/v1/markets/${market}`)).body.data;
+    expect(listed.closeTime).toBe(market0.closeTime);
+    const end = new Date(listed.closeTime);
+    const year = end.getUTCFullYear() !== new Date().getUTCFullYear() ? { year: "numeric" as const } : {};
+    expect(await textOf(page, `[data-testid=events] li:has-text("${TITLE}") [data-testid=event-ends]`)).toBe(
+      `Ends ${end.toLocaleDateString("en-GB", { month: "short", day: "numeric", timeZone: "UTC", ...year })}`,
+    );
     await page.goto(`${srv.url}/markets/${market}`);
     await page.locator("[data-testid=ladder] tr.bid").first().waitFor();
     expect(await textOf(page, "[data-testid=buyYesPrice]")).toMatch(/best price now/);
