@@ -18,6 +18,7 @@ import type { TestServer } from "../support/server";
 import { until } from "../support/until";
 import { fund, SHARE } from "../support/trading";
 import { demoEventId, demoMarketId } from "../../catalog/demo";
+import { axeViolations } from "../support/page-checks";
 
 jest.setTimeout(300_000);
 
@@ -153,8 +154,17 @@ test.each([
       expect(await textOf(page, "[data-testid=convert-cash]")).toBe("$2.00");
       const others = event.markets.filter((m) => m.id !== a && m.id !== b).map((m) => m.outcomeLabel);
       expect(await textOf(page, "[data-testid=convert-yes]")).toBe(`2 YES of each of ${others.join(", ")}`);
-      await form.scrollIntoViewIfNeeded();
+      // The review and its Confirm button above the phone's tab bar.
+      await form.getByRole("button", { name: "Confirm convert" }).scrollIntoViewIfNeeded();
+      await page.evaluate(() => (globalThis as unknown as { scrollBy(x: number, y: number): void }).scrollBy(0, 120));
       await shot(page, `portfolio-convert-${size}`);
+      if (size === "phone") expect(await axeViolations(page)).toEqual([]);
+      expect(
+        await page.evaluate(() => {
+          const g = globalThis as unknown as { document: { documentElement: { scrollWidth: number } }; innerWidth: number };
+          return g.document.documentElement.scrollWidth - g.innerWidth;
+        }),
+      ).toBe(0);
       await form.getByRole("button", { name: "Confirm convert" }).click();
       await page.locator("[data-testid=convert-result]").waitFor();
       expect(await textOf(page, "[data-testid=convert-result]")).toBe(
