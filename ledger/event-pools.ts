@@ -101,6 +101,28 @@ async function admit(p: EventPoolPorts, e: EventInternal, r: RouteRequest): Prom
  * Synchronous from reading the books to the caller's post: no other entry may apply in between,
  * or the trade would be priced on a pool that has moved.
  */
+/**
+ * The YES price each market of an event pool has there (micro-units over 1000000, for the markets'
+ * live prices); markets without an event pool are left out.
+ */
+export async function eventPoolPrices(
+  p: EventPoolPorts,
+  marketIds: readonly string[],
+): Promise<Record<string, { num: string; den: string }>> {
+  const out: Record<string, { num: string; den: string }> = {};
+  const events = new Map<string, EventInternal | null>();
+  for (const id of marketIds) {
+    const m = await p.market(id).catch(() => null);
+    if (!m?.eventId || Number(m.ammLiquidity) > 0) continue;
+    if (!events.has(m.eventId)) events.set(m.eventId, await eventOf(p, id));
+  }
+  for (const e of events.values()) {
+    if (!e) continue;
+    for (const [id, price] of prices(stateOf(p, e))) if (marketIds.includes(id)) out[id] = { num: String(price), den: "1000000" };
+  }
+  return out;
+}
+
 function plan(p: EventPoolPorts, e: EventInternal, r: RouteRequest) {
   ensureFunded(p, e);
   const pl = planEventPoolTrade(stateOf(p, e), books(p, e.id), {

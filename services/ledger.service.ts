@@ -21,7 +21,7 @@ import { openMoneyStore } from "../ledger/money-store";
 import { positionsView } from "../ledger/positions";
 import { convertPositions, type ConversionPorts } from "../ledger/conversions";
 import { newId } from "../lib/ids";
-import { eventPoolQuote, eventPoolTrade, eventPoolView, type EventPoolPorts } from "../ledger/event-pools";
+import { eventPoolPrices, eventPoolQuote, eventPoolTrade, eventPoolView, type EventPoolPorts } from "../ledger/event-pools";
 import type { VerifyReport } from "../models/trading";
 
 type LedgerThis = Service & {
@@ -123,6 +123,14 @@ const LedgerService = defineService<LedgerThis>({
       ...internalAction("ledger.eventPool"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPool">>): Answer<"ledger.eventPool"> {
         return eventPoolView(poolPorts(this, ctx), ctx.params.eventId).catch(throwWire);
+      },
+    },
+
+    /** Internal: the event pools' YES prices of these markets (the router's live prices). */
+    eventPoolPrices: {
+      ...internalAction("ledger.eventPoolPrices"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPoolPrices">>): Answer<"ledger.eventPoolPrices"> {
+        return eventPoolPrices(poolPorts(this, ctx), ctx.params.marketIds).catch(throwWire);
       },
     },
 

@@ -94,6 +94,15 @@ describe("the event's one market maker", () => {
       last = now;
     }
     expect((await books()).ok).toBe(true);
+    // The markets' prices and the event's chances come from the pool (ceil/floor to a cent).
+    for (const id of ids) {
+      const m = (await node.http("GET", `/api/v1/markets/${id}`)).body.data;
+      const p = Number(last.prices[id]);
+      expect(Number(m.buyYesPrice)).toBeCloseTo(Math.min(99, Math.max(1, Math.ceil(p / 10_000))) / 100, 6);
+      expect(Number(m.sellYesPrice)).toBeCloseTo(Math.min(99, Math.max(1, Math.floor(p / 10_000))) / 100, 6);
+    }
+    const outcomes = (await node.http("GET", `/api/v1/events/${eventId}`)).body.data.outcomes as Array<{ chance: string | null }>;
+    expect(outcomes.every((o) => o.chance !== null)).toBe(true);
 
     // y holds NO of Ben and Cat from the pool: converted into USDT and YES of Ann and Dan.
     const conv = await node.http("POST", `/api/v1/events/${eventId}/convert`, {
