@@ -7,6 +7,7 @@ import {
   type HandlerParams,
   broadcast,
   durableGroup,
+  emit,
   emitDurable,
   internalAction,
   routeAction,
@@ -21,8 +22,16 @@ import { openMoneyStore } from "../ledger/money-store";
 import { positionsView } from "../ledger/positions";
 import { convertPositions, type ConversionPorts } from "../ledger/conversions";
 import { newId } from "../lib/ids";
-import { eventPoolPrices, eventPoolQuote, eventPoolTrade, eventPoolView, type EventPoolPorts } from "../ledger/event-pools";
-import type { VerifyReport } from "../models/trading";
+import {
+  eventPoolPrices,
+  eventPoolPricesAround,
+  eventPoolPrint,
+  eventPoolQuote,
+  eventPoolTrade,
+  eventPoolView,
+  type EventPoolPorts,
+} from "../ledger/event-pools";
+import type { RouteExecution, TopOfBook, VerifyReport } from "../models/trading";
 
 type LedgerThis = Service & {
   cores?: LedgerCores;
@@ -46,6 +55,34 @@ function poolPorts(svc: LedgerThis, ctx: AppContext): EventPoolPorts {
     feeBps: configOf(svc.broker).ammFeeBps,
     newId,
   };
+}
+
+/**
+ * After a trade against an event's pool: its print for the catalog's price history, and the new
+ * prices of every market of the event (the pool moved them all, the books did not) for the
+ * sockets. Best effort, after the answer: a failure costs a push, never the trade.
+ */
+async function publishEventPoolTrade(
+  svc: LedgerThis,
+  ctx: AppContext<HandlerParams<"ledger.eventPoolRoute">>,
+  r: RouteExecution,
+): Promise<void> {
+  try {
+    emit(ctx, "market.trade", eventPoolPrint(ctx.params, r, new Date().toISOString()));
+    const pooled = await eventPoolPricesAround(poolPorts(svc, ctx), ctx.params.marketId);
+    const ids = Object.keys(pooled);
+    if (!ids.length) return;
+    const top = await portCall(ctx, "book.topOfBook", { marketIds: ids }).catch(() => ({}) as Record<string, TopOfBook | undefined>);
+    for (const id of ids)
+      broadcast(ctx, "market.pricesChanged", {
+        marketId: id,
+        yesBid: top[id]?.yesBid ?? null,
+        yesAsk: top[id]?.yesAsk ?? null,
+        ammYes: pooled[id],
+      });
+  } catch (err) {
+    svc.logger.warn(`event pool trade ${r.tradeId}: prices not published: ${(err as Error).message}`);
+  }
 }
 
 /**
@@ -104,6 +141,7 @@ const LedgerService = defineService<LedgerThis>({
         return eventPoolTrade(poolPorts(this, ctx), ctx.params)
           .then((r) => {
             if (r && ctx.params.idem) ctx.meta.idemJournaled = true;
+            if (r) void publishEventPoolTrade(this, ctx, r);
             return r;
           })
           .catch(throwWire);

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { ConservationReport } from "../../engine/accounts";
 import type { EventPoolView } from "../../models/trading";
 import { embeddedEnv, NodeProcess } from "../support/node-process";
+import { until } from "../support/until";
 import { TestWallet } from "../support/wallet";
 
 jest.setTimeout(240_000);
@@ -103,6 +104,22 @@ describe("the event's one market maker", () => {
     }
     const outcomes = (await node.http("GET", `/api/v1/events/${eventId}`)).body.data.outcomes as Array<{ chance: string | null }>;
     expect(outcomes.every((o) => o.chance !== null)).toBe(true);
+    // Every pool trade printed to its market's price history (Ann: a buy of 10 and a sell of 4).
+    for (const [m, volume] of [
+      [0, 14],
+      [1, 20],
+      [2, 15],
+      [3, 5],
+    ] as const)
+      await until(
+        `price history of market ${m}: ${volume} shares`,
+        async () => {
+          const h = (await node.http("GET", `/api/v1/markets/${ids[m]}/price-history`)).body.data;
+          const shares = ((h?.candles ?? []) as Array<{ volume: number }>).reduce((a, c) => a + c.volume, 0);
+          return Math.abs(shares - volume) < 1e-9 && h.volume24h > 0;
+        },
+        60_000,
+      );
 
     // y holds NO of Ben and Cat from the pool: converted into USDT and YES of Ann and Dan.
     const conv = await node.http("POST", `/api/v1/events/${eventId}/convert`, {
