@@ -6,7 +6,8 @@
  */
 import { randomBytes } from "node:crypto";
 import type { EventMessage, EventPayload } from "../contract/broker-events";
-import type { SessionDoc, UsedProofDoc, UserDoc, TokenUser } from "../models/user";
+import { invalid, notFoundFault } from "../engine/refusal";
+import type { SessionDoc, UsedProofDoc, UserDoc, TokenUser, UserTier } from "../models/user";
 import { verifyTonProof, type ConnectProof } from "./ton-proof";
 import { verifyTelegramInitData } from "./telegram";
 import { issueToken, verifyToken, type TokenClaims } from "./tokens";
@@ -68,6 +69,8 @@ export interface AuthOut {
   emit(event: AuthEvent): void;
   /** A session ended: every node forgets it at once (to every node, before the command answers). */
   sessionRevoked(e: EventPayload<"auth.sessionRevoked">): void;
+  /** A user's rate tier changed: every gateway applies it from the next request. */
+  tierChanged?(e: EventPayload<"auth.tierChanged">): void;
 }
 
 export interface AuthPorts {
@@ -77,6 +80,10 @@ export interface AuthPorts {
     /** Insert unless the id or the wallet is taken; true when this call inserted it. */
     insertOnce(user: UserDoc): Promise<boolean>;
     setTelegram(userId: string, telegram: NonNullable<UserDoc["telegram"]>): Promise<void>;
+    /** Set (or, for `default`, drop) the user's rate tier. */
+    setTier(userId: string, tier: string): Promise<void>;
+    /** Every user with a tier other than `default`. */
+    withTier(): Promise<UserTier[]>;
   };
   sessions: {
     get(sid: string): Promise<SessionDoc | null>;
@@ -101,6 +108,8 @@ export interface AuthPorts {
   /** Rewrites the session and proof stores without what was dropped (an append-only file keeps it otherwise). */
   compact?(): Promise<void>;
   jwtSecret: string;
+  /** The rate tiers configured (RATE_TIERS plus `default`): the only ones a user may be granted. */
+  tiers: readonly string[];
   /** Verifies Mini App init data when set; without a bot, init data is ignored. */
   telegramBotToken?: string;
   telegramInitDataMaxAgeSec: number;
@@ -202,6 +211,21 @@ export class Auth {
     return { id: claims.sub, wallet: claims.wal, sid: claims.sid, exp: claims.exp };
   }
 
+  /** The operator grants a rate tier (a configured one; `default` takes a grant back). */
+  async setTier(userId: string, tier: string, out: AuthOut): Promise<UserTier> {
+    if (!this.ports.tiers.includes(tier))
+      throw invalid(`Unknown tier "${tier}" (configured: ${this.ports.tiers.join(", ")})`, [{ field: "tier", rule: "enum" }]);
+    if (!(await this.ports.users.byId(userId))) throw notFoundFault("User");
+    await this.ports.users.setTier(userId, tier);
+    out.tierChanged?.({ userId, tier });
+    return { userId, tier };
+  }
+
+  /** Every user granted a tier other than `default` (a gateway starting learns them). */
+  tiersGranted(): Promise<UserTier[]> {
+    return this.ports.users.withTier();
+  }
+
   /**
    * Stale proofs can no longer log in, and expired sessions no longer authenticate: drop both, and
    * compact the store once enough was dropped (or the oldest drop is old enough). Returns how many
@@ -250,7 +274,7 @@ export class Auth {
     const nowSec = this.nowSec();
     const { token, expiresAt } = issueToken(
       this.ports.jwtSecret,
-      { userId: user._id, walletAddress: user.walletAddress, sessionId: sid },
+      { userId: user._id, walletAddress: user.walletAddress, sessionId: sid, tier: user.tier },
       nowSec,
     );
     await this.ports.sessions.insert({

@@ -16,6 +16,9 @@ export function authStorePorts(stores: () => Stores<AuthCollections>): Pick<Auth
       byWallet: (walletAddress) => s().users.findOne({ walletAddress }),
       insertOnce: (user) => s().users.insertOnce(user),
       setTelegram: async (_id, telegram) => void (await s().users.update({ _id }, { $set: { telegram } })),
+      setTier: async (_id, tier) => void (await s().users.update({ _id }, { $set: { tier } })),
+      withTier: async () =>
+        (await s().users.find({ tier: { $exists: true, $ne: "default" } })).map((u) => ({ userId: u._id, tier: u.tier as string })),
     },
     sessions: {
       get: (_id) => s().sessions.findOne({ _id }),

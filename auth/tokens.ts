@@ -13,6 +13,8 @@ export interface TokenSubject {
   /** raw "wc:hex" wallet address */
   walletAddress: string;
   sessionId: string;
+  /** Rate tier at issue; left out for `default`. */
+  tier?: string;
 }
 
 export interface TokenClaims {
@@ -24,6 +26,8 @@ export interface TokenClaims {
   sid: string;
   iat: number;
   exp: number;
+  /** rate tier at issue (absent: default) */
+  tir?: string;
 }
 
 export interface IssuedToken {
@@ -58,6 +62,7 @@ export function issueToken(secret: string, subject: TokenSubject, nowSec: number
     throw new TypeError("issueToken: nowSec and ttlSec must be integers, ttlSec > 0");
   }
   for (const [k, v] of Object.entries(subject)) {
+    if (k === "tier" && v === undefined) continue;
     if (typeof v !== "string" || v.length === 0) throw new TypeError(`issueToken: ${k} must be a non-empty string`);
   }
   const claims: TokenClaims = {
@@ -66,6 +71,7 @@ export function issueToken(secret: string, subject: TokenSubject, nowSec: number
     sid: subject.sessionId,
     iat: nowSec,
     exp: nowSec + ttlSec,
+    ...(subject.tier && subject.tier !== "default" ? { tir: subject.tier } : {}),
   };
   // iat/exp are set explicitly so the caller's clock (nowSec) is the only clock
   // (jsonwebtoken keeps a given iat; `noTimestamp` would strip it).
@@ -92,11 +98,12 @@ export function verifyToken(secret: string, token: string, nowSec?: number): Tok
     return null;
   }
   if (typeof payload !== "object" || payload === null) return null;
-  const { sub, wal, sid, iat, exp } = payload as Record<string, unknown>;
+  const { sub, wal, sid, iat, exp, tir } = payload as Record<string, unknown>;
   if (!nonEmpty(sub) || !nonEmpty(wal) || !nonEmpty(sid)) return null;
+  if (tir !== undefined && !nonEmpty(tir)) return null;
   // jsonwebtoken only checks exp when present; we require it.
   if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp) || (exp as number) <= (iat as number)) return null;
-  const claims: TokenClaims = { sub, wal, sid, iat: iat as number, exp: exp as number };
+  const claims: TokenClaims = { sub, wal, sid, iat: iat as number, exp: exp as number, ...(tir ? { tir } : {}) };
   if (!cache) verified.set(secret, (cache = new Map()));
   if (cache.size >= VERIFIED_CACHE_MAX) cache.delete(cache.keys().next().value as string);
   cache.set(token, claims);

@@ -37,8 +37,9 @@ import type {
   CancelResult,
   PlaceTerms,
   TopOfBook,
+  QueuePosition,
 } from "../models/trading";
-import type { UserDoc, TokenUser } from "../models/user";
+import type { UserDoc, TokenUser, UserTier } from "../models/user";
 import { AMOUNT } from "../lib/params";
 import type { ChainIncidentDoc, ChainReconciliation, SettlementBatchDoc, SubmissionResult, ChainInfo, ChainTxView } from "../models/chain";
 import type { Model, ParamsOf, RequestOf, ResultOf } from "./wire";
@@ -105,6 +106,12 @@ export interface InternalActions {
     { marketId: string; levels: number }
   >;
   "book.top": Entry<{ marketId: string }, TopOfBook>;
+  /** May the caller's new order name this group (404 / 409 ORDER_GROUP_TRIGGERED)? */
+  "ledger.orderGroupAdmit": Entry<{ orderGroupId: string; userId: string }, true>;
+  /** A placed order joins its group; what it filled at once counts. */
+  "ledger.orderGroupJoin": Entry<{ orderGroupId: string; orderId: string; marketId: string; open: boolean; filled: number }, true>;
+  /** What rests before a resting order at its level, answered by the market's owner (null: not resting). */
+  "book.queuePositionAt": Entry<{ marketId: string; orderId: string }, QueuePosition | null>;
   "book.topOfBook": Entry<{ marketIds: string[] }, Record<string, TopOfBook>>;
   "book.halt": Entry<{ marketId: string; status: string }, { released: number }>;
   /** The market's own trading mode, applied by its owner (cancelOnPause orders cancelled when paused). */
@@ -136,6 +143,8 @@ export interface InternalActions {
   "api.forgetSession": Entry<{ sid: string }, { forgotten: boolean }>;
   "auth.resolveToken": Entry<{ token: string }, TokenUser | null>;
   "auth.getUser": Entry<{ userId: string }, UserDoc | null>;
+  /** Every user granted a rate tier other than `default` (a gateway learns them as it starts). */
+  "auth.tiersGranted": Entry<void, UserTier[]>;
   // chain (operators, tests, the REPL; withdrawalAnswer: POST /withdraw's Idempotency-Key replay)
   "chain.withdrawalAnswer": Entry<{ withdrawalId: string }, SubmissionResult>;
   "chain.reconcile": Entry<void, ChainReconciliation>;
@@ -265,7 +274,7 @@ export const INTERNAL_PARAMS = {
     marketId: ID_RULE,
     userId: { type: "string", optional: true },
     orderIds: { type: "array", items: "string", optional: true },
-    reason: { type: "enum", values: ["user", "expired", "heartbeat"] },
+    reason: { type: "enum", values: ["user", "expired", "heartbeat", "order_group"] },
   },
   "book.cancel": { marketId: ID_RULE, orderId: "string", userId: "string" },
   "book.route": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
@@ -277,6 +286,9 @@ export const INTERNAL_PARAMS = {
   "book.ensureMarket": { marketId: ID_RULE },
   "book.depth": { marketId: ID_RULE, levels: { type: "number", optional: true, default: 10 } },
   "book.top": { marketId: ID_RULE },
+  "ledger.orderGroupAdmit": { orderGroupId: "string", userId: "string" },
+  "ledger.orderGroupJoin": { orderGroupId: "string", orderId: "string", marketId: ID_RULE, open: "boolean", filled: "number" },
+  "book.queuePositionAt": { marketId: ID_RULE, orderId: "string" },
   "book.topOfBook": { marketIds: { type: "array", items: "string", max: 200 } },
   "book.halt": { marketId: ID_RULE, status: "string" },
   "book.setTradingMode": { marketId: ID_RULE, mode: MODE_RULE, reason: { type: "string", nullable: true } },
@@ -310,6 +322,7 @@ export const INTERNAL_PARAMS = {
   "api.forgetSession": { sid: { type: "string", max: 128 } },
   "auth.resolveToken": { token: { type: "string", max: 4096 } },
   "auth.getUser": { userId: { type: "string", max: 128 } },
+  "auth.tiersGranted": null,
   "chain.withdrawalAnswer": { withdrawalId: { type: "string", min: 1, max: 64 } },
   "chain.reconcile": null,
   "chain.transaction": { hash: { type: "string", pattern: /^[0-9a-fA-F]{64}$/ } },

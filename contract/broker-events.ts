@@ -69,6 +69,8 @@ export interface BrokerEvents {
   "auth.telegramLinked": { userId: string; chatId: number };
   /** A session ended (logout, refresh): every gateway forgets it at once. */
   "auth.sessionRevoked": { sid: string; userId: string };
+  /** The operator granted a user a rate tier: every gateway applies it from the next request. */
+  "auth.tierChanged": { userId: string; tier: string };
   // notifier
   "notifier.created": { userId: string; notification: NotificationItem };
   // chain (amounts as digit strings of micro-USDT)
@@ -107,6 +109,7 @@ export const BROKER_EVENTS = {
   "auth.userCreated": "emit",
   "auth.telegramLinked": "emit",
   "auth.sessionRevoked": "broadcast",
+  "auth.tierChanged": "broadcast",
   "notifier.created": "emit",
   "chain.depositCredited": "emit",
   "chain.incident": "emit",

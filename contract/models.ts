@@ -36,7 +36,7 @@ const tradingMode = {
 const cancelReason = {
   type: "string",
   nullable: true,
-  enum: ["user", "expired", "heartbeat", "self_trade", "market_closed", "market_cancelled", "market_resolved", "paused"],
+  enum: ["user", "expired", "heartbeat", "self_trade", "market_closed", "market_cancelled", "market_resolved", "paused", "order_group"],
   description: "Why the order left the book unfilled; null while it is open or filled, and for the cancelled rest of a FAK",
 } as const;
 const clientOrderId = {
@@ -387,6 +387,10 @@ export const SCHEMAS = {
         default: false,
         description: "Cancel the order (reason paused) when its market leaves the normal trading mode",
         "x-fv": { type: "boolean", optional: true },
+      },
+      orderGroupId: {
+        ...ID,
+        description: "An order group of the caller (POST /order-groups): its fill limit cancels the order with the group's others",
       },
     },
   },
@@ -826,6 +830,96 @@ export const SCHEMAS = {
     "createdAt",
     "resolution",
   ]),
+  QueuePosition: obj(
+    {
+      price: { type: "string", pattern: "^0\\.[0-9]{2}$", description: "The order's price in its own outcome" },
+      quantityAhead: { ...micro, description: "Quantity resting before the order at its price level (time priority)" },
+      ordersAhead: { type: "integer", description: "Orders resting before it at that level" },
+    },
+    ["price", "quantityAhead", "ordersAhead"],
+  ),
+  RewardTermsRequest: {
+    type: "object",
+    required: ["dailyPool", "maxSpread", "minSize"],
+    properties: {
+      dailyPool: { ...amountString, description: "Micro-USDT paid each UTC day to the market's scorers (0 stops it)" },
+      maxSpread: {
+        type: "string",
+        pattern: "^0\\.(0[1-9]|[1-9][0-9])$",
+        description: "The widest distance from the midpoint that scores, e.g. 0.03",
+      },
+      minSize: { ...amountString, description: "The smallest resting quantity that scores (micro-shares)" },
+    },
+  },
+  RewardMarket: obj({ marketId: str, dailyPool: micro, maxSpread: decimal, minSize: micro }, [
+    "marketId",
+    "dailyPool",
+    "maxSpread",
+    "minSize",
+  ]),
+  FundRewardsRequest: { type: "object", required: ["amount"], properties: { amount: amountString } },
+  RewardsFunded: obj({ amount: micro, balance: { ...micro, description: "The rewards account's balance now" } }, ["amount", "balance"]),
+  RewardEarning: obj(
+    {
+      marketId: str,
+      score: {
+        type: "string",
+        pattern: "^(0|[1-9][0-9]*)$",
+        description: "The day's score (summed per-minute scores; comparable within a market)",
+      },
+      reward: micro,
+      rebate: micro,
+    },
+    ["marketId", "score", "reward", "rebate"],
+  ),
+  OrderScoring: obj(
+    {
+      scoring: bool,
+      reason: {
+        type: "string",
+        enum: ["scoring", "no_rewards", "no_midpoint", "too_far", "too_small", "not_resting"],
+        description:
+          "Why it scores or not: its market pays no rewards, the book has no midpoint, it rests at or beyond maxSpread, below minSize, or it no longer rests",
+      },
+    },
+    ["scoring", "reason"],
+  ),
+  OrderGroupRequest: {
+    type: "object",
+    required: ["fillLimit"],
+    properties: {
+      fillLimit: {
+        ...amountString,
+        description: "Quantity (micro-shares) filled on the group's orders within the window that triggers it",
+      },
+      windowSeconds: { type: "integer", minimum: 1, maximum: 3600, default: 15, description: "The rolling window, 1 to 3600 s" },
+    },
+  },
+  OrderGroup: obj({ orderGroupId: str, fillLimit: micro, windowSeconds: int, triggered: bool }, [
+    "orderGroupId",
+    "fillLimit",
+    "windowSeconds",
+    "triggered",
+  ]),
+  DeletedOrderGroup: obj({ orderGroupId: str, cancelled: { type: "array", items: str, description: "Order ids" } }, [
+    "orderGroupId",
+    "cancelled",
+  ]),
+  SetTierRequest: {
+    type: "object",
+    required: ["tier"],
+    properties: { tier: { type: "string", minLength: 1, maxLength: 32, description: "A tier of RATE_TIERS, or default" } },
+  },
+  UserTier: obj({ userId: str, tier: str }, ["userId", "tier"]),
+  RateBudget: obj(
+    {
+      limit: { type: "integer", description: "Requests allowed per window" },
+      remaining: { type: "integer", description: "Requests left in the current sliding window" },
+      windowSeconds: int,
+    },
+    ["limit", "remaining", "windowSeconds"],
+  ),
+  AccountLimits: obj({ tier: str, read: ref("RateBudget"), trade: ref("RateBudget") }, ["tier", "read", "trade"]),
   CancelMarketRequest: {
     type: "object",
     properties: {

@@ -24,6 +24,7 @@ import type {
   OrderBookOptions,
   Outcome,
   PriceLevel,
+  QueuePosition,
   RejectedEvent,
   RejectReason,
   RestedEvent,
@@ -430,6 +431,24 @@ export class OrderBook {
   getOrder(orderId: string): RestingOrder | undefined {
     const slot = typeof orderId === "string" ? this.findSlot(orderId, hashId(orderId)) : NONE;
     return slot === NONE ? undefined : this.snapshot(slot);
+  }
+
+  /**
+   * What rests before a resting order at its level: a walk back from it to the level's head,
+   * O(orders ahead) and nothing else (the level's FIFO is in time order; both outcomes at one
+   * YES tick share it, as they match). Undefined for an order not resting here.
+   */
+  queuePosition(orderId: string): QueuePosition | undefined {
+    const slot = typeof orderId === "string" ? this.findSlot(orderId, hashId(orderId)) : NONE;
+    if (slot === NONE) return undefined;
+    const rows = this.rows;
+    let quantityAhead = 0;
+    let ordersAhead = 0;
+    for (let s = rows[slot * ROW + PREV]; s !== NONE; s = rows[s * ROW + PREV]) {
+      quantityAhead += rows[s * ROW + REMAINING];
+      ordersAhead++;
+    }
+    return { price: priceOf(rows[slot * ROW + META] | 0), quantityAhead, ordersAhead };
   }
 
   /** Snapshots of all resting orders, in arrival (seq) order. */

@@ -52,7 +52,7 @@ export interface FillRecord {
 
 /** Why a resting order left the book without filling (the trader API's `cancelReason`). */
 export type CancelReasonCode =
-  "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused";
+  "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused" | "order_group";
 
 export interface OrderChange {
   orderId: string;

@@ -35,6 +35,13 @@ export interface Order {
 }
 
 /** An open order as persisted / restored. Resting orders are always GTC. */
+/** What rests before an order at its price level (time priority), the order's price in its own outcome. */
+export interface QueuePosition {
+  price: Tick;
+  quantityAhead: number;
+  ordersAhead: number;
+}
+
 export interface RestingOrder {
   orderId: string;
   userId: string;

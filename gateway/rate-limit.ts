@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { RateCategory } from "../contract/routes";
+import { DEFAULT_TIER, type RateTiers } from "../lib/config";
 
 /**
  * Sliding-window rate limiting behind moleculer-web's rate-limit store interface
@@ -22,24 +23,58 @@ export interface RateVerdict {
   allowed: boolean;
   /** Seconds until a request would be allowed again (0 when allowed). */
   retryAfterSec: number;
+  /** The caller's rate tier the limit came from. */
+  tier?: string;
 }
 
 /** What a request carries once the store decided on it. */
 export interface RateLimited {
   $rateVerdict?: RateVerdict;
+  /** The caller's rate tier as the key function found it. */
+  $rateTier?: string;
 }
 
 export interface RateLimitStore {
-  /** The next `inc(key)` decides for `req` (call from the route's key function). */
-  expect(key: string, req: RateLimited): void;
+  /** The next `inc(key)` decides for `req`, under the caller's `tier` (call from the route's key function). */
+  expect(key: string, req: RateLimited, tier?: string): void;
   inc(key: string): Promise<number>;
   /** The key's budget now, without counting a request (routes outside the categories show it). */
-  peek(key: string): Promise<RateVerdict>;
+  peek(key: string, tier?: string): Promise<RateVerdict>;
   close?(): void;
 }
 
 interface StoreOpts {
+  /** The `default` tier's limit: moleculer-web compares `inc`'s answer with it. */
   limit: number;
+  /** A tier's limit in this category (unknown tiers: the default's). */
+  limitOf?: (tier: string) => number;
+}
+
+/**
+ * Which rate tier each user is on, as this gateway knows it: grants it heard of (auth.tierChanged,
+ * and auth.tiersGranted as it starts) before the tier the session's token was issued with, so a
+ * request costs no call to learn it. Unknown tier names (RATE_TIERS changed since) count as `default`.
+ */
+export class TierBook {
+  private readonly granted = new Map<string, string>();
+
+  constructor(readonly tiers: RateTiers) {}
+
+  grant(userId: string, tier: string): void {
+    this.granted.set(userId, tier);
+  }
+
+  tierOf(userId: string | null, claimed?: string): string {
+    if (userId === null) return DEFAULT_TIER;
+    const t = this.granted.get(userId) ?? claimed ?? DEFAULT_TIER;
+    return t in this.tiers ? t : DEFAULT_TIER;
+  }
+
+  /** A tier's limit in a category; the faucet's is the same for every tier. */
+  limit(tier: string, category: RateCategory, fallback: number): number {
+    if (category === "faucet") return fallback;
+    return (this.tiers[tier] ?? this.tiers[DEFAULT_TIER])?.[category] ?? fallback;
+  }
 }
 
 /**
@@ -104,9 +139,9 @@ export class Stamps {
 }
 
 /** A budget read without recording a request: `count` requests in the window so far. */
-function budget(limit: number, count: number): RateVerdict {
+function budget(limit: number, count: number, tier: string): RateVerdict {
   const n = Math.min(count, limit);
-  return { limit, count: n, remaining: limit - n, allowed: true, retryAfterSec: 0 };
+  return { limit, count: n, remaining: limit - n, allowed: true, retryAfterSec: 0, tier };
 }
 
 /** Decide one request against the newest `limit` timestamps of its key (mutated in place). */
@@ -121,28 +156,42 @@ export function slide(stamps: Stamps, now: number, windowMs: number, limit: numb
 }
 
 abstract class VerdictStore implements RateLimitStore {
-  // The request the next inc(key) decides for: two fields, no object per request.
+  // The request the next inc(key) decides for: three fields, no object per request.
   private expectedKey: string | null = null;
   private expectedReq: RateLimited | null = null;
+  private expectedTier = DEFAULT_TIER;
+  protected readonly limitOf: (tier: string) => number;
   constructor(
     protected readonly windowMs: number,
     protected readonly limit: number,
-  ) {}
-
-  protected abstract decide(bucket: string): Promise<RateVerdict>;
-  abstract peek(bucket: string): Promise<RateVerdict>;
-
-  expect(key: string, req: RateLimited): void {
-    this.expectedKey = key;
-    this.expectedReq = req;
+    limitOf?: (tier: string) => number,
+  ) {
+    this.limitOf = limitOf ?? (() => limit);
   }
 
+  protected abstract decide(bucket: string, tier: string): Promise<RateVerdict>;
+  abstract peek(bucket: string, tier?: string): Promise<RateVerdict>;
+
+  expect(key: string, req: RateLimited, tier: string = DEFAULT_TIER): void {
+    this.expectedKey = key;
+    this.expectedReq = req;
+    this.expectedTier = tier;
+  }
+
+  /**
+   * The request's count as moleculer-web compares it with the default tier's limit: the tier's
+   * own verdict decides, so a refusal is reported as one over that limit and an allowed request
+   * at most at it.
+   */
   async inc(key: string): Promise<number> {
-    const req = this.expectedKey === key ? this.expectedReq : null;
+    const expected = this.expectedKey === key;
+    const req = expected ? this.expectedReq : null;
+    const tier = expected ? this.expectedTier : DEFAULT_TIER;
     this.expectedKey = this.expectedReq = null;
-    const verdict = await this.decide(key);
+    this.expectedTier = DEFAULT_TIER;
+    const verdict = await this.decide(key, tier);
     if (req) req.$rateVerdict = verdict;
-    return verdict.count;
+    return verdict.allowed ? Math.min(verdict.count, this.limit) : this.limit + 1;
   }
 }
 
@@ -155,21 +204,21 @@ export class MemorySlidingStore extends VerdictStore {
     opts: StoreOpts,
     private readonly clock: () => number = Date.now,
   ) {
-    super(windowMs, opts.limit);
+    super(windowMs, opts.limit, opts.limitOf);
     this.timer = setInterval(() => this.sweep(), windowMs);
     this.timer.unref();
   }
 
-  protected async decide(bucket: string): Promise<RateVerdict> {
+  protected async decide(bucket: string, tier: string): Promise<RateVerdict> {
     let stamps = this.buckets.get(bucket);
     if (!stamps) this.buckets.set(bucket, (stamps = new Stamps()));
-    return slide(stamps, this.clock(), this.windowMs, this.limit);
+    return { ...slide(stamps, this.clock(), this.windowMs, this.limitOf(tier)), tier };
   }
 
-  async peek(bucket: string): Promise<RateVerdict> {
+  async peek(bucket: string, tier: string = DEFAULT_TIER): Promise<RateVerdict> {
     const stamps = this.buckets.get(bucket);
     if (stamps) stamps.dropUntil(this.clock() - this.windowMs);
-    return budget(this.limit, stamps?.length ?? 0);
+    return budget(this.limitOf(tier), stamps?.length ?? 0, tier);
   }
 
   private sweep(): void {
@@ -184,12 +233,30 @@ export class MemorySlidingStore extends VerdictStore {
 
 /**
  * The same rule in one Lua script so several gateways share one count atomically; time comes from
- * the Redis server so gateways with skewed clocks agree.
+ * the Redis server so gateways with skewed clocks agree. The caller's tier is looked up in the
+ * shared tier hash (KEYS[2], field ARGV[4]) when a gateway recorded a tier configured here (in
+ * ARGV[5..]: name, limit pairs), else the gateway's own view (ARGV[3], its limit ARGV[2]) holds.
  */
+const TIER_LUA = `
+local tier = ARGV[3]
+local limit = tonumber(ARGV[2])
+if ARGV[4] ~= '' then
+  local shared = redis.call('HGET', KEYS[2], ARGV[4])
+  if shared then
+    for i = 5, #ARGV, 2 do
+      if ARGV[i] == shared then
+        tier = shared
+        limit = tonumber(ARGV[i + 1])
+      end
+    end
+  end
+end
+`;
+
 const SLIDE_LUA = `
 local key = KEYS[1]
 local windowMs = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
+${TIER_LUA}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now - windowMs)
@@ -205,57 +272,91 @@ end
 local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
 redis.call('PEXPIRE', key, windowMs)
 redis.call('PEXPIRE', key .. ':seq', windowMs)
-return { allowed, n, tonumber(oldest[2]), now }
+return { allowed, n, tonumber(oldest[2]), now, limit, tier }
 `;
 
 const COUNT_LUA = `
+${TIER_LUA}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return redis.call('ZCOUNT', KEYS[1], '(' .. (now - tonumber(ARGV[1])), '+inf')
+return { redis.call('ZCOUNT', KEYS[1], '(' .. (now - tonumber(ARGV[1])), '+inf'), limit, tier }
 `;
 
+/** The Redis hash every gateway records grants in (user id -> tier), read by the scripts above. */
+export const TIER_HASH = "pmx-rl:tiers";
+
+/** The user a rate key names (`u:<id>`), else null (a client address). */
+function userOfKey(bucket: string): string {
+  return bucket.startsWith("u:") ? bucket.slice(2) : "";
+}
+
 export class RedisSlidingStore extends VerdictStore {
+  /** Name, limit pairs of every configured tier in this store's category (the scripts' ARGV[5..]). */
+  private readonly tierArgs: Array<string | number>;
+
   constructor(
     windowMs: number,
-    opts: StoreOpts,
+    opts: StoreOpts & { tierNames?: readonly string[] },
     private readonly redis: Redis,
     private readonly prefix: string,
   ) {
-    super(windowMs, opts.limit);
+    super(windowMs, opts.limit, opts.limitOf);
+    this.tierArgs = (opts.tierNames ?? []).flatMap((t) => [t, this.limitOf(t)]);
   }
 
-  protected async decide(bucket: string): Promise<RateVerdict> {
-    const [allowedRaw, nRaw, oldest, now] = (await this.redis.eval(
+  protected async decide(bucket: string, tier: string): Promise<RateVerdict> {
+    const [allowedRaw, nRaw, oldest, now, limit, used] = (await this.redis.eval(
       SLIDE_LUA,
-      1,
+      2,
       `${this.prefix}:${bucket}`,
+      TIER_HASH,
       this.windowMs,
-      this.limit,
-    )) as number[];
+      this.limitOf(tier),
+      tier,
+      userOfKey(bucket),
+      ...this.tierArgs,
+    )) as [number, number, number, number, number, string];
     const allowed = allowedRaw === 1;
-    const count = allowed ? Math.min(nRaw, this.limit) : this.limit + 1;
+    const count = allowed ? Math.min(nRaw, limit) : limit + 1;
     const retryAfterSec = allowed ? 0 : Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000));
-    return { limit: this.limit, count, remaining: Math.max(0, this.limit - count), allowed, retryAfterSec };
+    return { limit, count, remaining: Math.max(0, limit - count), allowed, retryAfterSec, tier: used };
   }
 
-  async peek(bucket: string): Promise<RateVerdict> {
-    return budget(this.limit, Number(await this.redis.eval(COUNT_LUA, 1, `${this.prefix}:${bucket}`, this.windowMs)));
+  async peek(bucket: string, tier: string = DEFAULT_TIER): Promise<RateVerdict> {
+    const [n, limit, used] = (await this.redis.eval(
+      COUNT_LUA,
+      2,
+      `${this.prefix}:${bucket}`,
+      TIER_HASH,
+      this.windowMs,
+      this.limitOf(tier),
+      tier,
+      userOfKey(bucket),
+      ...this.tierArgs,
+    )) as [number, number, string];
+    return budget(limit, Number(n), used);
   }
 }
 
-/** A StoreFactory class for one rate category, as moleculer-web constructs it. */
-export function storeFactory(category: string, redis?: Redis): new (windowMs: number, opts: StoreOpts) => RateLimitStore {
+/** A StoreFactory class for one rate category, as moleculer-web constructs it (limits per tier from `tiers`). */
+export function storeFactory(
+  category: RateCategory,
+  redis?: Redis,
+  tiers?: TierBook,
+): new (windowMs: number, opts: StoreOpts) => RateLimitStore {
+  const withTiers = (opts: StoreOpts): StoreOpts & { tierNames?: readonly string[] } =>
+    tiers ? { ...opts, limitOf: (t) => tiers.limit(t, category, opts.limit), tierNames: Object.keys(tiers.tiers) } : opts;
   if (redis) {
     const client = redis;
     return class extends RedisSlidingStore {
       constructor(windowMs: number, opts: StoreOpts) {
-        super(windowMs, opts, client, `pmx-rl:${category}`);
+        super(windowMs, withTiers(opts), client, `pmx-rl:${category}`);
       }
     };
   }
   return class extends MemorySlidingStore {
     constructor(windowMs: number, opts: StoreOpts) {
-      super(windowMs, opts);
+      super(windowMs, withTiers(opts));
     }
   };
 }
@@ -279,12 +380,13 @@ export function categoryLimit<R>(
   opts: { windowMs: number; limit: number },
   redis: Redis | undefined,
   keyOf: (req: R, store: RateLimitStore) => string,
+  tiers?: TierBook,
 ) {
   return {
     window: opts.windowMs,
     limit: opts.limit,
     headers: false,
-    StoreFactory: storeFactory(category, redis),
+    StoreFactory: storeFactory(category, redis, tiers),
     // moleculer-web calls key() on its copy of these options, which holds the store it built.
     key(this: { store: RateLimitStore }, req: R) {
       return keyOf(req, this.store);
@@ -308,6 +410,6 @@ export async function decideRate<R extends RateLimited & { $route?: { rateLimit?
     const limit = own ?? reads;
     await limit.store.inc(limit.key(req));
   } else {
-    req.$rateVerdict = await reads.store.peek(keyOf(req, reads.store));
+    req.$rateVerdict = await reads.store.peek(keyOf(req, reads.store), req.$rateTier);
   }
 }

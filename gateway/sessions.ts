@@ -44,7 +44,13 @@ export class SessionCache<C> {
     if (!token) return null;
     const claims = this.ports.verify(token);
     if (!claims) return null;
-    const user = { id: claims.sub, wallet: claims.wal, sid: claims.sid, exp: claims.exp };
+    const user: SessionUser = {
+      id: claims.sub,
+      wallet: claims.wal,
+      sid: claims.sid,
+      exp: claims.exp,
+      ...(claims.tir ? { tier: claims.tir } : {}),
+    };
     if (this.live?.get(claims.sid) === claims.sub) return user;
     const before = this.revocations;
     const live = await this.ports.isLive(c, claims.sid, claims.sub);

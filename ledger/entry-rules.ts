@@ -14,6 +14,11 @@
  * - A market's payout (an entry carrying `payout`): exactly what engine/payout.ts computes from
  *   the market's holders and collateral at that price, so the payouts plus the dust kept by the
  *   market equal its collateral, and nothing else moves.
+ * - Rewards (an entry carrying `reward`): house funding may also go into the rewards account, in
+ *   a `fund` entry and nothing else; a `payout` entry is exactly its record: rewards out of the
+ *   rewards account (at most the day's pool) and maker rebates out of the fee account (at most
+ *   rebateBps of the day's taker fees), each to a user. The fee account's one way out is a
+ *   rebate; no other entry moves the rewards account.
  */
 import type { PositionState, Posting } from "../engine/accounts";
 import { marketPayout, isPayoutRefusal } from "../engine/payout";
@@ -21,7 +26,8 @@ import { ammAccount } from "../engine/settlement";
 import type { TradeRecord } from "../engine/settlement";
 import { conversionFee, ConversionRefusal, isConversionAccount, planConversion } from "../engine/conversion";
 import { EVENT_POOL_PREFIX } from "../engine/conversion-guarantee";
-import type { BookJournalDoc, ConversionRecord, PayoutRecord } from "../models/trading";
+import { rebatePool, REWARDS_ACCOUNT } from "../engine/rewards";
+import type { BookJournalDoc, ConversionRecord, PayoutRecord, RewardRecord } from "../models/trading";
 
 export interface RuledEntry {
   key: string;
@@ -30,6 +36,7 @@ export interface RuledEntry {
   book?: BookJournalDoc;
   payout?: PayoutRecord;
   conversion?: ConversionRecord;
+  reward?: RewardRecord;
 }
 
 /** What the rules read of the books before the entry. */
@@ -77,11 +84,13 @@ export function entryRuleProblems(e: RuledEntry, before: BooksBefore, opts: { la
   const out: string[] = [];
   const name = opts.label ?? `entry ${e.key}`;
   const wholeCommand = opts.wholeCommand ?? true;
+  if (e.reward) return rewardProblems(e, e.reward, name);
   for (const p of e.postings) {
     if (p.kind === "fee") {
       if (!(p.amount > 0)) out.push(`${name} takes ${-p.amount} from the fee account: nothing leaves the fee account`);
       else if (!e.book && !e.conversion) out.push(`${name} credits ${p.amount} to the fee account without executing a trade`);
     }
+    if (p.kind === "cash" && p.account === REWARDS_ACCOUNT) out.push(`${name} moves the rewards account outside a rewards entry`);
     if (p.kind === "external" && p.flow === "house") {
       const funds = e.postings.some(
         (c) =>
@@ -131,6 +140,47 @@ function conversionProblems(e: RuledEntry, rec: ConversionRecord, before: BooksB
   const got = e.postings.map(canonical).sort();
   if (want.length === got.length && want.every((w, i) => w === got[i])) return [];
   return [`${name} converts positions of event ${rec.eventId} other than its record allows`];
+}
+
+/** The postings a rewards entry must consist of, exactly. */
+export function rewardPostings(r: RewardRecord): Posting[] {
+  if (r.kind === "fund")
+    return [
+      { kind: "external", flow: "house", amount: r.amount },
+      { kind: "cash", account: REWARDS_ACCOUNT, available: r.amount },
+    ];
+  const rewarded = r.rewards.reduce((s, x) => s + x.amount, 0);
+  const rebated = r.rebates.reduce((s, x) => s + x.amount, 0);
+  const credit = new Map<string, number>();
+  for (const x of [...r.rewards, ...r.rebates]) credit.set(x.userId, (credit.get(x.userId) ?? 0) + x.amount);
+  return [
+    ...(rewarded ? [{ kind: "cash", account: REWARDS_ACCOUNT, available: -rewarded } as const] : []),
+    ...(rebated ? [{ kind: "fee", amount: -rebated } as const] : []),
+    ...[...credit].map(([account, available]) => ({ kind: "cash", account, available }) as const),
+  ];
+}
+
+function rewardProblems(e: RuledEntry, r: RewardRecord, name: string): string[] {
+  const out: string[] = [];
+  if (e.book || e.payout) out.push(`${name} pays rewards inside a book command or a market payout`);
+  if (r.kind === "fund" && !(Number.isSafeInteger(r.amount) && r.amount > 0))
+    out.push(`${name} funds the rewards account with ${r.amount}`);
+  if (r.kind === "payout") {
+    const amounts = [...r.rewards, ...r.rebates];
+    if (amounts.some((x) => !(Number.isSafeInteger(x.amount) && x.amount > 0) || !x.userId.startsWith("usr_")))
+      out.push(`${name} pays a reward or rebate that is not a positive amount to a user`);
+    const rewarded = r.rewards.reduce((s, x) => s + x.amount, 0);
+    const rebated = r.rebates.reduce((s, x) => s + x.amount, 0);
+    if (rewarded > r.pool) out.push(`${name} pays ${rewarded} of rewards for market ${r.marketId} on ${r.day}, its pool is ${r.pool}`);
+    const cap = rebatePool(r.takerFees, r.rebateBps);
+    if (rebated > cap)
+      out.push(`${name} pays ${rebated} of maker rebates for market ${r.marketId} on ${r.day}, at most ${cap} of its taker fees`);
+  }
+  const want = rewardPostings(r).map(canonical).sort();
+  const got = e.postings.map(canonical).sort();
+  if (!(want.length === got.length && want.every((w, i) => w === got[i])))
+    out.push(`${name} moves money other than its ${r.kind === "fund" ? "funding of the rewards account" : "rewards and rebates"}`);
+  return out;
 }
 
 function payoutProblems(e: RuledEntry, rec: PayoutRecord, before: BooksBefore, name: string): string[] {

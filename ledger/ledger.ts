@@ -75,6 +75,7 @@ function entryDoc(input: PostInput, seq: number, at: string): LedgerEntryDoc {
   if (input.idem) doc.idem = input.idem;
   if (input.heartbeat) doc.heartbeat = input.heartbeat;
   if (input.audit) doc.audit = input.audit;
+  if (input.reward) doc.reward = input.reward;
   return doc;
 }
 
@@ -274,7 +275,7 @@ export class Ledger {
     const postings = parts.length === 1 ? first.postings : parts.flatMap((p) => p.postings);
     const trades = parts.length === 1 ? first.trades : parts.flatMap((p) => p.trades ?? []);
     const broken = entryRuleProblems(
-      { key: last.key, postings, trades, book: last.book, payout: first.payout, conversion: first.conversion },
+      { key: last.key, postings, trades, book: last.book, payout: first.payout, conversion: first.conversion, reward: first.reward },
       this.accounts,
     );
     if (broken.length) throw new Refusal<LedgerCode>("rejected", "INVALID_POSTING", broken.join("; "));
@@ -555,6 +556,11 @@ export class Ledger {
   }
 
   // --- reads of the books (memory) ---
+
+  /** What the fee account holds now (maker rebates are paid out of it). */
+  feeBalance(): number {
+    return this.accounts.feeBalance();
+  }
 
   balance(account: string) {
     return this.accounts.balance(account);

@@ -102,6 +102,9 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
   let feesPosted = 0;
   let feesCharged = 0;
   let feesOver = false;
+  const takerFees = new Map<string, number>();
+  const feesRebated = new Map<string, number>();
+  const paidDays = new Set<string>();
   await store.scanJournal(1, (row) => {
     if (row.seq !== expect) problem(`ledger journal entry ${expect} is missing (found ${row.seq} after ${expect - 1})`);
     if (chainHash(prev, row.body) !== row.hash) problem(`ledger journal entry ${row.seq} (${row.key}) does not match its hash`);
@@ -136,6 +139,21 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
     // The exchange's own money moves only by its rules (fees from trades, house funding into pools, payouts from collateral).
     const label = `entry ${row.seq} (${row.key})`;
     for (const p of entryRuleProblems({ ...doc, key: row.key }, accounts, { label, wholeCommand: false })) problem(p);
+    // Rebates rest on taker fees the market's trades charged before them, each fee counted for one
+    // day's rebates only; a market's day is paid once.
+    for (const t of doc.trades ?? []) if (t.role === "taker" && t.fee) takerFees.set(t.marketId, (takerFees.get(t.marketId) ?? 0) + t.fee);
+    const r = doc.reward;
+    if (r?.kind === "payout") {
+      const k = `${r.marketId}|${r.day}`;
+      if (paidDays.has(k)) problem(`${label}: market ${r.marketId} is paid its rewards for ${r.day} a second time`);
+      paidDays.add(k);
+      const left = (takerFees.get(r.marketId) ?? 0) - (feesRebated.get(r.marketId) ?? 0);
+      if (r.takerFees > left)
+        problem(
+          `${label}: rebates for market ${r.marketId} on ${r.day} rest on ${r.takerFees} of taker fees, ${left} were charged and not yet rebated`,
+        );
+      feesRebated.set(r.marketId, (feesRebated.get(r.marketId) ?? 0) + r.takerFees);
+    }
     feesPosted += feesIn(doc.postings);
     feesCharged += tradeFees(doc.trades) + conversionFees(doc.conversion);
     if (doc.book?.command.type !== "part" && feesPosted > feesCharged && !feesOver) {

@@ -18,6 +18,38 @@ export interface RateLimitConfig {
   read: number;
   trade: number;
   faucet: number;
+  /** RATE_TIERS: each tier's read and trade limits per window; `default` is always read/trade above. */
+  tiers: RateTiers;
+}
+
+/** A tier's limits per window: the read and trade categories (the faucet's stays the same for all). */
+export interface TierLimits {
+  read: number;
+  trade: number;
+}
+export type RateTiers = Readonly<Record<string, TierLimits>>;
+
+/** The tier every unauthenticated caller and every user not granted another has. */
+export const DEFAULT_TIER = "default";
+const TIER_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+
+/**
+ * RATE_TIERS: `name:reads/trades` entries separated by commas (`maker:3000/1200,pro:500/60`).
+ * `default` always holds the api-spec limits (RATE_LIMIT_READ / RATE_LIMIT_TRADE) and cannot be
+ * redefined here; a malformed entry stops the start naming it.
+ */
+export function parseRateTiers(raw: string | undefined, defaults: TierLimits): RateTiers {
+  const tiers: Record<string, TierLimits> = { [DEFAULT_TIER]: { ...defaults } };
+  for (const part of (raw ?? "").split(",").map((x) => x.trim())) {
+    if (!part) continue;
+    const m = /^([^:]+):([0-9]{1,9})\/([0-9]{1,9})$/.exec(part);
+    if (!m || !TIER_NAME.test(m[1]) || m[1] === DEFAULT_TIER || m[1] in tiers || Number(m[2]) < 1 || Number(m[3]) < 1)
+      throw new Error(
+        `RATE_TIERS: bad entry "${part}" (name:reads/trades, e.g. maker:3000/1200; names unique, not "default", limits >= 1)`,
+      );
+    tiers[m[1]] = { read: Number(m[2]), trade: Number(m[3]) };
+  }
+  return tiers;
 }
 
 export interface AppConfig {
@@ -55,6 +87,14 @@ export interface AppConfig {
   /** Taker fee rate in basis points of quantity x p x (1-p); maker fee likewise. */
   takerFeeBps: number;
   makerFeeBps: number;
+  /** MAKER_REBATE_BPS: the share of each market's day of taker fees paid to that day's makers (default 0). */
+  makerRebateBps: number;
+  /**
+   * Liquidity rewards: how often resting orders are scored and finished days paid (REWARDS_TICK_MS,
+   * default 60 s), and the time the rewards clock shows at start (REWARDS_CLOCK_AT, ISO; unset: the
+   * real time), from which it runs at real speed: a test puts the day boundary seconds away.
+   */
+  rewards: { tickMs: number; clockAtMs?: number };
   /** The AMM's LP fee in basis points of the cash traded with the pool. */
   ammFeeBps: number;
   /** Fee on the cash a conversion of NO positions pays out (CONVERSION_FEE_BPS, default 0). */
@@ -164,6 +204,25 @@ function bps(env: Env, name: string, fallback: number): number {
   return v;
 }
 
+function clockAt(raw: string | undefined): number | undefined {
+  if (!raw) return undefined;
+  const ms = Date.parse(raw);
+  if (!Number.isFinite(ms)) throw new Error(`REWARDS_CLOCK_AT must be an ISO 8601 time, got "${raw}"`);
+  return ms;
+}
+
+function rateLimits(env: Env): RateLimitConfig {
+  const read = int(env, "RATE_LIMIT_READ", 100);
+  const trade = int(env, "RATE_LIMIT_TRADE", 10);
+  return {
+    windowMs: int(env, "RATE_WINDOW_MS", 60_000),
+    read,
+    trade,
+    faucet: int(env, "RATE_LIMIT_FAUCET", 5),
+    tiers: parseRateTiers(env.RATE_TIERS, { read, trade }),
+  };
+}
+
 function int(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -255,12 +314,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
     services,
     trustedProxies: parseTrustedProxyList(env.TRUSTED_PROXIES),
-    rateLimit: {
-      windowMs: int(env, "RATE_WINDOW_MS", 60_000),
-      read: int(env, "RATE_LIMIT_READ", 100),
-      trade: int(env, "RATE_LIMIT_TRADE", 10),
-      faucet: int(env, "RATE_LIMIT_FAUCET", 5),
-    },
+    rateLimit: rateLimits(env),
     telegramBotToken: env.TELEGRAM_BOT_TOKEN || undefined,
     telegramApiRoot: env.TELEGRAM_API_ROOT || "https://api.telegram.org",
     telegramInitDataMaxAgeSec: int(env, "TELEGRAM_INIT_DATA_MAX_AGE", 86_400),
@@ -268,6 +322,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ton,
     takerFeeBps: bps(env, "TAKER_FEE_BPS", 200),
     makerFeeBps: bps(env, "MAKER_FEE_BPS", 0),
+    makerRebateBps: bps(env, "MAKER_REBATE_BPS", 0),
+    rewards: { tickMs: Math.max(50, int(env, "REWARDS_TICK_MS", 60_000)), clockAtMs: clockAt(env.REWARDS_CLOCK_AT) },
     ammFeeBps: bps(env, "AMM_FEE_BPS", 100),
     conversionFeeBps: bps(env, "CONVERSION_FEE_BPS", 0),
     seedDemo: env.SEED_DEMO !== "false",

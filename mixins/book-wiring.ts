@@ -61,6 +61,7 @@ export function bookCoresOn(broker: ServiceBroker, log: (message: string) => voi
       openMarketsOf: (ctx, userId) => portCall(ctx, "ledger.openMarketsOf", { userId }),
       cancelMany: (ctx, marketId, userId, reason) => portCall(ctx, "book.cancelMany", { marketId, userId, reason }),
       cancel: (ctx, marketId, orderId, userId) => portCall(ctx, "book.cancel", { marketId, orderId, userId }),
+      queuePosition: (ctx, marketId, orderId) => portCall(ctx, "book.queuePositionAt", { marketId, orderId }),
       topOnOwner: (ctx, marketId) => portCall(ctx, "book.top", { marketId }),
     },
   });

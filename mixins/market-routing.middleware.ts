@@ -13,6 +13,7 @@ export const MARKET_ACTIONS: ReadonlySet<string> = new Set([
   "book.orderbook",
   "book.depth",
   "book.top",
+  "book.queuePositionAt",
   "book.halt",
   "book.setTradingMode",
   "book.exitQuote",

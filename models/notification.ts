@@ -2,7 +2,7 @@ import type { Outcome, Side } from "../engine/types";
 import type { SettledTrade } from "./chain";
 
 /** Why an order was cancelled without the user asking (a user's own cancel notifies nothing). */
-export type OrderCancelNotice = "MARKET_CLOSED" | "MARKET_CANCELLED" | "MARKET_RESOLVED" | "EXPIRED" | "HEARTBEAT";
+export type OrderCancelNotice = "MARKET_CLOSED" | "MARKET_CANCELLED" | "MARKET_RESOLVED" | "EXPIRED" | "HEARTBEAT" | "ORDER_GROUP";
 
 export const NOTIFICATION_TYPES = [
   "TRADE_FILLED",
@@ -17,6 +17,7 @@ export const NOTIFICATION_TYPES = [
   "WITHDRAWAL_SENT",
   "WITHDRAWAL_FAILED",
   "POSITIONS_CONVERTED",
+  "REWARD_PAID",
 ] as const;
 
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
@@ -70,6 +71,8 @@ export interface NotificationMetadata {
     cashCredited: string;
     yesReceived: Array<{ marketId: string; quantity: string }>;
   };
+  /** A market's day of liquidity rewards and maker rebates (UTC day YYYY-MM-DD), credited to the available balance. */
+  REWARD_PAID: { marketId: string; day: string; reward: string; rebate: string };
 }
 
 /** Telegram push state: `none` = no verified link or bot off; `failed` = gave up after max attempts or a permanent error. */

@@ -2,7 +2,9 @@ import type { ConservationReport, Posting } from "../engine/accounts";
 import type { OrderTerms } from "../lib/order-rules";
 import type { RoutePlan } from "../engine/router";
 import type { CancelReasonCode, FillRecord, OrderChange, TradeRecord } from "../engine/settlement";
-import type { OrderType, Outcome, RestingOrder, Side } from "../engine/types";
+import type { OrderType, Outcome, QueuePosition, RestingOrder, Side } from "../engine/types";
+
+export type { QueuePosition };
 
 /** A resting order as the ledger committed it: the book's order and its client order id (rebuilding a book). */
 export type CommittedRestingOrder = RestingOrder & { clientOrderId?: string | null; cancelOnPause?: boolean };
@@ -69,10 +71,32 @@ export interface LedgerEntryDoc {
   heartbeat?: HeartbeatRecord;
   /** An operator action (the audit log): kept in the hash chain with the money. */
   audit?: AuditEntry;
+  /** Liquidity rewards: the rewards account funded, or a market's day of rewards and maker rebates paid (ledger/entry-rules.ts). */
+  reward?: RewardRecord;
   at: string;
   /** Present on entries read back from the journal. */
   hash?: string;
 }
+
+/**
+ * A rewards entry. `fund`: house money into the rewards account (an operator action). `payout`:
+ * one market's UTC day paid, once (its key names the day and market): rewards from the rewards
+ * account pro rata to the day's scores (at most the market's pool), rebates from the fee account
+ * pro rata to filled maker quantity (at most rebateBps of the day's taker fees).
+ */
+export type RewardRecord =
+  | { kind: "fund"; amount: number }
+  | {
+      kind: "payout";
+      marketId: string;
+      /** YYYY-MM-DD (UTC). */
+      day: string;
+      pool: number;
+      takerFees: number;
+      rebateBps: number;
+      rewards: Array<{ userId: string; amount: number; score: string }>;
+      rebates: Array<{ userId: string; amount: number; filled: number }>;
+    };
 
 /** One operator action as journaled: which route, with what parameters, and the operator's note. */
 export interface AuditEntry {
@@ -225,7 +249,7 @@ export interface MarketLease {
 /** `ledger.post`: one entry of postings and what it records with them (the journal entry's own fields). */
 export interface PostInput extends Pick<
   LedgerEntryDoc,
-  "postings" | "checkAfter" | "trades" | "book" | "fence" | "settlement" | "payout" | "conversion" | "idem" | "heartbeat" | "audit"
+  "postings" | "checkAfter" | "trades" | "book" | "fence" | "settlement" | "payout" | "conversion" | "idem" | "heartbeat" | "audit" | "reward"
 > {
   key: string;
   /** One part of a book command split over several entries (see post). */

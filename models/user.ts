@@ -4,6 +4,8 @@ export interface UserDoc {
   /** Raw `0:hex` form: raw and friendly logins name the same user. */
   walletAddress: string;
   createdAt: string;
+  /** Rate tier the operator granted (lib/config.ts RATE_TIERS); absent: `default`. */
+  tier?: string;
   /** Attached only from verified Telegram init data; its chat id is where bot pushes go. */
   telegram?: {
     id: number;
@@ -41,4 +43,12 @@ export interface TokenUser {
   sid: string;
   /** Seconds since epoch when the token stops being valid. */
   exp: number;
+  /** Rate tier when the token was issued (absent: `default`); the gateway hears of later grants. */
+  tier?: string;
+}
+
+/** A user's rate tier (PUT /admin/users/:userId/tier, auth.tierChanged). */
+export interface UserTier {
+  userId: string;
+  tier: string;
 }

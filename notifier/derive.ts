@@ -40,6 +40,23 @@ export function draftsFromEntry(entry: LedgerEntryDoc): AnyDraft[] {
     });
   }
 
+  // A market's day of rewards and rebates: one notification per user paid.
+  const r = entry.reward;
+  if (r?.kind === "payout") {
+    const paid = new Map<string, { reward: number; rebate: number }>();
+    for (const x of r.rewards) paid.set(x.userId, { reward: x.amount, rebate: 0 });
+    for (const x of r.rebates) paid.set(x.userId, { reward: paid.get(x.userId)?.reward ?? 0, rebate: x.amount });
+    for (const [userId, p] of paid)
+      out.push({
+        id: notificationId("REWARD_PAID", entry._id, userId),
+        userId,
+        type: "REWARD_PAID",
+        createdAt: entry.at,
+        seq: entry.seq,
+        metadata: { marketId: r.marketId, day: r.day, reward: String(p.reward), rebate: String(p.rebate) },
+      });
+  }
+
   // Money entering: the external posting says it is a deposit, the user's cash posting whose.
   // (Withdrawals are debited before they are sent, so SENT/FAILED come from the chain's events.)
   let deposit = 0;

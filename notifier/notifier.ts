@@ -41,6 +41,7 @@ const CANCEL_NOTICE: Record<string, OrderCancelNotice | undefined> = {
   market_resolved: "MARKET_RESOLVED",
   expired: "EXPIRED",
   heartbeat: "HEARTBEAT",
+  order_group: "ORDER_GROUP",
 };
 
 /** `order.updated` as far as the notifier reads it. */

@@ -18,6 +18,7 @@ export const KIND_OF: Record<NotificationType, PushKind> = {
   WITHDRAWAL_SENT: "transfers",
   WITHDRAWAL_FAILED: "transfers",
   POSITIONS_CONVERTED: "trades",
+  REWARD_PAID: "transfers",
 };
 
 /** Everything on: what a user who never chose gets (the pushes as before settings existed). */

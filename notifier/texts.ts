@@ -13,6 +13,7 @@ const CANCEL_REASON: Record<OrderCancelNotice, string> = {
   MARKET_RESOLVED: "the market was resolved",
   EXPIRED: "it reached its expiry time (GTD)",
   HEARTBEAT: "your dead man's switch lapsed (no heartbeat in time)",
+  ORDER_GROUP: "its order group reached its fill limit",
 };
 
 export function render(d: AnyDraft, marketTitle: string | null): { title: string; body: string } {
@@ -95,6 +96,17 @@ export function render(d: AnyDraft, marketTitle: string | null): { title: string
         title: "Withdrawal failed",
         body: `Your withdrawal of ${usdt(d.metadata.amount)} failed (${d.metadata.reason}); the amount is available in your account again.`,
       };
+    case "REWARD_PAID": {
+      const m = d.metadata;
+      const parts = [
+        ...(m.reward !== "0" ? [`${usdt(m.reward)} of liquidity rewards`] : []),
+        ...(m.rebate !== "0" ? [`${usdt(m.rebate)} of maker rebates`] : []),
+      ];
+      return {
+        title: "Rewards paid",
+        body: `${parts.join(" and ")} for ${quoted(marketTitle, m.marketId)} on ${m.day} are now available in your account.`,
+      };
+    }
   }
 }
 

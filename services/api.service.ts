@@ -3,16 +3,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Context, Service } from "moleculer";
 import { defineService } from "../mixins/service";
-import { ROUTED_ACTIONS, call, internalAction, type HandlerParams } from "../contract";
+import { ROUTED_ACTIONS, call, internalAction, routeAction, type ActionResult, type HandlerParams } from "../contract";
 import ApiGateway from "moleculer-web";
 import IORedis, { type Redis } from "ioredis";
 import { configOf, type AppConfig } from "../lib/config";
 import { verifyToken } from "../auth/tokens";
-import { categoryLimit, decideRate, type RateLimitStore, type RouteRateLimit } from "../gateway/rate-limit";
+import { categoryLimit, decideRate, TIER_HASH, TierBook, type RateLimitStore, type RouteRateLimit } from "../gateway/rate-limit";
 import { errorAnswer, healthAnswer, serverTimeouts, setRateHeaders } from "../gateway/answers";
 import { gatewayRoutes, type GatewayRequest as Req } from "../gateway/api-routes";
 import { bearerToken, SessionCache } from "../gateway/sessions";
-import type { RequestMeta, SessionUser } from "../mixins/context";
+import { currentUser, type AppContext, type RequestMeta, type SessionUser } from "../mixins/context";
 import SocketGateway, { SOCKET_ACTIONS } from "../gateway/socket";
 import { readiness } from "../gateway/readiness";
 import { clientAddress, trustedProxies, type TrustedProxies } from "../lib/proxies";
@@ -27,6 +27,14 @@ interface ApiThis extends Service {
   redis?: Redis;
   /** The read category's limiter: it also counts requests answered before any category decided. */
   readLimit: RouteRateLimit<Req>;
+  tradeLimit: RouteRateLimit<Req>;
+  /** Each user's rate tier as this gateway knows it (gateway/rate-limit.ts). */
+  tierBook: TierBook;
+  /** Record a grant here and, with Redis, where every gateway's limiter reads it. */
+  grantTier(userId: string, tier: string): Promise<void>;
+  /** The grants made before this gateway started (auth.tiersGranted), once auth is reachable. */
+  learnTiers(): Promise<void>;
+  tiersLearned: boolean;
   rateKey(req: Req, store: RateLimitStore): string;
   decideRate(req: Req): Promise<void>;
   answerError(req: Req, res: ServerResponse, err: unknown): Promise<void>;
@@ -49,6 +57,33 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
   // Socket.IO at /ws shares this HTTP server; listed first so its stopped hook closes the sockets
   // before moleculer-web waits for the server's connections to end.
   mixins: [SocketGateway, ApiGateway],
+
+  actions: {
+    /** Internal: auth ends a session: this gateway asks again for it (and finds it gone) before the logout answers. */
+    forgetSession: {
+      ...internalAction("api.forgetSession"),
+      handler(this: ApiThis, ctx: Context<HandlerParams<"api.forgetSession">>) {
+        return { forgotten: this.sessions.revoked(ctx.params.sid) };
+      },
+    },
+
+    /** GET /account/limits: this gateway's limiters hold the budgets (the call stays on this node: preferLocal). */
+    accountLimits: {
+      ...routeAction("api.accountLimits"),
+      async handler(this: ApiThis, ctx: AppContext<HandlerParams<"api.accountLimits">>): Promise<ActionResult<"api.accountLimits">> {
+        const user = currentUser(ctx);
+        const tier = this.tierBook.tierOf(user.id, user.tier);
+        const key = `u:${user.id}`;
+        const windowSeconds = Math.round(this.cfg.rateLimit.windowMs / 1000);
+        const [read, trade] = await Promise.all([this.readLimit.store.peek(key, tier), this.tradeLimit.store.peek(key, tier)]);
+        return {
+          tier: read.tier ?? tier,
+          read: { limit: read.limit, remaining: read.remaining, windowSeconds },
+          trade: { limit: trade.limit, remaining: trade.remaining, windowSeconds },
+        };
+      },
+    },
+  },
 
   settings: {
     port: 3000,
@@ -85,15 +120,34 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
       res.end(JSON.stringify(body));
     },
 
-    /** Per verified user, else per client address; the store leaves this request's verdict on it. */
+    /** Per verified user under their tier, else per client address (always `default`); the store leaves this request's verdict on it. */
     rateKey(this: ApiThis, req: Req, store: RateLimitStore): string {
       const token = bearerToken(req.headers.authorization);
       const claims = token ? verifyToken(this.cfg.jwtSecret, token) : null;
       const key = claims
         ? `u:${claims.sub}`
         : `ip:${clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], this.proxies)}`;
-      store.expect(key, req);
+      const tier = this.tierBook.tierOf(claims ? claims.sub : null, claims?.tir);
+      req.$rateTier = tier;
+      store.expect(key, req, tier);
       return key;
+    },
+
+    async grantTier(this: ApiThis, userId: string, tier: string): Promise<void> {
+      this.tierBook.grant(userId, tier);
+      await this.redis?.hset(TIER_HASH, userId, tier);
+    },
+
+    async learnTiers(this: ApiThis): Promise<void> {
+      if (this.tiersLearned || !this.broker.registry.actions.isAvailable("auth.tiersGranted")) return;
+      this.tiersLearned = true;
+      try {
+        for (const g of await call(this.broker, "auth.tiersGranted")) await this.grantTier(g.userId, g.tier);
+      } catch (err) {
+        this.tiersLearned = false;
+        // Grants made later still arrive as auth.tierChanged; tokens carry the tier they were issued with.
+        this.logger.warn("Rate tiers granted earlier could not be loaded", (err as Error)?.message);
+      }
     },
 
     /** A request's verdict, also for one answered before its route's limiter ran (gateway/rate-limit.ts). */
@@ -149,19 +203,18 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
     },
   },
 
-  actions: {
-    /** Internal: auth ends a session: this gateway asks again for it (and finds it gone) before the logout answers. */
-    forgetSession: {
-      ...internalAction("api.forgetSession"),
-      handler(this: ApiThis, ctx: Context<HandlerParams<"api.forgetSession">>) {
-        return { forgotten: this.sessions.revoked(ctx.params.sid) };
-      },
-    },
-  },
-
   events: {
     "auth.sessionRevoked"(this: ApiThis, ctx) {
       this.sessions.revoked(ctx.params.sid);
+    },
+    // Auth reachable (here or on a node that joined): learn the grants made before this gateway started.
+    "$services.changed"(this: ApiThis) {
+      void this.learnTiers();
+    },
+    async "auth.tierChanged"(this: ApiThis, ctx) {
+      await this.grantTier(ctx.params.userId, ctx.params.tier).catch((err: unknown) =>
+        this.logger.warn("Rate tier not shared with the other gateways", (err as Error)?.message),
+      );
     },
   },
 
@@ -177,6 +230,7 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
       { keep: true },
     );
     this.proxies = trustedProxies(cfg.trustedProxies);
+    this.tierBook = new TierBook(cfg.rateLimit.tiers);
     this.settings.port = cfg.port;
     this.settings.ip = cfg.host;
     if (cfg.redisUrl) this.redis = new IORedis(cfg.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
@@ -191,7 +245,13 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
       chain: cfg.chain,
       adminKey: cfg.adminKey,
       rateLimit: (category) =>
-        categoryLimit<Req>(category, { windowMs: cfg.rateLimit.windowMs, limit: cfg.rateLimit[category] }, this.redis, this.rateKey),
+        categoryLimit<Req>(
+          category,
+          { windowMs: cfg.rateLimit.windowMs, limit: cfg.rateLimit[category] },
+          this.redis,
+          this.rateKey,
+          this.tierBook,
+        ),
       decideRate: this.decideRate,
       proofDomain: domain,
       health: this.health,
@@ -210,7 +270,12 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
     for (const route of routes) {
       const added = this.addRoute(route, true);
       if (route.name === "read") this.readLimit = added.rateLimit as RouteRateLimit<Req>;
+      if (route.name === "trade") this.tradeLimit = added.rateLimit as RouteRateLimit<Req>;
     }
+  },
+
+  started(this: ApiThis) {
+    void this.learnTiers();
   },
 
   async stopped(this: ApiThis) {

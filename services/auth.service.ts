@@ -115,6 +115,22 @@ const AuthService = defineService<AuthThis>({
       },
     },
 
+    /** PUT /admin/users/:userId/tier: the operator grants a rate tier; every gateway hears it. */
+    setTier: {
+      ...routeAction("auth.setTier"),
+      handler(this: AuthThis, ctx: AppContext<HandlerParams<"auth.setTier">>): Answer<"auth.setTier"> {
+        return this.auth.setTier(ctx.params.userId, ctx.params.tier, this.out(ctx));
+      },
+    },
+
+    /** Internal: every user granted a tier other than `default` (a gateway learns them as it starts). */
+    tiersGranted: {
+      ...internalAction("auth.tiersGranted"),
+      handler(this: AuthThis): Answer<"auth.tiersGranted"> {
+        return this.auth.tiersGranted();
+      },
+    },
+
     /** Internal: user profile (wallet, Telegram link) for other services. */
     getUser: {
       ...internalAction("auth.getUser"),
@@ -147,6 +163,7 @@ const AuthService = defineService<AuthThis>({
             // A gateway that cannot answer (gone, an older version) serves no request with a kept session of it.
             forgetting.push(call(ctx, "api.forgetSession", { sid: e.sid }, { nodeID, timeout: FORGET_TIMEOUT_MS }).catch(() => null));
         },
+        tierChanged: (e) => broadcast(ctx, "auth.tierChanged", e),
         forgotten: async () => {
           await Promise.all(forgetting.splice(0));
         },
@@ -160,6 +177,7 @@ const AuthService = defineService<AuthThis>({
     this.auth = new Auth({
       ...authStorePorts(() => this.stores),
       jwtSecret,
+      tiers: Object.keys(this.cfg.rateLimit.tiers),
       telegramBotToken,
       telegramInitDataMaxAgeSec,
       newId,

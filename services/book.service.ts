@@ -1,6 +1,15 @@
 import type { Service, ServiceSchema } from "moleculer";
 import { defineService } from "../mixins/service";
-import { type Answer, type HandlerParams, type EventPayload, call, durableGroup, internalAction, routeAction } from "../contract";
+import {
+  type ActionResult,
+  type Answer,
+  type HandlerParams,
+  type EventPayload,
+  call,
+  durableGroup,
+  internalAction,
+  routeAction,
+} from "../contract";
 import { throwWire } from "../lib/errors";
 import { currentUser, type AppContext } from "../mixins/context";
 import type { MarketActor } from "../trading/market-actor";
@@ -48,8 +57,23 @@ const BookService = defineService<BookThis>({
     /** POST /orders: a limit order, GTC, GTD, FOK or FAK, optionally post-only, with a client order id. */
     place: {
       ...routeAction("book.place"),
-      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.place">>): Answer<"book.place"> {
-        return this.desk.placeOne(ctx, currentUser(ctx).id, ctx.params, ctx.meta.idem).catch(throwWire);
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.place">>): Promise<ActionResult<"book.place">> {
+        const userId = currentUser(ctx).id;
+        const { orderGroupId, ...terms } = ctx.params;
+        // A group that triggered refuses the order before anything is placed (ledger/order groups).
+        if (orderGroupId) await call(ctx, "ledger.orderGroupAdmit", { orderGroupId, userId });
+        const placed = await this.desk.placeOne(ctx, userId, terms, ctx.meta.idem).catch(throwWire);
+        if (orderGroupId) {
+          const open = placed.status === "open" || placed.status === "partially_filled";
+          await call(ctx, "ledger.orderGroupJoin", {
+            orderGroupId,
+            orderId: placed.orderId,
+            marketId: placed.marketId,
+            open,
+            filled: Number(placed.filledQuantity),
+          });
+        }
+        return placed;
       },
     },
 
@@ -170,6 +194,22 @@ const BookService = defineService<BookThis>({
       ...internalAction("book.topOfBook"),
       handler(this: BookThis, ctx: AppContext<HandlerParams<"book.topOfBook">>): Answer<"book.topOfBook"> {
         return this.owner.topOfMany(ctx, ctx.params.marketIds);
+      },
+    },
+
+    /** GET /orders/:orderId/queue-position: what rests before the caller's open order at its price. */
+    queuePosition: {
+      ...routeAction("book.queuePosition"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.queuePosition">>): Answer<"book.queuePosition"> {
+        return this.desk.queuePosition(ctx, currentUser(ctx).id, ctx.params.orderId).catch(throwWire);
+      },
+    },
+
+    /** Internal: a resting order's queue position, answered by the market's owner. */
+    queuePositionAt: {
+      ...internalAction("book.queuePositionAt"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.queuePositionAt">>): Answer<"book.queuePositionAt"> {
+        return this.owner.queuePosition(ctx.params.marketId, ctx.params.orderId).catch(throwWire);
       },
     },
 

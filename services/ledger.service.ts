@@ -6,6 +6,7 @@ import {
   type Answer,
   type HandlerParams,
   broadcast,
+  call,
   durableGroup,
   emit,
   emitDurable,
@@ -32,14 +33,28 @@ import {
   type EventPoolPorts,
 } from "../ledger/event-pools";
 import type { RouteExecution, TopOfBook, VerifyReport } from "../models/trading";
+import { createDbMixin, type DbState } from "../mixins/db.mixin";
+import { MarketClock } from "../catalog/clock";
+import { dayOf, RewardsDesk, type RewardCollections } from "../ledger/rewards";
+import type { RestingOrder } from "../engine/types";
+import { isRefusal } from "../engine/refusal";
+import { OrderGroups, type GroupCancel } from "../trading/order-groups";
 
-type LedgerThis = Service & {
-  cores?: LedgerCores;
-  /** The event groups `ledger.durable` is heard under now (read again when services change). */
-  durableGroups?: Set<string> | null;
-  /** The cores' requests (set once started). */
-  desk: LedgerDesk;
-};
+type LedgerThis = Service &
+  DbState<RewardCollections> & {
+    cores?: LedgerCores;
+    /** The event groups `ledger.durable` is heard under now (read again when services change). */
+    durableGroups?: Set<string> | null;
+    /** The cores' requests (set once started). */
+    desk: LedgerDesk;
+    /** Liquidity rewards and maker rebates (ledger/rewards.ts), run by `rewardClock`. */
+    rewards: RewardsDesk;
+    rewardClock?: MarketClock;
+    /** Order groups (trading/order-groups.ts) and the market of each of their open orders. */
+    groups: OrderGroups;
+    groupMarkets: Map<string, string>;
+    cancelGroup(c: GroupCancel): Promise<void>;
+  };
 
 /** The event pools' ports on this ledger and the caller's context (the catalog's facts). */
 function poolPorts(svc: LedgerThis, ctx: AppContext): EventPoolPorts {
@@ -91,8 +106,130 @@ async function publishEventPoolTrade(
  */
 const LedgerService = defineService<LedgerThis>({
   name: "ledger",
+  mixins: [
+    createDbMixin<RewardCollections>({
+      rewardTerms: [],
+      rewardScores: [{ fields: { day: 1, marketId: 1 } }],
+      rewardFills: [{ fields: { day: 1, marketId: 1 } }],
+      rewardEarnings: [{ fields: { day: 1, userId: 1 } }],
+      rewardMeta: [],
+    }),
+  ],
 
   actions: {
+    /** POST /order-groups */
+    createOrderGroup: {
+      ...routeAction("ledger.createOrderGroup"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.createOrderGroup">>): Answer<"ledger.createOrderGroup"> {
+        return this.groups.create(currentUser(ctx).id, ctx.params);
+      },
+    },
+
+    /** GET /order-groups */
+    listOrderGroups: {
+      ...routeAction("ledger.listOrderGroups"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.listOrderGroups">>): Answer<"ledger.listOrderGroups"> {
+        return this.groups.list(currentUser(ctx).id);
+      },
+    },
+
+    /** POST /order-groups/:id/reset */
+    resetOrderGroup: {
+      ...routeAction("ledger.resetOrderGroup"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.resetOrderGroup">>): Answer<"ledger.resetOrderGroup"> {
+        return this.groups.reset(ctx.params.id, currentUser(ctx).id);
+      },
+    },
+
+    /** DELETE /order-groups/:id: the group goes, its open orders are cancelled. */
+    deleteOrderGroup: {
+      ...routeAction("ledger.deleteOrderGroup"),
+      async handler(
+        this: LedgerThis,
+        ctx: AppContext<HandlerParams<"ledger.deleteOrderGroup">>,
+      ): Promise<ActionResult<"ledger.deleteOrderGroup">> {
+        const gone = this.groups.remove(ctx.params.id, currentUser(ctx).id);
+        await this.cancelGroup(gone);
+        return { orderGroupId: gone.orderGroupId, cancelled: gone.orderIds };
+      },
+    },
+
+    /** Internal: may a new order name this group? */
+    orderGroupAdmit: {
+      ...internalAction("ledger.orderGroupAdmit"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.orderGroupAdmit">>): Answer<"ledger.orderGroupAdmit"> {
+        this.groups.admit(ctx.params.orderGroupId, ctx.params.userId);
+        return true;
+      },
+    },
+
+    /** Internal: a placed order joins its group; a fill at once may trigger it. */
+    orderGroupJoin: {
+      ...internalAction("ledger.orderGroupJoin"),
+      async handler(
+        this: LedgerThis,
+        ctx: AppContext<HandlerParams<"ledger.orderGroupJoin">>,
+      ): Promise<ActionResult<"ledger.orderGroupJoin">> {
+        const { orderGroupId, orderId, marketId, open, filled } = ctx.params;
+        if (open) this.groupMarkets.set(orderId, marketId);
+        const t = this.groups.join(orderGroupId, orderId, open, filled);
+        if (t) await this.cancelGroup(t);
+        return true;
+      },
+    },
+
+    /** POST /admin/markets/:id/rewards: a market's liquidity reward terms. */
+    setRewardTerms: {
+      ...routeAction("ledger.setRewardTerms"),
+      async handler(
+        this: LedgerThis,
+        ctx: AppContext<HandlerParams<"ledger.setRewardTerms">>,
+      ): Promise<ActionResult<"ledger.setRewardTerms">> {
+        const { id, ...terms } = ctx.params;
+        await this.rewards.setTerms(id, terms).catch(throwWire);
+        return (
+          (await this.rewards.markets()).find((m) => m.marketId === id) ?? {
+            marketId: id,
+            dailyPool: "0",
+            maxSpread: terms.maxSpread,
+            minSize: terms.minSize,
+          }
+        );
+      },
+    },
+
+    /** POST /admin/rewards/fund: house money into the rewards account. */
+    fundRewards: {
+      ...routeAction("ledger.fundRewards"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.fundRewards">>): Answer<"ledger.fundRewards"> {
+        return this.rewards.fund(Number(ctx.params.amount)).catch(throwWire);
+      },
+    },
+
+    /** GET /rewards/markets (public). */
+    rewardMarkets: {
+      ...routeAction("ledger.rewardMarkets"),
+      handler(this: LedgerThis): Answer<"ledger.rewardMarkets"> {
+        return this.rewards.markets();
+      },
+    },
+
+    /** GET /rewards/earnings?date= */
+    rewardEarnings: {
+      ...routeAction("ledger.rewardEarnings"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.rewardEarnings">>): Answer<"ledger.rewardEarnings"> {
+        return this.rewards.earnings(currentUser(ctx).id, ctx.params.date);
+      },
+    },
+
+    /** GET /orders/:orderId/scoring */
+    orderScoring: {
+      ...routeAction("ledger.orderScoring"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.orderScoring">>): Answer<"ledger.orderScoring"> {
+        return this.rewards.orderScoring(currentUser(ctx).id, ctx.params.orderId).catch(throwWire);
+      },
+    },
+
     /**
      * Internal: apply one entry exactly once. A repeated key answers `applied: false` and changes
      * nothing; a refused entry (insufficient funds, a stale market writer) changes nothing and is
@@ -390,9 +527,47 @@ const LedgerService = defineService<LedgerThis>({
   },
 
   events: {
+    // Fills of grouped orders count in their group's window; a group at its limit cancels its orders.
+    async "book.published"(this: LedgerThis, ctx) {
+      for (const e of ctx.params.events) {
+        if (e.name !== "order.updated") continue;
+        const o = e.payload;
+        const open = o.status === "open" || o.status === "partially_filled";
+        const delta = Number(o.filledDelta);
+        const t = delta > 0 ? this.groups.filled(o.orderId, delta, open) : null;
+        if (!open) {
+          this.groups.left(o.orderId);
+          this.groupMarkets.delete(o.orderId);
+        }
+        if (t) await this.cancelGroup(t).catch((err: unknown) => this.logger.warn("Order group cancel failed", (err as Error)?.message));
+      }
+    },
     "$services.changed"(this: LedgerThis) {
       this.durableGroups = null;
     },
+  },
+
+  methods: {
+    /** A group's open orders cancelled at once, per market (reason order_group). */
+    async cancelGroup(this: LedgerThis, c: GroupCancel): Promise<void> {
+      const byMarket = new Map<string, string[]>();
+      for (const id of c.orderIds) {
+        const m = this.groupMarkets.get(id);
+        if (!m) continue;
+        byMarket.set(m, [...(byMarket.get(m) ?? []), id]);
+        this.groupMarkets.delete(id);
+      }
+      await Promise.all(
+        [...byMarket].map(([marketId, orderIds]) =>
+          call(this.broker, "book.cancelMany", { marketId, userId: c.userId, orderIds, reason: "order_group" }),
+        ),
+      );
+    },
+  },
+
+  created() {
+    this.groups = new OrderGroups({ now: Date.now, newId });
+    this.groupMarkets = new Map();
   },
 
   async started() {
@@ -420,9 +595,52 @@ const LedgerService = defineService<LedgerThis>({
     });
     this.desk = this.cores.desk;
     this.cores.startDeadlines();
+    const cfg = configOf(broker);
+    const bootMs = Date.now();
+    const clockAt = cfg.rewards.clockAtMs;
+    const desk = this.desk;
+    this.rewards = new RewardsDesk({
+      stores: () => this.stores,
+      resting: async (marketId) => {
+        const out: RestingOrder[] = [];
+        for (let after = -1; ;) {
+          const page = await desk.store.restingOrders(marketId, after, 1_000);
+          out.push(...page);
+          if (page.length < 1_000) return out;
+          after = page[page.length - 1].seq;
+        }
+      },
+      entriesAfter: (seq, limit) => desk.store.entriesAfter(seq, limit),
+      entryByKey: async (key) => {
+        const seq = desk.store.keySeq(key);
+        return seq === null ? null : ((await desk.store.entriesAfter(seq - 1, 1))[0] ?? null);
+      },
+      post: async (entry) => desk.post(entry),
+      available: (account) => desk.ledger.balance(account).available,
+      feeBalance: () => desk.ledger.feeBalance(),
+      order: (orderId) => desk.store.order(orderId),
+      marketExists: (marketId) =>
+        portCall(broker, "catalog.getMarketInternal", { marketId }).then(
+          () => true,
+          (err: unknown) => (isRefusal(err) && err.kind === "not_found" ? false : Promise.reject(err)),
+        ),
+      rebateBps: cfg.makerRebateBps,
+      newId,
+      // The day boundary's clock: real time, or REWARDS_CLOCK_AT running from this start.
+      now: clockAt === undefined ? Date.now : () => clockAt + (Date.now() - bootMs),
+      dayOfEntry: (at) => (clockAt === undefined ? at.slice(0, 10) : dayOf(Date.parse(at) + clockAt - bootMs)),
+      warn: (message) => this.logger.warn(message),
+    });
+    this.rewardClock = new MarketClock(
+      () => this.rewards.tick(),
+      cfg.rewards.tickMs,
+      (m) => this.logger.warn(`rewards ${m}`),
+    );
+    this.rewardClock.start();
   },
 
   async stopped() {
+    await this.rewardClock?.stop();
     await this.cores?.close();
   },
 });

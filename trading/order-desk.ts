@@ -8,7 +8,18 @@
 import { invalid, isRefusal, notFoundFault } from "../engine/refusal";
 import type { Model } from "../contract";
 import type { CancelReasonCode } from "../engine/settlement";
-import type { IdemKey, OrderDoc, OrderQuery, CancelManyResult, PlaceResult, PlaceTerms, AmendTerms, CancelResult } from "../models/trading";
+import type {
+  IdemKey,
+  OrderDoc,
+  OrderQuery,
+  CancelManyResult,
+  PlaceResult,
+  PlaceTerms,
+  AmendTerms,
+  CancelResult,
+  QueuePosition,
+} from "../models/trading";
+import { formatTick } from "../engine/money";
 import { page, type Page } from "../lib/paging";
 import { checkOrder, checkPriceAndQuantity, type OrderTerms } from "../lib/order-rules";
 import { orderView, placeView, type PlaceView } from "./order-views";
@@ -44,6 +55,8 @@ export interface OrderDeskPorts<C> {
   openMarketsOf(c: C, userId: string): Promise<string[]>;
   cancelMany(c: C, marketId: string, userId: string, reason: CancelReasonCode): Promise<CancelManyResult>;
   cancel(c: C, marketId: string, orderId: string, userId: string): Promise<CancelResult>;
+  /** What rests before the order at its level, from the market's owner (null: not resting). */
+  queuePosition(c: C, marketId: string, orderId: string): Promise<QueuePosition | null>;
 }
 
 /** One answer of POST /orders/batch: the order, or the error it got, in the contract's shape. */
@@ -197,6 +210,23 @@ export class OrderDesk<C> {
       releasedAmount: String(r.releasedAmount),
     };
   }
+
+  /** GET /orders/:orderId/queue-position: the caller's open order only, like DELETE /orders/:orderId. */
+  async queuePosition(c: C, userId: string, orderId: string): Promise<QueuePositionView> {
+    const o = await this.ports.order(c, orderId);
+    if (!o || o.userId !== userId || (o.status !== "open" && o.status !== "partially_filled"))
+      throw notFoundFault("Order", "ORDER_NOT_FOUND");
+    const q = await this.ports.queuePosition(c, o.marketId, o._id);
+    // Filled or cancelled since the read model was read.
+    if (!q) throw notFoundFault("Order", "ORDER_NOT_FOUND");
+    return { price: formatTick(q.price), quantityAhead: String(q.quantityAhead), ordersAhead: q.ordersAhead };
+  }
+}
+
+export interface QueuePositionView {
+  price: string;
+  quantityAhead: string;
+  ordersAhead: number;
 }
 
 /** An order's failure inside a batch: a refusal's code, message and fields; anything else an internal error. */

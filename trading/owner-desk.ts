@@ -14,7 +14,16 @@ import { notFoundFault } from "../engine/refusal";
 import type { MarketActor } from "./market-actor";
 import { tradeView } from "./market-order";
 import { levelView, topOfBook } from "./order-views";
-import type { CancelManyResult, PlaceResult, RouteExecution, RouteRequest, AmendTerms, CancelResult, TopOfBook } from "../models/trading";
+import type {
+  CancelManyResult,
+  PlaceResult,
+  QueuePosition,
+  RouteExecution,
+  RouteRequest,
+  AmendTerms,
+  CancelResult,
+  TopOfBook,
+} from "../models/trading";
 import type { ExchangeModes, ModeSetting } from "./trading-modes";
 
 /** What the desk asks of a market's actor (trading/market-actor.ts). */
@@ -22,7 +31,7 @@ export type OwnedActor = Pick<
   MarketActor,
   "amend" | "cancelMany" | "cancel" | "route" | "quote" | "halt" | "setStatus" | "exitQuote" | "pool" | "applyMode"
 > & {
-  readonly book: Pick<OrderBook, "seq" | "depth" | "best">;
+  readonly book: Pick<OrderBook, "seq" | "depth" | "best" | "queuePosition">;
 };
 
 export interface OwnerDeskPorts<C, A extends OwnedActor> {
@@ -95,6 +104,11 @@ export class OwnerDesk<C, A extends OwnedActor = OwnedActor> {
   /** GET /markets/:marketId/orderbook: the top 10 aggregated levels of one view. */
   async orderbook(marketId: string, outcome: Outcome): Promise<Model<"OrderBook">> {
     return levelView((await this.known(marketId)).book.depth(outcome, 10));
+  }
+
+  /** What rests before a resting order at its level (engine/book.ts queuePosition), null when it does not rest here. */
+  async queuePosition(marketId: string, orderId: string): Promise<QueuePosition | null> {
+    return (await this.known(marketId)).book.queuePosition(orderId) ?? null;
   }
 
   /** Depth of both views with the book's sequence (socket snapshots). */

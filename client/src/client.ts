@@ -24,6 +24,7 @@ import { ROUTES, type OperationId, type RouteTypes } from "./generated/routes";
 import type {
   AddOutcomeRequest,
   AmendOrderRequest,
+  AccountLimits,
   AuditRecord,
   Balance,
   BatchOrderResult,
@@ -80,6 +81,16 @@ import type {
   TradeExecution,
   TradeRequest,
   TradingModeRequest,
+  QueuePosition,
+  OrderGroup,
+  OrderGroupRequest,
+  DeletedOrderGroup,
+  OrderScoring,
+  RewardEarning,
+  RewardMarket,
+  RewardsFunded,
+  RewardTermsRequest,
+  UserTier,
   Transfer,
   UpdateEventRequest,
   WithdrawRequest,
@@ -616,7 +627,11 @@ class MarketsApi extends Api {
   /** GET /markets/:id (cached 5 s by the server). */
   async get(id: string): Promise<MarketItem> {
     return (await send(this.c, "getMarket", { params: { id } })).data;
+  } /** GET /rewards/markets: the markets paying liquidity rewards, with their terms. */
+  async rewardMarkets(): Promise<RewardMarket[]> {
+    return (await send(this.c, "listRewardMarkets")).data;
   }
+
   /** GET /markets/:id/orderbook: top 10 levels of the YES (default) or NO view. */
   async orderbook(id: string, outcome?: Outcome): Promise<OrderBook> {
     return (await send(this.c, "getOrderBook", { params: { marketId: id }, query: { outcome } })).data;
@@ -658,6 +673,30 @@ class OrdersApi extends Api {
   async cancel(id: string): Promise<CancelledOrder> {
     return (await send(this.c, "cancelOrder", { params: { orderId: id } })).data;
   }
+  /** POST /order-groups: a fill-rate kill switch; name it in `orderGroupId` of new orders. */
+  async createGroup(body: OrderGroupRequest): Promise<OrderGroup> {
+    return (await send(this.c, "createOrderGroup", { body })).data;
+  }
+  /** GET /order-groups */
+  async groups(): Promise<OrderGroup[]> {
+    return (await send(this.c, "listOrderGroups")).data;
+  }
+  /** POST /order-groups/:id/reset: a triggered group accepts orders again. */
+  async resetGroup(id: string): Promise<OrderGroup> {
+    return (await send(this.c, "resetOrderGroup", { params: { id } })).data;
+  }
+  /** DELETE /order-groups/:id: the group goes and its open orders are cancelled. */
+  async deleteGroup(id: string): Promise<DeletedOrderGroup> {
+    return (await send(this.c, "deleteOrderGroup", { params: { id } })).data;
+  }
+  /** GET /orders/:id/scoring: whether the order scores for liquidity rewards now, and why not. */
+  async scoring(id: string): Promise<OrderScoring> {
+    return (await send(this.c, "getOrderScoring", { params: { orderId: id } })).data;
+  }
+  /** GET /orders/:id/queue-position: quantity and orders resting before this open order at its price. */
+  async queuePosition(id: string): Promise<QueuePosition> {
+    return (await send(this.c, "getQueuePosition", { params: { orderId: id } })).data;
+  }
   /** DELETE /orders: every open order of yours, or of one market. */
   async cancelAll(params: { marketId?: string } = {}): Promise<CancelAllResult> {
     return (await send(this.c, "cancelAllOrders", { query: params })).data;
@@ -691,6 +730,14 @@ class PortfolioApi extends Api {
   /** GET /balance */
   async balance(): Promise<Balance> {
     return (await send(this.c, "getBalance")).data;
+  }
+  /** GET /rewards/earnings?date=YYYY-MM-DD: the caller's score, reward and rebate per market that UTC day. */
+  async rewardEarnings(date: string): Promise<RewardEarning[]> {
+    return (await send(this.c, "getRewardEarnings", { query: { date } })).data;
+  }
+  /** GET /account/limits: the caller's rate tier and what is left of its read and trade budgets. */
+  async limits(): Promise<AccountLimits> {
+    return (await send(this.c, "getAccountLimits")).data;
   }
   /** GET /positions: open positions with mark price and unrealized PnL; `status: "closed"` the closed ones with their realized PnL. */
   async positions(params: { status?: "open" | "closed" | "all" } = {}): Promise<Position[]> {
@@ -862,6 +909,18 @@ class AdminApi extends Api {
   /** End a pending proposal with this result (it may differ from the proposal). */
   async finalizeResolution(id: string, body: FinalizeRequest): Promise<MarketItem> {
     return (await send(this.c, "adminFinalizeResolution", { params: { id }, body })).data;
+  }
+  /** A market's liquidity rewards: daily pool, the spread and size that score. */
+  async setMarketRewards(id: string, body: RewardTermsRequest): Promise<RewardMarket> {
+    return (await send(this.c, "adminSetMarketRewards", { params: { id }, body })).data;
+  }
+  /** Fund the rewards account with house money. */
+  async fundRewards(amount: string): Promise<RewardsFunded> {
+    return (await send(this.c, "adminFundRewards", { body: { amount } })).data;
+  }
+  /** Grant a user a rate tier of RATE_TIERS (`default` takes a grant back). */
+  async setUserTier(userId: string, tier: string): Promise<UserTier> {
+    return (await send(this.c, "adminSetUserTier", { params: { userId }, body: { tier } })).data;
   }
   /** A new outcome market of an open mutually exclusive event. */
   async addOutcome(eventId: string, body: AddOutcomeRequest): Promise<MarketItem> {

@@ -43,7 +43,7 @@ export type MarketStatus = "open" | "closed" | "resolved" | "resolution_failed" 
 export type OrderStatus = "open" | "partially_filled" | "filled" | "cancelled" | "expired";
 /** Why an order left the book unfilled (null while open or filled, and for a FAK's cancelled rest). */
 export type CancelReason =
-  "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused";
+  "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused" | "order_group";
 export type SettlementStatus = "pending" | "confirmed" | "failed";
 export type Interval = "1H" | "1D" | "1W" | "1M" | "MAX";
 export type FaucetAsset = "USDT" | "TON" | "FOREIGN_USDT";
@@ -115,7 +115,8 @@ export type KnownNotificationType =
   | "MARKET_RESOLVED"
   | "MARKET_CANCELLED"
   | "DEPOSIT_CREDITED"
-  | "WITHDRAWAL_SENT";
+  | "WITHDRAWAL_SENT"
+  | "REWARD_PAID";
 
 export type ListNotificationsParams = ListNotificationsQuery;
 

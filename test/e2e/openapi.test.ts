@@ -117,6 +117,20 @@ type SdkModels = {
   FinalizeRequest: M.FinalizeRequest;
   DisputeRequest: M.DisputeRequest;
   Dispute: M.Dispute;
+  QueuePosition: M.QueuePosition;
+  OrderGroupRequest: M.OrderGroupRequest;
+  OrderGroup: M.OrderGroup;
+  DeletedOrderGroup: M.DeletedOrderGroup;
+  RewardTermsRequest: M.RewardTermsRequest;
+  RewardMarket: M.RewardMarket;
+  FundRewardsRequest: M.FundRewardsRequest;
+  RewardsFunded: M.RewardsFunded;
+  RewardEarning: M.RewardEarning;
+  OrderScoring: M.OrderScoring;
+  SetTierRequest: M.SetTierRequest;
+  UserTier: M.UserTier;
+  RateBudget: M.RateBudget;
+  AccountLimits: M.AccountLimits;
   EventOutcome: M.EventOutcome;
   AddOutcomeRequest: M.AddOutcomeRequest;
   ResolveEventRequest: M.ResolveEventRequest;
@@ -348,6 +362,10 @@ describe("OpenAPI document", () => {
       "/orders/batch": { orders: [{ ...trade, orderType: "GTC", price: 0.5, quantity: 100 }] },
       "/orders/{orderId}": { price: 0.5 },
       "/heartbeats": { timeoutSeconds: 0 },
+      "/order-groups": { fillLimit: "1000000" },
+      "/admin/markets/{id}/rewards": { dailyPool: "1", maxSpread: "0.03", minSize: "0" },
+      "/admin/rewards/fund": { amount: "1" },
+      "/admin/users/{userId}/tier": { tier: "default" },
       "/trade/amm": trade,
       "/trade/market": trade,
       "/withdraw": { amount: "1000000" },
@@ -430,6 +448,16 @@ describe("OpenAPI document", () => {
     await b.orders.place({ marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.6, quantity: 2 * SHARE });
     await a.orders.list();
     await a.markets.orderbook(market);
+    await a.orders.queuePosition(resting.orderId);
+    const group = await a.orders.createGroup({ fillLimit: String(100 * SHARE) });
+    await a.orders.groups();
+    await a.orders.resetGroup(group.orderGroupId);
+    await a.orders.deleteGroup(group.orderGroupId);
+    await a.admin.fundRewards("5000000");
+    await a.admin.setMarketRewards(market, { dailyPool: "1000000", maxSpread: "0.05", minSize: "0" });
+    await a.markets.rewardMarkets();
+    await a.orders.scoring(resting.orderId);
+    await a.portfolio.rewardEarnings(new Date().toISOString().slice(0, 10));
     await a.orders.cancel(resting.orderId);
     await a.orders.cancel(resting.orderId).catch(ignore);
     // The trader API: order options, replays, batch, amend, cancel-all, history, the switch.
@@ -513,6 +541,8 @@ describe("OpenAPI document", () => {
     await a.admin.closeMarket(e.markets[1].id);
     await a.admin.cancelMarket(e.markets[1].id);
     await a.admin.audit({ pageSize: 5 });
+    await a.portfolio.limits();
+    await a.admin.setUserTier(b.session?.userId as string, "default");
     await a.admin.proposeResolution(market, { result: "YES", note: "schema" });
     await a.markets.dispute(market, { reason: "A holder disputes it" });
     await a.admin.finalizeResolution(market, { result: "YES" });

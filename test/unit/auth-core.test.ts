@@ -44,6 +44,12 @@ function fakes(opts: { bot?: boolean } = {}) {
         const u = users.get(id);
         if (u) users.set(id, { ...u, telegram });
       },
+      setTier: async (id, tier) => {
+        const u = users.get(id);
+        if (u) users.set(id, { ...u, tier });
+      },
+      withTier: async () =>
+        [...users.values()].filter((u) => u.tier && u.tier !== "default").map((u) => ({ userId: u._id, tier: u.tier as string })),
     },
     sessions: {
       get: async (sid) => sessions.get(sid) ?? null,
@@ -78,6 +84,7 @@ function fakes(opts: { bot?: boolean } = {}) {
     },
     compact: async () => void compactions.push(clock.ms),
     jwtSecret: SECRET,
+    tiers: ["default", "maker"],
     telegramBotToken: opts.bot ? TEST_BOT_TOKEN : undefined,
     telegramInitDataMaxAgeSec: 3600,
     newId: (prefix) => `${prefix}_${++n}`,

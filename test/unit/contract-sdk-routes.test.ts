@@ -125,6 +125,18 @@ describe("SDK routes from the contract", () => {
     await c.admin.resolveEvent("evt_1", { winnerMarketId: "mkt_1" });
     await c.admin.proposeEvent("evt_1", { winnerMarketId: null });
     await c.markets.dispute("mkt_1", body);
+    await c.portfolio.limits();
+    await c.orders.queuePosition("ord_1");
+    await c.orders.scoring("ord_1");
+    await c.orders.createGroup(body);
+    await c.orders.groups();
+    await c.orders.resetGroup("grp_1");
+    await c.orders.deleteGroup("grp_1");
+    await c.markets.rewardMarkets();
+    await c.portfolio.rewardEarnings("2026-03-01");
+    await c.admin.setMarketRewards("mkt_1", body);
+    await c.admin.fundRewards("1");
+    await c.admin.setUserTier("usr_1", "maker");
     await c.auth.logout();
 
     expect([...new Set(seen.map((s) => `${s.method} ${s.route}`))].sort()).toEqual(contractRoutes());

@@ -116,6 +116,9 @@ function world() {
       cancels.push({ marketId, orderId, userId });
       return { orderId, status: "cancelled", cancelledQuantity: 200, releasedAmount: 80 };
     },
+    // The owner's book: ord_1 rests behind 2 orders; anything else no longer rests.
+    queuePosition: async (_c, marketId, orderId) =>
+      marketId === "mkt_1" && orderId === "ord_1" ? { price: 45, quantityAhead: 3_500_000, ordersAhead: 2 } : null,
   };
   return { desk: new OrderDesk(ports), ports, local, answered, placed, remote, claims, orders, amends, cancels, queries };
 }
@@ -369,6 +372,21 @@ describe("OrderDesk", () => {
       releasedAmount: "80",
     });
     expect(w.cancels).toEqual([{ marketId: "mkt_1", orderId: "ord_1", userId: "usr_a" }]);
+  });
+
+  test("queue position: the caller's open order only (404 ORDER_NOT_FOUND otherwise, as for a cancel), from its market's owner", async () => {
+    const w = world();
+    w.orders.set("ord_1", order({ _id: "ord_1", userId: "usr_a" }));
+    w.orders.set("ord_gone", order({ _id: "ord_gone", userId: "usr_a" }));
+    w.orders.set("ord_done", order({ _id: "ord_done", userId: "usr_a", status: "filled" }));
+    for (const [userId, orderId] of [
+      ["usr_b", "ord_1"],
+      ["usr_a", "ord_done"],
+      ["usr_a", "nope"],
+      ["usr_a", "ord_gone"],
+    ])
+      await expect(w.desk.queuePosition(req(), userId, orderId)).rejects.toMatchObject({ code: "ORDER_NOT_FOUND" });
+    expect(await w.desk.queuePosition(req(), "usr_a", "ord_1")).toEqual({ price: "0.45", quantityAhead: "3500000", ordersAhead: 2 });
   });
 
   test("the caller's orders are read for the caller only and answered in the contract's shape, one page with its pagination", async () => {

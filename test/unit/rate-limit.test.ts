@@ -1,4 +1,5 @@
-import { MemorySlidingStore, slide, Stamps, type RateLimited } from "../../gateway/rate-limit";
+import { MemorySlidingStore, slide, Stamps, TierBook, type RateLimited } from "../../gateway/rate-limit";
+import { parseRateTiers } from "../../lib/config";
 
 describe("sliding window decision", () => {
   test("allows up to the limit inside the window, then refuses with Retry-After", () => {
@@ -110,5 +111,44 @@ describe("Stamps (the per-key request times)", () => {
         }
       }
     }
+  });
+});
+
+describe("rate tiers", () => {
+  const tiers = parseRateTiers("maker:3000/1200, pro:500/50", { read: 100, trade: 10 });
+
+  test("RATE_TIERS parses name:reads/trades; default is always the api-spec limits; malformed entries stop the start", () => {
+    expect(tiers).toEqual({ default: { read: 100, trade: 10 }, maker: { read: 3000, trade: 1200 }, pro: { read: 500, trade: 50 } });
+    for (const bad of ["maker", "maker:10", "maker:0/5", "default:5/5", "Maker:5/5", "a:1/1,a:2/2", "x:1/-1"])
+      expect(() => parseRateTiers(bad, { read: 100, trade: 10 })).toThrow(/RATE_TIERS/);
+  });
+
+  test("a user's tier: a grant heard of over the token's claim; unknown names and unauthenticated callers are default", () => {
+    const book = new TierBook(tiers);
+    expect(book.tierOf(null, "maker")).toBe("default");
+    expect(book.tierOf("u1")).toBe("default");
+    expect(book.tierOf("u1", "maker")).toBe("maker");
+    book.grant("u1", "default");
+    expect(book.tierOf("u1", "maker")).toBe("default");
+    book.grant("u1", "gone");
+    expect(book.tierOf("u1", "maker")).toBe("default");
+    expect([book.limit("maker", "trade", 10), book.limit("maker", "read", 100), book.limit("maker", "faucet", 5)]).toEqual([1200, 3000, 5]);
+  });
+
+  test("the store decides each request under its caller's tier; moleculer-web sees a refusal as one over the default limit", async () => {
+    const book = new TierBook(tiers);
+    const store = new MemorySlidingStore(1000, { limit: 10, limitOf: (t) => book.limit(t, "trade", 10) }, () => 0);
+    const inc = async (key: string, tier: string) => {
+      const req: RateLimited = {};
+      store.expect(key, req, tier);
+      return { n: await store.inc(key), v: req.$rateVerdict };
+    };
+    for (let i = 0; i < 50; i++) expect((await inc("u:m", "pro")).v).toMatchObject({ allowed: true, limit: 50, tier: "pro" });
+    const over = await inc("u:m", "pro");
+    expect([over.n, over.v?.allowed, over.v?.remaining]).toEqual([11, false, 0]);
+    expect(await store.peek("u:m", "pro")).toMatchObject({ limit: 50, remaining: 0, tier: "pro" });
+    // The same key under maker (a grant): its 50 requests count against 1,200.
+    expect((await inc("u:m", "maker")).v).toMatchObject({ allowed: true, limit: 1200, remaining: 1149 });
+    store.close();
   });
 });

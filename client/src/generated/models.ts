@@ -266,6 +266,8 @@ export interface PlaceOrderRequest {
   clientOrderId?: string;
   /** Cancel the order (reason paused) when its market leaves the normal trading mode */
   cancelOnPause?: boolean;
+  /** An order group of the caller (POST /order-groups): its fill limit cancels the order with the group's others */
+  orderGroupId?: string;
 }
 
 export interface BatchOrderRequest {
@@ -339,7 +341,7 @@ export interface PlacedOrder {
   /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
   cancelledQuantity: string;
   /** Why the order left the book unfilled; null while it is open or filled, and for the cancelled rest of a FAK */
-  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused" | null;
+  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused" | "order_group" | null;
   /** The caller's own id: 1 to 64 of A-Z a-z 0-9 . _ : -; unique among the caller's open orders */
   clientOrderId: string | null;
   /** GTD only: when the rest is cancelled with status expired */
@@ -377,7 +379,7 @@ export interface Order {
   /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
   cancelledQuantity: string;
   /** Why the order left the book unfilled; null while it is open or filled, and for the cancelled rest of a FAK */
-  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused" | null;
+  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused" | "order_group" | null;
   /** The caller's own id: 1 to 64 of A-Z a-z 0-9 . _ : -; unique among the caller's open orders */
   clientOrderId: string | null;
   /** GTD only: when the rest is cancelled with status expired */
@@ -698,6 +700,107 @@ export interface Dispute {
   resolution: Resolution;
 }
 
+export interface QueuePosition {
+  /** The order's price in its own outcome */
+  price: string;
+  /** Quantity resting before the order at its price level (time priority) */
+  quantityAhead: string;
+  /** Orders resting before it at that level */
+  ordersAhead: number;
+}
+
+export interface RewardTermsRequest {
+  /** Micro-USDT paid each UTC day to the market's scorers (0 stops it) */
+  dailyPool: string;
+  /** The widest distance from the midpoint that scores, e.g. 0.03 */
+  maxSpread: string;
+  /** The smallest resting quantity that scores (micro-shares) */
+  minSize: string;
+}
+
+export interface RewardMarket {
+  marketId: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  dailyPool: string;
+  /** Decimal price, e.g. 0.55 or 0.50125 */
+  maxSpread: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  minSize: string;
+}
+
+export interface FundRewardsRequest {
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  amount: string;
+}
+
+export interface RewardsFunded {
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  amount: string;
+  /** The rewards account's balance now */
+  balance: string;
+}
+
+export interface RewardEarning {
+  marketId: string;
+  /** The day's score (summed per-minute scores; comparable within a market) */
+  score: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  reward: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  rebate: string;
+}
+
+export interface OrderScoring {
+  scoring: boolean;
+  /** Why it scores or not: its market pays no rewards, the book has no midpoint, it rests at or beyond maxSpread, below minSize, or it no longer rests */
+  reason: "scoring" | "no_rewards" | "no_midpoint" | "too_far" | "too_small" | "not_resting";
+}
+
+export interface OrderGroupRequest {
+  /** Quantity (micro-shares) filled on the group's orders within the window that triggers it */
+  fillLimit: string;
+  /** The rolling window, 1 to 3600 s */
+  windowSeconds?: number;
+}
+
+export interface OrderGroup {
+  orderGroupId: string;
+  /** Integer micro-units (1 share or 1 USDT = 1000000), plain digits: no sign, spaces, leading zeros or exponent */
+  fillLimit: string;
+  windowSeconds: number;
+  triggered: boolean;
+}
+
+export interface DeletedOrderGroup {
+  orderGroupId: string;
+  /** Order ids */
+  cancelled: string[];
+}
+
+export interface SetTierRequest {
+  /** A tier of RATE_TIERS, or default */
+  tier: string;
+}
+
+export interface UserTier {
+  userId: string;
+  tier: string;
+}
+
+export interface RateBudget {
+  /** Requests allowed per window */
+  limit: number;
+  /** Requests left in the current sliding window */
+  remaining: number;
+  windowSeconds: number;
+}
+
+export interface AccountLimits {
+  tier: string;
+  read: RateBudget;
+  trade: RateBudget;
+}
+
 export interface CancelMarketRequest {
   /** What each YES share is paid (0.00 to 1.00); each NO share is paid 1 minus it, out of the market's own collateral */
   price?: string;
@@ -799,4 +902,10 @@ export interface AdminAuditLogQuery {
   page?: number;
   /** Items per page, 1 to 100 */
   pageSize?: number;
+}
+
+/** Query parameters of GET /rewards/earnings. */
+export interface GetRewardEarningsQuery {
+  /** The UTC day, YYYY-MM-DD (default: today) */
+  date?: string;
 }

@@ -4,7 +4,7 @@
  * the OpenAPI document writes them), who may call it (public, user, admin), whether it takes an
  * Idempotency-Key and whether it answers a page; and what each one takes and answers.
  */
-import type { AddOutcomeRequest, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, ConvertRequest, ConvertResult, CreateEventRequest, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, GetOrderBookQuery, GetPriceHistoryQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListPositionsQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, NotificationSettings, NotificationSettingsRequest, Order, OrderBook, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeEventRequest, ProposeRequest, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveEventRequest, ResolveMarketRequest, SearchEventsQuery, Session, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, WithdrawRequest, WithdrawResult } from "./models";
+import type { AccountLimits, AddOutcomeRequest, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, ConvertRequest, ConvertResult, CreateEventRequest, DeletedOrderGroup, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, FundRewardsRequest, GetOrderBookQuery, GetPriceHistoryQuery, GetRewardEarningsQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListPositionsQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, NotificationSettings, NotificationSettingsRequest, Order, OrderBook, OrderGroup, OrderGroupRequest, OrderScoring, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeEventRequest, ProposeRequest, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveEventRequest, ResolveMarketRequest, RewardEarning, RewardMarket, RewardTermsRequest, RewardsFunded, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
 
 export const ROUTES = {
   /** The login domain and a fresh payload for a ton_proof */
@@ -41,6 +41,16 @@ export const ROUTES = {
   amendOrder: { method: "PATCH", path: "/orders/{orderId}", auth: "user" },
   /** Cancel an open order (404 ORDER_NOT_FOUND for unknown, finished or others' orders) */
   cancelOrder: { method: "DELETE", path: "/orders/{orderId}", auth: "user" },
+  /** Queue position of an open order: quantity and orders ahead of it at its price (404 ORDER_NOT_FOUND for unknown, finished or others' orders) */
+  getQueuePosition: { method: "GET", path: "/orders/{orderId}/queue-position", auth: "user" },
+  /** An order group: when its orders fill fillLimit within windowSeconds, all of them are cancelled (order_group) and it refuses orders until reset */
+  createOrderGroup: { method: "POST", path: "/order-groups", auth: "user" },
+  /** The caller's order groups */
+  listOrderGroups: { method: "GET", path: "/order-groups", auth: "user" },
+  /** Reset a triggered order group: orders may name it again, its window starts empty */
+  resetOrderGroup: { method: "POST", path: "/order-groups/{id}/reset", auth: "user" },
+  /** Delete an order group and cancel its open orders */
+  deleteOrderGroup: { method: "DELETE", path: "/order-groups/{id}", auth: "user" },
   /** Dead man's switch: arm or re-arm (5 to 300 s), or disarm (0) (read rate category) */
   heartbeat: { method: "POST", path: "/heartbeats", auth: "user" },
   /** Trade against the AMM only (trade rate category) */
@@ -103,6 +113,20 @@ export const ROUTES = {
   adminFinalizeResolution: { method: "POST", path: "/admin/markets/{id}/finalize", auth: "admin" },
   /** Dispute the proposed result: holders only (403 FORBIDDEN), before disputeEndsAt (409 DISPUTE_WINDOW_CLOSED), once per proposal (409 ALREADY_DISPUTED) */
   disputeResolution: { method: "POST", path: "/markets/{id}/disputes", auth: "user" },
+  /** Grant a user a rate tier of RATE_TIERS (default takes a grant back); every gateway applies it from the next request */
+  adminSetUserTier: { method: "PUT", path: "/admin/users/{userId}/tier", auth: "admin" },
+  /** A market's liquidity rewards: its daily pool, the spread and size that score (paid from the rewards account at 00:00 UTC) */
+  adminSetMarketRewards: { method: "POST", path: "/admin/markets/{id}/rewards", auth: "admin" },
+  /** Fund the exchange's rewards account with house money (one journaled entry) */
+  adminFundRewards: { method: "POST", path: "/admin/rewards/fund", auth: "admin" },
+  /** The markets that pay liquidity rewards, with their terms */
+  listRewardMarkets: { method: "GET", path: "/rewards/markets", auth: "public" },
+  /** The caller's liquidity rewards and maker rebates of one UTC day, per market */
+  getRewardEarnings: { method: "GET", path: "/rewards/earnings", auth: "user" },
+  /** Whether the caller's order scores for liquidity rewards now, and why not (404 ORDER_NOT_FOUND for unknown or others' orders) */
+  getOrderScoring: { method: "GET", path: "/orders/{orderId}/scoring", auth: "user" },
+  /** The caller's rate tier and its read and trade budgets (sliding window), as X-RateLimit-* count them */
+  getAccountLimits: { method: "GET", path: "/account/limits", auth: "user" },
 } as const;
 
 export type OperationId = keyof typeof ROUTES;
@@ -126,6 +150,11 @@ export interface RouteTypes {
   placeOrderBatch: { params: Record<string, never>; query: Record<string, never>; body: BatchOrderRequest; result: BatchOrderResult[] };
   amendOrder: { params: { orderId: string }; query: Record<string, never>; body: AmendOrderRequest; result: PlacedOrder };
   cancelOrder: { params: { orderId: string }; query: Record<string, never>; body: undefined; result: CancelledOrder };
+  getQueuePosition: { params: { orderId: string }; query: Record<string, never>; body: undefined; result: QueuePosition };
+  createOrderGroup: { params: Record<string, never>; query: Record<string, never>; body: OrderGroupRequest; result: OrderGroup };
+  listOrderGroups: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: OrderGroup[] };
+  resetOrderGroup: { params: { id: string }; query: Record<string, never>; body: undefined; result: OrderGroup };
+  deleteOrderGroup: { params: { id: string }; query: Record<string, never>; body: undefined; result: DeletedOrderGroup };
   heartbeat: { params: Record<string, never>; query: Record<string, never>; body: HeartbeatRequest; result: Heartbeat };
   tradeAmm: { params: Record<string, never>; query: Record<string, never>; body: TradeRequest; result: TradeExecution };
   tradeMarket: { params: Record<string, never>; query: Record<string, never>; body: TradeRequest; result: TradeExecution };
@@ -157,4 +186,11 @@ export interface RouteTypes {
   adminProposeResolution: { params: { id: string }; query: Record<string, never>; body: ProposeRequest; result: MarketItem };
   adminFinalizeResolution: { params: { id: string }; query: Record<string, never>; body: FinalizeRequest; result: MarketItem };
   disputeResolution: { params: { id: string }; query: Record<string, never>; body: DisputeRequest; result: Dispute };
+  adminSetUserTier: { params: { userId: string }; query: Record<string, never>; body: SetTierRequest; result: UserTier };
+  adminSetMarketRewards: { params: { id: string }; query: Record<string, never>; body: RewardTermsRequest; result: RewardMarket };
+  adminFundRewards: { params: Record<string, never>; query: Record<string, never>; body: FundRewardsRequest; result: RewardsFunded };
+  listRewardMarkets: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: RewardMarket[] };
+  getRewardEarnings: { params: Record<string, never>; query: GetRewardEarningsQuery; body: undefined; result: RewardEarning[] };
+  getOrderScoring: { params: { orderId: string }; query: Record<string, never>; body: undefined; result: OrderScoring };
+  getAccountLimits: { params: Record<string, never>; query: Record<string, never>; body: undefined; result: AccountLimits };
 }

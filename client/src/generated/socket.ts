@@ -70,7 +70,7 @@ export interface OrderUpdate {
   filledDelta: string;
   clientOrderId: string | null;
   /** Why the order left the book unfilled; null while it is open or filled, and for the cancelled rest of a FAK */
-  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused" | null;
+  cancelReason: "user" | "expired" | "heartbeat" | "self_trade" | "market_closed" | "market_cancelled" | "market_resolved" | "paused" | "order_group" | null;
 }
 
 export interface TradeUpdate {
