@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { ConservationReport } from "../../engine/accounts";
 import type { EventPoolView } from "../../models/trading";
 import { embeddedEnv, NodeProcess } from "../support/node-process";
+import { connectSocket } from "../support/socket";
 import { until } from "../support/until";
 import { TestWallet } from "../support/wallet";
 
@@ -83,6 +84,9 @@ describe("the event's one market maker", () => {
       [x, "market", 3, "BUY", "YES", 5 * SHARE],
       [x, "amm", 0, "SELL", "YES", 4 * SHARE],
     ];
+    const ws = await connectSocket(node.url, { autoPingMs: 3000 });
+    ws.subscribe({ channel: "market", marketIds: ids });
+    await ws.waitFor((m) => m.type === "subscribed");
     let last = start;
     for (const [u, path, m, side, outcome, qty] of steps) {
       const r = await trade(u, path, ids[m], side, outcome, qty);
@@ -101,6 +105,18 @@ describe("the event's one market maker", () => {
       const p = Number(last.prices[id]);
       expect(Number(m.buyYesPrice)).toBeCloseTo(Math.min(99, Math.max(1, Math.ceil(p / 10_000))) / 100, 6);
       expect(Number(m.sellYesPrice)).toBeCloseTo(Math.min(99, Math.max(1, Math.floor(p / 10_000))) / 100, 6);
+    }
+    // Every market's socket pushes reach the pool's prices too (a trade there moves them all; no book has any order).
+    try {
+      for (const id of ids) {
+        const want = Math.min(99, Math.max(1, Math.ceil(Number(last.prices[id]) / 10_000))) / 100;
+        await ws.waitFor((msg) => {
+          const d = (msg as { type: string; channel?: string; data?: { marketId?: string; buyYesPrice?: string } }).data;
+          return msg.type === "update" && d?.marketId === id && Math.abs(Number(d.buyYesPrice) - want) < 1e-9;
+        });
+      }
+    } finally {
+      ws.close();
     }
     const outcomes = (await node.http("GET", `/api/v1/events/${eventId}`)).body.data.outcomes as Array<{ chance: string | null }>;
     expect(outcomes.every((o) => o.chance !== null)).toBe(true);
