@@ -63,12 +63,14 @@ export async function runDemoMaker(broker: ServiceBroker, stores: () => Stores<C
 }
 
 function step(broker: ServiceBroker, s: MakerStep, as: { meta: object }): Promise<unknown> {
+  // One key per step: a step tried again after an answer was lost does not trade twice.
+  const opts = { meta: { ...as.meta, idempotencyKey: `demo-maker:${s.kind}:${s.marketId}:${s.outcome}` } };
   if (s.kind === "amm")
-    return call(broker, "amm.trade", { marketId: s.marketId, side: "BUY", outcome: s.outcome, quantity: String(s.quantity) }, as);
+    return call(broker, "amm.trade", { marketId: s.marketId, side: "BUY", outcome: s.outcome, quantity: String(s.quantity) }, opts);
   return call(
     broker,
     "book.place",
     { marketId: s.marketId, side: "BUY", outcome: s.outcome, orderType: "GTC", price: s.price / 100, quantity: s.quantity },
-    as,
+    opts,
   );
 }
