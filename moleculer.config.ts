@@ -1,6 +1,7 @@
 import type { BrokerOptions } from "moleculer";
 import type { AppConfig } from "./lib/config";
 import { AuthGuard } from "./mixins/guard.middleware";
+import { BeforeStop } from "./mixins/before-stop.middleware";
 import { createMarketRouting } from "./mixins/market-routing.middleware";
 import { createDataDirLock } from "./mixins/data-dir-lock.middleware";
 import { createFoundationCheck, runsFoundationCheck } from "./mixins/foundations.middleware";
@@ -57,6 +58,7 @@ export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
       AuthGuard,
       Idempotency,
       createMarketRouting(),
+      BeforeStop,
     ],
   };
 }

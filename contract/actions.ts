@@ -96,6 +96,8 @@ export interface InternalActions {
   "ledger.eventPoolRoute": Entry<RouteRequest, RouteExecution | null>;
   "ledger.eventPoolQuote": Entry<RouteRequest, Pick<RoutePlan, "venue" | "filled" | "totalCost" | "fee" | "avgPrice"> | null>;
   "ledger.eventPool": Entry<{ eventId: string }, EventPoolView | null>;
+  /** The YES price of each listed market that trades with an event pool there (live prices). */
+  "ledger.eventPoolPrices": Entry<{ marketIds: string[] }, Record<string, { num: string; den: string }>>;
   "book.quote": Entry<RouteRequest, Pick<RoutePlan, "venue" | "filled" | "totalCost" | "fee" | "avgPrice">>;
   "book.ensureMarket": Entry<{ marketId: string }, { loaded: boolean; pool: PoolState | null; nodeID: string }>;
   "book.depth": Entry<
@@ -280,6 +282,7 @@ export const INTERNAL_PARAMS = {
   "ledger.eventPoolRoute": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
   "ledger.eventPoolQuote": ROUTE_PARAMS,
   "ledger.eventPool": { eventId: ID_RULE },
+  "ledger.eventPoolPrices": { marketIds: { type: "array", items: ID_RULE } },
   "book.ensureMarket": { marketId: ID_RULE },
   "book.depth": { marketId: ID_RULE, levels: { type: "number", optional: true, default: 10 } },
   "book.top": { marketId: ID_RULE },

@@ -45,6 +45,8 @@ export class SocketFanout {
   private readonly bookFloors = new Map<string, Map<string, number>>();
   /** The prices last pushed per market (a signature). */
   private readonly lastPrices = new Map<string, string>();
+  /** The AMM side last heard per market (a pool's price comes with every change of its own market, an event pool's with its trades). */
+  private readonly lastAmm = new Map<string, { num: string; den: string }>();
   private readonly marketPush: Coalescer<MarketChange>;
   private readonly userPush: Coalescer<UserPush>;
 
@@ -73,6 +75,9 @@ export class SocketFanout {
   }
 
   prices(ev: PricesChangedEvent): void {
+    // A race's pool is the ledger's: its book's changes come without it, so its last known price stays the AMM side.
+    if (ev.ammYes) this.lastAmm.set(ev.marketId, ev.ammYes);
+    else if (this.lastAmm.has(ev.marketId)) ev = { ...ev, ammYes: this.lastAmm.get(ev.marketId)! };
     if (this.hasMembers(rooms.market(ev.marketId))) this.marketPush.push(ev.marketId, { book: null, prices: ev });
     else this.lastPrices.delete(ev.marketId);
   }

@@ -14,7 +14,7 @@ import { eventPoolAccount, eventPoolFunding, planEventPoolTrade, poolState } fro
 import { liquidityParameter, NONE_OUTCOME, prices, type LmsrState } from "../engine/lmsr";
 import type { TradeRecord } from "../engine/settlement";
 import { Refusal } from "../engine/refusal";
-import type { EventInternal, MarketInternal } from "../models/catalog";
+import type { EventInternal, MarketInternal, MarketTradeEvent } from "../models/catalog";
 import type { EventPoolView, IdemKey, PostInput, PostOutcome, RouteExecution, RouteRequest } from "../models/trading";
 
 /** The codes a trade against an event's pool is refused with (besides the ledger's own). */
@@ -101,6 +101,28 @@ async function admit(p: EventPoolPorts, e: EventInternal, r: RouteRequest): Prom
  * Synchronous from reading the books to the caller's post: no other entry may apply in between,
  * or the trade would be priced on a pool that has moved.
  */
+/**
+ * The YES price each market of an event pool has there (micro-units over 1000000, for the markets'
+ * live prices); markets without an event pool are left out.
+ */
+export async function eventPoolPrices(
+  p: EventPoolPorts,
+  marketIds: readonly string[],
+): Promise<Record<string, { num: string; den: string }>> {
+  const out: Record<string, { num: string; den: string }> = {};
+  const events = new Map<string, EventInternal | null>();
+  for (const id of marketIds) {
+    const m = await p.market(id).catch(() => null);
+    if (!m?.eventId || Number(m.ammLiquidity) > 0) continue;
+    if (!events.has(m.eventId)) events.set(m.eventId, await eventOf(p, id));
+  }
+  for (const e of events.values()) {
+    if (!e) continue;
+    for (const [id, price] of prices(stateOf(p, e))) if (marketIds.includes(id)) out[id] = { num: String(price), den: "1000000" };
+  }
+  return out;
+}
+
 function plan(p: EventPoolPorts, e: EventInternal, r: RouteRequest) {
   ensureFunded(p, e);
   const pl = planEventPoolTrade(stateOf(p, e), books(p, e.id), {
@@ -176,4 +198,32 @@ function tradeAnswer(r: RouteExecution) {
     totalCost: String(r.totalCost),
     fee: String(r.fee),
   };
+}
+
+/**
+ * The print of a trade against an event's pool for price history and volume, as a market's own
+ * pool prints: its average price to the cent in YES terms, its notional in YES terms.
+ */
+export function eventPoolPrint(r: Pick<RouteRequest, "marketId" | "outcome">, x: RouteExecution, at: string): MarketTradeEvent {
+  const ticks = Math.min(99, Math.max(1, Math.round((x.totalCost * 100) / x.filledQuantity)));
+  return {
+    marketId: r.marketId,
+    tradeId: x.tradeId,
+    outcome: "YES",
+    yesPrice: r.outcome === "YES" ? ticks : 100 - ticks,
+    quantity: x.filledQuantity,
+    notional: r.outcome === "YES" ? x.totalCost : x.filledQuantity - x.totalCost,
+    at,
+  };
+}
+
+/** The pool's YES price of every market of this market's event (a trade moves them all); {} without an event pool. */
+export async function eventPoolPricesAround(p: EventPoolPorts, marketId: string): Promise<Record<string, { num: string; den: string }>> {
+  const e = await eventOf(p, marketId);
+  return e
+    ? eventPoolPrices(
+        p,
+        e.markets.map((m) => m.id),
+      )
+    : {};
 }

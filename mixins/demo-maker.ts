@@ -49,8 +49,12 @@ export async function runDemoMaker(broker: ServiceBroker, stores: () => Stores<C
       const amount = Math.min(need, cfg.ton.faucetMaxUsdt);
       await retried("faucet", () => call(broker, "chain.faucet", { amount: String(amount), asset: "USDT" }, as));
       need -= amount;
+      if (broker.stopping) return logger.info("Demo maker: stopped with the node before it finished");
     }
-    for (const s of steps) await retried(`${s.kind} on ${s.marketId}`, () => step(broker, s, as));
+    for (const s of steps) {
+      if (broker.stopping) return logger.info("Demo maker: stopped with the node before it finished");
+      await retried(`${s.kind} on ${s.marketId}`, () => step(broker, s, as));
+    }
     await stores().catalogMeta.update({ _id: DEMO_MAKER_MARKER_ID }, { $set: { done: true, at: new Date().toISOString() } });
     logger.info(`Demo maker: ${steps.length} markets opened at their demo prices`);
   } catch (err) {
@@ -59,12 +63,14 @@ export async function runDemoMaker(broker: ServiceBroker, stores: () => Stores<C
 }
 
 function step(broker: ServiceBroker, s: MakerStep, as: { meta: object }): Promise<unknown> {
+  // One key per step: a step tried again after an answer was lost does not trade twice.
+  const opts = { meta: { ...as.meta, idempotencyKey: `demo-maker:${s.kind}:${s.marketId}:${s.outcome}` } };
   if (s.kind === "amm")
-    return call(broker, "amm.trade", { marketId: s.marketId, side: "BUY", outcome: s.outcome, quantity: String(s.quantity) }, as);
+    return call(broker, "amm.trade", { marketId: s.marketId, side: "BUY", outcome: s.outcome, quantity: String(s.quantity) }, opts);
   return call(
     broker,
     "book.place",
     { marketId: s.marketId, side: "BUY", outcome: s.outcome, orderType: "GTC", price: s.price / 100, quantity: s.quantity },
-    as,
+    opts,
   );
 }

@@ -45,6 +45,7 @@ type CatalogThis = Service &
     out(ctx: AppContext<unknown>): CatalogOut;
     quotes(ctx: AppContext<unknown>): QuoteSource;
     begin(): void;
+    beforeBrokerStop(): Promise<void>;
     /** Trading modes (catalog/trading-mode.ts). */
     modes: TradingModes;
     /** The demo maker's run, awaited at stop. */
@@ -317,6 +318,11 @@ const CatalogService = defineService<CatalogThis>({
   },
 
   methods: {
+    /** The demo maker's calls end while the services they reach still run (mixins/before-stop.middleware.ts). */
+    async beforeBrokerStop(this: CatalogThis): Promise<void> {
+      await this.makerRun;
+    },
+
     /** Once every local service listens: seeded markets announced, then the clock (deadlines passed while down too). */
     begin(this: CatalogThis): void {
       const seeded = this.pendingOpened.length > 0;

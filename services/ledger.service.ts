@@ -8,6 +8,7 @@ import {
   broadcast,
   call,
   durableGroup,
+  emit,
   emitDurable,
   internalAction,
   routeAction,
@@ -22,8 +23,16 @@ import { openMoneyStore } from "../ledger/money-store";
 import { positionsView } from "../ledger/positions";
 import { convertPositions, type ConversionPorts } from "../ledger/conversions";
 import { newId } from "../lib/ids";
-import { eventPoolQuote, eventPoolTrade, eventPoolView, type EventPoolPorts } from "../ledger/event-pools";
-import type { VerifyReport } from "../models/trading";
+import {
+  eventPoolPrices,
+  eventPoolPricesAround,
+  eventPoolPrint,
+  eventPoolQuote,
+  eventPoolTrade,
+  eventPoolView,
+  type EventPoolPorts,
+} from "../ledger/event-pools";
+import type { RouteExecution, TopOfBook, VerifyReport } from "../models/trading";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { MarketClock } from "../catalog/clock";
 import { dayOf, RewardsDesk, type RewardCollections } from "../ledger/rewards";
@@ -61,6 +70,34 @@ function poolPorts(svc: LedgerThis, ctx: AppContext): EventPoolPorts {
     feeBps: configOf(svc.broker).ammFeeBps,
     newId,
   };
+}
+
+/**
+ * After a trade against an event's pool: its print for the catalog's price history, and the new
+ * prices of every market of the event (the pool moved them all, the books did not) for the
+ * sockets. Best effort, after the answer: a failure costs a push, never the trade.
+ */
+async function publishEventPoolTrade(
+  svc: LedgerThis,
+  ctx: AppContext<HandlerParams<"ledger.eventPoolRoute">>,
+  r: RouteExecution,
+): Promise<void> {
+  try {
+    emit(ctx, "market.trade", eventPoolPrint(ctx.params, r, new Date().toISOString()));
+    const pooled = await eventPoolPricesAround(poolPorts(svc, ctx), ctx.params.marketId);
+    const ids = Object.keys(pooled);
+    if (!ids.length) return;
+    const top = await portCall(ctx, "book.topOfBook", { marketIds: ids }).catch(() => ({}) as Record<string, TopOfBook | undefined>);
+    for (const id of ids)
+      broadcast(ctx, "market.pricesChanged", {
+        marketId: id,
+        yesBid: top[id]?.yesBid ?? null,
+        yesAsk: top[id]?.yesAsk ?? null,
+        ammYes: pooled[id],
+      });
+  } catch (err) {
+    svc.logger.warn(`event pool trade ${r.tradeId}: prices not published: ${(err as Error).message}`);
+  }
 }
 
 /**
@@ -241,6 +278,7 @@ const LedgerService = defineService<LedgerThis>({
         return eventPoolTrade(poolPorts(this, ctx), ctx.params)
           .then((r) => {
             if (r && ctx.params.idem) ctx.meta.idemJournaled = true;
+            if (r) void publishEventPoolTrade(this, ctx, r);
             return r;
           })
           .catch(throwWire);
@@ -260,6 +298,14 @@ const LedgerService = defineService<LedgerThis>({
       ...internalAction("ledger.eventPool"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPool">>): Answer<"ledger.eventPool"> {
         return eventPoolView(poolPorts(this, ctx), ctx.params.eventId).catch(throwWire);
+      },
+    },
+
+    /** Internal: the event pools' YES prices of these markets (the router's live prices). */
+    eventPoolPrices: {
+      ...internalAction("ledger.eventPoolPrices"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPoolPrices">>): Answer<"ledger.eventPoolPrices"> {
+        return eventPoolPrices(poolPorts(this, ctx), ctx.params.marketIds).catch(throwWire);
       },
     },
 

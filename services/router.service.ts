@@ -41,8 +41,15 @@ const RouterService = defineService<RouterThis>({
       ...internalAction("router.livePrices"),
       async handler(this: RouterThis, ctx: AppContext<HandlerParams<"router.livePrices">>): Promise<ActionResult<"router.livePrices">> {
         const top = await call(ctx, "book.topOfBook", { marketIds: ctx.params.marketIds });
+        // Markets of an event with one pool: that pool is their AMM side.
+        const pooled = await call(ctx, "ledger.eventPoolPrices", { marketIds: ctx.params.marketIds });
         const out: Record<string, LivePrice> = {};
-        for (const id of ctx.params.marketIds) out[id] = livePrices(top[id]);
+        for (const id of ctx.params.marketIds)
+          out[id] = livePrices(
+            pooled[id] && !top[id]?.ammYes
+              ? { yesBid: top[id]?.yesBid ?? null, yesAsk: top[id]?.yesAsk ?? null, ammYes: pooled[id] }
+              : top[id],
+          );
         return out;
       },
     },

@@ -148,7 +148,7 @@ describe("demo catalog", () => {
     }
   });
 
-  test("a whole exchange opens each demo market at its own price: binaries through their pools, races on their books", async () => {
+  test("a whole exchange opens each demo market at its own price: binaries through their pools, races through their event pools and books", async () => {
     const srv = await startServer({ SEED_DEMO: "true", RATE_LIMIT_READ: "1000000" }, { dataDir: freshDir() });
     try {
       const want = new Map(DEMO_EVENTS.flatMap((e) => e.markets.map((m, i) => [demoMarketId(e.slug, i), m.price] as const)));
@@ -178,6 +178,11 @@ describe("demo catalog", () => {
         const sum = e.markets.reduce((s, _m, i) => s + Number(seen.get(demoMarketId(e.slug, i))), 0);
         expect(sum).toBeGreaterThan(0.94);
         expect(sum).toBeLessThan(1.01);
+        // The race's one pool is what sets them: its own prices sit within a cent of the race's.
+        const pool = (await srv.broker.call("ledger.eventPool", { eventId: demoEventId(e.slug) })) as { prices: Record<string, string> };
+        e.markets.forEach((m, i) =>
+          expect(Math.abs(Number(pool.prices[demoMarketId(e.slug, i)]) / 10_000 - m.price)).toBeLessThanOrEqual(1),
+        );
       }
       // Through the normal paths: the money check holds.
       expect(await srv.broker.call("ledger.conservation")).toMatchObject({ ok: true });

@@ -11,6 +11,8 @@ import { join } from "node:path";
 import type { ConservationReport } from "../../engine/accounts";
 import type { EventPoolView } from "../../models/trading";
 import { embeddedEnv, NodeProcess } from "../support/node-process";
+import { connectSocket } from "../support/socket";
+import { until } from "../support/until";
 import { TestWallet } from "../support/wallet";
 
 jest.setTimeout(240_000);
@@ -82,6 +84,9 @@ describe("the event's one market maker", () => {
       [x, "market", 3, "BUY", "YES", 5 * SHARE],
       [x, "amm", 0, "SELL", "YES", 4 * SHARE],
     ];
+    const ws = await connectSocket(node.url, { autoPingMs: 3000 });
+    ws.subscribe({ channel: "market", marketIds: ids });
+    await ws.waitFor((m) => m.type === "subscribed");
     let last = start;
     for (const [u, path, m, side, outcome, qty] of steps) {
       const r = await trade(u, path, ids[m], side, outcome, qty);
@@ -94,6 +99,43 @@ describe("the event's one market maker", () => {
       last = now;
     }
     expect((await books()).ok).toBe(true);
+    // The markets' prices and the event's chances come from the pool (ceil/floor to a cent).
+    for (const id of ids) {
+      const m = (await node.http("GET", `/api/v1/markets/${id}`)).body.data;
+      const p = Number(last.prices[id]);
+      expect(Number(m.buyYesPrice)).toBeCloseTo(Math.min(99, Math.max(1, Math.ceil(p / 10_000))) / 100, 6);
+      expect(Number(m.sellYesPrice)).toBeCloseTo(Math.min(99, Math.max(1, Math.floor(p / 10_000))) / 100, 6);
+    }
+    // Every market's socket pushes reach the pool's prices too (a trade there moves them all; no book has any order).
+    try {
+      for (const id of ids) {
+        const want = Math.min(99, Math.max(1, Math.ceil(Number(last.prices[id]) / 10_000))) / 100;
+        await ws.waitFor((msg) => {
+          const d = (msg as { type: string; channel?: string; data?: { marketId?: string; buyYesPrice?: string } }).data;
+          return msg.type === "update" && d?.marketId === id && Math.abs(Number(d.buyYesPrice) - want) < 1e-9;
+        });
+      }
+    } finally {
+      ws.close();
+    }
+    const outcomes = (await node.http("GET", `/api/v1/events/${eventId}`)).body.data.outcomes as Array<{ chance: string | null }>;
+    expect(outcomes.every((o) => o.chance !== null)).toBe(true);
+    // Every pool trade printed to its market's price history (Ann: a buy of 10 and a sell of 4).
+    for (const [m, volume] of [
+      [0, 14],
+      [1, 20],
+      [2, 15],
+      [3, 5],
+    ] as const)
+      await until(
+        `price history of market ${m}: ${volume} shares`,
+        async () => {
+          const h = (await node.http("GET", `/api/v1/markets/${ids[m]}/price-history`)).body.data;
+          const shares = ((h?.candles ?? []) as Array<{ volume: number }>).reduce((a, c) => a + c.volume, 0);
+          return Math.abs(shares - volume) < 1e-9 && h.volume24h > 0;
+        },
+        60_000,
+      );
 
     // y holds NO of Ben and Cat from the pool: converted into USDT and YES of Ann and Dan.
     const conv = await node.http("POST", `/api/v1/events/${eventId}/convert`, {

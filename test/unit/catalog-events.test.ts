@@ -10,7 +10,8 @@ import { ResolutionProcess, type ProcessPorts } from "../../catalog/process";
 import { EVENT_ALREADY_DECIDED, EVENT_NOT_MUTUALLY_EXCLUSIVE, EVENT_NOT_OPEN, planEventResolution } from "../../catalog/exclusive";
 import { chanceOf, eventCloseTime, NO_PRICES, renderEvent, renderMarket, renderOutcome } from "../../catalog/views";
 import { DEMO_EVENTS, demoMarketId } from "../../catalog/demo";
-import { DEMO_QUOTE_SHARES, demoMakerPlan } from "../../catalog/demo-maker";
+import { DEMO_QUOTE_SHARES, demoMakerPlan, eventPoolSteps } from "../../catalog/demo-maker";
+import { NONE_OUTCOME, prices as lmsrPrices } from "../../engine/lmsr";
 import { applyTrade, createPool, marginalPrice } from "../../engine/amm";
 import type { CreateEventParams, DisputeDoc, EventDoc, MarketDoc, ResolutionDoc } from "../../models/catalog";
 
@@ -482,13 +483,46 @@ describe("the demo maker's plan", () => {
           const yes = marginalPrice(after, "YES");
           expect(Math.abs((Number(yes.num) / Number(yes.den)) * 100 - m.price)).toBeLessThanOrEqual(1);
         } else {
-          expect(mine).toEqual([
+          expect(mine.filter((s) => s.kind === "order")).toEqual([
             { kind: "order", marketId: id, outcome: "YES", price: m.price - 1, quantity: DEMO_QUOTE_SHARES * 1_000_000 },
             { kind: "order", marketId: id, outcome: "NO", price: 99 - m.price, quantity: DEMO_QUOTE_SHARES * 1_000_000 },
           ]);
+          // And at most one YES buy from the race's pool (none for its cheapest outcomes).
+          const amm = mine.filter((s) => s.kind === "amm");
+          expect(amm.length).toBeLessThanOrEqual(1);
+          expect(amm.every((s) => s.outcome === "YES" && s.quantity > 0 && s.quantity % 100 === 0)).toBe(true);
         }
       });
     expect(cash).toBeGreaterThan(0);
     expect(Number.isSafeInteger(cash)).toBe(true);
+  });
+
+  test("a race's event pool is bought from 1/N to within a cent of each outcome's demo price, paid for within the plan's cash", () => {
+    const races = DEMO_EVENTS.filter((e) => e.mutuallyExclusive && Number(e.ammLiquidity) > 0);
+    expect(races.length).toBeGreaterThanOrEqual(2);
+    const fee = 100;
+    const { steps, cash } = demoMakerPlan(DEMO_EVENTS, fee);
+    let pooledCash = 0;
+    for (const e of races) {
+      const r = eventPoolSteps(e, fee);
+      expect(r.state).not.toBeNull();
+      const p = lmsrPrices(r.state!);
+      e.markets.forEach((m, i) => expect(Math.abs(p.get(demoMarketId(e.slug, i))! / 10_000 - m.price)).toBeLessThanOrEqual(1));
+      // Prices over the markets and "none" sum to exactly 1.
+      expect([...p.values()].reduce((a, x) => a + x, 0)).toBe(1_000_000);
+      if (!e.exhaustive) expect(p.get(NONE_OUTCOME)!).toBeLessThan(Math.max(...e.markets.map((m) => m.price)) * 10_000);
+      // The plan carries exactly these buys.
+      expect(steps.filter((s) => s.kind === "amm" && r.steps.some((x) => x.marketId === s.marketId))).toEqual(r.steps);
+      expect(r.steps.length).toBeGreaterThan(0);
+      pooledCash += r.cash;
+    }
+    expect(cash).toBeGreaterThanOrEqual(pooledCash);
+    // Not a race with its own pools: nothing to buy.
+    expect(
+      eventPoolSteps(
+        DEMO_EVENTS.find((e) => !e.mutuallyExclusive)!,
+        fee,
+      ).steps,
+    ).toEqual([]);
   });
 });

@@ -73,6 +73,25 @@ describe("socket fan-out", () => {
     expect(t.writes).toEqual([]);
   });
 
+  test("a market whose pool is its event's: a book change after a pool trade pushes the pool's last price with the book", async () => {
+    const t = fanout();
+    t.join("s1", rooms.market("mkt"));
+    t.f.prices({ marketId: "mkt", yesBid: 37, yesAsk: 39, ammYes: { num: "380000", den: "1000000" } });
+    await t.settle();
+    t.f.prices({ marketId: "mkt", yesBid: 36, yesAsk: 39, ammYes: null });
+    await t.settle();
+    const pushed = t.writes.flatMap((w) => w.frames.map((f) => f.data));
+    expect(pushed.map((d) => [d.buyYesPrice, d.sellYesPrice])).toEqual([["0.38", "0.38"]]);
+    // Only the pool moves the price here; a book level behind it changes nothing that is shown.
+    t.f.prices({ marketId: "mkt", yesBid: 36, yesAsk: 37, ammYes: null });
+    await t.settle();
+    const after = t.writes.flatMap((w) => w.frames.map((f) => f.data));
+    expect(after.map((d) => [d.buyYesPrice, d.sellYesPrice])).toEqual([
+      ["0.38", "0.38"],
+      ["0.37", "0.38"],
+    ]);
+  });
+
   test("a socket's snapshot floor: updates up to it are not sent again, the first newer one is and lifts it", async () => {
     const t = fanout();
     t.join("s1", rooms.book("mkt", "YES"));
