@@ -45,13 +45,15 @@ beforeAll(async () => {
   browser = await launchBrowser();
   srv = await startWebServer({ SEED_DEMO: "true", DEMO_TRADER: "false" });
   api = new PmxClient({ baseUrl: srv.url, domain: srv.domain });
-  // The house maker quotes every race outcome shortly after the start: each has a chance then.
+  // The house maker quotes every race outcome shortly after the start (a race's own pool prices
+  // each outcome at 1/N until then): both sides of every race market's book are in.
   await until(
-    "every race outcome has a chance",
+    "the house maker quotes every race outcome",
     async () => {
       await new Promise((r) => setTimeout(r, 200));
-      const both = await Promise.all([api.events.get(ELECTION), api.events.get(LEAGUE)]);
-      return both.every((e) => e.outcomes.every((o) => o.chance !== null));
+      const markets = (await Promise.all([api.events.get(ELECTION), api.events.get(LEAGUE)])).flatMap((e) => e.markets);
+      const books = await Promise.all(markets.map((m) => api.markets.orderbook(m.id, "YES")));
+      return books.every((b) => b.bids.length > 0 && b.asks.length > 0);
     },
     120_000,
   );
