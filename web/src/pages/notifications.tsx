@@ -58,10 +58,18 @@ function PushSettings() {
   const tg = useStore(telegram$);
   const { data, error } = useLoad<NotificationSettings>(() => client.notifications.settings(), []);
   const [current, setCurrent] = useState<NotificationSettings | null>(null);
-  const [save, state] = useAction(async (key: keyof NotificationSettings["push"], on: boolean) => {
-    setCurrent(await client.notifications.updateSettings({ push: { [key]: on } }));
-  });
   const shown = current ?? data;
+  // The switch moves at once (a controlled input would otherwise snap back while saving); a refusal puts it back.
+  const [save, state] = useAction(async (key: keyof NotificationSettings["push"], on: boolean) => {
+    const before = shown;
+    if (before) setCurrent({ ...before, push: { ...before.push, [key]: on } });
+    try {
+      setCurrent(await client.notifications.updateSettings({ push: { [key]: on } }));
+    } catch (err) {
+      setCurrent(before);
+      throw err;
+    }
+  });
   return (
     <details class="card push-settings">
       <summary>Telegram messages</summary>
