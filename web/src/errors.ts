@@ -50,12 +50,11 @@ export function describeError(err: unknown): { text: string; detail?: string; re
     // the generic rule words stand in only when it said nothing more than the code.
     if (err.code === "VALIDATION_ERROR")
       text =
-        err.message && !/^(parameters )?validation (error|failed)\.?$/i.test(err.message.trim())
+        err.message && !/^(parameters )?validation (error|failed)[.!]?$/i.test(err.message.trim())
           ? sentence(err.message)
           : err.fields.length
             ? `Please check: ${err.fields.map((f) => `${f.field} ${RULES[f.rule] ?? `(${f.rule})`}`).join("; ")}.`
             : "Please check the values entered.";
-    else if (!WORDS[err.code] && err.message) text = sentence(err.message);
     return { text, detail: [err.code, err.requestId && `request ${err.requestId}`].filter(Boolean).join(", ") };
   }
   if (err instanceof NetworkError) return { text: "The exchange cannot be reached. Check your connection and try again." };

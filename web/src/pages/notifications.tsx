@@ -58,18 +58,18 @@ function PushSettings() {
   const tg = useStore(telegram$);
   const { data, error } = useLoad<NotificationSettings>(() => client.notifications.settings(), []);
   const [current, setCurrent] = useState<NotificationSettings | null>(null);
-  // The box shows the click at once; a refused save puts the stored value back.
-  const [pending, setPending] = useState<Partial<NotificationSettings["push"]>>({});
+  const shown = current ?? data;
+  // The switch moves at once (a controlled input would otherwise snap back while saving); a refusal puts it back.
   const [save, state] = useAction(async (key: keyof NotificationSettings["push"], on: boolean) => {
-    setPending((p) => ({ ...p, [key]: on }));
+    const before = shown;
+    if (before) setCurrent({ ...before, push: { ...before.push, [key]: on } });
     try {
       setCurrent(await client.notifications.updateSettings({ push: { [key]: on } }));
-    } finally {
-      setPending(({ [key]: _, ...rest }) => rest);
+    } catch (err) {
+      setCurrent(before);
+      throw err;
     }
   });
-  const stored = current ?? data;
-  const shown = stored && { ...stored, push: { ...stored.push, ...pending } };
   return (
     <details class="card push-settings">
       <summary>Telegram messages</summary>
