@@ -249,7 +249,18 @@ export interface MarketLease {
 /** `ledger.post`: one entry of postings and what it records with them (the journal entry's own fields). */
 export interface PostInput extends Pick<
   LedgerEntryDoc,
-  "postings" | "checkAfter" | "trades" | "book" | "fence" | "settlement" | "payout" | "conversion" | "idem" | "heartbeat" | "audit" | "reward"
+  | "postings"
+  | "checkAfter"
+  | "trades"
+  | "book"
+  | "fence"
+  | "settlement"
+  | "payout"
+  | "conversion"
+  | "idem"
+  | "heartbeat"
+  | "audit"
+  | "reward"
 > {
   key: string;
   /** One part of a book command split over several entries (see post). */
