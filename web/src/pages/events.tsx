@@ -226,7 +226,7 @@ function Race({ event, live }: { event: Event; live: Record<string, Partial<Mark
   return (
     <>
       <section class="card" aria-labelledby="race-chart-title">
-        <h2 id="race-chart-title">Chance over the last day (leading outcomes)</h2>
+        <h2 id="race-chart-title">Last trade price over the last day (leading outcomes)</h2>
         <LazyRaceChart lines={rows.slice(0, 4).map((o) => ({ marketId: o.marketId, label: o.label }))} refresh={0} />
       </section>
       <ol class="race" data-testid="race">
