@@ -171,6 +171,7 @@ const REASONS: Record<string, string> = {
   market_cancelled: "cancelled: market cancelled",
   market_resolved: "cancelled: market resolved",
   paused: "cancelled: trading paused",
+  order_group: "cancelled: its order group's fill limit was reached",
 };
 
 /** How an order ended (or stands), in words. */
@@ -179,7 +180,7 @@ export function orderState(o: Order): string {
   if (o.status === "open") return "open";
   if (o.status === "partially_filled") return `partly filled (${shareCount(o.filledQuantity)} of ${shareCount(o.quantity)})`;
   const why = o.cancelReason
-    ? REASONS[o.cancelReason]
+    ? (REASONS[o.cancelReason] ?? `cancelled (${o.cancelReason})`)
     : o.orderType === "FAK" || o.orderType === "FOK"
       ? "rest cancelled (fill and kill)"
       : o.status;
