@@ -5,7 +5,7 @@
 import type { ComponentChildren, VNode } from "preact";
 import { useState } from "preact/hooks";
 import type { Page } from "@pmx/client/models";
-import { ErrorText, Pager, Section, useLoad } from "../ui";
+import { ErrorText, Loading, Pager, Section, useLoad } from "../ui";
 
 export function PagedList<T>({
   title,
@@ -17,6 +17,9 @@ export function PagedList<T>({
   listClass = "list",
   pagerLabel,
   item,
+  above,
+  loadingWhat,
+  after,
 }: {
   title: string;
   id: string;
@@ -30,30 +33,41 @@ export function PagedList<T>({
   pagerLabel?: string;
   /** One item as its `<li>`, keyed. */
   item: (it: T) => VNode;
+  /** Said above the list (e.g. what an action on an item did). */
+  above?: ComponentChildren;
+  /** Said while the first load is on its way. */
+  loadingWhat?: string;
+  /** After the section, from the loaded items. */
+  after?: (items: T[]) => ComponentChildren;
 }) {
   const [page, setPage] = useState(1);
-  const { data, error } = useLoad<Page<T> | T[]>(() => load(page), [page, refresh]);
+  const { data, error, loading } = useLoad<Page<T> | T[]>(() => load(page), [page, refresh]);
   const items = data === null ? null : Array.isArray(data) ? data : data.items;
   return (
-    <Section title={title} id={id}>
-      <ErrorText error={error} />
-      {items && !items.length && <p class="muted">{empty}</p>}
-      {items && items.length > 0 && (
-        <>
-          <ul class={listClass} data-testid={testid}>
-            {items.map(item)}
-          </ul>
-          {data && !Array.isArray(data) && (
-            <Pager
-              label={pagerLabel ?? `${title} pages`}
-              page={data.pagination.page}
-              hasNext={data.pagination.hasNext}
-              onPage={setPage}
-              labels={["Newer", "Older"]}
-            />
-          )}
-        </>
-      )}
-    </Section>
+    <>
+      <Section title={title} id={id}>
+        <ErrorText error={error} />
+        {above}
+        {loadingWhat && loading && !data && <Loading what={loadingWhat} />}
+        {items && !items.length && <p class="muted">{empty}</p>}
+        {items && items.length > 0 && (
+          <>
+            <ul class={listClass} data-testid={testid}>
+              {items.map(item)}
+            </ul>
+            {data && !Array.isArray(data) && (
+              <Pager
+                label={pagerLabel ?? `${title} pages`}
+                page={data.pagination.page}
+                hasNext={data.pagination.hasNext}
+                onPage={setPage}
+                labels={["Newer", "Older"]}
+              />
+            )}
+          </>
+        )}
+      </Section>
+      {items && after?.(items)}
+    </>
   );
 }

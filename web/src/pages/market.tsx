@@ -276,18 +276,19 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
   // One subscription, the YES view; the NO view is its mirror (a NO bid at p is a YES ask at 1 - p).
   const yesBook = useBook(marketId, "YES", moved);
   const book = view === "YES" ? yesBook : mirrorBook(yesBook);
-  // Interactive: the market and its book on screen (kept once reached, through a resync of the book).
-  const [interactive, setInteractive] = useState(false);
-  useEffect(() => setInteractive(false), [marketId]);
+  // Interactive: this market and its book on screen (kept once reached, through a resync of the book).
+  const [interactiveFor, setInteractiveFor] = useState<string | null>(null);
+  const interactive = interactiveFor === marketId;
+  const onScreen = market?.id === marketId && yesBook?.marketId === marketId && yesBook.synced;
   useEffect(() => {
-    if (!market || !yesBook?.synced) return;
-    setInteractive(true);
+    if (!onScreen) return;
+    setInteractiveFor(marketId);
     if (!markedInteractive) {
       markedInteractive = true;
       // The browser test reads this: navigation start to prices, book and ticket on screen.
       performance.mark("pmx:market-interactive");
     }
-  }, [!!market, yesBook?.synced]);
+  }, [onScreen, marketId]);
   // Quotes while orders are taken (a paused market refuses them): else the tiles show the best prices.
   const quoting = !!session && market?.status === "open" && market.tradingMode === "normal";
   const quotes = useTileQuotes(marketId, quoting && interactive, quoteRefresh);

@@ -12,7 +12,7 @@ import { balance$, portfolioPulse } from "../live";
 import { navigate, pathFor } from "../router";
 import { NeedsSession } from "../signin";
 import { useStore } from "../store";
-import { Done, ErrorText, Loading, Section, Toggle, useLoad } from "../ui";
+import { Done, ErrorText, Loading, Section, Toggle } from "../ui";
 import { PagedList } from "../components/paged-list";
 import { orderState } from "../order-words";
 import { useRedeem } from "../components/redeem";
@@ -48,68 +48,66 @@ function RedeemHere({ p, onDone }: { p: Position; onDone: (text: string) => void
 }
 
 function Positions({ refresh }: { refresh: number }) {
-  const { data, error, loading } = useLoad<Position[]>(() => client.portfolio.positions(), [refresh]);
   const [redeemed, setRedeemed] = useState<string | null>(null);
   return (
-    <>
-      <Section title="Positions" id="positions">
-        <ErrorText error={error} />
-        <Done text={redeemed} testid="redeem-result" />
-        {loading && !data && <Loading what="positions" />}
-        {data && !data.length && <p class="muted">No positions yet: buy YES or NO on a market.</p>}
-        {data && data.length > 0 && (
-          <ul class="cards" data-testid="positions">
-            {data.map((p) => {
-              // A resolved market marks at its payout: 1.00 a winning share.
-              const won = p.markPrice === "1.00" && p.unrealizedPnl !== null && p.status === "open";
-              const lost = p.markPrice === "0.00";
-              const value = p.markPrice === null ? null : (BigInt(p.quantity) * BigInt(Math.round(Number(p.markPrice) * 1e6))) / 1_000_000n;
-              return (
-                <li key={p.id} data-won={won || undefined}>
-                  <p class="card-title">
-                    <a href={pathFor("market", { id: p.marketId })}>{p.market.title ?? p.marketId}</a>{" "}
-                    <span class={`side ${p.outcome.toLowerCase()}`}>{p.outcome}</span>
-                    {won && <span class="tag won">Won</span>}
-                    {lost && <span class="tag">Lost</span>}
-                    {p.status === "settled" && <span class="tag">settled</span>}
-                  </p>
-                  <dl class="facts">
-                    <div>
-                      <dt>Shares</dt>
-                      <dd data-field="shares">{shareCount(p.quantity)}</dd>
-                    </div>
-                    <div>
-                      <dt>Avg. paid</dt>
-                      <dd>{cents(p.avgEntryPrice)}</dd>
-                    </div>
-                    <div>
-                      <dt>{won || lost ? "Pays" : "Sell now"}</dt>
-                      <dd>{cents(p.markPrice)}</dd>
-                    </div>
-                    <div>
-                      <dt>Value</dt>
-                      <dd>{value === null ? "–" : dollars(value)}</dd>
-                    </div>
-                    <div>
-                      <dt>Unrealized</dt>
-                      <dd class={pnlClass(p.unrealizedPnl)} data-field="unrealized">
-                        {signedDollars(p.unrealizedPnl)}
-                      </dd>
-                    </div>
-                    <div>
-                      <dt>Realized</dt>
-                      <dd class={pnlClass(p.realizedPnl)}>{signedDollars(p.realizedPnl)}</dd>
-                    </div>
-                  </dl>
-                  {won && <RedeemHere p={p} onDone={setRedeemed} />}
-                </li>
-              );
-            })}
-          </ul>
-        )}
-      </Section>
-      {data && <ConvertSection positions={data} />}
-    </>
+    <PagedList<Position>
+      title="Positions"
+      id="positions"
+      testid="positions"
+      listClass="cards"
+      refresh={refresh}
+      load={() => client.portfolio.positions()}
+      above={<Done text={redeemed} testid="redeem-result" />}
+      loadingWhat="positions"
+      empty="No positions yet: buy YES or NO on a market."
+      after={(positions) => <ConvertSection positions={positions} />}
+      item={(p) => {
+        // A resolved market marks at its payout: 1.00 a winning share.
+        const won = p.markPrice === "1.00" && p.unrealizedPnl !== null && p.status === "open";
+        const lost = p.markPrice === "0.00";
+        const value = p.markPrice === null ? null : (BigInt(p.quantity) * BigInt(Math.round(Number(p.markPrice) * 1e6))) / 1_000_000n;
+        return (
+          <li key={p.id} data-won={won || undefined}>
+            <p class="card-title">
+              <a href={pathFor("market", { id: p.marketId })}>{p.market.title ?? p.marketId}</a>{" "}
+              <span class={`side ${p.outcome.toLowerCase()}`}>{p.outcome}</span>
+              {won && <span class="tag won">Won</span>}
+              {lost && <span class="tag">Lost</span>}
+              {p.status === "settled" && <span class="tag">settled</span>}
+            </p>
+            <dl class="facts">
+              <div>
+                <dt>Shares</dt>
+                <dd data-field="shares">{shareCount(p.quantity)}</dd>
+              </div>
+              <div>
+                <dt>Avg. paid</dt>
+                <dd>{cents(p.avgEntryPrice)}</dd>
+              </div>
+              <div>
+                <dt>{won || lost ? "Pays" : "Sell now"}</dt>
+                <dd>{cents(p.markPrice)}</dd>
+              </div>
+              <div>
+                <dt>Value</dt>
+                <dd>{value === null ? "–" : dollars(value)}</dd>
+              </div>
+              <div>
+                <dt>Unrealized</dt>
+                <dd class={pnlClass(p.unrealizedPnl)} data-field="unrealized">
+                  {signedDollars(p.unrealizedPnl)}
+                </dd>
+              </div>
+              <div>
+                <dt>Realized</dt>
+                <dd class={pnlClass(p.realizedPnl)}>{signedDollars(p.realizedPnl)}</dd>
+              </div>
+            </dl>
+            {won && <RedeemHere p={p} onDone={setRedeemed} />}
+          </li>
+        );
+      }}
+    />
   );
 }
 
