@@ -54,6 +54,8 @@ type LedgerThis = Service &
     groups: OrderGroups;
     groupMarkets: Map<string, string>;
     cancelGroup(c: GroupCancel): Promise<void>;
+    loadGroups(): Promise<void>;
+    groupsStopped?: boolean;
   };
 
 /** The event pools' ports on this ledger and the caller's context (the catalog's facts). */
@@ -121,7 +123,7 @@ const LedgerService = defineService<LedgerThis>({
     createOrderGroup: {
       ...routeAction("ledger.createOrderGroup"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.createOrderGroup">>): Answer<"ledger.createOrderGroup"> {
-        return this.groups.create(currentUser(ctx).id, ctx.params);
+        return this.groups.create(currentUser(ctx).id, ctx.params).catch(throwWire);
       },
     },
 
@@ -137,7 +139,7 @@ const LedgerService = defineService<LedgerThis>({
     resetOrderGroup: {
       ...routeAction("ledger.resetOrderGroup"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.resetOrderGroup">>): Answer<"ledger.resetOrderGroup"> {
-        return this.groups.reset(ctx.params.id, currentUser(ctx).id);
+        return this.groups.reset(ctx.params.id, currentUser(ctx).id).catch(throwWire);
       },
     },
 
@@ -148,7 +150,7 @@ const LedgerService = defineService<LedgerThis>({
         this: LedgerThis,
         ctx: AppContext<HandlerParams<"ledger.deleteOrderGroup">>,
       ): Promise<ActionResult<"ledger.deleteOrderGroup">> {
-        const gone = this.groups.remove(ctx.params.id, currentUser(ctx).id);
+        const gone = await this.groups.remove(ctx.params.id, currentUser(ctx).id).catch(throwWire);
         await this.cancelGroup(gone);
         return { orderGroupId: gone.orderGroupId, cancelled: gone.orderIds };
       },
@@ -172,7 +174,7 @@ const LedgerService = defineService<LedgerThis>({
       ): Promise<ActionResult<"ledger.orderGroupJoin">> {
         const { orderGroupId, orderId, marketId, open, filled } = ctx.params;
         if (open) this.groupMarkets.set(orderId, marketId);
-        const t = this.groups.join(orderGroupId, orderId, open, filled);
+        const t = await this.groups.join(orderGroupId, orderId, open, filled);
         if (t) await this.cancelGroup(t);
         return true;
       },
@@ -534,7 +536,7 @@ const LedgerService = defineService<LedgerThis>({
         const o = e.payload;
         const open = o.status === "open" || o.status === "partially_filled";
         const delta = Number(o.filledDelta);
-        const t = delta > 0 ? this.groups.filled(o.orderId, delta, open) : null;
+        const t = delta > 0 ? await this.groups.filled(o.orderId, delta, open) : null;
         if (!open) {
           this.groups.left(o.orderId);
           this.groupMarkets.delete(o.orderId);
@@ -548,6 +550,39 @@ const LedgerService = defineService<LedgerThis>({
   },
 
   methods: {
+    /**
+     * The order groups as the money store keeps them. What a crash interrupted (a trigger whose
+     * orders are still open) is finished in the background, once the markets' owners answer.
+     */
+    async loadGroups(this: LedgerThis): Promise<void> {
+      const store = this.desk.store;
+      const cancels = await this.groups.load({
+        groups: () => store.orderGroups(),
+        openOrders: async () => {
+          const open = await store.groupOrders();
+          for (const o of open) this.groupMarkets.set(o.orderId, o.marketId);
+          return open;
+        },
+        fills: (userId, orderGroupId, after) => store.groupFills(userId, orderGroupId, after),
+      });
+      if (!cancels.length) return;
+      void (async () => {
+        for (let attempt = 1; cancels.length && !this.groupsStopped; attempt++) {
+          const c = cancels[0];
+          try {
+            await this.cancelGroup(c);
+            cancels.shift();
+          } catch (err) {
+            if (attempt >= 120) {
+              this.logger.warn(`order group ${c.orderGroupId}: its orders were not cancelled after a restart`, (err as Error)?.message);
+              cancels.shift();
+              attempt = 0;
+            } else await new Promise((r) => setTimeout(r, 500));
+          }
+        }
+      })();
+    },
+
     /** A group's open orders cancelled at once, per market (reason order_group). */
     async cancelGroup(this: LedgerThis, c: GroupCancel): Promise<void> {
       const byMarket = new Map<string, string[]>();
@@ -555,19 +590,27 @@ const LedgerService = defineService<LedgerThis>({
         const m = this.groupMarkets.get(id);
         if (!m) continue;
         byMarket.set(m, [...(byMarket.get(m) ?? []), id]);
-        this.groupMarkets.delete(id);
       }
       await Promise.all(
-        [...byMarket].map(([marketId, orderIds]) =>
-          call(this.broker, "book.cancelMany", { marketId, userId: c.userId, orderIds, reason: "order_group" }),
-        ),
+        [...byMarket].map(async ([marketId, orderIds]) => {
+          await call(this.broker, "book.cancelMany", { marketId, userId: c.userId, orderIds, reason: "order_group" });
+          for (const id of orderIds) this.groupMarkets.delete(id);
+        }),
       );
     },
   },
 
   created() {
-    this.groups = new OrderGroups({ now: Date.now, newId });
     this.groupMarkets = new Map();
+    this.groups = new OrderGroups({
+      now: Date.now,
+      newId,
+      // Journaled like a heartbeat: no money, kept in the hash chain and projected by the store.
+      record: async (orderGroup) => {
+        await this.desk.post({ key: `group:${orderGroup.orderGroupId}:${orderGroup.kind}:${newId("gev")}`, postings: [], orderGroup });
+      },
+      warn: (message) => this.logger.warn(message),
+    });
   },
 
   async started() {
@@ -595,6 +638,7 @@ const LedgerService = defineService<LedgerThis>({
     });
     this.desk = this.cores.desk;
     this.cores.startDeadlines();
+    await this.loadGroups();
     const cfg = configOf(broker);
     const bootMs = Date.now();
     const clockAt = cfg.rewards.clockAtMs;
@@ -640,6 +684,7 @@ const LedgerService = defineService<LedgerThis>({
   },
 
   async stopped() {
+    this.groupsStopped = true;
     await this.rewardClock?.stop();
     await this.cores?.close();
   },
