@@ -126,6 +126,17 @@ export interface GroupOrderFill {
   at: string;
 }
 
+/** What a user was paid by a day's rewards run for one market: a liquidity reward or a maker rebate. */
+export interface RewardPaid {
+  kind: "reward" | "rebate";
+  marketId: string;
+  /** The UTC day it pays (YYYY-MM-DD). */
+  day: string;
+  amount: number;
+  /** When the payout entry was journaled (ISO). */
+  at: string;
+}
+
 /** One operator action as journaled: which route, with what parameters, and the operator's note. */
 export interface AuditEntry {
   id: string;

@@ -113,7 +113,7 @@ const LedgerService = defineService<LedgerThis>({
       rewardTerms: [],
       rewardScores: [{ fields: { day: 1, marketId: 1 } }],
       rewardFills: [{ fields: { day: 1, marketId: 1 } }],
-      rewardEarnings: [{ fields: { day: 1, userId: 1 } }],
+      rewardEarnings: [{ fields: { day: 1, userId: 1 } }, { fields: { userId: 1 } }],
       rewardMeta: [],
     }),
   ],
@@ -221,6 +221,14 @@ const LedgerService = defineService<LedgerThis>({
       ...routeAction("ledger.rewardEarnings"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.rewardEarnings">>): Answer<"ledger.rewardEarnings"> {
         return this.rewards.earnings(currentUser(ctx).id, ctx.params.date);
+      },
+    },
+
+    /** Internal: the rewards and rebates paid to a user (GET /transfers). */
+    rewardPayouts: {
+      ...internalAction("ledger.rewardPayouts"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.rewardPayouts">>): Answer<"ledger.rewardPayouts"> {
+        return this.rewards.payouts(ctx.params.userId);
       },
     },
 
