@@ -55,6 +55,7 @@ type LedgerThis = Service &
     groupMarkets: Map<string, string>;
     cancelGroup(c: GroupCancel): Promise<void>;
     loadGroups(): Promise<void>;
+    finishCancel(c: GroupCancel): Promise<void>;
     groupsStopped?: boolean;
   };
 
@@ -175,7 +176,8 @@ const LedgerService = defineService<LedgerThis>({
         const { orderGroupId, orderId, marketId, open, filled } = ctx.params;
         if (open) this.groupMarkets.set(orderId, marketId);
         const t = await this.groups.join(orderGroupId, orderId, open, filled);
-        if (t) await this.cancelGroup(t);
+        // Answered once the cancel went through, or retried behind the answer (an engine moving).
+        if (t) await this.cancelGroup(t).catch(() => void this.finishCancel(t));
         return true;
       },
     },
@@ -549,7 +551,7 @@ const LedgerService = defineService<LedgerThis>({
           this.groups.left(o.orderId);
           this.groupMarkets.delete(o.orderId);
         }
-        if (t) await this.cancelGroup(t).catch((err: unknown) => this.logger.warn("Order group cancel failed", (err as Error)?.message));
+        if (t) void this.finishCancel(t);
       }
     },
     "$services.changed"(this: LedgerThis) {
@@ -573,22 +575,29 @@ const LedgerService = defineService<LedgerThis>({
         },
         fills: (userId, orderGroupId, after) => store.groupFills(userId, orderGroupId, after),
       });
-      if (!cancels.length) return;
-      void (async () => {
-        for (let attempt = 1; cancels.length && !this.groupsStopped; attempt++) {
-          const c = cancels[0];
-          try {
-            await this.cancelGroup(c);
-            cancels.shift();
-          } catch (err) {
-            if (attempt >= 120) {
-              this.logger.warn(`order group ${c.orderGroupId}: its orders were not cancelled after a restart`, (err as Error)?.message);
-              cancels.shift();
-              attempt = 0;
-            } else await new Promise((r) => setTimeout(r, 500));
-          }
+      for (const c of cancels) void this.finishCancel(c);
+    },
+
+    /**
+     * A trigger's cancel, retried until the markets' owners take it (an engine moving, a start
+     * before the engines): a kill switch whose orders stayed open would be worse than none.
+     * Still open at the next start, a triggered group's orders are cancelled then (OrderGroups.load).
+     */
+    async finishCancel(this: LedgerThis, c: GroupCancel): Promise<void> {
+      // Two minutes at most (a refusal that does not pass, a market gone); a restart tries again.
+      for (let attempt = 1; attempt <= 240 && !this.groupsStopped; attempt++) {
+        try {
+          await this.cancelGroup(c);
+          return;
+        } catch (err) {
+          if (attempt === 1 || attempt === 240)
+            this.logger.warn(
+              `order group ${c.orderGroupId}: cancelling its orders failed${attempt === 1 ? ", retrying" : "; left to the next start"}`,
+              (err as Error)?.message,
+            );
+          await new Promise((r) => setTimeout(r, 500));
         }
-      })();
+      }
     },
 
     /** A group's open orders cancelled at once, per market (reason order_group). */
