@@ -378,7 +378,13 @@ describe("how fast: the first load's size and the market page's time to interact
   });
 
   test("recent trades: a trade made over the API is prepended without a reload, as the API answered it", async () => {
-    const { page, errors } = await phone(browser);
+    const { page, context, errors } = await phone(browser);
+    // The page is signed in as the trader, so the row also says it was theirs (the user channel's trade).
+    await context.addInitScript(
+      (s: string) =>
+        (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem("pmx.session", s),
+      JSON.stringify(b.session),
+    );
     await onFailureScreenshot(page, "failed-recent-trades", async () => {
       await page.goto(`${srv.url}/markets/${market}`);
       // The first page: the hour's minutes with prints (three buys of YES a moment ago).
@@ -402,6 +408,7 @@ describe("how fast: the first load's size and the market page's time to interact
       expect(await row.getAttribute("data-tick")).toBe(String(yesTick));
       expect(await textOf(page, "[data-testid=recent-trades] tbody tr.fresh [data-testid=recent-price]")).toBe(`▼ ${yesTick}¢ (down)`);
       expect(await page.locator("[data-testid=recent-trades] tbody tr.fresh td.move-down").count()).toBe(1);
+      expect(await textOf(page, "[data-testid=recent-trades] tbody tr.fresh [data-testid=recent-mine]")).toBe("you bought NO");
       // The same as the price history the API answers now, and on top of what was there.
       const history = await b.markets.priceHistory(market, { interval: "1H", outcome: "YES" });
       expect(Math.round(history.candles.at(-1)!.close * 100)).toBe(yesTick);

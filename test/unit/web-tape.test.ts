@@ -3,7 +3,7 @@
  * each later read adding exactly what traded since the read before, coloured by the tick rule.
  */
 import type { Candle } from "../../client/src/models";
-import { firstPage, newPrints, prepend } from "../../web/src/tape";
+import { firstPage, markMine, newPrints, prepend } from "../../web/src/tape";
 
 const candle = (minute: number, close: number, volume: number): Candle => ({
   timestamp: new Date(Date.UTC(2026, 10, 28, 12, minute)).toISOString(),
@@ -49,5 +49,20 @@ describe("recent trades", () => {
     const added = newPrints([candle(2, 0.41, 1)], [candle(2, 0.41, 1), candle(3, 0.5, 7)], 5000, rows[0].tick);
     expect(prepend(rows, added).map((r) => r.tick)).toEqual([50, 41, 40]);
     expect(prepend(rows, added, 2).map((r) => r.tick)).toEqual([50, 41]);
+  });
+
+  test("the user's own trades mark the rows holding them; one whose print is still to come waits", () => {
+    const rows = newPrints([], [candle(1, 0.4, 3), candle(2, 0.45, 10)], 1000, undefined);
+    const buyNo = { side: "BUY" as const, outcome: "NO" as const, shares: 4_000_000 };
+    const sellYes = { side: "SELL" as const, outcome: "YES" as const, shares: 2_000_000 };
+    const later = { side: "BUY" as const, outcome: "YES" as const, shares: 50_000_000 };
+    const { rows: marked, left } = markMine(rows, [buyNo, sellYes, later]);
+    expect(marked.map((r) => [r.tick, r.mine])).toEqual([
+      [45, buyNo],
+      [40, sellYes],
+    ]);
+    expect(left).toEqual([later]);
+    // The rows given are not changed.
+    expect(rows.every((r) => r.mine === undefined)).toBe(true);
   });
 });

@@ -4,7 +4,8 @@
  * (GET /markets/:id/price-history, 1H) and each later read of them, asked when the market channel
  * says the market moved, adds what is new since the read before as one row (usually one trade):
  * the shares traded since and the last price. A row is coloured by the tick rule (a YES price up
- * from the print before is a buy of YES, down a buy of NO).
+ * from the print before is a buy of YES, down a buy of NO); a row holding the signed-in user's own
+ * trade (the user channel's trade message) says which side and outcome it was.
  */
 import type { Candle } from "@pmx/client/models";
 
@@ -21,6 +22,16 @@ export interface TapeRow {
   /** Shares, in micro-units. */
   shares: number;
   move: Tick;
+  /** The signed-in user's own trade in it, as the user channel told it. */
+  mine?: OwnTrade;
+}
+
+/** What the user channel says of one of the user's own trades. */
+export interface OwnTrade {
+  side: "BUY" | "SELL";
+  outcome: "YES" | "NO";
+  /** Micro-shares. */
+  shares: number;
 }
 
 export const TAPE_ROWS = 12;
@@ -61,6 +72,22 @@ export function newPrints(prev: readonly Candle[], next: readonly Candle[], at: 
     last = tick;
   }
   return rows.reverse();
+}
+
+/**
+ * The user's own trades heard since the last read, matched to the new rows: each goes to the
+ * newest row with at least its shares not yet taken by another (a trade's print is in the read
+ * after it). Answers the rows and the trades not matched (their print is still to come).
+ */
+export function markMine<T extends OwnTrade>(rows: readonly TapeRow[], own: readonly T[]): { rows: TapeRow[]; left: T[] } {
+  const out = rows.map((r) => ({ ...r }));
+  const left: T[] = [];
+  for (const t of own) {
+    const row = out.find((r) => !r.mine && r.shares >= t.shares);
+    if (row) row.mine = { side: t.side, outcome: t.outcome, shares: t.shares };
+    else left.push(t);
+  }
+  return { rows: out, left };
 }
 
 /** The list after `added` arrived: newest first, at most `max` rows. */

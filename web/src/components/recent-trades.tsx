@@ -4,9 +4,11 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Candle } from "@pmx/client/models";
+import type { TradeUpdate } from "@pmx/client/socket";
 import { client } from "../api";
 import { cents, shareCount } from "../format";
-import { firstPage, newPrints, prepend, TAPE_ROWS, type TapeRow } from "../tape";
+import { ownTrades } from "../live";
+import { firstPage, markMine, newPrints, prepend, TAPE_ROWS, type OwnTrade, type TapeRow } from "../tape";
 import { describeError } from "../errors";
 import { ErrorText, type ActionState } from "../ui";
 
@@ -21,6 +23,19 @@ export function RecentTrades({ marketId, refresh }: { marketId: string; refresh:
   const [error, setError] = useState<ActionState["error"]>(null);
   // The hour's minutes as last read, and for which market.
   const read = useRef<{ marketId: string; candles: Candle[] } | null>(null);
+  // The newest price shown (the next row's move is against it).
+  const top = useRef<number | undefined>(undefined);
+  // The user's own trades here whose print is not read yet (a few seconds at most).
+  const mine = useRef<Array<OwnTrade & { heard: number }>>([]);
+  useEffect(() => {
+    mine.current = [];
+    const hear = (t: TradeUpdate) => {
+      if (t.marketId === marketId)
+        mine.current.push({ side: t.side, outcome: t.outcome, shares: Number(t.filledQuantity), heard: Date.now() });
+    };
+    ownTrades.add(hear);
+    return () => void ownTrades.delete(hear);
+  }, [marketId]);
   useEffect(() => {
     let live = true;
     let again: ReturnType<typeof setTimeout> | undefined;
@@ -31,11 +46,20 @@ export function RecentTrades({ marketId, refresh }: { marketId: string; refresh:
           const prev = read.current?.marketId === marketId ? read.current.candles : null;
           read.current = { marketId, candles: h.candles };
           setError(null);
-          if (!prev) return setRows(firstPage(h.candles).slice(0, TAPE_ROWS));
-          const added = newPrints(prev, h.candles, Date.now(), undefined);
+          if (!prev) {
+            const page = firstPage(h.candles).slice(0, TAPE_ROWS);
+            top.current = page[0]?.tick;
+            mine.current = []; // already in this page
+            return setRows(page);
+          }
+          const fresh = newPrints(prev, h.candles, Date.now(), top.current);
           // A move whose print was not recorded yet: read once more a little later.
-          if (!added.length && retry) again = setTimeout(() => readOnce(false), 1500);
-          else setRows((r) => prepend(r ?? [], newPrints(prev, h.candles, Date.now(), r?.[0]?.tick)));
+          if (!fresh.length && retry) again = setTimeout(() => readOnce(false), 1500);
+          if (!fresh.length) return;
+          const { rows: marked, left } = markMine(fresh, mine.current);
+          mine.current = left.filter((t) => Date.now() - t.heard < 5_000);
+          top.current = marked[0].tick;
+          setRows((r) => prepend(r ?? [], marked));
         },
         (err: unknown) => {
           if (!live) return;
@@ -70,7 +94,15 @@ export function RecentTrades({ marketId, refresh }: { marketId: string; refresh:
           <tbody>
             {rows.map((r) => (
               <tr key={r.key} class={r.minute ? "minute" : "fresh"} data-tick={r.tick} data-shares={r.shares}>
-                <td>{time(r)}</td>
+                <td>
+                  {time(r)}
+                  {r.mine && (
+                    <span class={`side ${r.mine.outcome.toLowerCase()}`} data-testid="recent-mine">
+                      {" "}
+                      you {r.mine.side === "BUY" ? "bought" : "sold"} {r.mine.outcome}
+                    </span>
+                  )}
+                </td>
                 <td class={`num move-${r.move}`} data-testid="recent-price">
                   <span aria-hidden="true">{r.move === "up" ? "▲ " : r.move === "down" ? "▼ " : ""}</span>
                   {cents(r.tick / 100)}
