@@ -156,8 +156,9 @@ export async function eventPoolTrade(p: EventPoolPorts, r: RouteRequest): Promis
   if (!e) return null;
   await admit(p, e, r);
   const { quote, postings } = plan(p, e, r);
+  const tradeId = p.newId("trd");
   const trade: TradeRecord = {
-    tradeId: p.newId("trd"),
+    tradeId,
     userId: r.userId,
     marketId: r.marketId,
     orderId: p.newId("ord"),
@@ -168,7 +169,8 @@ export async function eventPoolTrade(p: EventPoolPorts, r: RouteRequest): Promis
     filledQuantity: r.quantity,
     totalCost: quote.cash,
     fee: quote.fee,
-    fillIds: [p.newId("fil")],
+    // The pool's one fill is the trade itself: its print and the public tape name it alike.
+    fillIds: [tradeId],
   };
   const value: RouteExecution = {
     tradeId: trade.tradeId,
