@@ -206,7 +206,7 @@ function tradeAnswer(r: RouteExecution) {
  * The print of a trade against an event's pool for price history and volume, as a market's own
  * pool prints: its average price to the cent in YES terms, its notional in YES terms.
  */
-export function eventPoolPrint(r: Pick<RouteRequest, "marketId" | "outcome">, x: RouteExecution, at: string): MarketTradeEvent {
+export function eventPoolPrint(r: Pick<RouteRequest, "marketId" | "outcome" | "side">, x: RouteExecution, at: string): MarketTradeEvent {
   const ticks = Math.min(99, Math.max(1, Math.round((x.totalCost * 100) / x.filledQuantity)));
   return {
     marketId: r.marketId,
@@ -215,6 +215,8 @@ export function eventPoolPrint(r: Pick<RouteRequest, "marketId" | "outcome">, x:
     yesPrice: r.outcome === "YES" ? ticks : 100 - ticks,
     quantity: x.filledQuantity,
     notional: r.outcome === "YES" ? x.totalCost : x.filledQuantity - x.totalCost,
+    takerSide: r.side,
+    takerOutcome: r.outcome,
     at,
   };
 }
