@@ -137,6 +137,8 @@ type SdkModels = {
   ProposeEventRequest: M.ProposeEventRequest;
   ConvertRequest: M.ConvertRequest;
   ConvertResult: M.ConvertResult;
+  MassQuoteRequest: M.MassQuoteRequest;
+  MassQuoteResult: M.MassQuoteResult;
 };
 // Every schema has an SDK model and every model a schema...
 type _NamesAgree = Check<Agree<keyof Schemas, keyof SdkModels | "FieldError">>;

@@ -1,6 +1,6 @@
 import { batchItemKey, OrderDesk, type OrderDeskPorts } from "../../trading/order-desk";
 import type { PlaceCommand } from "../../trading/commands";
-import type { IdemKey, OrderDoc, PlaceTerms, PlaceResult, OrderQuery } from "../../models/trading";
+import type { IdemKey, OrderDoc, PlaceTerms, PlaceResult, OrderQuery, QuoteSetTerms } from "../../models/trading";
 import { isRefusal, refused } from "../../engine/refusal";
 import { Validator } from "../../lib/validator";
 import { marketMoved } from "../../trading/market-registry";
@@ -72,6 +72,7 @@ function world() {
   const amends: unknown[] = [];
   const cancels: unknown[] = [];
   const queries: OrderQuery[] = [];
+  const quoteSets: QuoteSetTerms[] = [];
   let n = 0;
   const ports: OrderDeskPorts<Req> = {
     now: () => NOW,
@@ -90,6 +91,18 @@ function world() {
     placeRemote: async (_c, p) => {
       remote.push(p);
       return { orderId: "ord_remote" } as never;
+    },
+    quotes: async (q) => {
+      quoteSets.push(q);
+      return { cancelled: [], releasedAmount: 0, orders: q.quotes.map((_, i) => result(`ord_q${i}`)) };
+    },
+    quotesRemote: async (_c, q) => {
+      quoteSets.push(q);
+      return { cancelled: [], orders: [] };
+    },
+    cancelQuotes: async (_c, marketId, userId) => {
+      cancels.push({ quotes: marketId, userId });
+      return { cancelled: [], releasedAmount: 0 };
     },
     journaled: (c) => void c.journaled++,
     withIdempotency: async (_c, idem, run) => {
@@ -120,7 +133,7 @@ function world() {
     queuePosition: async (_c, marketId, orderId) =>
       marketId === "mkt_1" && orderId === "ord_1" ? { price: 45, quantityAhead: 3_500_000, ordersAhead: 2 } : null,
   };
-  return { desk: new OrderDesk(ports), ports, local, answered, placed, remote, claims, orders, amends, cancels, queries };
+  return { desk: new OrderDesk(ports), ports, local, answered, placed, remote, claims, orders, amends, cancels, queries, quoteSets };
 }
 
 const req = (): Req => ({ id: "r", journaled: 0 });
