@@ -239,7 +239,7 @@ export class OrderDesk<C> {
       ...(o.expiresAt ? { expiresAt: o.expiresAt } : {}),
     };
     return {
-      ...placeView(terms, r),
+      ...placeView(terms, r, terms.quantity, !!o.quote),
       filledQuantity: String(o.filledQuantity + r.filledQuantity),
       createdAt: o.createdAt,
       updatedAt: r.createdAt,
