@@ -1,6 +1,7 @@
 /**
- * A small market maker on the SDK: it quotes both sides of one market around the price the
- * exchange shows (book and AMM), re-quotes on every book update from the socket (one mass quote,
+ * A small market maker on the SDK: it quotes both sides of one market around the middle of the
+ * book (the price the exchange shows, AMM included, while a side is empty), re-quotes when a book
+ * update from the socket moves it (one mass quote,
  * POST /quotes: the previous pair is replaced by the new one atomically, or stays), keeps a dead
  * man's switch armed (if this process dies, the exchange cancels its orders within 30 s), puts its
  * quotes in an order group (a burst of fills past 3 quotes' size in 15 s cancels them all; it
@@ -29,8 +30,13 @@ const marketId = process.env.PMX_MARKET ?? "";
 const halfSpread = Number(process.env.MM_HALF_SPREAD ?? 2);
 const size = Number(toMicro(process.env.MM_SIZE ?? "10"));
 
-/** The fair YES tick: the middle of the best YES prices the exchange shows, else 50. */
-async function fairTick(client: PmxClient): Promise<number> {
+/**
+ * The fair YES tick: the middle of the book's best YES prices as the socket last showed them, else
+ * of the best prices the exchange shows for the market (book and AMM; cached up to 5 s), else 50.
+ */
+async function fairTick(client: PmxClient, book: BookState | null): Promise<number> {
+  if (book?.synced && book.bids.length && book.asks.length)
+    return Math.round((priceToTick(book.bids[0].price) + priceToTick(book.asks[0].price)) / 2);
   const m = await client.markets.get(marketId);
   const buy = m.buyYesPrice ? priceToTick(m.buyYesPrice) : null;
   const sell = m.sellYesPrice ? priceToTick(m.sellYesPrice) : null;
@@ -78,6 +84,7 @@ async function main(): Promise<void> {
   let again = false;
   let lastMs = 0;
   let lastFair = -1;
+  let latest: BookState | null = null;
   const requote = async (): Promise<void> => {
     if (busy) return void (again = true);
     busy = true;
@@ -86,7 +93,7 @@ async function main(): Promise<void> {
         again = false;
         const wait = Math.max(lastMs + minGapMs, pausedUntil) - Date.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        const fair = await fairTick(client);
+        const fair = await fairTick(client, latest);
         if (fair === lastFair) continue;
         lastMs = Date.now();
         lastFair = fair;
@@ -117,7 +124,12 @@ async function main(): Promise<void> {
 
   const ws = client.socket();
   await ws.connect();
-  const book = ws.subscribeBook(marketId, { onUpdate: (b: BookState) => b.synced && void requote() });
+  const book = ws.subscribeBook(marketId, {
+    onUpdate: (b: BookState) => {
+      latest = b;
+      if (b.synced) void requote();
+    },
+  });
   await requote();
 
   const stop = async (): Promise<void> => {
