@@ -51,6 +51,7 @@ function placedOrderDoc(o: JournaledOrder, marketId: string, seq: number): Order
     postOnly: o.postOnly ?? false,
     cancelOnPause: o.cancelOnPause ?? false,
     quote: o.quote ?? false,
+    ...(o.orderGroupId ? { orderGroupId: o.orderGroupId } : {}),
     prio: o.prio,
     seq,
     createdAt: o.createdAt,

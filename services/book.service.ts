@@ -58,22 +58,8 @@ const BookService = defineService<BookThis>({
     place: {
       ...routeAction("book.place"),
       async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.place">>): Promise<ActionResult<"book.place">> {
-        const userId = currentUser(ctx).id;
-        const { orderGroupId, ...terms } = ctx.params;
-        // A group that triggered refuses the order before anything is placed (ledger/order groups).
-        if (orderGroupId) await call(ctx, "ledger.orderGroupAdmit", { orderGroupId, userId });
-        const placed = await this.desk.placeOne(ctx, userId, terms, ctx.meta.idem).catch(throwWire);
-        if (orderGroupId) {
-          const open = placed.status === "open" || placed.status === "partially_filled";
-          await call(ctx, "ledger.orderGroupJoin", {
-            orderGroupId,
-            orderId: placed.orderId,
-            marketId: placed.marketId,
-            open,
-            filled: Number(placed.filledQuantity),
-          });
-        }
-        return placed;
+        // Named in an order group: admitted by it first, joined once placed (trading/order-desk.ts).
+        return this.desk.placeOne(ctx, currentUser(ctx).id, ctx.params, ctx.meta.idem).catch(throwWire);
       },
     },
 
@@ -97,21 +83,8 @@ const BookService = defineService<BookThis>({
     placeQuotes: {
       ...routeAction("book.placeQuotes"),
       async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.placeQuotes">>): Promise<ActionResult<"book.placeQuotes">> {
-        const userId = currentUser(ctx).id;
-        const { orderGroupId, ...body } = ctx.params;
-        // A group that triggered refuses the whole set before anything changes.
-        if (orderGroupId) await call(ctx, "ledger.orderGroupAdmit", { orderGroupId, userId });
-        const set = await this.desk.placeQuotes(ctx, userId, body, ctx.meta.idem).catch(throwWire);
-        if (orderGroupId)
-          for (const o of set.orders)
-            await call(ctx, "ledger.orderGroupJoin", {
-              orderGroupId,
-              orderId: o.orderId,
-              marketId: o.marketId,
-              open: o.status === "open" || o.status === "partially_filled",
-              filled: Number(o.filledQuantity),
-            });
-        return set;
+        // Named in an order group: admitted by it first, each quote order joined once placed (trading/order-desk.ts).
+        return this.desk.placeQuotes(ctx, currentUser(ctx).id, ctx.params, ctx.meta.idem).catch(throwWire);
       },
     },
 

@@ -268,13 +268,19 @@ export class MarketActor {
    * planQuotes); with `idem`, `render` makes the answer journaled under the key.
    */
   quotes(
-    cmd: { userId: string; quotes: QuoteTerm[]; postOnly: boolean; idem?: IdemKey },
+    cmd: { userId: string; quotes: QuoteTerm[]; postOnly: boolean; orderGroupId?: string; idem?: IdemKey },
     render?: (r: QuoteSetResult) => unknown,
   ): Promise<QuoteSetResult> {
     return this.run(async () => {
       this.ensureWritable();
       const { userId } = cmd;
-      const plan = planQuotes(this.view(), { userId, quotes: cmd.quotes, postOnly: cmd.postOnly, previous: this.quoteSets.of(userId) });
+      const plan = planQuotes(this.view(), {
+        userId,
+        quotes: cmd.quotes,
+        postOnly: cmd.postOnly,
+        ...(cmd.orderGroupId ? { orderGroupId: cmd.orderGroupId } : {}),
+        previous: this.quoteSets.of(userId),
+      });
       const idem = cmd.idem && render ? { ...cmd.idem, render } : undefined;
       const committed = await this.commitPlan(plan, idemRecord(idem, plan.value), () => {
         for (const id of plan.value.cancelled) this.quoteSets.remove(id);

@@ -14,6 +14,8 @@ export interface QuotesCommand {
   userId: string;
   quotes: QuoteTerm[];
   postOnly: boolean;
+  /** The order group each quote order joins (journaled with its placement). */
+  orderGroupId?: string;
   /** The user's previous quote set (ids of orders that may have left the book since are skipped). */
   previous: string[];
 }
@@ -108,6 +110,7 @@ export function planQuotes(view: MarketView, cmd: QuotesCommand): CommandPlan<Qu
     createdAt: view.now,
     prio: events[0].seq,
     ...(cmd.postOnly ? { postOnly: true } : {}),
+    ...(cmd.orderGroupId ? { orderGroupId: cmd.orderGroupId } : {}),
     quote: true,
   }));
   return {
