@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { embeddedEnv, NodeProcess } from "../support/node-process";
 import { TestWallet } from "../support/wallet";
+import { until } from "../support/until";
 
 jest.setTimeout(120_000);
 
@@ -101,5 +102,54 @@ describe("mass quotes across a crash", () => {
     expect(bal.body.data.locked).toBe(String(0.43 * SHARE));
     expect((await node.call<{ ok: boolean }>("ledger.conservation")).ok).toBe(true);
     expect((await node.call<{ problems: string[] }>("ledger.verify")).problems).toEqual([]);
+  });
+
+  test("a quote set's order group survives the crash: a fill after the restart triggers it and cancels the rest of the set", async () => {
+    const created = await node.http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: { title: "Quotes group restart", category: "Tech", markets: [{ title: "Grouped quotes survive?" }] },
+    });
+    const market = created.body.data.markets[0].id as string;
+    const users: Array<{ token: string }> = [];
+    for (let i = 0; i < 2; i++) {
+      const login = await node.http("POST", "/api/v1/auth/connect", { body: TestWallet.random().connectBody({ domain: DOMAIN }) });
+      users.push({ token: login.body.data.accessToken as string });
+      await node.ctl({ cmd: "fund", userId: login.body.data.userId, amount: 100 * SHARE });
+    }
+    const [mm, taker] = users;
+    const group = (
+      await node.http("POST", "/api/v1/order-groups", { token: mm.token, body: { fillLimit: String(SHARE), windowSeconds: 600 } })
+    ).body.data.orderGroupId as string;
+    const body = (price: number) => ({
+      marketId: market,
+      orderGroupId: group,
+      quotes: [
+        { side: "BUY", outcome: "YES", price, quantity: SHARE },
+        { side: "BUY", outcome: "YES", price: price - 0.01, quantity: SHARE },
+      ],
+    });
+    const set = await node.http("POST", "/api/v1/quotes", { token: mm.token, body: body(0.4) });
+    expect(set.status).toBe(200);
+
+    await node.stop("SIGKILL");
+    node = await NodeProcess.start(env);
+    const hit = await node.http("POST", "/api/v1/orders", {
+      token: taker.token,
+      body: { marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.6, quantity: SHARE },
+    });
+    expect(hit.body.data.status).toBe("filled");
+    const closed = async () =>
+      (await node.http("GET", "/api/v1/orders?status=closed", { token: mm.token })).body.data as Array<{
+        orderId: string;
+        cancelReason: string | null;
+      }>;
+    const rest = set.body.data.orders[1].orderId as string;
+    const cancelled = await until("the rest of the set cancelled by its group", async () =>
+      (await closed()).find((o) => o.orderId === rest),
+    );
+    expect(cancelled.cancelReason).toBe("order_group");
+    const refused = await node.http("POST", "/api/v1/quotes", { token: mm.token, body: body(0.38) });
+    expect([refused.status, refused.body.error.code]).toEqual([409, "ORDER_GROUP_TRIGGERED"]);
+    expect((await node.call<{ ok: boolean }>("ledger.conservation")).ok).toBe(true);
   });
 });
