@@ -37,6 +37,7 @@ import type {
   AmendTerms,
   CancelResult,
   PlaceTerms,
+  QuoteSetTerms,
   TopOfBook,
   QueuePosition,
 } from "../models/trading";
@@ -89,9 +90,13 @@ export interface InternalActions {
   >;
   // book (the market actors)
   "book.placeTerms": Entry<PlaceTerms, Model<"PlacedOrder">>;
+  /** A checked mass quote, placed by the market's owner (a POST /quotes that reached another node). */
+  "book.quotesTerms": Entry<QuoteSetTerms, Model<"MassQuoteResult">>;
   "book.amendOrder": Entry<AmendTerms, PlaceResult>;
   "book.cancelMany": Entry<{ marketId: string; userId?: string; orderIds?: string[]; reason: CancelReasonCode }, CancelManyResult>;
   "book.cancel": Entry<{ marketId: string; orderId: string; userId: string }, CancelResult>;
+  /** The user's quote set in the market, cancelled by the market's owner (DELETE /quotes). */
+  "book.cancelQuotesOf": Entry<{ marketId: string; userId: string }, CancelManyResult>;
   "book.route": Entry<RouteRequest, RouteExecution>;
   /** A market order on a market of an event with one pool, against that pool; null: no event pool. */
   "ledger.eventPoolRoute": Entry<RouteRequest, RouteExecution | null>;
@@ -265,6 +270,17 @@ export const INTERNAL_PARAMS = {
     quantity: "number",
     idem: { type: "object", optional: true },
   },
+  "book.quotesTerms": {
+    marketId: ID_RULE,
+    userId: "string",
+    quotes: {
+      type: "array",
+      items: { type: "object", props: { side: "string", outcome: "string", price: "number", quantity: "number" } },
+    },
+    postOnly: "boolean",
+    orderGroupId: { type: "string", optional: true },
+    idem: { type: "object", optional: true },
+  },
   "book.amendOrder": {
     marketId: ID_RULE,
     orderId: "string",
@@ -280,6 +296,7 @@ export const INTERNAL_PARAMS = {
     reason: { type: "enum", values: ["user", "expired", "heartbeat", "order_group"] },
   },
   "book.cancel": { marketId: ID_RULE, orderId: "string", userId: "string" },
+  "book.cancelQuotesOf": { marketId: ID_RULE, userId: "string" },
   "book.route": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
   "book.quote": ROUTE_PARAMS,
   "ledger.eventPoolRoute": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },

@@ -53,6 +53,8 @@ export function bookCoresOn(broker: ServiceBroker, log: (message: string) => voi
     requests: {
       checkShape: placeCheck,
       placeRemote: (ctx, p) => portCall(ctx, "book.placeTerms", p),
+      quotesRemote: (ctx, q) => portCall(ctx, "book.quotesTerms", q),
+      cancelQuotes: (ctx, marketId, userId) => portCall(ctx, "book.cancelQuotesOf", { marketId, userId }),
       journaled: (ctx) => void (ctx.meta.idemJournaled = true),
       withIdempotency: (ctx, idem, run) => withIdempotency(ctx, idem, run).then((r) => r.value, throwRefusal),
       order: (ctx, orderId) => portCall(ctx, "ledger.getOrder", { orderId }),

@@ -7,7 +7,7 @@ import type { OrderType, Outcome, QueuePosition, RestingOrder, Side } from "../e
 export type { QueuePosition };
 
 /** A resting order as the ledger committed it: the book's order and its client order id (rebuilding a book). */
-export type CommittedRestingOrder = RestingOrder & { clientOrderId?: string | null; cancelOnPause?: boolean };
+export type CommittedRestingOrder = RestingOrder & { clientOrderId?: string | null; cancelOnPause?: boolean; quote?: boolean };
 
 /** A market's writer lease: who may write its book, under which epoch (issued by the ledger). */
 export interface FenceRecord {
@@ -211,6 +211,8 @@ export interface OrderDoc {
   postOnly: boolean;
   /** Cancelled (reason `paused`) when its market leaves the normal trading mode. */
   cancelOnPause?: boolean;
+  /** Placed by POST /quotes: one of its user's quote set in the market (replaced by the next set). */
+  quote?: boolean;
   /** The order group it was placed in, if any. */
   orderGroupId?: string;
   /** Time priority in its market's book (the book's seq of its acceptance). */
@@ -229,6 +231,11 @@ export type BookCommand =
   | { type: "cancelMany"; userId: string; reason: string }
   | { type: "amend"; orderId: string; userId: string; price: number; quantity: number; keepsPriority: boolean }
   | { type: "cancelAll"; reason: string }
+  /**
+   * A mass quote: the user's previous quote orders in the market (`cancelled`, still resting) are
+   * cancelled, then `orders` are placed in this order, as one command.
+   */
+  | { type: "quotes"; userId: string; cancelled: string[]; orders: JournaledOrder[] }
   /** Part of a command too large for one entry; the command itself is in entry `of` (same market). */
   | { type: "part"; of: number };
 
@@ -247,6 +254,7 @@ export interface JournaledOrder {
   expiresAt?: string;
   postOnly?: boolean;
   cancelOnPause?: boolean;
+  quote?: boolean;
   /** The caller's order group it joined (its fills count there; a trigger cancels it). */
   orderGroupId?: string;
 }
@@ -389,6 +397,32 @@ export interface PlaceResult {
   tradeId: string | null;
   fills: Array<{ price: string; quantity: string }>;
   createdAt: string;
+}
+
+/** A quote of a mass quote once checked: price as a tick. */
+export interface QuoteTerm {
+  side: Side;
+  outcome: Outcome;
+  price: number;
+  quantity: number;
+}
+
+/** `book.quotesTerms`: a checked mass quote for the market's actor. */
+export interface QuoteSetTerms {
+  marketId: string;
+  userId: string;
+  quotes: QuoteTerm[];
+  postOnly: boolean;
+  /** The caller's order group every quote order joins (named in each order's placement). */
+  orderGroupId?: string;
+  idem?: IdemKey;
+}
+
+/** What a mass quote did: the previous set's orders cancelled, then each quote placed (in request order). */
+export interface QuoteSetResult {
+  cancelled: string[];
+  releasedAmount: number;
+  orders: PlaceResult[];
 }
 
 export interface CancelManyResult {
