@@ -13,6 +13,7 @@ import type {
 } from "../models/trading";
 import { chainHash } from "./chain-hash";
 import { entryRuleProblems } from "./entry-rules";
+import { eventResolutionKey, payoutKey, resolutionKey } from "../engine/payout";
 import { IdemClaims } from "./idempotency";
 import { moneyCheck } from "./money-check";
 import type { LedgerCode } from "./codes";
@@ -272,6 +273,7 @@ export class Ledger {
   private prepare(parts: PostInput[]): PreparedChange {
     const first = parts[0];
     const last = parts[parts.length - 1];
+    if (first.conversion) this.refuseDecided(first.conversion.eventId, [...first.conversion.marketIds, ...first.conversion.otherOpen]);
     const postings = parts.length === 1 ? first.postings : parts.flatMap((p) => p.postings);
     const trades = parts.length === 1 ? first.trades : parts.flatMap((p) => p.trades ?? []);
     const broken = entryRuleProblems(
@@ -295,6 +297,28 @@ export class Ledger {
         code === "INSUFFICIENT_SHARES" ? "Insufficient shares" : code === "INVALID_POSTING" ? err.message : "Insufficient balance",
       );
     }
+  }
+
+  /** Is an entry under this key journaled, or waiting for its commit? */
+  private entered(key: string): boolean {
+    return this.pendingKeys.has(key) || this.store.keySeq(key) !== null;
+  }
+
+  /**
+   * Refuses an entry that would still create shares of a market whose end went through this
+   * ledger (resolved alone, with its event in one step, or paid out at a price): the catalog's
+   * "open" it was checked against may be older than that entry.
+   */
+  refuseDecided(eventId: string, marketIds: readonly string[]): void {
+    const ended = this.entered(eventResolutionKey(eventId))
+      ? marketIds[0]
+      : marketIds.find((m) => this.entered(resolutionKey(m)) || this.entered(payoutKey(m)));
+    if (ended !== undefined)
+      throw new Refusal<LedgerCode>(
+        "conflict",
+        "MARKET_NOT_OPEN",
+        `Market ${ended} is not open: its end was settled; nothing was executed`,
+      );
   }
 
   /** Applies the prepared change and queues the entries for the next group commit; leases follow the command. */
