@@ -39,6 +39,7 @@ import { dayOf, RewardsDesk, type RewardCollections } from "../ledger/rewards";
 import type { RestingOrder } from "../engine/types";
 import { isRefusal } from "../engine/refusal";
 import { OrderGroups, type GroupCancel } from "../trading/order-groups";
+import { reopenSetting, strictest } from "../trading/trading-modes";
 
 type LedgerThis = Service &
   DbState<RewardCollections> & {
@@ -54,6 +55,8 @@ type LedgerThis = Service &
     groups: OrderGroups;
     groupMarkets: Map<string, string>;
     cancelGroup(c: GroupCancel): Promise<void>;
+    /** End of the post-only window after this start (ms since the epoch; 0: none), as the engines keep it. */
+    reopenUntil: number;
   };
 
 /** The event pools' ports on this ledger and the caller's context (the catalog's facts). */
@@ -66,7 +69,8 @@ function poolPorts(svc: LedgerThis, ctx: AppContext): EventPoolPorts {
     positionsOf: (account) => ledger.positionsOf(account),
     post: (entry) => ledger.post(entry),
     waitDurable: (seq) => ledger.waitDurable(seq),
-    exchangeMode: () => portCall(ctx, "catalog.exchangeMode"),
+    // The exchange-wide mode and the post-only window after a start: a pool trade is a taker's as an AMM trade is.
+    exchangeMode: async () => strictest(await portCall(ctx, "catalog.exchangeMode"), reopenSetting(svc.reopenUntil, Date.now())),
     feeBps: configOf(svc.broker).ammFeeBps,
     newId,
   };
@@ -572,6 +576,7 @@ const LedgerService = defineService<LedgerThis>({
 
   async started() {
     const broker = this.broker;
+    this.reopenUntil = configOf(broker).reopenPostOnlyMs > 0 ? Date.now() + configOf(broker).reopenPostOnlyMs : 0;
     this.cores = await LedgerCores.open(await openMoneyStore(configOf(broker)), {
       // One broadcast per group commit: every gateway pushes to its own sockets (ledger/changes.ts decides what).
       out: new GatheredChanges({
