@@ -15,7 +15,7 @@ import { liquidityParameter, NONE_OUTCOME, prices, type LmsrState } from "../eng
 import type { TradeRecord } from "../engine/settlement";
 import { Refusal } from "../engine/refusal";
 import type { EventInternal, MarketInternal, MarketTradeEvent } from "../models/catalog";
-import type { EventPoolView, IdemKey, PostInput, PostOutcome, RouteExecution, RouteRequest } from "../models/trading";
+import type { EventPoolSnapshot, EventPoolView, IdemKey, PostInput, PostOutcome, RouteExecution, RouteRequest } from "../models/trading";
 
 /** The codes a trade against an event's pool is refused with (besides the ledger's own). */
 export const EVENT_POOL_CODES = ["MARKET_NOT_OPEN", "TRADING_PAUSED", "VALIDATION_ERROR", "INSUFFICIENT_LIQUIDITY"] as const;
@@ -88,6 +88,34 @@ export async function eventPoolView(p: EventPoolPorts, eventId: string): Promise
   // Before its funding the pool's books are empty: every outcome worth the same, as funded.
   const s = stateOf(p, e);
   return { eventId, b: s.b, prices: Object.fromEntries([...prices(s)].map(([k, v]) => [k, String(v)])) };
+}
+
+/**
+ * The pool of this market's race as the market's actor routes a market order against it (with its
+ * book): its parameters and its books now, funded first. Null: the market has no race pool, or is
+ * not open (the actor refuses that itself).
+ */
+export async function eventPoolSnapshot(p: EventPoolPorts, marketId: string): Promise<EventPoolSnapshot | null> {
+  const e = await eventOf(p, marketId);
+  if (!e || e.markets.find((m) => m.id === marketId)?.status !== "open") return null;
+  ensureFunded(p, e);
+  const s = stateOf(p, e);
+  const { cash, positions } = books(p, e.id);
+  return {
+    eventId: e.id,
+    b: s.b,
+    outcomes: s.outcomes.map((o) => o.id),
+    cash,
+    positions: positions.map(({ marketId: m, outcome, quantity, totalCost, realizedPnl, settled }) => ({
+      marketId: m,
+      outcome,
+      quantity,
+      totalCost,
+      realizedPnl,
+      settled,
+    })),
+    feeBps: p.feeBps,
+  };
 }
 
 /** The market is open and trading normally (the catalog's facts, asked before planning). */

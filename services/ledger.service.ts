@@ -28,6 +28,7 @@ import {
   eventPoolPricesAround,
   eventPoolPrint,
   eventPoolQuote,
+  eventPoolSnapshot,
   eventPoolTrade,
   eventPoolView,
   type EventPoolPorts,
@@ -88,20 +89,25 @@ async function publishEventPoolTrade(
 ): Promise<void> {
   try {
     emit(ctx, "market.trade", eventPoolPrint(ctx.params, r, new Date().toISOString()));
-    const pooled = await eventPoolPricesAround(poolPorts(svc, ctx), ctx.params.marketId);
-    const ids = Object.keys(pooled);
-    if (!ids.length) return;
-    const top = await portCall(ctx, "book.topOfBook", { marketIds: ids }).catch(() => ({}) as Record<string, TopOfBook | undefined>);
-    for (const id of ids)
-      broadcast(ctx, "market.pricesChanged", {
-        marketId: id,
-        yesBid: top[id]?.yesBid ?? null,
-        yesAsk: top[id]?.yesAsk ?? null,
-        ammYes: pooled[id],
-      });
+    await publishEventPoolPrices(svc, ctx, ctx.params.marketId);
   } catch (err) {
     svc.logger.warn(`event pool trade ${r.tradeId}: prices not published: ${(err as Error).message}`);
   }
+}
+
+/** The new prices of every market of this market's race (its pool moved them all) for the sockets. */
+async function publishEventPoolPrices(svc: LedgerThis, ctx: AppContext, marketId: string): Promise<void> {
+  const pooled = await eventPoolPricesAround(poolPorts(svc, ctx), marketId);
+  const ids = Object.keys(pooled);
+  if (!ids.length) return;
+  const top = await portCall(ctx, "book.topOfBook", { marketIds: ids }).catch(() => ({}) as Record<string, TopOfBook | undefined>);
+  for (const id of ids)
+    broadcast(ctx, "market.pricesChanged", {
+      marketId: id,
+      yesBid: top[id]?.yesBid ?? null,
+      yesAsk: top[id]?.yesAsk ?? null,
+      ammYes: pooled[id],
+    });
 }
 
 /**
@@ -302,6 +308,25 @@ const LedgerService = defineService<LedgerThis>({
       ...internalAction("ledger.eventPool"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPool">>): Answer<"ledger.eventPool"> {
         return eventPoolView(poolPorts(this, ctx), ctx.params.eventId).catch(throwWire);
+      },
+    },
+
+    /** Internal: the pool of a market's race as its actor routes a market order against it; null: none. */
+    eventPoolSnapshot: {
+      ...internalAction("ledger.eventPoolSnapshot"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPoolSnapshot">>): Answer<"ledger.eventPoolSnapshot"> {
+        return eventPoolSnapshot(poolPorts(this, ctx), ctx.params.marketId).catch(throwWire);
+      },
+    },
+
+    /** Internal: a market order moved a race's pool: its markets' new prices to the sockets (best effort). */
+    eventPoolPublish: {
+      ...internalAction("ledger.eventPoolPublish"),
+      async handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPoolPublish">>): Promise<boolean> {
+        await publishEventPoolPrices(this, ctx, ctx.params.marketId).catch((err: Error) =>
+          this.logger.warn(`race pool prices of ${ctx.params.marketId} not published: ${err.message}`),
+        );
+        return true;
       },
     },
 

@@ -173,4 +173,75 @@ describe("the event's one market maker", () => {
     const verified = await node.call<{ problems: string[] }>("ledger.verify");
     expect(verified.problems).toEqual([]);
   });
+
+  test("POST /trade/market on a race's market splits between its book and the race's pool, best price first, as quoted", async () => {
+    const created = await node.http("POST", "/api/v1/admin/events", {
+      headers: admin,
+      body: {
+        title: "Who wins the split?",
+        category: "Sports",
+        mutuallyExclusive: true,
+        exhaustive: true,
+        ammLiquidity: String(100 * SHARE),
+        markets: ["Amy", "Bo", "Cy", "Di"].map((n) => ({ title: `Will ${n} take the split?`, outcomeLabel: n })),
+      },
+    });
+    expect(created.status).toBe(201);
+    const eventId: string = created.body.data.id;
+    const ids = (created.body.data.markets as Array<{ id: string }>).map((m) => m.id);
+    const [maker, taker] = [await user(), await user()];
+    // YES of Amy offered on its book at 0.20 (3 shares) and 0.45 (5 shares): NO bids at 0.80 and 0.55.
+    for (const [price, qty] of [
+      [0.8, 3],
+      [0.55, 5],
+    ] as const) {
+      const o = await node.http("POST", "/api/v1/orders", {
+        token: maker.token,
+        body: { marketId: ids[0], side: "BUY", outcome: "NO", orderType: "GTC", price, quantity: qty * SHARE },
+      });
+      expect(o.status).toBe(200);
+    }
+    const before = await pool(eventId);
+    expect(before.prices[ids[0]]).toBe("250000");
+    const body = { side: "BUY", outcome: "YES", quantity: String(10 * SHARE) };
+    const q = await node.http("POST", `/api/v1/markets/${ids[0]}/quote`, { token: taker.token, body });
+    expect(q.status).toBe(200);
+    expect(q.body.data.source).toBe("HYBRID");
+    // Each venue alone costs more: the book cannot fill 10, the pool alone climbs past the book's 0.20.
+    const poolOnly = await node.http("POST", `/api/v1/markets/${ids[0]}/quote`, { token: taker.token, body: { ...body, venue: "AMM" } });
+    expect(poolOnly.body.data.source).toBe("AMM");
+    const net = (d: { estimatedCost: string; fee: string }) => Number(d.estimatedCost) + Number(d.fee);
+    expect(net(q.body.data)).toBeLessThan(net(poolOnly.body.data));
+
+    const cash = async (u: U) => Number((await node.http("GET", "/api/v1/balance", { token: u.token })).body.data.available);
+    const paidBefore = await cash(taker);
+    const r = await trade(taker, "market", ids[0], "BUY", "YES", 10 * SHARE);
+    expect(r.status).toBe(200);
+    // One answer for both fills: the whole quantity, at the quoted cost.
+    expect(r.body.data).toMatchObject({ venue: "HYBRID", filledQuantity: String(10 * SHARE) });
+    expect([r.body.data.totalCost, r.body.data.fee]).toEqual([q.body.data.estimatedCost, q.body.data.fee]);
+    expect(paidBefore - (await cash(taker))).toBe(Number(r.body.data.totalCost) + Number(r.body.data.fee));
+    // The book's best level went first (all 3 at 0.20); the pool took the rest of what beat 0.45.
+    const book = (await node.http("GET", `/api/v1/markets/${ids[0]}/orderbook?outcome=YES`)).body.data as {
+      asks: Array<{ price: string }>;
+    };
+    expect(book.asks.map((a) => a.price)).not.toContain("0.20");
+    const after = await pool(eventId);
+    expect(Number(after.prices[ids[0]])).toBeGreaterThan(Number(before.prices[ids[0]]));
+    expect(sum(after)).toBe(SHARE);
+    const held = (await node.http("GET", "/api/v1/positions", { token: taker.token })).body.data as Array<{
+      marketId: string;
+      outcome: string;
+      quantity: string;
+    }>;
+    expect(held.find((p) => p.marketId === ids[0] && p.outcome === "YES")?.quantity).toBe(String(10 * SHARE));
+    expect((await books()).ok).toBe(true);
+    expect((await node.call<{ problems: string[] }>("ledger.verify")).problems).toEqual([]);
+
+    // Selling back splits too (the pool now bids above the book's empty YES bids): the whole quantity or nothing.
+    const sold = await trade(taker, "market", ids[0], "SELL", "YES", 4 * SHARE);
+    expect(sold.status).toBe(200);
+    expect(sold.body.data.filledQuantity).toBe(String(4 * SHARE));
+    expect((await books()).ok).toBe(true);
+  });
 });
