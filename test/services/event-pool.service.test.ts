@@ -2,7 +2,8 @@
  * Trades against a race's pool on a real ServiceBroker: the ledger service with its real embedded
  * SQLite store under a temp dir, the catalog faked as a service answering the event and its
  * markets. The post-only window after a start (REOPEN_POST_ONLY_MS) holds for the pool as for a
- * market's own AMM: refused 409 TRADING_PAUSED until it ends, nothing posted.
+ * market's own AMM: refused 409 TRADING_PAUSED until it ends, nothing posted. A market whose end the
+ * ledger journaled is not traded there, whatever the catalog said a moment before.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +16,7 @@ import LedgerService from "../../services/ledger.service";
 import type { EventInternal, MarketInternal } from "../../models/catalog";
 import type { MoneyCheck, RouteExecution } from "../../models/trading";
 import { until } from "../support/until";
+import { resolutionKey } from "../../engine/payout";
 
 const SHARE = 1_000_000;
 const market = (id: string): MarketInternal => ({
@@ -97,5 +99,25 @@ describe("a race's pool and the post-only window after a start", () => {
     const traded = await until("the reopen window to end", () => buy("ROUTE").catch(() => null), 30_000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
     expect(traded).toMatchObject({ venue: "AMM", filledQuantity: SHARE });
+  });
+
+  test("a market whose resolution the ledger journaled while the catalog still says open: pool trades refused 409 MARKET_NOT_OPEN", async () => {
+    await broker.stop();
+    await start();
+    const before = await broker.call<MoneyCheck>("ledger.conservation");
+    // C resolved NO (the chain's entry, nothing to move) before the catalog's "open" reached anyone.
+    await broker.call("ledger.post", { key: resolutionKey("C"), postings: [] });
+    const trade = broker.call("ledger.eventPoolRoute", {
+      marketId: "C",
+      userId: "usr_t",
+      side: "BUY",
+      outcome: "NO",
+      quantity: SHARE,
+      mode: "AMM",
+    });
+    await expect(trade).rejects.toMatchObject({ code: 409, type: "MARKET_NOT_OPEN" });
+    expect(await broker.call<MoneyCheck>("ledger.conservation")).toEqual(before);
+    // The race's other markets trade on.
+    expect(await buy("AMM")).toMatchObject({ venue: "AMM", filledQuantity: SHARE });
   });
 });
