@@ -26,6 +26,7 @@ import type {
   MoneyCheck,
   PostInput,
   PostOutcome,
+  RewardPaid,
   VerifyReport,
   OrderQuery,
   CancelManyResult,
@@ -113,6 +114,8 @@ export interface InternalActions {
   "ledger.orderGroupAdmit": Entry<{ orderGroupId: string; userId: string }, true>;
   /** A placed order joins its group; what it filled at once counts. */
   "ledger.orderGroupJoin": Entry<{ orderGroupId: string; orderId: string; marketId: string; open: boolean; filled: number }, true>;
+  /** The liquidity rewards and maker rebates paid to a user (GET /transfers lists them). */
+  "ledger.rewardPayouts": Entry<{ userId: string }, RewardPaid[]>;
   /** What rests before a resting order at its level, answered by the market's owner (null: not resting). */
   "book.queuePositionAt": Entry<{ marketId: string; orderId: string }, QueuePosition | null>;
   "book.topOfBook": Entry<{ marketIds: string[] }, Record<string, TopOfBook>>;
@@ -294,6 +297,7 @@ export const INTERNAL_PARAMS = {
   "book.top": { marketId: ID_RULE },
   "ledger.orderGroupAdmit": { orderGroupId: "string", userId: "string" },
   "ledger.orderGroupJoin": { orderGroupId: "string", orderId: "string", marketId: ID_RULE, open: "boolean", filled: "number" },
+  "ledger.rewardPayouts": { userId: "string" },
   "book.queuePositionAt": { marketId: ID_RULE, orderId: "string" },
   "book.topOfBook": { marketIds: { type: "array", items: "string", max: 200 } },
   "book.halt": { marketId: ID_RULE, status: "string" },

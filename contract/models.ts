@@ -670,7 +670,11 @@ export const SCHEMAS = {
   Transfer: obj(
     {
       id: str,
-      type: { type: "string", enum: ["deposit", "withdrawal"] },
+      type: {
+        type: "string",
+        enum: ["deposit", "withdrawal", "reward", "rebate"],
+        description: "reward: a market's daily liquidity reward; rebate: a maker rebate of a market's day (both paid by the exchange)",
+      },
       amount: {
         ...micro,
         description: "Micro-USDT; for a deposit not credited, the units that arrived (nanoTON, the foreign jetton's units)",
@@ -684,7 +688,7 @@ export const SCHEMAS = {
       status: {
         type: "string",
         enum: ["credited", "not_credited", "pending", "confirmed", "failed"],
-        description: "Deposits: credited or not_credited; withdrawals: pending, confirmed or failed",
+        description: "Deposits: credited or not_credited; withdrawals: pending, confirmed or failed; rewards and rebates: confirmed",
       },
       reason: {
         type: "string",
@@ -692,7 +696,13 @@ export const SCHEMAS = {
           "Only on not_credited deposits: native_coin, foreign_jetton, forged_notification, bounced, unknown_message, bad_amount",
       },
       txHash: nullableStr,
-      address: { type: "string", description: "Deposits: the deposit address; withdrawals: the destination wallet" },
+      address: {
+        type: "string",
+        nullable: true,
+        description: "Deposits: the deposit address; withdrawals: the destination wallet; rewards and rebates: null",
+      },
+      marketId: { type: "string", description: "Only on rewards and rebates: the market that paid" },
+      day: { type: "string", description: "Only on rewards and rebates: the UTC day paid (YYYY-MM-DD)" },
       createdAt: time,
     },
     ["id", "type", "amount", "asset", "status", "txHash", "address", "createdAt"],

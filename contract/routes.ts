@@ -602,7 +602,11 @@ export const ROUTES = {
     rate: "read",
     query: req(
       {
-        type: { type: "string", enum: ["deposit", "withdrawal"], description: "Only deposits or only withdrawals" },
+        type: {
+          type: "string",
+          enum: ["deposit", "withdrawal", "reward", "rebate"],
+          description: "Only deposits, withdrawals, liquidity rewards or maker rebates",
+        },
         page,
         pageSize: pageSize(20, 100),
       },
@@ -614,7 +618,8 @@ export const ROUTES = {
     resultDescription: "Transfers",
     errors: ["400", "401"],
     tags: ["portfolio"],
-    summary: "The caller's deposits (credited, and not credited with the reason) and withdrawals, newest first",
+    summary:
+      "The caller's deposits (credited, and not credited with the reason), withdrawals, liquidity rewards and maker rebates, newest first",
   },
   "ledger.getTrade": {
     method: "GET",

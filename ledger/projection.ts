@@ -37,6 +37,7 @@ export function projectEntry(doc: LedgerEntryDoc): ReadModelOp[] {
         expiresAt: o.expiresAt ?? null,
         postOnly: o.postOnly ?? false,
         cancelOnPause: o.cancelOnPause ?? false,
+        ...(o.orderGroupId ? { orderGroupId: o.orderGroupId } : {}),
         prio: o.prio,
         seq: doc.seq,
         createdAt: o.createdAt,

@@ -32,6 +32,8 @@ export interface OrderTerms {
   clientOrderId?: string;
   /** Cancelled (reason `paused`) when its market leaves the normal trading mode. */
   cancelOnPause?: boolean;
+  /** An order group of the caller (admitted by the ledger before the order is placed). */
+  orderGroupId?: string;
 }
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string; fields: FieldError[] };
@@ -83,6 +85,7 @@ export function checkOrder(p: OrderTerms, nowMs: number): Checked<OrderTerms> {
       postOnly: !!p.postOnly,
       ...(p.clientOrderId !== undefined ? { clientOrderId: p.clientOrderId } : {}),
       ...(p.cancelOnPause ? { cancelOnPause: true } : {}),
+      ...(p.orderGroupId ? { orderGroupId: p.orderGroupId } : {}),
     },
   };
 }
@@ -92,3 +95,6 @@ export function checkHeartbeat(timeoutSeconds: number): Checked<number> {
   if (timeoutSeconds === 0 || (timeoutSeconds >= 5 && timeoutSeconds <= 300)) return { ok: true, value: timeoutSeconds };
   return refuse("timeoutSeconds is 0 (disarm) or 5 to 300", "timeoutSeconds", timeoutSeconds < 5 ? "numberMin" : "numberMax");
 }
+
+/** An order group's rolling fill window: 1 to 3600 seconds, 15 when not given. */
+export const ORDER_GROUP_WINDOW_SECONDS = { min: 1, max: 3600, default: 15 } as const;

@@ -63,6 +63,8 @@ export function bookCoresOn(broker: ServiceBroker, log: (message: string) => voi
       cancel: (ctx, marketId, orderId, userId) => portCall(ctx, "book.cancel", { marketId, orderId, userId }),
       queuePosition: (ctx, marketId, orderId) => portCall(ctx, "book.queuePositionAt", { marketId, orderId }),
       topOnOwner: (ctx, marketId) => portCall(ctx, "book.top", { marketId }),
+      groupAdmit: (ctx, orderGroupId, userId) => portCall(ctx, "ledger.orderGroupAdmit", { orderGroupId, userId }),
+      groupJoin: (ctx, j) => portCall(ctx, "ledger.orderGroupJoin", j),
     },
   });
 }

@@ -110,6 +110,8 @@ export interface LedgerEntryDoc {
   audit?: AuditEntry;
   /** Liquidity rewards: the rewards account funded, or a market's day of rewards and maker rebates paid (ledger/entry-rules.ts). */
   reward?: RewardRecord;
+  /** An order group created, reset, triggered or deleted (trading/order-groups.ts); its orders name it themselves. */
+  orderGroup?: OrderGroupRecord;
   at: string;
   /** Present on entries read back from the journal. */
   hash?: string;
@@ -134,6 +136,43 @@ export type RewardRecord =
       rewards: Array<{ userId: string; amount: number; score: string }>;
       rebates: Array<{ userId: string; amount: number; filled: number }>;
     };
+
+/**
+ * An order group's change, journaled so that a restart keeps it. Which orders belong to a group is
+ * in their own placement (`JournaledOrder.orderGroupId`), its fill window in their trades.
+ */
+export type OrderGroupRecord =
+  | { kind: "create"; orderGroupId: string; userId: string; fillLimit: number; windowSeconds: number }
+  | { kind: "reset" | "trigger" | "delete"; orderGroupId: string; userId: string };
+
+/** An order group as the money store keeps it (the projection of its records). */
+export interface StoredOrderGroup {
+  orderGroupId: string;
+  userId: string;
+  fillLimit: number;
+  windowSeconds: number;
+  triggered: boolean;
+  /** When it was last reset (or created): fills before it do not count in its window. */
+  since: string;
+}
+
+/** An order of a group as stored: still open or not, and its fills since a time. */
+export interface GroupOrderFill {
+  orderId: string;
+  quantity: number;
+  at: string;
+}
+
+/** What a user was paid by a day's rewards run for one market: a liquidity reward or a maker rebate. */
+export interface RewardPaid {
+  kind: "reward" | "rebate";
+  marketId: string;
+  /** The UTC day it pays (YYYY-MM-DD). */
+  day: string;
+  amount: number;
+  /** When the payout entry was journaled (ISO). */
+  at: string;
+}
 
 /** One operator action as journaled: which route, with what parameters, and the operator's note. */
 export interface AuditEntry {
@@ -209,6 +248,8 @@ export interface OrderDoc {
   postOnly: boolean;
   /** Cancelled (reason `paused`) when its market leaves the normal trading mode. */
   cancelOnPause?: boolean;
+  /** The order group it was placed in, if any. */
+  orderGroupId?: string;
   /** Time priority in its market's book (the book's seq of its acceptance). */
   prio: number;
   /** Ledger seq of the order's latest change. */
@@ -243,6 +284,8 @@ export interface JournaledOrder {
   expiresAt?: string;
   postOnly?: boolean;
   cancelOnPause?: boolean;
+  /** The caller's order group it joined (its fills count there; a trigger cancels it). */
+  orderGroupId?: string;
 }
 
 /**
@@ -299,6 +342,7 @@ export interface PostInput extends Pick<
   | "heartbeat"
   | "audit"
   | "reward"
+  | "orderGroup"
 > {
   key: string;
   /** One part of a book command split over several entries (see post). */

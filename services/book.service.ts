@@ -58,22 +58,8 @@ const BookService = defineService<BookThis>({
     place: {
       ...routeAction("book.place"),
       async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.place">>): Promise<ActionResult<"book.place">> {
-        const userId = currentUser(ctx).id;
-        const { orderGroupId, ...terms } = ctx.params;
-        // A group that triggered refuses the order before anything is placed (ledger/order groups).
-        if (orderGroupId) await call(ctx, "ledger.orderGroupAdmit", { orderGroupId, userId });
-        const placed = await this.desk.placeOne(ctx, userId, terms, ctx.meta.idem).catch(throwWire);
-        if (orderGroupId) {
-          const open = placed.status === "open" || placed.status === "partially_filled";
-          await call(ctx, "ledger.orderGroupJoin", {
-            orderGroupId,
-            orderId: placed.orderId,
-            marketId: placed.marketId,
-            open,
-            filled: Number(placed.filledQuantity),
-          });
-        }
-        return placed;
+        // Named in an order group: admitted by it first, joined once placed (trading/order-desk.ts).
+        return this.desk.placeOne(ctx, currentUser(ctx).id, ctx.params, ctx.meta.idem).catch(throwWire);
       },
     },
 

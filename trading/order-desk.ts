@@ -57,7 +57,14 @@ export interface OrderDeskPorts<C> {
   cancel(c: C, marketId: string, orderId: string, userId: string): Promise<CancelResult>;
   /** What rests before the order at its level, from the market's owner (null: not resting). */
   queuePosition(c: C, marketId: string, orderId: string): Promise<QueuePosition | null>;
+  /** May a new order of the user name this order group? Refuses (404, 409 triggered) otherwise. */
+  groupAdmit(c: C, orderGroupId: string, userId: string): Promise<unknown>;
+  /** A placed order joins its group (what it filled at once counts in the group's window). */
+  groupJoin(c: C, j: { orderGroupId: string; orderId: string; marketId: string; open: boolean; filled: number }): Promise<unknown>;
 }
+
+/** A batch's order groups that refused its orders (a group absent here admitted them), with the refusal. */
+type GroupAdmissions = Map<string, unknown>;
 
 /** One answer of POST /orders/batch: the order, or the error it got, in the contract's shape. */
 /** One order's answer in a batch (the contract's BatchOrderResult). */
@@ -66,11 +73,28 @@ export type BatchItem = Model<"BatchOrderResult">;
 export class OrderDesk<C> {
   constructor(private readonly ports: OrderDeskPorts<C>) {}
 
-  /** One order: its rules checked here, then placed by the market's owner. */
-  placeOne(c: C, userId: string, p: OrderTerms, idem?: IdemKey): Promise<PlaceView> {
+  /**
+   * One order: its rules checked here, then placed by the market's owner. Named in an order group,
+   * the group admits it first (a triggered group refuses it, nothing is placed) and it joins the
+   * group once placed (its placement names the group too, so a restart finds it there).
+   */
+  async placeOne(c: C, userId: string, p: OrderTerms, idem?: IdemKey, admitted?: GroupAdmissions): Promise<PlaceView> {
     const checked = checkOrder(p, this.ports.now());
-    if (!checked.ok) return Promise.reject(invalid(checked.message, checked.fields));
-    return this.placeOnOwner(c, { ...checked.value, userId, ...(idem ? { idem } : {}) });
+    if (!checked.ok) throw invalid(checked.message, checked.fields);
+    const group = checked.value.orderGroupId;
+    if (group && admitted) {
+      if (admitted.has(group)) throw admitted.get(group);
+    } else if (group) await this.ports.groupAdmit(c, group, userId);
+    const placed = await this.placeOnOwner(c, { ...checked.value, userId, ...(idem ? { idem } : {}) });
+    if (group)
+      await this.ports.groupJoin(c, {
+        orderGroupId: group,
+        orderId: placed.orderId,
+        marketId: placed.marketId,
+        open: placed.status === "open" || placed.status === "partially_filled",
+        filled: Number(placed.filledQuantity),
+      });
+    return placed;
   }
 
   /**
@@ -109,11 +133,18 @@ export class OrderDesk<C> {
    * for durability about once instead of once per order. Each order of an idempotent batch has its
    * own key, so a retry after a crash places only the ones that did not land the first time.
    */
-  placeBatch(c: C, userId: string, orders: unknown[], idem?: IdemKey): Promise<BatchItem[]> {
-    return Promise.all(orders.map((body, i) => this.batchItem(c, userId, body, i, idem)));
+  async placeBatch(c: C, userId: string, orders: unknown[], idem?: IdemKey): Promise<BatchItem[]> {
+    // The order groups named are asked once, together, before any order goes: the orders still
+    // reach their actors together and in request order.
+    const admitted: GroupAdmissions = new Map();
+    const groups = new Set(orders.map((o) => (o as { orderGroupId?: unknown } | null)?.orderGroupId).filter((g) => typeof g === "string"));
+    await Promise.all(
+      [...groups].map((g) => this.ports.groupAdmit(c, g as string, userId).catch((err: unknown) => void admitted.set(g as string, err))),
+    );
+    return Promise.all(orders.map((body, i) => this.batchItem(c, userId, body, i, admitted, idem)));
   }
 
-  private async batchItem(c: C, userId: string, body: unknown, i: number, idem?: IdemKey): Promise<BatchItem> {
+  private async batchItem(c: C, userId: string, body: unknown, i: number, admitted: GroupAdmissions, idem?: IdemKey): Promise<BatchItem> {
     const check = this.ports.checkShape(body);
     if (check !== true)
       return {
@@ -129,8 +160,8 @@ export class OrderDesk<C> {
     try {
       // A replay answers the placement journaled first under the key (stored as JSON: a PlaceView).
       const order = key
-        ? ((await this.ports.withIdempotency(c, key, () => this.placeOne(c, userId, p, key))) as PlaceView)
-        : await this.placeOne(c, userId, p);
+        ? ((await this.ports.withIdempotency(c, key, () => this.placeOne(c, userId, p, key, admitted))) as PlaceView)
+        : await this.placeOne(c, userId, p, undefined, admitted);
       return { ok: true, order };
     } catch (err) {
       return { ok: false, error: batchError(err) };

@@ -73,6 +73,7 @@ export function planPlace(view: MarketView, cmd: PlaceCommand): CommandPlan<Plac
     ...(cmd.expiresAt ? { expiresAt: cmd.expiresAt } : {}),
     ...(cmd.postOnly ? { postOnly: true } : {}),
     ...(cmd.cancelOnPause ? { cancelOnPause: true } : {}),
+    ...(cmd.orderGroupId ? { orderGroupId: cmd.orderGroupId } : {}),
   };
   return {
     value,

@@ -1,7 +1,7 @@
 import { batchItemKey, OrderDesk, type OrderDeskPorts } from "../../trading/order-desk";
 import type { PlaceCommand } from "../../trading/commands";
 import type { IdemKey, OrderDoc, PlaceTerms, PlaceResult, OrderQuery } from "../../models/trading";
-import { isRefusal, refused } from "../../engine/refusal";
+import { conflicting, isRefusal, notFoundFault, refused } from "../../engine/refusal";
 import { Validator } from "../../lib/validator";
 import { marketMoved } from "../../trading/market-registry";
 
@@ -16,6 +16,7 @@ const shape = Validator.compile({
   orderType: "string",
   price: "number",
   quantity: "number",
+  orderGroupId: { type: "string", optional: true },
   $$strict: "remove",
 }) as (v: unknown) => true | Array<{ field: string; type: string }>;
 
@@ -72,6 +73,7 @@ function world() {
   const amends: unknown[] = [];
   const cancels: unknown[] = [];
   const queries: OrderQuery[] = [];
+  const joins: unknown[] = [];
   let n = 0;
   const ports: OrderDeskPorts<Req> = {
     now: () => NOW,
@@ -119,8 +121,14 @@ function world() {
     // The owner's book: ord_1 rests behind 2 orders; anything else no longer rests.
     queuePosition: async (_c, marketId, orderId) =>
       marketId === "mkt_1" && orderId === "ord_1" ? { price: 45, quantityAhead: 3_500_000, ordersAhead: 2 } : null,
+    // grp_hot triggered; grp_b is another user's.
+    groupAdmit: async (_c, orderGroupId, userId) => {
+      if (orderGroupId === "grp_hot") throw conflicting("ORDER_GROUP_TRIGGERED", "Order group grp_hot was triggered");
+      if (orderGroupId === "grp_b" && userId !== "usr_b") throw notFoundFault("Order group", "ORDER_GROUP_NOT_FOUND");
+    },
+    groupJoin: async (_c, j) => void joins.push(j),
   };
-  return { desk: new OrderDesk(ports), ports, local, answered, placed, remote, claims, orders, amends, cancels, queries };
+  return { desk: new OrderDesk(ports), ports, local, answered, placed, remote, claims, orders, amends, cancels, queries, joins };
 }
 
 const req = (): Req => ({ id: "r", journaled: 0 });
@@ -239,6 +247,27 @@ describe("OrderDesk", () => {
     });
     expect(items[3]).toEqual({ ok: false, error: { code: "MARKET_NOT_OPEN", message: "Market is closed" } });
     expect(w.placed.length).toBe(2);
+  });
+
+  test("batch items name order groups like POST /orders: admitted first (a triggered or foreign group refuses that item only), joined once placed", async () => {
+    const w = world();
+    const items = await w.desk.placeBatch(req(), "usr_a", [
+      { ...body, orderGroupId: "grp_a" },
+      { ...body, orderGroupId: "grp_hot" },
+      body,
+      { ...body, orderGroupId: "grp_b" },
+      { ...body, orderGroupId: "grp_a", marketId: "mkt_closed" },
+    ]);
+    expect(items.map((i) => (i.ok ? "ok" : i.error.code))).toEqual([
+      "ok",
+      "ORDER_GROUP_TRIGGERED",
+      "ok",
+      "ORDER_GROUP_NOT_FOUND",
+      "MARKET_NOT_OPEN",
+    ]);
+    // The placement names its group (journaled with the order); a refused item placed nothing.
+    expect(w.placed.map((p) => p.cmd.orderGroupId)).toEqual(["grp_a", undefined]);
+    expect(w.joins).toEqual([{ orderGroupId: "grp_a", orderId: "ord_1", marketId: "mkt_1", open: true, filled: 0 }]);
   });
 
   test("an idempotent batch gives each order its own key, so a retry places only what did not land", async () => {

@@ -521,18 +521,23 @@ export interface RedeemResult {
 
 export interface Transfer {
   id: string;
-  type: "deposit" | "withdrawal";
+  /** reward: a market's daily liquidity reward; rebate: a maker rebate of a market's day (both paid by the exchange) */
+  type: "deposit" | "withdrawal" | "reward" | "rebate";
   /** Micro-USDT; for a deposit not credited, the units that arrived (nanoTON, the foreign jetton's units) */
   amount: string;
   /** What amount counts; null when it cannot be told */
   asset: "USDT" | "TON" | "OTHER_JETTON" | null;
-  /** Deposits: credited or not_credited; withdrawals: pending, confirmed or failed */
+  /** Deposits: credited or not_credited; withdrawals: pending, confirmed or failed; rewards and rebates: confirmed */
   status: "credited" | "not_credited" | "pending" | "confirmed" | "failed";
   /** Only on not_credited deposits: native_coin, foreign_jetton, forged_notification, bounced, unknown_message, bad_amount */
   reason?: string;
   txHash: string | null;
-  /** Deposits: the deposit address; withdrawals: the destination wallet */
-  address: string;
+  /** Deposits: the deposit address; withdrawals: the destination wallet; rewards and rebates: null */
+  address: string | null;
+  /** Only on rewards and rebates: the market that paid */
+  marketId?: string;
+  /** Only on rewards and rebates: the UTC day paid (YYYY-MM-DD) */
+  day?: string;
   createdAt: string;
 }
 
@@ -880,8 +885,8 @@ export interface ListTradesQuery {
 
 /** Query parameters of GET /transfers. */
 export interface ListTransfersQuery {
-  /** Only deposits or only withdrawals */
-  type?: "deposit" | "withdrawal";
+  /** Only deposits, withdrawals, liquidity rewards or maker rebates */
+  type?: "deposit" | "withdrawal" | "reward" | "rebate";
   /** Page number, from 1 (plain digits) */
   page?: number;
   /** Items per page, 1 to 100 */

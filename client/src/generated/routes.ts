@@ -71,7 +71,7 @@ export const ROUTES = {
   listPositions: { method: "GET", path: "/positions", auth: "user" },
   /** The caller's trades, newest first */
   listTrades: { method: "GET", path: "/trades", auth: "user", paged: true },
-  /** The caller's deposits (credited, and not credited with the reason) and withdrawals, newest first */
+  /** The caller's deposits (credited, and not credited with the reason), withdrawals, liquidity rewards and maker rebates, newest first */
   listTransfers: { method: "GET", path: "/transfers", auth: "user", paged: true },
   /** One trade (poll settlement) */
   getTrade: { method: "GET", path: "/trades/{id}", auth: "user" },

@@ -1,7 +1,8 @@
 /**
  * Balance, then three tabs: positions (with PnL; won positions redeemable here; NO on several
  * outcomes of a race convertible), open orders, and history (every order with its end and reason,
- * trades with their settlement, deposits and withdrawals), each paged, newest first. The tab is in the address (?tab=history).
+ * trades with their settlement, transfers: deposits, withdrawals, liquidity rewards and maker rebates), each paged,
+ * newest first. The tab is in the address (?tab=history).
  */
 import { useEffect, useState } from "preact/hooks";
 import type { MarketItem, Order, Page, Position, Trade, Transfer } from "@pmx/client/models";
@@ -264,31 +265,43 @@ const TRANSFER_STATUS: Record<Transfer["status"], string> = {
   failed: "failed",
 };
 
+const TRANSFER_KIND: Record<Transfer["type"], string> = {
+  deposit: "Deposit",
+  withdrawal: "Withdrawal",
+  reward: "Liquidity reward",
+  rebate: "Maker rebate",
+};
+
+/** Rewards and rebates are paid by the exchange itself: paid, not sent. */
+const transferStatus = (t: Transfer) => (t.type === "reward" || t.type === "rebate" ? "paid" : TRANSFER_STATUS[t.status]);
+
 function Transfers({ refresh }: { refresh: number }) {
   const [page, setPage] = useState(1);
   const { data, error } = useLoad<Page<Transfer>>(() => client.portfolio.transfers({ page, pageSize: HISTORY_PAGE }), [page, refresh]);
   return (
-    <Section title="Deposits and withdrawals" id="transfers">
+    <Section title="Transfers" id="transfers">
       <ErrorText error={error} />
-      {data && !data.items.length && <p class="muted">No deposits or withdrawals yet.</p>}
+      {data && !data.items.length && <p class="muted">No deposits, withdrawals, rewards or rebates yet.</p>}
       {data && data.items.length > 0 && (
         <>
           <ul class="list" data-testid="transfers">
             {data.items.map((t) => (
               <li key={t.id} data-type={t.type} data-status={t.status}>
                 <span>
-                  {t.type === "deposit" ? "Deposit" : "Withdrawal"}{" "}
+                  {/* A reward or rebate links to the market that paid it, as a trade does. */}
+                  {t.marketId ? <a href={pathFor("market", { id: t.marketId })}>{TRANSFER_KIND[t.type]}</a> : TRANSFER_KIND[t.type]}{" "}
                   <strong data-field="amount">
                     {t.asset === "USDT" || t.asset === null ? dollars(t.amount) : `${t.amount} units of ${t.asset}`}
                   </strong>{" "}
                   <span class="muted small">
-                    {t.type === "withdrawal" ? `to ${shortAddress(friendlyAddress(t.address, config.testnet))}, ` : ""}
+                    {t.type === "withdrawal" && t.address ? `to ${shortAddress(friendlyAddress(t.address, config.testnet))}, ` : ""}
+                    {t.day ? `for ${t.day}, ` : ""}
                     {when(t.createdAt)}
                     {t.txHash && `, tx ${shortHash(t.txHash)}`}
                   </span>
                 </span>
                 <span class={`order-state ${t.status}`}>
-                  {TRANSFER_STATUS[t.status]}
+                  {transferStatus(t)}
                   {t.reason && ` (${t.reason.replace(/_/g, " ")})`}
                 </span>
               </li>
