@@ -17,7 +17,7 @@ const POOL_ATTEMPTS = 3;
  * A market order on a market of a race with one pool: split between the market's book and the
  * race's pool by price inside the market's actor, on the pool's books just read from the ledger,
  * which plans the pool leg again when the entry applies. A pool that moved meanwhile is read again.
- * Null: the market has no race pool (or is not open: the caller's path refuses it).
+ * Null: the market has no race pool, or is not open (its actor refuses that).
  */
 async function routeOnRace(ctx: AppContext, r: RouteRequest): Promise<RouteExecution | null> {
   for (let attempt = 1; ; attempt++) {
@@ -44,12 +44,8 @@ const RouterService = defineService<RouterThis>({
       async handler(this: RouterThis, ctx: AppContext<HandlerParams<"router.trade">>): Promise<ActionResult<"router.trade">> {
         const order = marketOrderOf(currentUser(ctx).id, ctx.params, "ROUTE", ctx.meta.idem);
         if (!order.ok) throw validationError(order.message, order.fields);
-        // A race's market: its book and the race's pool, best price first.
-        const raced = await routeOnRace(ctx, order.value);
-        if (raced) return tradeView(raced);
-        // A market of an event with one pool trades with that pool (the ledger owns it).
-        const pooled = await call(ctx, "ledger.eventPoolRoute", order.value);
-        return tradeView(pooled ?? (await call(ctx, "book.route", order.value)));
+        // A race's market: its book and the race's pool, best price first; any other: its book and its own pool.
+        return tradeView((await routeOnRace(ctx, order.value)) ?? (await call(ctx, "book.route", order.value)));
       },
     },
 
@@ -64,7 +60,8 @@ const RouterService = defineService<RouterThis>({
           order.value.mode === "ROUTE" ? await call(ctx, "ledger.eventPoolSnapshot", { marketId: order.value.marketId }) : null;
         const plan = eventPool
           ? await call(ctx, "book.quote", { ...order.value, eventPool })
-          : ((await call(ctx, "ledger.eventPoolQuote", order.value)) ?? (await call(ctx, "book.quote", order.value)));
+          : ((order.value.mode === "AMM" ? await call(ctx, "ledger.eventPoolQuote", order.value) : null) ??
+            (await call(ctx, "book.quote", order.value)));
         return { estimatedPrice: plan.avgPrice, estimatedCost: String(plan.totalCost), source: plan.venue, fee: String(plan.fee) };
       },
     },
