@@ -153,6 +153,28 @@ describe("the event's one market maker", () => {
     expect((await books()).ok).toBe(true);
     const verified = await ex.node.call<{ problems: string[] }>("ledger.verify");
     expect(verified.problems).toEqual([]);
+
+    // A gateway started after the last pool trade: a book change on a race's market pushes the pool's price with the book, as REST shows it.
+    const late = await connectSocket(ex.node.url, { autoPingMs: 3000 });
+    try {
+      late.subscribe({ channel: "market", marketIds: [ids[0]] });
+      await late.waitFor((m) => m.type === "subscribed");
+      const bid = await ex.node.http("POST", "/api/v1/orders", {
+        token: x.token,
+        body: { marketId: ids[0], side: "BUY", outcome: "YES", orderType: "GTC", price: 0.01, quantity: SHARE },
+      });
+      expect(bid.status).toBe(200);
+      const rest = (await ex.node.http("GET", `/api/v1/markets/${ids[0]}`)).body.data;
+      expect(rest.buyYesPrice).not.toBeNull();
+      const pushed = await late.waitFor((msg) => {
+        const d = (msg as { type: string; data?: { marketId?: string } }).data;
+        return msg.type === "update" && d?.marketId === ids[0];
+      });
+      const d = (pushed as unknown as { data: Record<string, string | null> }).data;
+      expect([d.buyYesPrice, d.sellYesPrice]).toEqual([rest.buyYesPrice, rest.sellYesPrice]);
+    } finally {
+      late.close();
+    }
   });
 
   test("POST /trade/market on a race's market splits between its book and the race's pool, best price first, as quoted", async () => {
