@@ -32,6 +32,7 @@ import type {
   CancelManyResult,
   PlaceResult,
   RouteExecution,
+  EventPoolSnapshot,
   EventPoolView,
   RouteRequest,
   AmendTerms,
@@ -104,6 +105,8 @@ export interface InternalActions {
   "ledger.eventPool": Entry<{ eventId: string }, EventPoolView | null>;
   /** The YES price of each listed market that trades with an event pool there (live prices). */
   "ledger.eventPoolPrices": Entry<{ marketIds: string[] }, Record<string, { num: string; den: string }>>;
+  "ledger.eventPoolSnapshot": Entry<{ marketId: string }, EventPoolSnapshot | null>;
+  "ledger.eventPoolPublish": Entry<{ marketId: string }, boolean>;
   "book.quote": Entry<RouteRequest, Pick<RoutePlan, "venue" | "filled" | "totalCost" | "fee" | "avgPrice">>;
   "book.ensureMarket": Entry<{ marketId: string }, { loaded: boolean; pool: PoolState | null; nodeID: string }>;
   "book.depth": Entry<
@@ -201,6 +204,7 @@ export const INTERNAL_PARAMS = {
     trades: { type: "array", items: "object", optional: true },
     book: { type: "object", optional: true },
     idem: { type: "object", optional: true },
+    eventPool: { type: "object", optional: true },
     payout: {
       type: "object",
       optional: true,
@@ -297,12 +301,14 @@ export const INTERNAL_PARAMS = {
   },
   "book.cancel": { marketId: ID_RULE, orderId: "string", userId: "string" },
   "book.cancelQuotesOf": { marketId: ID_RULE, userId: "string" },
-  "book.route": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
-  "book.quote": ROUTE_PARAMS,
+  "book.route": { ...ROUTE_PARAMS, idem: { type: "object", optional: true }, eventPool: { type: "object", optional: true } },
+  "book.quote": { ...ROUTE_PARAMS, eventPool: { type: "object", optional: true } },
   "ledger.eventPoolRoute": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
   "ledger.eventPoolQuote": ROUTE_PARAMS,
   "ledger.eventPool": { eventId: ID_RULE },
   "ledger.eventPoolPrices": { marketIds: { type: "array", items: ID_RULE } },
+  "ledger.eventPoolSnapshot": { marketId: ID_RULE },
+  "ledger.eventPoolPublish": { marketId: ID_RULE },
   "book.ensureMarket": { marketId: ID_RULE },
   "book.depth": { marketId: ID_RULE, levels: { type: "number", optional: true, default: 10 } },
   "book.top": { marketId: ID_RULE },

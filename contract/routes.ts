@@ -848,7 +848,8 @@ export const ROUTES = {
     resultDescription: "Market",
     errors: ["400", "401", "403", "404", "409"],
     tags: ["operator"],
-    summary: "Void the market: each YES share pays price (default 0.50), each NO share 1 - price, from the market's own collateral",
+    summary:
+      "Void the market: each YES share pays price (default 0.50), each NO share 1 - price, from the market's own collateral; a race's outcome: 0.00 only",
   },
   "catalog.resolveMarket": {
     method: "POST",

@@ -1,4 +1,5 @@
 import type { ConservationReport, Posting } from "../engine/accounts";
+import type { HeldPosition } from "../engine/conversion-guarantee";
 import type { OrderTerms } from "../lib/order-rules";
 import type { RoutePlan } from "../engine/router";
 import type { CancelReasonCode, FillRecord, OrderChange, TradeRecord } from "../engine/settlement";
@@ -39,6 +40,40 @@ export interface ConversionRecord {
   feeBps: number;
 }
 
+/** A race's pool as a market's actor routes a market order against it: its parameters and its books when read. */
+export interface EventPoolSnapshot {
+  eventId: string;
+  /** The LMSR liquidity parameter (micro-units). */
+  b: number;
+  /** Its outcomes: the event's markets still trading (and "none" on an event that is not exhaustive). */
+  outcomes: string[];
+  /** The pool account's cash and positions. */
+  cash: number;
+  positions: HeldPosition[];
+  /** The LP fee (bps). */
+  feeBps: number;
+}
+
+/**
+ * The pool leg of a market order's entry: what was traded against the pool and what it cost when
+ * planned. The ledger plans it again on the pool's books as they are when the entry applies and
+ * refuses the entry (BOOK_CHANGED) when the price differs: the pool moved meanwhile.
+ */
+export interface EventPoolRecord {
+  eventId: string;
+  b: number;
+  outcomes: string[];
+  userId: string;
+  marketId: string;
+  side: Side;
+  outcome: Outcome;
+  quantity: number;
+  feeBps: number;
+  /** Cash into / out of the pool and the fee, as planned. */
+  cash: number;
+  fee: number;
+}
+
 export interface SettlementRecord {
   tradeIds: string[];
   status: "confirmed" | "failed";
@@ -65,6 +100,8 @@ export interface LedgerEntryDoc {
   payout?: PayoutRecord;
   /** The entry converts NO positions of an event (the money check re-plans it). */
   conversion?: ConversionRecord;
+  /** A market order's leg against its race's pool: the ledger re-plans it on the pool's books when it applies the entry. */
+  eventPool?: EventPoolRecord;
   /** The answer to an Idempotency-Key request, journaled with the command it answers. */
   idem?: IdemRecord;
   /** A dead man's switch armed (deadline) or disarmed (null). */
@@ -308,6 +345,7 @@ export interface PostInput extends Pick<
   | "settlement"
   | "payout"
   | "conversion"
+  | "eventPool"
   | "idem"
   | "heartbeat"
   | "audit"
@@ -457,6 +495,8 @@ export interface RouteRequest {
   /** AMM: the pool only (POST /trade/amm); ROUTE: best of book and pool (POST /trade/market). */
   mode: "AMM" | "ROUTE";
   idem?: IdemKey;
+  /** ROUTE on a market of a race with one pool: that pool as the AMM side (the ledger's books, just read). */
+  eventPool?: EventPoolSnapshot;
 }
 
 /** Best book prices (YES view ticks) and the pool's marginal YES price as an exact fraction. */

@@ -28,6 +28,7 @@ import {
   eventPoolPricesAround,
   eventPoolPrint,
   eventPoolQuote,
+  eventPoolSnapshot,
   eventPoolTrade,
   eventPoolView,
   type EventPoolPorts,
@@ -39,6 +40,7 @@ import { dayOf, RewardsDesk, type RewardCollections } from "../ledger/rewards";
 import type { RestingOrder } from "../engine/types";
 import { isRefusal } from "../engine/refusal";
 import { OrderGroups, type GroupCancel } from "../trading/order-groups";
+import { reopenSetting, strictest } from "../trading/trading-modes";
 
 type LedgerThis = Service &
   DbState<RewardCollections> & {
@@ -54,6 +56,8 @@ type LedgerThis = Service &
     groups: OrderGroups;
     groupMarkets: Map<string, string>;
     cancelGroup(c: GroupCancel): Promise<void>;
+    /** End of the post-only window after this start (ms since the epoch; 0: none), as the engines keep it. */
+    reopenUntil: number;
     loadGroups(): Promise<void>;
     finishCancel(c: GroupCancel): Promise<void>;
     groupsStopped?: boolean;
@@ -69,7 +73,8 @@ function poolPorts(svc: LedgerThis, ctx: AppContext): EventPoolPorts {
     positionsOf: (account) => ledger.positionsOf(account),
     post: (entry) => ledger.post(entry),
     waitDurable: (seq) => ledger.waitDurable(seq),
-    exchangeMode: () => portCall(ctx, "catalog.exchangeMode"),
+    // The exchange-wide mode and the post-only window after a start: a pool trade is a taker's as an AMM trade is.
+    exchangeMode: async () => strictest(await portCall(ctx, "catalog.exchangeMode"), reopenSetting(svc.reopenUntil, Date.now())),
     feeBps: configOf(svc.broker).ammFeeBps,
     newId,
   };
@@ -87,20 +92,25 @@ async function publishEventPoolTrade(
 ): Promise<void> {
   try {
     emit(ctx, "market.trade", eventPoolPrint(ctx.params, r, new Date().toISOString()));
-    const pooled = await eventPoolPricesAround(poolPorts(svc, ctx), ctx.params.marketId);
-    const ids = Object.keys(pooled);
-    if (!ids.length) return;
-    const top = await portCall(ctx, "book.topOfBook", { marketIds: ids }).catch(() => ({}) as Record<string, TopOfBook | undefined>);
-    for (const id of ids)
-      broadcast(ctx, "market.pricesChanged", {
-        marketId: id,
-        yesBid: top[id]?.yesBid ?? null,
-        yesAsk: top[id]?.yesAsk ?? null,
-        ammYes: pooled[id],
-      });
+    await publishEventPoolPrices(svc, ctx, ctx.params.marketId);
   } catch (err) {
     svc.logger.warn(`event pool trade ${r.tradeId}: prices not published: ${(err as Error).message}`);
   }
+}
+
+/** The new prices of every market of this market's race (its pool moved them all) for the sockets. */
+async function publishEventPoolPrices(svc: LedgerThis, ctx: AppContext, marketId: string): Promise<void> {
+  const pooled = await eventPoolPricesAround(poolPorts(svc, ctx), marketId);
+  const ids = Object.keys(pooled);
+  if (!ids.length) return;
+  const top = await portCall(ctx, "book.topOfBook", { marketIds: ids }).catch(() => ({}) as Record<string, TopOfBook | undefined>);
+  for (const id of ids)
+    broadcast(ctx, "market.pricesChanged", {
+      marketId: id,
+      yesBid: top[id]?.yesBid ?? null,
+      yesAsk: top[id]?.yesAsk ?? null,
+      ammYes: pooled[id],
+    });
 }
 
 /**
@@ -310,6 +320,25 @@ const LedgerService = defineService<LedgerThis>({
       ...internalAction("ledger.eventPool"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPool">>): Answer<"ledger.eventPool"> {
         return eventPoolView(poolPorts(this, ctx), ctx.params.eventId).catch(throwWire);
+      },
+    },
+
+    /** Internal: the pool of a market's race as its actor routes a market order against it; null: none. */
+    eventPoolSnapshot: {
+      ...internalAction("ledger.eventPoolSnapshot"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPoolSnapshot">>): Answer<"ledger.eventPoolSnapshot"> {
+        return eventPoolSnapshot(poolPorts(this, ctx), ctx.params.marketId).catch(throwWire);
+      },
+    },
+
+    /** Internal: a market order moved a race's pool: its markets' new prices to the sockets (best effort). */
+    eventPoolPublish: {
+      ...internalAction("ledger.eventPoolPublish"),
+      async handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPoolPublish">>): Promise<boolean> {
+        await publishEventPoolPrices(this, ctx, ctx.params.marketId).catch((err: Error) =>
+          this.logger.warn(`race pool prices of ${ctx.params.marketId} not published: ${err.message}`),
+        );
+        return true;
       },
     },
 
@@ -632,6 +661,7 @@ const LedgerService = defineService<LedgerThis>({
 
   async started() {
     const broker = this.broker;
+    this.reopenUntil = configOf(broker).reopenPostOnlyMs > 0 ? Date.now() + configOf(broker).reopenPostOnlyMs : 0;
     this.cores = await LedgerCores.open(await openMoneyStore(configOf(broker)), {
       // One broadcast per group commit: every gateway pushes to its own sockets (ledger/changes.ts decides what).
       out: new GatheredChanges({

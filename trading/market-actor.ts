@@ -36,6 +36,9 @@ const MONEY_REFUSALS: ReadonlySet<string> = new Set([
   "INSUFFICIENT_SHARES",
   "DUPLICATE_CLIENT_ORDER_ID",
   "IDEMPOTENCY_KEY_REUSED",
+  // A market order's race-pool leg refused: the pool moved, or its market ended meanwhile.
+  "BOOK_CHANGED",
+  "MARKET_NOT_OPEN",
 ]);
 
 /** Orders read back a page at a time when a book is rebuilt. */
@@ -327,7 +330,7 @@ export class MarketActor {
   }
 
   /** Price a market order exactly as `route` would execute it now, without executing. */
-  quote(cmd: RouteCommand): Promise<RoutePlan> {
+  quote(cmd: RouteCommand): Promise<RoutePlan<unknown>> {
     return this.queued(async () => planQuote(this.view(), cmd));
   }
 
@@ -406,6 +409,7 @@ export class MarketActor {
     if (plan.pool) doc.pool = { yes: plan.pool.yes, no: plan.pool.no };
     if (plan.amm) doc.amm = plan.amm;
     const parts = splitCommand(doc, plan.settlement, plan.checkAfter ?? 0);
+    if (plan.eventPool) parts[parts.length - 1].eventPool = plan.eventPool;
     const ack = await this.postParts(parts, idem);
     this.journalSeq = seq + parts.length - 1;
     if (plan.pool) this.pool = plan.pool;

@@ -82,10 +82,18 @@ export class OwnerDesk<C, A extends OwnedActor = OwnedActor> {
 
   /** A market order (AMM only or routed). With a key, its answer (the trade's wire view) is journaled with the trade. */
   route(c: C, r: RouteRequest): Promise<RouteExecution> {
-    const { userId, side, outcome, quantity, mode, idem } = r;
+    const { userId, side, outcome, quantity, mode, idem, eventPool } = r;
     return this.ports.actors
       .onMarket(r.marketId, (actor) =>
-        actor.route({ userId, side, outcome, quantity, mode, ...(idem ? { idem: { ...idem, render: tradeView } } : {}) }),
+        actor.route({
+          userId,
+          side,
+          outcome,
+          quantity,
+          mode,
+          ...(eventPool ? { eventPool } : {}),
+          ...(idem ? { idem: { ...idem, render: tradeView } } : {}),
+        }),
       )
       .then((x) => {
         if (idem) this.ports.journaled(c);
@@ -95,8 +103,10 @@ export class OwnerDesk<C, A extends OwnedActor = OwnedActor> {
 
   /** What `route` would do now, without doing it. */
   async quote(r: RouteRequest): Promise<RouteQuote> {
-    const { userId, side, outcome, quantity, mode } = r;
-    const plan = await this.ports.actors.onMarket(r.marketId, (actor) => actor.quote({ userId, side, outcome, quantity, mode }));
+    const { userId, side, outcome, quantity, mode, eventPool } = r;
+    const plan = await this.ports.actors.onMarket(r.marketId, (actor) =>
+      actor.quote({ userId, side, outcome, quantity, mode, ...(eventPool ? { eventPool } : {}) }),
+    );
     return { venue: plan.venue, filled: plan.filled, totalCost: plan.totalCost, fee: plan.fee, avgPrice: plan.avgPrice };
   }
 

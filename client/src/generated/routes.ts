@@ -101,7 +101,7 @@ export const ROUTES = {
   adminUpdateEvent: { method: "PATCH", path: "/admin/events/{id}", auth: "admin" },
   /** Stop trading (open -> closed) */
   adminCloseMarket: { method: "POST", path: "/admin/markets/{id}/close", auth: "admin" },
-  /** Void the market: each YES share pays price (default 0.50), each NO share 1 - price, from the market's own collateral */
+  /** Void the market: each YES share pays price (default 0.50), each NO share 1 - price, from the market's own collateral; a race's outcome: 0.00 only */
   adminCancelMarket: { method: "POST", path: "/admin/markets/{id}/cancel", auth: "admin" },
   /** Settle the outcome (open passes through closed) */
   adminResolveMarket: { method: "POST", path: "/admin/markets/{id}/resolve", auth: "admin" },
