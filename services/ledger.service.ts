@@ -5,6 +5,7 @@ import {
   type ActionResult,
   type Answer,
   type HandlerParams,
+  type PostParams,
   broadcast,
   call,
   durableGroup,
@@ -32,7 +33,7 @@ import {
   eventPoolView,
   type EventPoolPorts,
 } from "../ledger/event-pools";
-import type { RouteExecution, TopOfBook, VerifyReport } from "../models/trading";
+import type { PostOutcome, RouteExecution, TopOfBook, VerifyReport } from "../models/trading";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { MarketClock } from "../catalog/clock";
 import { dayOf, RewardsDesk, type RewardCollections } from "../ledger/rewards";
@@ -54,6 +55,7 @@ type LedgerThis = Service &
     groups: OrderGroups;
     groupMarkets: Map<string, string>;
     cancelGroup(c: GroupCancel): Promise<void>;
+    postHere(entry: PostParams, fromNode: string): PostOutcome;
   };
 
 /** The event pools' ports on this ledger and the caller's context (the catalog's facts). */
@@ -548,6 +550,16 @@ const LedgerService = defineService<LedgerThis>({
   },
 
   methods: {
+    /**
+     * `ledger.post` for a market actor on this node (mixins/local-ledger.ts): the action's answer
+     * before durability, and the watermark sent to that node, without a broker call per order.
+     */
+    postHere(this: LedgerThis, entry: PostParams, fromNode: string): PostOutcome {
+      const answer = this.desk.post(entry, false) as PostOutcome;
+      this.cores?.posted(fromNode, answer.seq, answer.instance);
+      return answer;
+    },
+
     /** A group's open orders cancelled at once, per market (reason order_group). */
     async cancelGroup(this: LedgerThis, c: GroupCancel): Promise<void> {
       const byMarket = new Map<string, string[]>();
