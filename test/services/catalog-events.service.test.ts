@@ -4,19 +4,18 @@
  * trade prints sent as events), an outcome added, one NO alone, the event resolved as one step
  * and a second YES refused with nothing changed, and the event's proposal finalized by the clock.
  */
-import { ServiceBroker, type Context, type ServiceSchema } from "moleculer";
-import { bindConfig, loadConfig } from "../../lib/config";
-import { VALIDATOR_OPTIONS } from "../../lib/params";
+import type { Context, ServiceBroker, ServiceSchema } from "moleculer";
 import CatalogService from "../../services/catalog.service";
 import type { EventView, MarketView } from "../../catalog/views";
 import type { EventInternal } from "../../models/catalog";
 import { until } from "../support/until";
+import { listenerOf, serviceBroker, type Heard } from "../support/service-broker";
 
 const WINDOW_MS = 300;
 
 describe("catalog service: mutually exclusive events", () => {
   let broker: ServiceBroker;
-  const heard: Array<{ name: string; params: Record<string, unknown> }> = [];
+  const heard: Heard[] = [];
   const asked: string[][] = [];
   /** YES bid/ask per market the fake router answers. */
   const quotes = new Map<string, { sellYesPrice: string; buyYesPrice: string }>();
@@ -30,15 +29,7 @@ describe("catalog service: mutually exclusive events", () => {
       },
     },
   };
-  const listener: ServiceSchema = {
-    name: "listener",
-    events: Object.fromEntries(
-      ["market.opened", "market.closed", "market.resolved", "event.resolved"].map((name) => [
-        name,
-        (ctx: Context<Record<string, unknown>>) => void heard.push({ name, params: ctx.params }),
-      ]),
-    ),
-  };
+  const listener = listenerOf(["market.opened", "market.closed", "market.resolved", "event.resolved"], heard);
   const race = (title: string, over: Record<string, unknown> = {}) =>
     broker.call<EventView, object>("catalog.createEvent", {
       title,
@@ -50,19 +41,11 @@ describe("catalog service: mutually exclusive events", () => {
   const event = (id: string) => broker.call<EventView, object>("catalog.getEvent", { id });
 
   beforeAll(async () => {
-    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS } });
-    bindConfig(
-      broker,
-      loadConfig({
-        DATA_DIR: ":memory:",
-        JWT_SECRET: "x",
-        LOG_LEVEL: "false",
-        SEED_DEMO: "false",
-        RESOLUTION_DISPUTE_WINDOW_MS: String(WINDOW_MS),
-        RESOLUTION_CLOCK_MS: "50",
-      }),
-    );
-    for (const s of [router, listener, CatalogService]) broker.createService(s);
+    broker = serviceBroker({ RESOLUTION_DISPUTE_WINDOW_MS: String(WINDOW_MS), RESOLUTION_CLOCK_MS: "50" }, [
+      router,
+      listener,
+      CatalogService,
+    ]);
     await broker.start();
   });
   afterAll(() => broker.stop());

@@ -3,18 +3,17 @@
  * a faked ledger), finalize, and the market clock (close times, windows) with a short window;
  * what it announces heard by a listener (market events, the lifecycle broadcast), storage in memory.
  */
-import { ServiceBroker, type Context, type ServiceSchema } from "moleculer";
-import { bindConfig, loadConfig } from "../../lib/config";
-import { VALIDATOR_OPTIONS } from "../../lib/params";
+import type { Context, ServiceBroker, ServiceSchema } from "moleculer";
 import CatalogService from "../../services/catalog.service";
 import type { EventView, MarketView } from "../../catalog/views";
 import { until } from "../support/until";
+import { listenerOf, serviceBroker, type Heard } from "../support/service-broker";
 
 const WINDOW_MS = 400;
 
 describe("catalog service: the resolution process", () => {
   let broker: ServiceBroker;
-  const heard: Array<{ name: string; params: Record<string, unknown> }> = [];
+  const heard: Heard[] = [];
   const holders = new Set(["usr_holder"]);
 
   const ledger: ServiceSchema = {
@@ -25,14 +24,10 @@ describe("catalog service: the resolution process", () => {
       }),
     },
   };
-  const listener: ServiceSchema = {
-    name: "listener",
-    events: Object.fromEntries(
-      ["market.closed", "market.resolved", "market.resolutionProposed", "market.resolutionDisputed", "catalog.marketLifecycle"].map(
-        (name) => [name, (ctx: Context<Record<string, unknown>>) => void heard.push({ name, params: ctx.params })],
-      ),
-    ),
-  };
+  const listener = listenerOf(
+    ["market.closed", "market.resolved", "market.resolutionProposed", "market.resolutionDisputed", "catalog.marketLifecycle"],
+    heard,
+  );
   let lastMarket = "";
   const as = (userId: string) => ({ meta: { user: { id: userId } } });
   const create = async (market: Record<string, unknown> = {}): Promise<string> => {
@@ -47,19 +42,11 @@ describe("catalog service: the resolution process", () => {
   const get = (id: string) => broker.call<MarketView, object>("catalog.getMarket", { id });
 
   beforeAll(async () => {
-    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS } });
-    bindConfig(
-      broker,
-      loadConfig({
-        DATA_DIR: ":memory:",
-        JWT_SECRET: "x",
-        LOG_LEVEL: "false",
-        SEED_DEMO: "false",
-        RESOLUTION_DISPUTE_WINDOW_MS: String(WINDOW_MS),
-        RESOLUTION_CLOCK_MS: "50",
-      }),
-    );
-    for (const s of [ledger, listener, CatalogService]) broker.createService(s);
+    broker = serviceBroker({ RESOLUTION_DISPUTE_WINDOW_MS: String(WINDOW_MS), RESOLUTION_CLOCK_MS: "50" }, [
+      ledger,
+      listener,
+      CatalogService,
+    ]);
     await broker.start();
   });
   afterAll(() => broker.stop());

@@ -3,16 +3,15 @@
  * the router (live prices) faked as a small service, what it announces heard by a listener,
  * storage in memory, no demo seed.
  */
-import { ServiceBroker, type Context, type ServiceSchema } from "moleculer";
-import { bindConfig, loadConfig } from "../../lib/config";
-import { VALIDATOR_OPTIONS } from "../../lib/params";
+import type { Context, ServiceBroker, ServiceSchema } from "moleculer";
 import CatalogService from "../../services/catalog.service";
 import type { EventView, MarketView, PriceHistoryView } from "../../catalog/views";
 import { until } from "../support/until";
+import { listenerOf, serviceBroker, type Heard } from "../support/service-broker";
 
 describe("catalog service", () => {
   let broker: ServiceBroker;
-  const heard: Array<{ name: string; params: unknown }> = [];
+  const heard: Heard[] = [];
   const quotes = new Map<string, unknown>();
 
   const router: ServiceSchema = {
@@ -22,28 +21,17 @@ describe("catalog service", () => {
         Object.fromEntries(ctx.params.marketIds.filter((id) => quotes.has(id)).map((id) => [id, quotes.get(id)])),
     },
   };
-  const listener: ServiceSchema = {
-    name: "listener",
-    events: Object.fromEntries(
-      ["market.opened", "market.closed", "market.cancelled", "market.resolved", "market.resolutionFailed", "catalog.marketChanged"].map(
-        (name) => [
-          name,
-          (ctx: Context) => {
-            heard.push({ name, params: ctx.params });
-          },
-        ],
-      ),
-    ),
-  };
+  const listener = listenerOf(
+    ["market.opened", "market.closed", "market.cancelled", "market.resolved", "market.resolutionFailed", "catalog.marketChanged"],
+    heard,
+  );
 
   const create = (markets: Array<{ title: string; ammLiquidity?: string }> = [{ title: "Yes or no" }], extra: object = {}) =>
     broker.call<EventView, object>("catalog.createEvent", { title: "An event", category: "Sports", markets, ...extra });
   const names = () => heard.map((h) => h.name);
 
   beforeAll(async () => {
-    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS } });
-    bindConfig(broker, loadConfig({ DATA_DIR: ":memory:", JWT_SECRET: "x", LOG_LEVEL: "false", SEED_DEMO: "false" }));
-    for (const s of [router, listener, CatalogService]) broker.createService(s);
+    broker = serviceBroker({}, [router, listener, CatalogService]);
     await broker.start();
   });
   afterAll(() => broker.stop());
