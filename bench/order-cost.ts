@@ -9,6 +9,7 @@
  *   node dist-bench/bench/order-cost.js [--base=/path/to/other/checkout] [--orders=3000]
  *        [--connections=16] [--rounds=5] [--users=100] [--events=5] [--profile[=N]]
  * --profile: one more pass per build under V8's CPU profiler, its top N self-time functions printed.
+ * --heap[=N]: one more pass per build under V8's sampling heap profiler, the top N allocating functions.
  * Without --base only this build is measured. The other checkout needs its `dist-bench` built.
  */
 import { randomBytes } from "node:crypto";
@@ -16,7 +17,7 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { BenchNode, login, procCpuSec, runBench, tempDir, until, type BenchUser } from "./lib/proc";
 import { flags, machine, num } from "./lib/util";
-import { byPackage, topSelf } from "./lib/cpuprofile";
+import { byPackage, topAllocations, topSelf } from "./lib/cpuprofile";
 import { sampleThreads, threadsUsed, type ThreadSample } from "./lib/threads";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -148,7 +149,8 @@ async function main(): Promise<void> {
   if (f.base) roots.unshift(["base", resolve(f.base)]);
   console.log(`# bench/order-cost  ${machine()}  ${orders} orders per pass, ${connections} connections, ${rounds} rounds`);
   const builds: Build[] = [];
-  for (const [name, root] of roots) builds.push(await launch(name, root, num(f, "events", 5), num(f, "users", 100), !!f.profile));
+  for (const [name, root] of roots)
+    builds.push(await launch(name, root, num(f, "events", 5), num(f, "users", 100), !!f.profile || !!f.heap));
   // Warm-up: every market's actor loaded and the JIT warm.
   for (const b of builds) await pass(b, orders, connections);
   for (let r = 0; r < rounds; r++) {
@@ -193,6 +195,17 @@ async function main(): Promise<void> {
       console.log(`\n# CPU profile of ${b.name}, ${file}`);
       for (const l of byPackage(file, 12)) console.log(`#   ${l}`);
       for (const l of topSelf(file, Number(f.profile) > 1 ? Number(f.profile) : 40)) console.log(`#   ${l}`);
+    }
+  }
+  if (f.heap) {
+    for (const b of builds) {
+      mkdirSync(join(__dirname, "..", "profiles"), { recursive: true });
+      const file = join(__dirname, "..", "profiles", `order-cost-${b.name}.heapprofile`);
+      await b.node.ctl({ cmd: "heapStart" });
+      const p = await pass(b, orders, connections);
+      await b.node.ctl({ cmd: "heapStop", file });
+      console.log(`\n# allocations of ${b.name} (sampled), ${file}`);
+      for (const l of topAllocations(file, p.ok, Number(f.heap) > 1 ? Number(f.heap) : 30)) console.log(`#   ${l}`);
     }
   }
   console.log("\n## medians per order");
