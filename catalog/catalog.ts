@@ -524,7 +524,12 @@ export class Catalog {
           mutuallyExclusive: d.mutuallyExclusive,
           exhaustive: d.exhaustive,
           ammLiquidity: d.ammLiquidity,
-          markets: d.markets.map((m) => ({ title: m.title, ammLiquidity: m.ammLiquidity, outcomeLabel: m.outcomeLabel })),
+          markets: d.markets.map((m) => ({
+            title: m.title,
+            ammLiquidity: m.ammLiquidity,
+            outcomeLabel: m.outcomeLabel,
+            closeTime: new Date(base + d.closeInDays * 24 * HOUR).toISOString(),
+          })),
         },
         { eventId: demoEventId(d.slug), marketIds: d.markets.map((_, i) => demoMarketId(d.slug, i)) },
         nowIso,

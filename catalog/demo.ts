@@ -14,6 +14,8 @@ export interface DemoEvent {
   tags: string[];
   /** Days from the seeding moment; negative = already under way. */
   beginInDays: number;
+  /** Days from the seeding moment to its markets' close time (trading stops then; days to months ahead). */
+  closeInDays: number;
   isLive: boolean;
   isActive: boolean;
   /** One winner at most among the markets (a race); `exhaustive`: exactly one. */
@@ -58,6 +60,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "Basketball",
     tags: ["nba", "basketball", "finals"],
     beginInDays: 40,
+    closeInDays: 75,
     isLive: false,
     isActive: true,
     markets: [
@@ -75,6 +78,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "Football",
     tags: ["football", "soccer", "premier league", "arsenal", "chelsea"],
     beginInDays: 0,
+    closeInDays: 2,
     isLive: true,
     isActive: true,
     markets: [
@@ -92,6 +96,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "Bitcoin",
     tags: ["bitcoin", "btc", "price"],
     beginInDays: -30,
+    closeInDays: 34,
     isLive: false,
     isActive: true,
     markets: [
@@ -109,6 +114,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "Ethereum",
     tags: ["ethereum", "eth", "price"],
     beginInDays: -10,
+    closeInDays: 45,
     isLive: false,
     isActive: true,
     markets: [{ title: "ETH trades above $5,000 before the quarter ends", ammLiquidity: DEEP, price: 36 }],
@@ -122,6 +128,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "TON",
     tags: ["ton", "toncoin", "telegram"],
     beginInDays: -60,
+    closeInDays: 120,
     isLive: false,
     isActive: true,
     markets: [
@@ -138,6 +145,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "US elections",
     tags: ["election", "congress", "usa"],
     beginInDays: 200,
+    closeInDays: 201,
     isLive: false,
     isActive: true,
     markets: [
@@ -154,6 +162,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "European Union",
     tags: ["eu", "parliament", "regulation", "ai"],
     beginInDays: 21,
+    closeInDays: 22,
     isLive: false,
     isActive: true,
     markets: [{ title: "The amendments pass in the first plenary vote", ammLiquidity: THIN, price: 57 }],
@@ -167,6 +176,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "Counter-Strike",
     tags: ["cs2", "counter-strike", "major"],
     beginInDays: 14,
+    closeInDays: 24,
     isLive: false,
     isActive: true,
     markets: [
@@ -185,6 +195,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "League of Legends",
     tags: ["lol", "league of legends", "worlds", "t1"],
     beginInDays: 120,
+    closeInDays: 150,
     isLive: false,
     isActive: true,
     markets: [
@@ -201,6 +212,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "Film",
     tags: ["oscars", "film", "awards"],
     beginInDays: 90,
+    closeInDays: 91,
     isLive: false,
     isActive: true,
     markets: [
@@ -217,6 +229,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "Music",
     tags: ["eurovision", "music", "contest"],
     beginInDays: 60,
+    closeInDays: 61,
     isLive: false,
     isActive: true,
     markets: [
@@ -233,6 +246,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "Central banks",
     tags: ["fed", "fomc", "interest rates", "usa"],
     beginInDays: 18,
+    closeInDays: 19,
     isLive: false,
     isActive: true,
     markets: [
@@ -250,6 +264,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "Inflation",
     tags: ["cpi", "inflation", "usa"],
     beginInDays: 9,
+    closeInDays: 10,
     isLive: false,
     isActive: true,
     markets: [{ title: "Headline CPI above 3.0% year over year", ammLiquidity: THIN, price: 42 }],
@@ -263,6 +278,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "Space",
     tags: ["spacex", "starship", "space"],
     beginInDays: -5,
+    closeInDays: 30,
     isLive: true,
     isActive: true,
     markets: [
@@ -279,6 +295,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "Consumer tech",
     tags: ["apple", "wwdc", "ai"],
     beginInDays: 75,
+    closeInDays: 76,
     isLive: false,
     isActive: true,
     markets: [
@@ -295,6 +312,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "Local elections",
     tags: ["election", "mayor", "race"],
     beginInDays: 21,
+    closeInDays: 22,
     isLive: false,
     isActive: true,
     mutuallyExclusive: true,
@@ -318,6 +336,7 @@ export const DEMO_EVENTS: DemoEvent[] = [
     subcategory: "Football",
     tags: ["football", "soccer", "premier league", "race"],
     beginInDays: 120,
+    closeInDays: 150,
     isLive: false,
     isActive: true,
     mutuallyExclusive: true,

@@ -81,7 +81,11 @@ export class ChainCores {
   }
 
   transfers(userId: string, type?: TransferView["type"]): Promise<TransferView[]> {
-    return transfersOf(transferSource(this.p.stores), userId, type);
+    return transfersOf(
+      transferSource(this.p.stores, (u) => this.p.ledger.rewardPayouts(u)),
+      userId,
+      type,
+    );
   }
 
   /** GET /deposit-address's view of the user's address (allocated before). */

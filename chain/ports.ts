@@ -6,7 +6,7 @@
 import type { ConservationReport, PositionState, Posting } from "../engine/accounts";
 import { isRefusal as anyRefusal } from "../engine/refusal";
 import type { BrokerEvents, EventsOf } from "../contract/broker-events";
-import type { IdemRecord, LedgerEntryDoc, PayoutRecord } from "../models/trading";
+import type { IdemRecord, LedgerEntryDoc, PayoutRecord, RewardPaid } from "../models/trading";
 import type { KeyRing } from "./keys";
 import type { ChainPort } from "./port";
 
@@ -31,6 +31,8 @@ export interface ChainLedger {
   markSettlement(tradeIds: string[], status: "confirmed" | "failed", txHash: string | null): Promise<void>;
   /** Journal entries after `seq`, oldest first. */
   entriesAfter(seq: number, limit: number): Promise<LedgerEntryDoc[]>;
+  /** The liquidity rewards and maker rebates paid to a user. */
+  rewardPayouts(userId: string): Promise<RewardPaid[]>;
 }
 
 /** The ledger refused the entry (a balance or shares check): nothing was applied. */

@@ -138,8 +138,9 @@ export function settlementStore(s: Stores<ChainCollections>): SettlementStore {
   };
 }
 
-export function transferSource(s: Stores<ChainCollections>): TransferSource {
+export function transferSource(s: Stores<ChainCollections>, payouts: TransferSource["payouts"]): TransferSource {
   return {
+    payouts,
     deposits: (userId) => s.deposits.find({ userId }),
     incidents: (userId) => s.chainIncidents.find({ userId }),
     withdrawals: (userId) => s.withdrawals.find({ userId }),

@@ -1,9 +1,11 @@
 /**
  * GET /transfers: a user's deposits (credited, and what arrived and was not credited, with the
- * reason) and withdrawals, newest first, in the trader API's shape (../shared/spec/trading-api.md).
+ * reason), withdrawals, and the liquidity rewards and maker rebates paid to them, newest first, in
+ * the trader API's shape (../shared/spec/trading-api.md, markets-api.md).
  */
 import type { Model } from "../contract";
 import type { ChainIncidentDoc, DepositDoc, IncidentKind, WithdrawalDoc, WithdrawalStatus } from "../models/chain";
+import type { RewardPaid } from "../models/trading";
 
 /** One transfer as GET /transfers answers it (the contract's Transfer). */
 export type TransferView = Model<"Transfer">;
@@ -64,6 +66,22 @@ export function withdrawalView(w: WithdrawalDoc): TransferView {
   };
 }
 
+/** A reward or rebate: paid by a journal entry of the ledger (no chain transaction, no address). */
+export function payoutView(p: RewardPaid): TransferView {
+  return {
+    id: `${p.kind}:${p.day}:${p.marketId}`,
+    type: p.kind,
+    amount: String(p.amount),
+    asset: "USDT",
+    status: "confirmed",
+    txHash: null,
+    address: null,
+    marketId: p.marketId,
+    day: p.day,
+    createdAt: p.at,
+  };
+}
+
 /** Newest first; ties by id so pages are stable. */
 export function newestFirst(a: TransferView, b: TransferView): number {
   return a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
@@ -74,15 +92,19 @@ export interface TransferSource {
   deposits(userId: string): Promise<DepositDoc[]>;
   incidents(userId: string): Promise<ChainIncidentDoc[]>;
   withdrawals(userId: string): Promise<WithdrawalDoc[]>;
+  /** Rewards and rebates paid to the user (the ledger keeps them). */
+  payouts(userId: string): Promise<RewardPaid[]>;
 }
 
-/** A user's transfers of one type (or both), newest first. */
+/** A user's transfers of one type (or all of them), newest first. */
 export async function transfersOf(source: TransferSource, userId: string, type?: TransferView["type"]): Promise<TransferView[]> {
   const all: TransferView[] = [];
-  if (type !== "withdrawal") {
+  if (!type || type === "deposit") {
     all.push(...(await source.deposits(userId)).map(depositView));
     all.push(...(await source.incidents(userId)).map(incidentView));
   }
-  if (type !== "deposit") all.push(...(await source.withdrawals(userId)).map(withdrawalView));
+  if (!type || type === "withdrawal") all.push(...(await source.withdrawals(userId)).map(withdrawalView));
+  if (!type || type === "reward" || type === "rebate")
+    all.push(...(await source.payouts(userId)).filter((p) => !type || p.kind === type).map(payoutView));
   return all.sort(newestFirst);
 }

@@ -26,6 +26,7 @@ import type {
   MoneyCheck,
   PostInput,
   PostOutcome,
+  RewardPaid,
   VerifyReport,
   OrderQuery,
   CancelManyResult,
@@ -36,6 +37,7 @@ import type {
   AmendTerms,
   CancelResult,
   PlaceTerms,
+  QuoteSetTerms,
   TopOfBook,
   QueuePosition,
 } from "../models/trading";
@@ -88,9 +90,13 @@ export interface InternalActions {
   >;
   // book (the market actors)
   "book.placeTerms": Entry<PlaceTerms, Model<"PlacedOrder">>;
+  /** A checked mass quote, placed by the market's owner (a POST /quotes that reached another node). */
+  "book.quotesTerms": Entry<QuoteSetTerms, Model<"MassQuoteResult">>;
   "book.amendOrder": Entry<AmendTerms, PlaceResult>;
   "book.cancelMany": Entry<{ marketId: string; userId?: string; orderIds?: string[]; reason: CancelReasonCode }, CancelManyResult>;
   "book.cancel": Entry<{ marketId: string; orderId: string; userId: string }, CancelResult>;
+  /** The user's quote set in the market, cancelled by the market's owner (DELETE /quotes). */
+  "book.cancelQuotesOf": Entry<{ marketId: string; userId: string }, CancelManyResult>;
   "book.route": Entry<RouteRequest, RouteExecution>;
   /** A market order on a market of an event with one pool, against that pool; null: no event pool. */
   "ledger.eventPoolRoute": Entry<RouteRequest, RouteExecution | null>;
@@ -110,6 +116,8 @@ export interface InternalActions {
   "ledger.orderGroupAdmit": Entry<{ orderGroupId: string; userId: string }, true>;
   /** A placed order joins its group; what it filled at once counts. */
   "ledger.orderGroupJoin": Entry<{ orderGroupId: string; orderId: string; marketId: string; open: boolean; filled: number }, true>;
+  /** The liquidity rewards and maker rebates paid to a user (GET /transfers lists them). */
+  "ledger.rewardPayouts": Entry<{ userId: string }, RewardPaid[]>;
   /** What rests before a resting order at its level, answered by the market's owner (null: not resting). */
   "book.queuePositionAt": Entry<{ marketId: string; orderId: string }, QueuePosition | null>;
   "book.topOfBook": Entry<{ marketIds: string[] }, Record<string, TopOfBook>>;
@@ -262,6 +270,17 @@ export const INTERNAL_PARAMS = {
     quantity: "number",
     idem: { type: "object", optional: true },
   },
+  "book.quotesTerms": {
+    marketId: ID_RULE,
+    userId: "string",
+    quotes: {
+      type: "array",
+      items: { type: "object", props: { side: "string", outcome: "string", price: "number", quantity: "number" } },
+    },
+    postOnly: "boolean",
+    orderGroupId: { type: "string", optional: true },
+    idem: { type: "object", optional: true },
+  },
   "book.amendOrder": {
     marketId: ID_RULE,
     orderId: "string",
@@ -277,6 +296,7 @@ export const INTERNAL_PARAMS = {
     reason: { type: "enum", values: ["user", "expired", "heartbeat", "order_group"] },
   },
   "book.cancel": { marketId: ID_RULE, orderId: "string", userId: "string" },
+  "book.cancelQuotesOf": { marketId: ID_RULE, userId: "string" },
   "book.route": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
   "book.quote": ROUTE_PARAMS,
   "ledger.eventPoolRoute": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
@@ -288,6 +308,7 @@ export const INTERNAL_PARAMS = {
   "book.top": { marketId: ID_RULE },
   "ledger.orderGroupAdmit": { orderGroupId: "string", userId: "string" },
   "ledger.orderGroupJoin": { orderGroupId: "string", orderId: "string", marketId: ID_RULE, open: "boolean", filled: "number" },
+  "ledger.rewardPayouts": { userId: "string" },
   "book.queuePositionAt": { marketId: ID_RULE, orderId: "string" },
   "book.topOfBook": { marketIds: { type: "array", items: "string", max: 200 } },
   "book.halt": { marketId: ID_RULE, status: "string" },

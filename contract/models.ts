@@ -6,7 +6,7 @@
  * document's checks; requests are open (the validator removes unknown fields).
  */
 import { AMOUNT, digitsParam, POSITIVE_SAFE_INTEGER, QUANTITY } from "../lib/params";
-import { CLIENT_ORDER_ID, MAX_BATCH } from "../lib/order-rules";
+import { CLIENT_ORDER_ID, MAX_BATCH, MAX_QUOTES } from "../lib/order-rules";
 import { bool, ID, int, ISO_DATE_PATTERN, nullableStr, num, obj, ref, req, str, time } from "./schema";
 
 const micro = {
@@ -51,6 +51,7 @@ const orderOptions = {
   clientOrderId: { ...clientOrderId, nullable: true },
   expiresAt: { ...time, nullable: true, description: "GTD only: when the rest is cancelled with status expired" },
   postOnly: bool,
+  quote: { type: "boolean", description: "Placed by a mass quote (POST /quotes): replaced by the caller's next quote set in its market" },
 } as const;
 const category = { type: "string", enum: ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"] } as const;
 const marketStatus = { type: "string", enum: ["open", "closed", "resolved", "resolution_failed", "cancelled"] } as const;
@@ -403,6 +404,46 @@ export const SCHEMAS = {
       orders: { type: "array", minItems: 1, maxItems: MAX_BATCH, items: { ...ref("PlaceOrderRequest"), "x-fv": { type: "object" } } },
     },
   },
+  MassQuoteRequest: {
+    type: "object",
+    required: ["marketId", "quotes"],
+    properties: {
+      marketId: ID,
+      quotes: {
+        type: "array",
+        minItems: 1,
+        maxItems: MAX_QUOTES,
+        description: "The new quote set, placed as GTC orders in this order; the set's own bids may not meet its own asks",
+        items: {
+          type: "object",
+          required: ["side", "outcome", "price", "quantity"],
+          properties: {
+            side,
+            outcome,
+            price: { type: "number", minimum: 0.01, maximum: 0.99, description: "On the 0.01 grid" },
+            quantity: orderQuantity,
+          },
+        },
+      },
+      postOnly: {
+        type: "boolean",
+        default: false,
+        description: "Refuse the whole set (POST_ONLY_WOULD_CROSS) if any quote would execute at once",
+        "x-fv": { type: "boolean", optional: true },
+      },
+      orderGroupId: {
+        ...ID,
+        description: "An order group of the caller (POST /order-groups): every quote order joins it",
+      },
+    },
+  },
+  MassQuoteResult: obj(
+    {
+      cancelled: { type: "array", items: str, description: "The previous quote set's order ids, cancelled" },
+      orders: { type: "array", items: ref("PlacedOrder"), description: "The new quote orders, in request order" },
+    },
+    ["cancelled", "orders"],
+  ),
   BatchOrderResult: {
     oneOf: [
       obj({ ok: { type: "boolean", enum: [true] }, order: ref("PlacedOrder") }, ["ok", "order"]),
@@ -477,6 +518,7 @@ export const SCHEMAS = {
       "clientOrderId",
       "expiresAt",
       "postOnly",
+      "quote",
       "createdAt",
       "updatedAt",
     ],
@@ -524,6 +566,7 @@ export const SCHEMAS = {
       "clientOrderId",
       "expiresAt",
       "postOnly",
+      "quote",
       "createdAt",
       "updatedAt",
     ],
@@ -670,7 +713,11 @@ export const SCHEMAS = {
   Transfer: obj(
     {
       id: str,
-      type: { type: "string", enum: ["deposit", "withdrawal"] },
+      type: {
+        type: "string",
+        enum: ["deposit", "withdrawal", "reward", "rebate"],
+        description: "reward: a market's daily liquidity reward; rebate: a maker rebate of a market's day (both paid by the exchange)",
+      },
       amount: {
         ...micro,
         description: "Micro-USDT; for a deposit not credited, the units that arrived (nanoTON, the foreign jetton's units)",
@@ -684,7 +731,7 @@ export const SCHEMAS = {
       status: {
         type: "string",
         enum: ["credited", "not_credited", "pending", "confirmed", "failed"],
-        description: "Deposits: credited or not_credited; withdrawals: pending, confirmed or failed",
+        description: "Deposits: credited or not_credited; withdrawals: pending, confirmed or failed; rewards and rebates: confirmed",
       },
       reason: {
         type: "string",
@@ -692,7 +739,13 @@ export const SCHEMAS = {
           "Only on not_credited deposits: native_coin, foreign_jetton, forged_notification, bounced, unknown_message, bad_amount",
       },
       txHash: nullableStr,
-      address: { type: "string", description: "Deposits: the deposit address; withdrawals: the destination wallet" },
+      address: {
+        type: "string",
+        nullable: true,
+        description: "Deposits: the deposit address; withdrawals: the destination wallet; rewards and rebates: null",
+      },
+      marketId: { type: "string", description: "Only on rewards and rebates: the market that paid" },
+      day: { type: "string", description: "Only on rewards and rebates: the UTC day paid (YYYY-MM-DD)" },
       createdAt: time,
     },
     ["id", "type", "amount", "asset", "status", "txHash", "address", "createdAt"],

@@ -76,6 +76,7 @@ function entryDoc(input: PostInput, seq: number, at: string): LedgerEntryDoc {
   if (input.heartbeat) doc.heartbeat = input.heartbeat;
   if (input.audit) doc.audit = input.audit;
   if (input.reward) doc.reward = input.reward;
+  if (input.orderGroup) doc.orderGroup = input.orderGroup;
   return doc;
 }
 

@@ -10,17 +10,20 @@ import type { CashAccount, PositionState } from "../engine/accounts";
 import type {
   BookJournalDoc,
   CommittedRestingOrder,
+  GroupOrderFill,
   IdemAnswerSource,
   LedgerEntryDoc,
   MarketLease,
   OrderDoc,
   TradeDoc,
   OrderQuery,
+  StoredOrderGroup,
 } from "../models/trading";
 import { MONGO_CLIENT_OPTIONS } from "../lib/mongo-store";
 import { GENESIS_HASH } from "./chain-hash";
 import { applyOrderChange, projectEntry } from "./projection";
 import {
+  checkedOrderGroup,
   DEPOSIT_KEY_PREFIX,
   depositorsOf,
   formatToWrite,
@@ -71,6 +74,7 @@ export interface CommitPlan {
   trades: AnyBulkWriteOperation<Doc>[];
   idempotency: Doc[];
   heartbeats: AnyBulkWriteOperation<Doc>[];
+  orderGroups: AnyBulkWriteOperation<Doc>[];
   meta: AnyBulkWriteOperation<Doc>[];
   /** Rows created, for the read models' counters. */
   created: { orders: number; trades: number };
@@ -90,6 +94,7 @@ export function commitPlan(b: CommitBatch): CommitPlan {
     trades: [],
     idempotency: [],
     heartbeats: [],
+    orderGroups: [],
     meta: [],
     created: { orders: 0, trades: 0 },
   };
@@ -145,6 +150,26 @@ export function commitPlan(b: CommitBatch): CommitPlan {
           ? upsert(h.userId, { timeoutSeconds: h.timeoutSeconds, deadline: h.deadline })
           : { deleteOne: { filter: { _id: h.userId } } },
       );
+    const g = doc.orderGroup;
+    if (g)
+      plan.orderGroups.push(
+        g.kind === "create"
+          ? upsert(g.orderGroupId, {
+              userId: g.userId,
+              fillLimit: g.fillLimit,
+              windowSeconds: g.windowSeconds,
+              triggered: false,
+              since: doc.at,
+            })
+          : g.kind === "delete"
+            ? { deleteOne: { filter: { _id: g.orderGroupId } } }
+            : {
+                updateOne: {
+                  filter: { _id: g.orderGroupId },
+                  update: { $set: g.kind === "reset" ? { triggered: false, since: doc.at } : { triggered: true } },
+                },
+              },
+      );
   }
   for (const o of fresh.values()) {
     plan.orders.unshift({ insertOne: { document: o as unknown as Doc } });
@@ -184,7 +209,7 @@ const strip = <T>(d: Document | null): T | null => {
 export class MongoMoneyStore implements MoneyStore {
   private db!: Db;
   private c!: Record<
-    "journal" | "cash" | "positions" | "markets" | "orders" | "trades" | "idempotency" | "heartbeats" | "meta",
+    "journal" | "cash" | "positions" | "markets" | "orders" | "trades" | "idempotency" | "heartbeats" | "orderGroups" | "meta",
     Collection<Doc>
   >;
   /** Synchronous lookups the ledger makes while validating: the keys of plain entries, open client order ids. */
@@ -211,6 +236,7 @@ export class MongoMoneyStore implements MoneyStore {
       trades: col("trades"),
       idempotency: col("idempotency"),
       heartbeats: col("heartbeats"),
+      orderGroups: col("order_groups"),
       meta: col("meta"),
     };
     await s.c.journal.createIndex({ plainKey: 1 }, { unique: true, sparse: true });
@@ -328,6 +354,7 @@ export class MongoMoneyStore implements MoneyStore {
               o,
             );
           if (plan.heartbeats.length) await this.c.heartbeats.bulkWrite(plan.heartbeats, o);
+          if (plan.orderGroups.length) await this.c.orderGroups.bulkWrite(plan.orderGroups, { ...o, ordered: true });
           await this.c.meta.bulkWrite(plan.meta, o);
         },
         { writeConcern: { w: "majority", journal: true }, readConcern: { level: "snapshot" } },
@@ -402,6 +429,7 @@ export class MongoMoneyStore implements MoneyStore {
       seq: r.prio,
       clientOrderId: (r.clientOrderId as string | null) ?? null,
       ...(r.cancelOnPause === true ? { cancelOnPause: true } : {}),
+      ...(r.quote === true ? { quote: true } : {}),
     }));
   }
 
@@ -566,6 +594,41 @@ export class MongoMoneyStore implements MoneyStore {
       this.c.journal.countDocuments(q),
     ]);
     return { items: rows.map((r) => ({ ...(JSON.parse(r.body as string) as LedgerEntryDoc), hash: r.hash as string })), total };
+  }
+
+  async orderGroups(): Promise<StoredOrderGroup[]> {
+    return (await this.c.orderGroups.find().sort({ _id: 1 }).toArray()).map((d) =>
+      checkedOrderGroup(this.location, {
+        orderGroupId: d._id,
+        userId: d.userId,
+        fillLimit: d.fillLimit,
+        windowSeconds: d.windowSeconds,
+        triggered: d.triggered,
+        since: d.since,
+      }),
+    );
+  }
+
+  async groupOrders(): Promise<Array<{ orderId: string; orderGroupId: string; marketId: string }>> {
+    const rows = await this.c.orders
+      .find({ remaining: { $gt: 0 }, orderGroupId: { $type: "string" } }, { projection: { orderGroupId: 1, marketId: 1 } })
+      .toArray();
+    return rows.map((r) => ({ orderId: r._id as string, orderGroupId: r.orderGroupId as string, marketId: r.marketId as string }));
+  }
+
+  async groupFills(userId: string, orderGroupId: string, after: string): Promise<GroupOrderFill[]> {
+    const trades = await this.c.trades
+      .find({ userId, createdAt: { $gt: after } }, { projection: { orderId: 1, filledQuantity: 1, createdAt: 1 } })
+      .sort({ createdAt: 1 })
+      .toArray();
+    if (!trades.length) return [];
+    const ids = [...new Set(trades.map((t) => t.orderId as string))];
+    const inGroup = new Set(
+      (await this.c.orders.find({ _id: { $in: ids }, orderGroupId }, { projection: { _id: 1 } }).toArray()).map((o) => o._id as string),
+    );
+    return trades
+      .filter((t) => inGroup.has(t.orderId as string))
+      .map((t) => ({ orderId: t.orderId as string, quantity: t.filledQuantity as number, at: t.createdAt as string }));
   }
 
   async heartbeats(): Promise<Array<{ userId: string; timeoutSeconds: number; deadline: string }>> {

@@ -21,7 +21,7 @@ import {
 import type { RestingOrder } from "../engine/types";
 import { invalid, notFoundFault } from "../engine/refusal";
 import type { Store } from "../lib/store";
-import type { LedgerEntryDoc, OrderDoc, PostInput, PostOutcome, RewardRecord } from "../models/trading";
+import type { LedgerEntryDoc, OrderDoc, PostInput, PostOutcome, RewardPaid, RewardRecord } from "../models/trading";
 import { rewardPostings } from "./entry-rules";
 
 /** A market's reward terms as stored (its id is the market's). */
@@ -61,6 +61,8 @@ export interface EarningDoc {
   score: string;
   reward: number;
   rebate: number;
+  /** When the day's payout entry was journaled (absent on earnings an earlier version stored). */
+  paidAt?: string;
 }
 
 /** The runner's place: how far the journal was read, which days are paid through. */
@@ -281,7 +283,7 @@ export class RewardsDesk {
         record = r.applied ? plan : (((await this.ports.entryByKey(key))?.reward as typeof plan | undefined) ?? null);
       }
     }
-    if (record) await this.recordEarnings(record);
+    if (record) await this.recordEarnings(record, (done ?? (await this.ports.entryByKey(key)))?.at);
     return { key, applied, record };
   }
 
@@ -312,14 +314,38 @@ export class RewardsDesk {
     };
   }
 
-  private async recordEarnings(r: Extract<RewardRecord, { kind: "payout" }>): Promise<void> {
+  /**
+   * GET /transfers' rewards and rebates: what the user was paid, one item per market, day and
+   * kind, from the earnings each payout recorded.
+   */
+  async payouts(userId: string): Promise<RewardPaid[]> {
+    const out: RewardPaid[] = [];
+    for (const e of await this.s.rewardEarnings.find({ userId })) {
+      // Paid by the run after the day (earnings an earlier version stored carry no time).
+      const at = e.paidAt ?? `${nextDay(e.day)}T00:00:00.000Z`;
+      if (e.reward > 0) out.push({ kind: "reward", marketId: e.marketId, day: e.day, amount: e.reward, at });
+      if (e.rebate > 0) out.push({ kind: "rebate", marketId: e.marketId, day: e.day, amount: e.rebate, at });
+    }
+    return out;
+  }
+
+  private async recordEarnings(r: Extract<RewardRecord, { kind: "payout" }>, paidAt?: string): Promise<void> {
     const by = new Map<string, EarningDoc>();
     const of = (userId: string) => {
       let e = by.get(userId);
       if (!e)
         by.set(
           userId,
-          (e = { _id: `${r.day}|${r.marketId}|${userId}`, day: r.day, marketId: r.marketId, userId, score: "0", reward: 0, rebate: 0 }),
+          (e = {
+            _id: `${r.day}|${r.marketId}|${userId}`,
+            day: r.day,
+            marketId: r.marketId,
+            userId,
+            score: "0",
+            reward: 0,
+            rebate: 0,
+            ...(paidAt ? { paidAt } : {}),
+          }),
         );
       return e;
     };

@@ -7,18 +7,21 @@ import type { RestingOrder } from "../engine/types";
 import type {
   BookJournalDoc,
   CommittedRestingOrder,
+  GroupOrderFill,
   IdemAnswerSource,
   LedgerEntryDoc,
   MarketLease,
   OrderDoc,
   TradeDoc,
   OrderQuery,
+  StoredOrderGroup,
 } from "../models/trading";
 import { GENESIS_HASH } from "./chain-hash";
 import { openConnection } from "./sqlite-connection";
 import { HEAD_FILE, SqliteWriter, type CheckpointPolicy, type WriteBatch, type WriterTarget } from "./sqlite-writer";
 import type { WriterReply, WriterRequest } from "./sqlite-writer-thread";
 import {
+  checkedOrderGroup,
   CommitRefused,
   DEPOSIT_KEY_PREFIX,
   depositorsOf,
@@ -60,7 +63,7 @@ CREATE TABLE IF NOT EXISTS orders (
   order_type TEXT NOT NULL, price INTEGER NOT NULL, quantity INTEGER NOT NULL, filled INTEGER NOT NULL, remaining INTEGER NOT NULL,
   cancelled INTEGER NOT NULL, holds INTEGER NOT NULL, status TEXT NOT NULL, cancel_reason TEXT, client_order_id TEXT,
   expires_at TEXT, post_only INTEGER NOT NULL, prio INTEGER NOT NULL, seq INTEGER NOT NULL, created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL, cancel_on_pause INTEGER NOT NULL DEFAULT 0);
+  updated_at TEXT NOT NULL, cancel_on_pause INTEGER NOT NULL DEFAULT 0, is_quote INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS orders_user ON orders(user_id, created_at DESC, order_id DESC);
 CREATE INDEX IF NOT EXISTS orders_resting_user ON orders(user_id, market_id) WHERE remaining > 0;
 CREATE INDEX IF NOT EXISTS orders_resting_market ON orders(market_id, prio) WHERE remaining > 0;
@@ -77,6 +80,10 @@ CREATE TABLE IF NOT EXISTS trades (
   fee INTEGER NOT NULL, fill_ids TEXT NOT NULL, settlement_status TEXT NOT NULL, settlement_tx TEXT, created_at TEXT NOT NULL,
   seq INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS trades_user ON trades(user_id, created_at DESC, trade_id DESC);
+-- Order groups as their journal records left them (a deleted group's row is gone).
+CREATE TABLE IF NOT EXISTS order_groups (
+  group_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, fill_limit INTEGER NOT NULL, window_s INTEGER NOT NULL,
+  triggered INTEGER NOT NULL, since TEXT NOT NULL) WITHOUT ROWID;
 `;
 
 /** Indexes earlier versions made that no query uses any more. */
@@ -101,6 +108,8 @@ interface OrderRow {
   expires_at: string | null;
   post_only: number;
   cancel_on_pause: number;
+  is_quote: number;
+  order_group_id: string | null;
   prio: number;
   seq: number;
   created_at: string;
@@ -145,6 +154,8 @@ const orderOf = (r: OrderRow): OrderDoc => ({
   expiresAt: r.expires_at,
   postOnly: r.post_only === 1,
   cancelOnPause: r.cancel_on_pause === 1,
+  quote: r.is_quote === 1,
+  ...(r.order_group_id ? { orderGroupId: r.order_group_id } : {}),
   prio: r.prio,
   seq: r.seq,
   createdAt: r.created_at,
@@ -220,6 +231,10 @@ export class SqliteMoneyStore implements MoneyStore {
       this.db.exec("ALTER TABLE idempotency ADD COLUMN answer_from TEXT");
     if (!(this.db.pragma("table_info(orders)") as Array<{ name: string }>).some((c) => c.name === "cancel_on_pause"))
       this.db.exec("ALTER TABLE orders ADD COLUMN cancel_on_pause INTEGER NOT NULL DEFAULT 0");
+    if (!(this.db.pragma("table_info(orders)") as Array<{ name: string }>).some((c) => c.name === "is_quote"))
+      this.db.exec("ALTER TABLE orders ADD COLUMN is_quote INTEGER NOT NULL DEFAULT 0");
+    if (!(this.db.pragma("table_info(orders)") as Array<{ name: string }>).some((c) => c.name === "order_group_id"))
+      this.db.exec("ALTER TABLE orders ADD COLUMN order_group_id TEXT");
     // Every order with a client id wrote an entry into it, and no query used it (GET /orders by
     // client id goes through orders_user, which also gives its order): dropped from stores that have it.
     for (const name of RETIRED_INDEXES) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
@@ -239,6 +254,17 @@ export class SqliteMoneyStore implements MoneyStore {
       ),
       idem: q("SELECT fingerprint, status, response, answer_from AS answerFrom FROM idempotency WHERE scope = ? AND key = ?"),
       heartbeats: q("SELECT user_id AS userId, timeout_s AS timeoutSeconds, deadline FROM heartbeats"),
+      orderGroups: q(
+        "SELECT group_id AS orderGroupId, user_id AS userId, fill_limit AS fillLimit, window_s AS windowSeconds, triggered, since FROM order_groups ORDER BY group_id",
+      ),
+      groupOrders: q(
+        "SELECT order_id AS orderId, order_group_id AS orderGroupId, market_id AS marketId FROM orders WHERE remaining > 0 AND order_group_id IS NOT NULL",
+      ),
+      // Through the user's trades index: a group's orders are its user's.
+      groupFills: q(
+        "SELECT t.order_id AS orderId, t.filled_quantity AS quantity, t.created_at AS at FROM trades t JOIN orders o ON o.order_id = t.order_id " +
+          "WHERE t.user_id = ? AND t.created_at > ? AND o.order_group_id = ? ORDER BY t.created_at",
+      ),
       // Audit entries are the journal's keys audit:<id> (a range of its key index).
       auditPage: q(
         "SELECT body, hash FROM journal WHERE key >= 'audit:' AND key < 'audit;' AND position IS NULL ORDER BY seq DESC LIMIT ? OFFSET ?",
@@ -258,7 +284,7 @@ export class SqliteMoneyStore implements MoneyStore {
         "SELECT market_id AS marketId, collateral, epoch, owner, position, book_seq AS bookSeq, pool_yes AS poolYes, pool_no AS poolNo FROM markets",
       ),
       resting: q(
-        "SELECT order_id, user_id, side, outcome, price, quantity, remaining, prio, client_order_id, cancel_on_pause FROM orders WHERE market_id = ? AND remaining > 0 AND prio > ? ORDER BY prio LIMIT ?",
+        "SELECT order_id, user_id, side, outcome, price, quantity, remaining, prio, client_order_id, cancel_on_pause, is_quote FROM orders WHERE market_id = ? AND remaining > 0 AND prio > ? ORDER BY prio LIMIT ?",
       ),
       order: q("SELECT * FROM orders WHERE order_id = ?"),
       trade: q("SELECT * FROM trades WHERE trade_id = ?"),
@@ -516,6 +542,7 @@ export class SqliteMoneyStore implements MoneyStore {
       prio: number;
       client_order_id: string | null;
       cancel_on_pause: number;
+      is_quote: number;
     }>;
     return rows.map((r) => ({
       orderId: r.order_id,
@@ -528,6 +555,7 @@ export class SqliteMoneyStore implements MoneyStore {
       seq: r.prio,
       clientOrderId: r.client_order_id,
       ...(r.cancel_on_pause === 1 ? { cancelOnPause: true } : {}),
+      ...(r.is_quote === 1 ? { quote: true } : {}),
     }));
   }
 
@@ -553,6 +581,20 @@ export class SqliteMoneyStore implements MoneyStore {
   async auditLog(page: number, pageSize: number): Promise<{ items: LedgerEntryDoc[]; total: number }> {
     const rows = this.st.auditPage.all(pageSize, (page - 1) * pageSize) as Array<{ body: string; hash: string }>;
     return { items: rows.map((r) => parseEntry(r.body, r.hash)), total: (this.st.auditCount.get() as { n: number }).n };
+  }
+
+  async orderGroups(): Promise<StoredOrderGroup[]> {
+    return (this.st.orderGroups.all() as Array<Omit<StoredOrderGroup, "triggered"> & { triggered: unknown }>).map((r) =>
+      checkedOrderGroup(this.location, { ...r, triggered: r.triggered === 1 ? true : r.triggered === 0 ? false : r.triggered }),
+    );
+  }
+
+  async groupOrders(): Promise<Array<{ orderId: string; orderGroupId: string; marketId: string }>> {
+    return this.st.groupOrders.all() as Array<{ orderId: string; orderGroupId: string; marketId: string }>;
+  }
+
+  async groupFills(userId: string, orderGroupId: string, after: string): Promise<GroupOrderFill[]> {
+    return this.st.groupFills.all(userId, after, orderGroupId) as GroupOrderFill[];
   }
 
   async heartbeats(): Promise<Array<{ userId: string; timeoutSeconds: number; deadline: string }>> {

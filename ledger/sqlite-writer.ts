@@ -101,8 +101,8 @@ export class SqliteWriter {
           "ON CONFLICT(market_id) DO UPDATE SET collateral = excluded.collateral, epoch = excluded.epoch, owner = excluded.owner, position = excluded.position, book_seq = excluded.book_seq, pool_yes = excluded.pool_yes, pool_no = excluded.pool_no",
       ),
       insOrder: q(
-        "INSERT INTO orders (order_id, user_id, market_id, side, outcome, order_type, price, quantity, filled, remaining, cancelled, holds, status, cancel_reason, client_order_id, expires_at, post_only, prio, seq, created_at, updated_at, cancel_on_pause) " +
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO orders (order_id, user_id, market_id, side, outcome, order_type, price, quantity, filled, remaining, cancelled, holds, status, cancel_reason, client_order_id, expires_at, post_only, prio, seq, created_at, updated_at, cancel_on_pause, is_quote, order_group_id) " +
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       changeOrder: q(
         "UPDATE orders SET quantity = coalesce(?, quantity), price = coalesce(?, price), prio = coalesce(?, prio), filled = filled + ?, remaining = ?, " +
@@ -122,6 +122,10 @@ export class SqliteWriter {
         "INSERT INTO heartbeats (user_id, timeout_s, deadline) VALUES (?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET timeout_s = excluded.timeout_s, deadline = excluded.deadline",
       ),
       delHeartbeat: q("DELETE FROM heartbeats WHERE user_id = ?"),
+      insGroup: q("INSERT INTO order_groups (group_id, user_id, fill_limit, window_s, triggered, since) VALUES (?, ?, ?, ?, 0, ?)"),
+      resetGroup: q("UPDATE order_groups SET triggered = 0, since = ? WHERE group_id = ?"),
+      triggerGroup: q("UPDATE order_groups SET triggered = 1 WHERE group_id = ?"),
+      delGroup: q("DELETE FROM order_groups WHERE group_id = ?"),
     };
     const metaNumber = (k: string): number => {
       const r = st.getMeta.get(k) as { v: string } | undefined;
@@ -211,6 +215,13 @@ export class SqliteWriter {
           if (h.deadline) st.upHeartbeat.run(h.userId, h.timeoutSeconds, h.deadline);
           else st.delHeartbeat.run(h.userId);
         }
+        const g = doc.orderGroup;
+        if (g) {
+          if (g.kind === "create") st.insGroup.run(g.orderGroupId, g.userId, g.fillLimit, g.windowSeconds, doc.at);
+          else if (g.kind === "reset") st.resetGroup.run(doc.at, g.orderGroupId);
+          else if (g.kind === "trigger") st.triggerGroup.run(g.orderGroupId);
+          else st.delGroup.run(g.orderGroupId);
+        }
       }
       for (const o of fresh.values()) {
         st.insOrder.run(
@@ -236,6 +247,8 @@ export class SqliteWriter {
           o.createdAt,
           o.updatedAt,
           o.cancelOnPause ? 1 : 0,
+          o.quote ? 1 : 0,
+          o.orderGroupId ?? null,
         );
         orders++;
       }

@@ -3,13 +3,16 @@ import type { MicroUnits } from "../engine/money";
 import type {
   BookJournalDoc,
   CommittedRestingOrder,
+  GroupOrderFill,
   IdemAnswerSource,
   LedgerEntryDoc,
   MarketLease,
   OrderDoc,
   TradeDoc,
   OrderQuery,
+  StoredOrderGroup,
 } from "../models/trading";
+import { ORDER_GROUP_WINDOW_SECONDS } from "../lib/order-rules";
 
 /** One journal row as stored: the entry's body exactly as hashed, and its place in the chain. */
 export interface JournalRow {
@@ -111,6 +114,12 @@ export interface MoneyStore {
   auditLog(page: number, pageSize: number): Promise<{ items: LedgerEntryDoc[]; total: number }>;
   /** Armed dead man's switches. */
   heartbeats(): Promise<Array<{ userId: string; timeoutSeconds: number; deadline: string }>>;
+  /** Order groups not deleted; throws a StoreDamaged naming a group no version wrote. */
+  orderGroups(): Promise<StoredOrderGroup[]>;
+  /** Open orders placed in an order group. */
+  groupOrders(): Promise<Array<{ orderId: string; orderGroupId: string; marketId: string }>>;
+  /** Fills of the group's orders (its user's trades) after `after` (ISO), oldest first: its window rebuilt. */
+  groupFills(userId: string, orderGroupId: string, after: string): Promise<GroupOrderFill[]>;
   /** Resting GTD orders whose time has come, oldest deadline first. */
   dueExpiries(now: string, limit: number): Promise<Array<{ orderId: string; marketId: string; expiresAt: string }>>;
   nextExpiry(): Promise<string | null>;
@@ -202,4 +211,27 @@ export function formatToWrite(location: string, format: unknown, entries: number
     );
   }
   return false;
+}
+
+/** An order group as read from a store, or a StoreDamaged naming it when no version wrote it so. */
+export function checkedOrderGroup(location: string, g: { [K in keyof StoredOrderGroup]: unknown }): StoredOrderGroup {
+  const problem =
+    typeof g.orderGroupId !== "string" || !g.orderGroupId
+      ? "has no id"
+      : typeof g.userId !== "string" || !g.userId
+        ? "has no user"
+        : typeof g.fillLimit !== "number" || !Number.isSafeInteger(g.fillLimit) || g.fillLimit <= 0
+          ? `has fill limit ${String(g.fillLimit)}`
+          : typeof g.windowSeconds !== "number" ||
+              !Number.isInteger(g.windowSeconds) ||
+              g.windowSeconds < ORDER_GROUP_WINDOW_SECONDS.min ||
+              g.windowSeconds > ORDER_GROUP_WINDOW_SECONDS.max
+            ? `has window ${String(g.windowSeconds)} s`
+            : typeof g.triggered !== "boolean"
+              ? `has trigger state ${String(g.triggered)}`
+              : typeof g.since !== "string" || !Number.isFinite(Date.parse(g.since))
+                ? `has reset time ${String(g.since)}`
+                : null;
+  if (problem) throw new StoreDamaged(`order group ${String(g.orderGroupId)} in the money store ${location} is damaged: it ${problem}`);
+  return g as StoredOrderGroup;
 }

@@ -12,6 +12,8 @@ const GTD_MIN_AHEAD_MS = 5_000;
 const GTD_MAX_AHEAD_MS = 365 * 24 * 3600 * 1000;
 export const CLIENT_ORDER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 export const MAX_BATCH = 20;
+/** Quotes in one mass quote (POST /quotes). */
+export const MAX_QUOTES = 20;
 
 /**
  * An order's terms, the one shape from the request to the market's actor: as POST /orders' body
@@ -32,6 +34,8 @@ export interface OrderTerms {
   clientOrderId?: string;
   /** Cancelled (reason `paused`) when its market leaves the normal trading mode. */
   cancelOnPause?: boolean;
+  /** An order group of the caller (admitted by the ledger before the order is placed). */
+  orderGroupId?: string;
 }
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string; fields: FieldError[] };
@@ -83,6 +87,7 @@ export function checkOrder(p: OrderTerms, nowMs: number): Checked<OrderTerms> {
       postOnly: !!p.postOnly,
       ...(p.clientOrderId !== undefined ? { clientOrderId: p.clientOrderId } : {}),
       ...(p.cancelOnPause ? { cancelOnPause: true } : {}),
+      ...(p.orderGroupId ? { orderGroupId: p.orderGroupId } : {}),
     },
   };
 }
@@ -92,3 +97,6 @@ export function checkHeartbeat(timeoutSeconds: number): Checked<number> {
   if (timeoutSeconds === 0 || (timeoutSeconds >= 5 && timeoutSeconds <= 300)) return { ok: true, value: timeoutSeconds };
   return refuse("timeoutSeconds is 0 (disarm) or 5 to 300", "timeoutSeconds", timeoutSeconds < 5 ? "numberMin" : "numberMax");
 }
+
+/** An order group's rolling fill window: 1 to 3600 seconds, 15 when not given. */
+export const ORDER_GROUP_WINDOW_SECONDS = { min: 1, max: 3600, default: 15 } as const;

@@ -54,6 +54,8 @@ export function bookCoresOn(broker: ServiceBroker, log: (message: string) => voi
     requests: {
       checkShape: placeCheck,
       placeRemote: (ctx, p) => portCall(ctx, "book.placeTerms", p),
+      quotesRemote: (ctx, q) => portCall(ctx, "book.quotesTerms", q),
+      cancelQuotes: (ctx, marketId, userId) => portCall(ctx, "book.cancelQuotesOf", { marketId, userId }),
       journaled: (ctx) => void (ctx.meta.idemJournaled = true),
       withIdempotency: (ctx, idem, run) => withIdempotency(ctx, idem, run).then((r) => r.value, throwRefusal),
       order: (ctx, orderId) => portCall(ctx, "ledger.getOrder", { orderId }),
@@ -64,6 +66,8 @@ export function bookCoresOn(broker: ServiceBroker, log: (message: string) => voi
       cancel: (ctx, marketId, orderId, userId) => portCall(ctx, "book.cancel", { marketId, orderId, userId }),
       queuePosition: (ctx, marketId, orderId) => portCall(ctx, "book.queuePositionAt", { marketId, orderId }),
       topOnOwner: (ctx, marketId) => portCall(ctx, "book.top", { marketId }),
+      groupAdmit: (ctx, orderGroupId, userId) => portCall(ctx, "ledger.orderGroupAdmit", { orderGroupId, userId }),
+      groupJoin: (ctx, j) => portCall(ctx, "ledger.orderGroupJoin", j),
     },
   });
 }

@@ -5,6 +5,9 @@ import { ownerOf } from "../trading/ownership";
 export const MARKET_ACTIONS: ReadonlySet<string> = new Set([
   "book.place",
   "book.placeTerms",
+  "book.placeQuotes",
+  "book.quotesTerms",
+  "book.cancelQuotesOf",
   "book.amendOrder",
   "book.cancel",
   "book.cancelMany",

@@ -7,7 +7,7 @@ import type { OrderType, Outcome, QueuePosition, RestingOrder, Side } from "../e
 export type { QueuePosition };
 
 /** A resting order as the ledger committed it: the book's order and its client order id (rebuilding a book). */
-export type CommittedRestingOrder = RestingOrder & { clientOrderId?: string | null; cancelOnPause?: boolean };
+export type CommittedRestingOrder = RestingOrder & { clientOrderId?: string | null; cancelOnPause?: boolean; quote?: boolean };
 
 /** A market's writer lease: who may write its book, under which epoch (issued by the ledger). */
 export interface FenceRecord {
@@ -73,6 +73,8 @@ export interface LedgerEntryDoc {
   audit?: AuditEntry;
   /** Liquidity rewards: the rewards account funded, or a market's day of rewards and maker rebates paid (ledger/entry-rules.ts). */
   reward?: RewardRecord;
+  /** An order group created, reset, triggered or deleted (trading/order-groups.ts); its orders name it themselves. */
+  orderGroup?: OrderGroupRecord;
   at: string;
   /** Present on entries read back from the journal. */
   hash?: string;
@@ -97,6 +99,43 @@ export type RewardRecord =
       rewards: Array<{ userId: string; amount: number; score: string }>;
       rebates: Array<{ userId: string; amount: number; filled: number }>;
     };
+
+/**
+ * An order group's change, journaled so that a restart keeps it. Which orders belong to a group is
+ * in their own placement (`JournaledOrder.orderGroupId`), its fill window in their trades.
+ */
+export type OrderGroupRecord =
+  | { kind: "create"; orderGroupId: string; userId: string; fillLimit: number; windowSeconds: number }
+  | { kind: "reset" | "trigger" | "delete"; orderGroupId: string; userId: string };
+
+/** An order group as the money store keeps it (the projection of its records). */
+export interface StoredOrderGroup {
+  orderGroupId: string;
+  userId: string;
+  fillLimit: number;
+  windowSeconds: number;
+  triggered: boolean;
+  /** When it was last reset (or created): fills before it do not count in its window. */
+  since: string;
+}
+
+/** An order of a group as stored: still open or not, and its fills since a time. */
+export interface GroupOrderFill {
+  orderId: string;
+  quantity: number;
+  at: string;
+}
+
+/** What a user was paid by a day's rewards run for one market: a liquidity reward or a maker rebate. */
+export interface RewardPaid {
+  kind: "reward" | "rebate";
+  marketId: string;
+  /** The UTC day it pays (YYYY-MM-DD). */
+  day: string;
+  amount: number;
+  /** When the payout entry was journaled (ISO). */
+  at: string;
+}
 
 /** One operator action as journaled: which route, with what parameters, and the operator's note. */
 export interface AuditEntry {
@@ -172,6 +211,10 @@ export interface OrderDoc {
   postOnly: boolean;
   /** Cancelled (reason `paused`) when its market leaves the normal trading mode. */
   cancelOnPause?: boolean;
+  /** Placed by POST /quotes: one of its user's quote set in the market (replaced by the next set). */
+  quote?: boolean;
+  /** The order group it was placed in, if any. */
+  orderGroupId?: string;
   /** Time priority in its market's book (the book's seq of its acceptance). */
   prio: number;
   /** Ledger seq of the order's latest change. */
@@ -188,6 +231,11 @@ export type BookCommand =
   | { type: "cancelMany"; userId: string; reason: string }
   | { type: "amend"; orderId: string; userId: string; price: number; quantity: number; keepsPriority: boolean }
   | { type: "cancelAll"; reason: string }
+  /**
+   * A mass quote: the user's previous quote orders in the market (`cancelled`, still resting) are
+   * cancelled, then `orders` are placed in this order, as one command.
+   */
+  | { type: "quotes"; userId: string; cancelled: string[]; orders: JournaledOrder[] }
   /** Part of a command too large for one entry; the command itself is in entry `of` (same market). */
   | { type: "part"; of: number };
 
@@ -206,6 +254,9 @@ export interface JournaledOrder {
   expiresAt?: string;
   postOnly?: boolean;
   cancelOnPause?: boolean;
+  quote?: boolean;
+  /** The caller's order group it joined (its fills count there; a trigger cancels it). */
+  orderGroupId?: string;
 }
 
 /**
@@ -261,6 +312,7 @@ export interface PostInput extends Pick<
   | "heartbeat"
   | "audit"
   | "reward"
+  | "orderGroup"
 > {
   key: string;
   /** One part of a book command split over several entries (see post). */
@@ -345,6 +397,32 @@ export interface PlaceResult {
   tradeId: string | null;
   fills: Array<{ price: string; quantity: string }>;
   createdAt: string;
+}
+
+/** A quote of a mass quote once checked: price as a tick. */
+export interface QuoteTerm {
+  side: Side;
+  outcome: Outcome;
+  price: number;
+  quantity: number;
+}
+
+/** `book.quotesTerms`: a checked mass quote for the market's actor. */
+export interface QuoteSetTerms {
+  marketId: string;
+  userId: string;
+  quotes: QuoteTerm[];
+  postOnly: boolean;
+  /** The caller's order group every quote order joins (named in each order's placement). */
+  orderGroupId?: string;
+  idem?: IdemKey;
+}
+
+/** What a mass quote did: the previous set's orders cancelled, then each quote placed (in request order). */
+export interface QuoteSetResult {
+  cancelled: string[];
+  releasedAmount: number;
+  orders: PlaceResult[];
 }
 
 export interface CancelManyResult {

@@ -58,22 +58,8 @@ const BookService = defineService<BookThis>({
     place: {
       ...routeAction("book.place"),
       async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.place">>): Promise<ActionResult<"book.place">> {
-        const userId = currentUser(ctx).id;
-        const { orderGroupId, ...terms } = ctx.params;
-        // A group that triggered refuses the order before anything is placed (ledger/order groups).
-        if (orderGroupId) await call(ctx, "ledger.orderGroupAdmit", { orderGroupId, userId });
-        const placed = await this.desk.placeOne(ctx, userId, terms, ctx.meta.idem).catch(throwWire);
-        if (orderGroupId) {
-          const open = placed.status === "open" || placed.status === "partially_filled";
-          await call(ctx, "ledger.orderGroupJoin", {
-            orderGroupId,
-            orderId: placed.orderId,
-            marketId: placed.marketId,
-            open,
-            filled: Number(placed.filledQuantity),
-          });
-        }
-        return placed;
+        // Named in an order group: admitted by it first, joined once placed (trading/order-desk.ts).
+        return this.desk.placeOne(ctx, currentUser(ctx).id, ctx.params, ctx.meta.idem).catch(throwWire);
       },
     },
 
@@ -90,6 +76,39 @@ const BookService = defineService<BookThis>({
       ...routeAction("book.placeBatch"),
       handler(this: BookThis, ctx: AppContext<HandlerParams<"book.placeBatch">>): Answer<"book.placeBatch"> {
         return this.desk.placeBatch(ctx, currentUser(ctx).id, ctx.params.orders, ctx.meta.idem);
+      },
+    },
+
+    /** POST /quotes: the caller's quote set in the market replaced atomically (one journal entry). */
+    placeQuotes: {
+      ...routeAction("book.placeQuotes"),
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.placeQuotes">>): Promise<ActionResult<"book.placeQuotes">> {
+        // Named in an order group: admitted by it first, each quote order joined once placed (trading/order-desk.ts).
+        return this.desk.placeQuotes(ctx, currentUser(ctx).id, ctx.params, ctx.meta.idem).catch(throwWire);
+      },
+    },
+
+    /** Internal: a mass quote placed on the market's owner (one that reached another node). */
+    quotesTerms: {
+      ...internalAction("book.quotesTerms"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.quotesTerms">>): Answer<"book.quotesTerms"> {
+        return this.desk.quotesHere(ctx, ctx.params).catch(throwWire);
+      },
+    },
+
+    /** DELETE /quotes: the caller's quote set in one market withdrawn. */
+    cancelQuotes: {
+      ...routeAction("book.cancelQuotes"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancelQuotes">>): Answer<"book.cancelQuotes"> {
+        return this.desk.cancelQuotes(ctx, currentUser(ctx).id, ctx.params.marketId).catch(throwWire);
+      },
+    },
+
+    /** Internal: a user's quote set cancelled inside the market's actor. */
+    cancelQuotesOf: {
+      ...internalAction("book.cancelQuotesOf"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancelQuotesOf">>): Answer<"book.cancelQuotesOf"> {
+        return this.owner.cancelQuotes(ctx.params).catch(throwWire);
       },
     },
 

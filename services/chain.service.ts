@@ -49,6 +49,7 @@ function ledgerOf(broker: ServiceBroker): ChainLedger {
     markSettlement: async (tradeIds, status, txHash) =>
       void (await portCall(broker, "ledger.markSettlement", txHash ? { tradeIds, status, txHash } : { tradeIds, status })),
     entriesAfter: (seq, limit) => portCall(broker, "ledger.entriesAfter", { seq, limit }),
+    rewardPayouts: (userId) => portCall(broker, "ledger.rewardPayouts", { userId }),
   };
 }
 

@@ -56,6 +56,9 @@ type LedgerThis = Service &
     groupMarkets: Map<string, string>;
     cancelGroup(c: GroupCancel): Promise<void>;
     postHere(entry: PostParams, fromNode: string): PostOutcome;
+    loadGroups(): Promise<void>;
+    finishCancel(c: GroupCancel): Promise<void>;
+    groupsStopped?: boolean;
   };
 
 /** The event pools' ports on this ledger and the caller's context (the catalog's facts). */
@@ -113,7 +116,7 @@ const LedgerService = defineService<LedgerThis>({
       rewardTerms: [],
       rewardScores: [{ fields: { day: 1, marketId: 1 } }],
       rewardFills: [{ fields: { day: 1, marketId: 1 } }],
-      rewardEarnings: [{ fields: { day: 1, userId: 1 } }],
+      rewardEarnings: [{ fields: { day: 1, userId: 1 } }, { fields: { userId: 1 } }],
       rewardMeta: [],
     }),
   ],
@@ -123,7 +126,7 @@ const LedgerService = defineService<LedgerThis>({
     createOrderGroup: {
       ...routeAction("ledger.createOrderGroup"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.createOrderGroup">>): Answer<"ledger.createOrderGroup"> {
-        return this.groups.create(currentUser(ctx).id, ctx.params);
+        return this.groups.create(currentUser(ctx).id, ctx.params).catch(throwWire);
       },
     },
 
@@ -139,7 +142,7 @@ const LedgerService = defineService<LedgerThis>({
     resetOrderGroup: {
       ...routeAction("ledger.resetOrderGroup"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.resetOrderGroup">>): Answer<"ledger.resetOrderGroup"> {
-        return this.groups.reset(ctx.params.id, currentUser(ctx).id);
+        return this.groups.reset(ctx.params.id, currentUser(ctx).id).catch(throwWire);
       },
     },
 
@@ -150,7 +153,7 @@ const LedgerService = defineService<LedgerThis>({
         this: LedgerThis,
         ctx: AppContext<HandlerParams<"ledger.deleteOrderGroup">>,
       ): Promise<ActionResult<"ledger.deleteOrderGroup">> {
-        const gone = this.groups.remove(ctx.params.id, currentUser(ctx).id);
+        const gone = await this.groups.remove(ctx.params.id, currentUser(ctx).id).catch(throwWire);
         await this.cancelGroup(gone);
         return { orderGroupId: gone.orderGroupId, cancelled: gone.orderIds };
       },
@@ -174,8 +177,9 @@ const LedgerService = defineService<LedgerThis>({
       ): Promise<ActionResult<"ledger.orderGroupJoin">> {
         const { orderGroupId, orderId, marketId, open, filled } = ctx.params;
         if (open) this.groupMarkets.set(orderId, marketId);
-        const t = this.groups.join(orderGroupId, orderId, open, filled);
-        if (t) await this.cancelGroup(t);
+        const t = await this.groups.join(orderGroupId, orderId, open, filled);
+        // Answered once the cancel went through, or retried behind the answer (an engine moving).
+        if (t) await this.cancelGroup(t).catch(() => void this.finishCancel(t));
         return true;
       },
     },
@@ -221,6 +225,14 @@ const LedgerService = defineService<LedgerThis>({
       ...routeAction("ledger.rewardEarnings"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.rewardEarnings">>): Answer<"ledger.rewardEarnings"> {
         return this.rewards.earnings(currentUser(ctx).id, ctx.params.date);
+      },
+    },
+
+    /** Internal: the rewards and rebates paid to a user (GET /transfers). */
+    rewardPayouts: {
+      ...internalAction("ledger.rewardPayouts"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.rewardPayouts">>): Answer<"ledger.rewardPayouts"> {
+        return this.rewards.payouts(ctx.params.userId);
       },
     },
 
@@ -536,12 +548,12 @@ const LedgerService = defineService<LedgerThis>({
         const o = e.payload;
         const open = o.status === "open" || o.status === "partially_filled";
         const delta = Number(o.filledDelta);
-        const t = delta > 0 ? this.groups.filled(o.orderId, delta, open) : null;
+        const t = delta > 0 ? await this.groups.filled(o.orderId, delta, open) : null;
         if (!open) {
           this.groups.left(o.orderId);
           this.groupMarkets.delete(o.orderId);
         }
-        if (t) await this.cancelGroup(t).catch((err: unknown) => this.logger.warn("Order group cancel failed", (err as Error)?.message));
+        if (t) void this.finishCancel(t);
       }
     },
     "$services.changed"(this: LedgerThis) {
@@ -560,6 +572,46 @@ const LedgerService = defineService<LedgerThis>({
       return answer;
     },
 
+    /**
+     * The order groups as the money store keeps them. What a crash interrupted (a trigger whose
+     * orders are still open) is finished in the background, once the markets' owners answer.
+     */
+    async loadGroups(this: LedgerThis): Promise<void> {
+      const store = this.desk.store;
+      const cancels = await this.groups.load({
+        groups: () => store.orderGroups(),
+        openOrders: async () => {
+          const open = await store.groupOrders();
+          for (const o of open) this.groupMarkets.set(o.orderId, o.marketId);
+          return open;
+        },
+        fills: (userId, orderGroupId, after) => store.groupFills(userId, orderGroupId, after),
+      });
+      for (const c of cancels) void this.finishCancel(c);
+    },
+
+    /**
+     * A trigger's cancel, retried until the markets' owners take it (an engine moving, a start
+     * before the engines): a kill switch whose orders stayed open would be worse than none.
+     * Still open at the next start, a triggered group's orders are cancelled then (OrderGroups.load).
+     */
+    async finishCancel(this: LedgerThis, c: GroupCancel): Promise<void> {
+      // Two minutes at most (a refusal that does not pass, a market gone); a restart tries again.
+      for (let attempt = 1; attempt <= 240 && !this.groupsStopped; attempt++) {
+        try {
+          await this.cancelGroup(c);
+          return;
+        } catch (err) {
+          if (attempt === 1 || attempt === 240)
+            this.logger.warn(
+              `order group ${c.orderGroupId}: cancelling its orders failed${attempt === 1 ? ", retrying" : "; left to the next start"}`,
+              (err as Error)?.message,
+            );
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
+    },
+
     /** A group's open orders cancelled at once, per market (reason order_group). */
     async cancelGroup(this: LedgerThis, c: GroupCancel): Promise<void> {
       const byMarket = new Map<string, string[]>();
@@ -567,19 +619,27 @@ const LedgerService = defineService<LedgerThis>({
         const m = this.groupMarkets.get(id);
         if (!m) continue;
         byMarket.set(m, [...(byMarket.get(m) ?? []), id]);
-        this.groupMarkets.delete(id);
       }
       await Promise.all(
-        [...byMarket].map(([marketId, orderIds]) =>
-          call(this.broker, "book.cancelMany", { marketId, userId: c.userId, orderIds, reason: "order_group" }),
-        ),
+        [...byMarket].map(async ([marketId, orderIds]) => {
+          await call(this.broker, "book.cancelMany", { marketId, userId: c.userId, orderIds, reason: "order_group" });
+          for (const id of orderIds) this.groupMarkets.delete(id);
+        }),
       );
     },
   },
 
   created() {
-    this.groups = new OrderGroups({ now: Date.now, newId });
     this.groupMarkets = new Map();
+    this.groups = new OrderGroups({
+      now: Date.now,
+      newId,
+      // Journaled like a heartbeat: no money, kept in the hash chain and projected by the store.
+      record: async (orderGroup) => {
+        await this.desk.post({ key: `group:${orderGroup.orderGroupId}:${orderGroup.kind}:${newId("gev")}`, postings: [], orderGroup });
+      },
+      warn: (message) => this.logger.warn(message),
+    });
   },
 
   async started() {
@@ -607,6 +667,7 @@ const LedgerService = defineService<LedgerThis>({
     });
     this.desk = this.cores.desk;
     this.cores.startDeadlines();
+    await this.loadGroups();
     const cfg = configOf(broker);
     const bootMs = Date.now();
     const clockAt = cfg.rewards.clockAtMs;
@@ -652,6 +713,7 @@ const LedgerService = defineService<LedgerThis>({
   },
 
   async stopped() {
+    this.groupsStopped = true;
     await this.rewardClock?.stop();
     await this.cores?.close();
   },

@@ -18,6 +18,9 @@ import type {
   AmendTerms,
   CancelResult,
   QueuePosition,
+  QuoteSetResult,
+  QuoteSetTerms,
+  QuoteTerm,
 } from "../models/trading";
 import { formatTick } from "../engine/money";
 import { page, type Page } from "../lib/paging";
@@ -42,6 +45,12 @@ export interface OrderDeskPorts<C> {
   place(p: PlaceTerms, render: (r: PlaceResult) => unknown): Promise<PlaceResult>;
   /** Place on the market's owner elsewhere (`placeOnOwner` there). */
   placeRemote(c: C, p: PlaceTerms): Promise<PlaceView>;
+  /** A mass quote on this node's actor of the market; `render` is the answer journaled under the request's key. */
+  quotes(q: QuoteSetTerms, render: (r: QuoteSetResult) => unknown): Promise<QuoteSetResult>;
+  /** A mass quote on the market's owner elsewhere (`quotesHere` there). */
+  quotesRemote(c: C, q: QuoteSetTerms): Promise<QuoteSetView>;
+  /** The user's quote set in the market withdrawn by its owner. */
+  cancelQuotes(c: C, marketId: string, userId: string): Promise<CancelManyResult>;
   /** The request's answer was journaled with its command (the idempotency layer need not store it). */
   journaled(c: C): void;
   /** Run `run` once per Idempotency-Key (mixins/idempotency.middleware.ts): a repeat answers the first answer. */
@@ -57,7 +66,36 @@ export interface OrderDeskPorts<C> {
   cancel(c: C, marketId: string, orderId: string, userId: string): Promise<CancelResult>;
   /** What rests before the order at its level, from the market's owner (null: not resting). */
   queuePosition(c: C, marketId: string, orderId: string): Promise<QueuePosition | null>;
+  /** May a new order of the user name this order group? Refuses (404, 409 triggered) otherwise. */
+  groupAdmit(c: C, orderGroupId: string, userId: string): Promise<unknown>;
+  /** A placed order joins its group (what it filled at once counts in the group's window). */
+  groupJoin(c: C, j: { orderGroupId: string; orderId: string; marketId: string; open: boolean; filled: number }): Promise<unknown>;
 }
+
+/** POST /quotes' body as the validator passed it (prices as decimals). */
+export interface QuoteSetRequest {
+  marketId: string;
+  quotes: QuoteTerm[];
+  postOnly?: boolean;
+  orderGroupId?: string;
+}
+
+/** The answer of POST /quotes (the contract's MassQuoteResult). */
+export type QuoteSetView = Model<"MassQuoteResult">;
+
+/** A mass quote's answer: each quote order as POST /orders answers it, marked as a quote. */
+export function quoteSetView(q: QuoteSetTerms, r: QuoteSetResult): QuoteSetView {
+  return {
+    cancelled: r.cancelled,
+    orders: r.orders.map((o, i) => {
+      const t = q.quotes[i];
+      const terms: OrderTerms = { marketId: q.marketId, ...t, orderType: "GTC", postOnly: q.postOnly };
+      return placeView(terms, o, t.quantity, true);
+    }),
+  };
+}
+/** A batch's order groups that refused its orders (a group absent here admitted them), with the refusal. */
+type GroupAdmissions = Map<string, unknown>;
 
 /** One answer of POST /orders/batch: the order, or the error it got, in the contract's shape. */
 /** One order's answer in a batch (the contract's BatchOrderResult). */
@@ -66,11 +104,28 @@ export type BatchItem = Model<"BatchOrderResult">;
 export class OrderDesk<C> {
   constructor(private readonly ports: OrderDeskPorts<C>) {}
 
-  /** One order: its rules checked here, then placed by the market's owner. */
-  placeOne(c: C, userId: string, p: OrderTerms, idem?: IdemKey): Promise<PlaceView> {
+  /**
+   * One order: its rules checked here, then placed by the market's owner. Named in an order group,
+   * the group admits it first (a triggered group refuses it, nothing is placed) and it joins the
+   * group once placed (its placement names the group too, so a restart finds it there).
+   */
+  async placeOne(c: C, userId: string, p: OrderTerms, idem?: IdemKey, admitted?: GroupAdmissions): Promise<PlaceView> {
     const checked = checkOrder(p, this.ports.now());
-    if (!checked.ok) return Promise.reject(invalid(checked.message, checked.fields));
-    return this.placeOnOwner(c, { ...checked.value, userId, ...(idem ? { idem } : {}) });
+    if (!checked.ok) throw invalid(checked.message, checked.fields);
+    const group = checked.value.orderGroupId;
+    if (group && admitted) {
+      if (admitted.has(group)) throw admitted.get(group);
+    } else if (group) await this.ports.groupAdmit(c, group, userId);
+    const placed = await this.placeOnOwner(c, { ...checked.value, userId, ...(idem ? { idem } : {}) });
+    if (group)
+      await this.ports.groupJoin(c, {
+        orderGroupId: group,
+        orderId: placed.orderId,
+        marketId: placed.marketId,
+        open: placed.status === "open" || placed.status === "partially_filled",
+        filled: Number(placed.filledQuantity),
+      });
+    return placed;
   }
 
   /**
@@ -109,11 +164,18 @@ export class OrderDesk<C> {
    * for durability about once instead of once per order. Each order of an idempotent batch has its
    * own key, so a retry after a crash places only the ones that did not land the first time.
    */
-  placeBatch(c: C, userId: string, orders: unknown[], idem?: IdemKey): Promise<BatchItem[]> {
-    return Promise.all(orders.map((body, i) => this.batchItem(c, userId, body, i, idem)));
+  async placeBatch(c: C, userId: string, orders: unknown[], idem?: IdemKey): Promise<BatchItem[]> {
+    // The order groups named are asked once, together, before any order goes: the orders still
+    // reach their actors together and in request order.
+    const admitted: GroupAdmissions = new Map();
+    const groups = new Set(orders.map((o) => (o as { orderGroupId?: unknown } | null)?.orderGroupId).filter((g) => typeof g === "string"));
+    await Promise.all(
+      [...groups].map((g) => this.ports.groupAdmit(c, g as string, userId).catch((err: unknown) => void admitted.set(g as string, err))),
+    );
+    return Promise.all(orders.map((body, i) => this.batchItem(c, userId, body, i, admitted, idem)));
   }
 
-  private async batchItem(c: C, userId: string, body: unknown, i: number, idem?: IdemKey): Promise<BatchItem> {
+  private async batchItem(c: C, userId: string, body: unknown, i: number, admitted: GroupAdmissions, idem?: IdemKey): Promise<BatchItem> {
     const check = this.ports.checkShape(body);
     if (check !== true)
       return {
@@ -129,12 +191,73 @@ export class OrderDesk<C> {
     try {
       // A replay answers the placement journaled first under the key (stored as JSON: a PlaceView).
       const order = key
-        ? ((await this.ports.withIdempotency(c, key, () => this.placeOne(c, userId, p, key))) as PlaceView)
-        : await this.placeOne(c, userId, p);
+        ? ((await this.ports.withIdempotency(c, key, () => this.placeOne(c, userId, p, key, admitted))) as PlaceView)
+        : await this.placeOne(c, userId, p, undefined, admitted);
       return { ok: true, order };
     } catch (err) {
       return { ok: false, error: batchError(err) };
     }
+  }
+
+  /**
+   * POST /quotes: every quote's price and lot checked here (one bad quote refuses the set, naming
+   * it), then the set goes to the market's owner, which replaces the caller's previous set in one
+   * entry. With an Idempotency-Key the answer is journaled with that entry. Named in an order
+   * group, the group admits the set first (a triggered group refuses it whole) and each quote
+   * order joins it once placed (each placement names the group too, as for POST /orders).
+   */
+  async placeQuotes(c: C, userId: string, body: QuoteSetRequest, idem?: IdemKey): Promise<QuoteSetView> {
+    const quotes: QuoteTerm[] = [];
+    for (const [i, q] of body.quotes.entries()) {
+      const pq = checkPriceAndQuantity(q.price, q.quantity);
+      if (!pq.ok)
+        throw invalid(
+          `quotes[${i}]: ${pq.message}`,
+          pq.fields.map((f) => ({ ...f, field: `quotes[${i}].${f.field}` })),
+        );
+      quotes.push({ side: q.side, outcome: q.outcome, price: pq.value.tick as number, quantity: q.quantity });
+    }
+    const group = body.orderGroupId;
+    if (group) await this.ports.groupAdmit(c, group, userId);
+    const terms: QuoteSetTerms = {
+      marketId: body.marketId,
+      userId,
+      quotes,
+      postOnly: !!body.postOnly,
+      ...(group ? { orderGroupId: group } : {}),
+      ...(idem ? { idem } : {}),
+    };
+    const set = this.ports.owns(terms.marketId)
+      ? await this.quotesHere(c, terms)
+      : await this.ports.quotesRemote(c, terms).then((view) => {
+          if (idem) this.ports.journaled(c);
+          return view;
+        });
+    if (group)
+      for (const o of set.orders)
+        await this.ports.groupJoin(c, {
+          orderGroupId: group,
+          orderId: o.orderId,
+          marketId: o.marketId,
+          open: o.status === "open" || o.status === "partially_filled",
+          filled: Number(o.filledQuantity),
+        });
+    return set;
+  }
+
+  /** Checked quotes sent here as the market's owner (never forwarded again, like placeHere). */
+  quotesHere(c: C, q: QuoteSetTerms): Promise<QuoteSetView> {
+    const render = (r: QuoteSetResult) => quoteSetView(q, r);
+    return this.ports.quotes(q, render).then((r) => {
+      if (q.idem) this.ports.journaled(c);
+      return render(r);
+    });
+  }
+
+  /** DELETE /quotes: the caller's quote set in the market, cancelled in one entry. */
+  async cancelQuotes(c: C, userId: string, marketId: string): Promise<{ cancelled: string[]; releasedAmount: string }> {
+    const r = await this.ports.cancelQuotes(c, marketId, userId);
+    return { cancelled: r.cancelled, releasedAmount: String(r.releasedAmount) };
   }
 
   /** PATCH /orders/:orderId: the caller's open order amended on the market's owner, answered like a placement. */
@@ -166,7 +289,7 @@ export class OrderDesk<C> {
       ...(o.expiresAt ? { expiresAt: o.expiresAt } : {}),
     };
     return {
-      ...placeView(terms, r),
+      ...placeView(terms, r, terms.quantity, !!o.quote),
       filledQuantity: String(o.filledQuantity + r.filledQuantity),
       createdAt: o.createdAt,
       updatedAt: r.createdAt,

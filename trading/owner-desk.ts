@@ -29,7 +29,7 @@ import type { ExchangeModes, ModeSetting } from "./trading-modes";
 /** What the desk asks of a market's actor (trading/market-actor.ts). */
 export type OwnedActor = Pick<
   MarketActor,
-  "amend" | "cancelMany" | "cancel" | "route" | "quote" | "halt" | "setStatus" | "exitQuote" | "pool" | "applyMode"
+  "amend" | "cancelMany" | "cancelQuotes" | "cancel" | "route" | "quote" | "halt" | "setStatus" | "exitQuote" | "pool" | "applyMode"
 > & {
   readonly book: Pick<OrderBook, "seq" | "depth" | "best" | "queuePosition">;
 };
@@ -69,6 +69,11 @@ export class OwnerDesk<C, A extends OwnedActor = OwnedActor> {
   /** A user's resting orders (no user: the given ones, as expiry does), in one entry. */
   cancelMany(p: { marketId: string; userId?: string; orderIds?: string[]; reason: CancelReasonCode }): Promise<CancelManyResult> {
     return this.ports.actors.onMarket(p.marketId, (actor) => actor.cancelMany(p.userId ?? null, p.orderIds ?? null, p.reason));
+  }
+
+  /** The user's quote set in the market (DELETE /quotes), in one entry. */
+  cancelQuotes(p: { marketId: string; userId: string }): Promise<CancelManyResult> {
+    return this.ports.actors.onMarket(p.marketId, (actor) => actor.cancelQuotes(p.userId));
   }
 
   cancel(p: { marketId: string; orderId: string; userId: string }): Promise<CancelResult> {

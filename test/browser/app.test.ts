@@ -230,12 +230,13 @@ describe("API documentation", () => {
 describe("how fast: the first load's size and the market page's time to interactive", () => {
   let srv: TestServer & { domain: string };
   let market: string;
+  let b: PmxClient;
   beforeAll(async () => {
     srv = await startWebServer({ ADMIN_KEY });
     market = await createMarket(srv, "Will the page be quick?", String(1000 * SHARE));
     // Some depth and a few prints, as a live market has.
     const a = await loginMaker(srv, 1000 * SHARE);
-    const b = await loginMaker(srv, 1000 * SHARE);
+    b = await loginMaker(srv, 1000 * SHARE);
     for (let i = 0; i < 8; i++)
       await a.orders.place({
         marketId: market,
@@ -306,6 +307,46 @@ describe("how fast: the first load's size and the market page's time to interact
       }
       await c.close();
     }
+    // Signed in: the tiles ask the router's quotes too. Interactive as above, quoted when all four tiles
+    // show a quote; every API request of the first 3 s counted (a duplicate is one asked twice).
+    const trader = await loginMaker(srv, 100 * SHARE);
+    const signedIn: Array<{ interactive: number; quoted: number; requests: number; duplicates: string[] }> = [];
+    for (let i = 0; i < 5; i++) {
+      const { page: p, context: c } = await phone(browser);
+      await c.addInitScript(
+        (s: string) =>
+          (globalThis as unknown as WithStorage & { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem(
+            "pmx.session",
+            s,
+          ),
+        JSON.stringify(trader.session),
+      );
+      const asked: string[] = [];
+      p.on("request", (r) => {
+        const u = new URL(r.url());
+        if (u.pathname.startsWith("/api/")) asked.push(`${r.method()} ${u.pathname}${u.search} ${r.postData() ?? ""}`);
+      });
+      await p.goto(`${srv.url}/markets/${market}`);
+      await p.locator("[data-testid=ladder] tr.bid").first().waitFor();
+      await p.waitForFunction(() =>
+        ["buyYesPrice", "buyNoPrice", "sellYesPrice", "sellNoPrice"].every((k) =>
+          (globalThis as unknown as { document: { querySelector(s: string): { getAttribute(a: string): string | null } | null } }).document
+            .querySelector(`[data-testid=${k}]`)
+            ?.getAttribute("data-price"),
+        ),
+      );
+      const quoted = await p.evaluate(() => Math.round((globalThis as unknown as { performance: { now(): number } }).performance.now()));
+      const interactive = await p.evaluate(() =>
+        Math.round(
+          (
+            globalThis as unknown as { performance: { getEntriesByName(n: string): Array<{ startTime: number }> } }
+          ).performance.getEntriesByName("pmx:market-interactive")[0].startTime,
+        ),
+      );
+      await p.waitForTimeout(Math.max(0, 3000 - quoted));
+      signedIn.push({ interactive, quoted, requests: asked.length, duplicates: asked.filter((a, k) => asked.indexOf(a) !== k) });
+      await c.close();
+    }
     const { page: wide, context: wideContext } = await phone(browser, { width: 1280, height: 900 });
     await wide.goto(`${srv.url}/markets/${market}`);
     await wide.locator("[data-testid=ladder] tr.bid").first().waitFor();
@@ -321,9 +362,64 @@ describe("how fast: the first load's size and the market page's time to interact
       max: sorted[4],
       note: "navigation start to market, book and ticket rendered; cold cache, embedded server in the test process",
     };
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[2];
+    metrics.marketSignedIn = {
+      runs: signedIn,
+      interactiveMedian: median(signedIn.map((r) => r.interactive)),
+      quotedMedian: median(signedIn.map((r) => r.quoted)),
+      note: "signed in: interactive as above; quoted: all four tiles show the router's quote; API requests of the first 3 s",
+    };
+    console.log(
+      `signed in: interactive ${signedIn.map((r) => r.interactive).join(", ")} ms (median ${median(signedIn.map((r) => r.interactive))}), tiles quoted ${signedIn.map((r) => r.quoted).join(", ")} ms (median ${median(signedIn.map((r) => r.quoted))}); API requests ${signedIn.map((r) => r.requests).join(", ")}; duplicates ${JSON.stringify(signedIn[0].duplicates)}`,
+    );
     console.log(
       `first load: ${(firstLoad / 1024).toFixed(1)} KB transferred (gzip) in ${loaded.length} files; market page interactive in ${runs.join(", ")} ms (median ${sorted[2]} ms)`,
     );
+  });
+
+  test("recent trades: a trade made over the API is prepended without a reload, as the API answered it", async () => {
+    const { page, context, errors } = await phone(browser);
+    // The page is signed in as the trader, so the row also says it was theirs (the user channel's trade).
+    await context.addInitScript(
+      (s: string) =>
+        (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem("pmx.session", s),
+      JSON.stringify(b.session),
+    );
+    await onFailureScreenshot(page, "failed-recent-trades", async () => {
+      await page.goto(`${srv.url}/markets/${market}`);
+      // The first page: the hour's minutes with prints (three buys of YES a moment ago).
+      await page.locator("[data-testid=recent-trades] tbody tr.minute").first().waitFor();
+      await page.evaluate(() => ((globalThis as unknown as { pmxStayed: boolean }).pmxStayed = true));
+      const before = await page.locator("[data-testid=recent-trades] tbody tr").count();
+      // A buy of NO takes the best YES bid: it prints as YES at 1 - its price, down from the last print.
+      const placed = await b.orders.place({
+        marketId: market,
+        side: "BUY",
+        outcome: "NO",
+        orderType: "FOK",
+        price: 0.63,
+        quantity: Number(toMicro(3)),
+      });
+      expect(placed.status).toBe("filled");
+      const yesTick = 100 - Math.round(Number(placed.avgPrice) * 100);
+      const row = page.locator("[data-testid=recent-trades] tbody tr.fresh").first();
+      await row.waitFor({ timeout: 20_000 });
+      expect(await row.getAttribute("data-shares")).toBe(placed.filledQuantity);
+      expect(await row.getAttribute("data-tick")).toBe(String(yesTick));
+      expect(await textOf(page, "[data-testid=recent-trades] tbody tr.fresh [data-testid=recent-price]")).toBe(`▼ ${yesTick}¢ (down)`);
+      expect(await page.locator("[data-testid=recent-trades] tbody tr.fresh td.move-down").count()).toBe(1);
+      expect(await textOf(page, "[data-testid=recent-trades] tbody tr.fresh [data-testid=recent-mine]")).toBe("you bought NO");
+      // The same as the price history the API answers now, and on top of what was there.
+      const history = await b.markets.priceHistory(market, { interval: "1H", outcome: "YES" });
+      expect(Math.round(history.candles.at(-1)!.close * 100)).toBe(yesTick);
+      expect(await page.locator("[data-testid=recent-trades] tbody tr").count()).toBe(Math.min(12, before + 1));
+      expect(await page.locator("[data-testid=recent-trades] tbody tr").first().getAttribute("class")).toBe("fresh");
+      expect(await page.evaluate(() => (globalThis as unknown as { pmxStayed?: boolean }).pmxStayed)).toBe(true);
+      await page.locator("#recent").scrollIntoViewIfNeeded();
+      await screenshot(page, "09-market-recent-trades", false);
+    });
+    expect(errors).toEqual([]);
+    await page.context().close();
   });
 });
 

@@ -59,6 +59,13 @@ beforeAll(async () => {
   );
 });
 
+/** "20 Dec" as the page's en-GB, UTC browser writes a day (the year only when it is not this one). */
+function endDay(iso: string): string {
+  const d = new Date(iso);
+  const year = d.getUTCFullYear() !== new Date().getUTCFullYear() ? { year: "numeric" as const } : {};
+  return d.toLocaleDateString("en-GB", { month: "short", day: "numeric", timeZone: "UTC", ...year });
+}
+
 afterAll(async () => {
   await browser?.close();
   await srv?.stop();
@@ -88,6 +95,12 @@ test.each([
           .slice(0, 3)
           .map((o) => `${o.label} ${pct(o.chance)}`),
       );
+      // The demo's markets close days to months from the start: the card says when.
+      expect(e.closeTime).not.toBeNull();
+      expect(Date.parse(e.closeTime!) - Date.now()).toBeGreaterThan(24 * 3600_000);
+      expect(await textOf(page, `[data-testid=events] > li:has(h2:text-is("${e.title}")) [data-testid=event-ends]`)).toBe(
+        `Ends ${endDay(e.closeTime!)}`,
+      );
     }
     await shot(page, `demo-events-${size}`);
 
@@ -106,6 +119,7 @@ test.each([
     expect(sum).toBeGreaterThanOrEqual(95);
     expect(sum).toBeLessThanOrEqual(105);
     expect(await textOf(page, "[data-testid=race] li:first-child .race-label")).toBe(byChance(now)[0].label);
+    expect(await textOf(page, "[data-testid=event-ends]")).toBe(`Ends ${endDay(now.closeTime!)}`);
     await shot(page, `demo-race-${size}`);
     expect(errors).toEqual([]);
   });

@@ -111,6 +111,38 @@ describe("rewards and rebates across a restart on the day boundary", () => {
     expect(paid).toMatchObject({ marketId: market, reward: String(10 * SHARE), rebate: String(rebate) });
     const after = Number((await node.http("GET", "/api/v1/balance", { token: again.token })).body.data.available);
     expect(after - before).toBe(10 * SHARE + rebate);
+    // Both payouts are the maker's transfers, newest first with the rest, and filtered by type.
+    const transfers = (await node.http("GET", "/api/v1/transfers", { token: again.token })).body;
+    const paidAt = transfers.data[0].createdAt as string;
+    expect(transfers.data.slice(0, 2)).toEqual([
+      {
+        id: `reward:${DAY}:${market}`,
+        type: "reward",
+        amount: String(10 * SHARE),
+        asset: "USDT",
+        status: "confirmed",
+        txHash: null,
+        address: null,
+        marketId: market,
+        day: DAY,
+        createdAt: paidAt,
+      },
+      {
+        id: `rebate:${DAY}:${market}`,
+        type: "rebate",
+        amount: String(rebate),
+        asset: "USDT",
+        status: "confirmed",
+        txHash: null,
+        address: null,
+        marketId: market,
+        day: DAY,
+        createdAt: paidAt,
+      },
+    ]);
+    const rebates = (await node.http("GET", "/api/v1/transfers?type=rebate&pageSize=1", { token: again.token })).body;
+    expect(rebates.data.map((t: { id: string }) => t.id)).toEqual([`rebate:${DAY}:${market}`]);
+    expect(rebates.pagination).toMatchObject({ page: 1, pageSize: 1, total: 1, hasNext: false });
     const notices = async () =>
       ((await node.http("GET", "/api/v1/notifications", { token: again.token })).body.data as Array<{ type: string }>).filter(
         (n) => n.type === "REWARD_PAID",

@@ -20,7 +20,7 @@ import type {
   WithdrawalDoc,
   WithdrawalLockDoc,
 } from "../../models/chain";
-import type { LedgerEntryDoc } from "../../models/trading";
+import type { LedgerEntryDoc, RewardPaid } from "../../models/trading";
 import type { TradeRecord } from "../../engine/settlement";
 import { KeyRing, type DerivedWallet } from "../../chain/keys";
 import { OP, parseTransfer, opOf } from "../../chain/jetton";
@@ -104,6 +104,11 @@ export class FakeLedger implements ChainLedger {
   }
   async entriesAfter(seq: number, limit: number): Promise<LedgerEntryDoc[]> {
     return this.journal.filter((e) => e.seq > seq).slice(0, limit);
+  }
+  /** Rewards and rebates paid, per user (set by a test). */
+  readonly payouts = new Map<string, RewardPaid[]>();
+  async rewardPayouts(userId: string): Promise<RewardPaid[]> {
+    return this.payouts.get(userId) ?? [];
   }
 
   available(account: string): number {

@@ -495,6 +495,15 @@ describe("demo seed", () => {
     const hour = Date.parse("2026-03-01T12:00:00.000Z");
     const d = DEMO_EVENTS[0];
     expect(f.events.get(demoEventId(d.slug))?.beginAt).toBe(iso(hour + d.beginInDays * 24 * 3_600_000));
+    // Every market closes days to months after the seeding hour, never before its event begins.
+    for (const e of DEMO_EVENTS)
+      e.markets.forEach((_, i) => {
+        const close = Date.parse(f.markets.get(demoMarketId(e.slug, i))?.closeTime ?? "");
+        expect(close).toBe(hour + e.closeInDays * 24 * 3_600_000);
+        expect(close - hour).toBeGreaterThanOrEqual(2 * 24 * 3_600_000);
+        expect(close - hour).toBeLessThanOrEqual(240 * 24 * 3_600_000);
+        expect(e.closeInDays).toBeGreaterThan(e.beginInDays);
+      });
     expect(f.logs).toEqual([`info: Demo catalog seeded: ${DEMO_EVENTS.length} events`]);
     expect(await c.seedDemo()).toEqual([]);
     expect(f.events.size).toBe(DEMO_EVENTS.length);

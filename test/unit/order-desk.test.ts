@@ -1,7 +1,7 @@
 import { batchItemKey, OrderDesk, type OrderDeskPorts } from "../../trading/order-desk";
 import type { PlaceCommand } from "../../trading/commands";
-import type { IdemKey, OrderDoc, PlaceTerms, PlaceResult, OrderQuery } from "../../models/trading";
-import { isRefusal, refused } from "../../engine/refusal";
+import type { IdemKey, OrderDoc, PlaceTerms, PlaceResult, OrderQuery, QuoteSetTerms } from "../../models/trading";
+import { conflicting, isRefusal, notFoundFault, refused } from "../../engine/refusal";
 import { Validator } from "../../lib/validator";
 import { marketMoved } from "../../trading/market-registry";
 
@@ -16,6 +16,7 @@ const shape = Validator.compile({
   orderType: "string",
   price: "number",
   quantity: "number",
+  orderGroupId: { type: "string", optional: true },
   $$strict: "remove",
 }) as (v: unknown) => true | Array<{ field: string; type: string }>;
 
@@ -72,6 +73,8 @@ function world() {
   const amends: unknown[] = [];
   const cancels: unknown[] = [];
   const queries: OrderQuery[] = [];
+  const quoteSets: QuoteSetTerms[] = [];
+  const joins: unknown[] = [];
   let n = 0;
   const ports: OrderDeskPorts<Req> = {
     now: () => NOW,
@@ -90,6 +93,18 @@ function world() {
     placeRemote: async (_c, p) => {
       remote.push(p);
       return { orderId: "ord_remote" } as never;
+    },
+    quotes: async (q) => {
+      quoteSets.push(q);
+      return { cancelled: [], releasedAmount: 0, orders: q.quotes.map((_, i) => result(`ord_q${i}`)) };
+    },
+    quotesRemote: async (_c, q) => {
+      quoteSets.push(q);
+      return { cancelled: [], orders: [] };
+    },
+    cancelQuotes: async (_c, marketId, userId) => {
+      cancels.push({ quotes: marketId, userId });
+      return { cancelled: [], releasedAmount: 0 };
     },
     journaled: (c) => void c.journaled++,
     withIdempotency: async (_c, idem, run) => {
@@ -119,8 +134,14 @@ function world() {
     // The owner's book: ord_1 rests behind 2 orders; anything else no longer rests.
     queuePosition: async (_c, marketId, orderId) =>
       marketId === "mkt_1" && orderId === "ord_1" ? { price: 45, quantityAhead: 3_500_000, ordersAhead: 2 } : null,
+    // grp_hot triggered; grp_b is another user's.
+    groupAdmit: async (_c, orderGroupId, userId) => {
+      if (orderGroupId === "grp_hot") throw conflicting("ORDER_GROUP_TRIGGERED", "Order group grp_hot was triggered");
+      if (orderGroupId === "grp_b" && userId !== "usr_b") throw notFoundFault("Order group", "ORDER_GROUP_NOT_FOUND");
+    },
+    groupJoin: async (_c, j) => void joins.push(j),
   };
-  return { desk: new OrderDesk(ports), ports, local, answered, placed, remote, claims, orders, amends, cancels, queries };
+  return { desk: new OrderDesk(ports), ports, local, answered, placed, remote, claims, orders, amends, cancels, queries, joins, quoteSets };
 }
 
 const req = (): Req => ({ id: "r", journaled: 0 });
@@ -241,6 +262,27 @@ describe("OrderDesk", () => {
     expect(w.placed.length).toBe(2);
   });
 
+  test("batch items name order groups like POST /orders: admitted first (a triggered or foreign group refuses that item only), joined once placed", async () => {
+    const w = world();
+    const items = await w.desk.placeBatch(req(), "usr_a", [
+      { ...body, orderGroupId: "grp_a" },
+      { ...body, orderGroupId: "grp_hot" },
+      body,
+      { ...body, orderGroupId: "grp_b" },
+      { ...body, orderGroupId: "grp_a", marketId: "mkt_closed" },
+    ]);
+    expect(items.map((i) => (i.ok ? "ok" : i.error.code))).toEqual([
+      "ok",
+      "ORDER_GROUP_TRIGGERED",
+      "ok",
+      "ORDER_GROUP_NOT_FOUND",
+      "MARKET_NOT_OPEN",
+    ]);
+    // The placement names its group (journaled with the order); a refused item placed nothing.
+    expect(w.placed.map((p) => p.cmd.orderGroupId)).toEqual(["grp_a", undefined]);
+    expect(w.joins).toEqual([{ orderGroupId: "grp_a", orderId: "ord_1", marketId: "mkt_1", open: true, filled: 0 }]);
+  });
+
   test("an idempotent batch gives each order its own key, so a retry places only what did not land", async () => {
     const w = world();
     const idem = { scope: "usr_a", key: "batch-1", fingerprint: "f" };
@@ -299,6 +341,56 @@ describe("OrderDesk", () => {
     expect(w.placed.length).toBe(1);
     expect(w.claims).toEqual([{ scope: "usr_a#batch", key: "C#0", fingerprint: "f" }]);
     expect(batchItemKey({ scope: "usr_a", key: "C", fingerprint: "f" }, 0).scope).not.toBe("usr_a");
+  });
+
+  test("a mass quote: each quote checked (the bad one named), a triggered group refuses the set before it goes, each quote order joins the group", async () => {
+    const w = world();
+    const bid = { side: "BUY" as const, outcome: "YES" as const, price: 0.4, quantity: 100 };
+    const ask = { side: "BUY" as const, outcome: "NO" as const, price: 0.5, quantity: 200 };
+    const bad = await w.desk
+      .placeQuotes(req(), "usr_a", { marketId: "mkt_1", quotes: [bid, { ...bid, price: 0.405 }] })
+      .catch((e: unknown) => e);
+    expect(isRefusal(bad) && [bad.code, bad.fields]).toEqual(["VALIDATION_ERROR", [{ field: "quotes[1].price", rule: "tick" }]]);
+    const hot = await w.desk
+      .placeQuotes(req(), "usr_a", { marketId: "mkt_1", quotes: [bid], orderGroupId: "grp_hot" })
+      .catch((e: unknown) => e);
+    expect(isRefusal(hot) && hot.code).toBe("ORDER_GROUP_TRIGGERED");
+    expect(w.quoteSets).toEqual([]);
+
+    const c = req();
+    const idem = { scope: "usr_a", key: "q1", fingerprint: "f" };
+    const set = await w.desk.placeQuotes(
+      c,
+      "usr_a",
+      { marketId: "mkt_1", quotes: [bid, ask], postOnly: true, orderGroupId: "grp_a" },
+      idem,
+    );
+    expect(w.quoteSets).toEqual([
+      {
+        marketId: "mkt_1",
+        userId: "usr_a",
+        quotes: [
+          { side: "BUY", outcome: "YES", price: 40, quantity: 100 },
+          { side: "BUY", outcome: "NO", price: 50, quantity: 200 },
+        ],
+        postOnly: true,
+        orderGroupId: "grp_a",
+        idem,
+      },
+    ]);
+    expect(set.orders.map((o) => [o.orderId, o.outcome, o.price, o.quantity, o.orderType, o.postOnly, o.quote])).toEqual([
+      ["ord_q0", "YES", "0.40", "100", "GTC", true, true],
+      ["ord_q1", "NO", "0.50", "200", "GTC", true, true],
+    ]);
+    expect(w.joins).toEqual([
+      { orderGroupId: "grp_a", orderId: "ord_q0", marketId: "mkt_1", open: true, filled: 0 },
+      { orderGroupId: "grp_a", orderId: "ord_q1", marketId: "mkt_1", open: true, filled: 0 },
+    ]);
+    // The answer was journaled with the set's entry.
+    expect(c.journaled).toBe(1);
+    // A market another node owns: the checked set goes there, once.
+    await w.desk.placeQuotes(req(), "usr_a", { marketId: "mkt_far", quotes: [bid] });
+    expect(w.quoteSets.map((q) => q.marketId)).toEqual(["mkt_1", "mkt_far"]);
   });
 
   test("an amend reads the order, refuses what is not the caller's open order, and answers with the order's whole size", async () => {

@@ -175,6 +175,40 @@ describe("the daily rewards run (fake clock)", () => {
     expect(w.books.conservation().ok).toBe(true);
   });
 
+  test("what a user was paid, as transfers: one reward and one rebate per market and day, at the payout entry's time", async () => {
+    const w = world({ rebateBps: 5000 });
+    await w.desk.fund(100 * SHARE);
+    await w.deposit("usr_t", 100 * SHARE);
+    await w.desk.setTerms("mkt_1", { dailyPool: String(10 * SHARE), maxSpread: "0.03", minSize: "0" });
+    w.quote("mkt_1", "usr_m", "BUY", "YES", 49, 10 * SHARE);
+    w.quote("mkt_1", "usr_o", "SELL", "YES", 51, 10 * SHARE);
+    await w.desk.tick();
+    await w.fill("mkt_1", "usr_m", "usr_t", 10 * SHARE, 1_000_000);
+    w.clock.ms += 2 * 60_000;
+    const [paid] = await w.desk.tick();
+    const at = w.journal.find((d) => d._id === paid.key)?.at;
+    expect(at).toBe("2026-03-02T00:00:00.000Z");
+    expect(await w.desk.payouts("usr_m")).toEqual([
+      { kind: "reward", marketId: "mkt_1", day: "2026-03-01", amount: 5 * SHARE, at },
+      { kind: "rebate", marketId: "mkt_1", day: "2026-03-01", amount: 500_000, at },
+    ]);
+    // A taker earned nothing: no transfer, not even of 0.
+    expect(await w.desk.payouts("usr_t")).toEqual([]);
+    // Earnings an earlier version stored carry no time: dated at the run after their day.
+    await w.stores.rewardEarnings.put({
+      _id: "x",
+      day: "2026-02-10",
+      marketId: "mkt_2",
+      userId: "usr_t",
+      score: "1",
+      reward: 3,
+      rebate: 0,
+    });
+    expect(await w.desk.payouts("usr_t")).toEqual([
+      { kind: "reward", marketId: "mkt_2", day: "2026-02-10", amount: 3, at: "2026-02-11T00:00:00.000Z" },
+    ]);
+  });
+
   test("an unfunded rewards account pays what it holds; bad terms are refused", async () => {
     const w = world();
     await w.desk.fund(5 * SHARE);

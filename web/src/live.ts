@@ -7,7 +7,7 @@
  */
 import { UnauthorizedError } from "@pmx/client/errors";
 import type { Balance } from "@pmx/client/models";
-import type { UserSubscription, UserUpdate } from "@pmx/client/socket";
+import type { TradeUpdate, UserSubscription, UserUpdate } from "@pmx/client/socket";
 import { client, dropSession, session$ } from "./api";
 import { Pulse, Store } from "./store";
 
@@ -24,6 +24,8 @@ export const unread$ = new Store<number>(0);
 export const portfolioPulse = new Pulse(300);
 /** A notification arrived. */
 export const notificationPulse = new Pulse(300);
+/** Who hears each of the user's own trades as the user channel sends it (the market page's recent trades). */
+export const ownTrades = new Set<(t: TradeUpdate) => void>();
 
 let userSub: UserSubscription | null = null;
 
@@ -34,7 +36,10 @@ function onUser(u: UserUpdate): void {
     notificationPulse.fire();
     // Settlement, deposits and resolutions change what the portfolio shows.
     portfolioPulse.fire();
-  } else portfolioPulse.fire();
+  } else {
+    if ("trade" in u) for (const hear of ownTrades) hear(u.trade);
+    portfolioPulse.fire();
+  }
 }
 
 /** Balance and unread count over REST, then kept current by the user channel. */

@@ -183,7 +183,7 @@ export function Done({ text, testid }: { text: string | null; testid?: string })
   );
 }
 
-/** Previous/next page buttons around "Page n" (or "Page n of m" when the total is known). */
+/** Previous/next page buttons around "Page n" (or "Page n of m" when the total is known); none for a single page. */
 export function Pager({
   label,
   page,
@@ -199,6 +199,8 @@ export function Pager({
   onPage: (p: number) => void;
   labels?: [string, string];
 }) {
+  // One page only: nothing to page through.
+  if (page <= 1 && !hasNext) return null;
   return (
     <nav class="pager" aria-label={label}>
       <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>

@@ -276,6 +276,30 @@ export interface BatchOrderRequest {
   orders: PlaceOrderRequest[];
 }
 
+export interface MassQuoteRequest {
+  marketId: string;
+  /** The new quote set, placed as GTC orders in this order; the set's own bids may not meet its own asks */
+  quotes: Array<{
+    side: "BUY" | "SELL";
+    outcome: "YES" | "NO";
+    /** On the 0.01 grid */
+    price: number;
+    /** Micro-shares, a positive multiple of 100 */
+    quantity: number;
+  }>;
+  /** Refuse the whole set (POST_ONLY_WOULD_CROSS) if any quote would execute at once */
+  postOnly?: boolean;
+  /** An order group of the caller (POST /order-groups): every quote order joins it */
+  orderGroupId?: string;
+}
+
+export interface MassQuoteResult {
+  /** The previous quote set's order ids, cancelled */
+  cancelled: string[];
+  /** The new quote orders, in request order */
+  orders: PlacedOrder[];
+}
+
 export type BatchOrderResult = {
   ok: true;
   order: PlacedOrder;
@@ -349,6 +373,8 @@ export interface PlacedOrder {
   /** GTD only: when the rest is cancelled with status expired */
   expiresAt: string | null;
   postOnly: boolean;
+  /** Placed by a mass quote (POST /quotes): replaced by the caller's next quote set in its market */
+  quote: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -387,6 +413,8 @@ export interface Order {
   /** GTD only: when the rest is cancelled with status expired */
   expiresAt: string | null;
   postOnly: boolean;
+  /** Placed by a mass quote (POST /quotes): replaced by the caller's next quote set in its market */
+  quote: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -521,18 +549,23 @@ export interface RedeemResult {
 
 export interface Transfer {
   id: string;
-  type: "deposit" | "withdrawal";
+  /** reward: a market's daily liquidity reward; rebate: a maker rebate of a market's day (both paid by the exchange) */
+  type: "deposit" | "withdrawal" | "reward" | "rebate";
   /** Micro-USDT; for a deposit not credited, the units that arrived (nanoTON, the foreign jetton's units) */
   amount: string;
   /** What amount counts; null when it cannot be told */
   asset: "USDT" | "TON" | "OTHER_JETTON" | null;
-  /** Deposits: credited or not_credited; withdrawals: pending, confirmed or failed */
+  /** Deposits: credited or not_credited; withdrawals: pending, confirmed or failed; rewards and rebates: confirmed */
   status: "credited" | "not_credited" | "pending" | "confirmed" | "failed";
   /** Only on not_credited deposits: native_coin, foreign_jetton, forged_notification, bounced, unknown_message, bad_amount */
   reason?: string;
   txHash: string | null;
-  /** Deposits: the deposit address; withdrawals: the destination wallet */
-  address: string;
+  /** Deposits: the deposit address; withdrawals: the destination wallet; rewards and rebates: null */
+  address: string | null;
+  /** Only on rewards and rebates: the market that paid */
+  marketId?: string;
+  /** Only on rewards and rebates: the UTC day paid (YYYY-MM-DD) */
+  day?: string;
   createdAt: string;
 }
 
@@ -864,6 +897,12 @@ export interface CancelAllOrdersQuery {
   marketId?: string;
 }
 
+/** Query parameters of DELETE /quotes. */
+export interface CancelQuotesQuery {
+  /** The market whose quote set is withdrawn */
+  marketId: string;
+}
+
 /** Query parameters of GET /positions. */
 export interface ListPositionsQuery {
   /** open: shares held; closed: sold, merged or redeemed to zero, or settled, with their realized PnL; all */
@@ -880,8 +919,8 @@ export interface ListTradesQuery {
 
 /** Query parameters of GET /transfers. */
 export interface ListTransfersQuery {
-  /** Only deposits or only withdrawals */
-  type?: "deposit" | "withdrawal";
+  /** Only deposits, withdrawals, liquidity rewards or maker rebates */
+  type?: "deposit" | "withdrawal" | "reward" | "rebate";
   /** Page number, from 1 (plain digits) */
   page?: number;
   /** Items per page, 1 to 100 */

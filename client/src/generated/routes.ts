@@ -4,7 +4,7 @@
  * the OpenAPI document writes them), who may call it (public, user, admin), whether it takes an
  * Idempotency-Key and whether it answers a page; and what each one takes and answers.
  */
-import type { AccountLimits, AddOutcomeRequest, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, ConvertRequest, ConvertResult, CreateEventRequest, DeletedOrderGroup, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, FundRewardsRequest, GetOrderBookQuery, GetPriceHistoryQuery, GetRewardEarningsQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListPositionsQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, NotificationSettings, NotificationSettingsRequest, Order, OrderBook, OrderGroup, OrderGroupRequest, OrderScoring, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeEventRequest, ProposeRequest, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveEventRequest, ResolveMarketRequest, RewardEarning, RewardMarket, RewardTermsRequest, RewardsFunded, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
+import type { AccountLimits, AddOutcomeRequest, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelQuotesQuery, CancelledOrder, Challenge, ConnectRequest, ConvertRequest, ConvertResult, CreateEventRequest, DeletedOrderGroup, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, FundRewardsRequest, GetOrderBookQuery, GetPriceHistoryQuery, GetRewardEarningsQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListPositionsQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, MassQuoteRequest, MassQuoteResult, Notification, NotificationSettings, NotificationSettingsRequest, Order, OrderBook, OrderGroup, OrderGroupRequest, OrderScoring, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeEventRequest, ProposeRequest, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveEventRequest, ResolveMarketRequest, RewardEarning, RewardMarket, RewardTermsRequest, RewardsFunded, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
 
 export const ROUTES = {
   /** The login domain and a fresh payload for a ton_proof */
@@ -37,6 +37,10 @@ export const ROUTES = {
   cancelAllOrders: { method: "DELETE", path: "/orders", auth: "user" },
   /** 1 to 20 orders in one request, each standing alone; answers in request order (trade rate category, one request) */
   placeOrderBatch: { method: "POST", path: "/orders/batch", auth: "user", idempotent: true },
+  /** Mass quote: cancel the caller's quote set in the market and place 1 to 20 new quotes as GTC orders, atomically (trade rate category, one request) */
+  placeQuotes: { method: "POST", path: "/quotes", auth: "user", idempotent: true },
+  /** Withdraw the caller's quote set in a market (read rate category, like DELETE /orders) */
+  cancelQuotes: { method: "DELETE", path: "/quotes", auth: "user" },
   /** Atomic cancel-and-replace of the open remainder under the same orderId (trade rate category) */
   amendOrder: { method: "PATCH", path: "/orders/{orderId}", auth: "user" },
   /** Cancel an open order (404 ORDER_NOT_FOUND for unknown, finished or others' orders) */
@@ -71,7 +75,7 @@ export const ROUTES = {
   listPositions: { method: "GET", path: "/positions", auth: "user" },
   /** The caller's trades, newest first */
   listTrades: { method: "GET", path: "/trades", auth: "user", paged: true },
-  /** The caller's deposits (credited, and not credited with the reason) and withdrawals, newest first */
+  /** The caller's deposits (credited, and not credited with the reason), withdrawals, liquidity rewards and maker rebates, newest first */
   listTransfers: { method: "GET", path: "/transfers", auth: "user", paged: true },
   /** One trade (poll settlement) */
   getTrade: { method: "GET", path: "/trades/{id}", auth: "user" },
@@ -148,6 +152,8 @@ export interface RouteTypes {
   listOrders: { params: Record<string, never>; query: ListOrdersQuery; body: undefined; result: Order };
   cancelAllOrders: { params: Record<string, never>; query: CancelAllOrdersQuery; body: undefined; result: CancelAllResult };
   placeOrderBatch: { params: Record<string, never>; query: Record<string, never>; body: BatchOrderRequest; result: BatchOrderResult[] };
+  placeQuotes: { params: Record<string, never>; query: Record<string, never>; body: MassQuoteRequest; result: MassQuoteResult };
+  cancelQuotes: { params: Record<string, never>; query: CancelQuotesQuery; body: undefined; result: CancelAllResult };
   amendOrder: { params: { orderId: string }; query: Record<string, never>; body: AmendOrderRequest; result: PlacedOrder };
   cancelOrder: { params: { orderId: string }; query: Record<string, never>; body: undefined; result: CancelledOrder };
   getQueuePosition: { params: { orderId: string }; query: Record<string, never>; body: undefined; result: QueuePosition };

@@ -1,14 +1,7 @@
-/**
- * The book's depth (cumulative shares at each YES price, bids left, asks right; drawn as SVG from
- * the live book) and the recent trades: the exchange's prints per minute of the last hour
- * (GET /markets/:id/price-history, 1H), fetched again when the market channel says it moved.
- */
+/** The book's depth: cumulative shares at each YES price, bids left, asks right; drawn as SVG from the live book. */
 import type { BookState } from "@pmx/client/socket";
-import type { PriceHistory } from "@pmx/client/models";
 import { priceToTick } from "@pmx/client/money";
-import { client } from "../api";
-import { cents, shareCount } from "../format";
-import { ErrorText, useLoad } from "../ui";
+import { cents } from "../format";
 
 const W = 320;
 const H = 120;
@@ -61,49 +54,5 @@ export function DepthChart({ book }: { book: BookState | null }) {
         {bestAsk ? `from ${cents(bestAsk / 100)} up` : "none"}; height is the shares available up to each price.
       </figcaption>
     </figure>
-  );
-}
-
-export function RecentTrades({ marketId, refresh }: { marketId: string; refresh: number }) {
-  const { data, error } = useLoad<PriceHistory>(
-    () => client.markets.priceHistory(marketId, { interval: "1H", outcome: "YES" }),
-    [marketId, refresh],
-  );
-  const rows = (data?.candles ?? [])
-    .filter((c) => c.volume > 0)
-    .reverse()
-    .slice(0, 8);
-  return (
-    <>
-      <ErrorText error={error} />
-      {data && !rows.length && <p class="muted small">No trades in the last hour.</p>}
-      {rows.length > 0 && (
-        <table class="recent" data-testid="recent-trades">
-          <caption class="sr-only">Trades per minute over the last hour, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Minute</th>
-              <th scope="col" class="num">
-                Last YES price
-              </th>
-              <th scope="col" class="num">
-                Shares
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((c) => (
-              <tr key={c.timestamp}>
-                <td>{new Date(c.timestamp).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })}</td>
-                <td class="num" data-testid="recent-price">
-                  {cents(c.close)}
-                </td>
-                <td class="num">{shareCount(Math.round(c.volume * 1e6))}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </>
   );
 }

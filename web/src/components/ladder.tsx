@@ -11,11 +11,14 @@ export function useBook(marketId: string, outcome: Outcome, onChange?: () => voi
   const [book, setBook] = useState<BookState | null>(null);
   useEffect(() => {
     setBook(null);
+    // A change is an update after the first snapshot (the page fetched everything else with it).
+    let synced = false;
     const sub = socket.subscribeBook(marketId, {
       outcome,
       onUpdate: (b) => {
         setBook(b);
-        onChange?.();
+        if (synced) onChange?.();
+        synced ||= b.synced;
       },
     });
     sub.ready.catch(() => undefined);

@@ -290,7 +290,10 @@ export function EventPage({ params }: { params: Record<string, string> }) {
           <p class="meta">
             <span class="tag">{event.category}</span>
             {event.subcategory && <span class="tag">{event.subcategory}</span>}
-            <span>Begins {when(event.beginAt)}</span>
+            <span>
+              {new Date(event.beginAt).getTime() > Date.now() ? "Begins" : "Began"} {when(event.beginAt)}
+            </span>
+            {event.closeTime && <span data-testid="event-ends">Ends {day(event.closeTime)}</span>}
           </p>
           {event.mutuallyExclusive ? (
             <Race event={event} live={live} />

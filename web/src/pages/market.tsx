@@ -26,7 +26,8 @@ import {
   type MarketLifecycle,
 } from "../components/lifecycle";
 import { Ticket, VENUE_WORDS, type TicketPreset } from "../components/ticket";
-import { DepthChart, RecentTrades } from "../components/depth";
+import { DepthChart } from "../components/depth";
+import { RecentTrades } from "../components/recent-trades";
 import { EventImage } from "../components/picture";
 import { ErrorText, Loading, Section, Toggle, useAction, useLoad } from "../ui";
 import { Redeem } from "../components/redeem";
@@ -82,30 +83,36 @@ const TILES: Array<{ key: TileKey; label: string; side: "BUY" | "SELL"; outcome:
   { key: "sellNoPrice", label: "Sell NO", side: "SELL", outcome: "NO" },
 ];
 
+/** The last quotes per market: a page opened again shows them at once while they are asked again. */
+const quoteCache = new Map<string, Partial<Record<TileKey, Quote | "none">>>();
+
 /**
- * The router's quote for 10 shares of each tile (POST /markets/:id/quote, signed in only), fetched
- * again when the market's prices move. A tile without liquidity says so.
+ * The router's quote for 10 shares of each tile (POST /markets/:id/quote, signed in only), asked
+ * once the page is interactive (they would compete with the market and the book for the first
+ * paint) and again on each `refresh`. A tile without liquidity says so.
  */
-function useTileQuotes(marketId: string, on: boolean, moved: unknown): Partial<Record<TileKey, Quote | "none">> {
-  const [quotes, setQuotes] = useState<Partial<Record<TileKey, Quote | "none">>>({});
+function useTileQuotes(marketId: string, on: boolean, refresh: number): Partial<Record<TileKey, Quote | "none">> {
+  const [quotes, setQuotes] = useState<Partial<Record<TileKey, Quote | "none">>>(() => quoteCache.get(marketId) ?? {});
+  useEffect(() => setQuotes(quoteCache.get(marketId) ?? {}), [marketId]);
   useEffect(() => {
-    if (!on) return setQuotes({});
+    if (!on) return;
     let live = true;
-    const t = setTimeout(() => {
-      Promise.all(
-        TILES.map((t) =>
-          client.markets
-            .quote(marketId, { side: t.side, outcome: t.outcome, quantity: TILE_SHARES, venue: "AUTO" })
-            .then((q): [TileKey, Quote | "none"] => [t.key, q])
-            .catch((): [TileKey, Quote | "none"] => [t.key, "none"]),
-        ),
-      ).then((all) => live && setQuotes(Object.fromEntries(all)));
-    }, 150);
+    Promise.all(
+      TILES.map((t) =>
+        client.markets
+          .quote(marketId, { side: t.side, outcome: t.outcome, quantity: TILE_SHARES, venue: "AUTO" })
+          .then((q): [TileKey, Quote | "none"] => [t.key, q])
+          .catch((): [TileKey, Quote | "none"] => [t.key, "none"]),
+      ),
+    ).then((all) => {
+      const got = Object.fromEntries(all) as Record<TileKey, Quote | "none">;
+      quoteCache.set(marketId, got);
+      if (live) setQuotes(got);
+    });
     return () => {
       live = false;
-      clearTimeout(t);
     };
-  }, [marketId, on, moved]);
+  }, [marketId, on, refresh]);
   return quotes;
 }
 
@@ -257,28 +264,44 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
     YES: mine.filter((p) => p.outcome === "YES").reduce((n, p) => n + BigInt(p.quantity) - BigInt(p.lockedQuantity), 0n),
     NO: mine.filter((p) => p.outcome === "NO").reduce((n, p) => n + BigInt(p.quantity) - BigInt(p.lockedQuantity), 0n),
   };
-  const [chartRefresh, moved] = useThrottledPulse(600, 2500);
+  // The chart and recent trades follow moves after 600 ms (prints are recorded just after a trade), the tiles' quotes sooner.
+  const [chartRefresh, chartMoved] = useThrottledPulse(600, 2500);
+  const [quoteRefresh, quoteMoved] = useThrottledPulse(150, 1000);
+  const moved = useCallback(() => {
+    chartMoved();
+    quoteMoved();
+  }, [chartMoved, quoteMoved]);
   const live = useLivePrices(market ? [market] : null);
   const [view, setView] = useState<Outcome>("YES");
   // One subscription, the YES view; the NO view is its mirror (a NO bid at p is a YES ask at 1 - p).
   const yesBook = useBook(marketId, "YES", moved);
   const book = view === "YES" ? yesBook : mirrorBook(yesBook);
+  // Interactive: this market and its book on screen (kept once reached, through a resync of the book).
+  const [interactiveFor, setInteractiveFor] = useState<string | null>(null);
+  const interactive = interactiveFor === marketId;
+  const onScreen = market?.id === marketId && yesBook?.marketId === marketId && yesBook.synced;
+  useEffect(() => {
+    if (!onScreen) return;
+    setInteractiveFor(marketId);
+    if (!markedInteractive) {
+      markedInteractive = true;
+      // The browser test reads this: navigation start to prices, book and ticket on screen.
+      performance.mark("pmx:market-interactive");
+    }
+  }, [onScreen, marketId]);
   // Quotes while orders are taken (a paused market refuses them): else the tiles show the best prices.
   const quoting = !!session && market?.status === "open" && market.tradingMode === "normal";
-  const quotes = useTileQuotes(marketId, quoting, live[marketId] ?? chartRefresh);
+  const quotes = useTileQuotes(marketId, quoting && interactive, quoteRefresh);
   const [preset, setPreset] = useState<TicketPreset | null>(null);
 
   useEffect(() => {
     if (live[marketId]) moved();
   }, [live[marketId]]);
-  useEffect(() => moved(), [userPulse]);
+  // The user's own changes (not on mount: everything was just fetched).
+  const firstPulse = useRef(userPulse);
   useEffect(() => {
-    if (market && book?.synced && !markedInteractive) {
-      markedInteractive = true;
-      // The browser test reads this: navigation start to prices, book and ticket on screen.
-      performance.mark("pmx:market-interactive");
-    }
-  }, [market, book?.synced]);
+    if (userPulse !== firstPulse.current) moved();
+  }, [userPulse]);
 
   if (!market)
     return /NOT_FOUND/.test(error?.detail ?? "") ? (
@@ -343,7 +366,12 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
           />
           <ResolutionSection market={market} holder={holder} />
           <Section title="Price chart (last trades)" id="chart">
-            <LazyChart marketId={marketId} outcome="YES" refresh={chartRefresh} market={market} />
+            {/* After the market and its book: the chart's module and history would compete with them. */}
+            {interactive ? (
+              <LazyChart marketId={marketId} outcome="YES" refresh={chartRefresh} market={market} />
+            ) : (
+              <Loading what="the chart" />
+            )}
           </Section>
           <Section
             title="Order book (limit orders)"
@@ -357,7 +385,7 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
             <DepthChart book={yesBook} />
           </Section>
           <Section title="Recent trades" id="recent">
-            <RecentTrades marketId={marketId} refresh={chartRefresh} />
+            {interactive ? <RecentTrades marketId={marketId} refresh={chartRefresh} /> : <Loading what="recent trades" />}
           </Section>
           <RulesSection market={market} />
         </div>

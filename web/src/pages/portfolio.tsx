@@ -1,10 +1,11 @@
 /**
  * Balance, then three tabs: positions (with PnL; won positions redeemable here; NO on several
  * outcomes of a race convertible), open orders, and history (every order with its end and reason,
- * trades with their settlement, deposits and withdrawals), each paged, newest first. The tab is in the address (?tab=history).
+ * trades with their settlement, transfers: deposits, withdrawals, liquidity rewards and maker rebates), each paged,
+ * newest first. The tab is in the address (?tab=history).
  */
 import { useEffect, useState } from "preact/hooks";
-import type { MarketItem, Order, Page, Position, Trade, Transfer } from "@pmx/client/models";
+import type { MarketItem, Order, Position, Trade, Transfer } from "@pmx/client/models";
 import { client, session$ } from "../api";
 import { config } from "../config";
 import { cents, dollars, friendlyAddress, pnlClass, shareCount, shortAddress, shortHash, signedDollars, when } from "../format";
@@ -12,7 +13,9 @@ import { balance$, portfolioPulse } from "../live";
 import { navigate, pathFor } from "../router";
 import { NeedsSession } from "../signin";
 import { useStore } from "../store";
-import { Done, ErrorText, Loading, Pager, Section, Toggle, useLoad } from "../ui";
+import { Done, ErrorText, Loading, Section, Toggle } from "../ui";
+import { PagedList } from "../components/paged-list";
+import { orderState } from "../order-words";
 import { useRedeem } from "../components/redeem";
 import { ConvertSection } from "../components/convert";
 import { OrdersSection } from "./market";
@@ -46,213 +49,165 @@ function RedeemHere({ p, onDone }: { p: Position; onDone: (text: string) => void
 }
 
 function Positions({ refresh }: { refresh: number }) {
-  const { data, error, loading } = useLoad<Position[]>(() => client.portfolio.positions(), [refresh]);
   const [redeemed, setRedeemed] = useState<string | null>(null);
   return (
-    <>
-      <Section title="Positions" id="positions">
-        <ErrorText error={error} />
-        <Done text={redeemed} testid="redeem-result" />
-        {loading && !data && <Loading what="positions" />}
-        {data && !data.length && <p class="muted">No positions yet: buy YES or NO on a market.</p>}
-        {data && data.length > 0 && (
-          <ul class="cards" data-testid="positions">
-            {data.map((p) => {
-              // A resolved market marks at its payout: 1.00 a winning share.
-              const won = p.markPrice === "1.00" && p.unrealizedPnl !== null && p.status === "open";
-              const lost = p.markPrice === "0.00";
-              const value = p.markPrice === null ? null : (BigInt(p.quantity) * BigInt(Math.round(Number(p.markPrice) * 1e6))) / 1_000_000n;
-              return (
-                <li key={p.id} data-won={won || undefined}>
-                  <p class="card-title">
-                    <a href={pathFor("market", { id: p.marketId })}>{p.market.title ?? p.marketId}</a>{" "}
-                    <span class={`side ${p.outcome.toLowerCase()}`}>{p.outcome}</span>
-                    {won && <span class="tag won">Won</span>}
-                    {lost && <span class="tag">Lost</span>}
-                    {p.status === "settled" && <span class="tag">settled</span>}
-                  </p>
-                  <dl class="facts">
-                    <div>
-                      <dt>Shares</dt>
-                      <dd data-field="shares">{shareCount(p.quantity)}</dd>
-                    </div>
-                    <div>
-                      <dt>Avg. paid</dt>
-                      <dd>{cents(p.avgEntryPrice)}</dd>
-                    </div>
-                    <div>
-                      <dt>{won || lost ? "Pays" : "Sell now"}</dt>
-                      <dd>{cents(p.markPrice)}</dd>
-                    </div>
-                    <div>
-                      <dt>Value</dt>
-                      <dd>{value === null ? "–" : dollars(value)}</dd>
-                    </div>
-                    <div>
-                      <dt>Unrealized</dt>
-                      <dd class={pnlClass(p.unrealizedPnl)} data-field="unrealized">
-                        {signedDollars(p.unrealizedPnl)}
-                      </dd>
-                    </div>
-                    <div>
-                      <dt>Realized</dt>
-                      <dd class={pnlClass(p.realizedPnl)}>{signedDollars(p.realizedPnl)}</dd>
-                    </div>
-                  </dl>
-                  {won && <RedeemHere p={p} onDone={setRedeemed} />}
-                </li>
-              );
-            })}
-          </ul>
-        )}
-      </Section>
-      {data && <ConvertSection positions={data} />}
-    </>
+    <PagedList<Position>
+      title="Positions"
+      id="positions"
+      testid="positions"
+      listClass="cards"
+      refresh={refresh}
+      load={() => client.portfolio.positions()}
+      above={<Done text={redeemed} testid="redeem-result" />}
+      loadingWhat="positions"
+      empty="No positions yet: buy YES or NO on a market."
+      after={(positions) => <ConvertSection positions={positions} />}
+      item={(p) => {
+        // A resolved market marks at its payout: 1.00 a winning share.
+        const won = p.markPrice === "1.00" && p.unrealizedPnl !== null && p.status === "open";
+        const lost = p.markPrice === "0.00";
+        const value = p.markPrice === null ? null : (BigInt(p.quantity) * BigInt(Math.round(Number(p.markPrice) * 1e6))) / 1_000_000n;
+        return (
+          <li key={p.id} data-won={won || undefined}>
+            <p class="card-title">
+              <a href={pathFor("market", { id: p.marketId })}>{p.market.title ?? p.marketId}</a>{" "}
+              <span class={`side ${p.outcome.toLowerCase()}`}>{p.outcome}</span>
+              {won && <span class="tag won">Won</span>}
+              {lost && <span class="tag">Lost</span>}
+              {p.status === "settled" && <span class="tag">settled</span>}
+            </p>
+            <dl class="facts">
+              <div>
+                <dt>Shares</dt>
+                <dd data-field="shares">{shareCount(p.quantity)}</dd>
+              </div>
+              <div>
+                <dt>Avg. paid</dt>
+                <dd>{cents(p.avgEntryPrice)}</dd>
+              </div>
+              <div>
+                <dt>{won || lost ? "Pays" : "Sell now"}</dt>
+                <dd>{cents(p.markPrice)}</dd>
+              </div>
+              <div>
+                <dt>Value</dt>
+                <dd>{value === null ? "–" : dollars(value)}</dd>
+              </div>
+              <div>
+                <dt>Unrealized</dt>
+                <dd class={pnlClass(p.unrealizedPnl)} data-field="unrealized">
+                  {signedDollars(p.unrealizedPnl)}
+                </dd>
+              </div>
+              <div>
+                <dt>Realized</dt>
+                <dd class={pnlClass(p.realizedPnl)}>{signedDollars(p.realizedPnl)}</dd>
+              </div>
+            </dl>
+            {won && <RedeemHere p={p} onDone={setRedeemed} />}
+          </li>
+        );
+      }}
+    />
   );
 }
 
 const SETTLEMENT: Record<string, string> = { pending: "settling on chain", confirmed: "settled on chain", failed: "settlement failed" };
 
 function Trades({ refresh }: { refresh: number }) {
-  const [page, setPage] = useState(1);
-  const { data, error } = useLoad<Page<Trade>>(() => client.portfolio.trades({ page, pageSize: TRADES_PAGE }), [page, refresh]);
   return (
-    <Section title="Trades" id="trades">
-      <ErrorText error={error} />
-      {data && !data.items.length && <p class="muted">No trades yet.</p>}
-      {data && data.items.length > 0 && (
-        <>
-          <ul class="cards" data-testid="trades">
-            {data.items.map((t) => (
-              <li key={t.id} data-trade={t.tradeId}>
-                <p class="card-title">
-                  <a href={pathFor("market", { id: t.marketId })}>
-                    {t.side === "BUY" ? "Bought" : "Sold"} {shareCount(t.filledQuantity)} {t.outcome}
-                  </a>{" "}
-                  at {cents(t.avgPrice)}{" "}
-                  <span class="muted small">
-                    {t.venue === "CLOB" ? "order book" : t.venue === "AMM" ? "AMM" : "book + AMM"}, {t.role}, {when(t.createdAt)}
-                  </span>
-                </p>
-                <p>
-                  <span data-field="total">{dollars(t.totalCost)}</span> <span class="muted small">+ {dollars(t.fee)} fee</span> ·{" "}
-                  <span class={`settle ${t.settlementStatus}`} data-testid="settlement">
-                    {SETTLEMENT[t.settlementStatus] ?? t.settlementStatus}
-                  </span>
-                  {t.settlementTxHash && (
-                    <span class="muted small" title={t.settlementTxHash}>
-                      {" "}
-                      (tx {shortHash(t.settlementTxHash)})
-                    </span>
-                  )}
-                </p>
-              </li>
-            ))}
-          </ul>
-          <Pager
-            label="Trade pages"
-            page={data.pagination.page}
-            hasNext={data.pagination.hasNext}
-            onPage={setPage}
-            labels={["Newer", "Older"]}
-          />
-        </>
+    <PagedList<Trade>
+      title="Trades"
+      id="trades"
+      testid="trades"
+      listClass="cards"
+      pagerLabel="Trade pages"
+      refresh={refresh}
+      load={(page) => client.portfolio.trades({ page, pageSize: TRADES_PAGE })}
+      empty="No trades yet."
+      item={(t) => (
+        <li key={t.id} data-trade={t.tradeId}>
+          <p class="card-title">
+            <a href={pathFor("market", { id: t.marketId })}>
+              {t.side === "BUY" ? "Bought" : "Sold"} {shareCount(t.filledQuantity)} {t.outcome}
+            </a>{" "}
+            at {cents(t.avgPrice)}{" "}
+            <span class="muted small">
+              {t.venue === "CLOB" ? "order book" : t.venue === "AMM" ? "AMM" : "book + AMM"}, {t.role}, {when(t.createdAt)}
+            </span>
+          </p>
+          <p>
+            <span data-field="total">{dollars(t.totalCost)}</span> <span class="muted small">+ {dollars(t.fee)} fee</span> ·{" "}
+            <span class={`settle ${t.settlementStatus}`} data-testid="settlement">
+              {SETTLEMENT[t.settlementStatus] ?? t.settlementStatus}
+            </span>
+            {t.settlementTxHash && (
+              <span class="muted small" title={t.settlementTxHash}>
+                {" "}
+                (tx {shortHash(t.settlementTxHash)})
+              </span>
+            )}
+          </p>
+        </li>
       )}
-    </Section>
+    />
   );
 }
 
-const REASONS: Record<string, string> = {
-  user: "cancelled by you",
-  expired: "expired",
-  heartbeat: "cancelled: heartbeat missed",
-  self_trade: "cancelled: would have traded with your own order",
-  market_closed: "cancelled: market closed",
-  market_cancelled: "cancelled: market cancelled",
-  market_resolved: "cancelled: market resolved",
-  paused: "cancelled: trading paused",
-  order_group: "cancelled: its order group's fill limit was reached",
-};
-
-/** How an order ended (or stands), in words. */
-export function orderState(o: Order): string {
-  if (o.status === "filled") return "filled";
-  if (o.status === "open") return "open";
-  if (o.status === "partially_filled") return `partly filled (${shareCount(o.filledQuantity)} of ${shareCount(o.quantity)})`;
-  const why = o.cancelReason
-    ? (REASONS[o.cancelReason] ?? `cancelled (${o.cancelReason})`)
-    : o.orderType === "FAK" || o.orderType === "FOK"
-      ? "rest cancelled (fill and kill)"
-      : o.status;
-  const filled = BigInt(o.filledQuantity) > 0n ? `, ${shareCount(o.filledQuantity)} of ${shareCount(o.quantity)} filled` : "";
-  return `${o.status === "expired" ? "expired" : why}${filled}`;
-}
-
 function OrderHistory({ refresh }: { refresh: number }) {
-  const [page, setPage] = useState(1);
-  const { data, error } = useLoad<Page<Order>>(() => client.orders.list({ status: "all", page, pageSize: HISTORY_PAGE }), [page, refresh]);
   return (
-    <Section title="Orders" id="order-history">
-      <ErrorText error={error} />
-      {data && !data.items.length && <p class="muted">No orders yet.</p>}
-      {data && data.items.length > 0 && (
-        <>
-          <ul class="list" data-testid="order-history">
-            {data.items.map((o) => (
-              <li key={o.orderId} data-order={o.orderId} data-status={o.status}>
-                <span>
-                  <a href={pathFor("market", { id: o.marketId })}>
-                    {o.side} {shareCount(o.quantity)} {o.outcome}
-                  </a>{" "}
-                  at {cents(o.price)}{" "}
-                  <span class="muted small">
-                    ({o.orderType}
-                    {o.postOnly ? ", post-only" : ""}, {when(o.createdAt)})
-                  </span>
-                </span>
-                <span class={`order-state ${o.status}`} data-field="state">
-                  {orderState(o)}
-                </span>
-              </li>
-            ))}
-          </ul>
-          <Pager
-            label="Order pages"
-            page={data.pagination.page}
-            hasNext={data.pagination.hasNext}
-            onPage={setPage}
-            labels={["Newer", "Older"]}
-          />
-        </>
+    <PagedList<Order>
+      title="Orders"
+      id="order-history"
+      testid="order-history"
+      pagerLabel="Order pages"
+      refresh={refresh}
+      load={(page) => client.orders.list({ status: "all", page, pageSize: HISTORY_PAGE })}
+      empty="No orders yet."
+      item={(o) => (
+        <li key={o.orderId} data-order={o.orderId} data-status={o.status}>
+          <span>
+            <a href={pathFor("market", { id: o.marketId })}>
+              {o.side} {shareCount(o.quantity)} {o.outcome}
+            </a>{" "}
+            at {cents(o.price)}{" "}
+            <span class="muted small">
+              ({o.orderType}
+              {o.postOnly ? ", post-only" : ""}, {when(o.createdAt)})
+            </span>
+          </span>
+          <span class={`order-state ${o.status}`} data-field="state">
+            {orderState(o)}
+          </span>
+        </li>
       )}
-    </Section>
+    />
   );
 }
 
 /** Positions with no shares left (sold, merged, redeemed) or paid out, with what they made or lost. */
 function ClosedPositions({ refresh }: { refresh: number }) {
-  const { data, error } = useLoad<Position[]>(() => client.portfolio.positions({ status: "closed" }), [refresh]);
   return (
-    <Section title="Closed positions" id="closed-positions">
-      <ErrorText error={error} />
-      {data && !data.length && <p class="muted">No closed positions yet.</p>}
-      {data && data.length > 0 && (
-        <ul class="list" data-testid="closed-positions">
-          {data.map((p) => (
-            <li key={p.id} data-position={p.id}>
-              <span>
-                <a href={pathFor("market", { id: p.marketId })}>{p.market.title ?? p.marketId}</a>{" "}
-                <span class={`side ${p.outcome.toLowerCase()}`}>{p.outcome}</span>{" "}
-                <span class="muted small">{p.status === "settled" ? "paid out" : "closed"}</span>
-              </span>
-              <span class={`order-state ${pnlClass(p.realizedPnl)}`} data-field="realized">
-                {signedDollars(p.realizedPnl)} realized
-              </span>
-            </li>
-          ))}
-        </ul>
+    <PagedList<Position>
+      title="Closed positions"
+      id="closed-positions"
+      testid="closed-positions"
+      refresh={refresh}
+      load={() => client.portfolio.positions({ status: "closed" })}
+      empty="No closed positions yet."
+      item={(p) => (
+        <li key={p.id} data-position={p.id}>
+          <span>
+            <a href={pathFor("market", { id: p.marketId })}>{p.market.title ?? p.marketId}</a>{" "}
+            <span class={`side ${p.outcome.toLowerCase()}`}>{p.outcome}</span>{" "}
+            <span class="muted small">{p.status === "settled" ? "paid out" : "closed"}</span>
+          </span>
+          <span class={`order-state ${pnlClass(p.realizedPnl)}`} data-field="realized">
+            {signedDollars(p.realizedPnl)} realized
+          </span>
+        </li>
       )}
-    </Section>
+    />
   );
 }
 
@@ -264,46 +219,48 @@ const TRANSFER_STATUS: Record<Transfer["status"], string> = {
   failed: "failed",
 };
 
+const TRANSFER_KIND: Record<Transfer["type"], string> = {
+  deposit: "Deposit",
+  withdrawal: "Withdrawal",
+  reward: "Liquidity reward",
+  rebate: "Maker rebate",
+};
+
+/** Rewards and rebates are paid by the exchange itself: paid, not sent. */
+const transferStatus = (t: Transfer) => (t.type === "reward" || t.type === "rebate" ? "paid" : TRANSFER_STATUS[t.status]);
+
 function Transfers({ refresh }: { refresh: number }) {
-  const [page, setPage] = useState(1);
-  const { data, error } = useLoad<Page<Transfer>>(() => client.portfolio.transfers({ page, pageSize: HISTORY_PAGE }), [page, refresh]);
   return (
-    <Section title="Deposits and withdrawals" id="transfers">
-      <ErrorText error={error} />
-      {data && !data.items.length && <p class="muted">No deposits or withdrawals yet.</p>}
-      {data && data.items.length > 0 && (
-        <>
-          <ul class="list" data-testid="transfers">
-            {data.items.map((t) => (
-              <li key={t.id} data-type={t.type} data-status={t.status}>
-                <span>
-                  {t.type === "deposit" ? "Deposit" : "Withdrawal"}{" "}
-                  <strong data-field="amount">
-                    {t.asset === "USDT" || t.asset === null ? dollars(t.amount) : `${t.amount} units of ${t.asset}`}
-                  </strong>{" "}
-                  <span class="muted small">
-                    {t.type === "withdrawal" ? `to ${shortAddress(friendlyAddress(t.address, config.testnet))}, ` : ""}
-                    {when(t.createdAt)}
-                    {t.txHash && `, tx ${shortHash(t.txHash)}`}
-                  </span>
-                </span>
-                <span class={`order-state ${t.status}`}>
-                  {TRANSFER_STATUS[t.status]}
-                  {t.reason && ` (${t.reason.replace(/_/g, " ")})`}
-                </span>
-              </li>
-            ))}
-          </ul>
-          <Pager
-            label="Transfer pages"
-            page={data.pagination.page}
-            hasNext={data.pagination.hasNext}
-            onPage={setPage}
-            labels={["Newer", "Older"]}
-          />
-        </>
+    <PagedList<Transfer>
+      title="Transfers"
+      id="transfers"
+      testid="transfers"
+      pagerLabel="Transfer pages"
+      refresh={refresh}
+      load={(page) => client.portfolio.transfers({ page, pageSize: HISTORY_PAGE })}
+      empty="No deposits, withdrawals, rewards or rebates yet."
+      item={(t) => (
+        <li key={t.id} data-type={t.type} data-status={t.status}>
+          <span>
+            {/* A reward or rebate links to the market that paid it, as a trade does. */}
+            {t.marketId ? <a href={pathFor("market", { id: t.marketId })}>{TRANSFER_KIND[t.type]}</a> : TRANSFER_KIND[t.type]}{" "}
+            <strong data-field="amount">
+              {t.asset === "USDT" || t.asset === null ? dollars(t.amount) : `${t.amount} units of ${t.asset}`}
+            </strong>{" "}
+            <span class="muted small">
+              {t.type === "withdrawal" && t.address ? `to ${shortAddress(friendlyAddress(t.address, config.testnet))}, ` : ""}
+              {t.day ? `for ${t.day}, ` : ""}
+              {when(t.createdAt)}
+              {t.txHash && `, tx ${shortHash(t.txHash)}`}
+            </span>
+          </span>
+          <span class={`order-state ${t.status}`}>
+            {transferStatus(t)}
+            {t.reason && ` (${t.reason.replace(/_/g, " ")})`}
+          </span>
+        </li>
       )}
-    </Section>
+    />
   );
 }
 
