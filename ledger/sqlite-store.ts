@@ -42,7 +42,7 @@ const FILE = "money.db";
 /** The writer thread's compiled entry; absent when running from TypeScript sources (the test runner). */
 const WRITER_THREAD = join(__dirname, "sqlite-writer-thread.js");
 
-const SCHEMA = `
+export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS journal (
   seq INTEGER PRIMARY KEY, key TEXT NOT NULL, market_id TEXT, position INTEGER, epoch INTEGER,

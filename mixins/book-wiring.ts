@@ -13,6 +13,7 @@ import { GatheredPublications } from "../trading/publication";
 import type { AppContext } from "./context";
 import { withIdempotency } from "./idempotency.middleware";
 import { marketOwner, refreshOwners } from "./market-routing.middleware";
+import { ledgerPoster } from "./local-ledger";
 import { nullWhenAbsent } from "./optional-service";
 import { portCall } from "./port-call";
 
@@ -34,7 +35,7 @@ export function bookCoresOn(broker: ServiceBroker, log: (message: string) => voi
       acquire: (marketId, node) => portCall(broker, "ledger.acquireMarket", { marketId, node }),
       restingOrders: (marketId, afterPrio, limit) => portCall(broker, "ledger.restingOrders", { marketId, afterPrio, limit }),
       lease: (marketId) => portCall(broker, "ledger.lease", { marketId }),
-      post: (entry) => portCall(broker, "ledger.post", { ...entry, durable: false }),
+      post: ledgerPoster(broker),
       sync: (seq, instance) => portCall(broker, "ledger.sync", { seq, instance }).then(() => undefined),
     },
     // What committed commands tell the world (trading/publication.ts), one message per watermark.

@@ -5,6 +5,7 @@ import {
   type ActionResult,
   type Answer,
   type HandlerParams,
+  type PostParams,
   broadcast,
   call,
   durableGroup,
@@ -33,7 +34,7 @@ import {
   eventPoolView,
   type EventPoolPorts,
 } from "../ledger/event-pools";
-import type { RouteExecution, TopOfBook, VerifyReport } from "../models/trading";
+import type { PostOutcome, RouteExecution, TopOfBook, VerifyReport } from "../models/trading";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { MarketClock } from "../catalog/clock";
 import { dayOf, RewardsDesk, type RewardCollections } from "../ledger/rewards";
@@ -58,6 +59,7 @@ type LedgerThis = Service &
     cancelGroup(c: GroupCancel): Promise<void>;
     /** End of the post-only window after this start (ms since the epoch; 0: none), as the engines keep it. */
     reopenUntil: number;
+    postHere(entry: PostParams, fromNode: string): PostOutcome;
     loadGroups(): Promise<void>;
     finishCancel(c: GroupCancel): Promise<void>;
     groupsStopped?: boolean;
@@ -589,6 +591,16 @@ const LedgerService = defineService<LedgerThis>({
   },
 
   methods: {
+    /**
+     * `ledger.post` for a market actor on this node (mixins/local-ledger.ts): the action's answer
+     * before durability, and the watermark sent to that node, without a broker call per order.
+     */
+    postHere(this: LedgerThis, entry: PostParams, fromNode: string): PostOutcome {
+      const answer = this.desk.post(entry, false) as PostOutcome;
+      this.cores?.posted(fromNode, answer.seq, answer.instance);
+      return answer;
+    },
+
     /**
      * The order groups as the money store keeps them. What a crash interrupted (a trigger whose
      * orders are still open) is finished in the background, once the markets' owners answer.
