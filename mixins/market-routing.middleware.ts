@@ -7,6 +7,7 @@ export const MARKET_ACTIONS: ReadonlySet<string> = new Set([
   "book.placeTerms",
   "book.placeQuotes",
   "book.quotesTerms",
+  "book.cancelQuotes",
   "book.cancelQuotesOf",
   "book.amendOrder",
   "book.cancel",
