@@ -23,6 +23,11 @@
  *            resting BUY YES / BUY NO at 0.45..0.49, 20% crossing at 0.55 (mint fills), 1 share
  *   batch    POST /api/v1/orders/batch     10 such orders of one user per request: orders/s against single orders'
  *            (and both again on one connection: one client placing as fast as its answers come)
+ *   quotes   POST /api/v1/quotes           a mass quote of 20 (10 bids at 0.30..0.39, 10 asks at 0.60..0.69 as
+ *            BUY NO) of one user in one market, rotating over users and markets: each replaces that
+ *            user's previous set there (up to 20 cancels and 20 placements in one journal entry);
+ *            beside it the same 20 orders as 20 single POST /orders (which cancel nothing), per
+ *            order placed: orders/s, CPU per order per thread, bytes per order
  *   orders @ half: the same at overallRate = half the best max (autocannon corrects its
  *            latencies for coordinated omission at a fixed rate): p99 there, beside the bare
  *            gateway answering the same POSTs at that same rate in the same round
@@ -84,6 +89,8 @@ const autocannon = require("autocannon") as (opts: Record<string, unknown>) => P
 const SHARE = 1_000_000;
 /** Orders per POST /orders/batch. */
 const BATCH = 10;
+/** Quotes per POST /quotes (the most a set may hold). */
+const QUOTES = 20;
 const DOMAIN = "bench.local";
 const ADMIN_KEY = "bench-admin-key";
 
@@ -207,6 +214,52 @@ function batchRequests(users: BenchUser[], markets: string[], size: number): AcR
         });
         req.headers = { "content-type": "application/json", authorization: `Bearer ${u.token}` };
         req.body = JSON.stringify({ orders });
+        return req;
+      },
+    },
+  ];
+}
+
+/** The quote `j` of a set: 10 bids at 0.30..0.39, 10 asks at 0.60..0.69 (BUY NO), never crossing the other rows' orders. */
+function quoteTerm(j: number): { side: string; outcome: string; price: number; quantity: number } {
+  return j % 2 === 0
+    ? { side: "BUY", outcome: "YES", price: (30 + (j >> 1)) / 100, quantity: SHARE }
+    : { side: "BUY", outcome: "NO", price: (40 - (j >> 1)) / 100, quantity: SHARE };
+}
+
+/** POST /quotes of `size` quotes of one user in one market, rotating over users and markets (each replaces that user's set there). */
+function quoteRequests(users: BenchUser[], markets: string[], size: number): AcRequest[] {
+  let k = 0;
+  return [
+    {
+      method: "POST",
+      path: "/api/v1/quotes",
+      setupRequest(req) {
+        const b = k++;
+        const u = users[b % users.length];
+        const marketId = markets[(b + Math.floor(b / users.length)) % markets.length];
+        req.headers = { "content-type": "application/json", authorization: `Bearer ${u.token}` };
+        req.body = JSON.stringify({ marketId, quotes: Array.from({ length: size }, (_, j) => quoteTerm(j)) });
+        return req;
+      },
+    },
+  ];
+}
+
+/** The same orders as the quote sets, one POST /orders each (GTC, resting; nothing cancelled). */
+function quoteOrderRequests(users: BenchUser[], markets: string[], size: number): AcRequest[] {
+  let k = 0;
+  return [
+    {
+      method: "POST",
+      path: "/api/v1/orders",
+      setupRequest(req) {
+        const i = k++;
+        const b = Math.floor(i / size);
+        const u = users[b % users.length];
+        const marketId = markets[(b + Math.floor(b / users.length)) % markets.length];
+        req.headers = { "content-type": "application/json", authorization: `Bearer ${u.token}` };
+        req.body = JSON.stringify({ marketId, orderType: "GTC", ...quoteTerm(i % size) });
         return req;
       },
     },
@@ -366,6 +419,8 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
   const barePostReq = orderRequests(users, markets, "/bare");
   const ordersReq = orderRequests(users, markets);
   const batchReq = batchRequests(users, markets, BATCH);
+  const quotesReq = quoteRequests(users, markets, QUOTES);
+  const quoteOrdersReq = quoteOrderRequests(users, markets, QUOTES);
   const marketReq = marketRequests(markets);
   const eventsReq: AcRequest[] = [{ method: "GET", path: "/api/v1/events" }];
 
@@ -383,6 +438,8 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     [bare.url, barePostReq],
     [gateway.url, ordersReq],
     [gateway.url, batchReq],
+    [gateway.url, quotesReq],
+    [gateway.url, quoteOrdersReq],
     [gateway.url, marketReq],
     [gateway.url, eventsReq],
   ] as const) {
@@ -397,6 +454,8 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     batch: [] as Measure[],
     orders1: [] as Measure[],
     batch1: [] as Measure[],
+    quotes: [] as Measure[],
+    quoteOrders: [] as Measure[],
     market: [] as Measure[],
     events: [] as Measure[],
   };
@@ -410,6 +469,8 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     // One client placing as fast as its answers come: what waiting for durability costs it.
     passes.orders1.push(await cannon(gateway.url, ordersReq, { ...base, connections: 1 }));
     passes.batch1.push(await cannon(gateway.url, batchReq, { ...base, connections: 1, ordersPerRequest: BATCH }));
+    passes.quotes.push(await cannon(gateway.url, quotesReq, { ...base, ordersPerRequest: QUOTES }));
+    passes.quoteOrders.push(await cannon(gateway.url, quoteOrdersReq, base));
     passes.market.push(await cannon(gateway.url, marketReq, base));
     passes.events.push(await cannon(gateway.url, eventsReq, base));
   }
@@ -449,6 +510,19 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
     what: `POST /orders/batch of ${BATCH} (1 conn.)`,
     m: batch1,
     target: `${(batch1.reqPerSec * BATCH).toFixed(0)} orders/s, ${fmtRatio((batch1.reqPerSec * BATCH) / orders1.reqPerSec)} of single orders on 1 connection`,
+    perOrder: true,
+  });
+  // A mass quote places its 20 orders (and cancels the previous 20) in one entry: per order placed
+  // against the same orders sent one by one.
+  const quotes = best(passes.quotes);
+  const quoteOrders = best(passes.quoteOrders);
+  const quoteOrdersPerSec = quotes.reqPerSec * QUOTES;
+  add({ variant, what: `POST /orders (the quotes, 1 each)`, m: quoteOrders, perOrder: true });
+  add({
+    variant,
+    what: `POST /quotes of ${QUOTES} (max)`,
+    m: quotes,
+    target: `${quoteOrdersPerSec.toFixed(0)} orders/s placed, ${fmtRatio(quoteOrdersPerSec / quoteOrders.reqPerSec)} of the same orders one by one`,
     perOrder: true,
   });
   // Latency at half the best rate: one pass per round, each beside the bare gateway answering the

@@ -30,7 +30,7 @@ import { conditionIdFor } from "./condition";
 import { DEMO_EVENTS, DEMO_MARKER_ID, demoEventId, demoImageUrl, demoMarketId } from "./demo";
 import { ILLEGAL_TRANSITION, planTransition, type MarketCommand } from "./lifecycle";
 import { yesPayoutOfResult } from "./resolution";
-import { planAddOutcome } from "./exclusive";
+import { cancelPriceInEvent, planAddOutcome } from "./exclusive";
 import { searchTextOf } from "./search";
 
 /** The codes the catalog refuses with (a resolution step's among them, catalog/resolution.ts). */
@@ -390,8 +390,17 @@ export class Catalog {
       eventStep?: string;
     } = {},
   ): Promise<MarketDoc> {
-    // A cancel pays YES `price` and NO the rest, out of the market's own collateral (default 0.50).
-    const yesPayout = command === "cancel" ? yesPayoutOfPrice(opts.price ?? DEFAULT_CANCEL_PRICE) : null;
+    // A cancel pays YES `price` and NO the rest, out of the market's own collateral (default 0.50;
+    // a race's outcome: 0.00 only, catalog/exclusive.ts).
+    let price = opts.price;
+    if (command === "cancel") {
+      const m = await this.market(id);
+      const rule = cancelPriceInEvent(await this.eventOf(m), price);
+      if (!rule.ok)
+        throw catalogRefusal(rule.kind, rule.code, rule.message, rule.field ? [{ field: rule.field, rule: rule.rule! }] : undefined);
+      price = rule.price;
+    }
+    const yesPayout = command === "cancel" ? yesPayoutOfPrice(price ?? DEFAULT_CANCEL_PRICE) : null;
     if (command === "cancel" && yesPayout === null)
       throw invalid("price must be a decimal from 0.00 to 1.00 with at most 2 decimals, e.g. 0.50", "price", "price");
     for (let attempt = 0; attempt < TRANSITION_ATTEMPTS; attempt++) {

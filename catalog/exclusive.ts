@@ -9,9 +9,11 @@
  *   (EVENT_ALREADY_DECIDED) and a retry of the same decision completes it.
  * - null: none of them won (every undecided market NO); refused on an exhaustive event.
  * - A market's NO alone is an outcome that dropped out; the others trade on. SPLIT is refused:
- *   half a YES on one outcome is not one winner among N.
+ *   half a YES on one outcome is not one winner among N; a cancel pays 0.00 a YES share for the
+ *   same reason.
  */
 import type { EventDoc, MarketDoc, MarketResult } from "../models/catalog";
+import { yesPayoutOfPrice } from "../engine/payout";
 
 export const EVENT_ALREADY_DECIDED = "EVENT_ALREADY_DECIDED";
 export const EVENT_NOT_OPEN = "EVENT_NOT_OPEN";
@@ -91,6 +93,28 @@ export function marketResultInEvent(e: EventDoc, result: MarketResult): "event" 
   if (!isExclusive(e)) return "alone";
   if (result === "SPLIT") return invalid("A market of a mutually exclusive event resolves YES or NO, not SPLIT", "result", "enumValue");
   return result === "YES" ? "event" : "alone";
+}
+
+/**
+ * The price a market of the event is cancelled at. In a mutually exclusive event a cancelled
+ * outcome leaves the race as one that dropped out (Polymarket's negRisk): YES pays 0.00, NO 1.00,
+ * the default there. Any other price would pay part of a YES on an outcome that did not win, on
+ * top of the event's one winner: the NO shares the conversion account and the event's pool hold
+ * across the event, paid out against one winner at most, would no longer cover what they advanced.
+ */
+export function cancelPriceInEvent(
+  e: EventDoc | null,
+  price: string | undefined,
+): { ok: true; price: string | undefined } | ExclusiveRefusal {
+  if (!e || !isExclusive(e)) return { ok: true, price };
+  if (price === undefined) return { ok: true, price: "0.00" };
+  if (yesPayoutOfPrice(price) !== null && yesPayoutOfPrice(price) !== 0)
+    return invalid(
+      `A market of a mutually exclusive event is cancelled at 0.00 only (its outcome leaves the race as one that dropped out), not ${price}`,
+      "price",
+      "exclusiveCancel",
+    );
+  return { ok: true, price };
 }
 
 /** A new outcome for the event: only while it is mutually exclusive, undecided and one of its markets is open. */

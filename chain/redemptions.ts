@@ -13,7 +13,14 @@ import type { Model } from "../contract";
 import type { MarketSettlementDoc, RedemptionDoc } from "../models/chain";
 import type { IdemRecord } from "../models/trading";
 import { errorType, type ChainLedger, type Clock, type EmitChainEvent, type Log } from "./ports";
-import { DEFAULT_CANCEL_YES_PAYOUT, isPayoutRefusal, priceOfYesPayout } from "../engine/payout";
+import {
+  DEFAULT_CANCEL_YES_PAYOUT,
+  eventResolutionKey,
+  isPayoutRefusal,
+  payoutKey,
+  priceOfYesPayout,
+  resolutionKey,
+} from "../engine/payout";
 import { cancelledPayout, other, outcomeOfIndexSet, redeemWinner, resolutionPostings } from "./redemption";
 
 export interface RedemptionStore {
@@ -96,7 +103,7 @@ export class Redemptions {
           marketId,
           kind: "refund",
           payout,
-          ledgerKey: `refund:${marketId}`,
+          ledgerKey: payoutKey(marketId),
           at: this.iso(),
         }))
       ) {
@@ -166,9 +173,11 @@ export class Redemptions {
    * still held is carried by the next redemption's entry instead.
    */
   async sweepResolved(marketId: string, result: Outcome): Promise<void> {
-    const postings = resolutionPostings(marketId, result, await this.p.ledger.holders(marketId));
-    if (!postings.length) return;
-    await this.p.ledger.post({ key: `resolve:${marketId}`, postings }).catch((err: unknown) => {
+    const holders = await this.p.ledger.holders(marketId);
+    const postings = resolutionPostings(marketId, result, holders);
+    // With nothing to move the entry is still written (the ledger learns the market is decided), unless orders hold shares.
+    if (!postings.length && holders.some((h) => h.locked > 0)) return;
+    await this.p.ledger.post({ key: resolutionKey(marketId), postings }).catch((err: unknown) => {
       if (errorType(err) !== "INSUFFICIENT_SHARES") throw err;
       this.p.log.info(`resolution of ${marketId}: shares still locked by orders; the first redemption settles the rest`);
     });
@@ -181,9 +190,14 @@ export class Redemptions {
    */
   async sweepEventResolved(eventId: string, markets: ReadonlyArray<{ marketId: string; result: Outcome }>): Promise<void> {
     const postings: Posting[] = [];
-    for (const m of markets) postings.push(...resolutionPostings(m.marketId, m.result, await this.p.ledger.holders(m.marketId)));
-    if (!postings.length) return;
-    await this.p.ledger.post({ key: `resolve-event:${eventId}`, postings }).catch((err: unknown) => {
+    let locked = false;
+    for (const m of markets) {
+      const holders = await this.p.ledger.holders(m.marketId);
+      locked ||= holders.some((h) => h.locked > 0);
+      postings.push(...resolutionPostings(m.marketId, m.result, holders));
+    }
+    if (!postings.length && locked) return;
+    await this.p.ledger.post({ key: eventResolutionKey(eventId), postings }).catch((err: unknown) => {
       if (errorType(err) !== "INSUFFICIENT_SHARES") throw err;
       this.p.log.info(`resolution of event ${eventId}: shares still locked by orders; each market's first redemption settles the rest`);
     });
@@ -220,7 +234,8 @@ export class Redemptions {
       this.p.log.info(`payout of ${marketId} postponed: ${err.message}`);
       return null;
     }
-    if (plan.postings.length) await ledger.post({ key: `refund:${marketId}`, postings: plan.postings, payout: { marketId, yesPayout } });
+    // Written even when nobody holds a share: the ledger learns the market is paid out.
+    await ledger.post({ key: payoutKey(marketId), postings: plan.postings, payout: { marketId, yesPayout } });
     const refunds = plan.payouts.map((r) => ({ account: r.account, amount: r.amount }));
     const doc: MarketSettlementDoc = { ...cur, status: "done", yesPayout, refunds, at: this.iso() };
     await store.putSettlement(doc);

@@ -32,11 +32,13 @@ import type {
   CancelManyResult,
   PlaceResult,
   RouteExecution,
+  EventPoolSnapshot,
   EventPoolView,
   RouteRequest,
   AmendTerms,
   CancelResult,
   PlaceTerms,
+  QuoteSetTerms,
   TopOfBook,
   QueuePosition,
 } from "../models/trading";
@@ -89,9 +91,13 @@ export interface InternalActions {
   >;
   // book (the market actors)
   "book.placeTerms": Entry<PlaceTerms, Model<"PlacedOrder">>;
+  /** A checked mass quote, placed by the market's owner (a POST /quotes that reached another node). */
+  "book.quotesTerms": Entry<QuoteSetTerms, Model<"MassQuoteResult">>;
   "book.amendOrder": Entry<AmendTerms, PlaceResult>;
   "book.cancelMany": Entry<{ marketId: string; userId?: string; orderIds?: string[]; reason: CancelReasonCode }, CancelManyResult>;
   "book.cancel": Entry<{ marketId: string; orderId: string; userId: string }, CancelResult>;
+  /** The user's quote set in the market, cancelled by the market's owner (DELETE /quotes). */
+  "book.cancelQuotesOf": Entry<{ marketId: string; userId: string }, CancelManyResult>;
   "book.route": Entry<RouteRequest, RouteExecution>;
   /** A market order on a market of an event with one pool, against that pool; null: no event pool. */
   "ledger.eventPoolRoute": Entry<RouteRequest, RouteExecution | null>;
@@ -99,6 +105,8 @@ export interface InternalActions {
   "ledger.eventPool": Entry<{ eventId: string }, EventPoolView | null>;
   /** The YES price of each listed market that trades with an event pool there (live prices). */
   "ledger.eventPoolPrices": Entry<{ marketIds: string[] }, Record<string, { num: string; den: string }>>;
+  "ledger.eventPoolSnapshot": Entry<{ marketId: string }, EventPoolSnapshot | null>;
+  "ledger.eventPoolPublish": Entry<{ marketId: string }, boolean>;
   "book.quote": Entry<RouteRequest, Pick<RoutePlan, "venue" | "filled" | "totalCost" | "fee" | "avgPrice">>;
   "book.ensureMarket": Entry<{ marketId: string }, { loaded: boolean; pool: PoolState | null; nodeID: string }>;
   "book.depth": Entry<
@@ -196,6 +204,7 @@ export const INTERNAL_PARAMS = {
     trades: { type: "array", items: "object", optional: true },
     book: { type: "object", optional: true },
     idem: { type: "object", optional: true },
+    eventPool: { type: "object", optional: true },
     payout: {
       type: "object",
       optional: true,
@@ -265,6 +274,17 @@ export const INTERNAL_PARAMS = {
     quantity: "number",
     idem: { type: "object", optional: true },
   },
+  "book.quotesTerms": {
+    marketId: ID_RULE,
+    userId: "string",
+    quotes: {
+      type: "array",
+      items: { type: "object", props: { side: "string", outcome: "string", price: "number", quantity: "number" } },
+    },
+    postOnly: "boolean",
+    orderGroupId: { type: "string", optional: true },
+    idem: { type: "object", optional: true },
+  },
   "book.amendOrder": {
     marketId: ID_RULE,
     orderId: "string",
@@ -280,12 +300,15 @@ export const INTERNAL_PARAMS = {
     reason: { type: "enum", values: ["user", "expired", "heartbeat", "order_group"] },
   },
   "book.cancel": { marketId: ID_RULE, orderId: "string", userId: "string" },
-  "book.route": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
-  "book.quote": ROUTE_PARAMS,
+  "book.cancelQuotesOf": { marketId: ID_RULE, userId: "string" },
+  "book.route": { ...ROUTE_PARAMS, idem: { type: "object", optional: true }, eventPool: { type: "object", optional: true } },
+  "book.quote": { ...ROUTE_PARAMS, eventPool: { type: "object", optional: true } },
   "ledger.eventPoolRoute": { ...ROUTE_PARAMS, idem: { type: "object", optional: true } },
   "ledger.eventPoolQuote": ROUTE_PARAMS,
   "ledger.eventPool": { eventId: ID_RULE },
   "ledger.eventPoolPrices": { marketIds: { type: "array", items: ID_RULE } },
+  "ledger.eventPoolSnapshot": { marketId: ID_RULE },
+  "ledger.eventPoolPublish": { marketId: ID_RULE },
   "book.ensureMarket": { marketId: ID_RULE },
   "book.depth": { marketId: ID_RULE, levels: { type: "number", optional: true, default: 10 } },
   "book.top": { marketId: ID_RULE },

@@ -6,7 +6,7 @@
  * document's checks; requests are open (the validator removes unknown fields).
  */
 import { AMOUNT, digitsParam, POSITIVE_SAFE_INTEGER, QUANTITY } from "../lib/params";
-import { CLIENT_ORDER_ID, MAX_BATCH } from "../lib/order-rules";
+import { CLIENT_ORDER_ID, MAX_BATCH, MAX_QUOTES } from "../lib/order-rules";
 import { bool, ID, int, ISO_DATE_PATTERN, nullableStr, num, obj, ref, req, str, time } from "./schema";
 
 const micro = {
@@ -51,6 +51,7 @@ const orderOptions = {
   clientOrderId: { ...clientOrderId, nullable: true },
   expiresAt: { ...time, nullable: true, description: "GTD only: when the rest is cancelled with status expired" },
   postOnly: bool,
+  quote: { type: "boolean", description: "Placed by a mass quote (POST /quotes): replaced by the caller's next quote set in its market" },
 } as const;
 const category = { type: "string", enum: ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"] } as const;
 const marketStatus = { type: "string", enum: ["open", "closed", "resolved", "resolution_failed", "cancelled"] } as const;
@@ -418,6 +419,46 @@ export const SCHEMAS = {
       orders: { type: "array", minItems: 1, maxItems: MAX_BATCH, items: { ...ref("PlaceOrderRequest"), "x-fv": { type: "object" } } },
     },
   },
+  MassQuoteRequest: {
+    type: "object",
+    required: ["marketId", "quotes"],
+    properties: {
+      marketId: ID,
+      quotes: {
+        type: "array",
+        minItems: 1,
+        maxItems: MAX_QUOTES,
+        description: "The new quote set, placed as GTC orders in this order; the set's own bids may not meet its own asks",
+        items: {
+          type: "object",
+          required: ["side", "outcome", "price", "quantity"],
+          properties: {
+            side,
+            outcome,
+            price: { type: "number", minimum: 0.01, maximum: 0.99, description: "On the 0.01 grid" },
+            quantity: orderQuantity,
+          },
+        },
+      },
+      postOnly: {
+        type: "boolean",
+        default: false,
+        description: "Refuse the whole set (POST_ONLY_WOULD_CROSS) if any quote would execute at once",
+        "x-fv": { type: "boolean", optional: true },
+      },
+      orderGroupId: {
+        ...ID,
+        description: "An order group of the caller (POST /order-groups): every quote order joins it",
+      },
+    },
+  },
+  MassQuoteResult: obj(
+    {
+      cancelled: { type: "array", items: str, description: "The previous quote set's order ids, cancelled" },
+      orders: { type: "array", items: ref("PlacedOrder"), description: "The new quote orders, in request order" },
+    },
+    ["cancelled", "orders"],
+  ),
   BatchOrderResult: {
     oneOf: [
       obj({ ok: { type: "boolean", enum: [true] }, order: ref("PlacedOrder") }, ["ok", "order"]),
@@ -492,6 +533,7 @@ export const SCHEMAS = {
       "clientOrderId",
       "expiresAt",
       "postOnly",
+      "quote",
       "createdAt",
       "updatedAt",
     ],
@@ -539,6 +581,7 @@ export const SCHEMAS = {
       "clientOrderId",
       "expiresAt",
       "postOnly",
+      "quote",
       "createdAt",
       "updatedAt",
     ],

@@ -8,7 +8,7 @@
  * (a static path such as /events/search before /events/:id).
  */
 import { MAX_PAGE, PAGE, pageSizeParam } from "../lib/params";
-import { MAX_BATCH } from "../lib/order-rules";
+import { MAX_BATCH, MAX_QUOTES } from "../lib/order-rules";
 import { SCHEMAS } from "./models";
 import { ID, ref, req, type JsonSchema } from "./schema";
 
@@ -361,6 +361,37 @@ export const ROUTES = {
     summary: `1 to ${MAX_BATCH} orders in one request, each standing alone; answers in request order (trade rate category, one request)`,
     description:
       "Each item is {ok: true, order} or {ok: false, error {code, message, fields?}}; one refusal changes no other order. With an Idempotency-Key the whole answer is replayed, and each order is kept under the sub-key <key>#<index>. 409 IDEMPOTENCY_KEY_REUSED.",
+  },
+  "book.placeQuotes": {
+    method: "POST",
+    path: "/quotes",
+    operationId: "placeQuotes",
+    auth: "user",
+    rate: "trade",
+    idempotent: true,
+    body: ref("MassQuoteRequest"),
+    status: 200,
+    result: ref("MassQuoteResult"),
+    resultDescription: "The previous quote set cancelled and the new one placed",
+    errors: ["400", "401", "404", "409"],
+    tags: ["trading"],
+    summary: `Mass quote: cancel the caller's quote set in the market and place 1 to ${MAX_QUOTES} new quotes as GTC orders, atomically (trade rate category, one request)`,
+    description:
+      "One journal entry: the previous set is cancelled and the new quotes placed in request order, or nothing changes. A refused quote refuses the whole set and the previous set stands: 400 VALIDATION_ERROR (fields quotes[i].price rule tick, quotes[i].quantity rule lot; quotes rule crossed when the set's bids meet its asks), INSUFFICIENT_BALANCE, INSUFFICIENT_SHARES (for the whole set), POST_ONLY_WOULD_CROSS, MARKET_NOT_OPEN; 404 RESOURCE_NOT_FOUND (market), ORDER_GROUP_NOT_FOUND; 409 ORDER_GROUP_TRIGGERED, TRADING_PAUSED, IDEMPOTENCY_KEY_REUSED. Quote orders are ordinary orders (quote: true) in every view.",
+  },
+  "book.cancelQuotes": {
+    method: "DELETE",
+    path: "/quotes",
+    operationId: "cancelQuotes",
+    auth: "user",
+    rate: "read",
+    query: req({ marketId: { ...ID, description: "The market whose quote set is withdrawn" } }, ["marketId"]),
+    status: 200,
+    result: ref("CancelAllResult"),
+    resultDescription: "The quote orders cancelled and what they released",
+    errors: ["400", "401", "404"],
+    tags: ["trading"],
+    summary: "Withdraw the caller's quote set in a market (read rate category, like DELETE /orders)",
   },
   "book.amend": {
     method: "PATCH",
@@ -846,7 +877,8 @@ export const ROUTES = {
     resultDescription: "Market",
     errors: ["400", "401", "403", "404", "409"],
     tags: ["operator"],
-    summary: "Void the market: each YES share pays price (default 0.50), each NO share 1 - price, from the market's own collateral",
+    summary:
+      "Void the market: each YES share pays price (default 0.50), each NO share 1 - price, from the market's own collateral; a race's outcome: 0.00 only",
   },
   "catalog.resolveMarket": {
     method: "POST",

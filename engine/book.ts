@@ -232,6 +232,30 @@ export class OrderBook {
   }
 
   /**
+   * An independent copy: the same resting orders, priorities and event clock. A command of several
+   * steps (a mass quote) runs on it first, so its events are known before the book itself moves.
+   */
+  copy(): OrderBook {
+    const b = new OrderBook(this.marketId, { startSeq: this.lastSeq });
+    b.levelHead.set(this.levelHead);
+    b.levelTail.set(this.levelTail);
+    b.levelQuantity.set(this.levelQuantity);
+    b.levelCount.set(this.levelCount);
+    b.bestBid = this.bestBid;
+    b.bestAsk = this.bestAsk;
+    b.rows = this.rows.slice();
+    b.orderIds = this.orderIds.slice();
+    b.userIds = this.userIds.slice();
+    b.capacity = this.capacity;
+    b.used = this.used;
+    b.freeHead = this.freeHead;
+    b.count = this.count;
+    b.idTable = this.idTable.slice();
+    b.idMask = this.idMask;
+    return b;
+  }
+
+  /**
    * Sets a resting order's size (filled so far + open), as views and restores report it; matching
    * never reads it. An amend that replaces an order places only its open part.
    */

@@ -21,7 +21,8 @@
  */
 import type { Posting } from "./accounts";
 import { eventPoolAccount, type HeldPosition } from "./conversion-guarantee";
-import { costOf, NONE_OUTCOME, quote, type LmsrQuote, type LmsrRejectReason, type LmsrState } from "./lmsr";
+import { costOf, maxTradeToPrice, NONE_OUTCOME, quote, type LmsrQuote, type LmsrRejectReason, type LmsrState } from "./lmsr";
+import type { AmmVenue } from "./router";
 import type { MicroUnits } from "./money";
 import type { Outcome, Side } from "./types";
 
@@ -79,6 +80,23 @@ export function eventPoolFunding(eventId: string, funding: MicroUnits): Posting[
     { kind: "external", flow: "house", amount: funding },
     { kind: "cash", account: eventPoolAccount(eventId), available: funding },
   ];
+}
+
+/**
+ * The pool as one venue of a market order on one of its markets (engine/router.ts): that market's
+ * YES or NO at the pool's LMSR price, with the LP fee; null when the pool cannot trade it (the
+ * market is not one of its outcomes, or the pool is not solvent).
+ */
+export function eventPoolVenue(state: LmsrState, marketId: string, feeBps: number): AmmVenue<LmsrState> | null {
+  if (state.outcomes.length < 2 || !state.outcomes.some((o) => o.id === marketId) || !solvent(state)) return null;
+  return {
+    quote: (side, outcome, quantity) => {
+      const r = quote(state, side, marketId, outcome, quantity, feeBps);
+      return r.ok ? { ok: true, cash: r.cash, fee: r.fee, newState: r.newState } : { ok: false };
+    },
+    upTo: (side, outcome, threshold, max) =>
+      maxTradeToPrice(state, marketId, side, outcome, Number(threshold.num) / Number(threshold.den), max),
+  };
 }
 
 export interface EventPoolTrade {

@@ -23,7 +23,7 @@
  * fee = ceil(cash·bps / (10000 - bps)); a SELL receives cash - fee, fee = ceil(cash·bps / 10000);
  * fees never enter the pool's state.
  */
-import { formatAvgPrice, isLotQuantity, MICRO, type MicroUnits } from "./money";
+import { formatAvgPrice, isLotQuantity, LOT, MICRO, type MicroUnits } from "./money";
 import type { Side } from "./types";
 
 /** The outcome every event pool of a non-exhaustive event carries: none of its markets wins. */
@@ -268,6 +268,40 @@ export function quote(
     avgPrice: formatAvgPrice(Number(cash), quantity),
     newState: { b: state.b, outcomes: state.outcomes.map((o, i) => ({ id: o.id, q: Number(q1[i]) })) },
   };
+}
+
+/**
+ * The most (a multiple of LOT, at most `max`) of a market's YES or NO that can be bought (sold)
+ * before the marginal price of that side passes `t` (rises above it, falls below it). Floating
+ * point: a router's estimate of where to split, never a price anyone is charged (`quote` is exact).
+ * With weights own (the side's outcomes) and opposite, the side's price after δ is
+ * own·e^{±δ/b} / (own·e^{±δ/b} + opposite), so a BUY may go to δ = b·ln(t/(1-t) · opposite/own)
+ * and a SELL to δ = b·ln((1-t)/t · own/opposite).
+ */
+export function maxTradeToPrice(
+  state: LmsrState,
+  marketId: string,
+  side: Side,
+  outcome: "YES" | "NO",
+  t: number,
+  max: MicroUnits,
+): MicroUnits {
+  const i = state.outcomes.findIndex((o) => o.id === marketId);
+  if (i < 0 || state.outcomes.length < 2 || !(max > 0)) return 0;
+  if (!(t > 0)) return side === "BUY" ? 0 : max;
+  if (t >= 1) return side === "BUY" ? max : 0;
+  const top = Math.max(...state.outcomes.map((o) => o.q));
+  let others = 0;
+  state.outcomes.forEach((o, j) => {
+    if (j !== i) others += Math.exp((o.q - top) / state.b);
+  });
+  const lnYes = (state.outcomes[i].q - top) / state.b;
+  const lnOthers = Math.log(others);
+  const [own, opposite] = outcome === "YES" ? [lnYes, lnOthers] : [lnOthers, lnYes];
+  const odds = Math.log(t) - Math.log1p(-t);
+  const d = state.b * (side === "BUY" ? odds + opposite - own : own - opposite - odds);
+  if (!(d > 0)) return 0;
+  return Math.min(Math.floor(max / LOT) * LOT, Math.floor(d / LOT) * LOT);
 }
 
 /**

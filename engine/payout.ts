@@ -16,6 +16,15 @@ export const FULL_PAYOUT = MICRO;
 /** The price a cancellation pays YES at when the operator names none. */
 export const DEFAULT_CANCEL_YES_PAYOUT = MICRO / 2;
 
+/**
+ * The ledger keys of a market's end: its resolution alone, its event's one-step resolution, its
+ * payout at a price (cancelled or SPLIT). Once one is journaled the ledger takes the market as
+ * decided and refuses entries that would still create its shares (ledger/ledger.ts).
+ */
+export const resolutionKey = (marketId: string) => `resolve:${marketId}`;
+export const eventResolutionKey = (eventId: string) => `resolve-event:${eventId}`;
+export const payoutKey = (marketId: string) => `refund:${marketId}`;
+
 /** The market's own account: shares escrowed at resolution, and the dust of its payouts. */
 export const escrowAccount = (marketId: string) => `resolution:${marketId}`;
 

@@ -19,6 +19,8 @@
  */
 import { LOT, cost, feeOn, feeWeight, formatAvgPrice, isLotQuantity, isTick, type MicroUnits, type Tick } from "./money";
 import { isPoolState, maxBuyUpToPrice, maxSellDownToPrice, quoteCost, type Fraction, type PoolState } from "./amm";
+
+export type { Fraction };
 import type { Outcome, Side } from "./types";
 
 export type Venue = "CLOB" | "AMM" | "HYBRID";
@@ -47,21 +49,35 @@ export interface RouteVenues {
   ammFeeBps: number;
 }
 
-export interface AmmLeg {
+export interface AmmLeg<S = PoolState> {
   quantity: MicroUnits;
   /** Cash into / out of the pool, fee excluded. */
   cash: MicroUnits;
   fee: MicroUnits;
   /** The pool after this leg. */
-  newState: PoolState;
+  newState: S;
 }
 
-export interface RoutePlan {
+/**
+ * An automated market maker as the router sees it, whatever its pricing rule: the market's own
+ * pool (engine/amm.ts) or the LMSR pool of its race (engine/event-pool.ts `eventPoolVenue`).
+ */
+export interface AmmVenue<S> {
+  /** `quantity` bought or sold now, its fee in the pool's own terms; not ok: the pool cannot take it. */
+  quote(side: Side, outcome: Outcome, quantity: MicroUnits): { ok: true; cash: MicroUnits; fee: MicroUnits; newState: S } | { ok: false };
+  /**
+   * The most (a multiple of LOT, at most `max`) the pool fills before its marginal price, fee
+   * included as `ammThreshold` counts it, passes `threshold`: BUY up to it, SELL down to it.
+   */
+  upTo(side: Side, outcome: Outcome, threshold: Fraction, max: MicroUnits): MicroUnits;
+}
+
+export interface RoutePlan<S = PoolState> {
   ok: true;
   side: Side;
   outcome: Outcome;
   venue: Venue;
-  legs: { book: BookLevel[]; amm: AmmLeg | null };
+  legs: { book: BookLevel[]; amm: AmmLeg<S> | null };
   filled: MicroUnits;
   /** Cash for the shares over both legs, fees excluded (a trade record's totalCost). */
   totalCost: MicroUnits;
@@ -85,7 +101,7 @@ export interface RouteRejection {
   reason: RouteRejectReason;
 }
 
-export type RouteResult = RoutePlan | RouteRejection;
+export type RouteResult<S = PoolState> = RoutePlan<S> | RouteRejection;
 
 const reject = (reason: RouteRejectReason): RouteRejection => ({ ok: false, reason });
 
@@ -124,16 +140,34 @@ function takeBook(levels: ReadonlyArray<BookLevel>, q: MicroUnits): BookLevel[] 
   return need === 0 ? out : null;
 }
 
+/** The market's own pool as a venue. */
+export function cpmmVenue(pool: PoolState, ammFeeBps: number): AmmVenue<PoolState> {
+  return {
+    quote: (side, outcome, quantity) => {
+      const q = quoteCost(pool, side, outcome, quantity, ammFeeBps);
+      return q.ok ? { ok: true, cash: q.cash, fee: q.fee, newState: q.newState } : { ok: false };
+    },
+    upTo: (side, outcome, threshold, max) =>
+      side === "BUY" ? maxBuyUpToPrice(pool, outcome, threshold, max) : maxSellDownToPrice(pool, outcome, threshold, max),
+  };
+}
+
 /** The plan with exactly `ammQ` on the AMM and the rest on the best book levels, or null. */
-function evaluate(order: MarketOrder, v: RouteVenues, ammQ: MicroUnits): RoutePlan | null {
+function evaluate<S>(
+  order: MarketOrder,
+  levels: ReadonlyArray<BookLevel>,
+  takerBps: number,
+  venue: AmmVenue<S> | null,
+  ammQ: MicroUnits,
+): RoutePlan<S> | null {
   const { side, outcome, quantity } = order;
   if (ammQ < 0 || ammQ > quantity) return null;
-  const book = takeBook(v.levels, quantity - ammQ);
+  const book = takeBook(levels, quantity - ammQ);
   if (!book) return null;
-  let amm: AmmLeg | null = null;
+  let amm: AmmLeg<S> | null = null;
   if (ammQ > 0) {
-    if (!v.pool) return null;
-    const q = quoteCost(v.pool, side, outcome, ammQ, v.ammFeeBps);
+    if (!venue) return null;
+    const q = venue.quote(side, outcome, ammQ);
     if (!q.ok) return null;
     amm = { quantity: ammQ, cash: q.cash, fee: q.fee, newState: q.newState };
   }
@@ -144,7 +178,7 @@ function evaluate(order: MarketOrder, v: RouteVenues, ammQ: MicroUnits): RoutePl
     weight += feeWeight(l.quantity, l.price);
   }
   // As settlement: one taker fee over the leg, rounded up once; a SELL's fee never exceeds its cash.
-  let bookFee = feeOn(v.takerBps, weight);
+  let bookFee = feeOn(takerBps, weight);
   if (side === "SELL") bookFee = Math.min(bookFee, bookCash);
   const totalCost = bookCash + (amm?.cash ?? 0);
   const fee = bookFee + (amm?.fee ?? 0);
@@ -163,10 +197,10 @@ function evaluate(order: MarketOrder, v: RouteVenues, ammQ: MicroUnits): RoutePl
   };
 }
 
-const finish = (p: RoutePlan | null): RouteResult =>
+const finish = <S>(p: RoutePlan<S> | null): RouteResult<S> =>
   p ? { ...p, avgPrice: formatAvgPrice(p.totalCost, p.filled) } : reject("INSUFFICIENT_LIQUIDITY");
 
-function check(order: MarketOrder, v: RouteVenues): RouteRejection | null {
+function check(order: MarketOrder, v: Pick<RouteVenues, "levels" | "takerBps" | "ammFeeBps">): RouteRejection | null {
   if (!isLotQuantity(order.quantity)) return reject("INVALID_QUANTITY");
   if (!validBps(v.takerBps) || !validBps(v.ammFeeBps)) return reject("INVALID_FEE");
   if (!validLevels(order.side, v.levels)) return reject("INVALID_LEVELS");
@@ -174,35 +208,38 @@ function check(order: MarketOrder, v: RouteVenues): RouteRejection | null {
 }
 
 /** Strictly better for the trader. */
-const better = (side: Side, a: RoutePlan, b: RoutePlan): boolean => (side === "BUY" ? a.net < b.net : a.net > b.net);
+const better = <S>(side: Side, a: RoutePlan<S>, b: RoutePlan<S>): boolean => (side === "BUY" ? a.net < b.net : a.net > b.net);
 
 /** The order on the book alone. */
 export function planBookOnly(order: MarketOrder, levels: ReadonlyArray<BookLevel>, takerBps: number): RouteResult {
-  const v: RouteVenues = { levels, takerBps, pool: null, ammFeeBps: 0 };
-  const bad = check(order, v);
+  const bad = check(order, { levels, takerBps, ammFeeBps: 0 });
   if (bad) return bad;
-  return finish(evaluate(order, v, 0));
+  return finish(evaluate<PoolState>(order, levels, takerBps, null, 0));
 }
 
 /** The order on the AMM alone. */
 export function planAmmOnly(order: MarketOrder, pool: PoolState | null, ammFeeBps: number): RouteResult {
-  const v: RouteVenues = { levels: [], takerBps: 0, pool, ammFeeBps };
-  const bad = check(order, v);
+  const bad = check(order, { levels: [], takerBps: 0, ammFeeBps });
   if (bad) return bad;
-  return finish(evaluate(order, v, order.quantity));
+  return finish(evaluate(order, [], 0, pool ? cpmmVenue(pool, ammFeeBps) : null, order.quantity));
 }
 
 /** The quantity the marginal-cost walk gives the AMM (a multiple of LOT). */
-function greedyAmmQuantity(order: MarketOrder, v: RouteVenues, pool: PoolState): MicroUnits {
+function greedyAmmQuantity<S>(
+  order: MarketOrder,
+  levels: ReadonlyArray<BookLevel>,
+  takerBps: number,
+  ammFeeBps: number,
+  venue: AmmVenue<S>,
+): MicroUnits {
   const { side, outcome, quantity } = order;
-  const upTo = side === "BUY" ? maxBuyUpToPrice : maxSellDownToPrice;
   let ammQ = 0;
   let bookQ = 0;
-  for (const l of v.levels) {
+  for (const l of levels) {
     if (ammQ + bookQ === quantity) break;
     // AMM first while it is cheaper than this level. Levels get worse one by one, so each threshold
     // lets the AMM go further than the last: its total, from the initial pool, only grows.
-    const a = upTo(pool, outcome, ammThreshold(side, l.price, v.takerBps, v.ammFeeBps), quantity - bookQ);
+    const a = venue.upTo(side, outcome, ammThreshold(side, l.price, takerBps, ammFeeBps), quantity - bookQ);
     if (a > ammQ) ammQ = a;
     bookQ += Math.min(l.quantity, quantity - ammQ - bookQ);
   }
@@ -211,21 +248,31 @@ function greedyAmmQuantity(order: MarketOrder, v: RouteVenues, pool: PoolState):
 
 /** Best plan over the book and the AMM for the whole quantity. */
 export function planRoute(order: MarketOrder, v: RouteVenues): RouteResult {
-  const bad = check(order, v);
-  if (bad) return bad;
   const pool = v.pool !== null && isPoolState(v.pool) ? v.pool : null;
-  const venues = pool === v.pool ? v : { ...v, pool };
+  return planRouteVia(order, v.levels, v.takerBps, pool ? cpmmVenue(pool, v.ammFeeBps) : null, v.ammFeeBps);
+}
+
+/** Best plan over the book and any AMM venue (`ammFeeBps`: its fee, for the price thresholds) for the whole quantity. */
+export function planRouteVia<S>(
+  order: MarketOrder,
+  levels: ReadonlyArray<BookLevel>,
+  takerBps: number,
+  venue: AmmVenue<S> | null,
+  ammFeeBps: number,
+): RouteResult<S> {
+  const bad = check(order, { levels, takerBps, ammFeeBps });
+  if (bad) return bad;
   const candidates: MicroUnits[] = [0, order.quantity];
-  if (pool) {
-    const g = greedyAmmQuantity(order, venues, pool);
+  if (venue) {
+    const g = greedyAmmQuantity(order, levels, takerBps, ammFeeBps, venue);
     candidates.push(g, g - LOT, g + LOT);
   }
-  let best: RoutePlan | null = null;
+  let best: RoutePlan<S> | null = null;
   const seen = new Set<MicroUnits>();
   for (const a of candidates) {
     if (seen.has(a)) continue;
     seen.add(a);
-    const p = evaluate(order, venues, a);
+    const p = evaluate(order, levels, takerBps, venue, a);
     if (p && (best === null || better(order.side, p, best))) best = p;
   }
   return finish(best);

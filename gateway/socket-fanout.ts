@@ -32,6 +32,12 @@ export interface FanoutPorts {
   toRoom(room: string, msg: ServerMessage): void;
   /** The writes of one fan-out, counted once. */
   counted(writes: Record<FanoutPath, number>): void;
+  /**
+   * The YES price a race's pool gives a market now (null: the market has no event pool). Asked
+   * once per market whose price changes come without an AMM side before any pool trade was heard
+   * (a gateway started after the last one); absent: never asked.
+   */
+  poolPrice?(marketId: string): Promise<{ num: string; den: string } | null>;
   coalesceMs?: number;
 }
 
@@ -48,6 +54,12 @@ export class SocketFanout {
   private readonly lastPrices = new Map<string, string>();
   /** The AMM side last heard per market (a pool's price comes with every change of its own market, an event pool's with its trades). */
   private readonly lastAmm = new Map<string, { num: string; den: string }>();
+  /** Markets known to have no event pool (their AMM side, if any, comes with their own changes). */
+  private readonly noPool = new Set<string>();
+  /** The pool's price being asked for, per market. */
+  private readonly asking = new Map<string, Promise<void>>();
+  /** Price changes heard per market: one held back by the question is dropped when a newer one was heard. */
+  private readonly heard = new Map<string, number>();
   private readonly marketPush: Coalescer<MarketChange>;
   private readonly userPush: Coalescer<UserPush>;
 
@@ -76,11 +88,41 @@ export class SocketFanout {
   }
 
   prices(ev: PricesChangedEvent): void {
+    const id = ev.marketId;
+    const n = (this.heard.get(id) ?? 0) + 1;
+    this.heard.set(id, n);
     // A race's pool is the ledger's: its book's changes come without it, so its last known price stays the AMM side.
-    if (ev.ammYes) this.lastAmm.set(ev.marketId, ev.ammYes);
-    else if (this.lastAmm.has(ev.marketId)) ev = { ...ev, ammYes: this.lastAmm.get(ev.marketId)! };
+    if (ev.ammYes) this.lastAmm.set(id, ev.ammYes);
+    else if (this.lastAmm.has(id)) ev = { ...ev, ammYes: this.lastAmm.get(id)! };
+    else if (this.ports.poolPrice && !this.noPool.has(id)) {
+      // No pool trade heard since this gateway started: ask the pool once, then push unless a newer change came.
+      void this.askPool(id).then(() => {
+        if (this.heard.get(id) === n) this.push(this.lastAmm.has(id) ? { ...ev, ammYes: this.lastAmm.get(id)! } : ev);
+      });
+      return;
+    }
+    this.push(ev);
+  }
+
+  private push(ev: PricesChangedEvent): void {
     if (this.hasMembers(rooms.market(ev.marketId))) this.marketPush.push(ev.marketId, { book: null, prices: ev });
     else this.lastPrices.delete(ev.marketId);
+  }
+
+  /** The pool's price of a market, asked once (again after a failed question); a trade heard meanwhile is newer and stays. */
+  private askPool(id: string): Promise<void> {
+    let p = this.asking.get(id);
+    if (!p) {
+      p = this.ports.poolPrice!(id)
+        .then((price) => {
+          if (price && !this.lastAmm.has(id)) this.lastAmm.set(id, price);
+          else if (!price) this.noPool.add(id);
+        })
+        .catch(() => undefined)
+        .finally(() => this.asking.delete(id));
+      this.asking.set(id, p);
+    }
+    return p;
   }
 
   balance({ userId, balance }: EventPayload<"ledger.balanceChanged">): void {

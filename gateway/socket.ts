@@ -376,6 +376,8 @@ const SocketGateway = defineService<SocketGatewayThis>({
       write: (id, batch) => this.socketStates.get(id)?.writer.write(batch),
       toRoom: (room, msg) => this.toRoom(room, msg),
       counted: (writes) => this.countWrites(writes),
+      // A race's pool price before this gateway heard any of its trades (the ledger owns the pool).
+      poolPrice: (marketId) => call(this.broker, "ledger.eventPoolPrices", { marketIds: [marketId] }).then((r) => r[marketId] ?? null),
     });
   },
 

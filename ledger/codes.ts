@@ -9,5 +9,7 @@ export const LEDGER_CODES = [
   "LEDGER_UNAVAILABLE",
   "LEDGER_RESTARTED",
   "SERVICE_UNAVAILABLE",
+  "MARKET_NOT_OPEN",
+  "BOOK_CHANGED",
 ] as const;
 export type LedgerCode = (typeof LEDGER_CODES)[number];

@@ -64,7 +64,8 @@ export function conversionFees(rec: ConversionRecord | undefined): number {
   return rec ? conversionFee(rec.marketIds.length, rec.quantity, rec.feeBps) : 0;
 }
 
-function canonical(p: Posting): string {
+/** A posting as a string whatever the order of its fields (to compare entries' postings as multisets). */
+export function canonical(p: Posting): string {
   const o = p as unknown as Record<string, unknown>;
   return JSON.stringify(
     Object.fromEntries(

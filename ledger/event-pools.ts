@@ -15,7 +15,16 @@ import { liquidityParameter, NONE_OUTCOME, prices, type LmsrState } from "../eng
 import type { TradeRecord } from "../engine/settlement";
 import { Refusal } from "../engine/refusal";
 import type { EventInternal, MarketInternal, MarketTradeEvent } from "../models/catalog";
-import type { EventPoolView, IdemKey, PostInput, PostOutcome, RouteExecution, RouteRequest } from "../models/trading";
+import type {
+  EventPoolRecord,
+  EventPoolSnapshot,
+  EventPoolView,
+  IdemKey,
+  PostInput,
+  PostOutcome,
+  RouteExecution,
+  RouteRequest,
+} from "../models/trading";
 
 /** The codes a trade against an event's pool is refused with (besides the ledger's own). */
 export const EVENT_POOL_CODES = ["MARKET_NOT_OPEN", "TRADING_PAUSED", "VALIDATION_ERROR", "INSUFFICIENT_LIQUIDITY"] as const;
@@ -90,6 +99,34 @@ export async function eventPoolView(p: EventPoolPorts, eventId: string): Promise
   return { eventId, b: s.b, prices: Object.fromEntries([...prices(s)].map(([k, v]) => [k, String(v)])) };
 }
 
+/**
+ * The pool of this market's race as the market's actor routes a market order against it (with its
+ * book): its parameters and its books now, funded first. Null: the market has no race pool, or is
+ * not open (the actor refuses that itself).
+ */
+export async function eventPoolSnapshot(p: EventPoolPorts, marketId: string): Promise<EventPoolSnapshot | null> {
+  const e = await eventOf(p, marketId);
+  if (!e || e.markets.find((m) => m.id === marketId)?.status !== "open") return null;
+  ensureFunded(p, e);
+  const s = stateOf(p, e);
+  const { cash, positions } = books(p, e.id);
+  return {
+    eventId: e.id,
+    b: s.b,
+    outcomes: s.outcomes.map((o) => o.id),
+    cash,
+    positions: positions.map(({ marketId: m, outcome, quantity, totalCost, realizedPnl, settled }) => ({
+      marketId: m,
+      outcome,
+      quantity,
+      totalCost,
+      realizedPnl,
+      settled,
+    })),
+    feeBps: p.feeBps,
+  };
+}
+
 /** The market is open and trading normally (the catalog's facts, asked before planning). */
 async function admit(p: EventPoolPorts, e: EventInternal, r: RouteRequest): Promise<void> {
   const m = e.markets.find((x) => x.id === r.marketId);
@@ -125,7 +162,8 @@ export async function eventPoolPrices(
 
 function plan(p: EventPoolPorts, e: EventInternal, r: RouteRequest) {
   ensureFunded(p, e);
-  const pl = planEventPoolTrade(stateOf(p, e), books(p, e.id), {
+  const state = stateOf(p, e);
+  const t = {
     eventId: e.id,
     userId: r.userId,
     side: r.side,
@@ -133,12 +171,15 @@ function plan(p: EventPoolPorts, e: EventInternal, r: RouteRequest) {
     outcome: r.outcome,
     quantity: r.quantity,
     feeBps: p.feeBps,
-  });
+  };
+  const pl = planEventPoolTrade(state, books(p, e.id), t);
   if (!pl.ok)
     throw pl.reason === "INVALID_QUANTITY"
       ? refused("VALIDATION_ERROR", "quantity must be a positive multiple of 100 micro-units")
       : refused("INSUFFICIENT_LIQUIDITY", `The event's pool cannot take this trade: ${pl.reason}`);
-  return pl;
+  // The ledger checks the trade against this record as it applies it (a market whose end it journaled is refused).
+  const record: EventPoolRecord = { ...t, b: state.b, outcomes: state.outcomes.map((o) => o.id), cash: pl.quote.cash, fee: pl.quote.fee };
+  return { ...pl, record };
 }
 
 /** What the trade would cost now, without executing (POST /markets/:id/quote); null: no event pool. */
@@ -155,7 +196,7 @@ export async function eventPoolTrade(p: EventPoolPorts, r: RouteRequest): Promis
   const e = await eventOf(p, r.marketId);
   if (!e) return null;
   await admit(p, e, r);
-  const { quote, postings } = plan(p, e, r);
+  const { quote, postings, record } = plan(p, e, r);
   const tradeId = p.newId("trd");
   const trade: TradeRecord = {
     tradeId,
@@ -184,6 +225,7 @@ export async function eventPoolTrade(p: EventPoolPorts, r: RouteRequest): Promis
     key: `evamm:${trade.tradeId}`,
     postings,
     trades: [trade],
+    eventPool: record,
     ...(r.idem ? { idem: { ...(r.idem as IdemKey), status: 200, response: tradeAnswer(value) } } : {}),
   });
   await p.waitDurable(out.seq);

@@ -1,8 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { Refusal } from "../engine/refusal";
-import { Accounts, isPostingRefusal, type AccountsUndo, type ConservationReport, type PreparedChange } from "../engine/accounts";
+import {
+  Accounts,
+  isPostingRefusal,
+  type AccountsUndo,
+  type ConservationReport,
+  type Posting,
+  type PreparedChange,
+} from "../engine/accounts";
 import type {
   BookJournalDoc,
+  EventPoolRecord,
   IdemClaim,
   IdemRecord,
   LedgerEntryDoc,
@@ -12,7 +20,9 @@ import type {
   PostOutcome,
 } from "../models/trading";
 import { chainHash } from "./chain-hash";
-import { entryRuleProblems } from "./entry-rules";
+import { canonical, entryRuleProblems } from "./entry-rules";
+import { eventPoolAccount, planEventPoolTrade, poolState } from "../engine/event-pool";
+import { eventResolutionKey, payoutKey, resolutionKey } from "../engine/payout";
 import { IdemClaims } from "./idempotency";
 import { moneyCheck } from "./money-check";
 import type { LedgerCode } from "./codes";
@@ -72,6 +82,7 @@ function entryDoc(input: PostInput, seq: number, at: string): LedgerEntryDoc {
   if (input.settlement) doc.settlement = input.settlement;
   if (input.payout) doc.payout = input.payout;
   if (input.conversion) doc.conversion = input.conversion;
+  if (input.eventPool) doc.eventPool = input.eventPool;
   if (input.idem) doc.idem = input.idem;
   if (input.heartbeat) doc.heartbeat = input.heartbeat;
   if (input.audit) doc.audit = input.audit;
@@ -273,6 +284,8 @@ export class Ledger {
   private prepare(parts: PostInput[]): PreparedChange {
     const first = parts[0];
     const last = parts[parts.length - 1];
+    if (first.conversion) this.refuseDecided(first.conversion.eventId, [...first.conversion.marketIds, ...first.conversion.otherOpen]);
+    if (last.eventPool) this.checkPoolLeg(last.eventPool, parts.length === 1 ? first.postings : parts.flatMap((p) => p.postings));
     const postings = parts.length === 1 ? first.postings : parts.flatMap((p) => p.postings);
     const trades = parts.length === 1 ? first.trades : parts.flatMap((p) => p.trades ?? []);
     const broken = entryRuleProblems(
@@ -296,6 +309,52 @@ export class Ledger {
         code === "INSUFFICIENT_SHARES" ? "Insufficient shares" : code === "INVALID_POSTING" ? err.message : "Insufficient balance",
       );
     }
+  }
+
+  /** Is an entry under this key journaled, or waiting for its commit? */
+  private entered(key: string): boolean {
+    return this.pendingKeys.has(key) || this.store.keySeq(key) !== null;
+  }
+
+  /**
+   * Refuses an entry that would still create shares of a market whose end went through this
+   * ledger (resolved alone, with its event in one step, or paid out at a price): the catalog's
+   * "open" it was checked against may be older than that entry.
+   */
+  refuseDecided(eventId: string, marketIds: readonly string[]): void {
+    const ended = this.entered(eventResolutionKey(eventId))
+      ? marketIds[0]
+      : marketIds.find((m) => this.entered(resolutionKey(m)) || this.entered(payoutKey(m)));
+    if (ended !== undefined)
+      throw new Refusal<LedgerCode>(
+        "conflict",
+        "MARKET_NOT_OPEN",
+        `Market ${ended} is not open: its end was settled; nothing was executed`,
+      );
+  }
+
+  /**
+   * A market order's leg against its race's pool, planned by the market's actor on the pool's books
+   * as it read them: planned again here on the books as they are now (this entry applies in the
+   * same turn). Another price: the pool moved meanwhile (BOOK_CHANGED, nothing executed). The
+   * pool's own postings must be exactly that plan's.
+   */
+  private checkPoolLeg(rec: EventPoolRecord, postings: readonly Posting[]): void {
+    this.refuseDecided(rec.eventId, [rec.marketId]);
+    const account = eventPoolAccount(rec.eventId);
+    const books = { cash: this.balance(account).available, positions: this.positionsOf(account) };
+    const plan = planEventPoolTrade(poolState(rec.b, books, rec.outcomes), books, rec);
+    if (!plan.ok || plan.quote.cash !== rec.cash || plan.quote.fee !== rec.fee)
+      throw new Refusal<LedgerCode>("conflict", "BOOK_CHANGED", "The event's pool moved since this order was priced; nothing was executed");
+    const pools = (ps: readonly Posting[]) =>
+      ps
+        .filter((p) => (p.kind === "cash" || p.kind === "shares") && p.account === account)
+        .map(canonical)
+        .sort();
+    const want = pools(plan.postings);
+    const got = pools(postings);
+    if (want.length !== got.length || want.some((w, i) => w !== got[i]))
+      throw new Refusal<LedgerCode>("rejected", "INVALID_POSTING", `entry moves pool ${account} other than its pool leg's record`);
   }
 
   /** Applies the prepared change and queues the entries for the next group commit; leases follow the command. */

@@ -429,6 +429,7 @@ export class MongoMoneyStore implements MoneyStore {
       seq: r.prio,
       clientOrderId: (r.clientOrderId as string | null) ?? null,
       ...(r.cancelOnPause === true ? { cancelOnPause: true } : {}),
+      ...(r.quote === true ? { quote: true } : {}),
     }));
   }
 

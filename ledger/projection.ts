@@ -1,5 +1,5 @@
 import type { OrderChange } from "../engine/settlement";
-import type { LedgerEntryDoc, OrderDoc, TradeDoc } from "../models/trading";
+import type { JournaledOrder, LedgerEntryDoc, OrderDoc, TradeDoc } from "../models/trading";
 
 /**
  * The read models (orders, trades) as a pure function of journal entries: what the store writes in
@@ -14,37 +14,10 @@ export type ReadModelOp =
 export function projectEntry(doc: LedgerEntryDoc): ReadModelOp[] {
   const ops: ReadModelOp[] = [];
   const b = doc.book;
-  if (b?.command.type === "place") {
-    const o = b.command.order;
-    ops.push({
-      op: "insertOrder",
-      order: {
-        _id: o.orderId,
-        userId: o.userId,
-        marketId: b.marketId,
-        side: o.side,
-        outcome: o.outcome,
-        orderType: o.orderType,
-        price: o.price,
-        quantity: o.quantity,
-        filledQuantity: 0,
-        remaining: o.quantity,
-        cancelledQuantity: 0,
-        holds: 0,
-        status: "open",
-        cancelReason: null,
-        clientOrderId: o.clientOrderId ?? null,
-        expiresAt: o.expiresAt ?? null,
-        postOnly: o.postOnly ?? false,
-        cancelOnPause: o.cancelOnPause ?? false,
-        ...(o.orderGroupId ? { orderGroupId: o.orderGroupId } : {}),
-        prio: o.prio,
-        seq: doc.seq,
-        createdAt: o.createdAt,
-        updatedAt: o.createdAt,
-      },
-    });
-  }
+  // Orders a command placed (one, or a mass quote's set), then every order change it made.
+  if (b?.command.type === "place") ops.push({ op: "insertOrder", order: placedOrderDoc(b.command.order, b.marketId, doc.seq) });
+  else if (b?.command.type === "quotes")
+    for (const o of b.command.orders) ops.push({ op: "insertOrder", order: placedOrderDoc(o, b.marketId, doc.seq) });
   for (const c of b?.orders ?? []) ops.push({ op: "changeOrder", change: c, seq: doc.seq, at: doc.at });
   for (const t of doc.trades ?? [])
     ops.push({
@@ -54,6 +27,36 @@ export function projectEntry(doc: LedgerEntryDoc): ReadModelOp[] {
   if (doc.settlement)
     ops.push({ op: "settleTrades", tradeIds: doc.settlement.tradeIds, status: doc.settlement.status, txHash: doc.settlement.txHash });
   return ops;
+}
+
+/** The row of an order as its placement was journaled (before the changes its command made). */
+function placedOrderDoc(o: JournaledOrder, marketId: string, seq: number): OrderDoc {
+  return {
+    _id: o.orderId,
+    userId: o.userId,
+    marketId,
+    side: o.side,
+    outcome: o.outcome,
+    orderType: o.orderType,
+    price: o.price,
+    quantity: o.quantity,
+    filledQuantity: 0,
+    remaining: o.quantity,
+    cancelledQuantity: 0,
+    holds: 0,
+    status: "open",
+    cancelReason: null,
+    clientOrderId: o.clientOrderId ?? null,
+    expiresAt: o.expiresAt ?? null,
+    postOnly: o.postOnly ?? false,
+    cancelOnPause: o.cancelOnPause ?? false,
+    quote: o.quote ?? false,
+    ...(o.orderGroupId ? { orderGroupId: o.orderGroupId } : {}),
+    prio: o.prio,
+    seq,
+    createdAt: o.createdAt,
+    updatedAt: o.createdAt,
+  };
 }
 
 /** An order row after a change (the same arithmetic the store does in SQL). */

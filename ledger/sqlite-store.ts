@@ -42,7 +42,7 @@ const FILE = "money.db";
 /** The writer thread's compiled entry; absent when running from TypeScript sources (the test runner). */
 const WRITER_THREAD = join(__dirname, "sqlite-writer-thread.js");
 
-const SCHEMA = `
+export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS journal (
   seq INTEGER PRIMARY KEY, key TEXT NOT NULL, market_id TEXT, position INTEGER, epoch INTEGER,
@@ -63,7 +63,7 @@ CREATE TABLE IF NOT EXISTS orders (
   order_type TEXT NOT NULL, price INTEGER NOT NULL, quantity INTEGER NOT NULL, filled INTEGER NOT NULL, remaining INTEGER NOT NULL,
   cancelled INTEGER NOT NULL, holds INTEGER NOT NULL, status TEXT NOT NULL, cancel_reason TEXT, client_order_id TEXT,
   expires_at TEXT, post_only INTEGER NOT NULL, prio INTEGER NOT NULL, seq INTEGER NOT NULL, created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL, cancel_on_pause INTEGER NOT NULL DEFAULT 0);
+  updated_at TEXT NOT NULL, cancel_on_pause INTEGER NOT NULL DEFAULT 0, is_quote INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS orders_user ON orders(user_id, created_at DESC, order_id DESC);
 CREATE INDEX IF NOT EXISTS orders_resting_user ON orders(user_id, market_id) WHERE remaining > 0;
 CREATE INDEX IF NOT EXISTS orders_resting_market ON orders(market_id, prio) WHERE remaining > 0;
@@ -108,6 +108,7 @@ interface OrderRow {
   expires_at: string | null;
   post_only: number;
   cancel_on_pause: number;
+  is_quote: number;
   order_group_id: string | null;
   prio: number;
   seq: number;
@@ -153,6 +154,7 @@ const orderOf = (r: OrderRow): OrderDoc => ({
   expiresAt: r.expires_at,
   postOnly: r.post_only === 1,
   cancelOnPause: r.cancel_on_pause === 1,
+  quote: r.is_quote === 1,
   ...(r.order_group_id ? { orderGroupId: r.order_group_id } : {}),
   prio: r.prio,
   seq: r.seq,
@@ -229,6 +231,8 @@ export class SqliteMoneyStore implements MoneyStore {
       this.db.exec("ALTER TABLE idempotency ADD COLUMN answer_from TEXT");
     if (!(this.db.pragma("table_info(orders)") as Array<{ name: string }>).some((c) => c.name === "cancel_on_pause"))
       this.db.exec("ALTER TABLE orders ADD COLUMN cancel_on_pause INTEGER NOT NULL DEFAULT 0");
+    if (!(this.db.pragma("table_info(orders)") as Array<{ name: string }>).some((c) => c.name === "is_quote"))
+      this.db.exec("ALTER TABLE orders ADD COLUMN is_quote INTEGER NOT NULL DEFAULT 0");
     if (!(this.db.pragma("table_info(orders)") as Array<{ name: string }>).some((c) => c.name === "order_group_id"))
       this.db.exec("ALTER TABLE orders ADD COLUMN order_group_id TEXT");
     // Every order with a client id wrote an entry into it, and no query used it (GET /orders by
@@ -280,7 +284,7 @@ export class SqliteMoneyStore implements MoneyStore {
         "SELECT market_id AS marketId, collateral, epoch, owner, position, book_seq AS bookSeq, pool_yes AS poolYes, pool_no AS poolNo FROM markets",
       ),
       resting: q(
-        "SELECT order_id, user_id, side, outcome, price, quantity, remaining, prio, client_order_id, cancel_on_pause FROM orders WHERE market_id = ? AND remaining > 0 AND prio > ? ORDER BY prio LIMIT ?",
+        "SELECT order_id, user_id, side, outcome, price, quantity, remaining, prio, client_order_id, cancel_on_pause, is_quote FROM orders WHERE market_id = ? AND remaining > 0 AND prio > ? ORDER BY prio LIMIT ?",
       ),
       order: q("SELECT * FROM orders WHERE order_id = ?"),
       trade: q("SELECT * FROM trades WHERE trade_id = ?"),
@@ -538,6 +542,7 @@ export class SqliteMoneyStore implements MoneyStore {
       prio: number;
       client_order_id: string | null;
       cancel_on_pause: number;
+      is_quote: number;
     }>;
     return rows.map((r) => ({
       orderId: r.order_id,
@@ -550,6 +555,7 @@ export class SqliteMoneyStore implements MoneyStore {
       seq: r.prio,
       clientOrderId: r.client_order_id,
       ...(r.cancel_on_pause === 1 ? { cancelOnPause: true } : {}),
+      ...(r.is_quote === 1 ? { quote: true } : {}),
     }));
   }
 

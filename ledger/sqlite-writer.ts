@@ -101,8 +101,8 @@ export class SqliteWriter {
           "ON CONFLICT(market_id) DO UPDATE SET collateral = excluded.collateral, epoch = excluded.epoch, owner = excluded.owner, position = excluded.position, book_seq = excluded.book_seq, pool_yes = excluded.pool_yes, pool_no = excluded.pool_no",
       ),
       insOrder: q(
-        "INSERT INTO orders (order_id, user_id, market_id, side, outcome, order_type, price, quantity, filled, remaining, cancelled, holds, status, cancel_reason, client_order_id, expires_at, post_only, prio, seq, created_at, updated_at, cancel_on_pause, order_group_id) " +
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO orders (order_id, user_id, market_id, side, outcome, order_type, price, quantity, filled, remaining, cancelled, holds, status, cancel_reason, client_order_id, expires_at, post_only, prio, seq, created_at, updated_at, cancel_on_pause, is_quote, order_group_id) " +
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       changeOrder: q(
         "UPDATE orders SET quantity = coalesce(?, quantity), price = coalesce(?, price), prio = coalesce(?, prio), filled = filled + ?, remaining = ?, " +
@@ -247,6 +247,7 @@ export class SqliteWriter {
           o.createdAt,
           o.updatedAt,
           o.cancelOnPause ? 1 : 0,
+          o.quote ? 1 : 0,
           o.orderGroupId ?? null,
         );
         orders++;

@@ -12,6 +12,8 @@ const GTD_MIN_AHEAD_MS = 5_000;
 const GTD_MAX_AHEAD_MS = 365 * 24 * 3600 * 1000;
 export const CLIENT_ORDER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 export const MAX_BATCH = 20;
+/** Quotes in one mass quote (POST /quotes). */
+export const MAX_QUOTES = 20;
 
 /**
  * An order's terms, the one shape from the request to the market's actor: as POST /orders' body

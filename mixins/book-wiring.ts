@@ -13,6 +13,7 @@ import { GatheredPublications } from "../trading/publication";
 import type { AppContext } from "./context";
 import { withIdempotency } from "./idempotency.middleware";
 import { marketOwner, refreshOwners } from "./market-routing.middleware";
+import { ledgerPoster } from "./local-ledger";
 import { nullWhenAbsent } from "./optional-service";
 import { portCall } from "./port-call";
 
@@ -34,7 +35,7 @@ export function bookCoresOn(broker: ServiceBroker, log: (message: string) => voi
       acquire: (marketId, node) => portCall(broker, "ledger.acquireMarket", { marketId, node }),
       restingOrders: (marketId, afterPrio, limit) => portCall(broker, "ledger.restingOrders", { marketId, afterPrio, limit }),
       lease: (marketId) => portCall(broker, "ledger.lease", { marketId }),
-      post: (entry) => portCall(broker, "ledger.post", { ...entry, durable: false }),
+      post: ledgerPoster(broker),
       sync: (seq, instance) => portCall(broker, "ledger.sync", { seq, instance }).then(() => undefined),
     },
     // What committed commands tell the world (trading/publication.ts), one message per watermark.
@@ -53,6 +54,8 @@ export function bookCoresOn(broker: ServiceBroker, log: (message: string) => voi
     requests: {
       checkShape: placeCheck,
       placeRemote: (ctx, p) => portCall(ctx, "book.placeTerms", p),
+      quotesRemote: (ctx, q) => portCall(ctx, "book.quotesTerms", q),
+      cancelQuotes: (ctx, marketId, userId) => portCall(ctx, "book.cancelQuotesOf", { marketId, userId }),
       journaled: (ctx) => void (ctx.meta.idemJournaled = true),
       withIdempotency: (ctx, idem, run) => withIdempotency(ctx, idem, run).then((r) => r.value, throwRefusal),
       order: (ctx, orderId) => portCall(ctx, "ledger.getOrder", { orderId }),

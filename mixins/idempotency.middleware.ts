@@ -76,9 +76,13 @@ export const Idempotency: Middleware = {
   name: "Idempotency",
   localAction(handler: (ctx: AppContext) => Promise<unknown>, action: ActionSchema & { idempotent?: boolean }) {
     if (!action.idempotent) return handler;
-    return async function idempotent(ctx: AppContext) {
+    // A request without a key (most orders) goes straight to the handler, with no promise of its own.
+    return function idempotent(ctx: AppContext) {
       const key = ctx.meta.idempotencyKey;
       if (key === undefined || ctx.meta.idem) return handler(ctx);
+      return claimed(ctx, key);
+    };
+    async function claimed(ctx: AppContext, key: unknown): Promise<unknown> {
       if (typeof key !== "string" || key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY)
         throw validationError(`Idempotency-Key is 1 to ${MAX_IDEMPOTENCY_KEY} characters`, [
           { field: "Idempotency-Key", rule: "stringMax" },
@@ -97,6 +101,6 @@ export const Idempotency: Middleware = {
       } finally {
         delete ctx.meta.idem;
       }
-    };
+    }
   },
 } as unknown as Middleware;

@@ -5,6 +5,10 @@ import { ownerOf } from "../trading/ownership";
 export const MARKET_ACTIONS: ReadonlySet<string> = new Set([
   "book.place",
   "book.placeTerms",
+  "book.placeQuotes",
+  "book.quotesTerms",
+  "book.cancelQuotes",
+  "book.cancelQuotesOf",
   "book.amendOrder",
   "book.cancel",
   "book.cancelMany",
@@ -118,21 +122,30 @@ export function createMarketRouting(): Middleware {
         const marketId = (params as { marketId?: unknown } | undefined)?.marketId;
         if (!name || !MARKET_ACTIONS.has(name) || opts?.nodeID || typeof marketId !== "string")
           return next(actionName as string, params, opts);
-        const attempt = async (n: number): Promise<unknown> => {
+        // Promise chains, not an async function: the common case (owner known, call answers) makes
+        // no promise beyond the call's own and the one catching a failure.
+        const attempt = (n: number): Promise<unknown> => {
           const owner = marketOwner(self, marketId);
           if (!owner) {
             if (n < BACKOFF.length) return sleep(BACKOFF[n]).then(() => attempt(n + 1));
-            throw new Errors.MoleculerError("No engine node is serving markets right now; retry", 503, "SERVICE_UNAVAILABLE", {
-              retryAfter: 2,
-            });
+            return Promise.reject(
+              new Errors.MoleculerError("No engine node is serving markets right now; retry", 503, "SERVICE_UNAVAILABLE", {
+                retryAfter: 2,
+              }),
+            );
           }
+          let sent: Promise<unknown>;
           try {
-            return await next(name, params, { ...opts, nodeID: owner });
+            sent = next(name, params, { ...opts, nodeID: owner });
           } catch (err) {
+            sent = Promise.reject(err);
+          }
+          return sent.catch((err: unknown) => {
             if ((nothingRan(err) || (nodeGone(err) && READS.has(name))) && n < BACKOFF.length) {
-              await sleep(BACKOFF[n]);
-              refreshOwners(self);
-              return attempt(n + 1);
+              return sleep(BACKOFF[n]).then(() => {
+                refreshOwners(self);
+                return attempt(n + 1);
+              });
             }
             if (nothingRan(err))
               throw new Errors.MoleculerError(
@@ -149,7 +162,7 @@ export function createMarketRouting(): Middleware {
                 { retryAfter: 2 },
               );
             throw err;
-          }
+          });
         };
         return attempt(0) as ReturnType<ServiceBroker["call"]>;
       };

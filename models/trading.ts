@@ -1,4 +1,5 @@
 import type { ConservationReport, Posting } from "../engine/accounts";
+import type { HeldPosition } from "../engine/conversion-guarantee";
 import type { OrderTerms } from "../lib/order-rules";
 import type { RoutePlan } from "../engine/router";
 import type { CancelReasonCode, FillRecord, OrderChange, TradeRecord } from "../engine/settlement";
@@ -7,7 +8,7 @@ import type { OrderType, Outcome, QueuePosition, RestingOrder, Side } from "../e
 export type { QueuePosition };
 
 /** A resting order as the ledger committed it: the book's order and its client order id (rebuilding a book). */
-export type CommittedRestingOrder = RestingOrder & { clientOrderId?: string | null; cancelOnPause?: boolean };
+export type CommittedRestingOrder = RestingOrder & { clientOrderId?: string | null; cancelOnPause?: boolean; quote?: boolean };
 
 /** A market's writer lease: who may write its book, under which epoch (issued by the ledger). */
 export interface FenceRecord {
@@ -39,6 +40,40 @@ export interface ConversionRecord {
   feeBps: number;
 }
 
+/** A race's pool as a market's actor routes a market order against it: its parameters and its books when read. */
+export interface EventPoolSnapshot {
+  eventId: string;
+  /** The LMSR liquidity parameter (micro-units). */
+  b: number;
+  /** Its outcomes: the event's markets still trading (and "none" on an event that is not exhaustive). */
+  outcomes: string[];
+  /** The pool account's cash and positions. */
+  cash: number;
+  positions: HeldPosition[];
+  /** The LP fee (bps). */
+  feeBps: number;
+}
+
+/**
+ * The pool leg of a market order's entry: what was traded against the pool and what it cost when
+ * planned. The ledger plans it again on the pool's books as they are when the entry applies and
+ * refuses the entry (BOOK_CHANGED) when the price differs: the pool moved meanwhile.
+ */
+export interface EventPoolRecord {
+  eventId: string;
+  b: number;
+  outcomes: string[];
+  userId: string;
+  marketId: string;
+  side: Side;
+  outcome: Outcome;
+  quantity: number;
+  feeBps: number;
+  /** Cash into / out of the pool and the fee, as planned. */
+  cash: number;
+  fee: number;
+}
+
 export interface SettlementRecord {
   tradeIds: string[];
   status: "confirmed" | "failed";
@@ -65,6 +100,8 @@ export interface LedgerEntryDoc {
   payout?: PayoutRecord;
   /** The entry converts NO positions of an event (the money check re-plans it). */
   conversion?: ConversionRecord;
+  /** A market order's leg against its race's pool: the ledger re-plans it on the pool's books when it applies the entry. */
+  eventPool?: EventPoolRecord;
   /** The answer to an Idempotency-Key request, journaled with the command it answers. */
   idem?: IdemRecord;
   /** A dead man's switch armed (deadline) or disarmed (null). */
@@ -211,6 +248,8 @@ export interface OrderDoc {
   postOnly: boolean;
   /** Cancelled (reason `paused`) when its market leaves the normal trading mode. */
   cancelOnPause?: boolean;
+  /** Placed by POST /quotes: one of its user's quote set in the market (replaced by the next set). */
+  quote?: boolean;
   /** The order group it was placed in, if any. */
   orderGroupId?: string;
   /** Time priority in its market's book (the book's seq of its acceptance). */
@@ -229,6 +268,11 @@ export type BookCommand =
   | { type: "cancelMany"; userId: string; reason: string }
   | { type: "amend"; orderId: string; userId: string; price: number; quantity: number; keepsPriority: boolean }
   | { type: "cancelAll"; reason: string }
+  /**
+   * A mass quote: the user's previous quote orders in the market (`cancelled`, still resting) are
+   * cancelled, then `orders` are placed in this order, as one command.
+   */
+  | { type: "quotes"; userId: string; cancelled: string[]; orders: JournaledOrder[] }
   /** Part of a command too large for one entry; the command itself is in entry `of` (same market). */
   | { type: "part"; of: number };
 
@@ -247,6 +291,7 @@ export interface JournaledOrder {
   expiresAt?: string;
   postOnly?: boolean;
   cancelOnPause?: boolean;
+  quote?: boolean;
   /** The caller's order group it joined (its fills count there; a trigger cancels it). */
   orderGroupId?: string;
 }
@@ -300,6 +345,7 @@ export interface PostInput extends Pick<
   | "settlement"
   | "payout"
   | "conversion"
+  | "eventPool"
   | "idem"
   | "heartbeat"
   | "audit"
@@ -391,6 +437,32 @@ export interface PlaceResult {
   createdAt: string;
 }
 
+/** A quote of a mass quote once checked: price as a tick. */
+export interface QuoteTerm {
+  side: Side;
+  outcome: Outcome;
+  price: number;
+  quantity: number;
+}
+
+/** `book.quotesTerms`: a checked mass quote for the market's actor. */
+export interface QuoteSetTerms {
+  marketId: string;
+  userId: string;
+  quotes: QuoteTerm[];
+  postOnly: boolean;
+  /** The caller's order group every quote order joins (named in each order's placement). */
+  orderGroupId?: string;
+  idem?: IdemKey;
+}
+
+/** What a mass quote did: the previous set's orders cancelled, then each quote placed (in request order). */
+export interface QuoteSetResult {
+  cancelled: string[];
+  releasedAmount: number;
+  orders: PlaceResult[];
+}
+
 export interface CancelManyResult {
   cancelled: string[];
   releasedAmount: number;
@@ -423,6 +495,8 @@ export interface RouteRequest {
   /** AMM: the pool only (POST /trade/amm); ROUTE: best of book and pool (POST /trade/market). */
   mode: "AMM" | "ROUTE";
   idem?: IdemKey;
+  /** ROUTE on a market of a race with one pool: that pool as the AMM side (the ledger's books, just read). */
+  eventPool?: EventPoolSnapshot;
 }
 
 /** Best book prices (YES view ticks) and the pool's marginal YES price as an exact fraction. */

@@ -52,6 +52,11 @@ interface ApiThis extends Service {
   site: WebSite | null;
 }
 
+/** Does Moleculer's logger print `info` lines at this level (LOG_LEVEL; false: nothing)? */
+function printsInfo(level: string | false): boolean {
+  return level !== false && !["fatal", "error", "warn"].includes(level.toLowerCase());
+}
+
 const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendError">({
   name: "api",
   // Socket.IO at /ws shares this HTTP server; listed first so its stopped hook closes the sockets
@@ -233,6 +238,12 @@ const ApiService = defineService<ApiThis, "addRoute" | "httpHandler" | "sendErro
     this.tierBook = new TierBook(cfg.rateLimit.tiers);
     this.settings.port = cfg.port;
     this.settings.ip = cfg.host;
+    // moleculer-web colours and formats its request and response lines whether or not the logger
+    // prints them (~2.5 KB per request): none at a level that drops them.
+    if (!printsInfo(cfg.logLevel)) {
+      this.settings.logRequest = null;
+      this.settings.logResponse = null;
+    }
     if (cfg.redisUrl) this.redis = new IORedis(cfg.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
 
     // The domain a ton_proof is signed for here (APP_DOMAIN, else the address listened on).

@@ -79,6 +79,39 @@ const BookService = defineService<BookThis>({
       },
     },
 
+    /** POST /quotes: the caller's quote set in the market replaced atomically (one journal entry). */
+    placeQuotes: {
+      ...routeAction("book.placeQuotes"),
+      async handler(this: BookThis, ctx: AppContext<HandlerParams<"book.placeQuotes">>): Promise<ActionResult<"book.placeQuotes">> {
+        // Named in an order group: admitted by it first, each quote order joined once placed (trading/order-desk.ts).
+        return this.desk.placeQuotes(ctx, currentUser(ctx).id, ctx.params, ctx.meta.idem).catch(throwWire);
+      },
+    },
+
+    /** Internal: a mass quote placed on the market's owner (one that reached another node). */
+    quotesTerms: {
+      ...internalAction("book.quotesTerms"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.quotesTerms">>): Answer<"book.quotesTerms"> {
+        return this.desk.quotesHere(ctx, ctx.params).catch(throwWire);
+      },
+    },
+
+    /** DELETE /quotes: the caller's quote set in one market withdrawn. */
+    cancelQuotes: {
+      ...routeAction("book.cancelQuotes"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancelQuotes">>): Answer<"book.cancelQuotes"> {
+        return this.desk.cancelQuotes(ctx, currentUser(ctx).id, ctx.params.marketId).catch(throwWire);
+      },
+    },
+
+    /** Internal: a user's quote set cancelled inside the market's actor. */
+    cancelQuotesOf: {
+      ...internalAction("book.cancelQuotesOf"),
+      handler(this: BookThis, ctx: AppContext<HandlerParams<"book.cancelQuotesOf">>): Answer<"book.cancelQuotesOf"> {
+        return this.owner.cancelQuotes(ctx.params).catch(throwWire);
+      },
+    },
+
     /** PATCH /orders/:orderId: atomic amend under the same id (a lower quantity keeps priority). */
     amend: {
       ...routeAction("book.amend"),

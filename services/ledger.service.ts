@@ -5,6 +5,7 @@ import {
   type ActionResult,
   type Answer,
   type HandlerParams,
+  type PostParams,
   broadcast,
   call,
   durableGroup,
@@ -28,17 +29,19 @@ import {
   eventPoolPricesAround,
   eventPoolPrint,
   eventPoolQuote,
+  eventPoolSnapshot,
   eventPoolTrade,
   eventPoolView,
   type EventPoolPorts,
 } from "../ledger/event-pools";
-import type { RouteExecution, TopOfBook, VerifyReport } from "../models/trading";
+import type { PostOutcome, RouteExecution, TopOfBook, VerifyReport } from "../models/trading";
 import { createDbMixin, type DbState } from "../mixins/db.mixin";
 import { MarketClock } from "../catalog/clock";
 import { dayOf, RewardsDesk, type RewardCollections } from "../ledger/rewards";
 import type { RestingOrder } from "../engine/types";
 import { isRefusal } from "../engine/refusal";
 import { OrderGroups, type GroupCancel } from "../trading/order-groups";
+import { reopenSetting, strictest } from "../trading/trading-modes";
 
 type LedgerThis = Service &
   DbState<RewardCollections> & {
@@ -54,6 +57,9 @@ type LedgerThis = Service &
     groups: OrderGroups;
     groupMarkets: Map<string, string>;
     cancelGroup(c: GroupCancel): Promise<void>;
+    /** End of the post-only window after this start (ms since the epoch; 0: none), as the engines keep it. */
+    reopenUntil: number;
+    postHere(entry: PostParams, fromNode: string): PostOutcome;
     loadGroups(): Promise<void>;
     finishCancel(c: GroupCancel): Promise<void>;
     groupsStopped?: boolean;
@@ -69,7 +75,8 @@ function poolPorts(svc: LedgerThis, ctx: AppContext): EventPoolPorts {
     positionsOf: (account) => ledger.positionsOf(account),
     post: (entry) => ledger.post(entry),
     waitDurable: (seq) => ledger.waitDurable(seq),
-    exchangeMode: () => portCall(ctx, "catalog.exchangeMode"),
+    // The exchange-wide mode and the post-only window after a start: a pool trade is a taker's as an AMM trade is.
+    exchangeMode: async () => strictest(await portCall(ctx, "catalog.exchangeMode"), reopenSetting(svc.reopenUntil, Date.now())),
     feeBps: configOf(svc.broker).ammFeeBps,
     newId,
   };
@@ -87,20 +94,25 @@ async function publishEventPoolTrade(
 ): Promise<void> {
   try {
     emit(ctx, "market.trade", eventPoolPrint(ctx.params, r, new Date().toISOString()));
-    const pooled = await eventPoolPricesAround(poolPorts(svc, ctx), ctx.params.marketId);
-    const ids = Object.keys(pooled);
-    if (!ids.length) return;
-    const top = await portCall(ctx, "book.topOfBook", { marketIds: ids }).catch(() => ({}) as Record<string, TopOfBook | undefined>);
-    for (const id of ids)
-      broadcast(ctx, "market.pricesChanged", {
-        marketId: id,
-        yesBid: top[id]?.yesBid ?? null,
-        yesAsk: top[id]?.yesAsk ?? null,
-        ammYes: pooled[id],
-      });
+    await publishEventPoolPrices(svc, ctx, ctx.params.marketId);
   } catch (err) {
     svc.logger.warn(`event pool trade ${r.tradeId}: prices not published: ${(err as Error).message}`);
   }
+}
+
+/** The new prices of every market of this market's race (its pool moved them all) for the sockets. */
+async function publishEventPoolPrices(svc: LedgerThis, ctx: AppContext, marketId: string): Promise<void> {
+  const pooled = await eventPoolPricesAround(poolPorts(svc, ctx), marketId);
+  const ids = Object.keys(pooled);
+  if (!ids.length) return;
+  const top = await portCall(ctx, "book.topOfBook", { marketIds: ids }).catch(() => ({}) as Record<string, TopOfBook | undefined>);
+  for (const id of ids)
+    broadcast(ctx, "market.pricesChanged", {
+      marketId: id,
+      yesBid: top[id]?.yesBid ?? null,
+      yesAsk: top[id]?.yesAsk ?? null,
+      ammYes: pooled[id],
+    });
 }
 
 /**
@@ -310,6 +322,25 @@ const LedgerService = defineService<LedgerThis>({
       ...internalAction("ledger.eventPool"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPool">>): Answer<"ledger.eventPool"> {
         return eventPoolView(poolPorts(this, ctx), ctx.params.eventId).catch(throwWire);
+      },
+    },
+
+    /** Internal: the pool of a market's race as its actor routes a market order against it; null: none. */
+    eventPoolSnapshot: {
+      ...internalAction("ledger.eventPoolSnapshot"),
+      handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPoolSnapshot">>): Answer<"ledger.eventPoolSnapshot"> {
+        return eventPoolSnapshot(poolPorts(this, ctx), ctx.params.marketId).catch(throwWire);
+      },
+    },
+
+    /** Internal: a market order moved a race's pool: its markets' new prices to the sockets (best effort). */
+    eventPoolPublish: {
+      ...internalAction("ledger.eventPoolPublish"),
+      async handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPoolPublish">>): Promise<boolean> {
+        await publishEventPoolPrices(this, ctx, ctx.params.marketId).catch((err: Error) =>
+          this.logger.warn(`race pool prices of ${ctx.params.marketId} not published: ${err.message}`),
+        );
+        return true;
       },
     },
 
@@ -561,6 +592,16 @@ const LedgerService = defineService<LedgerThis>({
 
   methods: {
     /**
+     * `ledger.post` for a market actor on this node (mixins/local-ledger.ts): the action's answer
+     * before durability, and the watermark sent to that node, without a broker call per order.
+     */
+    postHere(this: LedgerThis, entry: PostParams, fromNode: string): PostOutcome {
+      const answer = this.desk.post(entry, false) as PostOutcome;
+      this.cores?.posted(fromNode, answer.seq, answer.instance);
+      return answer;
+    },
+
+    /**
      * The order groups as the money store keeps them. What a crash interrupted (a trigger whose
      * orders are still open) is finished in the background, once the markets' owners answer.
      */
@@ -632,6 +673,7 @@ const LedgerService = defineService<LedgerThis>({
 
   async started() {
     const broker = this.broker;
+    this.reopenUntil = configOf(broker).reopenPostOnlyMs > 0 ? Date.now() + configOf(broker).reopenPostOnlyMs : 0;
     this.cores = await LedgerCores.open(await openMoneyStore(configOf(broker)), {
       // One broadcast per group commit: every gateway pushes to its own sockets (ledger/changes.ts decides what).
       out: new GatheredChanges({

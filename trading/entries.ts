@@ -1,6 +1,6 @@
 import type { Posting } from "../engine/accounts";
 import type { Settlement, TradeRecord } from "../engine/settlement";
-import type { BookJournalDoc, IdemRecord } from "../models/trading";
+import type { BookJournalDoc, EventPoolRecord, IdemRecord } from "../models/trading";
 import type { IdemRequest } from "./commands";
 
 /** What the ledger takes from an actor: one entry per command (or per part of one), its money and its book command together. */
@@ -13,6 +13,8 @@ export interface LedgerPost {
   book: BookJournalDoc;
   /** The answer to the request's Idempotency-Key, journaled with the command. */
   idem?: IdemRecord;
+  /** A market order's leg against its race's pool (with the last part). */
+  eventPool?: EventPoolRecord;
   part?: { group: string; index: number; count: number };
 }
 

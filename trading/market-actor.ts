@@ -9,10 +9,13 @@ import { NORMAL, strictest, type ExchangeModes, type ModeSetting } from "./tradi
 import type {
   BookJournalDoc,
   CommittedRestingOrder,
+  IdemKey,
   IdemRecord,
   MarketLease,
   PlaceResult,
   CancelManyResult,
+  QuoteSetResult,
+  QuoteTerm,
   RouteExecution,
 } from "../models/trading";
 import { Refusal, refusalCode } from "../engine/refusal";
@@ -24,6 +27,8 @@ import { planPlace } from "./plan-place";
 import { planAmend } from "./plan-amend";
 import { planCancel, planCancelMany, planHalt, planRelease, type CancelResult } from "./plan-cancel";
 import { exitQuote, planFunding, planMarketOrder, planQuote } from "./plan-route";
+import { planQuotes } from "./plan-quotes";
+import { QuoteSets } from "./quote-sets";
 
 /** Refusals of an entry that changed nothing anywhere: the actor goes on writing. */
 const MONEY_REFUSALS: ReadonlySet<string> = new Set([
@@ -31,6 +36,9 @@ const MONEY_REFUSALS: ReadonlySet<string> = new Set([
   "INSUFFICIENT_SHARES",
   "DUPLICATE_CLIENT_ORDER_ID",
   "IDEMPOTENCY_KEY_REUSED",
+  // A market order's race-pool leg refused: the pool moved, or its market ended meanwhile.
+  "BOOK_CHANGED",
+  "MARKET_NOT_OPEN",
 ]);
 
 /** Orders read back a page at a time when a book is rebuilt. */
@@ -124,6 +132,8 @@ export class MarketActor {
   private ownMode: ModeSetting = NORMAL;
   /** Resting orders placed with cancelOnPause. */
   private readonly pauseCancels = new Set<string>();
+  /** Each user's resting quote orders (POST /quotes), which their next mass quote replaces. */
+  private readonly quoteSets = new QuoteSets();
 
   private constructor(
     readonly marketId: string,
@@ -141,30 +151,33 @@ export class MarketActor {
     marketId: string,
     ports: MarketPorts,
     bookSeq: number,
-  ): Promise<{ book: OrderBook; clientIds: Array<[string, string]>; pauseCancels: string[] }> {
+  ): Promise<{ book: OrderBook; clientIds: Array<[string, string]>; pauseCancels: string[]; quotes: Array<[string, string]> }> {
     const book = new OrderBook(marketId, { startSeq: bookSeq });
     const clientIds: Array<[string, string]> = [];
     const pauseCancels: string[] = [];
+    const quotes: Array<[string, string]> = [];
     for (let after = 0; ;) {
       const page = await ports.ledger.restingOrders(marketId, after, REBUILD_PAGE);
       for (const o of page) {
         book.restore(o);
         if (o.clientOrderId) clientIds.push([o.orderId, o.clientOrderId]);
         if (o.cancelOnPause) pauseCancels.push(o.orderId);
+        if (o.quote) quotes.push([o.userId, o.orderId]);
       }
       if (page.length < REBUILD_PAGE) break;
       after = page[page.length - 1].seq;
     }
-    return { book, clientIds, pauseCancels };
+    return { book, clientIds, pauseCancels, quotes };
   }
 
   /** Take the market's lease (fencing any earlier writer), then rebuild the book as committed. */
   static async load(marketId: string, ports: MarketPorts): Promise<MarketActor> {
     const lease = await ports.ledger.acquire(marketId);
-    const { book, clientIds, pauseCancels } = await MarketActor.committedBook(marketId, ports, lease.bookSeq);
+    const { book, clientIds, pauseCancels, quotes } = await MarketActor.committedBook(marketId, ports, lease.bookSeq);
     const actor = new MarketActor(marketId, ports, lease, book);
     for (const [o, c] of clientIds) actor.clientIds.set(o, c);
     for (const o of pauseCancels) actor.pauseCancels.add(o);
+    for (const [u, o] of quotes) actor.quoteSets.add(u, o);
     const market = await ports.market(marketId);
     actor.status = market?.status ?? null;
     actor.ownMode = market?.tradingMode ?? NORMAL;
@@ -191,6 +204,7 @@ export class MarketActor {
       if (c.remaining === 0) {
         this.clientIds.delete(c.orderId);
         this.pauseCancels.delete(c.orderId);
+        this.quoteSets.remove(c.orderId);
       }
   }
 
@@ -253,6 +267,46 @@ export class MarketActor {
   }
 
   /**
+   * A mass quote: the user's previous quote set cancelled and `quotes` placed, in one entry (see
+   * planQuotes); with `idem`, `render` makes the answer journaled under the key.
+   */
+  quotes(
+    cmd: { userId: string; quotes: QuoteTerm[]; postOnly: boolean; orderGroupId?: string; idem?: IdemKey },
+    render?: (r: QuoteSetResult) => unknown,
+  ): Promise<QuoteSetResult> {
+    return this.run(async () => {
+      this.ensureWritable();
+      const { userId } = cmd;
+      const plan = planQuotes(this.view(), {
+        userId,
+        quotes: cmd.quotes,
+        postOnly: cmd.postOnly,
+        ...(cmd.orderGroupId ? { orderGroupId: cmd.orderGroupId } : {}),
+        previous: this.quoteSets.of(userId),
+      });
+      const idem = cmd.idem && render ? { ...cmd.idem, render } : undefined;
+      const committed = await this.commitPlan(plan, idemRecord(idem, plan.value), () => {
+        for (const id of plan.value.cancelled) this.quoteSets.remove(id);
+        for (const o of plan.value.orders) if (o.remainingQuantity > 0) this.quoteSets.add(userId, o.orderId);
+      });
+      return { value: plan.value, committed };
+    });
+  }
+
+  /** DELETE /quotes: the user's quote set in this market cancelled in one entry. */
+  cancelQuotes(userId: string): Promise<CancelManyResult> {
+    return this.run(async () => {
+      this.ensureWritable();
+      const plan = planCancelMany(this.view(), userId, this.quoteSets.of(userId), "user");
+      if (!plan) return { value: { cancelled: [], releasedAmount: 0 } };
+      const committed = await this.commitPlan(plan, undefined, () => {
+        for (const id of plan.value.cancelled) this.quoteSets.remove(id);
+      });
+      return { value: plan.value, committed };
+    });
+  }
+
+  /**
    * Cancel some or all of a user's resting orders in one entry (cancel-all, a lapsed dead man's
    * switch, expiry); see planCancelMany.
    */
@@ -276,7 +330,7 @@ export class MarketActor {
   }
 
   /** Price a market order exactly as `route` would execute it now, without executing. */
-  quote(cmd: RouteCommand): Promise<RoutePlan> {
+  quote(cmd: RouteCommand): Promise<RoutePlan<unknown>> {
     return this.queued(async () => planQuote(this.view(), cmd));
   }
 
@@ -355,6 +409,7 @@ export class MarketActor {
     if (plan.pool) doc.pool = { yes: plan.pool.yes, no: plan.pool.no };
     if (plan.amm) doc.amm = plan.amm;
     const parts = splitCommand(doc, plan.settlement, plan.checkAfter ?? 0);
+    if (plan.eventPool) parts[parts.length - 1].eventPool = plan.eventPool;
     const ack = await this.postParts(parts, idem);
     this.journalSeq = seq + parts.length - 1;
     if (plan.pool) this.pool = plan.pool;
@@ -448,7 +503,7 @@ export class MarketActor {
     }
     // Book seqs never go back: an update published with a seq the undone commands had taken is
     // not followed by updates the gateways would take for older ones.
-    const { book, clientIds, pauseCancels } = await MarketActor.committedBook(
+    const { book, clientIds, pauseCancels, quotes } = await MarketActor.committedBook(
       this.marketId,
       this.ports,
       Math.max(lease.bookSeq, this.book.seq),
@@ -458,6 +513,8 @@ export class MarketActor {
     for (const [o, c] of clientIds) this.clientIds.set(o, c);
     this.pauseCancels.clear();
     for (const o of pauseCancels) this.pauseCancels.add(o);
+    this.quoteSets.clear();
+    for (const [u, o] of quotes) this.quoteSets.add(u, o);
     this.journalSeq = lease.seq;
     this.pool = lease.pool ? { yes: lease.pool.yes, no: lease.pool.no } : null;
     this.stale = false;

@@ -35,6 +35,8 @@ export function marketMoved(marketId: string): Refusal {
 
 export class MarketRegistry<A extends RegisteredActor> {
   private readonly actors = new Map<string, Promise<A>>();
+  /** What each load resolved to, so that a command on a loaded market starts without waiting a turn. */
+  private readonly settled = new WeakMap<Promise<A>, A>();
 
   constructor(private readonly ports: RegistryPorts<A>) {}
 
@@ -50,9 +52,13 @@ export class MarketRegistry<A extends RegisteredActor> {
     if (!p) {
       // Only the owner in this node's view takes a market (the ledger arbitrates between views).
       if (!this.owns(marketId)) return Promise.reject(marketMoved(marketId));
-      p = this.ports.load(marketId);
-      this.actors.set(marketId, p);
-      p.catch(() => this.actors.delete(marketId));
+      const loading = this.ports.load(marketId);
+      p = loading;
+      this.actors.set(marketId, loading);
+      loading.then(
+        (a) => void this.settled.set(loading, a),
+        () => this.actors.delete(marketId),
+      );
     }
     const loaded = p;
     return loaded.then((a) => {
@@ -97,15 +103,26 @@ export class MarketRegistry<A extends RegisteredActor> {
    * Run a command on a market's actor (404 for a market the catalog does not know). A command
    * refused because the market moved ran nowhere: the caller (MarketRouting) retries it on the owner.
    */
-  async onMarket<T>(marketId: string, fn: (actor: A) => Promise<T>): Promise<T> {
-    const actor = await this.existingActor(marketId);
-    if (!actor) throw notFoundFault("Market");
+  onMarket<T>(marketId: string, fn: (actor: A) => Promise<T>): Promise<T> {
+    const p = this.actors.get(marketId);
+    const ready = p && this.settled.get(p);
+    // Loaded, still the writer and a market the catalog knows: what existingActor would answer.
+    if (ready && !ready.fenced && ready.status !== null) return this.timed(marketId, ready, fn);
+    return this.existingActor(marketId).then((actor) => {
+      if (!actor) throw notFoundFault("Market");
+      return this.timed(marketId, actor, fn);
+    });
+  }
+
+  private timed<T>(marketId: string, actor: A, fn: (actor: A) => Promise<T>): Promise<T> {
     const t0 = process.hrtime.bigint();
+    let run: Promise<T>;
     try {
-      return await fn(actor);
-    } finally {
-      this.ports.measured(marketId, Number(process.hrtime.bigint() - t0) / 1e6, actor.queueDepth);
+      run = fn(actor);
+    } catch (err) {
+      run = Promise.reject(err);
     }
+    return run.finally(() => this.ports.measured(marketId, Number(process.hrtime.bigint() - t0) / 1e6, actor.queueDepth));
   }
 
   /** The actors this node has loaded (a failed load is left out). */

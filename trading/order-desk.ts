@@ -18,6 +18,9 @@ import type {
   AmendTerms,
   CancelResult,
   QueuePosition,
+  QuoteSetResult,
+  QuoteSetTerms,
+  QuoteTerm,
 } from "../models/trading";
 import { formatTick } from "../engine/money";
 import { page, type Page } from "../lib/paging";
@@ -42,6 +45,12 @@ export interface OrderDeskPorts<C> {
   place(p: PlaceTerms, render: (r: PlaceResult) => unknown): Promise<PlaceResult>;
   /** Place on the market's owner elsewhere (`placeOnOwner` there). */
   placeRemote(c: C, p: PlaceTerms): Promise<PlaceView>;
+  /** A mass quote on this node's actor of the market; `render` is the answer journaled under the request's key. */
+  quotes(q: QuoteSetTerms, render: (r: QuoteSetResult) => unknown): Promise<QuoteSetResult>;
+  /** A mass quote on the market's owner elsewhere (`quotesHere` there). */
+  quotesRemote(c: C, q: QuoteSetTerms): Promise<QuoteSetView>;
+  /** The user's quote set in the market withdrawn by its owner. */
+  cancelQuotes(c: C, marketId: string, userId: string): Promise<CancelManyResult>;
   /** The request's answer was journaled with its command (the idempotency layer need not store it). */
   journaled(c: C): void;
   /** Run `run` once per Idempotency-Key (mixins/idempotency.middleware.ts): a repeat answers the first answer. */
@@ -63,6 +72,28 @@ export interface OrderDeskPorts<C> {
   groupJoin(c: C, j: { orderGroupId: string; orderId: string; marketId: string; open: boolean; filled: number }): Promise<unknown>;
 }
 
+/** POST /quotes' body as the validator passed it (prices as decimals). */
+export interface QuoteSetRequest {
+  marketId: string;
+  quotes: QuoteTerm[];
+  postOnly?: boolean;
+  orderGroupId?: string;
+}
+
+/** The answer of POST /quotes (the contract's MassQuoteResult). */
+export type QuoteSetView = Model<"MassQuoteResult">;
+
+/** A mass quote's answer: each quote order as POST /orders answers it, marked as a quote. */
+export function quoteSetView(q: QuoteSetTerms, r: QuoteSetResult): QuoteSetView {
+  return {
+    cancelled: r.cancelled,
+    orders: r.orders.map((o, i) => {
+      const t = q.quotes[i];
+      const terms: OrderTerms = { marketId: q.marketId, ...t, orderType: "GTC", postOnly: q.postOnly };
+      return placeView(terms, o, t.quantity, true);
+    }),
+  };
+}
 /** A batch's order groups that refused its orders (a group absent here admitted them), with the refusal. */
 type GroupAdmissions = Map<string, unknown>;
 
@@ -168,6 +199,67 @@ export class OrderDesk<C> {
     }
   }
 
+  /**
+   * POST /quotes: every quote's price and lot checked here (one bad quote refuses the set, naming
+   * it), then the set goes to the market's owner, which replaces the caller's previous set in one
+   * entry. With an Idempotency-Key the answer is journaled with that entry. Named in an order
+   * group, the group admits the set first (a triggered group refuses it whole) and each quote
+   * order joins it once placed (each placement names the group too, as for POST /orders).
+   */
+  async placeQuotes(c: C, userId: string, body: QuoteSetRequest, idem?: IdemKey): Promise<QuoteSetView> {
+    const quotes: QuoteTerm[] = [];
+    for (const [i, q] of body.quotes.entries()) {
+      const pq = checkPriceAndQuantity(q.price, q.quantity);
+      if (!pq.ok)
+        throw invalid(
+          `quotes[${i}]: ${pq.message}`,
+          pq.fields.map((f) => ({ ...f, field: `quotes[${i}].${f.field}` })),
+        );
+      quotes.push({ side: q.side, outcome: q.outcome, price: pq.value.tick as number, quantity: q.quantity });
+    }
+    const group = body.orderGroupId;
+    if (group) await this.ports.groupAdmit(c, group, userId);
+    const terms: QuoteSetTerms = {
+      marketId: body.marketId,
+      userId,
+      quotes,
+      postOnly: !!body.postOnly,
+      ...(group ? { orderGroupId: group } : {}),
+      ...(idem ? { idem } : {}),
+    };
+    const set = this.ports.owns(terms.marketId)
+      ? await this.quotesHere(c, terms)
+      : await this.ports.quotesRemote(c, terms).then((view) => {
+          if (idem) this.ports.journaled(c);
+          return view;
+        });
+    if (group)
+      for (const o of set.orders)
+        await this.ports.groupJoin(c, {
+          orderGroupId: group,
+          orderId: o.orderId,
+          marketId: o.marketId,
+          open: o.status === "open" || o.status === "partially_filled",
+          filled: Number(o.filledQuantity),
+        });
+    return set;
+  }
+
+  /** Checked quotes sent here as the market's owner (never forwarded again, like placeHere). */
+  quotesHere(c: C, q: QuoteSetTerms): Promise<QuoteSetView> {
+    const render = (r: QuoteSetResult) => quoteSetView(q, r);
+    return this.ports.quotes(q, render).then((r) => {
+      if (q.idem) this.ports.journaled(c);
+      return render(r);
+    });
+  }
+
+  /** DELETE /quotes: the caller's quote set in the market, cancelled in one entry. */
+  async cancelQuotes(c: C, userId: string, marketId: string): Promise<{ cancelled: string[]; releasedAmount: string }> {
+    const r = await this.ports.cancelQuotes(c, marketId, userId);
+    return { cancelled: r.cancelled, releasedAmount: String(r.releasedAmount) };
+  }
+
   /** PATCH /orders/:orderId: the caller's open order amended on the market's owner, answered like a placement. */
   async amend(c: C, userId: string, a: { orderId: string; price?: number; quantity?: number }) {
     if (a.price === undefined && a.quantity === undefined)
@@ -197,7 +289,7 @@ export class OrderDesk<C> {
       ...(o.expiresAt ? { expiresAt: o.expiresAt } : {}),
     };
     return {
-      ...placeView(terms, r),
+      ...placeView(terms, r, terms.quantity, !!o.quote),
       filledQuantity: String(o.filledQuantity + r.filledQuantity),
       createdAt: o.createdAt,
       updatedAt: r.createdAt,

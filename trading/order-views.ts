@@ -31,13 +31,14 @@ export function orderView(o: OrderDoc): Model<"Order"> {
     clientOrderId: o.clientOrderId,
     expiresAt: o.expiresAt,
     postOnly: o.postOnly,
+    quote: !!o.quote,
     createdAt: o.createdAt,
     updatedAt: o.updatedAt,
   };
 }
 
-/** The answer of POST /orders (and of each order of a batch, and of an amend). */
-export function placeView(t: OrderTerms, r: PlaceResult, quantity = t.quantity): PlaceView {
+/** The answer of POST /orders (and of each order of a batch, of an amend, and of each quote of a mass quote: `quote`). */
+export function placeView(t: OrderTerms, r: PlaceResult, quantity = t.quantity, quote = false): PlaceView {
   return {
     orderId: r.orderId,
     marketId: t.marketId,
@@ -59,6 +60,7 @@ export function placeView(t: OrderTerms, r: PlaceResult, quantity = t.quantity):
     clientOrderId: t.clientOrderId ?? null,
     expiresAt: t.expiresAt ?? null,
     postOnly: !!t.postOnly,
+    quote,
     createdAt: r.createdAt,
     updatedAt: r.createdAt,
   };

@@ -29,7 +29,7 @@ import type { ExchangeModes, ModeSetting } from "./trading-modes";
 /** What the desk asks of a market's actor (trading/market-actor.ts). */
 export type OwnedActor = Pick<
   MarketActor,
-  "amend" | "cancelMany" | "cancel" | "route" | "quote" | "halt" | "setStatus" | "exitQuote" | "pool" | "applyMode"
+  "amend" | "cancelMany" | "cancelQuotes" | "cancel" | "route" | "quote" | "halt" | "setStatus" | "exitQuote" | "pool" | "applyMode"
 > & {
   readonly book: Pick<OrderBook, "seq" | "depth" | "best" | "queuePosition">;
 };
@@ -71,16 +71,29 @@ export class OwnerDesk<C, A extends OwnedActor = OwnedActor> {
     return this.ports.actors.onMarket(p.marketId, (actor) => actor.cancelMany(p.userId ?? null, p.orderIds ?? null, p.reason));
   }
 
+  /** The user's quote set in the market (DELETE /quotes), in one entry. */
+  cancelQuotes(p: { marketId: string; userId: string }): Promise<CancelManyResult> {
+    return this.ports.actors.onMarket(p.marketId, (actor) => actor.cancelQuotes(p.userId));
+  }
+
   cancel(p: { marketId: string; orderId: string; userId: string }): Promise<CancelResult> {
     return this.ports.actors.onMarket(p.marketId, (actor) => actor.cancel(p.orderId, p.userId));
   }
 
   /** A market order (AMM only or routed). With a key, its answer (the trade's wire view) is journaled with the trade. */
   route(c: C, r: RouteRequest): Promise<RouteExecution> {
-    const { userId, side, outcome, quantity, mode, idem } = r;
+    const { userId, side, outcome, quantity, mode, idem, eventPool } = r;
     return this.ports.actors
       .onMarket(r.marketId, (actor) =>
-        actor.route({ userId, side, outcome, quantity, mode, ...(idem ? { idem: { ...idem, render: tradeView } } : {}) }),
+        actor.route({
+          userId,
+          side,
+          outcome,
+          quantity,
+          mode,
+          ...(eventPool ? { eventPool } : {}),
+          ...(idem ? { idem: { ...idem, render: tradeView } } : {}),
+        }),
       )
       .then((x) => {
         if (idem) this.ports.journaled(c);
@@ -90,8 +103,10 @@ export class OwnerDesk<C, A extends OwnedActor = OwnedActor> {
 
   /** What `route` would do now, without doing it. */
   async quote(r: RouteRequest): Promise<RouteQuote> {
-    const { userId, side, outcome, quantity, mode } = r;
-    const plan = await this.ports.actors.onMarket(r.marketId, (actor) => actor.quote({ userId, side, outcome, quantity, mode }));
+    const { userId, side, outcome, quantity, mode, eventPool } = r;
+    const plan = await this.ports.actors.onMarket(r.marketId, (actor) =>
+      actor.quote({ userId, side, outcome, quantity, mode, ...(eventPool ? { eventPool } : {}) }),
+    );
     return { venue: plan.venue, filled: plan.filled, totalCost: plan.totalCost, fee: plan.fee, avgPrice: plan.avgPrice };
   }
 

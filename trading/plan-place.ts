@@ -1,5 +1,5 @@
-import type { Order } from "../engine/types";
-import { placementLock, settlePlacement } from "../engine/settlement";
+import type { BookEvent, Order } from "../engine/types";
+import { placementLock, settlePlacement, type Settlement } from "../engine/settlement";
 import type { PlaceResult } from "../models/trading";
 import { checkAdmitted } from "./trading-modes";
 import { Refusal } from "../engine/refusal";
@@ -39,6 +39,25 @@ function previewPlacement(view: MarketView, order: Order, postOnly?: boolean) {
   return events;
 }
 
+/** A placement's answer from its events and settlement. */
+export function placedResult(order: Order, events: BookEvent[], s: Settlement, now: string): PlaceResult {
+  const mine = s.orders.find((o) => o.orderId === order.orderId);
+  const takerTrade = s.trades.find((t) => t.role === "taker");
+  const filled = takerTrade?.filledQuantity ?? 0;
+  return {
+    orderId: order.orderId,
+    status: mine?.status ?? "open",
+    filledQuantity: filled,
+    remainingQuantity: mine?.remaining ?? 0,
+    cancelledQuantity: mine && mine.status === "cancelled" ? order.quantity - filled : 0,
+    totalCost: takerTrade?.totalCost ?? 0,
+    fee: takerTrade?.fee ?? 0,
+    tradeId: takerTrade?.tradeId ?? null,
+    fills: fillsOf(events),
+    createdAt: now,
+  };
+}
+
 /**
  * A new limit order: checked against the market's status and mode, matched on a preview, and its
  * placement lock, fills and rest as one entry.
@@ -50,21 +69,7 @@ export function planPlace(view: MarketView, cmd: PlaceCommand): CommandPlan<Plac
   const events = previewPlacement(view, order, cmd.postOnly);
   const lock = placementLock(order, view.marketId, order.userId, view.fees);
   const s = settlePlacement(view.marketId, order, events, view.fees, view.newId);
-  const mine = s.orders.find((o) => o.orderId === order.orderId);
-  const takerTrade = s.trades.find((t) => t.role === "taker");
-  const filled = takerTrade?.filledQuantity ?? 0;
-  const value: PlaceResult = {
-    orderId: order.orderId,
-    status: mine?.status ?? "open",
-    filledQuantity: filled,
-    remainingQuantity: mine?.remaining ?? 0,
-    cancelledQuantity: mine && mine.status === "cancelled" ? order.quantity - filled : 0,
-    totalCost: takerTrade?.totalCost ?? 0,
-    fee: takerTrade?.fee ?? 0,
-    tradeId: takerTrade?.tradeId ?? null,
-    fills: fillsOf(events),
-    createdAt: view.now,
-  };
+  const value = placedResult(order, events, s, view.now);
   const placed = {
     ...order,
     createdAt: view.now,

@@ -3,13 +3,44 @@ import { cost } from "../engine/money";
 import type { Posting } from "../engine/accounts";
 import { ammLegPostings, placementLock, poolFunding, settlePlacement, type Settlement, type TradeRecord } from "../engine/settlement";
 import { createPool } from "../engine/amm";
-import { planAmmOnly, planRoute, type AmmLeg, type RoutePlan } from "../engine/router";
-import type { RouteExecution } from "../models/trading";
+import { planAmmOnly, planRoute, planRouteVia, type AmmLeg, type RoutePlan } from "../engine/router";
+import { eventPoolVenue, planEventPoolTrade, poolState } from "../engine/event-pool";
+import type { LmsrState } from "../engine/lmsr";
+import type { EventPoolRecord, EventPoolSnapshot, RouteExecution } from "../models/trading";
 import { checkAdmitted } from "./trading-modes";
 import { Refusal } from "../engine/refusal";
 import type { TradingCode } from "./refusals";
 import type { RouteCommand } from "./commands";
 import { requireOpen, type AmmPrint, type CommandPlan, type MarketView } from "./plan";
+
+/** The race's pool of a ROUTE order, as its snapshot came with the command; null: none. */
+function racePool(cmd: RouteCommand): EventPoolSnapshot | null {
+  return cmd.mode === "ROUTE" && cmd.eventPool ? cmd.eventPool : null;
+}
+
+const poolBooks = (ep: EventPoolSnapshot) => ({ cash: ep.cash, positions: ep.positions });
+
+/**
+ * A market order of a race's market between its book and the race's pool: best price first, the
+ * pool's marginal LMSR price against the book's levels (engine/router.ts), the whole quantity.
+ */
+function racePlan(view: MarketView, cmd: RouteCommand, ep: EventPoolSnapshot): RoutePlan<LmsrState> {
+  const state = poolState(ep.b, poolBooks(ep), ep.outcomes);
+  const r = planRouteVia(
+    { side: cmd.side, outcome: cmd.outcome, quantity: cmd.quantity },
+    view.book.sweep(cmd.side, cmd.outcome, cmd.quantity, { excludeUserId: cmd.userId }).levels,
+    view.fees.takerBps,
+    eventPoolVenue(state, view.marketId, ep.feeBps),
+    ep.feeBps,
+  );
+  if (!r.ok)
+    throw new Refusal<TradingCode>(
+      "rejected",
+      r.reason === "INSUFFICIENT_LIQUIDITY" ? "INSUFFICIENT_LIQUIDITY" : r.reason,
+      `Cannot fill the whole quantity: ${r.reason}`,
+    );
+  return r;
+}
 
 /** Plan a market order against the book (other users' orders) and/or the pool. */
 function routePlan(view: MarketView, cmd: RouteCommand): RoutePlan {
@@ -36,14 +67,15 @@ function routePlan(view: MarketView, cmd: RouteCommand): RoutePlan {
 }
 
 /** Price a market order exactly as `route` would execute it now, without executing. */
-export function planQuote(view: MarketView, cmd: RouteCommand): RoutePlan {
+export function planQuote(view: MarketView, cmd: RouteCommand): RoutePlan<unknown> {
   requireOpen(view, "");
   checkAdmitted(view.mode, "quote");
-  return routePlan(view, cmd);
+  const ep = racePool(cmd);
+  return ep ? racePlan(view, cmd, ep) : routePlan(view, cmd);
 }
 
 /** What a market order holds before it executes: a BUY's cash for both legs, a SELL's shares. */
-function routeLock(view: MarketView, cmd: RouteCommand, bookOrder: Order, amm: AmmLeg | null): Posting[] {
+function routeLock(view: MarketView, cmd: RouteCommand, bookOrder: Order, amm: Pick<AmmLeg, "cash" | "fee"> | null): Posting[] {
   if (cmd.side !== "BUY")
     return [{ kind: "shares", account: cmd.userId, marketId: view.marketId, outcome: cmd.outcome, locked: cmd.quantity }];
   const lock: Posting[] = [];
@@ -74,6 +106,43 @@ function ammLeg(view: MarketView, cmd: RouteCommand, amm: AmmLeg, s: Settlement)
 }
 
 /**
+ * The leg against the race's pool, settled into `s` as the ledger would plan it on the pool's books
+ * (engine/event-pool.ts), the trader's side out of what the route locked; its print and its
+ * record (the ledger plans it again when the entry applies).
+ */
+function racePoolLeg(
+  view: MarketView,
+  cmd: RouteCommand,
+  ep: EventPoolSnapshot,
+  amm: AmmLeg<LmsrState>,
+  s: Settlement,
+): { print: AmmPrint; record: EventPoolRecord } {
+  const trade = {
+    eventId: ep.eventId,
+    userId: cmd.userId,
+    side: cmd.side,
+    marketId: view.marketId,
+    outcome: cmd.outcome,
+    quantity: amm.quantity,
+    feeBps: ep.feeBps,
+  };
+  const plan = planEventPoolTrade(poolState(ep.b, poolBooks(ep), ep.outcomes), poolBooks(ep), trade);
+  // Cannot happen while the route was planned on the same snapshot; refuse cleanly if it does.
+  if (!plan.ok || plan.quote.cash !== amm.cash || plan.quote.fee !== amm.fee)
+    throw new Refusal<TradingCode>("conflict", "BOOK_CHANGED", "The event's pool changed; nothing was executed");
+  for (const p of plan.postings) {
+    if (p.kind === "cash" && p.account === cmd.userId && cmd.side === "BUY")
+      s.postings.push({ kind: "cash", account: p.account, locked: p.available });
+    else if (p.kind === "shares" && p.account === cmd.userId && cmd.side === "SELL") s.postings.push({ ...p, locked: p.quantity });
+    else s.postings.push(p);
+  }
+  return {
+    print: { fillId: view.newId("fil"), side: cmd.side, outcome: cmd.outcome, quantity: amm.quantity, cash: amm.cash },
+    record: { ...trade, b: ep.b, outcomes: ep.outcomes, cash: amm.cash, fee: amm.fee },
+  };
+}
+
+/**
  * A market order filled completely or not at all: the book leg runs as a FOK at the plan's
  * worst book price, the AMM leg against the pool, both inside this one command, so either every
  * leg is applied (one journal entry, one ledger entry) or none is.
@@ -81,7 +150,8 @@ function ammLeg(view: MarketView, cmd: RouteCommand, amm: AmmLeg, s: Settlement)
 export function planMarketOrder(view: MarketView, cmd: RouteCommand): CommandPlan<RouteExecution> {
   requireOpen(view, "; trades are not accepted");
   checkAdmitted(view.mode, "route");
-  const plan = routePlan(view, cmd);
+  const ep = racePool(cmd);
+  const plan: RoutePlan<unknown> = ep ? racePlan(view, cmd, ep) : routePlan(view, cmd);
   const orderId = view.newId("ord");
   const bookQty = plan.legs.book.reduce((a, l) => a + l.quantity, 0);
   const worst = plan.legs.book.length ? plan.legs.book[plan.legs.book.length - 1].price : 0;
@@ -98,7 +168,8 @@ export function planMarketOrder(view: MarketView, cmd: RouteCommand): CommandPla
   const s: Settlement = { postings: routeLock(view, cmd, bookOrder, amm), trades: [], fills: [], orders: [] };
   const checkAfter = s.postings.length;
   const book = bookQty ? bookLeg(view, bookOrder, s) : { events: [], cash: 0, fee: 0, fillIds: [] };
-  const print = amm ? ammLeg(view, cmd, amm, s) : undefined;
+  const race = amm && ep ? racePoolLeg(view, cmd, ep, amm as AmmLeg<LmsrState>, s) : undefined;
+  const print = race ? race.print : amm ? ammLeg(view, cmd, amm as AmmLeg, s) : undefined;
   const trade: TradeRecord = {
     tradeId: view.newId("trd"),
     userId: cmd.userId,
@@ -121,8 +192,9 @@ export function planMarketOrder(view: MarketView, cmd: RouteCommand): CommandPla
     settlement: s,
     bookSeq: book.events.length ? book.events[book.events.length - 1].seq : view.book.seq,
     checkAfter,
-    pool: amm ? amm.newState : undefined,
+    pool: amm && !ep ? (amm as AmmLeg).newState : undefined,
     amm: print,
+    ...(race ? { eventPool: race.record } : {}),
     apply: (b) => {
       if (bookQty) b.place(bookOrder);
     },

@@ -4,7 +4,7 @@ import { formatTick, type FeeSchedule } from "../engine/money";
 import type { Posting } from "../engine/accounts";
 import type { Settlement } from "../engine/settlement";
 import type { PoolState } from "../engine/amm";
-import type { BookCommand } from "../models/trading";
+import type { BookCommand, EventPoolRecord } from "../models/trading";
 import type { ModeSetting } from "./trading-modes";
 import { Refusal } from "../engine/refusal";
 import type { TradingCode } from "./refusals";
@@ -48,6 +48,8 @@ export interface CommandPlan<T> {
   checkAfter?: number;
   pool?: PoolState;
   amm?: AmmPrint;
+  /** The AMM leg was against the market's race pool (the ledger's): what it traded there. */
+  eventPool?: EventPoolRecord;
   apply(book: OrderBook): void;
 }
 

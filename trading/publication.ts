@@ -66,6 +66,7 @@ export function publishCommitted(doc: BookJournalDoc, market: PublishedMarket, o
   const command = doc.command;
   const kind = command.type === "place" ? "limit" : command.type === "route" ? command.mode.toLowerCase() : null;
   if (kind) out.count("orders", { kind, result: "accepted" });
+  if (command.type === "quotes") for (let i = 0; i < command.orders.length; i++) out.count("orders", { kind: "quote", result: "accepted" });
   for (const f of doc.fills) out.count("fills", { kind: f.kind });
   if (doc.pool && command.type === "route") out.count("fills", { kind: "amm" });
   const taker = takerOf(command, market);

@@ -58,3 +58,37 @@ export function byPackage(file: string, n = 15): string[] {
     .slice(0, n)
     .map(([k, v]) => `${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`);
 }
+
+interface HeapNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** Top allocating functions of a sampled heap profile (HeapProfiler.stopSampling), bytes per `per` (orders). */
+export function topAllocations(file: string, per: number, n = 30): string[] {
+  const p = JSON.parse(readFileSync(file, "utf8")) as { head: HeapNode };
+  const self = new Map<string, number>();
+  let total = 0;
+  const walk = (x: HeapNode) => {
+    const c = x.callFrame;
+    const where = c.url
+      ? c.url
+          .replace(/^file:\/\//, "")
+          .replace(/^.*\/node_modules\//, "~/")
+          .replace(/^.*\/dist-bench\//, "")
+      : "";
+    const key = `${c.functionName || "(anonymous)"} ${where}${where ? `:${c.lineNumber + 1}` : ""}`;
+    self.set(key, (self.get(key) ?? 0) + x.selfSize);
+    total += x.selfSize;
+    for (const k of x.children) walk(k);
+  };
+  walk(p.head);
+  return [
+    `sampled total ${(total / per / 1024).toFixed(1)} KiB per order`,
+    ...[...self]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => `${((100 * v) / total).toFixed(1).padStart(5)}%  ${(v / per).toFixed(0).padStart(7)} B  ${k}`),
+  ];
+}

@@ -11,6 +11,7 @@
  * Parent -> child: { id, cmd, ... } with cmd
  *   fund {userId, amount} | fundMany {userIds, amount} | call {action, params?, meta?}
  *   mem (runs the GC when exposed, answers process.memoryUsage()) | profileStart | profileStop {file}
+ *   heapStart | heapStop {file} (V8's sampling heap profiler: where allocations are made)
  *   fanoutWrites (the gateway's socket fan-out writes per path so far: websocket, engine-io)
  *   authCounts (records of the auth stores, the gateway's session and verified-token caches) | authSweep (the auth sweep, now)
  *   placeMany {count, markets, users, seed, concurrency, offset?, maxMs?} (resting limit orders through book.place,
@@ -162,6 +163,25 @@ async function run(broker: ServiceBroker, session: Session | null, m: Msg): Prom
     case "profileStop": {
       if (!session) throw new Error("no inspector session");
       const profile = await new Promise<unknown>((res, rej) => session.post("Profiler.stop", (e, r) => (e ? rej(e) : res(r.profile))));
+      writeFileSync(m.file as string, JSON.stringify(profile));
+      return m.file;
+    }
+    case "heapStart":
+      if (!session) throw new Error("no inspector session");
+      await new Promise<void>((res, rej) => session.post("HeapProfiler.enable", (e) => (e ? rej(e) : res())));
+      await new Promise<void>((res, rej) =>
+        session.post(
+          "HeapProfiler.startSampling",
+          { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true },
+          (e) => (e ? rej(e) : res()),
+        ),
+      );
+      return true;
+    case "heapStop": {
+      if (!session) throw new Error("no inspector session");
+      const profile = await new Promise<unknown>((res, rej) =>
+        session.post("HeapProfiler.stopSampling", (e, r) => (e ? rej(e) : res(r.profile))),
+      );
       writeFileSync(m.file as string, JSON.stringify(profile));
       return m.file;
     }

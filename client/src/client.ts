@@ -52,6 +52,8 @@ import type {
   MarketItem,
   MarkReadRequest,
   MarkReadResult,
+  MassQuoteRequest,
+  MassQuoteResult,
   Notification,
   Order,
   OrderBook,
@@ -118,7 +120,7 @@ export interface RetryOptions {
   onWait?: (seconds: number, err: ApiError | NetworkError) => void;
 }
 
-/** Options of the trade writes that take an Idempotency-Key (POST /orders, /orders/batch, /trade/*, /withdraw, /redeem). */
+/** Options of the trade writes that take an Idempotency-Key (POST /orders, /orders/batch, /quotes, /trade/*, /withdraw, /redeem). */
 export interface WriteOptions {
   /**
    * Idempotency-Key (1 to 255 characters, scoped to your account): sending the same request with the
@@ -667,6 +669,18 @@ class OrdersApi extends Api {
    */
   async batch(orders: PlaceOrderRequest[], opts: WriteOptions = {}): Promise<Replayable<BatchOrderResult[]>> {
     return replayable(await send(this.c, "placeOrderBatch", { body: { orders }, idempotencyKey: opts.idempotencyKey }));
+  }
+  /**
+   * POST /quotes: a mass quote. Your previous quote set in the market is cancelled and 1 to 20 new
+   * quotes are placed as GTC orders, atomically (one trade-category request): a refused quote
+   * refuses the whole set and the previous set stands. The orders are ordinary orders marked `quote`.
+   */
+  async quote(body: MassQuoteRequest, opts: WriteOptions = {}): Promise<Replayable<MassQuoteResult>> {
+    return replayable(await send(this.c, "placeQuotes", { body, idempotencyKey: opts.idempotencyKey }));
+  }
+  /** DELETE /quotes: your quote set in one market withdrawn. */
+  async cancelQuotes(marketId: string): Promise<CancelAllResult> {
+    return (await send(this.c, "cancelQuotes", { query: { marketId } })).data;
   }
   /**
    * PATCH /orders/:id: new price and/or open quantity, atomically, under the same id. A lower

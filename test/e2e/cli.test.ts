@@ -280,6 +280,34 @@ describe("trade CLI", () => {
     expect(deposits.stdout).toMatch(/\npage 1, 2 of 2$/);
   });
 
+  test("quotes: a set placed, replaced whole, refused whole, withdrawn", async () => {
+    const first = await ok(`quotes ${market} buy:YES:0.05:1 buy:YES:0.04:1`);
+    expect(first.stdout).toMatch(
+      /^No previous quotes here\.\nOrder (ord_\w+) open: BUY 1 YES at 0\.05; 1 resting\nOrder (ord_\w+) open: BUY 1 YES at 0\.04; 1 resting$/,
+    );
+    const firstIds = [...first.stdout.matchAll(/Order (ord_\w+)/g)].map((m) => m[1]);
+    const second = await ok(`quotes ${market} buy:yes:0.06:2 --post-only --idempotency-key cli-q`);
+    expect(second.stdout).toMatch(
+      new RegExp(
+        `^Replaced 2 quotes \\(${firstIds.join(", ")}\\)\\.\\nOrder ord_\\w+ open: BUY 2 YES at 0\\.06; 2 resting \\[post-only\\]$`,
+      ),
+    );
+    const again = await ok(`quotes ${market} buy:yes:0.06:2 --post-only --idempotency-key cli-q`);
+    expect(again.stdout.split("\n")[0]).toMatch(/^Replaced 2 quotes .* \(replayed: the first answer to this idempotency key\)$/);
+    const crossed = await trade(`quotes ${market} buy:YES:0.05:1 sell:YES:0.03:1`);
+    expect([crossed.code, crossed.stderr]).toEqual([1, expect.stringMatching(/^Error 400 VALIDATION_ERROR: .*\[quotes: crossed\]/)]);
+    for (const [line, err] of [
+      [`quotes ${market}`, "Usage error: missing quotes (side:outcome:price:shares, e.g. buy:YES:0.45:10)"],
+      [`quotes ${market} buy:YES:0.05`, 'Usage error: a quote is side:outcome:price:shares (e.g. buy:YES:0.45:10), got "buy:YES:0.05"'],
+    ])
+      expect(await trade(line)).toMatchObject({ code: 2, stderr: err });
+    const set = await json<Array<{ orderId: string; quote: boolean }>>("orders");
+    expect(set.map((o) => o.quote)).toEqual([true]);
+    const withdrawn = await ok(`quotes cancel ${market}`);
+    expect(withdrawn.stdout).toBe(`Withdrew 1 quote (${set[0].orderId}): 0.12 USDT released`);
+    expect((await ok(`quotes cancel ${market}`)).stdout).toBe("No quotes to withdraw in this market.");
+  });
+
   test("watch: the live book redrawn on every change until the asked number of updates", async () => {
     const c = new PmxClient({ baseUrl: srv.url, domain: TEST_DOMAIN, session: session() as never });
     const watching = ok(`watch ${market} --updates 1`);

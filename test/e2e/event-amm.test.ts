@@ -5,15 +5,10 @@
  * outcome up, conversions after trades, an outcome resolved NO early leaves the pool, and a SIGKILL
  * restart loses nothing (the pool is read from the books).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { ConservationReport } from "../../engine/accounts";
 import type { EventPoolView } from "../../models/trading";
-import { embeddedEnv, NodeProcess } from "../support/node-process";
+import { ExchangeNode, type User as U } from "../support/exchange-node";
 import { connectSocket } from "../support/socket";
 import { until } from "../support/until";
-import { TestWallet } from "../support/wallet";
 
 jest.setTimeout(240_000);
 
@@ -22,36 +17,23 @@ const ADMIN_KEY = "event-amm-admin";
 const SHARE = 1_000_000;
 const admin = { "x-admin-key": ADMIN_KEY };
 
-type U = { token: string; userId: string };
-
 describe("the event's one market maker", () => {
-  let dir: string;
-  let env: Record<string, string>;
-  let node: NodeProcess;
+  let ex: ExchangeNode;
 
-  const user = async (): Promise<U> => {
-    const login = await node.http("POST", "/api/v1/auth/connect", { body: TestWallet.random().connectBody({ domain: DOMAIN }) });
-    await node.ctl({ cmd: "fund", userId: login.body.data.userId, amount: 500 * SHARE });
-    return { token: login.body.data.accessToken, userId: login.body.data.userId };
-  };
+  const user = () => ex.user(500 * SHARE);
   const trade = (u: U, path: "amm" | "market", marketId: string, side: string, outcome: string, quantity: number) =>
-    node.http("POST", `/api/v1/trade/${path}`, { token: u.token, body: { marketId, side, outcome, quantity: String(quantity) } });
-  const pool = (eventId: string) => node.call<EventPoolView>("ledger.eventPool", { eventId });
+    ex.node.http("POST", `/api/v1/trade/${path}`, { token: u.token, body: { marketId, side, outcome, quantity: String(quantity) } });
+  const pool = (eventId: string) => ex.node.call<EventPoolView>("ledger.eventPool", { eventId });
   const sum = (v: EventPoolView) => Object.values(v.prices).reduce((a, x) => a + Number(x), 0);
-  const books = () => node.ctl<ConservationReport>({ cmd: "conservation" });
+  const books = () => ex.books();
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "pmx-event-amm-"));
-    env = embeddedEnv(dir, DOMAIN, ADMIN_KEY, { RATE_LIMIT_TRADE: "100000", RATE_LIMIT_READ: "100000", SEED_DEMO: "false" });
-    node = await NodeProcess.start(env);
+    ex = await ExchangeNode.start("event-amm", DOMAIN, ADMIN_KEY, { SEED_DEMO: "false" });
   });
-  afterAll(async () => {
-    await node?.stop("SIGKILL").catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => ex?.close());
 
   test("trades on any market use one pool whose prices sum to 1; conversion, a drop-out and a restart", async () => {
-    const created = await node.http("POST", "/api/v1/admin/events", {
+    const created = await ex.node.http("POST", "/api/v1/admin/events", {
       headers: admin,
       body: {
         title: "Who wins the cup?",
@@ -71,7 +53,7 @@ describe("the event's one market maker", () => {
 
     const [x, y] = [await user(), await user()];
     // A quote is what the trade then costs.
-    const q = await node.http("POST", `/api/v1/markets/${ids[0]}/quote`, {
+    const q = await ex.node.http("POST", `/api/v1/markets/${ids[0]}/quote`, {
       token: x.token,
       body: { side: "BUY", outcome: "YES", quantity: String(10 * SHARE) },
     });
@@ -84,7 +66,7 @@ describe("the event's one market maker", () => {
       [x, "market", 3, "BUY", "YES", 5 * SHARE],
       [x, "amm", 0, "SELL", "YES", 4 * SHARE],
     ];
-    const ws = await connectSocket(node.url, { autoPingMs: 3000 });
+    const ws = await connectSocket(ex.node.url, { autoPingMs: 3000 });
     ws.subscribe({ channel: "market", marketIds: ids });
     await ws.waitFor((m) => m.type === "subscribed");
     let last = start;
@@ -101,7 +83,7 @@ describe("the event's one market maker", () => {
     expect((await books()).ok).toBe(true);
     // The markets' prices and the event's chances come from the pool (ceil/floor to a cent).
     for (const id of ids) {
-      const m = (await node.http("GET", `/api/v1/markets/${id}`)).body.data;
+      const m = (await ex.node.http("GET", `/api/v1/markets/${id}`)).body.data;
       const p = Number(last.prices[id]);
       expect(Number(m.buyYesPrice)).toBeCloseTo(Math.min(99, Math.max(1, Math.ceil(p / 10_000))) / 100, 6);
       expect(Number(m.sellYesPrice)).toBeCloseTo(Math.min(99, Math.max(1, Math.floor(p / 10_000))) / 100, 6);
@@ -118,7 +100,7 @@ describe("the event's one market maker", () => {
     } finally {
       ws.close();
     }
-    const outcomes = (await node.http("GET", `/api/v1/events/${eventId}`)).body.data.outcomes as Array<{ chance: string | null }>;
+    const outcomes = (await ex.node.http("GET", `/api/v1/events/${eventId}`)).body.data.outcomes as Array<{ chance: string | null }>;
     expect(outcomes.every((o) => o.chance !== null)).toBe(true);
     // Every pool trade printed to its market's price history (Ann: a buy of 10 and a sell of 4).
     for (const [m, volume] of [
@@ -130,7 +112,7 @@ describe("the event's one market maker", () => {
       await until(
         `price history of market ${m}: ${volume} shares`,
         async () => {
-          const h = (await node.http("GET", `/api/v1/markets/${ids[m]}/price-history`)).body.data;
+          const h = (await ex.node.http("GET", `/api/v1/markets/${ids[m]}/price-history`)).body.data;
           const shares = ((h?.candles ?? []) as Array<{ volume: number }>).reduce((a, c) => a + c.volume, 0);
           return Math.abs(shares - volume) < 1e-9 && h.volume24h > 0;
         },
@@ -138,7 +120,7 @@ describe("the event's one market maker", () => {
       );
 
     // y holds NO of Ben and Cat from the pool: converted into USDT and YES of Ann and Dan.
-    const conv = await node.http("POST", `/api/v1/events/${eventId}/convert`, {
+    const conv = await ex.node.http("POST", `/api/v1/events/${eventId}/convert`, {
       token: y.token,
       body: { marketIds: [ids[1], ids[2]], quantity: String(10 * SHARE) },
     });
@@ -147,7 +129,7 @@ describe("the event's one market maker", () => {
     expect((await books()).ok).toBe(true);
 
     // Dan drops out: his outcome leaves the pool, the others renormalise.
-    expect((await node.http("POST", `/api/v1/admin/markets/${ids[3]}/resolve`, { headers: admin, body: { result: "NO" } })).status).toBe(
+    expect((await ex.node.http("POST", `/api/v1/admin/markets/${ids[3]}/resolve`, { headers: admin, body: { result: "NO" } })).status).toBe(
       200,
     );
     const after = await pool(eventId);
@@ -161,16 +143,108 @@ describe("the event's one market maker", () => {
     const before = await pool(eventId);
     // In any order: a restart reads positions back in the store's order.
     const held = async () =>
-      ((await node.http("GET", "/api/v1/positions", { token: y.token })).body.data as Array<{ id: string }>).sort((p, q) =>
+      ((await ex.node.http("GET", "/api/v1/positions", { token: y.token })).body.data as Array<{ id: string }>).sort((p, q) =>
         p.id < q.id ? -1 : 1,
       );
     const positions = await held();
-    await node.stop("SIGKILL");
-    node = await NodeProcess.start(env);
+    await ex.restart("SIGKILL");
     expect(await pool(eventId)).toEqual(before);
     expect(await held()).toEqual(positions);
     expect((await books()).ok).toBe(true);
-    const verified = await node.call<{ problems: string[] }>("ledger.verify");
+    const verified = await ex.node.call<{ problems: string[] }>("ledger.verify");
     expect(verified.problems).toEqual([]);
+
+    // A gateway started after the last pool trade: a book change on a race's market pushes the pool's price with the book, as REST shows it.
+    const late = await connectSocket(ex.node.url, { autoPingMs: 3000 });
+    try {
+      late.subscribe({ channel: "market", marketIds: [ids[0]] });
+      await late.waitFor((m) => m.type === "subscribed");
+      const bid = await ex.node.http("POST", "/api/v1/orders", {
+        token: x.token,
+        body: { marketId: ids[0], side: "BUY", outcome: "YES", orderType: "GTC", price: 0.01, quantity: SHARE },
+      });
+      expect(bid.status).toBe(200);
+      const rest = (await ex.node.http("GET", `/api/v1/markets/${ids[0]}`)).body.data;
+      expect(rest.buyYesPrice).not.toBeNull();
+      const pushed = await late.waitFor((msg) => {
+        const d = (msg as { type: string; data?: { marketId?: string } }).data;
+        return msg.type === "update" && d?.marketId === ids[0];
+      });
+      const d = (pushed as unknown as { data: Record<string, string | null> }).data;
+      expect([d.buyYesPrice, d.sellYesPrice]).toEqual([rest.buyYesPrice, rest.sellYesPrice]);
+    } finally {
+      late.close();
+    }
+  });
+
+  test("POST /trade/market on a race's market splits between its book and the race's pool, best price first, as quoted", async () => {
+    const created = await ex.node.http("POST", "/api/v1/admin/events", {
+      headers: admin,
+      body: {
+        title: "Who wins the split?",
+        category: "Sports",
+        mutuallyExclusive: true,
+        exhaustive: true,
+        ammLiquidity: String(100 * SHARE),
+        markets: ["Amy", "Bo", "Cy", "Di"].map((n) => ({ title: `Will ${n} take the split?`, outcomeLabel: n })),
+      },
+    });
+    expect(created.status).toBe(201);
+    const eventId: string = created.body.data.id;
+    const ids = (created.body.data.markets as Array<{ id: string }>).map((m) => m.id);
+    const [maker, taker] = [await user(), await user()];
+    // YES of Amy offered on its book at 0.20 (3 shares) and 0.45 (5 shares): NO bids at 0.80 and 0.55.
+    for (const [price, qty] of [
+      [0.8, 3],
+      [0.55, 5],
+    ] as const) {
+      const o = await ex.node.http("POST", "/api/v1/orders", {
+        token: maker.token,
+        body: { marketId: ids[0], side: "BUY", outcome: "NO", orderType: "GTC", price, quantity: qty * SHARE },
+      });
+      expect(o.status).toBe(200);
+    }
+    const before = await pool(eventId);
+    expect(before.prices[ids[0]]).toBe("250000");
+    const body = { side: "BUY", outcome: "YES", quantity: String(10 * SHARE) };
+    const q = await ex.node.http("POST", `/api/v1/markets/${ids[0]}/quote`, { token: taker.token, body });
+    expect(q.status).toBe(200);
+    expect(q.body.data.source).toBe("HYBRID");
+    // Each venue alone costs more: the book cannot fill 10, the pool alone climbs past the book's 0.20.
+    const poolOnly = await ex.node.http("POST", `/api/v1/markets/${ids[0]}/quote`, { token: taker.token, body: { ...body, venue: "AMM" } });
+    expect(poolOnly.body.data.source).toBe("AMM");
+    const net = (d: { estimatedCost: string; fee: string }) => Number(d.estimatedCost) + Number(d.fee);
+    expect(net(q.body.data)).toBeLessThan(net(poolOnly.body.data));
+
+    const cash = async (u: U) => Number((await ex.node.http("GET", "/api/v1/balance", { token: u.token })).body.data.available);
+    const paidBefore = await cash(taker);
+    const r = await trade(taker, "market", ids[0], "BUY", "YES", 10 * SHARE);
+    expect(r.status).toBe(200);
+    // One answer for both fills: the whole quantity, at the quoted cost.
+    expect(r.body.data).toMatchObject({ venue: "HYBRID", filledQuantity: String(10 * SHARE) });
+    expect([r.body.data.totalCost, r.body.data.fee]).toEqual([q.body.data.estimatedCost, q.body.data.fee]);
+    expect(paidBefore - (await cash(taker))).toBe(Number(r.body.data.totalCost) + Number(r.body.data.fee));
+    // The book's best level went first (all 3 at 0.20); the pool took the rest of what beat 0.45.
+    const book = (await ex.node.http("GET", `/api/v1/markets/${ids[0]}/orderbook?outcome=YES`)).body.data as {
+      asks: Array<{ price: string }>;
+    };
+    expect(book.asks.map((a) => a.price)).not.toContain("0.20");
+    const after = await pool(eventId);
+    expect(Number(after.prices[ids[0]])).toBeGreaterThan(Number(before.prices[ids[0]]));
+    expect(sum(after)).toBe(SHARE);
+    const held = (await ex.node.http("GET", "/api/v1/positions", { token: taker.token })).body.data as Array<{
+      marketId: string;
+      outcome: string;
+      quantity: string;
+    }>;
+    expect(held.find((p) => p.marketId === ids[0] && p.outcome === "YES")?.quantity).toBe(String(10 * SHARE));
+    expect((await books()).ok).toBe(true);
+    expect((await ex.node.call<{ problems: string[] }>("ledger.verify")).problems).toEqual([]);
+
+    // Selling back splits too (the pool now bids above the book's empty YES bids): the whole quantity or nothing.
+    const sold = await trade(taker, "market", ids[0], "SELL", "YES", 4 * SHARE);
+    expect(sold.status).toBe(200);
+    expect(sold.body.data.filledQuantity).toBe(String(4 * SHARE));
+    expect((await books()).ok).toBe(true);
   });
 });

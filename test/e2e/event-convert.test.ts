@@ -5,12 +5,7 @@
  * POSITIONS_CONVERTED notification; the money check holds; and after a SIGKILL restart nothing is
  * lost and the conversion account's advance is still covered.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { ConservationReport } from "../../engine/accounts";
-import { embeddedEnv, NodeProcess } from "../support/node-process";
-import { TestWallet } from "../support/wallet";
+import { ExchangeNode, type User as U } from "../support/exchange-node";
 
 jest.setTimeout(240_000);
 
@@ -18,56 +13,33 @@ const DOMAIN = "convert.exchange.test";
 const ADMIN_KEY = "convert-admin";
 const SHARE = 1_000_000;
 const admin = { "x-admin-key": ADMIN_KEY };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-type U = { token: string; userId: string };
 
 describe("POST /events/:id/convert", () => {
-  let dir: string;
-  let env: Record<string, string>;
-  let node: NodeProcess;
+  let ex: ExchangeNode;
 
-  const until = async <T>(what: string, fn: () => Promise<T | null | false>, ms = 60_000): Promise<T> => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await fn().catch(() => null);
-      if (v) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await sleep(100);
-    }
-  };
-  const user = async (): Promise<U> => {
-    const login = await node.http("POST", "/api/v1/auth/connect", { body: TestWallet.random().connectBody({ domain: DOMAIN }) });
-    await node.ctl({ cmd: "fund", userId: login.body.data.userId, amount: 100 * SHARE });
-    return { token: login.body.data.accessToken, userId: login.body.data.userId };
-  };
-  const order = (u: U, marketId: string, body: Record<string, unknown>) =>
-    node.http("POST", "/api/v1/orders", { token: u.token, body: { marketId, orderType: "GTC", ...body } });
+  const until = <T>(what: string, fn: () => Promise<T | null | false>) => ex.until(what, fn, 60_000);
+  const user = () => ex.user();
+  const order = (u: U, marketId: string, body: Record<string, unknown>) => ex.order(u, marketId, body);
   const convert = (u: U, eventId: string, body: unknown, key?: string) =>
-    node.http("POST", `/api/v1/events/${eventId}/convert`, { token: u.token, body, headers: key ? { "idempotency-key": key } : {} });
-  const balance = async (u: U) => (await node.http("GET", "/api/v1/balance", { token: u.token })).body.data;
+    ex.node.http("POST", `/api/v1/events/${eventId}/convert`, { token: u.token, body, headers: key ? { "idempotency-key": key } : {} });
+  const balance = async (u: U) => (await ex.node.http("GET", "/api/v1/balance", { token: u.token })).body.data;
   const positions = async (u: U) => {
-    const list = (await node.http("GET", "/api/v1/positions", { token: u.token })).body.data as Array<{
+    const list = (await ex.node.http("GET", "/api/v1/positions", { token: u.token })).body.data as Array<{
       marketId: string;
       outcome: string;
       quantity: string;
     }>;
     return Object.fromEntries(list.filter((p) => p.quantity !== "0").map((p) => [`${p.marketId}:${p.outcome}`, p.quantity]));
   };
-  const books = () => node.ctl<ConservationReport>({ cmd: "conservation" });
+  const books = () => ex.books();
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "pmx-event-convert-"));
-    env = embeddedEnv(dir, DOMAIN, ADMIN_KEY, { RATE_LIMIT_TRADE: "100000", RATE_LIMIT_READ: "100000", SEED_DEMO: "false" });
-    node = await NodeProcess.start(env);
+    ex = await ExchangeNode.start("event-convert", DOMAIN, ADMIN_KEY, { SEED_DEMO: "false" });
   });
-  afterAll(async () => {
-    await node?.stop("SIGKILL").catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => ex?.close());
 
   test("NO of two outcomes becomes 1 USDT and YES of the third per share, once; refusals change nothing; survives a restart", async () => {
-    const created = await node.http("POST", "/api/v1/admin/events", {
+    const created = await ex.node.http("POST", "/api/v1/admin/events", {
       headers: admin,
       body: {
         title: "Who wins the race?",
@@ -84,7 +56,7 @@ describe("POST /events/:id/convert", () => {
     expect(created.status).toBe(201);
     const eventId: string = created.body.data.id;
     const [a, b, c] = (created.body.data.markets as Array<{ id: string }>).map((m) => m.id);
-    const plain = await node.http("POST", "/api/v1/admin/events", {
+    const plain = await ex.node.http("POST", "/api/v1/admin/events", {
       headers: admin,
       body: { title: "Plain", category: "Sports", markets: [{ title: "Rain?" }, { title: "Snow?" }] },
     });
@@ -143,7 +115,7 @@ describe("POST /events/:id/convert", () => {
     expect(await positions(holder)).toEqual(converted);
 
     const note = await until("the conversion's notification", async () => {
-      const list = (await node.http("GET", "/api/v1/notifications", { token: holder.token })).body.data as Array<{
+      const list = (await ex.node.http("GET", "/api/v1/notifications", { token: holder.token })).body.data as Array<{
         type: string;
         body: string;
         metadata: unknown;
@@ -158,8 +130,7 @@ describe("POST /events/:id/convert", () => {
     expect(check.uncoveredConversions).toBeUndefined();
 
     // A crash: everything is still there, and the books still balance.
-    await node.stop("SIGKILL");
-    node = await NodeProcess.start(env);
+    await ex.restart("SIGKILL");
     expect(await balance(holder)).toEqual(after);
     expect(await positions(holder)).toEqual(converted);
     expect((await books()).ok).toBe(true);
@@ -171,22 +142,22 @@ describe("POST /events/:id/convert", () => {
     // Bob, loses Carol's, and is left with what it advanced: nothing owed, nothing short.
     const conv = `conversion:${eventId}`;
     type Acc = { balance: { available: number }; positions: Array<{ quantity: number }> };
-    expect((await node.call<Acc>("ledger.account", { account: conv })).balance.available).toBe(-10 * SHARE);
+    expect((await ex.node.call<Acc>("ledger.account", { account: conv })).balance.available).toBe(-10 * SHARE);
     for (const [m, result] of [
       [a, "NO"],
       [b, "NO"],
       [c, "YES"],
     ] as const) {
-      const r = await node.http("POST", `/api/v1/admin/markets/${m}/resolve`, { headers: admin, body: { result } });
+      const r = await ex.node.http("POST", `/api/v1/admin/markets/${m}/resolve`, { headers: admin, body: { result } });
       expect(r.status).toBe(200);
     }
     const settled = await until("the conversion account paid out", async () => {
-      const acc = await node.call<Acc>("ledger.account", { account: conv });
+      const acc = await ex.node.call<Acc>("ledger.account", { account: conv });
       return acc.positions.every((p) => p.quantity === 0) ? acc : null;
     });
     expect(settled.balance.available).toBe(0);
     expect((await books()).ok).toBe(true);
-    const verified = await node.call<{ ok: boolean; problems: string[] }>("ledger.verify");
+    const verified = await ex.node.call<{ ok: boolean; problems: string[] }>("ledger.verify");
     expect(verified.problems).toEqual([]);
   });
 });

@@ -139,6 +139,8 @@ type SdkModels = {
   ConvertResult: M.ConvertResult;
   PublicTrade: M.PublicTrade;
   PublicTradeList: M.PublicTradeList;
+  MassQuoteRequest: M.MassQuoteRequest;
+  MassQuoteResult: M.MassQuoteResult;
 };
 // Every schema has an SDK model and every model a schema...
 type _NamesAgree = Check<Agree<keyof Schemas, keyof SdkModels | "FieldError">>;
@@ -176,6 +178,8 @@ type RouteAgreement = {
   openOrders: Agree<DataOf<"/orders", "get", "200">, Ret<C["orders"]["open"]>>;
   cancelAll: Agree<DataOf<"/orders", "delete", "200">, Ret<C["orders"]["cancelAll"]>>;
   batch: Agree<DataOf<"/orders/batch", "post", "200">, Ret<C["orders"]["batch"]>>;
+  massQuote: Agree<DataOf<"/quotes", "post", "200">, Ret<C["orders"]["quote"]>>;
+  cancelQuotes: Agree<DataOf<"/quotes", "delete", "200">, Ret<C["orders"]["cancelQuotes"]>>;
   amend: Agree<DataOf<"/orders/{orderId}", "patch", "200">, Ret<C["orders"]["amend"]>>;
   cancel: Agree<DataOf<"/orders/{orderId}", "delete", "200">, Ret<C["orders"]["cancel"]>>;
   heartbeat: Agree<DataOf<"/heartbeats", "post", "200">, Ret<C["heartbeats"]["send"]>>;
@@ -362,6 +366,7 @@ describe("OpenAPI document", () => {
       "/markets/{marketId}/quote": { side: "BUY", outcome: "YES", quantity: "100" },
       "/orders": { ...trade, orderType: "GTC", price: 0.5, quantity: 100 },
       "/orders/batch": { orders: [{ ...trade, orderType: "GTC", price: 0.5, quantity: 100 }] },
+      "/quotes": { marketId: "x_1", quotes: [{ side: "BUY", outcome: "YES", price: 0.5, quantity: 100 }] },
       "/orders/{orderId}": { price: 0.5 },
       "/heartbeats": { timeoutSeconds: 0 },
       "/order-groups": { fillLimit: "1000000" },
@@ -382,7 +387,9 @@ describe("OpenAPI document", () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const m of METHODS.filter((k) => item[k])) {
         const op = item[m] as { security?: Array<Record<string, unknown>> };
-        const url = srv.url + (path === "/health" ? "" : "/api/v1") + path.replace(/\{\w+\}/g, "x_1");
+        // A required query parameter is sent too (DELETE /quotes names its market).
+        const query = path === "/quotes" && m === "delete" ? "?marketId=x_1" : "";
+        const url = srv.url + (path === "/health" ? "" : "/api/v1") + path.replace(/\{\w+\}/g, "x_1") + query;
         const hasBody = m !== "get" && m !== "delete";
         const res = await fetch(url, {
           method: m.toUpperCase(),
@@ -491,6 +498,12 @@ describe("OpenAPI document", () => {
       ],
       { idempotencyKey: newIdempotencyKey() },
     );
+    const quotes = await a.orders.quote(
+      { marketId: market, quotes: [{ side: "BUY", outcome: "YES", price: 0.21, quantity: SHARE }], postOnly: true },
+      { idempotencyKey: newIdempotencyKey() },
+    );
+    await a.orders.amend(quotes.orders[0].orderId, { quantity: 2 * SHARE });
+    await a.orders.cancelQuotes(market);
     await a.orders.amend(quoted.orderId, { quantity: SHARE });
     await a.orders.amend(quoted.orderId, { price: 0.28 });
     await a.orders.amend("ord_nope", { price: 0.28 }).catch(ignore);

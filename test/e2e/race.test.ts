@@ -4,15 +4,11 @@
  * resolved NO early, a crash in the middle, the winner resolved as one step (one journal entry
  * settles the step), a second YES refused with nothing changed; the money check after each step.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { conditionIdFor } from "../../catalog/condition";
 import type { ConservationReport } from "../../engine/accounts";
 import type { LedgerEntryDoc } from "../../models/trading";
-import { embeddedEnv, NodeProcess } from "../support/node-process";
+import { ExchangeNode, type User as U } from "../support/exchange-node";
 import { connectSocket, type TestSocket } from "../support/socket";
-import { TestWallet } from "../support/wallet";
 
 jest.setTimeout(180_000);
 
@@ -20,56 +16,38 @@ const DOMAIN = "race.exchange.test";
 const ADMIN_KEY = "race-admin";
 const SHARE = 1_000_000;
 const admin = { "x-admin-key": ADMIN_KEY };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-type U = { token: string; userId: string };
 
 describe("a race (mutually exclusive event) end to end", () => {
-  let dir: string;
-  let env: Record<string, string>;
-  let node: NodeProcess;
+  let ex: ExchangeNode;
   let ws: TestSocket | null = null;
 
-  const until = async <T>(what: string, fn: () => Promise<T | null | false>, ms = 30_000): Promise<T> => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await fn().catch(() => null);
-      if (v) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await sleep(100);
-    }
-  };
-  const user = async (): Promise<U> => {
-    const login = await node.http("POST", "/api/v1/auth/connect", { body: TestWallet.random().connectBody({ domain: DOMAIN }) });
-    await node.ctl({ cmd: "fund", userId: login.body.data.userId, amount: 100 * SHARE });
-    return { token: login.body.data.accessToken, userId: login.body.data.userId };
-  };
-  const order = (u: U, marketId: string, body: Record<string, unknown>) =>
-    node.http("POST", "/api/v1/orders", { token: u.token, body: { marketId, orderType: "GTC", ...body } });
+  const until = <T>(what: string, fn: () => Promise<T | null | false>) => ex.until(what, fn);
+  const user = () => ex.user();
+  const order = (u: U, marketId: string, body: Record<string, unknown>) => ex.order(u, marketId, body);
   /** a buys YES at `price`, b buys NO against it: `q` shares change hands on the book. */
   const trade = async (a: U, b: U, marketId: string, price: number, q: number) => {
     expect((await order(a, marketId, { side: "BUY", outcome: "YES", price, quantity: q * SHARE })).body.data.status).toBe("open");
     const fill = await order(b, marketId, { side: "BUY", outcome: "NO", price: Math.round((1 - price) * 100) / 100, quantity: q * SHARE });
     expect(fill.body.data.status).toBe("filled");
   };
-  const event = async (id: string) => (await node.http("GET", `/api/v1/events/${id}`)).body.data;
+  const event = async (id: string) => (await ex.node.http("GET", `/api/v1/events/${id}`)).body.data;
   /** A user's holdings (marks aside: they follow live prices), in one order whatever order the server lists them in. */
   const positions = async (u: U) =>
-    ((await node.http("GET", "/api/v1/positions", { token: u.token })).body.data as Array<Record<string, string>>)
+    ((await ex.node.http("GET", "/api/v1/positions", { token: u.token })).body.data as Array<Record<string, string>>)
       .map(({ id, quantity, totalCost, lockedQuantity }) => ({ id, quantity, totalCost, lockedQuantity }))
       .sort((x, y) => (x.id < y.id ? -1 : 1));
-  const available = async (u: U) => Number((await node.http("GET", "/api/v1/balance", { token: u.token })).body.data.available);
+  const available = async (u: U) => Number((await ex.node.http("GET", "/api/v1/balance", { token: u.token })).body.data.available);
   /** The money check: conservation, locks, complete sets, and the journal's own verification. */
   const moneyChecked = async () => {
-    const books = await node.ctl<ConservationReport>({ cmd: "conservation" });
+    const books = await ex.node.ctl<ConservationReport>({ cmd: "conservation" });
     expect(books).toMatchObject({ ok: true, unbalancedMarkets: [] });
-    const verify = await node.call<{ ok: boolean; problems: string[] }>("ledger.verify");
+    const verify = await ex.node.call<{ ok: boolean; problems: string[] }>("ledger.verify");
     expect(verify.problems).toEqual([]);
   };
   const journal = async (): Promise<LedgerEntryDoc[]> => {
     const out: LedgerEntryDoc[] = [];
     for (let seq = 0; ;) {
-      const page = await node.call<LedgerEntryDoc[]>("ledger.entriesAfter", { seq, limit: 1000 });
+      const page = await ex.node.call<LedgerEntryDoc[]>("ledger.entriesAfter", { seq, limit: 1000 });
       if (!page.length) return out;
       out.push(...page);
       seq = page[page.length - 1].seq;
@@ -77,19 +55,16 @@ describe("a race (mutually exclusive event) end to end", () => {
   };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "pmx-race-"));
-    env = embeddedEnv(dir, DOMAIN, ADMIN_KEY, { RATE_LIMIT_TRADE: "100000", RATE_LIMIT_READ: "100000" });
-    node = await NodeProcess.start(env);
+    ex = await ExchangeNode.start("race", DOMAIN, ADMIN_KEY);
   });
   afterAll(async () => {
     ws?.close();
-    await node?.stop("SIGKILL").catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
+    await ex?.close();
   });
 
   test("create, trade, add an outcome, a NO early, a crash, the winner as one step, a second YES refused", async () => {
     // Created: three outcomes, exhaustive ("Other" listed).
-    const created = await node.http("POST", "/api/v1/admin/events", {
+    const created = await ex.node.http("POST", "/api/v1/admin/events", {
       headers: admin,
       body: {
         title: "Club chess championship",
@@ -107,13 +82,13 @@ describe("a race (mutually exclusive event) end to end", () => {
     const eventId: string = created.body.data.id;
     const [anna, boris, other] = created.body.data.markets.map((m: { id: string }) => m.id) as string[];
     expect(created.body.data).toMatchObject({ mutuallyExclusive: true, exhaustive: true });
-    const refused = await node.http("POST", "/api/v1/admin/events", {
+    const refused = await ex.node.http("POST", "/api/v1/admin/events", {
       headers: admin,
       body: { title: "Bad", category: "Culture", mutuallyExclusive: true, markets: [{ title: "A", outcomeLabel: "A" }, { title: "B" }] },
     });
     expect([refused.status, refused.body.error.code]).toEqual([400, "VALIDATION_ERROR"]);
 
-    ws = await connectSocket(node.url, { autoPingMs: 3000 });
+    ws = await connectSocket(ex.node.url, { autoPingMs: 3000 });
     ws.subscribe({ channel: "market", marketIds: [anna, boris, other] });
     await ws.waitFor((m) => m.type === "subscribed");
 
@@ -124,7 +99,7 @@ describe("a race (mutually exclusive event) end to end", () => {
     await trade(a, b, other, 0.1, 5);
     await moneyChecked();
     const listed = await until("the prints in the list", async () => {
-      const list = (await node.http("GET", "/api/v1/events?category=Culture&pageSize=100")).body.data as Array<Record<string, any>>;
+      const list = (await ex.node.http("GET", "/api/v1/events?category=Culture&pageSize=100")).body.data as Array<Record<string, any>>;
       const row = list.find((e) => e.id === eventId);
       return row && row.outcomes.every((o: { chance: string | null }) => o.chance !== null) && row;
     });
@@ -136,7 +111,7 @@ describe("a race (mutually exclusive event) end to end", () => {
     ]);
 
     // An outcome added while it is open; traded too.
-    const added = await node.http("POST", `/api/v1/admin/events/${eventId}/markets`, {
+    const added = await ex.node.http("POST", `/api/v1/admin/events/${eventId}/markets`, {
       headers: admin,
       body: { title: "Will Carla win the championship?", outcomeLabel: "Carla" },
     });
@@ -150,7 +125,7 @@ describe("a race (mutually exclusive event) end to end", () => {
     await moneyChecked();
 
     // Boris drops out: resolved NO alone, the others trade on.
-    const early = await node.http("POST", `/api/v1/admin/markets/${boris}/resolve`, { headers: admin, body: { result: "NO" } });
+    const early = await ex.node.http("POST", `/api/v1/admin/markets/${boris}/resolve`, { headers: admin, body: { result: "NO" } });
     expect(early.body.data).toMatchObject({ status: "resolved", result: "NO" });
     expect((await event(eventId)).markets.map((m: { status: string }) => m.status)).toEqual(["open", "resolved", "open", "open"]);
     await ws.waitFor((m) => m.type === "lifecycle" && m.data.marketId === boris && m.data.status === "resolved");
@@ -161,8 +136,7 @@ describe("a race (mutually exclusive event) end to end", () => {
     const before = await event(eventId);
     const held = { a: await positions(a), b: await positions(b) };
     ws.close();
-    await node.stop("SIGKILL");
-    node = await NodeProcess.start(env);
+    await ex.restart("SIGKILL");
     const after = await event(eventId);
     expect(after.markets.map((m: Record<string, unknown>) => [m.id, m.status, m.result, m.outcomeLabel])).toEqual(
       before.markets.map((m: Record<string, unknown>) => [m.id, m.status, m.result, m.outcomeLabel]),
@@ -170,13 +144,13 @@ describe("a race (mutually exclusive event) end to end", () => {
     expect(await positions(a)).toEqual(held.a);
     expect(await positions(b)).toEqual(held.b);
     await moneyChecked();
-    ws = await connectSocket(node.url, { autoPingMs: 3000 });
+    ws = await connectSocket(ex.node.url, { autoPingMs: 3000 });
     ws.subscribe({ channel: "market", marketIds: [anna, other, carla] });
     await ws.waitFor((m) => m.type === "subscribed");
 
     // The winner: Anna YES, every other undecided market NO, as one step.
     const aBefore = await available(a);
-    const won = await node.http("POST", `/api/v1/admin/events/${eventId}/resolve`, { headers: admin, body: { winnerMarketId: anna } });
+    const won = await ex.node.http("POST", `/api/v1/admin/events/${eventId}/resolve`, { headers: admin, body: { winnerMarketId: anna } });
     expect(won.status).toBe(200);
     expect(won.body.data.markets.map((m: Record<string, unknown>) => [m.outcomeLabel, m.status, m.result])).toEqual([
       ["Anna", "resolved", "YES"],
@@ -202,16 +176,16 @@ describe("a race (mutually exclusive event) end to end", () => {
       [`/api/v1/admin/markets/${carla}/resolve`, { result: "YES" }],
       [`/api/v1/admin/events/${eventId}/resolve`, { winnerMarketId: other }],
     ] as const) {
-      const second = await node.http("POST", path, { headers: admin, body });
+      const second = await ex.node.http("POST", path, { headers: admin, body });
       expect([second.status, second.body.error.code]).toEqual([409, "EVENT_ALREADY_DECIDED"]);
     }
     expect(JSON.stringify(await event(eventId))).toBe(snapshot);
-    const none = await node.http("POST", `/api/v1/admin/events/${eventId}/resolve`, { headers: admin, body: { winnerMarketId: null } });
+    const none = await ex.node.http("POST", `/api/v1/admin/events/${eventId}/resolve`, { headers: admin, body: { winnerMarketId: null } });
     expect([none.status, none.body.error.code]).toEqual([400, "VALIDATION_ERROR"]);
     await moneyChecked();
 
     // The winner is paid 1 per share; the losers nothing.
-    const redeem = await node.http("POST", `/api/v1/redeem/${anna}`, {
+    const redeem = await ex.node.http("POST", `/api/v1/redeem/${anna}`, {
       token: a.token,
       body: { conditionId: conditionIdFor(anna), indexSets: ["0x1"] },
     });
@@ -220,7 +194,9 @@ describe("a race (mutually exclusive event) end to end", () => {
     await moneyChecked();
 
     // Every operator action above is in the audit log.
-    const audit = (await node.http("GET", "/api/v1/admin/audit?pageSize=100", { headers: admin })).body.data as Array<{ action: string }>;
+    const audit = (await ex.node.http("GET", "/api/v1/admin/audit?pageSize=100", { headers: admin })).body.data as Array<{
+      action: string;
+    }>;
     for (const action of ["adminCreateEvent", "adminAddOutcome", "adminResolveMarket", "adminResolveEvent"])
       expect(audit.some((r) => r.action === action)).toBe(true);
   });

@@ -4,13 +4,9 @@
  * that passes while the exchange is down closes the market at the start, its resting orders
  * cancelled with reason market_closed.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { conditionIdFor } from "../../catalog/condition";
 import type { ConservationReport } from "../../engine/accounts";
-import { embeddedEnv, NodeProcess } from "../support/node-process";
-import { TestWallet } from "../support/wallet";
+import { ExchangeNode, type User as U } from "../support/exchange-node";
 
 jest.setTimeout(180_000);
 
@@ -21,71 +17,44 @@ const WINDOW_MS = 4_000;
 const admin = { "x-admin-key": ADMIN_KEY };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type U = { token: string; userId: string };
-
 describe("the market clock across a crash", () => {
-  let dir: string;
-  let env: Record<string, string>;
-  let node: NodeProcess;
+  let ex: ExchangeNode;
 
-  const until = async <T>(what: string, fn: () => Promise<T | null | false>, ms = 30_000): Promise<T> => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await fn().catch(() => null);
-      if (v) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await sleep(100);
-    }
-  };
-  const user = async (): Promise<U> => {
-    const login = await node.http("POST", "/api/v1/auth/connect", { body: TestWallet.random().connectBody({ domain: DOMAIN }) });
-    await node.ctl({ cmd: "fund", userId: login.body.data.userId, amount: 100 * SHARE });
-    return { token: login.body.data.accessToken, userId: login.body.data.userId };
-  };
+  const until = <T>(what: string, fn: () => Promise<T | null | false>) => ex.until(what, fn);
+  const user = () => ex.user();
   const createMarket = async (market: Record<string, unknown>): Promise<string> => {
-    const res = await node.http("POST", "/api/v1/admin/events", {
+    const res = await ex.node.http("POST", "/api/v1/admin/events", {
       headers: admin,
       body: { title: "Crash", category: "Tech", markets: [market] },
     });
     expect(res.status).toBe(201);
     return res.body.data.markets[0].id;
   };
-  const order = (u: U, marketId: string, body: Record<string, unknown>) =>
-    node.http("POST", "/api/v1/orders", { token: u.token, body: { marketId, orderType: "GTC", ...body } });
-  const market = async (id: string) => (await node.http("GET", `/api/v1/markets/${id}`)).body.data;
-  const restart = async (signal: NodeJS.Signals) => {
-    await node.stop(signal);
-    node = await NodeProcess.start(env);
-  };
+  const order = (u: U, marketId: string, body: Record<string, unknown>) => ex.order(u, marketId, body);
+  const market = async (id: string) => (await ex.node.http("GET", `/api/v1/markets/${id}`)).body.data;
+  const restart = (signal: NodeJS.Signals) => ex.restart(signal);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "pmx-resolution-restart-"));
-    env = embeddedEnv(dir, DOMAIN, ADMIN_KEY, {
-      RATE_LIMIT_TRADE: "100000",
-      RATE_LIMIT_READ: "100000",
+    ex = await ExchangeNode.start("resolution-restart", DOMAIN, ADMIN_KEY, {
       RESOLUTION_DISPUTE_WINDOW_MS: String(WINDOW_MS),
       RESOLUTION_CLOCK_MS: "100",
     });
-    node = await NodeProcess.start(env);
   });
-  afterAll(async () => {
-    await node?.stop("SIGKILL").catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => ex?.close());
 
   test("SIGKILL between a proposal and its window's end: the next start finalizes it, once", async () => {
     const id = await createMarket({ title: "Survives a crash?" });
     const [yes, no] = [await user(), await user()];
     expect((await order(yes, id, { side: "BUY", outcome: "YES", price: 0.4, quantity: 10 * SHARE })).body.data.status).toBe("open");
     expect((await order(no, id, { side: "BUY", outcome: "NO", price: 0.6, quantity: 10 * SHARE })).body.data.status).toBe("filled");
-    const proposed = await node.http("POST", `/api/v1/admin/markets/${id}/propose`, { headers: admin, body: { result: "YES" } });
+    const proposed = await ex.node.http("POST", `/api/v1/admin/markets/${id}/propose`, { headers: admin, body: { result: "YES" } });
     expect(proposed.status).toBe(200);
     const endsAt = Date.parse(proposed.body.data.resolution.disputeEndsAt);
 
-    await node.stop("SIGKILL");
+    await ex.node.stop("SIGKILL");
     // Down until well past the window's end.
     while (Date.now() < endsAt + 1_000) await sleep(100);
-    node = await NodeProcess.start(env);
+    await ex.restart();
 
     const done = await until("the finalization", async () => {
       const m = await market(id);
@@ -98,17 +67,17 @@ describe("the market clock across a crash", () => {
     await restart("SIGTERM");
     expect(await market(id)).toEqual(done);
     const redeem = () =>
-      node.http("POST", `/api/v1/redeem/${id}`, { token: yes.token, body: { conditionId: conditionIdFor(id), indexSets: ["0x1"] } });
+      ex.node.http("POST", `/api/v1/redeem/${id}`, { token: yes.token, body: { conditionId: conditionIdFor(id), indexSets: ["0x1"] } });
     expect((await redeem()).body.data).toMatchObject({ status: "accepted", payout: String(10 * SHARE) });
     expect((await redeem()).body.data.status).toBe("duplicate");
-    await node.call("notifier.catchUp");
+    await ex.node.call("notifier.catchUp");
     const resolvedNotices = async (u: U) =>
-      ((await node.http("GET", "/api/v1/notifications", { token: u.token })).body.data as Array<{ type: string }>).filter(
+      ((await ex.node.http("GET", "/api/v1/notifications", { token: u.token })).body.data as Array<{ type: string }>).filter(
         (n) => n.type === "MARKET_RESOLVED",
       ).length;
     await until("holders told", async () => (await resolvedNotices(no)) === 1);
     expect(await resolvedNotices(yes)).toBe(1);
-    const books = await node.ctl<ConservationReport>({ cmd: "conservation" });
+    const books = await ex.node.ctl<ConservationReport>({ cmd: "conservation" });
     expect(books).toMatchObject({ ok: true, unbalancedMarkets: [] });
   });
 
@@ -119,9 +88,9 @@ describe("the market clock across a crash", () => {
     const resting = await order(u, id, { side: "BUY", outcome: "YES", price: 0.25, quantity: 4 * SHARE });
     expect(resting.body.data.status).toBe("open");
 
-    await node.stop("SIGKILL");
+    await ex.node.stop("SIGKILL");
     while (Date.now() < Date.parse(closeTime) + 500) await sleep(100);
-    node = await NodeProcess.start(env);
+    await ex.restart();
 
     const closed = await until("the close at the start", async () => {
       const m = await market(id);
@@ -129,10 +98,10 @@ describe("the market clock across a crash", () => {
     });
     expect(closed).toMatchObject({ closeTime, rules: "Closes on schedule.", resolution: null });
     await until("the order's cancel", async () => {
-      const list = (await node.http("GET", "/api/v1/orders?status=all", { token: u.token })).body.data as Array<Record<string, unknown>>;
+      const list = (await ex.node.http("GET", "/api/v1/orders?status=all", { token: u.token })).body.data as Array<Record<string, unknown>>;
       const o = list.find((x) => x.orderId === resting.body.data.orderId);
       return o?.status === "cancelled" && o.cancelReason === "market_closed";
     });
-    expect((await node.http("GET", "/api/v1/balance", { token: u.token })).body.data.locked).toBe("0");
+    expect((await ex.node.http("GET", "/api/v1/balance", { token: u.token })).body.data.locked).toBe("0");
   });
 });

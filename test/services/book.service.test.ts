@@ -441,4 +441,27 @@ describe("book service", () => {
     await expect(place(BOB, order("mkt_1", "BUY", "YES", 0.4, 1))).rejects.toMatchObject({ code: 400, type: "MARKET_NOT_OPEN" });
     expect(await broker.call("book.orderbook", { marketId: "mkt_1" })).toEqual({ bids: [], asks: [] });
   });
+
+  test("an order's entry reaches the ledger on the same node as a method call, not a broker call: the same answer, the same refusals", async () => {
+    const called: string[] = [];
+    const call = broker.call.bind(broker);
+    const spy = jest.spyOn(broker, "call").mockImplementation(((name: string, ...rest: unknown[]) => {
+      called.push(name);
+      return (call as (...a: unknown[]) => unknown)(name, ...rest);
+    }) as typeof broker.call);
+    let placed: PlaceView;
+    try {
+      placed = await place(BOB, order("mkt_2", "BUY", "YES", 0.2, 1));
+      // CAROL holds nothing: refused by the ledger's books with its code and status.
+      await expect(place(CAROL, order("mkt_2", "BUY", "YES", 0.2, 1))).rejects.toMatchObject({ code: 400, type: "INSUFFICIENT_BALANCE" });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(called).toContain("book.place");
+    expect(called).not.toContain("ledger.post");
+    expect(placed).toMatchObject({ status: "open", marketId: "mkt_2" });
+    const open = await broker.call<Array<{ _id: string }>, object>("ledger.openOrders", { userId: BOB.id, marketId: "mkt_2" });
+    expect(open.map((o) => o._id)).toContain(placed.orderId);
+    expect(await broker.call("ledger.openOrders", { userId: CAROL.id, marketId: "mkt_2" })).toEqual([]);
+  });
 });

@@ -13,7 +13,9 @@ import type { SessionUser } from "../../mixins/context";
 import LedgerService from "../../services/ledger.service";
 import type { EventInternal, MarketInternal } from "../../models/catalog";
 import type { MoneyCheck, VerifyReport } from "../../models/trading";
-import type { Posting } from "../../engine/accounts";
+import type { Posting, PositionState } from "../../engine/accounts";
+import { resolutionPostings } from "../../chain/redemption";
+import { eventResolutionKey, resolutionKey } from "../../engine/payout";
 import { until } from "../support/until";
 import { serviceBroker } from "../support/service-broker";
 
@@ -46,10 +48,16 @@ describe("ledger.convert", () => {
       },
     },
   };
+  /** Runs while the catalog answers, after its facts were read: what lands between the check and the post. */
+  let meanwhile: (() => Promise<void>) | null = null;
   const fakeCatalog: ServiceSchema = {
     name: "catalog",
     actions: {
-      getEventInternal: () => event,
+      getEventInternal: async () => {
+        const answer = event;
+        if (meanwhile) await meanwhile();
+        return answer;
+      },
       marketTitles: (ctx: Context<{ marketIds: string[] }>) =>
         Object.fromEntries(ctx.params.marketIds.map((id) => [id, { title: id, status: "open" }])),
     },
@@ -130,5 +138,38 @@ describe("ledger.convert", () => {
     expect(await broker.call("ledger.account", { account: "conversion:evt_r" })).toEqual(before);
     const v = await broker.call<VerifyReport>("ledger.verify");
     expect(v.problems).toEqual([]);
+  });
+
+  test("a market decided between the catalog's check and the post: the ledger refuses the conversion 409 MARKET_NOT_OPEN, nothing changes", async () => {
+    const convert = () => broker.call("ledger.convert", { id: "evt_r", marketIds: ["A", "B"], quantity: String(SHARE) }, as(H));
+    // C resolves NO alone (an outcome that dropped out): its resolution entry, as the chain writes it.
+    const resolve = async (key: string, marketIds: string[]) => {
+      const postings: Posting[] = [];
+      for (const m of marketIds)
+        postings.push(...resolutionPostings(m, "NO", (await broker.call("ledger.holders", { marketId: m })) as PositionState[]));
+      await broker.call("ledger.post", { key, postings });
+    };
+    const positions = () => broker.call("ledger.positions", {}, as(H));
+    const before = { check: await broker.call<MoneyCheck>("ledger.conservation"), positions: await positions() };
+    meanwhile = () => resolve(resolutionKey("C"), ["C"]);
+    await expect(convert()).rejects.toMatchObject({ code: 409, type: "MARKET_NOT_OPEN", message: expect.stringContaining("C") });
+    meanwhile = null;
+    // The resolution moved C's shares; the conversion moved nothing.
+    const afterC = { check: await broker.call<MoneyCheck>("ledger.conservation"), positions: await positions() };
+    expect(afterC.check.ok).toBe(true);
+    expect(afterC.positions).not.toEqual(before.positions);
+    await expect(convert()).rejects.toMatchObject({ code: 409, type: "MARKET_NOT_OPEN" });
+    expect(await positions()).toEqual(afterC.positions);
+
+    // The whole event resolved in one step between the check and the post: refused as well, also after a restart.
+    event = { ...event, markets: [market("A"), market("B")] };
+    meanwhile = () => resolve(eventResolutionKey("evt_r"), []);
+    await expect(convert()).rejects.toMatchObject({ code: 409, type: "MARKET_NOT_OPEN" });
+    meanwhile = null;
+    await broker.stop();
+    await start({ CONVERSION_FEE_BPS: "100" });
+    await expect(convert()).rejects.toMatchObject({ code: 409, type: "MARKET_NOT_OPEN" });
+    expect(await positions()).toEqual(afterC.positions);
+    expect((await broker.call<VerifyReport>("ledger.verify")).problems).toEqual([]);
   });
 });

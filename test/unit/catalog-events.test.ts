@@ -231,6 +231,35 @@ describe("mutually exclusive events: outcomes added", () => {
   });
 });
 
+describe("mutually exclusive events: a cancelled outcome", () => {
+  test("pays 0.00 a YES share (an outcome that dropped out); another price is refused 400 on price, nothing written", async () => {
+    const w = world();
+    const { markets } = await w.catalog.createEvent(race(), w.out);
+    const [alice, bob, carol] = markets;
+    w.told.length = 0;
+    for (const price of ["0.50", "1", "0.01"]) {
+      const before = w.snapshot();
+      const r = await refusal(w.catalog.transition(alice._id, "cancel", w.out, { price }));
+      expect([r.kind, r.code, r.fields]).toEqual(["rejected", "VALIDATION_ERROR", [{ field: "price", rule: "exclusiveCancel" }]]);
+      expect(r.message).toContain("0.00");
+      expect(w.snapshot()).toBe(before);
+    }
+    expect(w.told).toEqual([]);
+    expect(await w.catalog.transition(alice._id, "cancel", w.out)).toMatchObject({ status: "cancelled", yesPayout: 0 });
+    expect(await w.catalog.transition(bob._id, "cancel", w.out, { price: "0.00" })).toMatchObject({ status: "cancelled", yesPayout: 0 });
+    expect(w.told.filter((t) => t.name === "market.cancelled").map((t) => t.payload)).toEqual([
+      { marketId: alice._id, yesPayout: 0 },
+      { marketId: bob._id, yesPayout: 0 },
+    ]);
+    // A price that is no price at all is the usual validation error; a plain event's market keeps its default.
+    expect((await refusal(w.catalog.transition(carol._id, "cancel", w.out, { price: "2" }))).fields).toEqual([
+      { field: "price", rule: "price" },
+    ]);
+    const plain = await w.catalog.createEvent({ title: "Plain", category: "Sports", markets: [{ title: "X" }] }, w.out);
+    expect(await w.catalog.transition(plain.markets[0]._id, "cancel", w.out)).toMatchObject({ yesPayout: 500_000 });
+  });
+});
+
 describe("mutually exclusive events: one-step resolution", () => {
   test("the winner YES and every other undecided market NO, the winner last; one event.resolved for the step", async () => {
     const w = world();
@@ -242,7 +271,7 @@ describe("mutually exclusive events: one-step resolution", () => {
     expect(after.markets.map((m) => [m.outcomeLabel, m.status, m.result, m.yesPayout])).toEqual([
       ["Alice", "resolved", "NO", 0],
       ["Bob", "resolved", "YES", 1_000_000],
-      ["Carol", "cancelled", null, 500_000],
+      ["Carol", "cancelled", null, 0],
     ]);
     expect(after.event.decision).toEqual({ winnerMarketId: bob._id, at: new Date(T0).toISOString() });
     // Both close before either resolves; the winner resolves last.

@@ -294,3 +294,15 @@ describe("a mutually exclusive event resolved as one step", () => {
     expect(ledger.accounts.position(escrowAccount(M2), M2, "NO")?.quantity).toBe(4 * S);
   });
 });
+
+describe("a decided market the ledger learns of", () => {
+  test("a resolution or payout with nothing to move is still written, so the ledger knows the market ended", async () => {
+    const { r, ledger } = setup();
+    await r.sweepResolved("mkt_empty", "NO");
+    await r.sweepEventResolved("evt_empty", [{ marketId: "mkt_e1", result: "YES" }]);
+    await r.cancelled("mkt_void", 500_000);
+    await r.refundMarket("mkt_void");
+    expect(ledger.attempts).toEqual(["resolve:mkt_empty", "resolve-event:evt_empty", "refund:mkt_void"]);
+    expect(ledger.accounts.conservation().ok).toBe(true);
+  });
+});

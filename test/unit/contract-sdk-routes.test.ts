@@ -92,6 +92,8 @@ describe("SDK routes from the contract", () => {
     await c.markets.quote("mkt_1", body);
     await c.orders.place(body, { idempotencyKey: "k1" });
     await c.orders.batch([], { idempotencyKey: "k2" });
+    await c.orders.quote(body, { idempotencyKey: "k3" });
+    await c.orders.cancelQuotes("mkt_1");
     await c.orders.amend("ord_1", body);
     await c.orders.cancel("ord_1");
     await c.orders.cancelAll({ marketId: "mkt_1" });

@@ -1,6 +1,6 @@
 import { batchItemKey, OrderDesk, type OrderDeskPorts } from "../../trading/order-desk";
 import type { PlaceCommand } from "../../trading/commands";
-import type { IdemKey, OrderDoc, PlaceTerms, PlaceResult, OrderQuery } from "../../models/trading";
+import type { IdemKey, OrderDoc, PlaceTerms, PlaceResult, OrderQuery, QuoteSetTerms } from "../../models/trading";
 import { conflicting, isRefusal, notFoundFault, refused } from "../../engine/refusal";
 import { Validator } from "../../lib/validator";
 import { marketMoved } from "../../trading/market-registry";
@@ -73,6 +73,7 @@ function world() {
   const amends: unknown[] = [];
   const cancels: unknown[] = [];
   const queries: OrderQuery[] = [];
+  const quoteSets: QuoteSetTerms[] = [];
   const joins: unknown[] = [];
   let n = 0;
   const ports: OrderDeskPorts<Req> = {
@@ -92,6 +93,18 @@ function world() {
     placeRemote: async (_c, p) => {
       remote.push(p);
       return { orderId: "ord_remote" } as never;
+    },
+    quotes: async (q) => {
+      quoteSets.push(q);
+      return { cancelled: [], releasedAmount: 0, orders: q.quotes.map((_, i) => result(`ord_q${i}`)) };
+    },
+    quotesRemote: async (_c, q) => {
+      quoteSets.push(q);
+      return { cancelled: [], orders: [] };
+    },
+    cancelQuotes: async (_c, marketId, userId) => {
+      cancels.push({ quotes: marketId, userId });
+      return { cancelled: [], releasedAmount: 0 };
     },
     journaled: (c) => void c.journaled++,
     withIdempotency: async (_c, idem, run) => {
@@ -128,7 +141,7 @@ function world() {
     },
     groupJoin: async (_c, j) => void joins.push(j),
   };
-  return { desk: new OrderDesk(ports), ports, local, answered, placed, remote, claims, orders, amends, cancels, queries, joins };
+  return { desk: new OrderDesk(ports), ports, local, answered, placed, remote, claims, orders, amends, cancels, queries, joins, quoteSets };
 }
 
 const req = (): Req => ({ id: "r", journaled: 0 });
@@ -328,6 +341,56 @@ describe("OrderDesk", () => {
     expect(w.placed.length).toBe(1);
     expect(w.claims).toEqual([{ scope: "usr_a#batch", key: "C#0", fingerprint: "f" }]);
     expect(batchItemKey({ scope: "usr_a", key: "C", fingerprint: "f" }, 0).scope).not.toBe("usr_a");
+  });
+
+  test("a mass quote: each quote checked (the bad one named), a triggered group refuses the set before it goes, each quote order joins the group", async () => {
+    const w = world();
+    const bid = { side: "BUY" as const, outcome: "YES" as const, price: 0.4, quantity: 100 };
+    const ask = { side: "BUY" as const, outcome: "NO" as const, price: 0.5, quantity: 200 };
+    const bad = await w.desk
+      .placeQuotes(req(), "usr_a", { marketId: "mkt_1", quotes: [bid, { ...bid, price: 0.405 }] })
+      .catch((e: unknown) => e);
+    expect(isRefusal(bad) && [bad.code, bad.fields]).toEqual(["VALIDATION_ERROR", [{ field: "quotes[1].price", rule: "tick" }]]);
+    const hot = await w.desk
+      .placeQuotes(req(), "usr_a", { marketId: "mkt_1", quotes: [bid], orderGroupId: "grp_hot" })
+      .catch((e: unknown) => e);
+    expect(isRefusal(hot) && hot.code).toBe("ORDER_GROUP_TRIGGERED");
+    expect(w.quoteSets).toEqual([]);
+
+    const c = req();
+    const idem = { scope: "usr_a", key: "q1", fingerprint: "f" };
+    const set = await w.desk.placeQuotes(
+      c,
+      "usr_a",
+      { marketId: "mkt_1", quotes: [bid, ask], postOnly: true, orderGroupId: "grp_a" },
+      idem,
+    );
+    expect(w.quoteSets).toEqual([
+      {
+        marketId: "mkt_1",
+        userId: "usr_a",
+        quotes: [
+          { side: "BUY", outcome: "YES", price: 40, quantity: 100 },
+          { side: "BUY", outcome: "NO", price: 50, quantity: 200 },
+        ],
+        postOnly: true,
+        orderGroupId: "grp_a",
+        idem,
+      },
+    ]);
+    expect(set.orders.map((o) => [o.orderId, o.outcome, o.price, o.quantity, o.orderType, o.postOnly, o.quote])).toEqual([
+      ["ord_q0", "YES", "0.40", "100", "GTC", true, true],
+      ["ord_q1", "NO", "0.50", "200", "GTC", true, true],
+    ]);
+    expect(w.joins).toEqual([
+      { orderGroupId: "grp_a", orderId: "ord_q0", marketId: "mkt_1", open: true, filled: 0 },
+      { orderGroupId: "grp_a", orderId: "ord_q1", marketId: "mkt_1", open: true, filled: 0 },
+    ]);
+    // The answer was journaled with the set's entry.
+    expect(c.journaled).toBe(1);
+    // A market another node owns: the checked set goes there, once.
+    await w.desk.placeQuotes(req(), "usr_a", { marketId: "mkt_far", quotes: [bid] });
+    expect(w.quoteSets.map((q) => q.marketId)).toEqual(["mkt_1", "mkt_far"]);
   });
 
   test("an amend reads the order, refuses what is not the caller's open order, and answers with the order's whole size", async () => {

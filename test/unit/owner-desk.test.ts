@@ -55,6 +55,11 @@ class FakeActor implements RegisteredActor, OwnedActor {
     return { cancelled: ["ord_1"], releasedAmount: 40 };
   }
 
+  async cancelQuotes(userId: string) {
+    this.commands.push({ cancelQuotes: { userId } });
+    return { cancelled: [], releasedAmount: 0 };
+  }
+
   async cancel(orderId: string, userId: string) {
     this.commands.push({ cancel: { orderId, userId } });
     return { orderId, status: "cancelled" as const, cancelledQuantity: 100, releasedAmount: 40 };

@@ -7,7 +7,7 @@ import { SocketFanout, type FanoutPorts } from "../../gateway/socket-fanout";
 import { encodedMessage, type Batch } from "../../gateway/socket-direct";
 import { rooms, type ServerMessage } from "../../gateway/socket-protocol";
 
-function fanout() {
+function fanout(extra: Partial<FanoutPorts> = {}) {
   const members = new Map<string, Set<string>>();
   const writes: Array<{ id: string; frames: any[] }> = [];
   const toRoom: Array<{ room: string; msg: ServerMessage }> = [];
@@ -26,6 +26,7 @@ function fanout() {
     toRoom: (room, msg) => toRoom.push({ room, msg }),
     counted: () => undefined,
     coalesceMs: 5,
+    ...extra,
   };
   const f = new SocketFanout(ports);
   const join = (id: string, ...names: string[]) => {
@@ -90,6 +91,62 @@ describe("socket fan-out", () => {
       ["0.38", "0.38"],
       ["0.37", "0.38"],
     ]);
+  });
+
+  test("a gateway that heard no pool trade yet asks the pool's price once, and pushes it with the book (as REST shows it)", async () => {
+    const asked: string[] = [];
+    let answer: (v: { num: string; den: string } | null) => void = () => undefined;
+    const t = fanout({
+      poolPrice: (marketId) => {
+        asked.push(marketId);
+        return new Promise((r) => (answer = r));
+      },
+    });
+    t.join("s1", rooms.market("mkt"));
+    t.f.prices({ marketId: "mkt", yesBid: 36, yesAsk: 39, ammYes: null });
+    t.f.prices({ marketId: "mkt", yesBid: 35, yesAsk: 39, ammYes: null });
+    await t.settle();
+    // Nothing pushed before the pool's price is known: a book-only price would not be the market's.
+    expect(t.writes).toEqual([]);
+    answer({ num: "380000", den: "1000000" });
+    await t.settle();
+    expect(asked).toEqual(["mkt"]);
+    const pushed = t.writes.flatMap((w) => w.frames).map((m) => m.data);
+    expect(pushed).toEqual([{ marketId: "mkt", buyYesPrice: "0.38", buyNoPrice: "0.62", sellYesPrice: "0.38", sellNoPrice: "0.62" }]);
+    // Known from now on: no second question.
+    t.f.prices({ marketId: "mkt", yesBid: 34, yesAsk: 39, ammYes: null });
+    await t.settle();
+    expect(asked).toEqual(["mkt"]);
+
+    // A market without an event pool: asked once, book-only prices from then on.
+    t.join("s1", rooms.market("plain"));
+    t.f.prices({ marketId: "plain", yesBid: 40, yesAsk: 45, ammYes: null });
+    answer(null);
+    await t.settle();
+    t.f.prices({ marketId: "plain", yesBid: 41, yesAsk: 45, ammYes: null });
+    await t.settle();
+    expect(asked).toEqual(["mkt", "plain"]);
+    expect(
+      t.writes
+        .flatMap((w) => w.frames)
+        .filter((m) => m.data.marketId === "plain")
+        .map((m) => m.data.sellYesPrice),
+    ).toEqual(["0.40", "0.41"]);
+  });
+
+  test("a pool trade heard while the pool's price is asked for is newer: the answer does not replace it", async () => {
+    let answer: (v: { num: string; den: string } | null) => void = () => undefined;
+    const t = fanout({ poolPrice: () => new Promise((r) => (answer = r)) });
+    t.join("s1", rooms.market("mkt"));
+    t.f.prices({ marketId: "mkt", yesBid: 36, yesAsk: 39, ammYes: null });
+    t.f.prices({ marketId: "mkt", yesBid: 36, yesAsk: 39, ammYes: { num: "420000", den: "1000000" } });
+    answer({ num: "380000", den: "1000000" });
+    await t.settle();
+    t.f.prices({ marketId: "mkt", yesBid: 30, yesAsk: 39, ammYes: null });
+    await t.settle();
+    const pushed = t.writes.flatMap((w) => w.frames).map((m) => m.data.buyYesPrice);
+    expect(pushed).toEqual(["0.39"]);
+    expect(t.writes.flatMap((w) => w.frames).every((m) => m.data.sellYesPrice === "0.42")).toBe(true);
   });
 
   test("a socket's snapshot floor: updates up to it are not sent again, the first newer one is and lifts it", async () => {

@@ -21,6 +21,7 @@ import { notifications } from "./notifications";
 import { orders } from "./orders";
 import { positions } from "./positions";
 import { quote } from "./quote";
+import { quotes } from "./quotes";
 import { redeem } from "./redeem";
 import { search } from "./search";
 import { sell } from "./sell";
@@ -50,6 +51,7 @@ const LISTED: readonly Command[] = [
   orders,
   cancel,
   amend,
+  quotes,
   heartbeat,
   trades,
   transfers,

@@ -295,6 +295,30 @@ export interface BatchOrderRequest {
   orders: PlaceOrderRequest[];
 }
 
+export interface MassQuoteRequest {
+  marketId: string;
+  /** The new quote set, placed as GTC orders in this order; the set's own bids may not meet its own asks */
+  quotes: Array<{
+    side: "BUY" | "SELL";
+    outcome: "YES" | "NO";
+    /** On the 0.01 grid */
+    price: number;
+    /** Micro-shares, a positive multiple of 100 */
+    quantity: number;
+  }>;
+  /** Refuse the whole set (POST_ONLY_WOULD_CROSS) if any quote would execute at once */
+  postOnly?: boolean;
+  /** An order group of the caller (POST /order-groups): every quote order joins it */
+  orderGroupId?: string;
+}
+
+export interface MassQuoteResult {
+  /** The previous quote set's order ids, cancelled */
+  cancelled: string[];
+  /** The new quote orders, in request order */
+  orders: PlacedOrder[];
+}
+
 export type BatchOrderResult = {
   ok: true;
   order: PlacedOrder;
@@ -368,6 +392,8 @@ export interface PlacedOrder {
   /** GTD only: when the rest is cancelled with status expired */
   expiresAt: string | null;
   postOnly: boolean;
+  /** Placed by a mass quote (POST /quotes): replaced by the caller's next quote set in its market */
+  quote: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -406,6 +432,8 @@ export interface Order {
   /** GTD only: when the rest is cancelled with status expired */
   expiresAt: string | null;
   postOnly: boolean;
+  /** Placed by a mass quote (POST /quotes): replaced by the caller's next quote set in its market */
+  quote: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -892,6 +920,12 @@ export interface ListOrdersQuery {
 export interface CancelAllOrdersQuery {
   /** Only this market */
   marketId?: string;
+}
+
+/** Query parameters of DELETE /quotes. */
+export interface CancelQuotesQuery {
+  /** The market whose quote set is withdrawn */
+  marketId: string;
 }
 
 /** Query parameters of GET /positions. */

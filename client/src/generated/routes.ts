@@ -4,7 +4,7 @@
  * the OpenAPI document writes them), who may call it (public, user, admin), whether it takes an
  * Idempotency-Key and whether it answers a page; and what each one takes and answers.
  */
-import type { AccountLimits, AddOutcomeRequest, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelledOrder, Challenge, ConnectRequest, ConvertRequest, ConvertResult, CreateEventRequest, DeletedOrderGroup, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, FundRewardsRequest, GetMarketTradesQuery, GetOrderBookQuery, GetPriceHistoryQuery, GetRewardEarningsQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListPositionsQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, Notification, NotificationSettings, NotificationSettingsRequest, Order, OrderBook, OrderGroup, OrderGroupRequest, OrderScoring, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeEventRequest, ProposeRequest, PublicTradeList, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveEventRequest, ResolveMarketRequest, RewardEarning, RewardMarket, RewardTermsRequest, RewardsFunded, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
+import type { AccountLimits, AddOutcomeRequest, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelQuotesQuery, CancelledOrder, Challenge, ConnectRequest, ConvertRequest, ConvertResult, CreateEventRequest, DeletedOrderGroup, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, FundRewardsRequest, GetMarketTradesQuery, GetOrderBookQuery, GetPriceHistoryQuery, GetRewardEarningsQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListPositionsQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, MassQuoteRequest, MassQuoteResult, Notification, NotificationSettings, NotificationSettingsRequest, Order, OrderBook, OrderGroup, OrderGroupRequest, OrderScoring, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeEventRequest, ProposeRequest, PublicTradeList, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveEventRequest, ResolveMarketRequest, RewardEarning, RewardMarket, RewardTermsRequest, RewardsFunded, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
 
 export const ROUTES = {
   /** The login domain and a fresh payload for a ton_proof */
@@ -39,6 +39,10 @@ export const ROUTES = {
   cancelAllOrders: { method: "DELETE", path: "/orders", auth: "user" },
   /** 1 to 20 orders in one request, each standing alone; answers in request order (trade rate category, one request) */
   placeOrderBatch: { method: "POST", path: "/orders/batch", auth: "user", idempotent: true },
+  /** Mass quote: cancel the caller's quote set in the market and place 1 to 20 new quotes as GTC orders, atomically (trade rate category, one request) */
+  placeQuotes: { method: "POST", path: "/quotes", auth: "user", idempotent: true },
+  /** Withdraw the caller's quote set in a market (read rate category, like DELETE /orders) */
+  cancelQuotes: { method: "DELETE", path: "/quotes", auth: "user" },
   /** Atomic cancel-and-replace of the open remainder under the same orderId (trade rate category) */
   amendOrder: { method: "PATCH", path: "/orders/{orderId}", auth: "user" },
   /** Cancel an open order (404 ORDER_NOT_FOUND for unknown, finished or others' orders) */
@@ -99,7 +103,7 @@ export const ROUTES = {
   adminUpdateEvent: { method: "PATCH", path: "/admin/events/{id}", auth: "admin" },
   /** Stop trading (open -> closed) */
   adminCloseMarket: { method: "POST", path: "/admin/markets/{id}/close", auth: "admin" },
-  /** Void the market: each YES share pays price (default 0.50), each NO share 1 - price, from the market's own collateral */
+  /** Void the market: each YES share pays price (default 0.50), each NO share 1 - price, from the market's own collateral; a race's outcome: 0.00 only */
   adminCancelMarket: { method: "POST", path: "/admin/markets/{id}/cancel", auth: "admin" },
   /** Settle the outcome (open passes through closed) */
   adminResolveMarket: { method: "POST", path: "/admin/markets/{id}/resolve", auth: "admin" },
@@ -151,6 +155,8 @@ export interface RouteTypes {
   listOrders: { params: Record<string, never>; query: ListOrdersQuery; body: undefined; result: Order };
   cancelAllOrders: { params: Record<string, never>; query: CancelAllOrdersQuery; body: undefined; result: CancelAllResult };
   placeOrderBatch: { params: Record<string, never>; query: Record<string, never>; body: BatchOrderRequest; result: BatchOrderResult[] };
+  placeQuotes: { params: Record<string, never>; query: Record<string, never>; body: MassQuoteRequest; result: MassQuoteResult };
+  cancelQuotes: { params: Record<string, never>; query: CancelQuotesQuery; body: undefined; result: CancelAllResult };
   amendOrder: { params: { orderId: string }; query: Record<string, never>; body: AmendOrderRequest; result: PlacedOrder };
   cancelOrder: { params: { orderId: string }; query: Record<string, never>; body: undefined; result: CancelledOrder };
   getQueuePosition: { params: { orderId: string }; query: Record<string, never>; body: undefined; result: QueuePosition };

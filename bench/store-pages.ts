@@ -1,0 +1,167 @@
+/**
+ * Where the money store's bytes per order go: the store's own schema (ledger/sqlite-store.ts) and
+ * the writer's statements for what one `POST /orders` changes (a journal row, the user's cash, the
+ * market's row, the meta counters, the order row; one order in five crosses: the maker's row
+ * updated, two trades, two positions, the maker's cash), group commits of --per orders on a fresh
+ * store with 1 KiB pages. Printed: bytes written per order (WAL frames, and WAL + the writer's
+ * checkpoint policy), then the same with each secondary index dropped in turn (what each costs)
+ * and with the orders and trades tables WITHOUT ROWID. Deterministic: no timing is measured.
+ *
+ *   npm run bench:build && node dist-bench/bench/store-pages.js [--orders=8000] [--per=1,4,8] [--users=200] [--markets=20]
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { SCHEMA } from "../ledger/sqlite-store";
+import { CHECKPOINTS } from "../ledger/sqlite-writer";
+import { NEW_STORE_PAGE_SIZE } from "../ledger/sqlite-connection";
+import { flags, num } from "./lib/util";
+
+const BODY = "x".repeat(1200);
+
+function wchar(): number {
+  return Number(/wchar: (\d+)/.exec(readFileSync("/proc/self/io", "utf8"))?.[1] ?? NaN);
+}
+
+/** Bytes per order over the second half of `orders` orders: WAL growth without checkpoints, and all bytes written with them. */
+function run(schema: string, orders: number, per: number, users: number, markets: number, checkpoints: boolean): number {
+  const dir = mkdtempSync(join(tmpdir(), "pmx-pages-"));
+  const file = join(dir, "money.db");
+  const db = new Database(file);
+  db.pragma(`page_size = ${NEW_STORE_PAGE_SIZE}`);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("wal_autocheckpoint = 0");
+  db.pragma("cache_size = -65536");
+  db.exec(schema);
+  const t0 = Date.parse("2026-11-28T00:00:00Z");
+  let n = 0;
+  const id = (p: string) => `${p}_${(t0 + n++).toString(36)}a1b2c3d4e5f6a7b8c9d0e1`;
+  const us = Array.from({ length: users }, () => id("usr"));
+  const ms = Array.from({ length: markets }, () => id("mkt"));
+  const q = (s: string) => db.prepare(s);
+  const st = {
+    meta: q("INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v"),
+    journal: q("INSERT INTO journal (seq, key, market_id, position, epoch, body, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+    cash: q(
+      "INSERT INTO cash (account, available, locked) VALUES (?, ?, ?) ON CONFLICT(account) DO UPDATE SET available = excluded.available, locked = excluded.locked",
+    ),
+    pos: q(
+      "INSERT INTO positions (account, market_id, outcome, quantity, locked, total_cost, realized_pnl, settled) VALUES (?, ?, ?, ?, 0, ?, 0, 0) " +
+        "ON CONFLICT(account, market_id, outcome) DO UPDATE SET quantity = excluded.quantity, total_cost = excluded.total_cost",
+    ),
+    market: q(
+      "INSERT INTO markets (market_id, collateral, epoch, owner, position, book_seq) VALUES (?, ?, 1, 'n', ?, ?) " +
+        "ON CONFLICT(market_id) DO UPDATE SET collateral = excluded.collateral, position = excluded.position, book_seq = excluded.book_seq",
+    ),
+    order: q(
+      "INSERT INTO orders (order_id, user_id, market_id, side, outcome, order_type, price, quantity, filled, remaining, cancelled, holds, status, cancel_reason, client_order_id, expires_at, post_only, prio, seq, created_at, updated_at, cancel_on_pause) " +
+        "VALUES (?, ?, ?, 'BUY', ?, 'GTC', ?, 1000000, ?, ?, 0, ?, ?, NULL, NULL, NULL, 0, ?, ?, ?, ?, 0)",
+    ),
+    fill: q(
+      "UPDATE orders SET filled = filled + 1000000, remaining = 0, holds = 0, status = 'filled', seq = ?, updated_at = ? WHERE order_id = ?",
+    ),
+    trade: q(
+      "INSERT INTO trades (trade_id, user_id, market_id, order_id, side, outcome, venue, role, filled_quantity, total_cost, fee, fill_ids, settlement_status, settlement_tx, created_at, seq) " +
+        "VALUES (?, ?, ?, ?, 'BUY', ?, 'CLOB', ?, 1000000, 500000, 0, '[\"fil_x\"]', 'pending', NULL, ?, ?)",
+    ),
+  };
+  const resting: Array<Array<{ order: string; user: string }>> = ms.map(() => []);
+  const position = ms.map(() => 0);
+  let seq = 0;
+  let since = { commits: 0, rows: 0 };
+  const wal = () => {
+    try {
+      return statSync(`${file}-wal`).size;
+    } catch {
+      return 0;
+    }
+  };
+  let from = 0;
+  let measured = 0;
+  for (let i = 0; i < orders; i += per) {
+    if (i >= orders / 2 && !measured) {
+      if (!checkpoints) db.pragma("wal_checkpoint(TRUNCATE)");
+      from = checkpoints ? wchar() : 0;
+    }
+    db.transaction(() => {
+      for (let j = 0; j < per; j++) {
+        const k = i + j;
+        const user = us[k % users];
+        const mi = (k + Math.floor(k / users)) % markets;
+        const market = ms[mi];
+        seq++;
+        position[mi]++;
+        const at = new Date(t0 + k).toISOString();
+        st.journal.run(seq, `book:${market}:${position[mi]}`, market, position[mi], 1, BODY, "h".repeat(64));
+        st.cash.run(user, 1e12 - k, k);
+        st.market.run(market, k, position[mi], 2 * position[mi]);
+        const order = id("ord");
+        const maker = k % 5 === 0 ? resting[mi].shift() : undefined;
+        if (maker) {
+          st.fill.run(seq, at, maker.order);
+          st.order.run(order, user, market, "NO", 55, 1e6, 0, 0, "filled", position[mi], seq, at, at);
+          st.trade.run(id("trd"), maker.user, market, maker.order, "YES", "maker", at, seq);
+          st.trade.run(id("trd"), user, market, order, "NO", "taker", at, seq);
+          st.pos.run(user, market, "NO", k, k);
+          st.pos.run(maker.user, market, "YES", k, k);
+          st.cash.run(maker.user, 1e12 - k, k);
+        } else {
+          st.order.run(order, user, market, "YES", 47, 0, 1e6, 470000, "open", position[mi], seq, at, at);
+          resting[mi].push({ order, user });
+        }
+      }
+      for (const key of ["fees", "deposit", "withdrawal", "house", "orders", "trades", "head_seq", "head_hash"])
+        st.meta.run(key, String(seq));
+    })();
+    if (i >= orders / 2) measured += per;
+    if (checkpoints) {
+      since = { commits: since.commits + 1, rows: since.rows + per };
+      if (since.commits >= CHECKPOINTS.commits || since.rows >= CHECKPOINTS.rows) {
+        db.pragma("wal_checkpoint(PASSIVE)");
+        since = { commits: 0, rows: 0 };
+      }
+    }
+  }
+  const bytes = checkpoints ? wchar() - from : wal();
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+  return bytes / measured;
+}
+
+function main(): void {
+  const f = flags();
+  const orders = num(f, "orders", 8_000);
+  const users = num(f, "users", 200);
+  const markets = num(f, "markets", 20);
+  const pers = (f.per ?? "1,4,8").split(",").map(Number);
+  const indexes = [...SCHEMA.matchAll(/CREATE (?:UNIQUE )?INDEX IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
+  const drop = (name: string) => SCHEMA.replace(new RegExp(`CREATE (UNIQUE )?INDEX IF NOT EXISTS ${name} [^\\n]*\\n`), "");
+  const noRowid = SCHEMA.replace(
+    /cancel_on_pause INTEGER NOT NULL DEFAULT 0\);/,
+    "cancel_on_pause INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;",
+  ).replace(
+    /seq INTEGER NOT NULL\);\nCREATE INDEX IF NOT EXISTS trades_user/,
+    "seq INTEGER NOT NULL) WITHOUT ROWID;\nCREATE INDEX IF NOT EXISTS trades_user",
+  );
+  const variants: Array<[string, string]> = [
+    ["the store's schema", SCHEMA],
+    ...indexes.map((x): [string, string] => [`without ${x}`, drop(x)]),
+    ["orders, trades WITHOUT ROWID", noRowid],
+  ];
+  console.log(
+    `# bench/store-pages: ${orders} orders, ${users} users, ${markets} markets, ${NEW_STORE_PAGE_SIZE} B pages; KiB written per order (WAL only | WAL + checkpoints)`,
+  );
+  console.log(`${"".padEnd(34)} ${pers.map((p) => `${p} per commit`.padStart(22)).join("")}`);
+  for (const [name, schema] of variants) {
+    const cells = pers.map((p) => {
+      const w = run(schema, orders, p, users, markets, false) / 1024;
+      const all = run(schema, orders, p, users, markets, true) / 1024;
+      return `${w.toFixed(1).padStart(10)} | ${all.toFixed(1).padEnd(9)}`;
+    });
+    console.log(`${name.padEnd(34)} ${cells.join("")}`);
+  }
+}
+
+main();
