@@ -67,6 +67,8 @@ function sideNodeOptions(cfg: AppConfig, nodeID: string, port: MessagePort): Bro
     ...commonOptions(cfg),
     nodeID,
     transporter: new LocalSocketTransporter({ mode: "join", port }),
+    // `$node` (node and service lists) answers on the main node; one per process, as before.
+    internalServices: false,
     metrics: metricsOf(cfg, cfg.metrics.port + 1),
     middlewares: [AuthGuard, Idempotency, createMarketRouting(), BeforeStop, AnnounceEachService],
   };
