@@ -7,9 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ServiceBroker, type Context, type ServiceSchema } from "moleculer";
-import { bindConfig, loadConfig } from "../../lib/config";
-import { VALIDATOR_OPTIONS } from "../../lib/params";
+import { type ServiceBroker, type Context, type ServiceSchema } from "moleculer";
 import { AuthGuard } from "../../mixins/guard.middleware";
 import type { SessionUser } from "../../mixins/context";
 import LedgerService from "../../services/ledger.service";
@@ -17,6 +15,7 @@ import type { EventInternal, MarketInternal } from "../../models/catalog";
 import type { MoneyCheck, VerifyReport } from "../../models/trading";
 import type { Posting } from "../../engine/accounts";
 import { until } from "../support/until";
+import { serviceBroker } from "../support/service-broker";
 
 const H: SessionUser = { id: "usr_h", wallet: "0:" + "h".repeat(64), sid: "ses_h", exp: 2e9 };
 const as = (u: SessionUser) => ({ meta: { user: u } });
@@ -56,9 +55,7 @@ describe("ledger.convert", () => {
     },
   };
   const start = async (env: Record<string, string> = {}) => {
-    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS }, middlewares: [AuthGuard] });
-    bindConfig(broker, loadConfig({ DATA_DIR: dir, JWT_SECRET: "x", LOG_LEVEL: "false", ...env }));
-    for (const s of [listener, fakeCatalog, LedgerService]) broker.createService(s);
+    broker = serviceBroker({ DATA_DIR: dir, ...env }, [listener, fakeCatalog, LedgerService], { middlewares: [AuthGuard] });
     await broker.start();
   };
   const post = (key: string, postings: Posting[]) => broker.call("ledger.post", { key, postings });

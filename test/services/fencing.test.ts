@@ -1,11 +1,10 @@
-import { ServiceBroker } from "moleculer";
-import { bindConfig, loadConfig } from "../../lib/config";
+import type { ServiceBroker } from "moleculer";
 import LedgerService from "../../services/ledger.service";
-import { VALIDATOR_OPTIONS } from "../../lib/params";
 import { MarketActor } from "../../trading/market-actor";
 import type { BookJournalDoc, LedgerEntryDoc, MoneyCheck } from "../../models/trading";
 import { SHARE } from "../support/trading";
 import { marketPortsOverLedger } from "../support/ledger-ports";
+import { serviceBroker } from "../support/service-broker";
 
 /**
  * One writer per market: the ledger issues a market's writer lease (epoch) and refuses every book
@@ -17,9 +16,7 @@ describe("single writer per market, fenced by the ledger's lease", () => {
   const marketId = "mkt_fence";
 
   beforeAll(async () => {
-    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS } });
-    bindConfig(broker, loadConfig({ DATA_DIR: ":memory:", JWT_SECRET: "x", LOG_LEVEL: "false" }));
-    broker.createService(LedgerService);
+    broker = serviceBroker({ DATA_DIR: ":memory:" }, [LedgerService]);
     await broker.start();
     for (const u of ["usr_a", "usr_b"]) {
       await broker.call("ledger.post", {

@@ -6,13 +6,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ServiceBroker, type Context, type Service, type ServiceSchema } from "moleculer";
+import { type Context, type Service, type ServiceSchema } from "moleculer";
 import { durableGroup } from "../../contract";
-import { bindConfig, loadConfig } from "../../lib/config";
-import { VALIDATOR_OPTIONS } from "../../lib/params";
 import type { PostOutcome } from "../../models/trading";
 import LedgerService from "../../services/ledger.service";
 import { until } from "../support/until";
+import { serviceBroker } from "../support/service-broker";
 
 const deposit = (account: string, amount: number) => [
   { kind: "cash", account, available: amount },
@@ -21,9 +20,7 @@ const deposit = (account: string, amount: number) => [
 
 async function ledgerWith(listeners: ServiceSchema[]) {
   const dir = mkdtempSync(join(tmpdir(), "pmx-watermark-"));
-  const broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS } });
-  bindConfig(broker, loadConfig({ DATA_DIR: dir, JWT_SECRET: "x", LOG_LEVEL: "false" }));
-  for (const s of [...listeners, LedgerService]) broker.createService(s);
+  const broker = serviceBroker({ DATA_DIR: dir }, [...listeners, LedgerService]);
   await broker.start();
   return {
     broker,

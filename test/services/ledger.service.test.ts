@@ -8,10 +8,8 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ServiceBroker, type Context, type Service, type ServiceSchema } from "moleculer";
+import { type ServiceBroker, type Context, type Service, type ServiceSchema } from "moleculer";
 import { durableGroup } from "../../contract";
-import { bindConfig, loadConfig } from "../../lib/config";
-import { VALIDATOR_OPTIONS } from "../../lib/params";
 import { AuthGuard } from "../../mixins/guard.middleware";
 import type { SessionUser } from "../../mixins/context";
 import LedgerService from "../../services/ledger.service";
@@ -22,6 +20,7 @@ import type { TradeRecord } from "../../engine/settlement";
 import { SHARE } from "../support/trading";
 import { until } from "../support/until";
 import { marketPortsOverLedger } from "../support/ledger-ports";
+import { serviceBroker } from "../support/service-broker";
 
 const MKT = "mkt_ledger";
 const A: SessionUser = { id: "usr_a", wallet: "0:" + "a".repeat(64), sid: "ses_a", exp: 2e9 };
@@ -81,9 +80,7 @@ describe("ledger service", () => {
   };
 
   const start = async () => {
-    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS }, middlewares: [AuthGuard] });
-    bindConfig(broker, loadConfig({ DATA_DIR: dir, JWT_SECRET: "x", LOG_LEVEL: "false" }));
-    for (const s of [listener, fakeCatalog, fakeBook, LedgerService]) broker.createService(s);
+    broker = serviceBroker({ DATA_DIR: dir }, [listener, fakeCatalog, fakeBook, LedgerService], { middlewares: [AuthGuard] });
     await broker.start();
   };
   const post = (p: object) => broker.call<PostOutcome, object>("ledger.post", p);

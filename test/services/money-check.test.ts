@@ -2,10 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { ServiceBroker } from "moleculer";
-import { bindConfig, loadConfig } from "../../lib/config";
+import type { ServiceBroker } from "moleculer";
 import LedgerService from "../../services/ledger.service";
-import { VALIDATOR_OPTIONS } from "../../lib/params";
 import { MarketActor } from "../../trading/market-actor";
 import { chainHash, GENESIS_HASH } from "../../ledger/chain-hash";
 import type { BookJournalDoc, LedgerEntryDoc, MarketLease, MoneyCheck, VerifyReport } from "../../models/trading";
@@ -13,6 +11,7 @@ import { SHARE } from "../support/trading";
 import { marketPortsOverLedger } from "../support/ledger-ports";
 import { cancelledPayout } from "../../chain/redemption";
 import type { PositionState } from "../../engine/accounts";
+import { serviceBroker } from "../support/service-broker";
 
 /**
  * The money check that would have caught the cluster's double fills: a stale engine's entry that
@@ -26,9 +25,7 @@ describe("the money check on a journal holding a double fill", () => {
   const marketId = "mkt_doctored";
 
   const start = async () => {
-    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS } });
-    bindConfig(broker, loadConfig({ DATA_DIR: dir, JWT_SECRET: "x", LOG_LEVEL: "false" }));
-    broker.createService(LedgerService);
+    broker = serviceBroker({ DATA_DIR: dir }, [LedgerService]);
     await broker.start();
   };
 
@@ -101,9 +98,7 @@ describe("a journal edited while the exchange is stopped", () => {
   let dir: string;
 
   const start = async () => {
-    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS } });
-    bindConfig(broker, loadConfig({ DATA_DIR: dir, JWT_SECRET: "x", LOG_LEVEL: "false" }));
-    broker.createService(LedgerService);
+    broker = serviceBroker({ DATA_DIR: dir }, [LedgerService]);
     await broker.start();
   };
 
@@ -169,9 +164,7 @@ describe("a journal edited to pay a cancelled market's holders from the fee acco
   const marketId = "mkt_drained";
 
   const start = async () => {
-    broker = new ServiceBroker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS } });
-    bindConfig(broker, loadConfig({ DATA_DIR: dir, JWT_SECRET: "x", LOG_LEVEL: "false" }));
-    broker.createService(LedgerService);
+    broker = serviceBroker({ DATA_DIR: dir }, [LedgerService]);
     await broker.start();
   };
 
