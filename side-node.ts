@@ -11,7 +11,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { MessageChannel, Worker, isMainThread, parentPort, workerData, type MessagePort } from "node:worker_threads";
-import type { ServiceBroker } from "moleculer";
+import type { Middleware, ServiceBroker } from "moleculer";
 import { SIDE_THREAD_NAME, type AppConfig } from "./lib/config";
 import type { LocalSocketTransporter } from "./lib/local-transporter";
 import { buildNode } from "./nodes";
@@ -81,25 +81,39 @@ export class SideNode {
     return this.cfg.services;
   }
 
-  /** Attach to the main node: started after it, stopped before it; `onCrash` when the side node fails while running. */
+  /**
+   * Attach to the main node. The side node starts once every service of the main node has started
+   * (the services it calls answer) and before the main node counts as started: its `started` flag,
+   * its `GET /health`, the ready banner come once the whole process is up. It stops before the
+   * main node, while the services it calls still answer. `onCrash`: the side node failed while running.
+   */
   bind(broker: ServiceBroker, onCrash: (why: string) => void): void {
     sides.set(broker, this);
     this.crashed = onCrash;
-    const start = broker.start.bind(broker);
-    const stop = broker.stop.bind(broker);
-    broker.start = async () => {
-      await start();
+    let total = 0;
+    let started = 0;
+    let release: (side: Promise<void>) => void = () => undefined;
+    const up = new Promise<void>((resolve, reject) => (release = (side) => void side.then(resolve, reject)));
+    const startSide = async () => {
       try {
         await this.start(`${broker.nodeID}-side`);
         // Once the main node has heard of every side service, requests for them find their way.
         await broker.waitForServices([...this.cfg.services], 30_000);
       } catch (err) {
         await this.stop().catch(() => undefined);
-        await stop().catch(() => undefined);
         throw err;
       }
     };
-    // The side node stops first, while the services it calls still answer.
+    broker.middlewares.add({
+      name: "SideNodeStart",
+      starting: () => void (total = broker.services.length),
+      // Each service's start waits for the side node, which starts after the last of them.
+      serviceStarted: () => {
+        if (++started === total) release(startSide());
+        return up;
+      },
+    } as unknown as Middleware);
+    const stop = broker.stop.bind(broker);
     broker.stop = async () => {
       await this.stop().catch((err) => broker.logger.warn("the side node did not stop cleanly:", err));
       return stop();
