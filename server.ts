@@ -60,7 +60,7 @@ export function startupBanner(cfg: AppConfig, broker: ServiceBroker): string[] {
     lines.push(`  login domain  ${at.domain}${cfg.appDomain ? " (APP_DOMAIN)" : " (the listening address; APP_DOMAIN sets another)"}`);
   lines.push(`  data dir      ${cfg.mongoUri ? "MongoDB (MONGO_URI)" : cfg.dataDir}`);
   const side = sideNodeOf(broker);
-  if (side) lines.push(`  side node     ${side.services.join(", ")} in a worker thread (SIDE_NODE=off runs one event loop)`);
+  if (side) lines.push(`  side node     ${side.services.join(", ")} in a worker thread (SIDE_NODE=thread; off: one event loop)`);
   lines.push(
     `  chain         ${cfg.chain === "sandbox" ? `sandbox: TON emulator in this process, ${cfg.ton.testnet ? "testnet" : "mainnet"} addresses, faucet at /api/v1/sandbox/faucet` : `TON ${cfg.ton.testnet ? "testnet" : "mainnet"} via ${cfg.ton.endpoint}`}`,
   );

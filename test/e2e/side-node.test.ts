@@ -1,8 +1,8 @@
 /**
- * The embedded process's two nodes (SIDE_NODE=thread, the default; side-node.ts) on a real process:
+ * The embedded process's two nodes (SIDE_NODE=thread; side-node.ts) on a real process:
  * the catalog, notifier and chain answer from the side node, the order path from the main node;
  * the price history follows each trade within a print batch and the notifications once the
- * notifier caught up, as on one node; SIGTERM stops both; SIDE_NODE=off is one node.
+ * notifier caught up, as on one node; SIGTERM stops both; SIDE_NODE=off (the default) is one node.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -105,10 +105,10 @@ describe("embedded process with its side node", () => {
   });
 });
 
-describe("SIDE_NODE=off", () => {
+describe("SIDE_NODE unset (off)", () => {
   test("one node runs every service", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pmx-side-off-"));
-    const node = await NodeProcess.start(embeddedEnv(join(dir, "data"), DOMAIN, ADMIN_KEY, { SIDE_NODE: "off" }));
+    const node = await NodeProcess.start(embeddedEnv(join(dir, "data"), DOMAIN, ADMIN_KEY));
     try {
       const nodes = await node.call<NodeInfo[]>("$node.list", { onlyAvailable: true });
       expect(nodes).toHaveLength(1);
