@@ -24,6 +24,7 @@ import { openMoneyStore } from "../ledger/money-store";
 import { positionsView } from "../ledger/positions";
 import { convertPositions, type ConversionPorts } from "../ledger/conversions";
 import { newId } from "../lib/ids";
+import { METRIC } from "../lib/metrics";
 import {
   eventPoolPrices,
   eventPoolPricesAround,
@@ -93,6 +94,9 @@ async function publishEventPoolTrade(
   r: RouteExecution,
 ): Promise<void> {
   try {
+    // Counted as the actor counts a market order's pool leg: the order by its mode, one AMM fill.
+    svc.broker.metrics.increment(METRIC.orders, { kind: ctx.params.mode.toLowerCase(), result: "accepted" });
+    svc.broker.metrics.increment(METRIC.fills, { kind: "amm" });
     emit(ctx, "market.trade", eventPoolPrint(ctx.params, r, new Date().toISOString()));
     await publishEventPoolPrices(svc, ctx, ctx.params.marketId);
   } catch (err) {
