@@ -38,7 +38,9 @@ import {
   USER_ACCOUNT_PREFIX,
 } from "./store";
 
-const FILE = "money.db";
+/** The money store's file in the data dir. */
+export const MONEY_STORE_FILE = "money.db";
+const FILE = MONEY_STORE_FILE;
 /** The writer thread's compiled entry; absent when running from TypeScript sources (the test runner). */
 const WRITER_THREAD = join(__dirname, "sqlite-writer-thread.js");
 
@@ -186,7 +188,7 @@ function nextPrefix(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
-function parseEntry(body: string, hash: string): LedgerEntryDoc {
+export function parseEntry(body: string, hash: string): LedgerEntryDoc {
   const doc = JSON.parse(body) as LedgerEntryDoc;
   doc.hash = hash;
   return doc;
