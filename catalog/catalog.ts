@@ -493,6 +493,7 @@ export class Catalog {
         yesPrice: t.yesPrice,
         quantity: t.quantity,
         notional: t.notional,
+        ...(t.takerSide && t.takerOutcome ? { takerSide: t.takerSide, takerOutcome: t.takerOutcome } : {}),
         at: new Date(atMs).toISOString(),
         atMs,
       });

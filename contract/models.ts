@@ -331,6 +331,21 @@ export const SCHEMAS = {
     "close",
     "volume",
   ]),
+  /** One execution on the public tape (GET /markets/:id/trades, the market channel's `trade`): no user ids. */
+  PublicTrade: obj(
+    {
+      marketId: str,
+      tradeId: str,
+      outcome,
+      side: { type: "string", enum: ["BUY", "SELL"], description: "The taker's side" },
+      price: { ...str, description: "The outcome's price (a decimal; more than two places for a pool's average)" },
+      quantity: { ...str, description: "Shares in micro-units" },
+      yesPrice: { ...str, description: "The YES price of the execution" },
+      at: time,
+    },
+    ["marketId", "tradeId", "outcome", "side", "price", "quantity", "yesPrice", "at"],
+  ),
+  PublicTradeList: obj({ items: { type: "array", items: ref("PublicTrade") } }, ["items"]),
   PriceHistory: obj(
     {
       marketId: str,

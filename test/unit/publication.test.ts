@@ -72,7 +72,21 @@ describe("publishCommitted", () => {
       ["broadcast", "market.pricesChanged", { marketId: "mkt_1", yesBid: null, yesAsk: 45, ammYes: null }],
       ["count", "orders", { kind: "limit", result: "accepted" }],
       ["count", "fills", { kind: "transfer" }],
-      ["emit", "market.trade", { marketId: "mkt_1", tradeId: "fil_1", outcome: "YES", yesPrice: 45, quantity: 300, notional: 135, at: AT }],
+      [
+        "emit",
+        "market.trade",
+        {
+          marketId: "mkt_1",
+          tradeId: "fil_1",
+          outcome: "YES",
+          yesPrice: 45,
+          quantity: 300,
+          notional: 135,
+          takerSide: "BUY",
+          takerOutcome: "YES",
+          at: AT,
+        },
+      ],
       [
         "broadcast",
         "order.updated",
@@ -124,7 +138,17 @@ describe("publishCommitted", () => {
       [
         "emit",
         "market.trade",
-        { marketId: "mkt_1", tradeId: "fil_a", outcome: "YES", yesPrice: 39, quantity: 1000, notional: 388, at: AT },
+        {
+          marketId: "mkt_1",
+          tradeId: "fil_a",
+          outcome: "YES",
+          yesPrice: 39,
+          quantity: 1000,
+          notional: 388,
+          takerSide: "BUY",
+          takerOutcome: "NO",
+          at: AT,
+        },
       ],
     ]);
   });
