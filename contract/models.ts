@@ -996,8 +996,9 @@ export const SCHEMAS = {
       price: {
         type: "string",
         pattern: "^(0(\\.[0-9]{1,2})?|1(\\.0{1,2})?)$",
-        default: "0.50",
-        description: "What each YES share is paid (0.00 to 1.00); each NO share is paid 1 minus it, out of the market's own collateral",
+        // No schema default: omitted, a race's outcome is cancelled at 0.00, any other market at 0.50 (catalog/exclusive.ts).
+        description:
+          "What each YES share is paid (0.00 to 1.00; default 0.50, a race's outcome 0.00); each NO share is paid 1 minus it, out of the market's own collateral",
       },
     },
   },

@@ -68,7 +68,8 @@ export function publishCommitted(doc: BookJournalDoc, market: PublishedMarket, o
   if (kind) out.count("orders", { kind, result: "accepted" });
   if (command.type === "quotes") for (let i = 0; i < command.orders.length; i++) out.count("orders", { kind: "quote", result: "accepted" });
   for (const f of doc.fills) out.count("fills", { kind: f.kind });
-  if (doc.pool && command.type === "route") out.count("fills", { kind: "amm" });
+  // The pool leg, the market's own pool or its race's (which leaves `pool` unset): an AMM fill.
+  if (doc.amm && command.type === "route") out.count("fills", { kind: "amm" });
   const taker = takerOf(command, market);
   for (const f of doc.fills)
     out.emit("market.trade", {

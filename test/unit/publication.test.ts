@@ -153,6 +153,37 @@ describe("publishCommitted", () => {
     ]);
   });
 
+  test("a race's market order split between the book and the race's pool: one book fill and one AMM fill counted", () => {
+    const doc: BookJournalDoc = {
+      ...base,
+      command: { type: "route", orderId: "o_r", userId: "u1", side: "BUY", outcome: "YES", quantity: 3000, mode: "ROUTE" },
+      fills: [
+        {
+          fillId: "fil_b",
+          marketId: "mkt_1",
+          kind: "transfer",
+          makerOrderId: "o_m",
+          takerOrderId: "o_r",
+          makerUserId: "u2",
+          takerUserId: "u1",
+          quantity: 1000,
+          yesPrice: 20,
+          seq: 2,
+        },
+      ],
+      orders: [],
+      // The race's pool is the ledger's: the entry carries its print, not a pool state of the market's own.
+      amm: { fillId: "fil_p", side: "BUY", outcome: "YES", quantity: 2000, cash: 520 },
+    };
+    const { out, sink } = record();
+    publishCommitted(doc, market(new OrderBook("mkt_1")), sink);
+    expect(out.filter(([kind]) => kind === "count")).toEqual([
+      ["count", "orders", { kind: "route", result: "accepted" }],
+      ["count", "fills", { kind: "transfer" }],
+      ["count", "fills", { kind: "amm" }],
+    ]);
+  });
+
   test("a cancel counts no order and prints nothing; a closed order names why it left", () => {
     const doc: BookJournalDoc = {
       ...base,

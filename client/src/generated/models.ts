@@ -856,7 +856,7 @@ export interface AccountLimits {
 }
 
 export interface CancelMarketRequest {
-  /** What each YES share is paid (0.00 to 1.00); each NO share is paid 1 minus it, out of the market's own collateral */
+  /** What each YES share is paid (0.00 to 1.00; default 0.50, a race's outcome 0.00); each NO share is paid 1 minus it, out of the market's own collateral */
   price?: string;
 }
 
