@@ -228,6 +228,7 @@ export class SqliteMoneyStore implements MoneyStore {
    * read (openOrderByClientId); the asynchronous ones flush the writer instead.
    */
   private tail: LedgerEntryDoc[] = [];
+  private tailProjector: Projector | null = null;
 
   private constructor(
     readonly location: string,
@@ -471,9 +472,36 @@ export class SqliteMoneyStore implements MoneyStore {
    * Read-your-writes for the read models: every acknowledged commit's rows are written before
    * the read (a message round trip to the writer thread when some may not be, none otherwise).
    */
-  private async projected(): Promise<void> {
-    if (!this.writer || this.projectedSeq >= this.committedSeq) return;
-    this.noteProjected(await this.writer.flush());
+  private async read<T>(fn: () => T): Promise<T> {
+    if (!this.writer || this.projectedSeq >= this.committedSeq) return fn();
+    try {
+      this.noteProjected(await this.writer.flush());
+    } catch (err) {
+      // The rows cannot be written now (a full disk): the read sees them in a transaction never committed.
+      if (!(err instanceof CommitRefused) || this.failed) throw err;
+      return this.readWithTail(fn);
+    }
+    return fn();
+  }
+
+  /**
+   * The read inside a write transaction on this connection that projects the acknowledged
+   * entries its rows lack, then rolls back: the rows live in its page cache only, never on disk.
+   */
+  private readWithTail<T>(fn: () => T): T {
+    this.db.pragma("query_only = OFF");
+    try {
+      this.db.exec("BEGIN IMMEDIATE");
+      try {
+        const mark = this.metaNumber("projected_seq");
+        (this.tailProjector ??= new Projector(this.db)).apply(this.tail.filter((d) => d.seq > mark));
+        return fn();
+      } finally {
+        this.db.exec("ROLLBACK");
+      }
+    } finally {
+      if (this.writer instanceof ThreadWriter) this.db.pragma("query_only = ON");
+    }
   }
 
   private noteProjected(seq: number): void {
@@ -516,19 +544,20 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   async foundationFacts(): Promise<MoneyFacts> {
-    await this.projected();
-    const ids = (rows: unknown[]) => (rows as Array<{ id: string }>).map((r) => r.id);
-    const { n } = this.st.count.get() as { n: number };
-    const bodies = (this.st.depositBodies.all(DEPOSIT_KEY_PREFIX, nextPrefix(DEPOSIT_KEY_PREFIX)) as Array<{ body: string }>).map(
-      (r) => r.body,
-    );
-    return {
-      fresh: n === 0 && this.metaString("format") === null,
-      users: ids(this.st.factUsers.all({ n: USER_ACCOUNT_PREFIX.length, p: USER_ACCOUNT_PREFIX })),
-      markets: ids(this.st.factMarkets.all()),
-      depositors: depositorsOf(bodies),
-      chainUsed: this.metaNumber("withdrawal") !== 0,
-    };
+    return this.read(() => {
+      const ids = (rows: unknown[]) => (rows as Array<{ id: string }>).map((r) => r.id);
+      const { n } = this.st.count.get() as { n: number };
+      const bodies = (this.st.depositBodies.all(DEPOSIT_KEY_PREFIX, nextPrefix(DEPOSIT_KEY_PREFIX)) as Array<{ body: string }>).map(
+        (r) => r.body,
+      );
+      return {
+        fresh: n === 0 && this.metaString("format") === null,
+        users: ids(this.st.factUsers.all({ n: USER_ACCOUNT_PREFIX.length, p: USER_ACCOUNT_PREFIX })),
+        markets: ids(this.st.factMarkets.all()),
+        depositors: depositorsOf(bodies),
+        chainUsed: this.metaNumber("withdrawal") !== 0,
+      };
+    });
   }
 
   async fingerprint(name: string): Promise<string | null> {
@@ -561,7 +590,7 @@ export class SqliteMoneyStore implements MoneyStore {
         this.db.pragma("query_only = ON");
         this.writer = new ThreadWriter(WRITER_THREAD, target, (seq) => this.noteProjected(seq));
       } else {
-        const inline = new SqliteWriter(this.db, target);
+        const inline = new SqliteWriter(this.db, target, (seq) => this.noteProjected(seq));
         this.writer = {
           commit: async (b) => {
             await inline.commit(b);
@@ -570,14 +599,13 @@ export class SqliteMoneyStore implements MoneyStore {
             return inline.projectedSeq;
           },
           flush: async () => inline.project(),
-          flushNow: () => inline.project(),
           close: async () => inline.close(),
         };
       }
     }
     const threaded = this.writer instanceof ThreadWriter;
     const last = batch.rows[batch.rows.length - 1].seq;
-    if (threaded && this.projection) for (const d of batch.docs) this.tail.push(d);
+    if (this.projection) for (const d of batch.docs) this.tail.push(d);
     // The thread parses the entries back from their bodies rather than receiving a clone.
     try {
       const projected = await this.writer.commit(
@@ -608,33 +636,34 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   async restingOrders(marketId: string, afterPrio: number, limit: number): Promise<CommittedRestingOrder[]> {
-    await this.projected();
-    const rows = this.st.resting.all(marketId, afterPrio, limit) as Array<{
-      order_id: string;
-      user_id: string;
-      side: RestingOrder["side"];
-      outcome: RestingOrder["outcome"];
-      price: number;
-      quantity: number;
-      remaining: number;
-      prio: number;
-      client_order_id: string | null;
-      cancel_on_pause: number;
-      is_quote: number;
-    }>;
-    return rows.map((r) => ({
-      orderId: r.order_id,
-      userId: r.user_id,
-      side: r.side,
-      outcome: r.outcome,
-      price: r.price,
-      quantity: r.quantity,
-      remaining: r.remaining,
-      seq: r.prio,
-      clientOrderId: r.client_order_id,
-      ...(r.cancel_on_pause === 1 ? { cancelOnPause: true } : {}),
-      ...(r.is_quote === 1 ? { quote: true } : {}),
-    }));
+    return this.read(() => {
+      const rows = this.st.resting.all(marketId, afterPrio, limit) as Array<{
+        order_id: string;
+        user_id: string;
+        side: RestingOrder["side"];
+        outcome: RestingOrder["outcome"];
+        price: number;
+        quantity: number;
+        remaining: number;
+        prio: number;
+        client_order_id: string | null;
+        cancel_on_pause: number;
+        is_quote: number;
+      }>;
+      return rows.map((r) => ({
+        orderId: r.order_id,
+        userId: r.user_id,
+        side: r.side,
+        outcome: r.outcome,
+        price: r.price,
+        quantity: r.quantity,
+        remaining: r.remaining,
+        seq: r.prio,
+        clientOrderId: r.client_order_id,
+        ...(r.cancel_on_pause === 1 ? { cancelOnPause: true } : {}),
+        ...(r.is_quote === 1 ? { quote: true } : {}),
+      }));
+    });
   }
 
   /** The answer stored for an Idempotency-Key, if any. */
@@ -652,7 +681,6 @@ export class SqliteMoneyStore implements MoneyStore {
 
   /** The user's open order carrying this client order id, if any. */
   openOrderByClientId(userId: string, clientOrderId: string): string | null {
-    this.writer?.flushNow?.();
     const r = this.st.openByClientId.get(userId, clientOrderId) as { orderId: string } | undefined;
     let open = r ? r.orderId : null;
     // Entries the rows may not reflect yet, replayed in order (one already projected changes nothing).
@@ -678,13 +706,15 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   async groupOrders(): Promise<Array<{ orderId: string; orderGroupId: string; marketId: string }>> {
-    await this.projected();
-    return this.st.groupOrders.all() as Array<{ orderId: string; orderGroupId: string; marketId: string }>;
+    return this.read(() => {
+      return this.st.groupOrders.all() as Array<{ orderId: string; orderGroupId: string; marketId: string }>;
+    });
   }
 
   async groupFills(userId: string, orderGroupId: string, after: string): Promise<GroupOrderFill[]> {
-    await this.projected();
-    return this.st.groupFills.all(userId, after, orderGroupId) as GroupOrderFill[];
+    return this.read(() => {
+      return this.st.groupFills.all(userId, after, orderGroupId) as GroupOrderFill[];
+    });
   }
 
   async heartbeats(): Promise<Array<{ userId: string; timeoutSeconds: number; deadline: string }>> {
@@ -692,94 +722,104 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   async dueExpiries(now: string, limit: number): Promise<Array<{ orderId: string; marketId: string; expiresAt: string }>> {
-    await this.projected();
-    return this.st.dueExpiries.all(now, limit) as Array<{ orderId: string; marketId: string; expiresAt: string }>;
+    return this.read(() => {
+      return this.st.dueExpiries.all(now, limit) as Array<{ orderId: string; marketId: string; expiresAt: string }>;
+    });
   }
 
   async nextExpiry(): Promise<string | null> {
-    await this.projected();
-    return (this.st.nextExpiry.get() as { at: string | null }).at;
+    return this.read(() => {
+      return (this.st.nextExpiry.get() as { at: string | null }).at;
+    });
   }
 
   async openMarketsOf(userId: string): Promise<string[]> {
-    await this.projected();
-    return (this.st.openMarketsOf.all(userId) as Array<{ marketId: string }>).map((r) => r.marketId);
+    return this.read(() => {
+      return (this.st.openMarketsOf.all(userId) as Array<{ marketId: string }>).map((r) => r.marketId);
+    });
   }
 
   private readonly orderQueries = new Map<string, { items: Database.Statement; total: Database.Statement }>();
 
   async orders(q: OrderQuery): Promise<{ items: OrderDoc[]; total: number }> {
-    await this.projected();
-    const where = ["user_id = @userId"];
-    if (q.marketId) where.push("market_id = @marketId");
-    if (q.clientOrderId) where.push("client_order_id = @clientOrderId");
-    if (q.status === "open") where.push("remaining > 0");
-    else if (q.status === "closed") where.push("remaining = 0");
-    const params = {
-      userId: q.userId,
-      marketId: q.marketId ?? null,
-      clientOrderId: q.clientOrderId ?? null,
-      limit: q.pageSize,
-      offset: (q.page - 1) * q.pageSize,
-    };
-    const sql = `FROM orders WHERE ${where.join(" AND ")}`;
-    let st = this.orderQueries.get(sql);
-    if (!st)
-      this.orderQueries.set(
-        sql,
-        (st = {
-          items: this.db.prepare(`SELECT * ${sql} ORDER BY created_at DESC, order_id DESC LIMIT @limit OFFSET @offset`),
-          total: this.db.prepare(`SELECT count(*) AS n ${sql}`),
-        }),
-      );
-    const items = (st.items.all(params) as OrderRow[]).map(orderOf);
-    const total = (st.total.get(params) as { n: number }).n;
-    return { items, total };
+    return this.read(() => {
+      const where = ["user_id = @userId"];
+      if (q.marketId) where.push("market_id = @marketId");
+      if (q.clientOrderId) where.push("client_order_id = @clientOrderId");
+      if (q.status === "open") where.push("remaining > 0");
+      else if (q.status === "closed") where.push("remaining = 0");
+      const params = {
+        userId: q.userId,
+        marketId: q.marketId ?? null,
+        clientOrderId: q.clientOrderId ?? null,
+        limit: q.pageSize,
+        offset: (q.page - 1) * q.pageSize,
+      };
+      const sql = `FROM orders WHERE ${where.join(" AND ")}`;
+      let st = this.orderQueries.get(sql);
+      if (!st)
+        this.orderQueries.set(
+          sql,
+          (st = {
+            items: this.db.prepare(`SELECT * ${sql} ORDER BY created_at DESC, order_id DESC LIMIT @limit OFFSET @offset`),
+            total: this.db.prepare(`SELECT count(*) AS n ${sql}`),
+          }),
+        );
+      const items = (st.items.all(params) as OrderRow[]).map(orderOf);
+      const total = (st.total.get(params) as { n: number }).n;
+      return { items, total };
+    });
   }
 
   async order(orderId: string): Promise<OrderDoc | null> {
-    await this.projected();
-    const r = this.st.order.get(orderId) as OrderRow | undefined;
-    return r ? orderOf(r) : null;
+    return this.read(() => {
+      const r = this.st.order.get(orderId) as OrderRow | undefined;
+      return r ? orderOf(r) : null;
+    });
   }
 
   async trades(userId: string, page: number, pageSize: number): Promise<{ items: TradeDoc[]; total: number }> {
-    await this.projected();
-    const items = (this.st.trades.all(userId, pageSize, (page - 1) * pageSize) as TradeRow[]).map(tradeOf);
-    const total = (this.st.tradesCount.get(userId) as { n: number }).n;
-    return { items, total };
+    return this.read(() => {
+      const items = (this.st.trades.all(userId, pageSize, (page - 1) * pageSize) as TradeRow[]).map(tradeOf);
+      const total = (this.st.tradesCount.get(userId) as { n: number }).n;
+      return { items, total };
+    });
   }
 
   async trade(tradeId: string): Promise<TradeDoc | null> {
-    await this.projected();
-    const r = this.st.trade.get(tradeId) as TradeRow | undefined;
-    return r ? tradeOf(r) : null;
+    return this.read(() => {
+      const r = this.st.trade.get(tradeId) as TradeRow | undefined;
+      return r ? tradeOf(r) : null;
+    });
   }
 
   async readModelFacts(): Promise<ReadModelFacts> {
-    await this.projected();
-    const cashHeld = new Map<string, number>();
-    for (const r of this.st.cashHeld.all() as Array<{ userId: string; held: number }>) cashHeld.set(r.userId, r.held);
-    const sharesHeld = new Map<string, number>();
-    for (const r of this.st.sharesHeld.all() as Array<{ userId: string; marketId: string; outcome: string; held: number }>)
-      sharesHeld.set(`${r.userId}|${r.marketId}|${r.outcome}`, r.held);
-    return {
-      badOrders: this.st.badOrders.all() as ReadModelFacts["badOrders"],
-      cashHeld,
-      sharesHeld,
-      badPositions: this.st.badPositions.all() as ReadModelFacts["badPositions"],
-      counts: { orders: (this.st.ordersCount.get() as { n: number }).n, trades: (this.st.tradesCountAll.get() as { n: number }).n },
-    };
+    return this.read(() => {
+      const cashHeld = new Map<string, number>();
+      for (const r of this.st.cashHeld.all() as Array<{ userId: string; held: number }>) cashHeld.set(r.userId, r.held);
+      const sharesHeld = new Map<string, number>();
+      for (const r of this.st.sharesHeld.all() as Array<{ userId: string; marketId: string; outcome: string; held: number }>)
+        sharesHeld.set(`${r.userId}|${r.marketId}|${r.outcome}`, r.held);
+      return {
+        badOrders: this.st.badOrders.all() as ReadModelFacts["badOrders"],
+        cashHeld,
+        sharesHeld,
+        badPositions: this.st.badPositions.all() as ReadModelFacts["badPositions"],
+        counts: { orders: (this.st.ordersCount.get() as { n: number }).n, trades: (this.st.tradesCountAll.get() as { n: number }).n },
+      };
+    });
   }
 
   async allOrders(onRow: (o: OrderDoc) => void): Promise<void> {
-    await this.projected();
-    for (const r of this.st.allOrders.iterate() as IterableIterator<OrderRow>) onRow(orderOf(r));
+    return this.read(() => {
+      for (const r of this.st.allOrders.iterate() as IterableIterator<OrderRow>) onRow(orderOf(r));
+    });
   }
 
   async allTrades(onRow: (t: TradeDoc) => void): Promise<void> {
-    await this.projected();
-    for (const r of this.st.allTrades.iterate() as IterableIterator<TradeRow>) onRow(tradeOf(r));
+    return this.read(() => {
+      for (const r of this.st.allTrades.iterate() as IterableIterator<TradeRow>) onRow(tradeOf(r));
+    });
   }
 
   async close(): Promise<void> {
@@ -795,8 +835,6 @@ interface CommitWriter {
   commit(batch: WriteBatch): Promise<number>;
   /** Every committed entry's read-model rows written; the last entry projected. */
   flush(): Promise<number>;
-  /** The same, synchronously (inline only). */
-  flushNow?(): void;
   close(): Promise<void>;
 }
 

@@ -382,7 +382,11 @@ export class SqliteWriter {
     this.projectTimer = null;
     if (!this.unprojected.length) return this.projectedSeq;
     const docs = this.unprojected;
-    this.projector.tx(docs);
+    try {
+      this.projector.tx(docs);
+    } catch (err) {
+      throw refusedCommit(err, this.db.inTransaction);
+    }
     this.unprojected = [];
     this.projectedSeq = docs[docs.length - 1].seq;
     return this.projectedSeq;
