@@ -1,4 +1,5 @@
-import type { BrokerOptions } from "moleculer";
+import type { MessagePort } from "node:worker_threads";
+import type { BrokerOptions, Middleware, ServiceBroker } from "moleculer";
 import type { AppConfig } from "./lib/config";
 import { AuthGuard } from "./mixins/guard.middleware";
 import { BeforeStop } from "./mixins/before-stop.middleware";
@@ -12,21 +13,89 @@ import { brokerUidGenerator } from "./lib/ids";
 import { VALIDATOR_OPTIONS } from "./lib/params";
 
 /**
+ * Where a node stands in its process: alone (the default), or one of the embedded process's two
+ * nodes (SIDE_NODE=thread, side-node.ts): the main node, whose hub the side node joins, and whose
+ * start check covers every service of the process; the side node, joined to it through a port.
+ */
+export type NodeTopology =
+  | { role: "single" }
+  | { role: "main"; whole: AppConfig; hub: (hub: LocalSocketTransporter) => void }
+  | { role: "side"; nodeID: string; port: MessagePort; demoTrader: boolean };
+
+/**
  * Broker options for one node, all read from the environment through AppConfig:
  * - no TRANSPORTER: every service in this process, no network between them;
  * - TRANSPORTER=nats://...: this node joins the cluster and runs only SERVICES;
  * - REDIS_URL: the cacher is shared by every node (memory otherwise).
  */
-export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
+export function createBrokerOptions(cfg: AppConfig, topology: NodeTopology = { role: "single" }): BrokerOptions {
+  if (topology.role === "side") return sideNodeOptions(cfg, topology.nodeID, topology.port);
   const onDisk = cfg.dataDir !== ":memory:";
+  const whole = topology.role === "main" ? topology.whole : cfg;
   // Embedded: no network transport, but a socket in the data dir (owner only) where operator tools
   // such as `npm run repl` join the running exchange instead of starting a second one; its
-  // broadcasts stay local while no tool is joined.
-  const hub = !cfg.transporter && onDisk ? new LocalSocketTransporter({ path: socketPathFor(cfg.dataDir), mode: "hub" }) : null;
+  // broadcasts stay local while no tool is joined. The side node joins the same hub.
+  const hub =
+    !cfg.transporter && (onDisk || topology.role === "main")
+      ? new LocalSocketTransporter({ path: onDisk ? socketPathFor(cfg.dataDir) : undefined, mode: "hub" })
+      : null;
+  if (hub && topology.role === "main") topology.hub(hub);
   return {
-    namespace: "pmx",
+    ...commonOptions(cfg),
     nodeID: cfg.nodeId,
     transporter: cfg.transporter ?? hub,
+    metrics: metricsOf(cfg, cfg.metrics.port),
+    // The lock first: the start check reads the data dir only once this process owns it.
+    middlewares: [
+      ...(onDisk ? [createDataDirLock(cfg.dataDir)] : []),
+      ...(hub ? [hub.broadcastsWhileAlone()] : []),
+      ...(runsFoundationCheck(whole) ? [createFoundationCheck(whole)] : []),
+      AuthGuard,
+      Idempotency,
+      createMarketRouting(),
+      BeforeStop,
+    ],
+  };
+}
+
+/**
+ * The side node: joined to the main node's hub through `port`; the main node holds the data dir's
+ * lock and ran the start check before this node is started. Its metrics are served on the next port.
+ */
+function sideNodeOptions(cfg: AppConfig, nodeID: string, port: MessagePort): BrokerOptions {
+  return {
+    ...commonOptions(cfg),
+    nodeID,
+    transporter: new LocalSocketTransporter({ mode: "join", port }),
+    // `$node` (node and service lists) answers on the main node; one per process, as before.
+    internalServices: false,
+    metrics: metricsOf(cfg, cfg.metrics.port + 1),
+    middlewares: [AuthGuard, Idempotency, createMarketRouting(), BeforeStop, AnnounceEachService],
+  };
+}
+
+/**
+ * Moleculer tells other nodes about a node's services up to a second after they start (a debounced
+ * INFO). The side node's services emit as they start (the catalog's `market.opened`, the demo
+ * maker's orders), and the main node's book answers those by calling the catalog: each service is
+ * announced as soon as it started, so the main node knows it before it hears from it.
+ */
+const AnnounceEachService = ((broker: ServiceBroker) => ({
+  name: "AnnounceEachService",
+  serviceStarted: () =>
+    (broker.registry as unknown as { discoverer: { sendLocalNodeInfo(): Promise<void> } }).discoverer.sendLocalNodeInfo(),
+})) as unknown as Middleware;
+
+function metricsOf(cfg: AppConfig, port: number): BrokerOptions["metrics"] {
+  return cfg.metrics.enabled
+    ? { enabled: true, reporter: [{ type: "Prometheus", options: { port, path: "/metrics" } }] }
+    : { enabled: false };
+}
+
+/** What every node of the exchange shares. */
+function commonOptions(cfg: AppConfig): BrokerOptions {
+  return {
+    namespace: "pmx",
     logger: cfg.logLevel === false ? false : { type: "Console", options: { level: cfg.logLevel, formatter: "short" } },
     cacher: cfg.redisUrl ? { type: "Redis", options: { redis: cfg.redisUrl, prefix: "pmx-cache" } } : "Memory",
     serializer: "JSON",
@@ -47,18 +116,5 @@ export function createBrokerOptions(cfg: AppConfig): BrokerOptions {
     heartbeatTimeout: 3,
     // Custom checkers that convert (lib/params.ts: one canonical form for numeric parameters).
     validator: { type: "Fastest", options: VALIDATOR_OPTIONS },
-    metrics: cfg.metrics.enabled
-      ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: cfg.metrics.port, path: "/metrics" } }] }
-      : { enabled: false },
-    // The lock first: the start check reads the data dir only once this process owns it.
-    middlewares: [
-      ...(onDisk ? [createDataDirLock(cfg.dataDir)] : []),
-      ...(hub ? [hub.broadcastsWhileAlone()] : []),
-      ...(runsFoundationCheck(cfg) ? [createFoundationCheck(cfg)] : []),
-      AuthGuard,
-      Idempotency,
-      createMarketRouting(),
-      BeforeStop,
-    ],
   };
 }

@@ -1,31 +1,31 @@
-import { ServiceBroker } from "moleculer";
-import { createBrokerOptions } from "./moleculer.config";
-import { bindConfig, dataDirOf, loadConfig, type AppConfig } from "./lib/config";
+import type { ServiceBroker } from "moleculer";
+import { dataDirOf, loadConfig, sideNodeSplit, type AppConfig } from "./lib/config";
 import { checkStartSpace, diskFullOf } from "./lib/data-dir";
-import { SERVICE_SCHEMAS } from "./services";
-import { registerExchangeMetrics } from "./lib/metrics";
-import DemoTraderService from "./services/demo-trader.service";
+import type { LocalSocketTransporter } from "./lib/local-transporter";
+import { buildNode, runsDemoTrader } from "./nodes";
+import { SideNode, sideNodeOf } from "./side-node";
 
 interface GatewayAddress {
   publicAddress(): { url: string; domain: string } | null;
 }
 
 /**
- * Build one node: its broker and the services its configuration selects (not started).
- * Moleculer's own SIGINT/SIGTERM handlers are off: the process that runs the node stops it once
- * (`stopOnSignals`); with both, every service was stopped twice.
+ * Build the process's node (not started): one node with every service SERVICES selects, or, embedded
+ * with SIDE_NODE=thread, the main node (gateway and order path) with the side node (side-node.ts) in
+ * a worker thread bound to it: started after it and stopped before it by its own start() and stop().
+ * A side node that fails while running stops the process with a message.
  */
 export function createNode(cfg: AppConfig): ServiceBroker {
-  const broker = new ServiceBroker({ ...createBrokerOptions(cfg), skipProcessEventRegistration: true });
-  bindConfig(broker, cfg);
-  registerExchangeMetrics(broker);
-  for (const name of cfg.services) {
-    const schema = SERVICE_SCHEMAS[name];
-    if (schema) broker.createService(schema);
-  }
-  // The demo's background trader lives beside the services it trades through (the embedded demo).
-  const all = ["auth", "catalog", "router", "ledger", "chain"] as const;
-  if (cfg.demoTrader && all.every((n) => cfg.services.includes(n))) broker.createService(DemoTraderService);
+  const split = SideNode.available() ? sideNodeSplit(cfg) : null;
+  if (!split) return buildNode(cfg);
+  let hub: LocalSocketTransporter | null = null;
+  const broker = buildNode(split.main, { role: "main", whole: cfg, hub: (h) => (hub = h) });
+  if (!hub) throw new Error("the main node has no hub for its side node");
+  const side = new SideNode(split.side, hub, runsDemoTrader(cfg));
+  side.bind(broker, (why) => {
+    console.error(`The side node (${split.side.services.join(", ")}) failed: ${why}\nStopping the exchange.`);
+    broker.stop().finally(() => process.exit(1));
+  });
   return broker;
 }
 
@@ -59,6 +59,8 @@ export function startupBanner(cfg: AppConfig, broker: ServiceBroker): string[] {
   if (at)
     lines.push(`  login domain  ${at.domain}${cfg.appDomain ? " (APP_DOMAIN)" : " (the listening address; APP_DOMAIN sets another)"}`);
   lines.push(`  data dir      ${cfg.mongoUri ? "MongoDB (MONGO_URI)" : cfg.dataDir}`);
+  const side = sideNodeOf(broker);
+  if (side) lines.push(`  side node     ${side.services.join(", ")} in a worker thread (SIDE_NODE=thread; off: one event loop)`);
   lines.push(
     `  chain         ${cfg.chain === "sandbox" ? `sandbox: TON emulator in this process, ${cfg.ton.testnet ? "testnet" : "mainnet"} addresses, faucet at /api/v1/sandbox/faucet` : `TON ${cfg.ton.testnet ? "testnet" : "mainnet"} via ${cfg.ton.endpoint}`}`,
   );

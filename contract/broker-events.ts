@@ -39,6 +39,12 @@ export interface BrokerEvents {
    * of the three events above), instead of an event each.
    */
   "book.published": { events: BookMessage[] };
+  /**
+   * The order updates of the same message whose orders ended unfilled (cancelled, expired): what
+   * the notifier tells users, without every book change and price it does not read (scaled out or
+   * on the embedded side node, each message it listens to is encoded for it).
+   */
+  "orders.closed": { updates: Array<SocketModel<"OrderUpdate"> & { userId: string }> };
   /** The prints of the same commands, together (one catalog node records them). */
   "market.trades": { prints: MarketTradeEvent[] };
   // The ledger after each group commit (ledger/changes.ts).
@@ -48,7 +54,7 @@ export interface BrokerEvents {
   "ledger.committed": { events: LedgerMessage[] };
   "ledger.balanceChanged": { userId: string; balance: Model<"Balance"> };
   "ledger.positionChanged": { userId: string; position: SocketModel<"PositionUpdate"> };
-  "ledger.tradeCreated": { userId: string; trade: TradeRecord & { totalCostDecimal: string } };
+  "ledger.tradeCreated": { userId: string; trade: TradeRecord & { totalCostDecimal: string; at?: string } };
   // The catalog's market lifecycle (catalog/catalog.ts).
   "market.opened": MarketOpenedEvent;
   "market.closed": MarketClosedEvent;
@@ -90,6 +96,7 @@ export const BROKER_EVENTS = {
   "order.updated": "broadcast",
   "market.trade": "emit",
   "book.published": "broadcast",
+  "orders.closed": "broadcast",
   "market.trades": "emit",
   "ledger.durable": "broadcast",
   "ledger.committed": "broadcast",

@@ -47,7 +47,9 @@ import {
   USER_ACCOUNT_PREFIX,
 } from "./store";
 
-const FILE = "money.db";
+/** The money store's file in the data dir. */
+export const MONEY_STORE_FILE = "money.db";
+const FILE = MONEY_STORE_FILE;
 /** The read models' projection when the caller does not choose (null: inside each journal commit). */
 export const DEFAULT_PROJECTION: ProjectionPolicy | null = PROJECTION;
 /** The writer thread's compiled entry; absent when running from TypeScript sources (the test runner). */
@@ -197,7 +199,7 @@ function nextPrefix(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
-function parseEntry(body: string, hash: string): LedgerEntryDoc {
+export function parseEntry(body: string, hash: string): LedgerEntryDoc {
   const doc = JSON.parse(body) as LedgerEntryDoc;
   doc.hash = hash;
   return doc;

@@ -63,6 +63,13 @@ export interface AppConfig {
   journalFsync: boolean;
   /** MONEY_WRITER_THREAD: embedded group commits written on a worker thread (false: on the event loop). */
   moneyWriterThread: boolean;
+  /**
+   * SIDE_NODE: "thread": embedded, the services of SIDE_SERVICES run as a second node in a worker
+   * thread of the same process, off the orders' event loop; "off" (the default): one node, one loop.
+   * Off by default: the orders' loop gains less than the catalog's reads lose (they cross the link,
+   * and their live prices cross it back and forth; docs/benchmarks.md).
+   */
+  sideNode: "thread" | "off";
   redisUrl?: string;
   /** APP_DOMAIN: the ton_proof domain; unset = the address the gateway listens on (see auth/domain.ts). */
   appDomain?: string;
@@ -121,6 +128,28 @@ export interface AppConfig {
   socketDirectWrites: boolean;
   /** Telegram push retries: first delay (doubling) and attempts in all. */
   notifierRetry: { baseMs: number; maxAttempts: number };
+}
+
+/**
+ * What the side node runs (SIDE_NODE=thread): the reactions that follow the journal and the trades
+ * (read models, notifications) and the sandbox chain, none of which an order waits for.
+ */
+export const SIDE_SERVICES: readonly ServiceName[] = ["catalog", "notifier", "chain"];
+
+/** The side node's thread as `top -H` and /proc/<pid>/task/<tid>/comm show it (15 characters at most). */
+export const SIDE_THREAD_NAME = "pmx-side";
+
+/**
+ * The embedded process as two nodes, or null when it stays one: the main node keeps the gateway and
+ * the order path (api, auth, ledger, book, amm, router), the side node the SIDE_SERVICES this
+ * process runs. Only without TRANSPORTER (scaled out, SERVICES places services on nodes).
+ */
+export function sideNodeSplit(cfg: AppConfig): { main: AppConfig; side: AppConfig } | null {
+  if (cfg.sideNode !== "thread" || cfg.transporter) return null;
+  const side = cfg.services.filter((s) => SIDE_SERVICES.includes(s));
+  const main = cfg.services.filter((s) => !SIDE_SERVICES.includes(s));
+  if (!side.length || !main.length) return null;
+  return { main: { ...cfg, services: main }, side: { ...cfg, services: side } };
 }
 
 /** Settings of the `chain` service: the adapter, keys, withdrawal bounds, settlement batching. */
@@ -267,6 +296,12 @@ function operatorKey(env: Env, dataDir: string, transporter: string | undefined)
   return { adminKey, adminKeyFrom: created ? "generated" : "secrets" };
 }
 
+function sideNodeOf(raw: string | undefined): AppConfig["sideNode"] {
+  if (raw === undefined || raw === "" || raw === "off") return "off";
+  if (raw === "thread") return "thread";
+  throw new Error(`SIDE_NODE must be thread or off, got "${raw}"`);
+}
+
 /** DATA_DIR: ":memory:" keeps everything in memory (tests); anything else is a directory. */
 export function dataDirOf(env: Env): string {
   return env.DATA_DIR === ":memory:" ? ":memory:" : resolve(env.DATA_DIR || "data");
@@ -303,6 +338,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mongoUri: env.MONGO_URI || undefined,
     journalFsync: env.JOURNAL_FSYNC !== "false",
     moneyWriterThread: env.MONEY_WRITER_THREAD !== "false",
+    sideNode: sideNodeOf(env.SIDE_NODE),
     redisUrl: env.REDIS_URL || undefined,
     appDomain: env.APP_DOMAIN || undefined,
     jwtSecret,

@@ -1,12 +1,14 @@
 import { chmodSync, existsSync, unlinkSync } from "node:fs";
-import { createServer, connect, type Server, type Socket } from "node:net";
+import { createServer, connect, type Server } from "node:net";
+import type { MessagePort } from "node:worker_threads";
 import { Transporters, type Middleware, type ServiceBroker } from "moleculer";
 
 /**
  * A Moleculer transporter over one Unix domain socket, for operator tools on the same machine:
  * the embedded exchange is the hub (it listens on a socket file inside its data dir, readable and
  * writable by its owner only, so file permissions are the access control), and `npm run repl`
- * joins it as a node. Topic semantics are those of Moleculer's Fake transporter (exact topics,
+ * joins it as a node. The side node (side-node.ts: the catalog, notifier and chain in a worker
+ * thread of the same process) joins the same hub through a MessagePort. Topic semantics are those of Moleculer's Fake transporter (exact topics,
  * every subscriber gets a copy); Moleculer itself balances and targets calls.
  *
  * Frame: u32 length, u8 op (1 subscribe, 2 publish), u16 topic length, topic, payload.
@@ -44,10 +46,38 @@ function reader(onFrame: (op: number, topic: string, payload: Buffer) => void): 
   };
 }
 
+/** One peer of the hub: a tool on the socket, or the side node over a MessagePort. */
+interface Peer {
+  write(op: number, topic: string, payload?: Buffer): void;
+  close(): void;
+}
+
+/** The message a MessagePort carries (its own framing: the port keeps messages apart). */
+interface PortMessage {
+  op: number;
+  topic: string;
+  payload?: Uint8Array;
+}
+
+/**
+ * Bytes for postMessage: Moleculer's serializer hands out slices of Node's shared 8 KiB pool, and
+ * cloning a slice would copy the whole pool; an exact copy is moved to the other thread instead.
+ */
+function portPost(port: MessagePort, op: number, topic: string, payload?: Buffer): void {
+  if (!payload) return port.postMessage({ op, topic } satisfies PortMessage);
+  const bytes = new Uint8Array(payload);
+  port.postMessage({ op, topic, payload: bytes } satisfies PortMessage, [bytes.buffer]);
+}
+
+const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+
 export interface LocalTransporterOptions {
-  path: string;
-  /** hub: listen (the exchange); join: connect to a running hub (the REPL). */
+  /** The socket file; the hub may go without one (a data dir in memory: only the side node joins). */
+  path?: string;
+  /** hub: listen (the exchange); join: connect to a running hub (the REPL, or the side node over `port`). */
   mode: "hub" | "join";
+  /** join: the MessagePort to the hub instead of the socket. */
+  port?: MessagePort;
 }
 
 type BaseTransporter = InstanceType<typeof Transporters.Base>;
@@ -63,9 +93,12 @@ interface BaseInternals {
 
 export class LocalSocketTransporter extends (Transporters.Base as unknown as new (opts: LocalTransporterOptions) => BaseTransporter) {
   private server: Server | null = null;
-  private socket: Socket | null = null;
-  /** Hub: the clients and the topics each subscribed. */
-  private readonly clients = new Map<Socket, Set<string>>();
+  /** Join: the way to the hub. */
+  private upstream: Peer | null = null;
+  /** Hub: the peers and the topics each subscribed. */
+  private readonly peers = new Map<Peer, Set<string>>();
+  /** Hub: side nodes attached before the transporter connected. */
+  private readonly pendingPorts: MessagePort[] = [];
   /** This node's own subscriptions: topic -> command. */
   private readonly own = new Map<string, string>();
 
@@ -81,22 +114,51 @@ export class LocalSocketTransporter extends (Transporters.Base as unknown as new
     return this.options.mode === "hub" ? this.listen() : this.join();
   }
 
+  /** Hub: a node in another thread of this process joins through `port` (the other end runs `mode: "join"` on it). */
+  attachPort(port: MessagePort): void {
+    if (this.base.connected) this.addPortPeer(port);
+    else this.pendingPorts.push(port);
+  }
+
+  private addPortPeer(port: MessagePort): void {
+    const topics = new Set<string>();
+    const peer: Peer = {
+      write: (op, topic, payload) => portPost(port, op, topic, payload),
+      close: () => port.close(),
+    };
+    this.peers.set(peer, topics);
+    port.on("message", (m: PortMessage) => {
+      if (m.op === SUB) topics.add(m.topic);
+      else if (m.op === PUB && m.payload) this.deliver(m.topic, asBuffer(m.payload), peer);
+    });
+    port.on("close", () => this.peers.delete(peer));
+  }
+
   private listen(): Promise<void> {
+    const attachWaiting = () => {
+      for (const port of this.pendingPorts.splice(0)) this.addPortPeer(port);
+    };
     const path = this.options.path;
+    if (!path) {
+      const connected = this.base.onConnected();
+      attachWaiting();
+      return connected;
+    }
     // A socket file left by a killed exchange: the data-dir lock proves nobody listens on it.
     if (existsSync(path)) unlinkSync(path);
     return new Promise((resolve, reject) => {
       const server = createServer((sock) => {
         const topics = new Set<string>();
-        this.clients.set(sock, topics);
+        const peer: Peer = { write: (op, topic, payload) => sock.write(frame(op, topic, payload)), close: () => sock.destroy() };
+        this.peers.set(peer, topics);
         sock.on(
           "data",
           reader((op, topic, payload) => {
             if (op === SUB) topics.add(topic);
-            else if (op === PUB) this.deliver(topic, payload, sock);
+            else if (op === PUB) this.deliver(topic, payload, peer);
           }),
         );
-        const drop = () => this.clients.delete(sock);
+        const drop = () => this.peers.delete(peer);
         sock.on("close", drop);
         sock.on("error", drop);
       });
@@ -104,19 +166,29 @@ export class LocalSocketTransporter extends (Transporters.Base as unknown as new
       server.listen(path, () => {
         chmodSync(path, 0o600);
         this.server = server;
-        resolve(this.base.onConnected());
+        const connected = this.base.onConnected();
+        attachWaiting();
+        resolve(connected);
       });
     });
   }
 
   private join(): Promise<void> {
+    const port = this.options.port;
+    if (port) {
+      this.upstream = { write: (op, topic, payload) => portPost(port, op, topic, payload), close: () => port.close() };
+      port.on("message", (m: PortMessage) => {
+        if (m.op === PUB && m.payload) this.deliver(m.topic, asBuffer(m.payload), null);
+      });
+      return this.base.onConnected();
+    }
     return new Promise((resolve, reject) => {
-      const sock = connect(this.options.path);
+      const sock = connect(this.options.path as string);
       sock.once("error", reject);
       sock.once("connect", () => {
         sock.removeListener("error", reject);
         sock.on("error", (err) => this.base.logger.warn("local transporter", err.message));
-        this.socket = sock;
+        this.upstream = { write: (op, topic, payload) => sock.write(frame(op, topic, payload)), close: () => sock.destroy() };
         sock.on(
           "data",
           reader((op, topic, payload) => {
@@ -129,19 +201,19 @@ export class LocalSocketTransporter extends (Transporters.Base as unknown as new
   }
 
   /** A published frame: to this node when it listens to the topic, and (hub) to every other subscriber. */
-  private deliver(topic: string, payload: Buffer, from: Socket | null): void {
+  private deliver(topic: string, payload: Buffer, from: Peer | null): void {
     const cmd = this.own.get(topic);
     if (cmd) this.base.receive(cmd, payload);
     if (this.options.mode !== "hub") return;
-    for (const [sock, topics] of this.clients) if (sock !== from && topics.has(topic)) sock.write(frame(PUB, topic, payload));
+    for (const [peer, topics] of this.peers) if (peer !== from && topics.has(topic)) peer.write(PUB, topic, payload);
   }
 
   override disconnect(): Promise<void> {
     this.base.connected = false;
-    for (const sock of this.clients.keys()) sock.destroy();
-    this.clients.clear();
-    this.socket?.destroy();
-    this.socket = null;
+    for (const peer of this.peers.keys()) peer.close();
+    this.peers.clear();
+    this.upstream?.close();
+    this.upstream = null;
     const server = this.server;
     this.server = null;
     return new Promise((resolve) => {
@@ -150,13 +222,13 @@ export class LocalSocketTransporter extends (Transporters.Base as unknown as new
     });
   }
 
-  /** Hub: is a tool (the REPL) joined now? */
+  /** Hub: is another node (a tool, the side node) joined now? */
   get attached(): boolean {
-    return this.clients.size > 0;
+    return this.peers.size > 0;
   }
 
   /**
-   * A middleware for the hub: while no tool is joined, a broadcast is a local one. Moleculer's
+   * A middleware for the hub: while no other node is joined, a broadcast is a local one. Moleculer's
    * broadcast with a transporter builds one context for the remote nodes and another for the local
    * services, for every broadcast; alone, only the local one is needed.
    */
@@ -173,7 +245,7 @@ export class LocalSocketTransporter extends (Transporters.Base as unknown as new
   override subscribe(cmd: string, nodeID?: string): Promise<void> {
     const topic = this.base.getTopicName(cmd, nodeID);
     this.own.set(topic, cmd);
-    this.socket?.write(frame(SUB, topic));
+    this.upstream?.write(SUB, topic);
     return Promise.resolve();
   }
 
@@ -191,7 +263,7 @@ export class LocalSocketTransporter extends (Transporters.Base as unknown as new
       // Our own subscriptions never need the hub.
       const cmd = this.own.get(topic);
       if (cmd) this.base.receive(cmd, data);
-      this.socket?.write(frame(PUB, topic, data));
+      this.upstream?.write(PUB, topic, data);
     }
     return Promise.resolve();
   }

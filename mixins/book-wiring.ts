@@ -3,7 +3,7 @@
  * event or metric. Broker glue only: what the ports mean is decided in trading/.
  */
 import type { ServiceBroker } from "moleculer";
-import { broadcast, emit, rulesOf } from "../contract";
+import { broadcast, emit, rulesOf, type BookMessage, type EventPayload } from "../contract";
 import { configOf } from "../lib/config";
 import { throwRefusal } from "../lib/errors";
 import { METRIC } from "../lib/metrics";
@@ -19,6 +19,14 @@ import { portCall } from "./port-call";
 
 /** Each order of a batch is checked like POST /orders' body. */
 const placeCheck = Validator.compile(rulesOf("PlaceOrderRequest")) as (v: unknown) => true | Array<{ field: string; type: string }>;
+
+/** The order updates of a publication whose orders ended unfilled (`orders.closed`). */
+function closedUnfilled(events: BookMessage[]): Array<EventPayload<"order.updated">> {
+  const out: Array<EventPayload<"order.updated">> = [];
+  for (const e of events)
+    if (e.name === "order.updated" && (e.payload.status === "cancelled" || e.payload.status === "expired")) out.push(e.payload);
+  return out;
+}
 
 export function bookCoresOn(broker: ServiceBroker, log: (message: string) => void): BookCores<AppContext> {
   const cfg = configOf(broker);
@@ -40,7 +48,11 @@ export function bookCoresOn(broker: ServiceBroker, log: (message: string) => voi
     },
     // What committed commands tell the world (trading/publication.ts), one message per watermark.
     out: new GatheredPublications({
-      published: (events) => broadcast(broker, "book.published", { events }),
+      published: (events) => {
+        void broadcast(broker, "book.published", { events });
+        const updates = closedUnfilled(events);
+        if (updates.length) void broadcast(broker, "orders.closed", { updates });
+      },
       prints: (prints) => emit(broker, "market.trades", { prints }),
       count: (metric, labels) => broker.metrics.increment(METRIC[metric], labels),
       // After the commands this watermark acknowledged have published, before their answers go.

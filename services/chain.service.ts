@@ -26,6 +26,7 @@ import { ChainCores } from "../chain/cores";
 import type { ChainLedger, Log } from "../chain/ports";
 import { CHAIN_INDEXES, type ChainCollections } from "../chain/stores";
 import { addressView } from "../chain/deposit-watcher";
+import { journalSource, type JournalSource } from "../mixins/journal";
 
 type ChainThis = Service &
   DbState<ChainCollections> & {
@@ -37,10 +38,11 @@ type ChainThis = Service &
     timers: NodeJS.Timeout[];
     /** Set once started (the chain adapter open). */
     cores: ChainCores;
+    journal?: JournalSource;
   };
 
-/** The ledger's actions as the cores' port. */
-function ledgerOf(broker: ServiceBroker): ChainLedger {
+/** The ledger's actions as the cores' port (the journal from `journal`). */
+function ledgerOf(broker: ServiceBroker, journal: JournalSource): ChainLedger {
   return {
     post: (entry) => portCall(broker, "ledger.post", entry),
     positions: async (account) => (await portCall(broker, "ledger.account", { account })).positions,
@@ -48,7 +50,7 @@ function ledgerOf(broker: ServiceBroker): ChainLedger {
     conservation: () => portCall(broker, "ledger.conservation"),
     markSettlement: async (tradeIds, status, txHash) =>
       void (await portCall(broker, "ledger.markSettlement", txHash ? { tradeIds, status, txHash } : { tradeIds, status })),
-    entriesAfter: (seq, limit) => portCall(broker, "ledger.entriesAfter", { seq, limit }),
+    entriesAfter: (seq, limit) => journal.entriesAfter(seq, limit),
     rewardPayouts: (userId) => portCall(broker, "ledger.rewardPayouts", { userId }),
   };
 }
@@ -281,7 +283,7 @@ const ChainService = defineService<ChainThis>({
     const cores = (this.cores = new ChainCores({
       chain: chain.side,
       stores: this.stores,
-      ledger: ledgerOf(broker),
+      ledger: ledgerOf(broker, (this.journal = journalSource(broker))),
       config: ccfg,
       emit: (event, payload) => emit(broker, event, payload),
       log: this.logger as Log,
@@ -314,6 +316,7 @@ const ChainService = defineService<ChainThis>({
     await this.cores?.settlement.stop();
     await this.actor.drain();
     await this.port?.stop();
+    this.journal?.close();
   },
 });
 

@@ -13,6 +13,7 @@ import { Notifier } from "../notifier/notifier";
 import { Delivery, type BotClient } from "../notifier/delivery";
 import { notifierStorePorts, outboxOf } from "../notifier/store";
 import { retryPolicy } from "../notifier/policy";
+import { journalSource, type JournalSource } from "../mixins/journal";
 
 /** Fallback pull and job retry period; broker events only make pulls happen sooner. */
 const POLL_MS = 2_000;
@@ -41,6 +42,7 @@ type NotifierThis = Service &
     /** The journal position read up to (the notifier's; tests rewind it). */
     cursor: number;
     timers: NodeJS.Timeout[];
+    journal: JournalSource;
   };
 
 const NotifierService = defineService<NotifierThis>({
@@ -151,10 +153,9 @@ const NotifierService = defineService<NotifierThis>({
     "ledger.committed"(this: NotifierThis) {
       this.notifier.pullSoon();
     },
-    // The engines' publications in one message: only cancels the user did not make notify.
-    async "book.published"(this: NotifierThis, ctx) {
-      for (const e of ctx.params.events)
-        if (e.name === "order.updated" && e.payload.status !== "open") await this.notifier.orderUpdated(e.payload);
+    // The engines' orders that ended unfilled: only cancels the user did not make notify.
+    async "orders.closed"(this: NotifierThis, ctx) {
+      for (const u of ctx.params.updates) await this.notifier.orderUpdated(u);
     },
     "market.resolved"(this: NotifierThis, ctx) {
       return this.notifier.marketResolved(ctx.params);
@@ -200,11 +201,12 @@ const NotifierService = defineService<NotifierThis>({
           log,
         })
       : null;
+    const journal = (this.journal = journalSource(this.broker));
     this.notifier = new Notifier({
       ...notifierStorePorts(stores),
       ledger: {
         reachable: () => this.broker.registry.actions.isAvailable("ledger.entriesAfter"),
-        entriesAfter: (seq, limit) => portCall(this.broker, "ledger.entriesAfter", { seq, limit }),
+        entriesAfter: (seq, limit) => journal.entriesAfter(seq, limit),
         holders: (marketId) => portCall(this.broker, "ledger.holders", { marketId }),
       },
       market: (marketId) => portCall(this.broker, "catalog.getMarketInternal", { marketId }),
@@ -239,6 +241,7 @@ const NotifierService = defineService<NotifierThis>({
   async stopped() {
     for (const t of this.timers.splice(0)) clearInterval(t);
     await Promise.all([this.notifier.stop(), this.delivery?.stop()]);
+    this.journal.close();
   },
 });
 
