@@ -337,15 +337,19 @@ export class SqliteWriter {
       const last = batch.rows[batch.rows.length - 1].seq;
       if (this.target.projection) {
         for (const d of docs) this.unprojected.push(d);
-        this.projectTimer ??= setTimeout(() => {
-          this.projectTimer = null;
-          try {
-            this.project();
-            this.onProjected?.(this.projectedSeq);
-          } catch {
-            // Kept (a full disk): the next timer, a read's flush or the close tries again.
-          }
-        }, this.target.projection.ms);
+        if (!this.projectTimer) {
+          this.projectTimer = setTimeout(() => {
+            this.projectTimer = null;
+            try {
+              this.project();
+              this.onProjected?.(this.projectedSeq);
+            } catch {
+              // Kept (a full disk): the next commit's timer, a read's flush or the close tries again.
+            }
+          }, this.target.projection.ms);
+          // Nothing is lost when the process ends first: the next start projects what waits.
+          this.projectTimer.unref();
+        }
       } else this.projectedSeq = last;
       const { file, dir, fsync } = this.target;
       if (fsync && file) {
