@@ -129,6 +129,8 @@ describe("amm service", () => {
         marketId: POOL,
         tradeId: expect.stringMatching(/^fil_/),
         outcome: "YES",
+        takerSide: "BUY",
+        takerOutcome: "YES",
         yesPrice: ammPrintYesPrice({ outcome: "YES", quantity: 10 * SHARE, cash: cost }),
         quantity: 10 * SHARE,
         notional: cost,

@@ -139,6 +139,8 @@ describe("book service", () => {
         marketId: "mkt_1",
         tradeId: expect.any(String),
         outcome: "YES",
+        takerSide: "BUY",
+        takerOutcome: "NO",
         yesPrice: 40,
         quantity: 4 * SHARE,
         notional: 1.6 * SHARE,

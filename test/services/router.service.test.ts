@@ -112,6 +112,8 @@ describe("router service", () => {
         marketId: BOTH,
         tradeId: expect.any(String),
         outcome: "YES",
+        takerSide: "BUY",
+        takerOutcome: "YES",
         yesPrice: 30,
         quantity: 2 * SHARE,
         notional: 0.6 * SHARE,
