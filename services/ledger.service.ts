@@ -42,6 +42,7 @@ import type { RestingOrder } from "../engine/types";
 import { isRefusal } from "../engine/refusal";
 import { OrderGroups, type GroupCancel } from "../trading/order-groups";
 import { reopenSetting, strictest } from "../trading/trading-modes";
+import { CATALOG_FACTS_TTL_MS, CatalogFacts } from "../mixins/catalog-facts";
 
 type LedgerThis = Service &
   DbState<RewardCollections> & {
@@ -63,6 +64,8 @@ type LedgerThis = Service &
     loadGroups(): Promise<void>;
     finishCancel(c: GroupCancel): Promise<void>;
     groupsStopped?: boolean;
+    /** The catalog's facts as the live prices read them (kept, forgotten on `catalog.marketChanged`). */
+    catalogFacts: CatalogFacts;
   };
 
 /** The event pools' ports on this ledger and the caller's context (the catalog's facts). */
@@ -348,7 +351,15 @@ const LedgerService = defineService<LedgerThis>({
     eventPoolPrices: {
       ...internalAction("ledger.eventPoolPrices"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPoolPrices">>): Answer<"ledger.eventPoolPrices"> {
-        return eventPoolPrices(poolPorts(this, ctx), ctx.params.marketIds).catch(throwWire);
+        const p = poolPorts(this, ctx);
+        const facts = this.catalogFacts;
+        // Read on every listing: the catalog's facts as kept here, not asked per market.
+        const read: EventPoolPorts = {
+          ...p,
+          market: (id) => facts.market(id, () => p.market(id)),
+          event: (id) => facts.event(id, () => p.event(id)),
+        };
+        return eventPoolPrices(read, ctx.params.marketIds).catch(throwWire);
       },
     },
 
@@ -570,6 +581,10 @@ const LedgerService = defineService<LedgerThis>({
   },
 
   events: {
+    /** A market's status changed on the catalog: its kept facts are asked again. */
+    "catalog.marketChanged"(this: LedgerThis, ctx: AppContext<{ marketId: string }>) {
+      this.catalogFacts.forget(ctx.params.marketId);
+    },
     // Fills of grouped orders count in their group's window; a group at its limit cancels its orders.
     async "book.published"(this: LedgerThis, ctx) {
       for (const e of ctx.params.events) {
@@ -659,6 +674,7 @@ const LedgerService = defineService<LedgerThis>({
   },
 
   created() {
+    this.catalogFacts = new CatalogFacts(CATALOG_FACTS_TTL_MS);
     this.groupMarkets = new Map();
     this.groups = new OrderGroups({
       now: Date.now,
