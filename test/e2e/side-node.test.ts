@@ -105,6 +105,29 @@ describe("embedded process with its side node", () => {
   });
 });
 
+describe("a side node that dies", () => {
+  test("stops the process with its message; the data dir starts again", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pmx-side-dies-"));
+    const env = embeddedEnv(join(dir, "data"), DOMAIN, ADMIN_KEY, { SIDE_NODE: "thread" });
+    try {
+      const node = await NodeProcess.start(env);
+      await node.ctl({ cmd: "endSideThread" }).catch(() => undefined);
+      expect(await node.exited).toBe(1);
+      expect(node.stderr).toContain("The side node (catalog, chain, notifier) failed: its thread exited");
+      expect(node.stderr).toContain("Stopping the exchange.");
+      // It let go of its data dir: the next start takes it and runs both nodes again.
+      const again = await NodeProcess.start(env);
+      try {
+        expect(await again.call<NodeInfo[]>("$node.list", { onlyAvailable: true })).toHaveLength(2);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("SIDE_NODE unset (off)", () => {
   test("one node runs every service", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pmx-side-off-"));
