@@ -99,6 +99,18 @@ describe("embedded process with its side node", () => {
     expect((notes.body.data as Array<{ type: string }>).filter((n) => n.type === "TRADE_FILLED").length).toBeGreaterThanOrEqual(3);
   });
 
+  test("a market's status change is seen by the next read, though the main node keeps the catalog's cached reads", async () => {
+    const created = await node.http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: { title: "Side node close", category: "Tech", markets: [{ title: "Is the close seen at once?" }] },
+    });
+    const marketId: string = created.body.data.markets[0].id;
+    for (let i = 0; i < 3; i++) expect((await node.http("GET", `/api/v1/markets/${marketId}`)).body.data.status).toBe("open");
+    const closed = await node.http("POST", `/api/v1/admin/markets/${marketId}/close`, { headers: { "x-admin-key": ADMIN_KEY } });
+    expect(closed.status).toBe(200);
+    expect((await node.http("GET", `/api/v1/markets/${marketId}`)).body.data.status).toBe("closed");
+  });
+
   test("SIGTERM stops both nodes and the process exits 0", async () => {
     node.child.kill("SIGTERM");
     expect(await node.exited).toBe(0);
