@@ -2,7 +2,7 @@
  * The embedded process's two nodes (SIDE_NODE=thread; side-node.ts) on a real process:
  * the catalog, notifier and chain answer from the side node, the order path from the main node;
  * the price history follows each trade within a print batch and the notifications once the
- * notifier caught up, as on one node; SIGTERM stops both; SIDE_NODE=off (the default) is one node.
+ * notifier caught up, as on one node; SIGTERM stops both; SIDE_NODE=off is one node.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -117,10 +117,10 @@ describe("embedded process with its side node", () => {
   });
 });
 
-describe("a side node that dies", () => {
+describe("a side node that dies (SIDE_NODE unset: thread)", () => {
   test("stops the process with its message; the data dir starts again", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pmx-side-dies-"));
-    const env = embeddedEnv(join(dir, "data"), DOMAIN, ADMIN_KEY, { SIDE_NODE: "thread" });
+    const env = embeddedEnv(join(dir, "data"), DOMAIN, ADMIN_KEY);
     try {
       const node = await NodeProcess.start(env);
       await node.ctl({ cmd: "endSideThread" }).catch(() => undefined);
@@ -140,10 +140,10 @@ describe("a side node that dies", () => {
   });
 });
 
-describe("SIDE_NODE unset (off)", () => {
+describe("SIDE_NODE=off", () => {
   test("one node runs every service", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pmx-side-off-"));
-    const node = await NodeProcess.start(embeddedEnv(join(dir, "data"), DOMAIN, ADMIN_KEY));
+    const node = await NodeProcess.start(embeddedEnv(join(dir, "data"), DOMAIN, ADMIN_KEY, { SIDE_NODE: "off" }));
     try {
       const nodes = await node.call<NodeInfo[]>("$node.list", { onlyAvailable: true });
       expect(nodes).toHaveLength(1);
