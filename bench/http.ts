@@ -40,7 +40,7 @@
  * rest: V8's and libuv's threads; and all of them: the whole process), the bytes the
  * servers sent to storage, and the writer thread's own pwrite bytes and write/read syscalls
  * (bench/lib/threads.ts, Linux /proc).
- * Targets (issue 16): orders >= 0.5x of bare POST req/s embedded, 0.35x in the cluster, and p99 at
+ * Targets: orders >= 0.5x of bare POST req/s embedded, 0.35x in the cluster, and p99 at
  * half of that rate <= 2x the bare POST's p99 at the same rate in the same round; cached reads >= 0.8x
  * of bare GET. --env=K=V,...: extra settings of the exchange's nodes.
  * --profile: extra profiled passes (orders, cached market reads) per variant (V8 CPU profiler inside the gateway or
@@ -483,7 +483,7 @@ async function runVariant(variant: "embedded" | "cluster", o: Opts): Promise<Row
   const events = best(passes.events);
   add({ variant, what: "bare GET /bare", m: bareM });
   add({ variant, what: "bare POST /bare (order body)", m: barePost, ratio: barePost.reqPerSec / bareM.reqPerSec, perOrder: true });
-  // Issue 16's targets: orders at least 0.5x (cluster 0.35x) of the bare gateway answering the same POSTs.
+  // The targets: orders at least 0.5x (cluster 0.35x) of the bare gateway answering the same POSTs.
   const postTarget = variant === "embedded" ? 0.5 : 0.35;
   add({
     variant,

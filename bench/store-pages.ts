@@ -5,9 +5,11 @@
  * updated, two trades, two positions, the maker's cash), group commits of --per orders on a fresh
  * store with 1 KiB pages. Printed: bytes written per order (WAL frames, and WAL + the writer's
  * checkpoint policy), then the same with each secondary index dropped in turn (what each costs)
- * and with the orders and trades tables WITHOUT ROWID. Deterministic: no timing is measured.
+ * and with the orders and trades tables WITHOUT ROWID, and with the order and trade rows projected
+ * behind the journal in a transaction of their own every --defer orders (the store's default).
+ * Deterministic: no timing is measured.
  *
- *   npm run bench:build && node dist-bench/bench/store-pages.js [--orders=8000] [--per=1,4,8] [--users=200] [--markets=20]
+ *   npm run bench:build && node dist-bench/bench/store-pages.js [--orders=8000] [--per=1,4,8] [--users=200] [--markets=20] [--defer=50,500]
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,7 +27,16 @@ function wchar(): number {
 }
 
 /** Bytes per order over the second half of `orders` orders: WAL growth without checkpoints, and all bytes written with them. */
-function run(schema: string, orders: number, per: number, users: number, markets: number, checkpoints: boolean): number {
+function run(
+  schema: string,
+  orders: number,
+  per: number,
+  users: number,
+  markets: number,
+  checkpoints: boolean,
+  /** 0: order and trade rows in each commit; n: in a transaction of their own every n orders (projected behind the journal). */
+  defer = 0,
+): number {
   const dir = mkdtempSync(join(tmpdir(), "pmx-pages-"));
   const file = join(dir, "money.db");
   const db = new Database(file);
@@ -80,6 +91,18 @@ function run(schema: string, orders: number, per: number, users: number, markets
   };
   let from = 0;
   let measured = 0;
+  // Order and trade rows waiting for their own transaction (defer > 0), in journal order.
+  let later: Array<() => void> = [];
+  let waiting = 0;
+  const project = () => {
+    db.transaction(() => {
+      for (const f of later) f();
+      for (const key of ["orders", "trades", "projected_seq"]) st.meta.run(key, String(seq));
+    })();
+    later = [];
+    waiting = 0;
+  };
+  const rows = (f: () => void) => (defer ? later.push(f) : f());
   for (let i = 0; i < orders; i += per) {
     if (i >= orders / 2 && !measured) {
       if (!checkpoints) db.pragma("wal_checkpoint(TRUNCATE)");
@@ -99,22 +122,28 @@ function run(schema: string, orders: number, per: number, users: number, markets
         st.market.run(market, k, position[mi], 2 * position[mi]);
         const order = id("ord");
         const maker = k % 5 === 0 ? resting[mi].shift() : undefined;
+        const s = seq;
+        const [p, t1, t2] = [position[mi], id("trd"), id("trd")];
         if (maker) {
-          st.fill.run(seq, at, maker.order);
-          st.order.run(order, user, market, "NO", 55, 1e6, 0, 0, "filled", position[mi], seq, at, at);
-          st.trade.run(id("trd"), maker.user, market, maker.order, "YES", "maker", at, seq);
-          st.trade.run(id("trd"), user, market, order, "NO", "taker", at, seq);
+          rows(() => {
+            st.fill.run(s, at, maker.order);
+            st.order.run(order, user, market, "NO", 55, 1e6, 0, 0, "filled", p, s, at, at);
+            st.trade.run(t1, maker.user, market, maker.order, "YES", "maker", at, s);
+            st.trade.run(t2, user, market, order, "NO", "taker", at, s);
+          });
           st.pos.run(user, market, "NO", k, k);
           st.pos.run(maker.user, market, "YES", k, k);
           st.cash.run(maker.user, 1e12 - k, k);
         } else {
-          st.order.run(order, user, market, "YES", 47, 0, 1e6, 470000, "open", position[mi], seq, at, at);
+          rows(() => st.order.run(order, user, market, "YES", 47, 0, 1e6, 470000, "open", p, s, at, at));
           resting[mi].push({ order, user });
         }
       }
-      for (const key of ["fees", "deposit", "withdrawal", "house", "orders", "trades", "head_seq", "head_hash"])
+      for (const key of ["fees", "deposit", "withdrawal", "house", ...(defer ? [] : ["orders", "trades"]), "head_seq", "head_hash"])
         st.meta.run(key, String(seq));
     })();
+    waiting += per;
+    if (defer && waiting >= defer) project();
     if (i >= orders / 2) measured += per;
     if (checkpoints) {
       since = { commits: since.commits + 1, rows: since.rows + per };
@@ -136,6 +165,7 @@ function main(): void {
   const users = num(f, "users", 200);
   const markets = num(f, "markets", 20);
   const pers = (f.per ?? "1,4,8").split(",").map(Number);
+  const defers = (f.defer ?? "50,500").split(",").map(Number);
   const indexes = [...SCHEMA.matchAll(/CREATE (?:UNIQUE )?INDEX IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
   const drop = (name: string) => SCHEMA.replace(new RegExp(`CREATE (UNIQUE )?INDEX IF NOT EXISTS ${name} [^\\n]*\\n`), "");
   const noRowid = SCHEMA.replace(
@@ -161,6 +191,15 @@ function main(): void {
       return `${w.toFixed(1).padStart(10)} | ${all.toFixed(1).padEnd(9)}`;
     });
     console.log(`${name.padEnd(34)} ${cells.join("")}`);
+  }
+  // The store's default: order and trade rows projected behind the journal, every n orders.
+  for (const d of defers) {
+    const cells = pers.map((p) => {
+      const w = run(SCHEMA, orders, p, users, markets, false, d) / 1024;
+      const all = run(SCHEMA, orders, p, users, markets, true, d) / 1024;
+      return `${w.toFixed(1).padStart(10)} | ${all.toFixed(1).padEnd(9)}`;
+    });
+    console.log(`${`rows projected every ${d} orders`.padEnd(34)} ${cells.join("")}`);
   }
 }
 

@@ -30,7 +30,7 @@ import { conditionIdFor } from "./condition";
 import { DEMO_EVENTS, DEMO_MARKER_ID, demoEventId, demoImageUrl, demoMarketId } from "./demo";
 import { ILLEGAL_TRANSITION, planTransition, type MarketCommand } from "./lifecycle";
 import { yesPayoutOfResult } from "./resolution";
-import { cancelPriceInEvent, planAddOutcome } from "./exclusive";
+import { cancelPriceInEvent, planAddOutcome, undecided } from "./exclusive";
 import { searchTextOf } from "./search";
 
 /** The codes the catalog refuses with (a resolution step's among them, catalog/resolution.ts). */
@@ -328,9 +328,20 @@ export class Catalog {
     const next: EventDoc = { ...event, marketTitles: [...markets.map((x) => x.title), title], updatedAt: now };
     next.searchText = searchTextOf(next);
     await this.ports.events.update(eventId, { marketTitles: next.marketTitles, searchText: next.searchText, updatedAt: now });
+    await this.raceRepriced(eventId, id, out);
     out.emit({ name: "market.opened", payload: openedEvent(m) });
     if ((await this.event(eventId)).decision) return this.transition(id, "resolve", out, { result: "NO" });
     return m;
+  }
+
+  /**
+   * A race with one pool lost or gained an outcome (alone, not in its one-step resolution): the
+   * pool prices its other markets anew, so their cached copies go too.
+   */
+  private async raceRepriced(eventId: string | null | undefined, except: string, out: CatalogOut): Promise<void> {
+    const event = eventId ? await this.ports.events.get(eventId) : null;
+    if (!event?.mutuallyExclusive || !(Number(event.ammLiquidity) > 0)) return;
+    for (const m of await this.ports.markets.ofEvent(event._id)) if (m._id !== except && undecided(m)) await out.changed(m._id);
   }
 
   /** Display fields of an event, and titles of its markets; search follows both. */
@@ -436,6 +447,8 @@ export class Catalog {
 
       const updated: MarketDoc = { ...market, ...set };
       await out.changed(id);
+      if (!opts.eventStep && plan.entered.some((s) => s === "resolved" || s === "cancelled"))
+        await this.raceRepriced(market.eventId, id, out);
       for (const s of plan.entered) {
         if (s === "closed") out.emit({ name: "market.closed", payload: { marketId: id } });
         if (s === "cancelled") out.emit({ name: "market.cancelled", payload: { marketId: id, yesPayout: updated.yesPayout as number } });
@@ -480,6 +493,7 @@ export class Catalog {
         yesPrice: t.yesPrice,
         quantity: t.quantity,
         notional: t.notional,
+        ...(t.takerSide && t.takerOutcome ? { takerSide: t.takerSide, takerOutcome: t.takerOutcome } : {}),
         at: new Date(atMs).toISOString(),
         atMs,
       });

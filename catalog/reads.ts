@@ -15,6 +15,8 @@ import {
   type EventView,
   type MarketView,
   type PriceHistoryView,
+  publicTradeView,
+  type PublicTradeView,
 } from "./views";
 
 /** No price source: every price null. */
@@ -49,6 +51,8 @@ export interface CatalogReadPorts {
     since(marketId: string, sinceMs: number): Promise<PrintDoc[]>;
     /** Its last print before `sinceMs`. */
     lastBefore(marketId: string, sinceMs: number): Promise<PrintDoc | null>;
+    /** Its latest `limit` prints, newest first. */
+    latest(marketId: string, limit: number): Promise<PrintDoc[]>;
   };
   now(): number;
   log: { warn(message: string): void };
@@ -138,6 +142,11 @@ export class CatalogReads {
       this.ports.prints.lastBefore(market._id, since),
     ]);
     return { marketId: market._id, outcome, interval, ...buildPriceHistory({ interval, outcome, nowMs, prints, prior }) };
+  }
+
+  /** GET /markets/:id/trades: the market's latest executions, newest first (one print each). */
+  async marketTrades(market: MarketDoc, limit: number): Promise<{ items: PublicTradeView[] }> {
+    return { items: (await this.ports.prints.latest(market._id, limit)).map(publicTradeView) };
   }
 
   /**

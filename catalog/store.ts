@@ -94,6 +94,7 @@ export function catalogReadPorts(stores: () => Stores<CatalogCollections>): Pick
       since: (marketId, sinceMs) => s().prints.find({ marketId, atMs: { $gte: sinceMs } }, { sort: { atMs: 1, _id: 1 } }),
       lastBefore: async (marketId, sinceMs) =>
         (await s().prints.find({ marketId, atMs: { $lt: sinceMs } }, { sort: { atMs: -1, _id: -1 }, limit: 1 }))[0] ?? null,
+      latest: (marketId, limit) => s().prints.find({ marketId }, { sort: { atMs: -1, _id: -1 }, limit }),
     },
   };
 }

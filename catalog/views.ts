@@ -1,6 +1,6 @@
 import type { Model } from "../contract";
-import type { EventDoc, EventInternal, LivePrice, MarketDoc, MarketInternal } from "../models/catalog";
-import { formatMicro, formatTick } from "../engine/money";
+import type { EventDoc, EventInternal, LivePrice, MarketDoc, MarketInternal, PrintDoc } from "../models/catalog";
+import { formatAvgPrice, formatMicro, formatTick } from "../engine/money";
 import { resolutionView } from "./catalog";
 
 /** MarketItem of the spec, plus the additive `eventId` and `conditionId` (the contract's shape). */
@@ -160,5 +160,26 @@ export function renderEventInternal(e: EventDoc, markets: MarketDoc[]): EventInt
     exhaustive: e.exhaustive ?? false,
     ammLiquidity: e.ammLiquidity ?? "0",
     markets: markets.map(renderInternal),
+  };
+}
+
+export type PublicTradeView = Model<"PublicTrade">;
+
+/**
+ * A print on the public tape: its exact price from its notional (a pool's leg is an average, not
+ * a tick). A print recorded before the taker was kept shows as a YES buy.
+ */
+export function publicTradeView(p: PrintDoc): PublicTradeView {
+  const outcome = p.takerOutcome ?? "YES";
+  const yesCash = p.notional;
+  return {
+    marketId: p.marketId,
+    tradeId: p._id,
+    outcome,
+    side: p.takerSide ?? "BUY",
+    price: formatAvgPrice(outcome === "YES" ? yesCash : p.quantity - yesCash, p.quantity),
+    quantity: String(p.quantity),
+    yesPrice: formatAvgPrice(yesCash, p.quantity),
+    at: p.at,
   };
 }

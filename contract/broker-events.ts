@@ -54,7 +54,7 @@ export interface BrokerEvents {
   "ledger.committed": { events: LedgerMessage[] };
   "ledger.balanceChanged": { userId: string; balance: Model<"Balance"> };
   "ledger.positionChanged": { userId: string; position: SocketModel<"PositionUpdate"> };
-  "ledger.tradeCreated": { userId: string; trade: TradeRecord & { totalCostDecimal: string } };
+  "ledger.tradeCreated": { userId: string; trade: TradeRecord & { totalCostDecimal: string; at?: string } };
   // The catalog's market lifecycle (catalog/catalog.ts).
   "market.opened": MarketOpenedEvent;
   "market.closed": MarketClosedEvent;

@@ -143,6 +143,7 @@ export const SOCKET_SCHEMAS = {
       ),
       obj({ type: lit("update"), channel: lit("market"), data: ref("MarketPrices") }, ["type", "channel", "data"]),
       obj({ type: lit("lifecycle"), channel: lit("market"), data: ref("MarketLifecycle") }, ["type", "channel", "data"]),
+      obj({ type: lit("trade"), channel: lit("market"), data: ref("PublicTrade") }, ["type", "channel", "data"]),
       obj({ type: lit("update"), channel: lit("user"), data: ref("UserUpdate") }, ["type", "channel", "data"]),
       obj({ type: lit("error"), code: ref("SocketErrorCode"), message: str, channel }, ["type", "code", "message"]),
     ],

@@ -331,6 +331,21 @@ export const SCHEMAS = {
     "close",
     "volume",
   ]),
+  /** One execution on the public tape (GET /markets/:id/trades, the market channel's `trade`): no user ids. */
+  PublicTrade: obj(
+    {
+      marketId: str,
+      tradeId: str,
+      outcome,
+      side: { type: "string", enum: ["BUY", "SELL"], description: "The taker's side" },
+      price: { ...str, description: "The outcome's price (a decimal; more than two places for a pool's average)" },
+      quantity: { ...str, description: "Shares in micro-units" },
+      yesPrice: { ...str, description: "The YES price of the execution" },
+      at: time,
+    },
+    ["marketId", "tradeId", "outcome", "side", "price", "quantity", "yesPrice", "at"],
+  ),
+  PublicTradeList: obj({ items: { type: "array", items: ref("PublicTrade") } }, ["items"]),
   PriceHistory: obj(
     {
       marketId: str,
@@ -981,8 +996,9 @@ export const SCHEMAS = {
       price: {
         type: "string",
         pattern: "^(0(\\.[0-9]{1,2})?|1(\\.0{1,2})?)$",
-        default: "0.50",
-        description: "What each YES share is paid (0.00 to 1.00); each NO share is paid 1 minus it, out of the market's own collateral",
+        // No schema default: omitted, a race's outcome is cancelled at 0.00, any other market at 0.50 (catalog/exclusive.ts).
+        description:
+          "What each YES share is paid (0.00 to 1.00; default 0.50, a race's outcome 0.00); each NO share is paid 1 minus it, out of the market's own collateral",
       },
     },
   },

@@ -64,6 +64,8 @@ const pageSize = <const D extends number, const M extends number>(def: D, max: M
   }) as const;
 
 export const TRADES_DEFAULT_PAGE_SIZE = 20;
+export const MARKET_TRADES_DEFAULT_LIMIT = 50;
+export const MARKET_TRADES_MAX_LIMIT = 100;
 export const TRADES_MAX_PAGE_SIZE = 100;
 export const NOTIFICATIONS_DEFAULT_PAGE_SIZE = 20;
 export const NOTIFICATIONS_MAX_PAGE_SIZE = 100;
@@ -236,6 +238,33 @@ export const ROUTES = {
     errors: ["400", "404"],
     tags: ["catalog"],
     summary: "Candles and price change",
+  },
+  "catalog.marketTrades": {
+    method: "GET",
+    path: "/markets/:marketId/trades",
+    operationId: "getMarketTrades",
+    auth: "public",
+    rate: "read",
+    ids: { marketId: "Market id" },
+    query: req(
+      {
+        limit: {
+          type: "integer",
+          minimum: 1,
+          maximum: MARKET_TRADES_MAX_LIMIT,
+          default: MARKET_TRADES_DEFAULT_LIMIT,
+          description: `Trades to return, 1 to ${MARKET_TRADES_MAX_LIMIT}, newest first`,
+          "x-fv": pageSizeParam(MARKET_TRADES_DEFAULT_LIMIT, MARKET_TRADES_MAX_LIMIT),
+        },
+      },
+      [],
+    ),
+    status: 200,
+    result: ref("PublicTradeList"),
+    resultDescription: "The market's latest executions, newest first",
+    errors: ["400", "404"],
+    tags: ["catalog"],
+    summary: "The market's public trades (every venue, no user ids)",
   },
   "router.quote": {
     method: "POST",

@@ -127,15 +127,30 @@ function qs(state: LmsrState): bigint[] {
   return state.outcomes.map((o) => BigInt(o.q));
 }
 
+/**
+ * Ĉ(q) - max q of the states last priced, keyed by b and q - max q. A pool's state after a trade
+ * is the next trade's state before it (a fee only shifts every q alike), and solvency, the quote
+ * and the ledger's re-pricing all start from it: remembered, each trade computes one new value.
+ */
+const RECENT_COSTS = 256;
+const recentCosts = new Map<string, bigint>();
+
 /** Ĉ(q): the pool's cost function, ceil of an upper bound of b·ln Σ exp(q_i / b) (micro-units). */
 export function costOf(b: number, q: readonly bigint[]): bigint {
   if (!q.length) return 0n;
   const bb = BigInt(b);
   let max = q[0];
   for (const x of q) if (x > max) max = x;
+  // Exactly shift invariant: Ĉ(q) = max + Ĉ(q - max).
+  const key = `${b}:${q.map((x) => max - x).join(",")}`;
+  const known = recentCosts.get(key);
+  if (known !== undefined) return max + known;
   let s = 0n;
   for (const x of q) s += expNegUp(max - x, bb);
-  return max + ceilDiv(bb * lnUp(s), ONE);
+  const above = ceilDiv(bb * lnUp(s), ONE);
+  if (recentCosts.size >= RECENT_COSTS) recentCosts.delete(recentCosts.keys().next().value as string);
+  recentCosts.set(key, above);
+  return max + above;
 }
 
 export function cost(state: LmsrState): MicroUnits {

@@ -4,12 +4,13 @@
  * socket with the frames of all its rooms; each message encoded once for every socket; a socket's
  * snapshot floor (updates it already has are not sent again); prices pushed only when the best
  * prices changed; users' balances and positions coalesced per key, their orders, trades and
- * notifications as they come. Framework-free: gateway/socket.ts fills the ports with socket.io's
+ * notifications as they come; each execution once on its market's channel (gateway/public-tape.ts). Framework-free: gateway/socket.ts fills the ports with socket.io's
  * rooms, the encoder and each connection's writer.
  */
 import type { EventPayload } from "../contract";
 import { tradeRecordView } from "../engine/settlement";
 import { livePrices } from "../trading/live-prices";
+import { publicTrades } from "./public-tape";
 import { Coalescer } from "./socket-coalesce";
 import { batchOf, type Batch, type EncodedMessage, type FanoutPath } from "./socket-direct";
 import { COALESCE_MS, noView, rooms, type MarketPrices, type PositionUpdate, type ServerMessage, type UserUpdate } from "./socket-protocol";
@@ -142,6 +143,18 @@ export class SocketFanout {
 
   trade({ userId, trade }: EventPayload<"ledger.tradeCreated">): void {
     this.user(userId, { trade: tradeRecordView(trade) });
+  }
+
+  /**
+   * One commit's trade records (`ledger.committed`): each execution once on its market's channel,
+   * as it comes (not coalesced: every print is news), to that market's subscribers only.
+   */
+  tape(trades: ReadonlyArray<EventPayload<"ledger.tradeCreated">["trade"]>): void {
+    if (!trades.some((t) => this.hasMembers(rooms.market(t.marketId)))) return;
+    for (const data of publicTrades(trades)) {
+      const room = rooms.market(data.marketId);
+      if (this.hasMembers(room)) this.ports.toRoom(room, { type: "trade", channel: "market", data });
+    }
   }
 
   order(o: EventPayload<"order.updated">): void {

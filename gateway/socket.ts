@@ -19,7 +19,7 @@ import type { Service, ServiceSchema } from "moleculer";
 import SocketIOMixin from "moleculer-io";
 import type { Server, Socket } from "socket.io";
 import { defineService } from "../mixins/service";
-import { call, type ActionName, type EventName } from "../contract";
+import { call, type ActionName, type EventName, type EventPayload } from "../contract";
 import { configOf } from "../lib/config";
 import { AddressConnections } from "./socket-limits";
 import { clientAddress, trustedProxies, type TrustedProxies } from "../lib/proxies";
@@ -177,10 +177,15 @@ const SocketGateway = defineService<SocketGatewayThis>({
     /** Every balance, position and trade change of one group commit. */
     "ledger.committed": {
       handler(this: SocketGatewayThis, ctx) {
+        const trades: Array<EventPayload<"ledger.tradeCreated">["trade"]> = [];
         for (const e of ctx.params.events)
           if (e.name === "ledger.balanceChanged") this.fanout.balance(e.payload);
           else if (e.name === "ledger.positionChanged") this.fanout.position(e.payload);
-          else this.fanout.trade(e.payload);
+          else {
+            this.fanout.trade(e.payload);
+            trades.push(e.payload.trade);
+          }
+        if (trades.length) this.fanout.tape(trades);
       },
     },
     // One at a time, as nodes of an earlier version send them (a rolling upgrade).
@@ -213,6 +218,7 @@ const SocketGateway = defineService<SocketGatewayThis>({
     "ledger.tradeCreated": {
       handler(this: SocketGatewayThis, ctx) {
         this.fanout.trade(ctx.params);
+        this.fanout.tape([ctx.params.trade]);
       },
     },
     "order.updated": {

@@ -86,23 +86,24 @@ export function notifyCommitted(batch: readonly LedgerEntryDoc[], instance: stri
   out.broadcast("ledger.durable", { instance, seq: batch[batch.length - 1].seq });
   const users = new Set<string>();
   const positions = new Map<string, { userId: string; marketId: string; outcome: "YES" | "NO" }>();
-  const trades: TradeRecord[] = [];
+  const trades: Array<{ t: TradeRecord; at: string }> = [];
   for (const d of batch) {
     for (const p of d.postings) {
       if (p.kind === "cash" && isUser(p.account)) users.add(p.account);
       if (p.kind === "shares" && isUser(p.account))
         positions.set(`${p.account}|${p.marketId}|${p.outcome}`, { userId: p.account, marketId: p.marketId, outcome: p.outcome });
     }
-    if (d.trades) trades.push(...d.trades);
+    // The book command's time is its prints' time too (the public tape agrees with the catalog's list).
+    if (d.trades) for (const t of d.trades) trades.push({ t, at: d.book?.at ?? d.at });
   }
   for (const userId of users) out.broadcast("ledger.balanceChanged", { userId, balance: balanceView(accounts.balance(userId)) });
   for (const { userId, marketId, outcome } of positions.values()) {
     const p = accounts.positionsOf(userId).find((x) => x.marketId === marketId && x.outcome === outcome);
     if (p) out.broadcast("ledger.positionChanged", { userId, position: positionChangeView(p) });
   }
-  for (const t of trades)
+  for (const { t, at } of trades)
     if (isUser(t.userId))
-      out.broadcast("ledger.tradeCreated", { userId: t.userId, trade: { ...t, totalCostDecimal: formatMicro(t.totalCost) } });
+      out.broadcast("ledger.tradeCreated", { userId: t.userId, trade: { ...t, totalCostDecimal: formatMicro(t.totalCost), at } });
   out.end?.();
 }
 

@@ -197,8 +197,9 @@ export async function eventPoolTrade(p: EventPoolPorts, r: RouteRequest): Promis
   if (!e) return null;
   await admit(p, e, r);
   const { quote, postings, record } = plan(p, e, r);
+  const tradeId = p.newId("trd");
   const trade: TradeRecord = {
-    tradeId: p.newId("trd"),
+    tradeId,
     userId: r.userId,
     marketId: r.marketId,
     orderId: p.newId("ord"),
@@ -209,7 +210,8 @@ export async function eventPoolTrade(p: EventPoolPorts, r: RouteRequest): Promis
     filledQuantity: r.quantity,
     totalCost: quote.cash,
     fee: quote.fee,
-    fillIds: [p.newId("fil")],
+    // The pool's one fill is the trade itself: its print and the public tape name it alike.
+    fillIds: [tradeId],
   };
   const value: RouteExecution = {
     tradeId: trade.tradeId,
@@ -246,7 +248,7 @@ function tradeAnswer(r: RouteExecution) {
  * The print of a trade against an event's pool for price history and volume, as a market's own
  * pool prints: its average price to the cent in YES terms, its notional in YES terms.
  */
-export function eventPoolPrint(r: Pick<RouteRequest, "marketId" | "outcome">, x: RouteExecution, at: string): MarketTradeEvent {
+export function eventPoolPrint(r: Pick<RouteRequest, "marketId" | "outcome" | "side">, x: RouteExecution, at: string): MarketTradeEvent {
   const ticks = Math.min(99, Math.max(1, Math.round((x.totalCost * 100) / x.filledQuantity)));
   return {
     marketId: r.marketId,
@@ -255,6 +257,8 @@ export function eventPoolPrint(r: Pick<RouteRequest, "marketId" | "outcome">, x:
     yesPrice: r.outcome === "YES" ? ticks : 100 - ticks,
     quantity: x.filledQuantity,
     notional: r.outcome === "YES" ? x.totalCost : x.filledQuantity - x.totalCost,
+    takerSide: r.side,
+    takerOutcome: r.outcome,
     at,
   };
 }

@@ -20,8 +20,9 @@ import type {
   PostOutcome,
 } from "../models/trading";
 import { chainHash } from "./chain-hash";
-import { canonical, entryRuleProblems } from "./entry-rules";
-import { eventPoolAccount, planEventPoolTrade, poolState } from "../engine/event-pool";
+import { entryRuleProblems } from "./entry-rules";
+import { poolPostingsOf, replanPoolLeg } from "./pool-legs";
+import { eventPoolAccount } from "../engine/event-pool";
 import { eventResolutionKey, payoutKey, resolutionKey } from "../engine/payout";
 import { IdemClaims } from "./idempotency";
 import { moneyCheck } from "./money-check";
@@ -342,17 +343,11 @@ export class Ledger {
   private checkPoolLeg(rec: EventPoolRecord, postings: readonly Posting[]): void {
     this.refuseDecided(rec.eventId, [rec.marketId]);
     const account = eventPoolAccount(rec.eventId);
-    const books = { cash: this.balance(account).available, positions: this.positionsOf(account) };
-    const plan = planEventPoolTrade(poolState(rec.b, books, rec.outcomes), books, rec);
+    const plan = replanPoolLeg(rec, this);
     if (!plan.ok || plan.quote.cash !== rec.cash || plan.quote.fee !== rec.fee)
       throw new Refusal<LedgerCode>("conflict", "BOOK_CHANGED", "The event's pool moved since this order was priced; nothing was executed");
-    const pools = (ps: readonly Posting[]) =>
-      ps
-        .filter((p) => (p.kind === "cash" || p.kind === "shares") && p.account === account)
-        .map(canonical)
-        .sort();
-    const want = pools(plan.postings);
-    const got = pools(postings);
+    const want = poolPostingsOf(account, plan.postings);
+    const got = poolPostingsOf(account, postings);
     if (want.length !== got.length || want.some((w, i) => w !== got[i]))
       throw new Refusal<LedgerCode>("rejected", "INVALID_POSTING", `entry moves pool ${account} other than its pool leg's record`);
   }

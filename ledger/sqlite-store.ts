@@ -18,7 +18,16 @@ import type {
 } from "../models/trading";
 import { GENESIS_HASH } from "./chain-hash";
 import { openConnection } from "./sqlite-connection";
-import { HEAD_FILE, SqliteWriter, type CheckpointPolicy, type WriteBatch, type WriterTarget } from "./sqlite-writer";
+import {
+  HEAD_FILE,
+  Projector,
+  PROJECTION,
+  SqliteWriter,
+  type CheckpointPolicy,
+  type ProjectionPolicy,
+  type WriteBatch,
+  type WriterTarget,
+} from "./sqlite-writer";
 import type { WriterReply, WriterRequest } from "./sqlite-writer-thread";
 import {
   checkedOrderGroup,
@@ -41,6 +50,8 @@ import {
 /** The money store's file in the data dir. */
 export const MONEY_STORE_FILE = "money.db";
 const FILE = MONEY_STORE_FILE;
+/** The read models' projection when the caller does not choose (null: inside each journal commit). */
+export const DEFAULT_PROJECTION: ProjectionPolicy | null = PROJECTION;
 /** The writer thread's compiled entry; absent when running from TypeScript sources (the test runner). */
 const WRITER_THREAD = join(__dirname, "sqlite-writer-thread.js");
 
@@ -211,6 +222,15 @@ export class SqliteMoneyStore implements MoneyStore {
   private writer: CommitWriter | null = null;
   /** A commit of unknown outcome: the ledger's memory may be ahead of the store, so nothing more is written until a restart. */
   private failed: Error | null = null;
+  /** The last entry of the last acknowledged commit, and the last one the read models are known to hold. */
+  private committedSeq = 0;
+  private projectedSeq = 0;
+  /**
+   * Acknowledged entries the writer thread may not have projected yet, for the one synchronous
+   * read (openOrderByClientId); the asynchronous ones flush the writer instead.
+   */
+  private tail: LedgerEntryDoc[] = [];
+  private tailProjector: Projector | null = null;
 
   private constructor(
     readonly location: string,
@@ -218,6 +238,8 @@ export class SqliteMoneyStore implements MoneyStore {
     private readonly fsync: boolean,
     private readonly writerThread: boolean,
     private readonly checkpoints?: CheckpointPolicy,
+    /** Read models written behind the journal (null: in each journal commit). */
+    private readonly projection: ProjectionPolicy | null = null,
   ) {
     try {
       this.db = location === ":memory:" ? new Database(":memory:") : openConnection(location);
@@ -322,8 +344,12 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   /** The store under a data dir (":memory:" keeps it in memory, for tests). */
-  static open(dataDir: string, opts: { fsync: boolean; writerThread?: boolean; checkpoints?: CheckpointPolicy }): SqliteMoneyStore {
-    if (dataDir === ":memory:") return new SqliteMoneyStore(":memory:", null, false, false);
+  static open(
+    dataDir: string,
+    opts: { fsync: boolean; writerThread?: boolean; checkpoints?: CheckpointPolicy; projection?: ProjectionPolicy | null },
+  ): SqliteMoneyStore {
+    const projection = opts.projection === undefined ? DEFAULT_PROJECTION : opts.projection;
+    if (dataDir === ":memory:") return new SqliteMoneyStore(":memory:", null, false, false, undefined, projection);
     const path = join(dataDir, FILE);
     const legacy = join(dataDir, "ledger-journal.log");
     if (!existsSync(path) && existsSync(legacy)) {
@@ -331,7 +357,7 @@ export class SqliteMoneyStore implements MoneyStore {
         `${dataDir} holds a ledger in the earlier format (ledger-journal.log and NeDB read models) and no ${FILE}: this version keeps the money path in ${FILE} and does not migrate the earlier format. Start with an empty DATA_DIR (move this one away to keep it).`,
       );
     }
-    return new SqliteMoneyStore(path, dataDir, opts.fsync, opts.writerThread ?? true, opts.checkpoints);
+    return new SqliteMoneyStore(path, dataDir, opts.fsync, opts.writerThread ?? true, opts.checkpoints, projection);
   }
 
   private metaNumber(k: string): number {
@@ -370,6 +396,7 @@ export class SqliteMoneyStore implements MoneyStore {
         throw new StoreDamaged(`the last ledger journal entry ${last.seq} in ${this.location} does not hash to the committed head`);
     }
     this.checkWitness(headSeq);
+    this.catchUp(headSeq);
     const orders = (this.st.ordersCount.get() as { n: number }).n;
     const trades = (this.st.tradesCountAll.get() as { n: number }).n;
     if (orders !== this.metaNumber("orders"))
@@ -419,6 +446,74 @@ export class SqliteMoneyStore implements MoneyStore {
     };
   }
 
+  /**
+   * Projects the entries a stop left beyond the read models' mark (projected_seq), so that they
+   * reflect the whole journal before anything is served. A store without the mark projected each
+   * entry in its journal commit.
+   */
+  private catchUp(headSeq: number): void {
+    const mark = this.metaString("projected_seq");
+    const projected = mark === null ? headSeq : Number(mark);
+    if (!Number.isSafeInteger(projected) || projected < 0 || projected > headSeq)
+      throw new StoreDamaged(
+        `the read models in ${this.location} claim to reflect ledger journal entry ${mark}, but the journal ends at entry ${headSeq}`,
+      );
+    if (projected < headSeq) {
+      const projector = new Projector(this.db);
+      const docs: LedgerEntryDoc[] = [];
+      for (const r of this.st.scan.iterate(projected + 1) as IterableIterator<JournalRow>) {
+        docs.push(JSON.parse(r.body) as LedgerEntryDoc);
+        if (docs.length >= 1_000) projector.tx(docs.splice(0));
+      }
+      projector.tx(docs);
+    } else if (mark === null) this.st.setMeta.run("projected_seq", String(headSeq));
+    this.committedSeq = this.projectedSeq = headSeq;
+  }
+
+  /**
+   * Read-your-writes for the read models: every acknowledged commit's rows are written before
+   * the read (a message round trip to the writer thread when some may not be, none otherwise).
+   */
+  private async read<T>(fn: () => T): Promise<T> {
+    if (!this.writer || this.projectedSeq >= this.committedSeq) return fn();
+    try {
+      this.noteProjected(await this.writer.flush());
+    } catch (err) {
+      // The rows cannot be written now (a full disk): the read sees them in a transaction never committed.
+      if (!(err instanceof CommitRefused) || this.failed) throw err;
+      return this.readWithTail(fn);
+    }
+    return fn();
+  }
+
+  /**
+   * The read inside a write transaction on this connection that projects the acknowledged
+   * entries its rows lack, then rolls back: the rows live in its page cache only, never on disk.
+   */
+  private readWithTail<T>(fn: () => T): T {
+    this.db.pragma("query_only = OFF");
+    try {
+      this.db.exec("BEGIN IMMEDIATE");
+      try {
+        const mark = this.metaNumber("projected_seq");
+        (this.tailProjector ??= new Projector(this.db)).apply(this.tail.filter((d) => d.seq > mark));
+        return fn();
+      } finally {
+        this.db.exec("ROLLBACK");
+      }
+    } finally {
+      if (this.writer instanceof ThreadWriter) this.db.pragma("query_only = ON");
+    }
+  }
+
+  private noteProjected(seq: number): void {
+    if (seq <= this.projectedSeq) return;
+    this.projectedSeq = seq;
+    let n = 0;
+    while (n < this.tail.length && this.tail[n].seq <= seq) n++;
+    if (n) this.tail.splice(0, n);
+  }
+
   /** The head file names the last commit this data dir saw; the journal must still reach it. */
   private checkWitness(headSeq: number): void {
     if (!this.dir) return;
@@ -451,18 +546,20 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   async foundationFacts(): Promise<MoneyFacts> {
-    const ids = (rows: unknown[]) => (rows as Array<{ id: string }>).map((r) => r.id);
-    const { n } = this.st.count.get() as { n: number };
-    const bodies = (this.st.depositBodies.all(DEPOSIT_KEY_PREFIX, nextPrefix(DEPOSIT_KEY_PREFIX)) as Array<{ body: string }>).map(
-      (r) => r.body,
-    );
-    return {
-      fresh: n === 0 && this.metaString("format") === null,
-      users: ids(this.st.factUsers.all({ n: USER_ACCOUNT_PREFIX.length, p: USER_ACCOUNT_PREFIX })),
-      markets: ids(this.st.factMarkets.all()),
-      depositors: depositorsOf(bodies),
-      chainUsed: this.metaNumber("withdrawal") !== 0,
-    };
+    return this.read(() => {
+      const ids = (rows: unknown[]) => (rows as Array<{ id: string }>).map((r) => r.id);
+      const { n } = this.st.count.get() as { n: number };
+      const bodies = (this.st.depositBodies.all(DEPOSIT_KEY_PREFIX, nextPrefix(DEPOSIT_KEY_PREFIX)) as Array<{ body: string }>).map(
+        (r) => r.body,
+      );
+      return {
+        fresh: n === 0 && this.metaString("format") === null,
+        users: ids(this.st.factUsers.all({ n: USER_ACCOUNT_PREFIX.length, p: USER_ACCOUNT_PREFIX })),
+        markets: ids(this.st.factMarkets.all()),
+        depositors: depositorsOf(bodies),
+        chainUsed: this.metaNumber("withdrawal") !== 0,
+      };
+    });
   }
 
   async fingerprint(name: string): Promise<string | null> {
@@ -488,32 +585,40 @@ export class SqliteMoneyStore implements MoneyStore {
         dir: this.dir,
         fsync: this.fsync && this.dir !== null,
         ...(this.checkpoints ? { checkpoints: this.checkpoints } : {}),
+        ...(this.projection ? { projection: this.projection } : {}),
       };
       if (this.writerThread && this.dir && existsSync(WRITER_THREAD)) {
         // From here on this connection only reads.
         this.db.pragma("query_only = ON");
-        this.writer = new ThreadWriter(WRITER_THREAD, target);
+        this.writer = new ThreadWriter(WRITER_THREAD, target, (seq) => this.noteProjected(seq));
       } else {
-        const inline = new SqliteWriter(this.db, target);
+        const inline = new SqliteWriter(this.db, target, (seq) => this.noteProjected(seq));
         this.writer = {
           commit: async (b) => {
             await inline.commit(b);
+            inline.projectIfDue();
             inline.checkpointIfDue();
+            return inline.projectedSeq;
           },
+          flush: async () => inline.project(),
           close: async () => inline.close(),
         };
       }
     }
+    const threaded = this.writer instanceof ThreadWriter;
+    const last = batch.rows[batch.rows.length - 1].seq;
+    if (this.projection) for (const d of batch.docs) this.tail.push(d);
     // The thread parses the entries back from their bodies rather than receiving a clone.
     try {
-      await this.writer.commit(
-        this.writer instanceof ThreadWriter
-          ? { rows: batch.rows, cash: batch.cash, positions: batch.positions, markets: batch.markets, totals: batch.totals }
-          : batch,
+      const projected = await this.writer.commit(
+        threaded ? { rows: batch.rows, cash: batch.cash, positions: batch.positions, markets: batch.markets, totals: batch.totals } : batch,
       );
+      this.committedSeq = last;
+      this.noteProjected(projected);
     } catch (err) {
       // Refused whole (a full disk): the store is as it was, the next commit may go through.
-      if (!(err instanceof CommitRefused)) this.failed = err as Error;
+      if (err instanceof CommitRefused) this.tail = this.tail.filter((d) => d.seq <= this.committedSeq);
+      else this.failed = err as Error;
       throw err;
     }
   }
@@ -533,32 +638,34 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   async restingOrders(marketId: string, afterPrio: number, limit: number): Promise<CommittedRestingOrder[]> {
-    const rows = this.st.resting.all(marketId, afterPrio, limit) as Array<{
-      order_id: string;
-      user_id: string;
-      side: RestingOrder["side"];
-      outcome: RestingOrder["outcome"];
-      price: number;
-      quantity: number;
-      remaining: number;
-      prio: number;
-      client_order_id: string | null;
-      cancel_on_pause: number;
-      is_quote: number;
-    }>;
-    return rows.map((r) => ({
-      orderId: r.order_id,
-      userId: r.user_id,
-      side: r.side,
-      outcome: r.outcome,
-      price: r.price,
-      quantity: r.quantity,
-      remaining: r.remaining,
-      seq: r.prio,
-      clientOrderId: r.client_order_id,
-      ...(r.cancel_on_pause === 1 ? { cancelOnPause: true } : {}),
-      ...(r.is_quote === 1 ? { quote: true } : {}),
-    }));
+    return this.read(() => {
+      const rows = this.st.resting.all(marketId, afterPrio, limit) as Array<{
+        order_id: string;
+        user_id: string;
+        side: RestingOrder["side"];
+        outcome: RestingOrder["outcome"];
+        price: number;
+        quantity: number;
+        remaining: number;
+        prio: number;
+        client_order_id: string | null;
+        cancel_on_pause: number;
+        is_quote: number;
+      }>;
+      return rows.map((r) => ({
+        orderId: r.order_id,
+        userId: r.user_id,
+        side: r.side,
+        outcome: r.outcome,
+        price: r.price,
+        quantity: r.quantity,
+        remaining: r.remaining,
+        seq: r.prio,
+        clientOrderId: r.client_order_id,
+        ...(r.cancel_on_pause === 1 ? { cancelOnPause: true } : {}),
+        ...(r.is_quote === 1 ? { quote: true } : {}),
+      }));
+    });
   }
 
   /** The answer stored for an Idempotency-Key, if any. */
@@ -577,7 +684,16 @@ export class SqliteMoneyStore implements MoneyStore {
   /** The user's open order carrying this client order id, if any. */
   openOrderByClientId(userId: string, clientOrderId: string): string | null {
     const r = this.st.openByClientId.get(userId, clientOrderId) as { orderId: string } | undefined;
-    return r ? r.orderId : null;
+    let open = r ? r.orderId : null;
+    // Entries the rows may not reflect yet, replayed in order (one already projected changes nothing).
+    for (const doc of this.tail) {
+      const b = doc.book;
+      if (!b) continue;
+      const placed = b.command.type === "place" ? [b.command.order] : b.command.type === "quotes" ? b.command.orders : [];
+      for (const o of placed) if (o.userId === userId && o.clientOrderId === clientOrderId) open = o.orderId;
+      for (const c of b.orders) if (c.orderId === open && c.remaining === 0) open = null;
+    }
+    return open;
   }
 
   async auditLog(page: number, pageSize: number): Promise<{ items: LedgerEntryDoc[]; total: number }> {
@@ -592,11 +708,15 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   async groupOrders(): Promise<Array<{ orderId: string; orderGroupId: string; marketId: string }>> {
-    return this.st.groupOrders.all() as Array<{ orderId: string; orderGroupId: string; marketId: string }>;
+    return this.read(() => {
+      return this.st.groupOrders.all() as Array<{ orderId: string; orderGroupId: string; marketId: string }>;
+    });
   }
 
   async groupFills(userId: string, orderGroupId: string, after: string): Promise<GroupOrderFill[]> {
-    return this.st.groupFills.all(userId, after, orderGroupId) as GroupOrderFill[];
+    return this.read(() => {
+      return this.st.groupFills.all(userId, after, orderGroupId) as GroupOrderFill[];
+    });
   }
 
   async heartbeats(): Promise<Array<{ userId: string; timeoutSeconds: number; deadline: string }>> {
@@ -604,84 +724,104 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   async dueExpiries(now: string, limit: number): Promise<Array<{ orderId: string; marketId: string; expiresAt: string }>> {
-    return this.st.dueExpiries.all(now, limit) as Array<{ orderId: string; marketId: string; expiresAt: string }>;
+    return this.read(() => {
+      return this.st.dueExpiries.all(now, limit) as Array<{ orderId: string; marketId: string; expiresAt: string }>;
+    });
   }
 
   async nextExpiry(): Promise<string | null> {
-    return (this.st.nextExpiry.get() as { at: string | null }).at;
+    return this.read(() => {
+      return (this.st.nextExpiry.get() as { at: string | null }).at;
+    });
   }
 
   async openMarketsOf(userId: string): Promise<string[]> {
-    return (this.st.openMarketsOf.all(userId) as Array<{ marketId: string }>).map((r) => r.marketId);
+    return this.read(() => {
+      return (this.st.openMarketsOf.all(userId) as Array<{ marketId: string }>).map((r) => r.marketId);
+    });
   }
 
   private readonly orderQueries = new Map<string, { items: Database.Statement; total: Database.Statement }>();
 
   async orders(q: OrderQuery): Promise<{ items: OrderDoc[]; total: number }> {
-    const where = ["user_id = @userId"];
-    if (q.marketId) where.push("market_id = @marketId");
-    if (q.clientOrderId) where.push("client_order_id = @clientOrderId");
-    if (q.status === "open") where.push("remaining > 0");
-    else if (q.status === "closed") where.push("remaining = 0");
-    const params = {
-      userId: q.userId,
-      marketId: q.marketId ?? null,
-      clientOrderId: q.clientOrderId ?? null,
-      limit: q.pageSize,
-      offset: (q.page - 1) * q.pageSize,
-    };
-    const sql = `FROM orders WHERE ${where.join(" AND ")}`;
-    let st = this.orderQueries.get(sql);
-    if (!st)
-      this.orderQueries.set(
-        sql,
-        (st = {
-          items: this.db.prepare(`SELECT * ${sql} ORDER BY created_at DESC, order_id DESC LIMIT @limit OFFSET @offset`),
-          total: this.db.prepare(`SELECT count(*) AS n ${sql}`),
-        }),
-      );
-    const items = (st.items.all(params) as OrderRow[]).map(orderOf);
-    const total = (st.total.get(params) as { n: number }).n;
-    return { items, total };
+    return this.read(() => {
+      const where = ["user_id = @userId"];
+      if (q.marketId) where.push("market_id = @marketId");
+      if (q.clientOrderId) where.push("client_order_id = @clientOrderId");
+      if (q.status === "open") where.push("remaining > 0");
+      else if (q.status === "closed") where.push("remaining = 0");
+      const params = {
+        userId: q.userId,
+        marketId: q.marketId ?? null,
+        clientOrderId: q.clientOrderId ?? null,
+        limit: q.pageSize,
+        offset: (q.page - 1) * q.pageSize,
+      };
+      const sql = `FROM orders WHERE ${where.join(" AND ")}`;
+      let st = this.orderQueries.get(sql);
+      if (!st)
+        this.orderQueries.set(
+          sql,
+          (st = {
+            items: this.db.prepare(`SELECT * ${sql} ORDER BY created_at DESC, order_id DESC LIMIT @limit OFFSET @offset`),
+            total: this.db.prepare(`SELECT count(*) AS n ${sql}`),
+          }),
+        );
+      const items = (st.items.all(params) as OrderRow[]).map(orderOf);
+      const total = (st.total.get(params) as { n: number }).n;
+      return { items, total };
+    });
   }
 
   async order(orderId: string): Promise<OrderDoc | null> {
-    const r = this.st.order.get(orderId) as OrderRow | undefined;
-    return r ? orderOf(r) : null;
+    return this.read(() => {
+      const r = this.st.order.get(orderId) as OrderRow | undefined;
+      return r ? orderOf(r) : null;
+    });
   }
 
   async trades(userId: string, page: number, pageSize: number): Promise<{ items: TradeDoc[]; total: number }> {
-    const items = (this.st.trades.all(userId, pageSize, (page - 1) * pageSize) as TradeRow[]).map(tradeOf);
-    const total = (this.st.tradesCount.get(userId) as { n: number }).n;
-    return { items, total };
+    return this.read(() => {
+      const items = (this.st.trades.all(userId, pageSize, (page - 1) * pageSize) as TradeRow[]).map(tradeOf);
+      const total = (this.st.tradesCount.get(userId) as { n: number }).n;
+      return { items, total };
+    });
   }
 
   async trade(tradeId: string): Promise<TradeDoc | null> {
-    const r = this.st.trade.get(tradeId) as TradeRow | undefined;
-    return r ? tradeOf(r) : null;
+    return this.read(() => {
+      const r = this.st.trade.get(tradeId) as TradeRow | undefined;
+      return r ? tradeOf(r) : null;
+    });
   }
 
   async readModelFacts(): Promise<ReadModelFacts> {
-    const cashHeld = new Map<string, number>();
-    for (const r of this.st.cashHeld.all() as Array<{ userId: string; held: number }>) cashHeld.set(r.userId, r.held);
-    const sharesHeld = new Map<string, number>();
-    for (const r of this.st.sharesHeld.all() as Array<{ userId: string; marketId: string; outcome: string; held: number }>)
-      sharesHeld.set(`${r.userId}|${r.marketId}|${r.outcome}`, r.held);
-    return {
-      badOrders: this.st.badOrders.all() as ReadModelFacts["badOrders"],
-      cashHeld,
-      sharesHeld,
-      badPositions: this.st.badPositions.all() as ReadModelFacts["badPositions"],
-      counts: { orders: (this.st.ordersCount.get() as { n: number }).n, trades: (this.st.tradesCountAll.get() as { n: number }).n },
-    };
+    return this.read(() => {
+      const cashHeld = new Map<string, number>();
+      for (const r of this.st.cashHeld.all() as Array<{ userId: string; held: number }>) cashHeld.set(r.userId, r.held);
+      const sharesHeld = new Map<string, number>();
+      for (const r of this.st.sharesHeld.all() as Array<{ userId: string; marketId: string; outcome: string; held: number }>)
+        sharesHeld.set(`${r.userId}|${r.marketId}|${r.outcome}`, r.held);
+      return {
+        badOrders: this.st.badOrders.all() as ReadModelFacts["badOrders"],
+        cashHeld,
+        sharesHeld,
+        badPositions: this.st.badPositions.all() as ReadModelFacts["badPositions"],
+        counts: { orders: (this.st.ordersCount.get() as { n: number }).n, trades: (this.st.tradesCountAll.get() as { n: number }).n },
+      };
+    });
   }
 
   async allOrders(onRow: (o: OrderDoc) => void): Promise<void> {
-    for (const r of this.st.allOrders.iterate() as IterableIterator<OrderRow>) onRow(orderOf(r));
+    return this.read(() => {
+      for (const r of this.st.allOrders.iterate() as IterableIterator<OrderRow>) onRow(orderOf(r));
+    });
   }
 
   async allTrades(onRow: (t: TradeDoc) => void): Promise<void> {
-    for (const r of this.st.allTrades.iterate() as IterableIterator<TradeRow>) onRow(tradeOf(r));
+    return this.read(() => {
+      for (const r of this.st.allTrades.iterate() as IterableIterator<TradeRow>) onRow(tradeOf(r));
+    });
   }
 
   async close(): Promise<void> {
@@ -693,7 +833,10 @@ export class SqliteMoneyStore implements MoneyStore {
 }
 
 interface CommitWriter {
-  commit(batch: WriteBatch): Promise<void>;
+  /** Resolves once durable, with the last entry whose read-model rows are written. */
+  commit(batch: WriteBatch): Promise<number>;
+  /** Every committed entry's read-model rows written; the last entry projected. */
+  flush(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -701,17 +844,24 @@ interface CommitWriter {
 class ThreadWriter implements CommitWriter {
   private readonly worker: Worker;
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (projected: number) => void; reject: (err: Error) => void }>();
+  /** A flush asked for and not answered yet, and the last commit sent before it. */
+  private flushing: { upTo: number; done: Promise<number> } | null = null;
   private failure: Error | null = null;
   private readonly exited: Promise<void>;
 
-  constructor(entry: string, target: WriterTarget) {
+  constructor(
+    entry: string,
+    target: WriterTarget,
+    private readonly onProjected: (seq: number) => void,
+  ) {
     this.worker = new Worker(entry, { workerData: target });
     this.worker.on("message", (r: WriterReply) => {
+      if (r.ok && r.id === 0) return this.onProjected(r.projected);
       const w = this.waiting.get(r.id);
       if (!w) return;
       this.waiting.delete(r.id);
-      if (r.ok) w.resolve();
+      if (r.ok) w.resolve(r.projected);
       else if (r.refused) w.reject(new CommitRefused(r.message, r.code ?? "", r.refused.diskFull));
       else w.reject(Object.assign(new Error(r.message), r.code ? { code: r.code } : {}));
     });
@@ -730,13 +880,31 @@ class ThreadWriter implements CommitWriter {
     this.waiting.clear();
   }
 
-  commit(batch: WriteBatch): Promise<void> {
+  private send(req: (id: number) => WriterRequest): Promise<number> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ id, batch } satisfies WriterRequest);
+      this.worker.postMessage(req(id));
     });
+  }
+
+  commit(batch: WriteBatch): Promise<number> {
+    return this.send((id) => ({ id, batch }));
+  }
+
+  /** One flush in flight serves every read that needs no commit sent after it. */
+  flush(): Promise<number> {
+    const upTo = this.nextId - 1;
+    if (this.flushing && this.flushing.upTo >= upTo) return this.flushing.done;
+    const done = this.send((id) => ({ id, flush: true }));
+    const mine = { upTo, done };
+    this.flushing = mine;
+    const clear = () => {
+      if (this.flushing === mine) this.flushing = null;
+    };
+    done.then(clear, clear);
+    return done;
   }
 
   /** After the commits already handed over. */

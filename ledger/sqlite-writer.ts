@@ -50,8 +50,21 @@ export interface CheckpointPolicy {
 }
 export const CHECKPOINTS: CheckpointPolicy = { idleMs: 1_000, commits: 1_000, rows: 20_000 };
 
+/**
+ * When the read models (orders, trades) of committed entries are written, if not in the journal's
+ * own transaction: `ms` after the first entry waiting, or once `entries` wait. Many orders then
+ * share each index page they change, instead of each commit writing its own copy of every page.
+ */
+export interface ProjectionPolicy {
+  ms: number;
+  entries: number;
+}
+export const PROJECTION: ProjectionPolicy = { ms: 50, entries: 2_000 };
+
 /** Where the writer works: its connection, and (on disk) the data dir for the WAL and the head file. */
 export interface WriterTarget {
+  /** Read models written behind the journal under this policy; absent: in each journal commit. */
+  projection?: ProjectionPolicy;
   /** The database file, or null in memory. */
   file: string | null;
   dir: string | null;
@@ -59,6 +72,142 @@ export interface WriterTarget {
   fsync: boolean;
   /** Tests: another checkpoint policy than CHECKPOINTS. */
   checkpoints?: CheckpointPolicy;
+}
+
+/**
+ * The read models (orders, trades) of journal entries written by one connection: inside the
+ * journal's commit, in a later transaction of their own on the writer, or at start for the
+ * entries a crash left unprojected. Records the last entry projected (meta projected_seq) and the
+ * rows the journal made (meta orders, trades) in the same transaction as the rows.
+ */
+export class Projector {
+  private readonly st: Record<string, Database.Statement>;
+  readonly tx: (docs: LedgerEntryDoc[]) => void;
+
+  constructor(db: Database.Database) {
+    const q = (sql: string) => db.prepare(sql);
+    this.st = {
+      getMeta: q("SELECT v FROM meta WHERE k = ?"),
+      setMeta: q("INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v"),
+      insOrder: q(
+        "INSERT INTO orders (order_id, user_id, market_id, side, outcome, order_type, price, quantity, filled, remaining, cancelled, holds, status, cancel_reason, client_order_id, expires_at, post_only, prio, seq, created_at, updated_at, cancel_on_pause, is_quote, order_group_id) " +
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      ),
+      changeOrder: q(
+        "UPDATE orders SET quantity = coalesce(?, quantity), price = coalesce(?, price), prio = coalesce(?, prio), filled = filled + ?, remaining = ?, " +
+          "cancelled = coalesce(?, quantity) - filled - ? - ?, holds = ?, status = ?, cancel_reason = coalesce(?, cancel_reason), seq = ?, updated_at = ? WHERE order_id = ?",
+      ),
+      insTrade: q(
+        "INSERT INTO trades (trade_id, user_id, market_id, order_id, side, outcome, venue, role, filled_quantity, total_cost, fee, fill_ids, settlement_status, settlement_tx, created_at, seq) " +
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, ?, ?)",
+      ),
+      settleTrade: q("UPDATE trades SET settlement_status = ?, settlement_tx = ? WHERE trade_id = ?"),
+    };
+    this.tx = db.transaction((docs: LedgerEntryDoc[]) => this.apply(docs));
+  }
+
+  private metaNumber(k: string): number {
+    const r = this.st.getMeta.get(k) as { v: string } | undefined;
+    return r ? Number(r.v) : 0;
+  }
+
+  /** The entries' rows, inside the caller's transaction. */
+  apply(docs: LedgerEntryDoc[]): void {
+    if (!docs.length) return;
+    const st = this.st;
+    let orders = 0;
+    let trades = 0;
+    // Orders placed in this batch are written once, as the batch leaves them.
+    const fresh = new Map<string, OrderDoc>();
+    for (const doc of docs) {
+      for (const op of projectEntry(doc)) {
+        switch (op.op) {
+          case "insertOrder":
+            fresh.set(op.order._id, op.order);
+            break;
+          case "changeOrder": {
+            const c = op.change;
+            const o = fresh.get(c.orderId);
+            if (o) applyOrderChange(o, c, op.seq, op.at);
+            else
+              st.changeOrder.run(
+                c.quantity ?? null,
+                c.price ?? null,
+                c.prio ?? null,
+                c.filledDelta,
+                c.remaining,
+                c.quantity ?? null,
+                c.filledDelta,
+                c.remaining,
+                c.holds,
+                c.status,
+                c.reason ?? null,
+                op.seq,
+                op.at,
+                c.orderId,
+              );
+            break;
+          }
+          case "insertTrade": {
+            const t = op.trade;
+            st.insTrade.run(
+              t._id,
+              t.userId,
+              t.marketId,
+              t.orderId,
+              t.side,
+              t.outcome,
+              t.venue,
+              t.role,
+              t.filledQuantity,
+              t.totalCost,
+              t.fee,
+              JSON.stringify(t.fillIds),
+              t.createdAt,
+              doc.seq,
+            );
+            trades++;
+            break;
+          }
+          case "settleTrades":
+            for (const id of op.tradeIds) st.settleTrade.run(op.status, op.txHash, id);
+            break;
+        }
+      }
+    }
+    for (const o of fresh.values()) {
+      st.insOrder.run(
+        o._id,
+        o.userId,
+        o.marketId,
+        o.side,
+        o.outcome,
+        o.orderType,
+        o.price,
+        o.quantity,
+        o.filledQuantity,
+        o.remaining,
+        o.cancelledQuantity,
+        o.holds,
+        o.status,
+        o.cancelReason,
+        o.clientOrderId,
+        o.expiresAt,
+        o.postOnly ? 1 : 0,
+        o.prio,
+        o.seq,
+        o.createdAt,
+        o.updatedAt,
+        o.cancelOnPause ? 1 : 0,
+        o.quote ? 1 : 0,
+        o.orderGroupId ?? null,
+      );
+      orders++;
+    }
+    if (orders) st.setMeta.run("orders", String(this.metaNumber("orders") + orders));
+    if (trades) st.setMeta.run("trades", String(this.metaNumber("trades") + trades));
+    st.setMeta.run("projected_seq", String(docs[docs.length - 1].seq));
+  }
 }
 
 /**
@@ -70,8 +219,14 @@ export interface WriterTarget {
 export class SqliteWriter {
   private headFd: number | null = null;
   private walFd: number | null = null;
-  private readonly tx: (b: WriteBatch) => void;
+  private readonly tx: (b: WriteBatch) => LedgerEntryDoc[];
   private readonly policy: CheckpointPolicy;
+  private readonly projector: Projector;
+  /** Committed entries whose read-model rows are not written yet (a deferred projection), in order. */
+  private unprojected: LedgerEntryDoc[] = [];
+  private projectTimer: NodeJS.Timeout | null = null;
+  /** The last entry whose read-model rows are written (or 0 before any was, this session). */
+  projectedSeq = 0;
   /** A commit between its transaction and its answer: no checkpoint then. */
   private busy = false;
   private sinceCheckpoint = { commits: 0, rows: 0 };
@@ -82,6 +237,8 @@ export class SqliteWriter {
   constructor(
     private readonly db: Database.Database,
     private readonly target: WriterTarget,
+    /** Told after a deferred projection its timer ran (not after project() called from outside). */
+    private readonly onProjected?: (seq: number) => void,
   ) {
     this.policy = target.checkpoints ?? CHECKPOINTS;
     const q = (sql: string) => db.prepare(sql);
@@ -100,19 +257,6 @@ export class SqliteWriter {
         "INSERT INTO markets (market_id, collateral, epoch, owner, position, book_seq, pool_yes, pool_no) VALUES (?, ?, ?, ?, ?, ?, ?, ?) " +
           "ON CONFLICT(market_id) DO UPDATE SET collateral = excluded.collateral, epoch = excluded.epoch, owner = excluded.owner, position = excluded.position, book_seq = excluded.book_seq, pool_yes = excluded.pool_yes, pool_no = excluded.pool_no",
       ),
-      insOrder: q(
-        "INSERT INTO orders (order_id, user_id, market_id, side, outcome, order_type, price, quantity, filled, remaining, cancelled, holds, status, cancel_reason, client_order_id, expires_at, post_only, prio, seq, created_at, updated_at, cancel_on_pause, is_quote, order_group_id) " +
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      ),
-      changeOrder: q(
-        "UPDATE orders SET quantity = coalesce(?, quantity), price = coalesce(?, price), prio = coalesce(?, prio), filled = filled + ?, remaining = ?, " +
-          "cancelled = coalesce(?, quantity) - filled - ? - ?, holds = ?, status = ?, cancel_reason = coalesce(?, cancel_reason), seq = ?, updated_at = ? WHERE order_id = ?",
-      ),
-      insTrade: q(
-        "INSERT INTO trades (trade_id, user_id, market_id, order_id, side, outcome, venue, role, filled_quantity, total_cost, fee, fill_ids, settlement_status, settlement_tx, created_at, seq) " +
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, ?, ?)",
-      ),
-      settleTrade: q("UPDATE trades SET settlement_status = ?, settlement_tx = ? WHERE trade_id = ?"),
       // A key bound to its command first (answerFrom) gets its answer later, under the same key.
       insIdem: q(
         "INSERT INTO idempotency (scope, key, fingerprint, status, response, seq, created_at, answer_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?) " +
@@ -127,10 +271,7 @@ export class SqliteWriter {
       triggerGroup: q("UPDATE order_groups SET triggered = 1 WHERE group_id = ?"),
       delGroup: q("DELETE FROM order_groups WHERE group_id = ?"),
     };
-    const metaNumber = (k: string): number => {
-      const r = st.getMeta.get(k) as { v: string } | undefined;
-      return r ? Number(r.v) : 0;
-    };
+    this.projector = new Projector(db);
     this.tx = db.transaction((b: WriteBatch) => {
       const docs = b.docs ?? b.rows.map((r) => JSON.parse(r.body) as LedgerEntryDoc);
       for (const r of b.rows) st.insJournal.run(r.seq, r.key, r.marketId, r.position, r.epoch, r.body, r.hash);
@@ -139,65 +280,8 @@ export class SqliteWriter {
         st.upPos.run(p.account, p.marketId, p.outcome, p.quantity, p.locked, p.totalCost, p.realizedPnl, p.settled ? 1 : 0);
       for (const m of b.markets)
         st.upMarket.run(m.marketId, m.collateral, m.epoch, m.owner, m.seq, m.bookSeq, m.pool?.yes ?? null, m.pool?.no ?? null);
-      let orders = 0;
-      let trades = 0;
-      // Orders placed in this batch are written once, as the batch leaves them.
-      const fresh = new Map<string, OrderDoc>();
+      if (!this.target.projection) this.projector.apply(docs);
       for (const doc of docs) {
-        for (const op of projectEntry(doc)) {
-          switch (op.op) {
-            case "insertOrder":
-              fresh.set(op.order._id, op.order);
-              break;
-            case "changeOrder": {
-              const c = op.change;
-              const o = fresh.get(c.orderId);
-              if (o) applyOrderChange(o, c, op.seq, op.at);
-              else
-                st.changeOrder.run(
-                  c.quantity ?? null,
-                  c.price ?? null,
-                  c.prio ?? null,
-                  c.filledDelta,
-                  c.remaining,
-                  c.quantity ?? null,
-                  c.filledDelta,
-                  c.remaining,
-                  c.holds,
-                  c.status,
-                  c.reason ?? null,
-                  op.seq,
-                  op.at,
-                  c.orderId,
-                );
-              break;
-            }
-            case "insertTrade": {
-              const t = op.trade;
-              st.insTrade.run(
-                t._id,
-                t.userId,
-                t.marketId,
-                t.orderId,
-                t.side,
-                t.outcome,
-                t.venue,
-                t.role,
-                t.filledQuantity,
-                t.totalCost,
-                t.fee,
-                JSON.stringify(t.fillIds),
-                t.createdAt,
-                doc.seq,
-              );
-              trades++;
-              break;
-            }
-            case "settleTrades":
-              for (const id of op.tradeIds) st.settleTrade.run(op.status, op.txHash, id);
-              break;
-          }
-        }
         const i = doc.idem;
         if (i)
           st.insIdem.run(
@@ -223,45 +307,15 @@ export class SqliteWriter {
           else st.delGroup.run(g.orderGroupId);
         }
       }
-      for (const o of fresh.values()) {
-        st.insOrder.run(
-          o._id,
-          o.userId,
-          o.marketId,
-          o.side,
-          o.outcome,
-          o.orderType,
-          o.price,
-          o.quantity,
-          o.filledQuantity,
-          o.remaining,
-          o.cancelledQuantity,
-          o.holds,
-          o.status,
-          o.cancelReason,
-          o.clientOrderId,
-          o.expiresAt,
-          o.postOnly ? 1 : 0,
-          o.prio,
-          o.seq,
-          o.createdAt,
-          o.updatedAt,
-          o.cancelOnPause ? 1 : 0,
-          o.quote ? 1 : 0,
-          o.orderGroupId ?? null,
-        );
-        orders++;
-      }
       const last = b.rows[b.rows.length - 1];
       const meta = (k: string, v: string | number) => st.setMeta.run(k, String(v));
       meta("fees", b.totals.fees);
       meta("deposit", b.totals.deposit);
       meta("withdrawal", b.totals.withdrawal);
       meta("house", b.totals.house);
-      if (orders) meta("orders", metaNumber("orders") + orders);
-      if (trades) meta("trades", metaNumber("trades") + trades);
       meta("head_seq", last.seq);
       meta("head_hash", last.hash);
+      return docs;
     });
   }
 
@@ -274,11 +328,29 @@ export class SqliteWriter {
     if (!batch.rows.length) return;
     this.busy = true;
     try {
+      let docs: LedgerEntryDoc[];
       try {
-        this.tx(batch);
+        docs = this.tx(batch);
       } catch (err) {
         throw refusedCommit(err, this.db.inTransaction);
       }
+      const last = batch.rows[batch.rows.length - 1].seq;
+      if (this.target.projection) {
+        for (const d of docs) this.unprojected.push(d);
+        if (!this.projectTimer) {
+          this.projectTimer = setTimeout(() => {
+            this.projectTimer = null;
+            try {
+              this.project();
+              this.onProjected?.(this.projectedSeq);
+            } catch {
+              // Kept (a full disk): the next commit's timer, a read's flush or the close tries again.
+            }
+          }, this.target.projection.ms);
+          // Nothing is lost when the process ends first: the next start projects what waits.
+          this.projectTimer.unref();
+        }
+      } else this.projectedSeq = last;
       const { file, dir, fsync } = this.target;
       if (fsync && file) {
         // The WAL exists once something was written; the same file for the connection's life.
@@ -303,6 +375,32 @@ export class SqliteWriter {
       // Nothing waits for an idle checkpoint: closing checkpoints anyway.
       this.idleTimer.unref();
     }
+  }
+
+  /**
+   * The read-model rows of every committed entry not yet projected, in one transaction; the
+   * entries stay waiting if it fails. Returns the last entry projected.
+   */
+  project(): number {
+    if (this.projectTimer) clearTimeout(this.projectTimer);
+    this.projectTimer = null;
+    if (!this.unprojected.length) return this.projectedSeq;
+    const docs = this.unprojected;
+    try {
+      this.projector.tx(docs);
+    } catch (err) {
+      throw refusedCommit(err, this.db.inTransaction);
+    }
+    this.unprojected = [];
+    this.projectedSeq = docs[docs.length - 1].seq;
+    return this.projectedSeq;
+  }
+
+  /** After answering a commit: the deferred projection once enough entries wait. */
+  projectIfDue(): boolean {
+    if (!this.target.projection || this.unprojected.length < this.target.projection.entries) return false;
+    this.project();
+    return true;
   }
 
   /**
@@ -346,7 +444,13 @@ export class SqliteWriter {
     }
   }
 
+  /** Projects what waits first: a store closed cleanly starts with nothing to catch up. */
   close(): void {
+    try {
+      if (this.db.open) this.project();
+    } catch {
+      // Left to the next start, which projects every entry beyond projected_seq.
+    }
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     if (this.headFd !== null) closeSync(this.headFd);

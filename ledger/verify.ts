@@ -3,6 +3,7 @@ import type { LedgerEntryDoc, MarketLease, OrderDoc, TradeDoc, VerifyReport } fr
 import { chainHash, GENESIS_HASH } from "./chain-hash";
 import { conversionFees, entryRuleProblems, feesIn, tradeFees } from "./entry-rules";
 import { applyOrderChange, projectEntry } from "./projection";
+import { PoolLegReplay } from "./pool-legs";
 import type { MoneyStore } from "./store";
 
 const MAX_PROBLEMS = 50;
@@ -105,6 +106,7 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
   const takerFees = new Map<string, number>();
   const feesRebated = new Map<string, number>();
   const paidDays = new Set<string>();
+  const poolLegs = new PoolLegReplay();
   await store.scanJournal(1, (row) => {
     if (row.seq !== expect) problem(`ledger journal entry ${expect} is missing (found ${row.seq} after ${expect - 1})`);
     if (chainHash(prev, row.body) !== row.hash) problem(`ledger journal entry ${row.seq} (${row.key}) does not match its hash`);
@@ -139,6 +141,8 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
     // The exchange's own money moves only by its rules (fees from trades, house funding into pools, payouts from collateral).
     const label = `entry ${row.seq} (${row.key})`;
     for (const p of entryRuleProblems({ ...doc, key: row.key }, accounts, { label, wholeCommand: false })) problem(p);
+    // A pool leg is priced again on the pool's books replayed up to it.
+    for (const p of poolLegs.check(doc, accounts, label)) problem(p);
     // Rebates rest on taker fees the market's trades charged before them, each fee counted for one
     // day's rebates only; a market's day is paid once.
     for (const t of doc.trades ?? []) if (t.role === "taker" && t.fee) takerFees.set(t.marketId, (takerFees.get(t.marketId) ?? 0) + t.fee);
@@ -166,6 +170,7 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
       if (isPostingRefusal(err)) problem(`entry ${row.seq} (${row.key}) does not apply to the books before it: ${err.message}`);
       else throw err;
     }
+    poolLegs.after(doc);
     for (const op of projectEntry(doc)) {
       if (op.op === "insertOrder") {
         if (orders.has(op.order._id)) problem(`entry ${row.seq}: order ${op.order._id} placed twice`);

@@ -28,3 +28,23 @@ export function tonLimitText(nano: bigint): string {
   const frac = (nano % 1_000_000_000n).toString().padStart(9, "0").replace(/0+$/, "");
   return `${whole}${frac ? "." + frac : ""} TON (${nano} nanoTON)`;
 }
+
+/**
+ * Money as the app says it (notifications): "$12.50", "$1,234.00"; exact, so a fraction of a cent
+ * stays ("$0.501875") rather than being rounded into a figure the ledger does not hold.
+ */
+export function dollarsText(micro: Micro): string {
+  const v = BigInt(micro);
+  const [whole, frac = ""] = formatMicro(v < 0n ? -v : v).split(".");
+  return `${v < 0n ? "-" : ""}$${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}.${frac.padEnd(2, "0")}`;
+}
+
+/** A price (a decimal string of USDT per share) in cents, exact: "0.52" -> "52¢", "0.5019" -> "50.19¢", "0.05" -> "5¢". */
+export function centsText(price: string): string {
+  const m = /^(\d+)(?:\.(\d*))?$/.exec(price.trim());
+  if (!m) return price;
+  const frac = (m[2] ?? "").padEnd(2, "0");
+  const whole = String(Number(m[1]) * 100 + Number(frac.slice(0, 2)));
+  const rest = frac.slice(2).replace(/0+$/, "");
+  return `${whole}${rest ? `.${rest}` : ""}¢`;
+}

@@ -28,6 +28,8 @@ export const MARKET_TRADE_PARAMS = {
   yesPrice: { type: "number", integer: true, min: 1, max: 99 },
   quantity: { type: "number", integer: true, positive: true },
   notional: { type: "number", integer: true, min: 0 },
+  takerSide: { type: "enum", values: ["BUY", "SELL"], optional: true },
+  takerOutcome: { type: "enum", values: ["YES", "NO"], optional: true },
   at: { type: "string", max: 40, pattern: new RegExp(ISO_DATE_PATTERN) },
 };
 

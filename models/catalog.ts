@@ -1,4 +1,4 @@
-import type { Outcome } from "../engine/types";
+import type { Outcome, Side } from "../engine/types";
 import type { TradingMode } from "./trading-mode";
 
 export const CATEGORIES = ["Sports", "Crypto", "Politics", "E-sports", "Culture", "Economics", "Tech"] as const;
@@ -116,6 +116,9 @@ export interface PrintDoc {
   yesPrice: number;
   quantity: number;
   notional: number;
+  /** The taker's side and outcome (the public tape); absent on prints recorded before they were kept. */
+  takerSide?: Side;
+  takerOutcome?: Outcome;
   at: string;
   atMs: number;
 }
@@ -236,6 +239,9 @@ export interface MarketTradeEvent {
   yesPrice: number;
   quantity: number;
   notional: number;
+  /** The taker's side and outcome, for the public tape. */
+  takerSide?: Side;
+  takerOutcome?: Outcome;
   at: string;
 }
 

@@ -1,5 +1,8 @@
-/** Notification titles and bodies (REST and the Telegram message). Pure, plain text, English. */
-import { sharesText as shares, usdtText as usdt } from "../lib/units";
+/**
+ * Notification titles and bodies (REST and the Telegram message). Pure, plain text, English, in
+ * the app's money words: "$12.50", prices in cents ("52¢"), exact where rounding would mislead.
+ */
+import { centsText as cents, dollarsText as usdt, sharesText as shares } from "../lib/units";
 import { DEFAULT_CANCEL_YES_PAYOUT, FULL_PAYOUT, holderPayout, priceOfYesPayout, yesPayoutOfPrice } from "../engine/payout";
 import type { NotificationDoc, NotificationMetadata, OrderCancelNotice } from "../models/notification";
 import type { AnyDraft } from "./derive";
@@ -24,7 +27,7 @@ export function render(d: AnyDraft, marketTitle: string | null): { title: string
       const fee = m.fee !== "0" ? `, fee ${usdt(m.fee)}` : "";
       return {
         title: `${verb} ${m.outcome}`,
-        body: `${verb} ${shares(m.filledQuantity)} ${m.outcome} at ${m.avgPrice} in ${quoted(marketTitle, m.marketId)}: ${m.side === "BUY" ? "cost" : "proceeds"} ${usdt(m.totalCost)}${fee}.`,
+        body: `${verb} ${shares(m.filledQuantity)} ${m.outcome} at ${cents(m.avgPrice)} (${usdt(m.totalCost)}) in ${quoted(marketTitle, m.marketId)}${fee}.`,
       };
     }
     case "ORDER_CANCELLED":
@@ -61,7 +64,7 @@ export function render(d: AnyDraft, marketTitle: string | null): { title: string
       if (m.result === "SPLIT")
         return {
           title: "Market resolved: SPLIT",
-          body: `${quoted(marketTitle, m.marketId)} resolved SPLIT: each YES and each NO share pays 0.50 USDT${m.positions.length ? "; your payout is credited to your available balance" : ""}.`,
+          body: `${quoted(marketTitle, m.marketId)} resolved SPLIT: each YES and each NO share pays 50¢${m.positions.length ? "; your payout is credited to your available balance" : ""}.`,
         };
       const won = m.positions.filter((p) => p.outcome === m.result);
       const lost = m.positions.filter((p) => p.outcome !== m.result);
@@ -118,10 +121,10 @@ function cancelledBody(m: NotificationMetadata["MARKET_CANCELLED"], marketTitle:
   const pays = m.positions.length
     ? `; your ${shareList} shares pay ${usdt(holderPayout(held("YES"), held("NO"), yesPayout))}: redeem them from your portfolio`
     : "";
-  return `${quoted(marketTitle, m.marketId)} was cancelled at ${m.price} (YES ${m.price}, NO ${priceOfYesPayout(FULL_PAYOUT - yesPayout)} per share)${pays}.`;
+  return `${quoted(marketTitle, m.marketId)} was cancelled at ${cents(m.price)} (YES ${cents(m.price)}, NO ${cents(priceOfYesPayout(FULL_PAYOUT - yesPayout))} per share)${pays}.`;
 }
 
-const resultText = (r: string) => (r === "SPLIT" ? "SPLIT (0.50 per YES and per NO share)" : r);
+const resultText = (r: string) => (r === "SPLIT" ? "SPLIT (50¢ per YES and per NO share)" : r);
 
 /** The bot message: plain text (no parse mode), so titles never need escaping. */
 export function telegramText(n: Pick<NotificationDoc, "title" | "body">): string {

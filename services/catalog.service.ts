@@ -112,6 +112,14 @@ const CatalogService = defineService<CatalogThis>({
       },
     },
 
+    /** GET /markets/:marketId/trades, newest first, from the recorded prints. */
+    marketTrades: {
+      ...routeAction("catalog.marketTrades"),
+      async handler(this: CatalogThis, ctx: Ctx<"catalog.marketTrades">): Reply<"catalog.marketTrades"> {
+        return this.reads.marketTrades(await this.catalog.market(ctx.params.marketId), ctx.params.limit);
+      },
+    },
+
     /** Internal: the raw market other services act on (book, amm, chain). 404 when unknown. */
     getMarketInternal: {
       ...internalAction("catalog.getMarketInternal"),

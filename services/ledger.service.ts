@@ -24,6 +24,7 @@ import { openMoneyStore } from "../ledger/money-store";
 import { positionsView } from "../ledger/positions";
 import { convertPositions, type ConversionPorts } from "../ledger/conversions";
 import { newId } from "../lib/ids";
+import { METRIC } from "../lib/metrics";
 import {
   eventPoolPrices,
   eventPoolPricesAround,
@@ -66,7 +67,13 @@ type LedgerThis = Service &
     groupsStopped?: boolean;
     /** The catalog's facts as the live prices read them (kept, forgotten on `catalog.marketChanged`). */
     catalogFacts: CatalogFacts;
+    /** Races whose prices are about to be published (ledger/event-pools.ts): once per burst of changes. */
+    racesRepricing: Set<string>;
+    repriceRace(ctx: AppContext, eventId: string, marketId: string): void;
   };
+
+/** How long a race's outcome changes are gathered before its prices are published. */
+const RACE_REPRICE_MS = 50;
 
 /** The event pools' ports on this ledger and the caller's context (the catalog's facts). */
 function poolPorts(svc: LedgerThis, ctx: AppContext): EventPoolPorts {
@@ -96,6 +103,9 @@ async function publishEventPoolTrade(
   r: RouteExecution,
 ): Promise<void> {
   try {
+    // Counted as the actor counts a market order's pool leg: the order by its mode, one AMM fill.
+    svc.broker.metrics.increment(METRIC.orders, { kind: ctx.params.mode.toLowerCase(), result: "accepted" });
+    svc.broker.metrics.increment(METRIC.fills, { kind: "amm" });
     emit(ctx, "market.trade", eventPoolPrint(ctx.params, r, new Date().toISOString()));
     await publishEventPoolPrices(svc, ctx, ctx.params.marketId);
   } catch (err) {
@@ -603,9 +613,35 @@ const LedgerService = defineService<LedgerThis>({
     "$services.changed"(this: LedgerThis) {
       this.durableGroups = null;
     },
+    // A race's outcomes changed (one added, one resolved or cancelled): its pool re-prices every other market.
+    "market.opened"(this: LedgerThis, ctx) {
+      if (ctx.params.eventId) this.repriceRace(ctx, ctx.params.eventId, ctx.params.marketId);
+    },
+    "catalog.marketLifecycle"(this: LedgerThis, ctx) {
+      const { marketId, status } = ctx.params;
+      if (status !== "resolved" && status !== "cancelled") return;
+      void portCall(ctx, "catalog.getMarketInternal", { marketId })
+        .then((m) => m.eventId && this.repriceRace(ctx, m.eventId, marketId))
+        .catch((err: Error) => this.logger.warn(`race prices after ${marketId} ${status} not published: ${err.message}`));
+    },
   },
 
   methods: {
+    /**
+     * The pool's prices of a race's markets to the sockets, as after a pool trade; changes arriving
+     * together (an event's markets opened at once, a race resolved in one step) publish once.
+     */
+    repriceRace(this: LedgerThis, ctx: AppContext, eventId: string, marketId: string): void {
+      if (this.racesRepricing.has(eventId)) return;
+      this.racesRepricing.add(eventId);
+      setTimeout(() => {
+        this.racesRepricing.delete(eventId);
+        publishEventPoolPrices(this, ctx, marketId).catch((err: Error) =>
+          this.logger.warn(`race prices of event ${eventId} not published: ${err.message}`),
+        );
+      }, RACE_REPRICE_MS).unref();
+    },
+
     /**
      * `ledger.post` for a market actor on this node (mixins/local-ledger.ts): the action's answer
      * before durability, and the watermark sent to that node, without a broker call per order.
@@ -676,6 +712,7 @@ const LedgerService = defineService<LedgerThis>({
   created() {
     this.catalogFacts = new CatalogFacts(CATALOG_FACTS_TTL_MS);
     this.groupMarkets = new Map();
+    this.racesRepricing = new Set();
     this.groups = new OrderGroups({
       now: Date.now,
       newId,

@@ -7,7 +7,7 @@
  */
 import { cost } from "../engine/money";
 import type { PoolState } from "../engine/amm";
-import type { BestPrices, Depth, Outcome } from "../engine/types";
+import type { BestPrices, Depth, Outcome, Side } from "../engine/types";
 import type { BookMessage, BrokerEvents } from "../contract/broker-events";
 import type { BookJournalDoc } from "../models/trading";
 import { levelView, poolYesPrice } from "./order-views";
@@ -29,7 +29,12 @@ export interface PublicationSink {
 
 /** The actor's state after the command (its book, pool and client order ids). */
 export interface PublishedMarket {
-  readonly book: { readonly seq: number; best(outcome: Outcome): BestPrices; depth(outcome: Outcome, levels: number): Depth };
+  readonly book: {
+    readonly seq: number;
+    best(outcome: Outcome): BestPrices;
+    depth(outcome: Outcome, levels: number): Depth;
+    getOrder?(orderId: string): { side: Side; outcome: Outcome } | undefined;
+  };
   readonly pool: PoolState | null;
   clientOrderIdOf(orderId: string): string | null;
 }
@@ -38,6 +43,14 @@ export interface PublishedMarket {
 export function ammPrintYesPrice(a: { outcome: Outcome; quantity: number; cash: number }): number {
   const ticks = Math.min(99, Math.max(1, Math.round((a.cash * 100) / a.quantity)));
   return a.outcome === "YES" ? ticks : 100 - ticks;
+}
+
+/** Who took the fills of a command (the public tape tells each on the taker's side): none known for an amended order gone from the book. */
+function takerOf(c: BookJournalDoc["command"], market: PublishedMarket): { takerSide: Side; takerOutcome: Outcome } | object {
+  if (c.type === "place") return { takerSide: c.order.side, takerOutcome: c.order.outcome };
+  if (c.type === "route") return { takerSide: c.side, takerOutcome: c.outcome };
+  const o = c.type === "amend" ? market.book.getOrder?.(c.orderId) : undefined;
+  return o ? { takerSide: o.side, takerOutcome: o.outcome } : {};
 }
 
 export function publishCommitted(doc: BookJournalDoc, market: PublishedMarket, out: PublicationSink): void {
@@ -55,7 +68,9 @@ export function publishCommitted(doc: BookJournalDoc, market: PublishedMarket, o
   if (kind) out.count("orders", { kind, result: "accepted" });
   if (command.type === "quotes") for (let i = 0; i < command.orders.length; i++) out.count("orders", { kind: "quote", result: "accepted" });
   for (const f of doc.fills) out.count("fills", { kind: f.kind });
-  if (doc.pool && command.type === "route") out.count("fills", { kind: "amm" });
+  // The pool leg, the market's own pool or its race's (which leaves `pool` unset): an AMM fill.
+  if (doc.amm && command.type === "route") out.count("fills", { kind: "amm" });
+  const taker = takerOf(command, market);
   for (const f of doc.fills)
     out.emit("market.trade", {
       marketId,
@@ -64,6 +79,7 @@ export function publishCommitted(doc: BookJournalDoc, market: PublishedMarket, o
       yesPrice: f.yesPrice,
       quantity: f.quantity,
       notional: cost(f.quantity, f.yesPrice),
+      ...taker,
       at: doc.at,
     });
   const a = doc.amm;
@@ -76,6 +92,8 @@ export function publishCommitted(doc: BookJournalDoc, market: PublishedMarket, o
       yesPrice: ammPrintYesPrice(a),
       quantity: a.quantity,
       notional: a.outcome === "YES" ? a.cash : a.quantity - a.cash,
+      takerSide: a.side,
+      takerOutcome: a.outcome,
       at: doc.at,
     });
   for (const c of doc.orders) {

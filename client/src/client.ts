@@ -66,6 +66,8 @@ import type {
   Position,
   PriceHistory,
   PriceHistoryParams,
+  PublicTradeList,
+  MarketTradesParams,
   Quote,
   QuoteRequest,
   RedeemRequest,
@@ -641,6 +643,10 @@ class MarketsApi extends Api {
   /** GET /markets/:id/price-history */
   async priceHistory(id: string, params: PriceHistoryParams = {}): Promise<PriceHistory> {
     return (await send(this.c, "getPriceHistory", { params: { marketId: id }, query: params })).data;
+  }
+  /** GET /markets/:id/trades: the market's latest executions (every venue, no user ids), newest first. */
+  async trades(id: string, params: MarketTradesParams = {}): Promise<PublicTradeList> {
+    return (await send(this.c, "getMarketTrades", { params: { marketId: id }, query: params })).data;
   }
   /** POST /markets/:id/disputes: a holder disputes the proposed result before its window ends. */
   async dispute(id: string, body: DisputeRequest): Promise<Dispute> {

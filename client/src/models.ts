@@ -12,6 +12,7 @@ import type {
   ConnectRequest,
   CreateEventRequest,
   GetPriceHistoryQuery,
+  GetMarketTradesQuery,
   ListEventsQuery,
   ListNotificationsQuery,
   ListOrdersQuery,
@@ -84,6 +85,7 @@ export type ListEventsParams = ListEventsQuery;
 export type SearchEventsParams = SearchEventsQuery;
 
 export type PriceHistoryParams = GetPriceHistoryQuery;
+export type MarketTradesParams = GetMarketTradesQuery;
 
 // ---- trading ----
 

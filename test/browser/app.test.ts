@@ -13,6 +13,7 @@ import { waitFor } from "../support/chain";
 import type { TestServer } from "../support/server";
 import { ADMIN_KEY, createMarket, expectConserved, fund, SHARE } from "../support/trading";
 import { axeViolations, externalAssets } from "../support/page-checks";
+import { until } from "../support/until";
 
 jest.setTimeout(180_000);
 
@@ -377,9 +378,9 @@ describe("how fast: the first load's size and the market page's time to interact
     );
   });
 
-  test("recent trades: a trade made over the API is prepended without a reload, as the API answered it", async () => {
+  test("recent trades: two trades made over the API appear as two rows without a reload, as GET /markets/:id/trades lists them", async () => {
     const { page, context, errors } = await phone(browser);
-    // The page is signed in as the trader, so the row also says it was theirs (the user channel's trade).
+    // The page is signed in as the trader, so the rows also say they were theirs (the user channel's trades).
     await context.addInitScript(
       (s: string) =>
         (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem("pmx.session", s),
@@ -387,12 +388,13 @@ describe("how fast: the first load's size and the market page's time to interact
     );
     await onFailureScreenshot(page, "failed-recent-trades", async () => {
       await page.goto(`${srv.url}/markets/${market}`);
-      // The first page: the hour's minutes with prints (three buys of YES a moment ago).
-      await page.locator("[data-testid=recent-trades] tbody tr.minute").first().waitFor();
+      // The first page: the executions listed (the buys of YES a moment ago), one row each.
+      await page.locator("[data-testid=recent-trades] tbody tr.listed").first().waitFor();
       await page.evaluate(() => ((globalThis as unknown as { pmxStayed: boolean }).pmxStayed = true));
       const before = await page.locator("[data-testid=recent-trades] tbody tr").count();
-      // A buy of NO takes the best YES bid: it prints as YES at 1 - its price, down from the last print.
-      const placed = await b.orders.place({
+      expect(before).toBe((await b.markets.trades(market, { limit: 12 })).items.length);
+      // A buy of NO takes the best YES bid; a buy of YES takes the best YES ask.
+      const no = await b.orders.place({
         marketId: market,
         side: "BUY",
         outcome: "NO",
@@ -400,20 +402,40 @@ describe("how fast: the first load's size and the market page's time to interact
         price: 0.63,
         quantity: Number(toMicro(3)),
       });
-      expect(placed.status).toBe("filled");
-      const yesTick = 100 - Math.round(Number(placed.avgPrice) * 100);
-      const row = page.locator("[data-testid=recent-trades] tbody tr.fresh").first();
-      await row.waitFor({ timeout: 20_000 });
-      expect(await row.getAttribute("data-shares")).toBe(placed.filledQuantity);
-      expect(await row.getAttribute("data-tick")).toBe(String(yesTick));
-      expect(await textOf(page, "[data-testid=recent-trades] tbody tr.fresh [data-testid=recent-price]")).toBe(`▼ ${yesTick}¢ (down)`);
-      expect(await page.locator("[data-testid=recent-trades] tbody tr.fresh td.move-down").count()).toBe(1);
-      expect(await textOf(page, "[data-testid=recent-trades] tbody tr.fresh [data-testid=recent-mine]")).toBe("you bought NO");
-      // The same as the price history the API answers now, and on top of what was there.
-      const history = await b.markets.priceHistory(market, { interval: "1H", outcome: "YES" });
-      expect(Math.round(history.candles.at(-1)!.close * 100)).toBe(yesTick);
-      expect(await page.locator("[data-testid=recent-trades] tbody tr").count()).toBe(Math.min(12, before + 1));
-      expect(await page.locator("[data-testid=recent-trades] tbody tr").first().getAttribute("class")).toBe("fresh");
+      const yes = await b.orders.place({
+        marketId: market,
+        side: "BUY",
+        outcome: "YES",
+        orderType: "FOK",
+        price: 0.6,
+        quantity: Number(toMicro(1)),
+      });
+      expect([no.status, yes.status]).toEqual(["filled", "filled"]);
+      const fresh = page.locator("[data-testid=recent-trades] tbody tr.fresh");
+      await page.locator("[data-testid=recent-trades] tbody tr.fresh >> nth=1").waitFor({ timeout: 20_000 });
+      expect(await fresh.count()).toBe(2);
+      // Each row as the API lists the execution, newest first, the user's own marked.
+      // The list is written just behind the trades (prints are recorded in batches).
+      const ids = [await fresh.nth(0).getAttribute("data-trade-id"), await fresh.nth(1).getAttribute("data-trade-id")];
+      const listed = await until("both trades listed", async () => {
+        const items = (await b.markets.trades(market, { limit: 2 })).items;
+        return items.every((t) => ids.includes(t.tradeId)) && items;
+      });
+      for (let i = 0; i < 2; i++) {
+        const row = fresh.nth(i);
+        const t = listed[i];
+        expect(await row.getAttribute("data-trade-id")).toBe(t.tradeId);
+        expect([await row.getAttribute("data-side"), await row.getAttribute("data-outcome")]).toEqual([t.side, t.outcome]);
+        expect(await row.getAttribute("data-price")).toBe(t.price);
+        expect(await row.getAttribute("data-shares")).toBe(t.quantity);
+        expect(await row.locator("[data-testid=recent-price]").innerText()).toBe(`${Math.round(Number(t.price) * 100)}¢`);
+      }
+      expect([listed[0].outcome, listed[1].outcome]).toEqual(["YES", "NO"]);
+      expect(listed[1].quantity).toBe(no.filledQuantity);
+      expect(await fresh.nth(0).locator("[data-testid=recent-trade]").innerText()).toBe("Buy YES");
+      expect((await fresh.nth(0).locator("[data-testid=recent-mine]").innerText()).trim()).toBe("you bought YES");
+      expect((await fresh.nth(1).locator("[data-testid=recent-mine]").innerText()).trim()).toBe("you bought NO");
+      expect(await page.locator("[data-testid=recent-trades] tbody tr").count()).toBe(Math.min(12, before + 2));
       expect(await page.evaluate(() => (globalThis as unknown as { pmxStayed?: boolean }).pmxStayed)).toBe(true);
       await page.locator("#recent").scrollIntoViewIfNeeded();
       await screenshot(page, "09-market-recent-trades", false);

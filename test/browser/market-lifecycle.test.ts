@@ -197,10 +197,10 @@ describe("how a market ends, on the market page", () => {
         expect((await admin(srv, `/markets/${market}/finalize`, { result: "SPLIT" })).status).toBe(200);
         await page.locator("[data-testid=market-status]", { hasText: "Resolved SPLIT" }).waitFor({ timeout: 20_000 });
         // The exchange credits a SPLIT itself: 10 YES at 0.50 each are back in the balance.
-        await page.locator("[data-testid=redeem-state]", { hasText: "each YES and each NO share pays 0.50 USDT" }).waitFor();
+        await page.locator("[data-testid=redeem-state]", { hasText: "each YES and each NO share pays 50¢" }).waitFor();
         await page.locator("[data-testid=header-balance]", { hasText: (before + 5).toFixed(2) }).waitFor({ timeout: 20_000 });
         await other.page.locator("[data-testid=market-status]", { hasText: "Resolved SPLIT" }).waitFor({ timeout: 20_000 });
-        await expect(textOf(page, "#resolution")).resolves.toMatch(/amended to SPLIT \(each YES and each NO share pays 0\.50\)/);
+        await expect(textOf(page, "#resolution")).resolves.toMatch(/amended to SPLIT \(each YES and each NO share pays 50¢\)/);
         await screenshot(page, "lifecycle-split-phone");
         expect(await page.evaluate(() => (globalThis as unknown as { pmxSamePage?: boolean }).pmxSamePage)).toBe(true);
         expect(holder.errors).toEqual([]);

@@ -247,4 +247,76 @@ describe("the event's one market maker", () => {
     expect(sold.body.data.filledQuantity).toBe(String(4 * SHARE));
     expect((await books()).ok).toBe(true);
   });
+  test("an outcome added, one resolved NO early, one cancelled: the pool's new prices of the others pushed at once, as REST shows them", async () => {
+    const created = await ex.node.http("POST", "/api/v1/admin/events", {
+      headers: admin,
+      body: {
+        title: "Who wins the relay?",
+        category: "Sports",
+        mutuallyExclusive: true,
+        exhaustive: true,
+        ammLiquidity: String(100 * SHARE),
+        markets: ["Ada", "Bea", "Cal", "Dov"].map((n) => ({ title: `Will ${n} win the relay?`, outcomeLabel: n })),
+      },
+    });
+    expect(created.status).toBe(201);
+    const eventId: string = created.body.data.id;
+    const ids = (created.body.data.markets as Array<{ id: string }>).map((m) => m.id);
+    const ws = await connectSocket(ex.node.url, { autoPingMs: 3000 });
+    const buyYes = async (id: string): Promise<string> => (await ex.node.http("GET", `/api/v1/markets/${id}`)).body.data.buyYesPrice;
+    /** After `change`: every market of `open` shows a new price on REST, and its socket got that price pushed. */
+    const pushedAsRest = async (open: string[], change: () => Promise<void>) => {
+      const before = Object.fromEntries(await Promise.all(open.map(async (id) => [id, await buyYes(id)] as const)));
+      const from = ws.messages.length;
+      await change();
+      for (const id of open) {
+        const now = await buyYes(id);
+        expect(now).not.toBe(before[id]);
+        await ws.waitFor(
+          (msg) => {
+            const d = (msg as { type: string; data?: { marketId?: string; buyYesPrice?: string } }).data;
+            return msg.type === "update" && d?.marketId === id && d.buyYesPrice === now;
+          },
+          { from },
+        );
+      }
+    };
+    try {
+      ws.subscribe({ channel: "market", marketIds: ids });
+      await ws.waitFor((m) => m.type === "subscribed");
+      // Ada bought up first: the outcomes no longer all alike.
+      const u = await user();
+      expect((await trade(u, "amm", ids[0], "BUY", "YES", 10 * SHARE)).status).toBe(200);
+
+      // Eve joins: four outcomes share their probability with a fifth.
+      let eve = "";
+      await pushedAsRest(ids, async () => {
+        const added = await ex.node.http("POST", `/api/v1/admin/events/${eventId}/markets`, {
+          headers: admin,
+          body: { title: "Will Eve win the relay?", outcomeLabel: "Eve" },
+        });
+        expect(added.status).toBe(201);
+        eve = added.body.data.id;
+      });
+      expect(Object.keys((await pool(eventId)).prices)).toHaveLength(5);
+      ws.subscribe({ channel: "market", marketIds: [eve] });
+      await ws.waitFor((m) => m.type === "subscribed", { from: ws.messages.length - 1 });
+
+      // Dov drops out (NO early): the others renormalise up.
+      await pushedAsRest([ids[0], ids[1], ids[2], eve], async () => {
+        const r = await ex.node.http("POST", `/api/v1/admin/markets/${ids[3]}/resolve`, { headers: admin, body: { result: "NO" } });
+        expect(r.status).toBe(200);
+      });
+      // Cal cancelled (no price given: 0.00, an outcome leaves a race as one that dropped out): again.
+      await pushedAsRest([ids[0], ids[1], eve], async () => {
+        const r = await ex.node.http("POST", `/api/v1/admin/markets/${ids[2]}/cancel`, { headers: admin });
+        expect(r.status).toBe(200);
+      });
+      const left = await pool(eventId);
+      expect(Object.keys(left.prices).sort()).toEqual([ids[0], ids[1], eve].sort());
+      expect(sum(left)).toBe(SHARE);
+    } finally {
+      ws.close();
+    }
+  });
 });

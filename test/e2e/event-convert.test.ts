@@ -123,7 +123,7 @@ describe("POST /events/:id/convert", () => {
       return list.find((n) => n.type === "POSITIONS_CONVERTED") ?? null;
     });
     expect(note.metadata).toMatchObject({ eventId, marketIds: [a, b], quantity: String(5 * SHARE), cashCredited: String(5 * SHARE) });
-    expect(note.body).toContain("5.00 USDT");
+    expect(note.body).toContain("became $5.00");
 
     const check = await books();
     expect(check.ok).toBe(true);

@@ -71,7 +71,7 @@ describe("Telegram push of notifications (Bot API stand-in on loopback)", () => 
     await fund(srv.broker, linked.userId, 250 * SHARE);
     await fund(srv.broker, plain.userId, 250 * SHARE);
     await bot.waitFor(() => bot.sent(7001).length === 1);
-    expect(bot.sent(7001)[0].text).toBe("Deposit credited\n250.00 USDT is now available in your account.");
+    expect(bot.sent(7001)[0].text).toBe("Deposit credited\n$250.00 is now available in your account.");
     const items = await eventually(
       () => notifications(srv, linked.token),
       (i) => i[0]?.delivered === true,
@@ -89,7 +89,7 @@ describe("Telegram push of notifications (Bot API stand-in on loopback)", () => 
       body: { marketId: market, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.7, quantity: 2 * SHARE },
     });
     await bot.waitFor(() => bot.sent(7001).length === 2);
-    expect(bot.sent(7001)[1].text).toBe("Bought NO\nBought 2 NO at 0.70 in “Will Telegram ping me?”: cost 1.40 USDT, fee 0.0084 USDT.");
+    expect(bot.sent(7001)[1].text).toBe("Bought NO\nBought 2 NO at 70¢ ($1.40) in “Will Telegram ping me?”, fee $0.0084.");
 
     const plainItems = await eventually(
       () => notifications(srv, plain.token),
@@ -131,7 +131,7 @@ describe("Telegram push of notifications (Bot API stand-in on loopback)", () => 
     await srv.http("PATCH", "/api/v1/account/notification-settings", { token: u.token, body: { push: { transfers: true } } });
     await fund(srv.broker, u.userId, 6 * SHARE);
     await bot.waitFor(() => bot.sent(7010).length === 1);
-    expect(bot.sent(7010)[0].text).toBe("Deposit credited\n6.00 USDT is now available in your account.");
+    expect(bot.sent(7010)[0].text).toBe("Deposit credited\n$6.00 is now available in your account.");
     expect((await notifications(srv, u.token)).map((i) => i.delivered)).toEqual([true, false]);
   });
 

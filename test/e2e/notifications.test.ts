@@ -67,7 +67,7 @@ describe("notifications", () => {
         id: expect.stringMatching(/^DEPOSIT_CREDITED:/),
         type: "DEPOSIT_CREDITED",
         title: "Deposit credited",
-        body: "1000.00 USDT is now available in your account.",
+        body: "$1,000.00 is now available in your account.",
         metadata: { amount: String(1000 * SHARE), reference: expect.any(String), txHash: null },
         delivered: false,
         read: false,
@@ -88,7 +88,7 @@ describe("notifications", () => {
       id: `TRADE_FILLED:${tradeId}`,
       type: "TRADE_FILLED",
       title: "Bought NO",
-      body: "Bought 4 NO at 0.60 in “Will the fill be notified?”: cost 2.40 USDT, fee 0.0192 USDT.",
+      body: "Bought 4 NO at 60¢ ($2.40) in “Will the fill be notified?”, fee $0.0192.",
       metadata: {
         marketId: market,
         tradeId,
@@ -206,7 +206,7 @@ describe("notifications", () => {
     expect(a).toMatchObject({
       id: `MARKET_RESOLVED:${market}:${alice.userId}`,
       title: "Market resolved: YES",
-      body: "“Resolution market” resolved YES; your 5 YES shares pay 5.00 USDT: redeem them from your portfolio.",
+      body: "“Resolution market” resolved YES; your 5 YES shares pay $5.00: redeem them from your portfolio.",
       metadata: {
         marketId: market,
         result: "YES",
@@ -269,7 +269,7 @@ describe("notifications", () => {
     );
     expect(ofType(items, "WITHDRAWAL_SENT")[0]).toMatchObject({
       id: "WITHDRAWAL_SENT:wd_1",
-      body: "3.00 USDT was sent to your wallet (tx cdcdcdcd…cdcdcd).",
+      body: "$3.00 was sent to your wallet (tx cdcdcdcd…cdcdcd).",
       metadata: { withdrawalId: "wd_1", amount: String(3 * SHARE), txHash: "cd".repeat(32) },
     });
     expect(ofType(items, "WITHDRAWAL_FAILED")[0]).toMatchObject({
@@ -462,7 +462,7 @@ describe("notifier pure parts", () => {
         },
         null,
       ),
-    ).toEqual({ title: "Withdrawal sent", body: "2.00 USDT was sent to your wallet." });
+    ).toEqual({ title: "Withdrawal sent", body: "$2.00 was sent to your wallet." });
     // Lock entries and system accounts notify nobody.
     expect(
       draftsFromEntry({ _id: "lock:o1", seq: 3, at, postings: [{ kind: "cash", account: "usr_a", available: -1, locked: 1 }] }),

@@ -137,6 +137,8 @@ type SdkModels = {
   ProposeEventRequest: M.ProposeEventRequest;
   ConvertRequest: M.ConvertRequest;
   ConvertResult: M.ConvertResult;
+  PublicTrade: M.PublicTrade;
+  PublicTradeList: M.PublicTradeList;
   MassQuoteRequest: M.MassQuoteRequest;
   MassQuoteResult: M.MassQuoteResult;
 };
@@ -169,6 +171,7 @@ type RouteAgreement = {
   getMarket: Agree<DataOf<"/markets/{id}", "get", "200">, Ret<C["markets"]["get"]>>;
   orderbook: Agree<DataOf<"/markets/{marketId}/orderbook", "get", "200">, Ret<C["markets"]["orderbook"]>>;
   history: Agree<DataOf<"/markets/{marketId}/price-history", "get", "200">, Ret<C["markets"]["priceHistory"]>>;
+  marketTrades: Agree<DataOf<"/markets/{marketId}/trades", "get", "200">, Ret<C["markets"]["trades"]>>;
   quote: Agree<DataOf<"/markets/{marketId}/quote", "post", "200">, Ret<C["markets"]["quote"]>>;
   place: Agree<DataOf<"/orders", "post", "200">, Ret<C["orders"]["place"]>>;
   listOrders: Agree<DataOf<"/orders", "get", "200">, Items<Ret<C["orders"]["list"]>>>;
@@ -580,6 +583,8 @@ describe("OpenAPI document", () => {
     const m = await a.markets.get(market);
     await a.wallet.redeem(market, { conditionId: m.conditionId, indexSets: [INDEX_SET.YES] }, { idempotencyKey: newIdempotencyKey() });
     await srv.broker.call("notifier.catchUp");
+    // The market's executions by now (every venue), after the prints are recorded.
+    await waitFor("trades listed", async () => (await a.markets.trades(market, { limit: 5 })).items.length > 0);
     await a.notifications.list();
     await a.notifications.markRead({ all: true });
     await a.notifications.settings();

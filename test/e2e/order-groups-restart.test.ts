@@ -172,9 +172,7 @@ describe("order groups across a crash", () => {
         },
         (e: Error) => e,
       );
-      expect(err?.message).toMatch(
-        new RegExp(`order group ${g.orderGroupId} in the money store .* is damaged: it has window 0 s`),
-      );
+      expect(err?.message).toMatch(new RegExp(`order group ${g.orderGroupId} in the money store .* is damaged: it has window 0 s`));
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

@@ -17,6 +17,7 @@ import type { EventInternal, MarketInternal } from "../../models/catalog";
 import type { MoneyCheck, RouteExecution } from "../../models/trading";
 import { until } from "../support/until";
 import { resolutionKey } from "../../engine/payout";
+import { METRIC, registerExchangeMetrics } from "../../lib/metrics";
 
 const SHARE = 1_000_000;
 const market = (id: string): MarketInternal => ({
@@ -119,5 +120,61 @@ describe("a race's pool and the post-only window after a start", () => {
     expect(await broker.call<MoneyCheck>("ledger.conservation")).toEqual(before);
     // The race's other markets trade on.
     expect(await buy("AMM")).toMatchObject({ venue: "AMM", filledQuantity: SHARE });
+  });
+});
+
+describe("a trade against a race's pool in the exchange's metrics", () => {
+  let broker: ServiceBroker;
+  let dir: string;
+  const fakeCatalog: ServiceSchema = {
+    name: "catalog",
+    actions: {
+      getEventInternal: () => event,
+      getMarketInternal: (ctx: Context<{ marketId: string }>) => event.markets.find((m) => m.id === ctx.params.marketId),
+      exchangeMode: () => ({ mode: "normal", reason: null, updatedAt: null }),
+    },
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "pmx-evpool-metrics-"));
+    broker = new ServiceBroker({
+      logger: false,
+      metrics: { enabled: true, reporter: [] },
+      validator: { type: "Fastest", options: VALIDATOR_OPTIONS },
+      middlewares: [AuthGuard],
+    });
+    registerExchangeMetrics(broker);
+    bindConfig(broker, loadConfig({ DATA_DIR: dir, JWT_SECRET: "x", LOG_LEVEL: "false" }));
+    for (const s of [fakeCatalog, LedgerService]) broker.createService(s);
+    await broker.start();
+  });
+  afterAll(async () => {
+    await broker?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("counted as an AMM fill and an amm order, no book fill", async () => {
+    await broker.call("ledger.post", {
+      key: "dep",
+      postings: [
+        { kind: "cash", account: "usr_m", available: 100 * SHARE },
+        { kind: "external", flow: "deposit", amount: 100 * SHARE },
+      ],
+    });
+    const traded = await broker.call<RouteExecution | null, object>("ledger.eventPoolRoute", {
+      marketId: "B",
+      userId: "usr_m",
+      side: "BUY",
+      outcome: "NO",
+      quantity: 2 * SHARE,
+      mode: "AMM",
+    });
+    expect(traded).toMatchObject({ venue: "AMM" });
+    const counted = (name: string) =>
+      (broker.metrics.getMetric(name).snapshot() as Array<{ labels: object; value: number }>).map((v) => [v.labels, v.value]);
+    // Counted as the trade is published, after its answer.
+    await until("the fill counted", async () => counted(METRIC.fills).length > 0, 10_000);
+    expect(counted(METRIC.fills)).toEqual([[{ kind: "amm" }, 1]]);
+    expect(counted(METRIC.orders)).toEqual([[{ kind: "amm", result: "accepted" }, 1]]);
   });
 });

@@ -12,6 +12,13 @@ import { marketPortsOverLedger } from "../support/ledger-ports";
 import { cancelledPayout } from "../../chain/redemption";
 import type { PositionState } from "../../engine/accounts";
 import { serviceBroker } from "../support/service-broker";
+import { ServiceBroker as Broker, type Context, type ServiceSchema } from "moleculer";
+import { bindConfig, loadConfig } from "../../lib/config";
+import { VALIDATOR_OPTIONS } from "../../lib/params";
+import { AuthGuard } from "../../mixins/guard.middleware";
+import type { EventInternal, MarketInternal } from "../../models/catalog";
+import type { RouteExecution } from "../../models/trading";
+import { eventPoolAccount } from "../../engine/event-pool";
 
 /**
  * The money check that would have caught the cluster's double fills: a stale engine's entry that
@@ -239,6 +246,122 @@ describe("a journal edited to pay a cancelled market's holders from the fee acco
       `${named} takes ${fees} from the fee account: nothing leaves the fee account`,
       expect.stringMatching(
         new RegExp(`^${named.replace(/[()]/g, "\\$&")} pays market ${marketId} out at 500000 per YES share other than`),
+      ),
+    ]);
+  });
+});
+
+describe("a journal edited to price a race's pool leg in the trader's favour", () => {
+  let broker: ServiceBroker;
+  let dir: string;
+  const market = (id: string): MarketInternal => ({
+    id,
+    eventId: "evt_cheap",
+    title: id,
+    outcomeLabel: id,
+    status: "open",
+    result: null,
+    conditionId: "0x",
+    ammLiquidity: "0",
+  });
+  const event: EventInternal = {
+    id: "evt_cheap",
+    mutuallyExclusive: true,
+    exhaustive: true,
+    ammLiquidity: String(1_000 * SHARE),
+    markets: ["A", "B", "C"].map(market),
+  };
+  const catalog: ServiceSchema = {
+    name: "catalog",
+    actions: {
+      getEventInternal: () => event,
+      getMarketInternal: (ctx: Context<{ marketId: string }>) => event.markets.find((m) => m.id === ctx.params.marketId),
+      exchangeMode: () => ({ mode: "normal", reason: null, updatedAt: null }),
+    },
+  };
+  const start = async () => {
+    broker = new Broker({ logger: false, validator: { type: "Fastest", options: VALIDATOR_OPTIONS }, middlewares: [AuthGuard] });
+    bindConfig(broker, loadConfig({ DATA_DIR: dir, JWT_SECRET: "x", LOG_LEVEL: "false" }));
+    for (const svc of [catalog, LedgerService]) broker.createService(svc);
+    await broker.start();
+  };
+  const buy = (userId: string, marketId: string, quantity: number) =>
+    broker.call<RouteExecution | null, object>("ledger.eventPoolRoute", {
+      marketId,
+      userId,
+      side: "BUY",
+      outcome: "YES",
+      quantity,
+      mode: "AMM",
+    });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "pmx-cheap-pool-"));
+    await start();
+  });
+  afterAll(async () => {
+    await broker?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("the books add up and the start passes; verification prices the leg again on the pool's replayed books and names it", async () => {
+    for (const u of ["usr_a", "usr_b"])
+      await broker.call("ledger.post", {
+        key: `dep:${u}`,
+        postings: [
+          { kind: "cash", account: u, available: 500 * SHARE },
+          { kind: "external", flow: "deposit", amount: 500 * SHARE },
+        ],
+      });
+    const cheap = (await buy("usr_a", "A", 40 * SHARE)) as RouteExecution;
+    const later = [(await buy("usr_b", "B", 10 * SHARE))!.tradeId, (await buy("usr_b", "A", 5 * SHARE))!.tradeId];
+    expect((await broker.call<VerifyReport>("ledger.verify")).problems).toEqual([]);
+    await broker.stop();
+
+    // The first trade rewritten at half its price, everything it moved with it: its postings and
+    // record, the trader's and the pool's cash, the trader's cost, the trade row; every hash again.
+    const off = Math.floor(cheap.totalCost / 2);
+    const pool = eventPoolAccount("evt_cheap");
+    const db = new Database(join(dir, "money.db"));
+    const row = db.prepare("SELECT seq, body FROM journal WHERE key = ?").get(`evamm:${cheap.tradeId}`) as { seq: number; body: string };
+    const doc = JSON.parse(row.body) as LedgerEntryDoc;
+    doc.postings = doc.postings.map((p) => {
+      if (p.kind === "cash" && p.account === "usr_a") return { ...p, available: (p.available ?? 0) + off };
+      if (p.kind === "cash" && p.account === pool) return { ...p, available: (p.available ?? 0) - off };
+      if (p.kind === "shares" && p.account === "usr_a") return { ...p, cost: (p.cost ?? 0) - off };
+      return p;
+    });
+    doc.eventPool = { ...doc.eventPool!, cash: doc.eventPool!.cash - off };
+    doc.trades = doc.trades!.map((t) => ({ ...t, totalCost: t.totalCost - off }));
+    doc.idem = undefined;
+    db.prepare("UPDATE journal SET body = ? WHERE seq = ?").run(JSON.stringify(doc), row.seq);
+    db.prepare("UPDATE cash SET available = available + ? WHERE account = 'usr_a'").run(off);
+    db.prepare("UPDATE cash SET available = available - ? WHERE account = ?").run(off, pool);
+    db.prepare("UPDATE positions SET total_cost = total_cost - ? WHERE account = 'usr_a' AND market_id = 'A'").run(off);
+    db.prepare("UPDATE trades SET total_cost = total_cost - ? WHERE trade_id = ?").run(off, cheap.tradeId);
+    let prev = GENESIS_HASH;
+    for (const r of db.prepare("SELECT seq, body FROM journal ORDER BY seq").all() as Array<{ seq: number; body: string }>) {
+      prev = chainHash(prev, r.body);
+      db.prepare("UPDATE journal SET hash = ? WHERE seq = ?").run(prev, r.seq);
+    }
+    const last = db.prepare("SELECT MAX(seq) AS seq FROM journal").get() as { seq: number };
+    db.prepare("UPDATE meta SET v = ? WHERE k = 'head_hash'").run(prev);
+    db.close();
+    writeFileSync(join(dir, "money.head"), JSON.stringify({ seq: last.seq, hash: prev }));
+
+    // Conservation holds (the pool paid for the discount), so the start cannot tell...
+    await start();
+    expect(await broker.call<MoneyCheck>("ledger.conservation")).toMatchObject({ ok: true });
+    // ...the LMSR on the pool's books before the entry can. The pool it left short could not have
+    // taken the trades after it either (funded to its bound, it owes more than it holds).
+    const verify = await broker.call<VerifyReport>("ledger.verify");
+    expect(verify.ok).toBe(false);
+    expect(verify.problems).toEqual([
+      `entry ${row.seq} (evamm:${cheap.tradeId}) prices its pool leg at ${cheap.totalCost - off} (fee ${cheap.fee}); ` +
+        `the LMSR on ${pool}'s books before it prices it at ${cheap.totalCost} (fee ${cheap.fee})`,
+      ...later.map(
+        (id, i) =>
+          `entry ${row.seq + 1 + i} (evamm:${id}) trades against ${pool}, which could not take it on its books before the entry (NO_LIQUIDITY)`,
       ),
     ]);
   });

@@ -138,7 +138,7 @@ describe("notifier service", () => {
         id: "TRADE_FILLED:trd_1",
         type: "TRADE_FILLED",
         title: "Sold NO",
-        body: "Sold 1 NO at 0.40 in “Will it rain?”: proceeds 0.40 USDT.",
+        body: "Sold 1 NO at 40¢ ($0.40) in “Will it rain?”.",
         metadata: expect.objectContaining({ tradeId: "trd_1", side: "SELL", outcome: "NO" }),
         delivered: false,
         read: false,

@@ -572,6 +572,11 @@ describe("reads", () => {
         since: async (marketId, sinceMs) => prints.filter((p) => p.marketId === marketId && p.atMs >= sinceMs),
         lastBefore: async (marketId, sinceMs) =>
           prints.filter((p) => p.marketId === marketId && p.atMs < sinceMs).sort((a, b) => b.atMs - a.atMs)[0] ?? null,
+        latest: async (marketId, limit) =>
+          prints
+            .filter((p) => p.marketId === marketId)
+            .sort((a, b) => b.atMs - a.atMs || b._id.localeCompare(a._id))
+            .slice(0, limit),
       },
       now: () => T0,
       log: { warn: (m) => void logs.push(m) },
@@ -701,5 +706,44 @@ describe("reads", () => {
     // The first candle opens at the print before the window.
     expect(h.candles[0].open).toBe(0.3);
     expect(h.volume24h).toBe(0.9);
+  });
+
+  test("marketTrades: the market's latest prints newest first, each on its taker's side at its exact price", async () => {
+    const print = (id: string, ms: number, over: Partial<PrintDoc>): PrintDoc => ({
+      _id: id,
+      marketId: "m1",
+      outcome: "YES",
+      yesPrice: 52,
+      quantity: 10_000_000,
+      notional: 5_200_000,
+      at: iso(ms),
+      atMs: ms,
+      ...over,
+    });
+    const { reads } = readFakes(
+      [],
+      [],
+      [
+        print("fil_1", T0, { takerSide: "BUY", takerOutcome: "YES" }),
+        print("fil_2", T0, { takerSide: "SELL", takerOutcome: "NO" }),
+        // A pool's leg: 6 shares for 3.01125 (an average, not a tick).
+        print("fil_3", T0 + 1000, { yesPrice: 50, quantity: 6_000_000, notional: 3_011_250, takerSide: "BUY", takerOutcome: "YES" }),
+        print("fil_4", T0 + 2000, { marketId: "m2" }),
+      ],
+    );
+    const r = await reads.marketTrades(mk("m1", "open"), 2);
+    expect(r.items).toEqual([
+      {
+        marketId: "m1",
+        tradeId: "fil_3",
+        outcome: "YES",
+        side: "BUY",
+        price: "0.501875",
+        quantity: "6000000",
+        yesPrice: "0.501875",
+        at: iso(T0 + 1000),
+      },
+      { marketId: "m1", tradeId: "fil_2", outcome: "NO", side: "SELL", price: "0.48", quantity: "10000000", yesPrice: "0.52", at: iso(T0) },
+    ]);
   });
 });

@@ -88,6 +88,7 @@ describe("SDK routes from the contract", () => {
     await c.markets.get("mkt_1");
     await c.markets.orderbook("mkt_1", "NO");
     await c.markets.priceHistory("mkt_1", { interval: "1D" });
+    await c.markets.trades("mkt_1", { limit: 10 });
     await c.markets.quote("mkt_1", body);
     await c.orders.place(body, { idempotencyKey: "k1" });
     await c.orders.batch([], { idempotencyKey: "k2" });

@@ -68,7 +68,7 @@ describe("book publications gathered per watermark", () => {
     ({
       marketId,
       at: "2026-01-01T00:00:00.000Z",
-      command: { type: "place" },
+      command: { type: "place", order: { side: "BUY", outcome: "YES" } },
       fills: Array.from({ length: fills }, (_, i) => ({ fillId: `fil_${marketId}_${i}`, yesPrice: 40, quantity: 1_000_000, kind: "book" })),
       orders: [{ orderId: `ord_${marketId}`, userId: "usr_a", status: "open", remaining: 1_000_000, filledDelta: 0 }],
       pool: null,

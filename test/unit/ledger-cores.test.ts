@@ -192,7 +192,11 @@ describe("notifyCommitted", () => {
           position: { marketId: "mkt_1", outcome: "YES", quantity: "300", avgEntryPrice: "0.40", totalCost: "120", realizedPnl: "5" },
         },
       },
-      { event: "ledger.tradeCreated", payload: { userId: "usr_a", trade: { ...trade, totalCostDecimal: "1.5" } } },
+      // With the entry's time (the public tape's time of the execution).
+      {
+        event: "ledger.tradeCreated",
+        payload: { userId: "usr_a", trade: { ...trade, totalCostDecimal: "1.5", at: "2030-01-01T00:00:00.000Z" } },
+      },
     ]);
   });
 

@@ -603,6 +603,6 @@ describe("fan-outs to a market's holders", () => {
     await n.marketResolved({ marketId: "mkt_3", result: "SPLIT" });
     const resolved = f.created.filter((c) => c.notification.type === "MARKET_RESOLVED");
     expect(resolved.map((c) => c.userId)).toEqual(["usr_a", "usr_b"]);
-    expect(resolved[0].notification.body).toContain("resolved SPLIT: each YES and each NO share pays 0.50 USDT");
+    expect(resolved[0].notification.body).toContain("resolved SPLIT: each YES and each NO share pays 50¢");
   });
 });

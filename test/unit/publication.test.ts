@@ -72,7 +72,21 @@ describe("publishCommitted", () => {
       ["broadcast", "market.pricesChanged", { marketId: "mkt_1", yesBid: null, yesAsk: 45, ammYes: null }],
       ["count", "orders", { kind: "limit", result: "accepted" }],
       ["count", "fills", { kind: "transfer" }],
-      ["emit", "market.trade", { marketId: "mkt_1", tradeId: "fil_1", outcome: "YES", yesPrice: 45, quantity: 300, notional: 135, at: AT }],
+      [
+        "emit",
+        "market.trade",
+        {
+          marketId: "mkt_1",
+          tradeId: "fil_1",
+          outcome: "YES",
+          yesPrice: 45,
+          quantity: 300,
+          notional: 135,
+          takerSide: "BUY",
+          takerOutcome: "YES",
+          at: AT,
+        },
+      ],
       [
         "broadcast",
         "order.updated",
@@ -124,8 +138,49 @@ describe("publishCommitted", () => {
       [
         "emit",
         "market.trade",
-        { marketId: "mkt_1", tradeId: "fil_a", outcome: "YES", yesPrice: 39, quantity: 1000, notional: 388, at: AT },
+        {
+          marketId: "mkt_1",
+          tradeId: "fil_a",
+          outcome: "YES",
+          yesPrice: 39,
+          quantity: 1000,
+          notional: 388,
+          takerSide: "BUY",
+          takerOutcome: "NO",
+          at: AT,
+        },
       ],
+    ]);
+  });
+
+  test("a race's market order split between the book and the race's pool: one book fill and one AMM fill counted", () => {
+    const doc: BookJournalDoc = {
+      ...base,
+      command: { type: "route", orderId: "o_r", userId: "u1", side: "BUY", outcome: "YES", quantity: 3000, mode: "ROUTE" },
+      fills: [
+        {
+          fillId: "fil_b",
+          marketId: "mkt_1",
+          kind: "transfer",
+          makerOrderId: "o_m",
+          takerOrderId: "o_r",
+          makerUserId: "u2",
+          takerUserId: "u1",
+          quantity: 1000,
+          yesPrice: 20,
+          seq: 2,
+        },
+      ],
+      orders: [],
+      // The race's pool is the ledger's: the entry carries its print, not a pool state of the market's own.
+      amm: { fillId: "fil_p", side: "BUY", outcome: "YES", quantity: 2000, cash: 520 },
+    };
+    const { out, sink } = record();
+    publishCommitted(doc, market(new OrderBook("mkt_1")), sink);
+    expect(out.filter(([kind]) => kind === "count")).toEqual([
+      ["count", "orders", { kind: "route", result: "accepted" }],
+      ["count", "fills", { kind: "transfer" }],
+      ["count", "fills", { kind: "amm" }],
     ]);
   });
 

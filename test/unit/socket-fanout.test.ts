@@ -189,3 +189,83 @@ describe("socket fan-out", () => {
     t.f.clear();
   });
 });
+
+describe("the public tape on the market channel", () => {
+  type Rec = Parameters<SocketFanout["tape"]>[0][number];
+  const at = "2026-01-02T03:04:05.000Z";
+  const rec = (r: Partial<Rec> & Pick<Rec, "role" | "side" | "outcome" | "filledQuantity" | "totalCost" | "fillIds">): Rec => ({
+    tradeId: `trd_${r.role}_${r.fillIds.join("_")}`,
+    userId: `usr_${r.role}`,
+    marketId: "mkt",
+    orderId: `ord_${r.role}`,
+    venue: "CLOB",
+    fee: 0,
+    totalCostDecimal: "0",
+    at,
+    ...r,
+  });
+  const tradesTo = (t: ReturnType<typeof fanout>, room: string) =>
+    t.toRoom.filter((x) => x.room === room && x.msg.type === "trade").map((x) => (x.msg as { data: unknown }).data);
+
+  test("a taker crossing two makers: two executions, each once (not once per party), on the taker's side, to the market's subscribers only", () => {
+    const t = fanout();
+    t.join("s1", rooms.market("mkt"));
+    t.join("s2", rooms.market("other"));
+    t.f.tape([
+      rec({ role: "maker", side: "SELL", outcome: "YES", filledQuantity: 10_000_000, totalCost: 5_200_000, fillIds: ["fil_1"] }),
+      rec({ role: "maker", side: "SELL", outcome: "YES", filledQuantity: 4_000_000, totalCost: 2_120_000, fillIds: ["fil_2"] }),
+      rec({ role: "taker", side: "BUY", outcome: "YES", filledQuantity: 14_000_000, totalCost: 7_320_000, fillIds: ["fil_1", "fil_2"] }),
+    ]);
+    expect(tradesTo(t, rooms.market("mkt"))).toEqual([
+      { marketId: "mkt", tradeId: "fil_1", outcome: "YES", side: "BUY", price: "0.52", quantity: "10000000", yesPrice: "0.52", at },
+      { marketId: "mkt", tradeId: "fil_2", outcome: "YES", side: "BUY", price: "0.53", quantity: "4000000", yesPrice: "0.53", at },
+    ]);
+    expect(t.toRoom.filter((x) => x.room !== rooms.market("mkt"))).toEqual([]);
+  });
+
+  test("a mint (BUY NO against a YES bid) is told in the taker's outcome, its YES price the maker's", () => {
+    const t = fanout();
+    t.join("s1", rooms.market("mkt"));
+    t.f.tape([
+      rec({ role: "maker", side: "BUY", outcome: "YES", filledQuantity: 2_000_000, totalCost: 800_000, fillIds: ["fil_1"] }),
+      rec({ role: "taker", side: "BUY", outcome: "NO", filledQuantity: 2_000_000, totalCost: 1_200_000, fillIds: ["fil_1"] }),
+    ]);
+    expect(tradesTo(t, rooms.market("mkt"))).toMatchObject([
+      { tradeId: "fil_1", outcome: "NO", side: "BUY", price: "0.60", yesPrice: "0.40" },
+    ]);
+  });
+
+  test("a market order through book and pool: the book fill, then the pool's leg at its exact average; a race pool's trade alone", () => {
+    const t = fanout();
+    t.join("s1", rooms.market("mkt"));
+    t.f.tape([
+      rec({ role: "maker", side: "SELL", outcome: "YES", filledQuantity: 10_000_000, totalCost: 5_200_000, fillIds: ["fil_1"] }),
+      rec({
+        role: "taker",
+        venue: "HYBRID",
+        side: "BUY",
+        outcome: "YES",
+        filledQuantity: 16_000_000,
+        totalCost: 5_200_000 + 3_011_250,
+        fillIds: ["fil_1", "fil_amm"],
+      }),
+    ]);
+    t.f.tape([
+      rec({ role: "taker", venue: "AMM", side: "SELL", outcome: "NO", filledQuantity: 1_000_000, totalCost: 300_000, fillIds: ["trd_9"] }),
+    ]);
+    expect(tradesTo(t, rooms.market("mkt"))).toMatchObject([
+      { tradeId: "fil_1", price: "0.52", quantity: "10000000" },
+      { tradeId: "fil_amm", side: "BUY", outcome: "YES", price: "0.501875", quantity: "6000000", yesPrice: "0.501875" },
+      { tradeId: "trd_9", side: "SELL", outcome: "NO", price: "0.30", quantity: "1000000", yesPrice: "0.70" },
+    ]);
+  });
+
+  test("nobody following the market: nothing is derived or sent", () => {
+    const t = fanout();
+    t.join("s1", rooms.user("usr_maker"));
+    t.f.tape([
+      rec({ role: "taker", venue: "AMM", side: "BUY", outcome: "YES", filledQuantity: 1_000_000, totalCost: 500_000, fillIds: ["fil_a"] }),
+    ]);
+    expect(t.toRoom).toEqual([]);
+  });
+});

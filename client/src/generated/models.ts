@@ -221,6 +221,25 @@ export interface Candle {
   volume: number;
 }
 
+export interface PublicTrade {
+  marketId: string;
+  tradeId: string;
+  outcome: "YES" | "NO";
+  /** The taker's side */
+  side: "BUY" | "SELL";
+  /** The outcome's price (a decimal; more than two places for a pool's average) */
+  price: string;
+  /** Shares in micro-units */
+  quantity: string;
+  /** The YES price of the execution */
+  yesPrice: string;
+  at: string;
+}
+
+export interface PublicTradeList {
+  items: PublicTrade[];
+}
+
 export interface PriceHistory {
   marketId: string;
   outcome: "YES" | "NO";
@@ -837,7 +856,7 @@ export interface AccountLimits {
 }
 
 export interface CancelMarketRequest {
-  /** What each YES share is paid (0.00 to 1.00); each NO share is paid 1 minus it, out of the market's own collateral */
+  /** What each YES share is paid (0.00 to 1.00; default 0.50, a race's outcome 0.00); each NO share is paid 1 minus it, out of the market's own collateral */
   price?: string;
 }
 
@@ -875,6 +894,12 @@ export interface GetPriceHistoryQuery {
   outcome?: "YES" | "NO";
   /** Interval */
   interval?: "1H" | "1D" | "1W" | "1M" | "MAX";
+}
+
+/** Query parameters of GET /markets/:marketId/trades. */
+export interface GetMarketTradesQuery {
+  /** Trades to return, 1 to 100, newest first */
+  limit?: number;
 }
 
 /** Query parameters of GET /orders. */

@@ -4,7 +4,7 @@
  * the OpenAPI document writes them), who may call it (public, user, admin), whether it takes an
  * Idempotency-Key and whether it answers a page; and what each one takes and answers.
  */
-import type { AccountLimits, AddOutcomeRequest, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelQuotesQuery, CancelledOrder, Challenge, ConnectRequest, ConvertRequest, ConvertResult, CreateEventRequest, DeletedOrderGroup, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, FundRewardsRequest, GetOrderBookQuery, GetPriceHistoryQuery, GetRewardEarningsQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListPositionsQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, MassQuoteRequest, MassQuoteResult, Notification, NotificationSettings, NotificationSettingsRequest, Order, OrderBook, OrderGroup, OrderGroupRequest, OrderScoring, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeEventRequest, ProposeRequest, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveEventRequest, ResolveMarketRequest, RewardEarning, RewardMarket, RewardTermsRequest, RewardsFunded, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
+import type { AccountLimits, AddOutcomeRequest, AdminAuditLogQuery, AmendOrderRequest, AuditRecord, Balance, BatchOrderRequest, BatchOrderResult, CancelAllOrdersQuery, CancelAllResult, CancelMarketRequest, CancelQuotesQuery, CancelledOrder, Challenge, ConnectRequest, ConvertRequest, ConvertResult, CreateEventRequest, DeletedOrderGroup, DepositAddress, Dispute, DisputeRequest, Event, ExchangeTradingMode, FaucetRequest, FaucetResult, FinalizeRequest, FundRewardsRequest, GetMarketTradesQuery, GetOrderBookQuery, GetPriceHistoryQuery, GetRewardEarningsQuery, Heartbeat, HeartbeatRequest, ListEventsQuery, ListNotificationsQuery, ListOrdersQuery, ListPositionsQuery, ListTradesQuery, ListTransfersQuery, MarkReadRequest, MarkReadResult, MarketItem, MassQuoteRequest, MassQuoteResult, Notification, NotificationSettings, NotificationSettingsRequest, Order, OrderBook, OrderGroup, OrderGroupRequest, OrderScoring, PlaceOrderRequest, PlacedOrder, Position, PriceHistory, ProposeEventRequest, ProposeRequest, PublicTradeList, QueuePosition, Quote, QuoteRequest, RedeemRequest, RedeemResult, RefreshRequest, ResolveEventRequest, ResolveMarketRequest, RewardEarning, RewardMarket, RewardTermsRequest, RewardsFunded, SearchEventsQuery, Session, SetTierRequest, Trade, TradeExecution, TradeRequest, TradingModeRequest, Transfer, UpdateEventRequest, UserTier, WithdrawRequest, WithdrawResult } from "./models";
 
 export const ROUTES = {
   /** The login domain and a fresh payload for a ton_proof */
@@ -27,6 +27,8 @@ export const ROUTES = {
   getOrderBook: { method: "GET", path: "/markets/{marketId}/orderbook", auth: "public" },
   /** Candles and price change */
   getPriceHistory: { method: "GET", path: "/markets/{marketId}/price-history", auth: "public" },
+  /** The market's public trades (every venue, no user ids) */
+  getMarketTrades: { method: "GET", path: "/markets/{marketId}/trades", auth: "public" },
   /** Price a market or AMM order without executing it */
   quote: { method: "POST", path: "/markets/{marketId}/quote", auth: "user" },
   /** Limit order: GTC, GTD, FOK or FAK, optionally post-only, with a client order id (trade rate category) */
@@ -147,6 +149,7 @@ export interface RouteTypes {
   getMarket: { params: { id: string }; query: Record<string, never>; body: undefined; result: MarketItem };
   getOrderBook: { params: { marketId: string }; query: GetOrderBookQuery; body: undefined; result: OrderBook };
   getPriceHistory: { params: { marketId: string }; query: GetPriceHistoryQuery; body: undefined; result: PriceHistory };
+  getMarketTrades: { params: { marketId: string }; query: GetMarketTradesQuery; body: undefined; result: PublicTradeList };
   quote: { params: { marketId: string }; query: Record<string, never>; body: QuoteRequest; result: Quote };
   placeOrder: { params: Record<string, never>; query: Record<string, never>; body: PlaceOrderRequest; result: PlacedOrder };
   listOrders: { params: Record<string, never>; query: ListOrdersQuery; body: undefined; result: Order };

@@ -2,7 +2,7 @@
  * GENERATED from the server's contract (contract/events.ts) by `npm run contract:sdk`; do not edit.
  * The Socket.IO payloads at /ws: what a client emits and every `message` the server sends.
  */
-import type { Balance, BookLevel, Notification, OrderBook } from "./models";
+import type { Balance, BookLevel, Notification, OrderBook, PublicTrade } from "./models";
 
 export type SubscribeRequest = {
   channel: "market";
@@ -155,6 +155,10 @@ export type ServerMessage = {
   type: "lifecycle";
   channel: "market";
   data: MarketLifecycle;
+} | {
+  type: "trade";
+  channel: "market";
+  data: PublicTrade;
 } | {
   type: "update";
   channel: "user";

@@ -147,7 +147,7 @@ export function RulesSection({ market }: { market: MarketItem }) {
 }
 
 function resultWords(r: "YES" | "NO" | "SPLIT"): string {
-  return r === "SPLIT" ? "SPLIT (each YES and each NO share pays 0.50)" : r;
+  return r === "SPLIT" ? "SPLIT (each YES and each NO share pays 50¢)" : r;
 }
 
 const REASON_MIN = 10;

@@ -1,90 +1,92 @@
 /**
- * Recent trades on the market page (web/src/tape.ts says what a row is): the first page from the
- * last hour's prints, then each new trade prepended as the market moves, without a reload.
+ * Recent trades on the market page (web/src/tape.ts says what a row is): the first page from
+ * GET /markets/:id/trades, then each `trade` message of the market channel prepended as its own
+ * row, without a reload. The page subscribes to the market channel; after a reconnection the
+ * first page is read again (messages sent while the socket was down are lost).
  */
-import { useEffect, useRef, useState } from "preact/hooks";
-import type { Candle } from "@pmx/client/models";
-import type { TradeUpdate } from "@pmx/client/socket";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import type { ServerMessage, TradeUpdate } from "@pmx/client/socket";
 import { client } from "../api";
 import { cents, shareCount } from "../format";
-import { ownTrades } from "../live";
-import { firstPage, markMine, newPrints, prepend, TAPE_ROWS, type OwnTrade, type TapeRow } from "../tape";
+import { ownTrades, socket } from "../live";
+import { markMine, prepend, rowOf, TAPE_ROWS, type OwnTrade, type TapeRow } from "../tape";
 import { describeError } from "../errors";
 import { ErrorText, type ActionState } from "../ui";
+import { useRefreshOnReconnect } from "./lifecycle";
 
-const MOVE_WORDS = { up: "up", down: "down", same: "unchanged" } as const;
+const time = (r: TapeRow) => new Date(r.at).toLocaleTimeString();
 
-function time(r: TapeRow): string {
-  return new Date(r.at).toLocaleTimeString(undefined, r.minute ? { hour: "2-digit", minute: "2-digit" } : undefined);
-}
-
-export function RecentTrades({ marketId, refresh }: { marketId: string; refresh: number }) {
+export function RecentTrades({ marketId }: { marketId: string }) {
   const [rows, setRows] = useState<TapeRow[] | null>(null);
   const [error, setError] = useState<ActionState["error"]>(null);
-  // The hour's minutes as last read, and for which market.
-  const read = useRef<{ marketId: string; candles: Candle[] } | null>(null);
-  // The newest price shown (the next row's move is against it).
-  const top = useRef<number | undefined>(undefined);
-  // The user's own trades here whose print is not read yet (a few seconds at most).
-  const mine = useRef<Array<OwnTrade & { heard: number }>>([]);
+  // The user's own trades here not matched to a row yet (they arrive with their rows).
+  const own = useRef<OwnTrade[]>([]);
+  const [reads, setReads] = useState(0);
+  const reread = useCallback(() => setReads((n) => n + 1), []);
+  useRefreshOnReconnect(reread);
+
+  const show = useCallback((update: (r: TapeRow[]) => TapeRow[]) => {
+    setRows((r) => {
+      if (!r) return r;
+      const marked = markMine(update(r), own.current, Date.now());
+      own.current = marked.own;
+      return marked.rows;
+    });
+  }, []);
+
   useEffect(() => {
-    mine.current = [];
+    own.current = [];
     const hear = (t: TradeUpdate) => {
-      if (t.marketId === marketId)
-        mine.current.push({ side: t.side, outcome: t.outcome, shares: Number(t.filledQuantity), heard: Date.now() });
+      if (t.marketId !== marketId) return;
+      own.current.push({ side: t.side, outcome: t.outcome, shares: Number(t.filledQuantity), heard: Date.now() });
+      show((r) => r);
+    };
+    // Trades heard before the first page are in it: held only once it is shown.
+    const tape = (m: ServerMessage) => {
+      if (m.type === "trade" && m.data.marketId === marketId) show((r) => prepend(r, [rowOf(m.data, true)]));
     };
     ownTrades.add(hear);
-    return () => void ownTrades.delete(hear);
-  }, [marketId]);
+    socket.on("message", tape);
+    return () => {
+      ownTrades.delete(hear);
+      socket.off("message", tape);
+    };
+  }, [marketId, show]);
+
   useEffect(() => {
     let live = true;
-    let again: ReturnType<typeof setTimeout> | undefined;
-    const readOnce = (retry: boolean) =>
-      client.markets.priceHistory(marketId, { interval: "1H", outcome: "YES" }).then(
-        (h) => {
-          if (!live) return;
-          const prev = read.current?.marketId === marketId ? read.current.candles : null;
-          read.current = { marketId, candles: h.candles };
-          setError(null);
-          if (!prev) {
-            const page = firstPage(h.candles).slice(0, TAPE_ROWS);
-            top.current = page[0]?.tick;
-            mine.current = []; // already in this page
-            return setRows(page);
-          }
-          const fresh = newPrints(prev, h.candles, Date.now(), top.current);
-          // A move whose print was not recorded yet: read once more a little later.
-          if (!fresh.length && retry) again = setTimeout(() => readOnce(false), 1500);
-          if (!fresh.length) return;
-          const { rows: marked, left } = markMine(fresh, mine.current);
-          mine.current = left.filter((t) => Date.now() - t.heard < 5_000);
-          top.current = marked[0].tick;
-          setRows((r) => prepend(r ?? [], marked));
-        },
-        (err: unknown) => {
-          if (!live) return;
-          const d = describeError(err);
-          setError({ text: d.text, detail: d.detail });
-        },
-      );
-    readOnce(refresh > 0);
+    client.markets.trades(marketId, { limit: TAPE_ROWS }).then(
+      (page) => {
+        if (!live) return;
+        setError(null);
+        // Rows that came over the socket meanwhile stay (each execution once, newest first).
+        const listed = page.items.map((t) => rowOf(t, false));
+        setRows((r) => prepend(listed, r?.filter((x) => x.live) ?? []).sort((a, b) => b.at - a.at));
+      },
+      (err: unknown) => {
+        if (!live) return;
+        const d = describeError(err);
+        setError({ text: d.text, detail: d.detail });
+      },
+    );
     return () => {
       live = false;
-      clearTimeout(again);
     };
-  }, [marketId, refresh]);
+  }, [marketId, reads]);
+
   return (
     <>
       <ErrorText error={error} />
-      {rows && !rows.length && <p class="muted small">No trades in the last hour.</p>}
+      {rows && !rows.length && <p class="muted small">No trades yet.</p>}
       {rows && rows.length > 0 && (
         <table class="recent" data-testid="recent-trades">
-          <caption class="sr-only">Recent trades, newest first; rows with a minute only add up that minute's trades</caption>
+          <caption class="sr-only">Recent trades, newest first: the taker's side and outcome, its price and shares</caption>
           <thead>
             <tr>
               <th scope="col">Time</th>
+              <th scope="col">Trade</th>
               <th scope="col" class="num">
-                YES price
+                Price
               </th>
               <th scope="col" class="num">
                 Shares
@@ -93,7 +95,15 @@ export function RecentTrades({ marketId, refresh }: { marketId: string; refresh:
           </thead>
           <tbody>
             {rows.map((r) => (
-              <tr key={r.key} class={r.minute ? "minute" : "fresh"} data-tick={r.tick} data-shares={r.shares}>
+              <tr
+                key={r.key}
+                class={r.live ? "fresh" : "listed"}
+                data-trade-id={r.key}
+                data-side={r.side}
+                data-outcome={r.outcome}
+                data-price={r.price}
+                data-shares={r.shares}
+              >
                 <td>
                   {time(r)}
                   {r.mine && (
@@ -103,10 +113,11 @@ export function RecentTrades({ marketId, refresh }: { marketId: string; refresh:
                     </span>
                   )}
                 </td>
-                <td class={`num move-${r.move}`} data-testid="recent-price">
-                  <span aria-hidden="true">{r.move === "up" ? "▲ " : r.move === "down" ? "▼ " : ""}</span>
-                  {cents(r.tick / 100)}
-                  <span class="sr-only"> ({MOVE_WORDS[r.move]})</span>
+                <td class={`side ${r.outcome.toLowerCase()}`} data-testid="recent-trade">
+                  {r.side === "BUY" ? "Buy" : "Sell"} {r.outcome}
+                </td>
+                <td class="num" data-testid="recent-price">
+                  {cents(r.price)}
                 </td>
                 <td class="num">{shareCount(r.shares)}</td>
               </tr>

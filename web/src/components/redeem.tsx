@@ -36,7 +36,7 @@ export function Redeem({ market, refresh }: { market: MarketItem; refresh: numbe
         <>
           <p>
             {split
-              ? "The market resolved SPLIT: each YES and each NO share pays 0.50 USDT."
+              ? "The market resolved SPLIT: each YES and each NO share pays 50¢."
               : `You hold ${shareCount(winning.quantity)} winning ${winner} shares, worth ${dollars(winning.quantity)}.`}
           </p>
           <button type="button" class="primary" onClick={() => redeem()} disabled={state.pending}>
@@ -47,7 +47,7 @@ export function Redeem({ market, refresh }: { market: MarketItem; refresh: numbe
         !result && (
           <p class={split ? undefined : "muted"} data-testid="redeem-state">
             {split
-              ? "The market resolved SPLIT: each YES and each NO share pays 0.50 USDT, credited to holders' balances by the exchange."
+              ? "The market resolved SPLIT: each YES and each NO share pays 50¢, credited to holders' balances by the exchange."
               : mine.length
                 ? "Nothing left to redeem here."
                 : "You hold no shares of this market."}

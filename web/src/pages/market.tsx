@@ -264,7 +264,7 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
     YES: mine.filter((p) => p.outcome === "YES").reduce((n, p) => n + BigInt(p.quantity) - BigInt(p.lockedQuantity), 0n),
     NO: mine.filter((p) => p.outcome === "NO").reduce((n, p) => n + BigInt(p.quantity) - BigInt(p.lockedQuantity), 0n),
   };
-  // The chart and recent trades follow moves after 600 ms (prints are recorded just after a trade), the tiles' quotes sooner.
+  // The chart follows moves after 600 ms (prints are recorded just after a trade), the tiles' quotes sooner.
   const [chartRefresh, chartMoved] = useThrottledPulse(600, 2500);
   const [quoteRefresh, quoteMoved] = useThrottledPulse(150, 1000);
   const moved = useCallback(() => {
@@ -385,7 +385,7 @@ export function MarketPage({ params }: { params: Record<string, string> }) {
             <DepthChart book={yesBook} />
           </Section>
           <Section title="Recent trades" id="recent">
-            {interactive ? <RecentTrades marketId={marketId} refresh={chartRefresh} /> : <Loading what="recent trades" />}
+            {interactive ? <RecentTrades marketId={marketId} /> : <Loading what="recent trades" />}
           </Section>
           <RulesSection market={market} />
         </div>
