@@ -7,6 +7,7 @@ import { createMarketRouting } from "./mixins/market-routing.middleware";
 import { createDataDirLock } from "./mixins/data-dir-lock.middleware";
 import { createFoundationCheck, runsFoundationCheck } from "./mixins/foundations.middleware";
 import { Idempotency } from "./mixins/idempotency.middleware";
+import { createNearCache } from "./mixins/near-cache.middleware";
 import { LocalSocketTransporter } from "./lib/local-transporter";
 import { socketPathFor } from "./lib/data-dir";
 import { brokerUidGenerator } from "./lib/ids";
@@ -54,6 +55,8 @@ export function createBrokerOptions(cfg: AppConfig, topology: NodeTopology = { r
       Idempotency,
       createMarketRouting(),
       BeforeStop,
+      // The catalog answers from the side node: its cached reads are kept here too.
+      ...(topology.role === "main" ? [createNearCache()] : []),
     ],
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The embedded process's side node (SIDE_NODE=thread; off by default): the services of SIDE_SERVICES
+ * The embedded process's side node (SIDE_NODE=thread, the default; SIDE_NODE=off: none): the services of SIDE_SERVICES
  * (the catalog's read models, the notifier, the sandbox chain) run as a second Moleculer node in a
  * worker thread of the same process, joined to the main node's hub (lib/local-transporter.ts)
  * through a MessagePort. The main node keeps the gateway and the order path on its event loop;

@@ -64,10 +64,9 @@ export interface AppConfig {
   /** MONEY_WRITER_THREAD: embedded group commits written on a worker thread (false: on the event loop). */
   moneyWriterThread: boolean;
   /**
-   * SIDE_NODE: "thread": embedded, the services of SIDE_SERVICES run as a second node in a worker
-   * thread of the same process, off the orders' event loop; "off" (the default): one node, one loop.
-   * Off by default: the orders' loop gains less than the catalog's reads lose (they cross the link,
-   * and their live prices cross it back and forth; docs/benchmarks.md).
+   * SIDE_NODE: "thread" (the default): embedded and started from the build, the services of
+   * SIDE_SERVICES run as a second node in a worker thread of the same process, off the orders' event
+   * loop (the main node keeps its own copies of the catalog's cached reads); "off": one node, one loop.
    */
   sideNode: "thread" | "off";
   redisUrl?: string;
@@ -297,8 +296,8 @@ function operatorKey(env: Env, dataDir: string, transporter: string | undefined)
 }
 
 function sideNodeOf(raw: string | undefined): AppConfig["sideNode"] {
-  if (raw === undefined || raw === "" || raw === "off") return "off";
-  if (raw === "thread") return "thread";
+  if (raw === "off") return "off";
+  if (raw === undefined || raw === "" || raw === "thread") return "thread";
   throw new Error(`SIDE_NODE must be thread or off, got "${raw}"`);
 }
 

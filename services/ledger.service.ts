@@ -43,6 +43,7 @@ import type { RestingOrder } from "../engine/types";
 import { isRefusal } from "../engine/refusal";
 import { OrderGroups, type GroupCancel } from "../trading/order-groups";
 import { reopenSetting, strictest } from "../trading/trading-modes";
+import { CATALOG_FACTS_TTL_MS, CatalogFacts } from "../mixins/catalog-facts";
 
 type LedgerThis = Service &
   DbState<RewardCollections> & {
@@ -64,6 +65,8 @@ type LedgerThis = Service &
     loadGroups(): Promise<void>;
     finishCancel(c: GroupCancel): Promise<void>;
     groupsStopped?: boolean;
+    /** The catalog's facts as the live prices read them (kept, forgotten on `catalog.marketChanged`). */
+    catalogFacts: CatalogFacts;
     /** Races whose prices are about to be published (ledger/event-pools.ts): once per burst of changes. */
     racesRepricing: Set<string>;
     repriceRace(ctx: AppContext, eventId: string, marketId: string): void;
@@ -358,7 +361,15 @@ const LedgerService = defineService<LedgerThis>({
     eventPoolPrices: {
       ...internalAction("ledger.eventPoolPrices"),
       handler(this: LedgerThis, ctx: AppContext<HandlerParams<"ledger.eventPoolPrices">>): Answer<"ledger.eventPoolPrices"> {
-        return eventPoolPrices(poolPorts(this, ctx), ctx.params.marketIds).catch(throwWire);
+        const p = poolPorts(this, ctx);
+        const facts = this.catalogFacts;
+        // Read on every listing: the catalog's facts as kept here, not asked per market.
+        const read: EventPoolPorts = {
+          ...p,
+          market: (id) => facts.market(id, () => p.market(id)),
+          event: (id) => facts.event(id, () => p.event(id)),
+        };
+        return eventPoolPrices(read, ctx.params.marketIds).catch(throwWire);
       },
     },
 
@@ -580,6 +591,10 @@ const LedgerService = defineService<LedgerThis>({
   },
 
   events: {
+    /** A market's status changed on the catalog: its kept facts are asked again. */
+    "catalog.marketChanged"(this: LedgerThis, ctx: AppContext<{ marketId: string }>) {
+      this.catalogFacts.forget(ctx.params.marketId);
+    },
     // Fills of grouped orders count in their group's window; a group at its limit cancels its orders.
     async "book.published"(this: LedgerThis, ctx) {
       for (const e of ctx.params.events) {
@@ -695,6 +710,7 @@ const LedgerService = defineService<LedgerThis>({
   },
 
   created() {
+    this.catalogFacts = new CatalogFacts(CATALOG_FACTS_TTL_MS);
     this.groupMarkets = new Map();
     this.racesRepricing = new Set();
     this.groups = new OrderGroups({

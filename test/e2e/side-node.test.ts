@@ -2,7 +2,7 @@
  * The embedded process's two nodes (SIDE_NODE=thread; side-node.ts) on a real process:
  * the catalog, notifier and chain answer from the side node, the order path from the main node;
  * the price history follows each trade within a print batch and the notifications once the
- * notifier caught up, as on one node; SIGTERM stops both; SIDE_NODE=off (the default) is one node.
+ * notifier caught up, as on one node; SIGTERM stops both; SIDE_NODE=off is one node.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -99,16 +99,51 @@ describe("embedded process with its side node", () => {
     expect((notes.body.data as Array<{ type: string }>).filter((n) => n.type === "TRADE_FILLED").length).toBeGreaterThanOrEqual(3);
   });
 
+  test("a market's status change is seen by the next read, though the main node keeps the catalog's cached reads", async () => {
+    const created = await node.http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: { title: "Side node close", category: "Tech", markets: [{ title: "Is the close seen at once?" }] },
+    });
+    const marketId: string = created.body.data.markets[0].id;
+    for (let i = 0; i < 3; i++) expect((await node.http("GET", `/api/v1/markets/${marketId}`)).body.data.status).toBe("open");
+    const closed = await node.http("POST", `/api/v1/admin/markets/${marketId}/close`, { headers: { "x-admin-key": ADMIN_KEY } });
+    expect(closed.status).toBe(200);
+    expect((await node.http("GET", `/api/v1/markets/${marketId}`)).body.data.status).toBe("closed");
+  });
+
   test("SIGTERM stops both nodes and the process exits 0", async () => {
     node.child.kill("SIGTERM");
     expect(await node.exited).toBe(0);
   });
 });
 
-describe("SIDE_NODE unset (off)", () => {
+describe("a side node that dies (SIDE_NODE unset: thread)", () => {
+  test("stops the process with its message; the data dir starts again", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pmx-side-dies-"));
+    const env = embeddedEnv(join(dir, "data"), DOMAIN, ADMIN_KEY);
+    try {
+      const node = await NodeProcess.start(env);
+      await node.ctl({ cmd: "endSideThread" }).catch(() => undefined);
+      expect(await node.exited).toBe(1);
+      expect(node.stderr).toContain("The side node (catalog, chain, notifier) failed: its thread exited");
+      expect(node.stderr).toContain("Stopping the exchange.");
+      // It let go of its data dir: the next start takes it and runs both nodes again.
+      const again = await NodeProcess.start(env);
+      try {
+        expect(await again.call<NodeInfo[]>("$node.list", { onlyAvailable: true })).toHaveLength(2);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("SIDE_NODE=off", () => {
   test("one node runs every service", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pmx-side-off-"));
-    const node = await NodeProcess.start(embeddedEnv(join(dir, "data"), DOMAIN, ADMIN_KEY));
+    const node = await NodeProcess.start(embeddedEnv(join(dir, "data"), DOMAIN, ADMIN_KEY, { SIDE_NODE: "off" }));
     try {
       const nodes = await node.call<NodeInfo[]>("$node.list", { onlyAvailable: true });
       expect(nodes).toHaveLength(1);

@@ -4,8 +4,8 @@ import { loadConfig, sideNodeSplit } from "../../lib/config";
 const cfg = (env: Record<string, string>) => loadConfig({ DATA_DIR: ":memory:", ...env });
 
 describe("SIDE_NODE", () => {
-  test("off unless set to thread; anything else stops the start naming it", () => {
-    expect(cfg({}).sideNode).toBe("off");
+  test("thread unless set to off; anything else stops the start naming it", () => {
+    expect(cfg({}).sideNode).toBe("thread");
     expect(cfg({ SIDE_NODE: "off" }).sideNode).toBe("off");
     expect(cfg({ SIDE_NODE: "thread" }).sideNode).toBe("thread");
     expect(() => cfg({ SIDE_NODE: "process" })).toThrow('SIDE_NODE must be thread or off, got "process"');
@@ -20,7 +20,7 @@ describe("SIDE_NODE", () => {
   });
 
   test("no split when off, scaled out, or when a node would be left empty", () => {
-    expect(sideNodeSplit(cfg({}))).toBeNull();
+    expect(sideNodeSplit(cfg({ SIDE_NODE: "off" }))).toBeNull();
     expect(sideNodeSplit(cfg({ SIDE_NODE: "thread", TRANSPORTER: "nats://127.0.0.1:4222", JWT_SECRET: "x".repeat(64) }))).toBeNull();
     expect(sideNodeSplit(cfg({ SIDE_NODE: "thread", SERVICES: "api,auth,ledger,engine" }))).toBeNull();
     expect(sideNodeSplit(cfg({ SIDE_NODE: "thread", SERVICES: "catalog,notifier" }))).toBeNull();
