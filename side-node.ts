@@ -9,12 +9,14 @@
  *
  * This file is both ends: `SideNode` in the main thread, and the worker's entry when loaded as one.
  */
-import { writeFileSync } from "node:fs";
+import { writeFileSync, writeSync } from "node:fs";
+import { format } from "node:util";
 import { MessageChannel, Worker, isMainThread, parentPort, workerData, type MessagePort } from "node:worker_threads";
 import type { Middleware, ServiceBroker } from "moleculer";
 import { SIDE_THREAD_NAME, type AppConfig } from "./lib/config";
 import type { LocalSocketTransporter } from "./lib/local-transporter";
 import { buildNode } from "./nodes";
+import { windDown } from "./mixins/before-stop.middleware";
 
 /** What the worker is given at its creation. */
 interface SideData {
@@ -161,8 +163,35 @@ export class SideNode {
   }
 }
 
+/**
+ * A worker's console reaches the process's stdout through the main thread, later: the last lines
+ * before the thread ends (its services' "stopped") were lost when the process exited. The side
+ * node writes its lines to the process's own descriptors instead, waiting out a full pipe.
+ */
+function writeConsoleDirectly(): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const writeAll = (fd: number, text: string) => {
+    let rest = Buffer.from(text);
+    while (rest.length > 0) {
+      try {
+        rest = rest.subarray(writeSync(fd, rest));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EAGAIN") return;
+        Atomics.wait(pause, 0, 0, 1);
+      }
+    }
+  };
+  const to =
+    (fd: number) =>
+    (...args: unknown[]) =>
+      writeAll(fd, `${format(...args)}\n`);
+  console.log = console.info = console.debug = to(1);
+  console.warn = console.error = to(2);
+}
+
 /** The worker: its node is built and started when the main thread says so, stopped likewise. */
 function runWorker(data: SideData): void {
+  writeConsoleDirectly();
   const parent = parentPort as MessagePort;
   try {
     // Told apart from the event loop and the money writer in `top -H` and the benches' per-thread CPU.
@@ -188,7 +217,16 @@ function runWorker(data: SideData): void {
         },
         { started: true },
       );
-    else if (m.cmd === "stop") void answer(async () => void (await broker?.stop()), { stopped: true });
+    else if (m.cmd === "stop")
+      void answer(
+        async () => {
+          if (!broker) return;
+          // While the main node still sees this node's services: work that calls back here ends first.
+          await windDown(broker);
+          await broker.stop();
+        },
+        { stopped: true },
+      );
   });
 }
 

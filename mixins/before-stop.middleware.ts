@@ -8,8 +8,26 @@ import type { Middleware, Service, ServiceBroker } from "moleculer";
  */
 type StoppableService = Service & { beforeBrokerStop?: () => Promise<void> };
 
+const windingDown = new WeakSet<ServiceBroker>();
+
+/**
+ * Every service's `beforeBrokerStop()`, awaited, while the broker still serves. A node joined to
+ * others runs it before `broker.stop()`: Moleculer withdraws a stopping node's services from the
+ * other nodes before its `stopping` hook, so background work whose calls come back to this node
+ * (the demo maker's trades ask the catalog) must end first.
+ */
+export async function windDown(broker: ServiceBroker): Promise<void> {
+  windingDown.add(broker);
+  await Promise.all((broker.services as StoppableService[]).map((s) => s.beforeBrokerStop?.()));
+}
+
+/** Background work ends at its next step once the broker winds down or stops. */
+export function stopRequested(broker: ServiceBroker): boolean {
+  return broker.stopping || windingDown.has(broker);
+}
+
 export const BeforeStop: Middleware = {
-  async stopping(broker: ServiceBroker) {
-    await Promise.all((broker.services as StoppableService[]).map((s) => s.beforeBrokerStop?.()));
+  stopping(broker: ServiceBroker) {
+    return windDown(broker);
   },
 };

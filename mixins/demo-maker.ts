@@ -11,6 +11,7 @@ import { call } from "../contract";
 import { configOf } from "../lib/config";
 import type { Stores } from "../lib/store";
 import type { CatalogCollections } from "../models/catalog";
+import { stopRequested } from "./before-stop.middleware";
 
 /** A market's book is loaded on its `market.opened`, the chain a moment after the start: each step is tried again meanwhile. */
 const ATTEMPTS = 100;
@@ -38,7 +39,7 @@ export async function runDemoMaker(broker: ServiceBroker, stores: () => Stores<C
       try {
         return await fn();
       } catch (err) {
-        if (i >= ATTEMPTS || broker.stopping) throw new Error(`${what}: ${(err as Error).message}`);
+        if (i >= ATTEMPTS || stopRequested(broker)) throw new Error(`${what}: ${(err as Error).message}`);
         await sleep(RETRY_MS);
       }
     }
@@ -49,10 +50,10 @@ export async function runDemoMaker(broker: ServiceBroker, stores: () => Stores<C
       const amount = Math.min(need, cfg.ton.faucetMaxUsdt);
       await retried("faucet", () => call(broker, "chain.faucet", { amount: String(amount), asset: "USDT" }, as));
       need -= amount;
-      if (broker.stopping) return logger.info("Demo maker: stopped with the node before it finished");
+      if (stopRequested(broker)) return logger.info("Demo maker: stopped with the node before it finished");
     }
     for (const s of steps) {
-      if (broker.stopping) return logger.info("Demo maker: stopped with the node before it finished");
+      if (stopRequested(broker)) return logger.info("Demo maker: stopped with the node before it finished");
       await retried(`${s.kind} on ${s.marketId}`, () => step(broker, s, as));
     }
     await stores().catalogMeta.update({ _id: DEMO_MAKER_MARKER_ID }, { $set: { done: true, at: new Date().toISOString() } });

@@ -6,17 +6,21 @@ import { dollars, shareCount } from "../format";
 import { portfolioPulse } from "../live";
 import { Done, ErrorText, Section, useAction, useLoad } from "../ui";
 
-/** The redeem call for a resolved market, with its answer in words. */
-export function useRedeem(market: Pick<MarketItem, "id" | "conditionId" | "result"> | null) {
+/**
+ * The redeem call for a resolved market, with its answer in words; `told` hears it too, at once
+ * (the caller may be gone by then: the position leaves the list as soon as its payout is pushed).
+ */
+export function useRedeem(market: Pick<MarketItem, "id" | "conditionId" | "result"> | null, told?: (text: string) => void) {
   const [result, setResult] = useState<string | null>(null);
   const [redeem, state] = useAction(async (m?: Pick<MarketItem, "id" | "conditionId" | "result">) => {
     const target = m ?? market;
     if (!target?.result) return;
     const indexSets = target.result === "SPLIT" ? [INDEX_SET.YES, INDEX_SET.NO] : [INDEX_SET[target.result]];
     const r = await client.wallet.redeem(target.id, { conditionId: target.conditionId, indexSets });
-    setResult(
-      r.status === "accepted" ? `Redeemed: ${dollars(r.payout ?? "0")} paid into your balance.` : `Already redeemed (${r.message}).`,
-    );
+    const text =
+      r.status === "accepted" ? `Redeemed: ${dollars(r.payout ?? "0")} paid into your balance.` : `Already redeemed (${r.message}).`;
+    setResult(text);
+    told?.(text);
     portfolioPulse.fire();
   });
   return { redeem, state, result };

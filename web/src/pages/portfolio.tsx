@@ -4,7 +4,7 @@
  * trades with their settlement, transfers: deposits, withdrawals, liquidity rewards and maker rebates), each paged,
  * newest first. The tab is in the address (?tab=history).
  */
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import type { MarketItem, Order, Position, Trade, Transfer } from "@pmx/client/models";
 import { client, session$ } from "../api";
 import { config } from "../config";
@@ -25,11 +25,8 @@ const HISTORY_PAGE = 20;
 
 /** A won position's redeem button (the market's condition is fetched when pressed). */
 function RedeemHere({ p, onDone }: { p: Position; onDone: (text: string) => void }) {
-  const { redeem, state, result } = useRedeem(null);
-  useEffect(() => {
-    // Said above the list: the position itself leaves the list once redeemed.
-    if (result) onDone(result);
-  }, [result]);
+  // Said above the list: the position itself leaves the list once redeemed.
+  const { redeem, state, result } = useRedeem(null, onDone);
   return (
     <div class="redeem-here">
       <button
