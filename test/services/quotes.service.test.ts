@@ -1,6 +1,4 @@
-import { ServiceBroker } from "moleculer";
-import { bindConfig, loadConfig } from "../../lib/config";
-import { VALIDATOR_OPTIONS } from "../../lib/params";
+import type { ServiceBroker } from "moleculer";
 import { createMarketRouting } from "../../mixins/market-routing.middleware";
 import LedgerService from "../../services/ledger.service";
 import BookService from "../../services/book.service";
@@ -9,6 +7,7 @@ import type { PlaceView } from "../../trading/order-views";
 import type { QuoteSetView } from "../../trading/order-desk";
 import { MAX_PER_ENTRY } from "../../trading/entries";
 import { SHARE } from "../support/trading";
+import { bookBroker, fund } from "../support/service-broker";
 
 jest.setTimeout(120_000);
 
@@ -25,25 +24,9 @@ describe("book.quotesTerms on a real ledger", () => {
   const LOT = 100;
 
   beforeAll(async () => {
-    broker = new ServiceBroker({
-      logger: false,
-      validator: { type: "Fastest", options: VALIDATOR_OPTIONS },
-      middlewares: [createMarketRouting()],
-    });
-    bindConfig(broker, loadConfig({ DATA_DIR: ":memory:", JWT_SECRET: "x", LOG_LEVEL: "false", TAKER_FEE_BPS: "200" }));
-    broker.createService(LedgerService);
-    broker.createService(BookService);
-    broker.createService({ name: "catalog", actions: { getMarketInternal: () => ({ status: "open" }), marketTitles: () => ({}) } });
+    broker = bookBroker({ TAKER_FEE_BPS: "200" }, LedgerService, BookService, createMarketRouting());
     await broker.start();
-    for (const u of ["usr_maker", "usr_mm"]) {
-      await broker.call("ledger.post", {
-        key: `dep:${u}`,
-        postings: [
-          { kind: "cash", account: u, available: 1000 * SHARE },
-          { kind: "external", flow: "deposit", amount: 1000 * SHARE },
-        ],
-      });
-    }
+    await fund(broker, ["usr_maker", "usr_mm"], 1000 * SHARE);
   });
   afterAll(() => broker.stop());
 

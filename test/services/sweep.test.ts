@@ -1,6 +1,4 @@
-import { ServiceBroker } from "moleculer";
-import { bindConfig, loadConfig } from "../../lib/config";
-import { VALIDATOR_OPTIONS } from "../../lib/params";
+import type { ServiceBroker } from "moleculer";
 import { createMarketRouting } from "../../mixins/market-routing.middleware";
 import LedgerService from "../../services/ledger.service";
 import BookService from "../../services/book.service";
@@ -8,6 +6,7 @@ import type { BookJournalDoc, OrderDoc, MoneyCheck, VerifyReport } from "../../m
 import type { PlaceView } from "../../trading/order-views";
 import { MAX_PER_ENTRY } from "../../trading/entries";
 import { SHARE } from "../support/trading";
+import { bookBroker, fund } from "../support/service-broker";
 
 jest.setTimeout(180_000);
 
@@ -23,26 +22,9 @@ describe("an order sweeping 20,000 resting orders", () => {
   const LOT = 100;
 
   beforeAll(async () => {
-    broker = new ServiceBroker({
-      logger: false,
-      validator: { type: "Fastest", options: VALIDATOR_OPTIONS },
-      middlewares: [createMarketRouting()],
-    });
-    bindConfig(broker, loadConfig({ DATA_DIR: ":memory:", JWT_SECRET: "x", LOG_LEVEL: "false", TAKER_FEE_BPS: "200" }));
-    broker.createService(LedgerService);
-    broker.createService(BookService);
-    // The catalog knows one open market.
-    broker.createService({ name: "catalog", actions: { getMarketInternal: () => ({ status: "open" }), marketTitles: () => ({}) } });
+    broker = bookBroker({ TAKER_FEE_BPS: "200" }, LedgerService, BookService, createMarketRouting());
     await broker.start();
-    for (const u of ["usr_maker", "usr_taker"]) {
-      await broker.call("ledger.post", {
-        key: `dep:${u}`,
-        postings: [
-          { kind: "cash", account: u, available: 1000 * SHARE },
-          { kind: "external", flow: "deposit", amount: 1000 * SHARE },
-        ],
-      });
-    }
+    await fund(broker, ["usr_maker", "usr_taker"], 1000 * SHARE);
   });
   afterAll(() => broker.stop());
 

@@ -3,7 +3,7 @@
  * test defaults (storage in memory, no demo seed, no logs) under the test's own settings, and the
  * services given; plus a listener service that keeps what the broker announces, in order.
  */
-import { ServiceBroker, type BrokerOptions, type Context, type ServiceSchema } from "moleculer";
+import { ServiceBroker, type BrokerOptions, type Context, type Middleware, type ServiceSchema } from "moleculer";
 import { bindConfig, loadConfig } from "../../lib/config";
 import { VALIDATOR_OPTIONS } from "../../lib/params";
 
@@ -30,4 +30,22 @@ export function listenerOf(events: readonly string[], heard: Heard[]): ServiceSc
       events.map((name) => [name, (ctx: Context<Record<string, unknown>>) => void heard.push({ name, params: ctx.params })]),
     ),
   };
+}
+
+/** The ledger and the book on one broker with market routing, beside a catalog that knows every market open. */
+export function bookBroker(env: Record<string, string>, ledger: ServiceSchema, book: ServiceSchema, routing: Middleware): ServiceBroker {
+  const catalog: ServiceSchema = { name: "catalog", actions: { getMarketInternal: () => ({ status: "open" }), marketTitles: () => ({}) } };
+  return serviceBroker(env, [ledger, book, catalog], { middlewares: [routing] });
+}
+
+/** Each user funded with `amount` micro-units through a journaled deposit entry. */
+export async function fund(broker: ServiceBroker, users: readonly string[], amount: number): Promise<void> {
+  for (const u of users)
+    await broker.call("ledger.post", {
+      key: `dep:${u}`,
+      postings: [
+        { kind: "cash", account: u, available: amount },
+        { kind: "external", flow: "deposit", amount },
+      ],
+    });
 }
