@@ -55,6 +55,7 @@ import { join } from "node:path";
 import { mkdirSync } from "node:fs";
 import { BenchNode, cleanup, login, procCpuSec, runBench, startNats, tempDir, until, type BenchUser } from "./lib/proc";
 import { byPackage, topSelf } from "./lib/cpuprofile";
+import { orderRequests } from "./lib/orders";
 import { flags, fmtRatio, machine, mark, num } from "./lib/util";
 import { perOrder, sampleThreads, threadsUsed, type ThreadSample } from "./lib/threads";
 
@@ -167,28 +168,6 @@ async function cannon(
     threads,
     orders: ok * (o.ordersPerRequest ?? 1),
   };
-}
-
-/** Request generators rotating over users and markets (a shared counter across connections); `path` lets the bare gateway get the very same requests. */
-function orderRequests(users: BenchUser[], markets: string[], path = "/api/v1/orders"): AcRequest[] {
-  let k = 0;
-  return [
-    {
-      method: "POST",
-      path,
-      setupRequest(req) {
-        const i = k++;
-        const u = users[i % users.length];
-        const marketId = markets[(i + Math.floor(i / users.length)) % markets.length];
-        const crossing = i % 5 === 0;
-        const outcome = (i >> 1) % 2 === 0 ? "YES" : "NO";
-        const price = crossing ? 0.55 : (45 + (i % 5)) / 100;
-        req.headers = { "content-type": "application/json", authorization: `Bearer ${u.token}` };
-        req.body = JSON.stringify({ marketId, side: "BUY", outcome, orderType: "GTC", price, quantity: SHARE });
-        return req;
-      },
-    },
-  ];
 }
 
 /** POST /orders/batch of `size` orders of one user, rotating as orderRequests does over users and markets. */

@@ -16,6 +16,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { BenchNode, login, procCpuSec, runBench, tempDir, until, type BenchUser } from "./lib/proc";
+import { orderRequests } from "./lib/orders";
 import { flags, machine, num } from "./lib/util";
 import { byPackage, topAllocations, topSelf } from "./lib/cpuprofile";
 import { sampleThreads, threadsUsed, type ThreadSample } from "./lib/threads";
@@ -35,27 +36,6 @@ interface Build {
   markets: string[];
   cpu: Array<{ loop: number; proc: number; disk: number; pwrite: number; syscw: number; rps: number }>;
   counts?: Record<string, unknown>;
-}
-
-function orderRequests(users: BenchUser[], markets: string[]) {
-  let k = 0;
-  return [
-    {
-      method: "POST",
-      path: "/api/v1/orders",
-      setupRequest(req: { headers?: Record<string, string>; body?: string }) {
-        const i = k++;
-        const u = users[i % users.length];
-        const marketId = markets[(i + Math.floor(i / users.length)) % markets.length];
-        const crossing = i % 5 === 0;
-        const outcome = (i >> 1) % 2 === 0 ? "YES" : "NO";
-        const price = crossing ? 0.55 : (45 + (i % 5)) / 100;
-        req.headers = { "content-type": "application/json", authorization: `Bearer ${u.token}` };
-        req.body = JSON.stringify({ marketId, side: "BUY", outcome, orderType: "GTC", price, quantity: SHARE });
-        return req;
-      },
-    },
-  ];
 }
 
 async function launch(name: string, root: string, events: number, nUsers: number, profile: boolean): Promise<Build> {
