@@ -447,6 +447,9 @@ export class Catalog {
 
       const updated: MarketDoc = { ...market, ...set };
       await out.changed(id);
+      // Announced before the events that cancel the market's orders: a page that sees its book
+      // cleared already knows the market is no longer open.
+      out.lifecycle(lifecycleOf(updated));
       if (!opts.eventStep && plan.entered.some((s) => s === "resolved" || s === "cancelled"))
         await this.raceRepriced(market.eventId, id, out);
       for (const s of plan.entered) {
@@ -465,7 +468,6 @@ export class Catalog {
             },
           });
       }
-      out.lifecycle(lifecycleOf(updated));
       return updated;
     }
     throw catalogRefusal("conflict", ILLEGAL_TRANSITION, "The market changed concurrently; try again");

@@ -77,7 +77,7 @@ describe("catalog service: the resolution process", () => {
     const id = await create({ closeTime: new Date(Date.now() + 100).toISOString() });
     await until("the close", async () => (await get(id)).status === "closed");
     await new Promise((r) => setTimeout(r, 200));
-    expect(heard.filter((h) => h.params.marketId === id).map((h) => h.name)).toEqual(["market.closed", "catalog.marketLifecycle"]);
+    expect(heard.filter((h) => h.params.marketId === id).map((h) => h.name)).toEqual(["catalog.marketLifecycle", "market.closed"]);
     expect(heard.find((h) => h.name === "catalog.marketLifecycle")?.params).toEqual({
       marketId: id,
       status: "closed",
@@ -91,8 +91,8 @@ describe("catalog service: the resolution process", () => {
     const proposed = await broker.call<MarketView, object>("catalog.proposeResolution", { id, result: "YES", note: "measured" });
     expect(proposed).toMatchObject({ status: "closed", resolution: { proposedResult: "YES", note: "measured", disputes: 0 } });
     expect(heard.map((h) => h.name)).toEqual([
-      "market.closed",
       "catalog.marketLifecycle",
+      "market.closed",
       "catalog.marketLifecycle",
       "market.resolutionProposed",
     ]);

@@ -190,7 +190,7 @@ describe("the resolution process", () => {
       disputes: 0,
       finalizedAt: null,
     });
-    expect(names(told)).toEqual(["market.closed", "lifecycle", "lifecycle", "market.resolutionProposed"]);
+    expect(names(told)).toEqual(["lifecycle", "market.closed", "lifecycle", "market.resolutionProposed"]);
     expect(st.markets.get("mkt_1")).toEqual(m);
     // A second proposal while one is pending is refused; nothing changes.
     expect(await refusal(process.propose("mkt_1", "NO", null, out))).toMatchObject({ kind: "conflict", code: PROPOSAL_PENDING });
