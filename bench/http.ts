@@ -55,7 +55,7 @@ import { join } from "node:path";
 import { mkdirSync } from "node:fs";
 import { BenchNode, cleanup, login, procCpuSec, runBench, startNats, tempDir, until, type BenchUser } from "./lib/proc";
 import { byPackage, topSelf } from "./lib/cpuprofile";
-import { orderRequests } from "./lib/orders";
+import { batchRequests, orderRequests } from "./lib/orders";
 import { flags, fmtRatio, machine, mark, num } from "./lib/util";
 import { perOrder, sampleThreads, threadsUsed, type ThreadSample } from "./lib/threads";
 
@@ -168,36 +168,6 @@ async function cannon(
     threads,
     orders: ok * (o.ordersPerRequest ?? 1),
   };
-}
-
-/** POST /orders/batch of `size` orders of one user, rotating as orderRequests does over users and markets. */
-function batchRequests(users: BenchUser[], markets: string[], size: number): AcRequest[] {
-  let k = 0;
-  return [
-    {
-      method: "POST",
-      path: "/api/v1/orders/batch",
-      setupRequest(req) {
-        const b = k++;
-        const u = users[b % users.length];
-        const orders = Array.from({ length: size }, (_, j) => {
-          const i = b * size + j;
-          const crossing = i % 5 === 0;
-          return {
-            marketId: markets[(i + Math.floor(b / users.length)) % markets.length],
-            side: "BUY",
-            outcome: (i >> 1) % 2 === 0 ? "YES" : "NO",
-            orderType: "GTC",
-            price: crossing ? 0.55 : (45 + (i % 5)) / 100,
-            quantity: SHARE,
-          };
-        });
-        req.headers = { "content-type": "application/json", authorization: `Bearer ${u.token}` };
-        req.body = JSON.stringify({ orders });
-        return req;
-      },
-    },
-  ];
 }
 
 /** The quote `j` of a set: 10 bids at 0.30..0.39, 10 asks at 0.60..0.69 (BUY NO), never crossing the other rows' orders. */

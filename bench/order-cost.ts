@@ -1,13 +1,14 @@
 /**
- * What one `POST /orders` costs the embedded server, two builds side by side: event-loop and
- * process CPU per order, bytes the process sent to storage and the money writer's syscalls per
+ * What one `POST /orders` costs the embedded server, two builds side by side: CPU per order of
+ * the event loop, the money writer thread, the side node's thread and the whole process, bytes the process sent to storage and the money writer's syscalls per
  * order (bench/lib/threads.ts), and, in a separate pass with counting hooks preloaded
  * (bench/lib/probe-hooks.ts), broker contexts created and copied, promises created and bytes
  * allocated per order. Both servers start at once (each its own DATA_DIR, the same markets, users
  * and funding); their timed passes take turns --rounds times, so load from elsewhere falls on both.
  *
  *   node dist-bench/bench/order-cost.js [--base=/path/to/other/checkout] [--orders=3000]
- *        [--connections=16] [--rounds=5] [--users=100] [--events=5] [--profile[=N]]
+ *        [--connections=16] [--rounds=5] [--users=100] [--events=5] [--batch=N] [--profile[=N]]
+ * --batch=N: each request a POST /orders/batch of N orders of one user (figures still per order).
  * --profile: one more pass per build under V8's CPU profiler, its top N self-time functions printed.
  * --heap[=N]: one more pass per build under V8's sampling heap profiler, the top N allocating functions.
  * Without --base only this build is measured. The other checkout needs its `dist-bench` built.
@@ -16,7 +17,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { BenchNode, login, procCpuSec, runBench, tempDir, until, type BenchUser } from "./lib/proc";
-import { orderRequests } from "./lib/orders";
+import { batchRequests, orderRequests } from "./lib/orders";
 import { flags, machine, num } from "./lib/util";
 import { byPackage, topAllocations, topSelf } from "./lib/cpuprofile";
 import { sampleThreads, threadsUsed, type ThreadSample } from "./lib/threads";
@@ -34,7 +35,7 @@ interface Build {
   node: BenchNode;
   users: BenchUser[];
   markets: string[];
-  cpu: Array<{ loop: number; proc: number; disk: number; pwrite: number; syscw: number; rps: number }>;
+  cpu: Array<{ loop: number; writer: number; side: number; proc: number; disk: number; pwrite: number; syscw: number; rps: number }>;
   counts?: Record<string, unknown>;
 }
 
@@ -78,6 +79,9 @@ async function launch(name: string, root: string, events: number, nUsers: number
   return { name, node, users, markets, cpu: [] };
 }
 
+/** Orders per request (1: single POST /orders). */
+let batch = 1;
+
 async function pass(
   b: Build,
   orders: number,
@@ -89,14 +93,14 @@ async function pass(
   const r = await autocannon({
     url: b.node.url,
     connections,
-    amount: orders,
+    amount: Math.ceil(orders / batch),
     pipelining: 1,
     timeout: 30,
-    requests: orderRequests(b.users, b.markets),
+    requests: batch > 1 ? batchRequests(b.users, b.markets, batch) : orderRequests(b.users, b.markets),
   });
   const wall = (Date.now() - w0) / 1000;
   if (r.non2xx || r.errors) throw new Error(`${b.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { ok: r["2xx"], used: threadsUsed([t0], [sampleThreads(b.node.pid)]), proc: procCpuSec(b.node.pid) - p0, wall };
+  return { ok: r["2xx"] * batch, used: threadsUsed([t0], [sampleThreads(b.node.pid)]), proc: procCpuSec(b.node.pid) - p0, wall };
 }
 
 function probe(b: Build, msg: "start" | "stop"): Promise<Record<string, unknown>> {
@@ -124,10 +128,13 @@ async function main(): Promise<void> {
   const orders = num(f, "orders", 3000);
   const connections = num(f, "connections", 16);
   const rounds = num(f, "rounds", 5);
+  batch = num(f, "batch", 1);
   const here = resolve(__dirname, "..", "..");
   const roots: Array<[string, string]> = [["this", here]];
   if (f.base) roots.unshift(["base", resolve(f.base)]);
-  console.log(`# bench/order-cost  ${machine()}  ${orders} orders per pass, ${connections} connections, ${rounds} rounds`);
+  console.log(
+    `# bench/order-cost  ${machine()}  ${orders} orders per pass, ${connections} connections, ${rounds} rounds${batch > 1 ? `, batches of ${batch}` : ""}`,
+  );
   const builds: Build[] = [];
   for (const [name, root] of roots)
     builds.push(await launch(name, root, num(f, "events", 5), num(f, "users", 100), !!f.profile || !!f.heap));
@@ -139,6 +146,8 @@ async function main(): Promise<void> {
       const n = p.ok;
       const row = {
         loop: (p.used.cpu.loop * 1e6) / n,
+        writer: (p.used.cpu.writer * 1e6) / n,
+        side: (p.used.cpu.side * 1e6) / n,
         proc: (p.proc * 1e6) / n,
         disk: p.used.io.writeBytes / n,
         pwrite: p.used.writerIo.wchar / n,
@@ -147,7 +156,7 @@ async function main(): Promise<void> {
       };
       b.cpu.push(row);
       console.log(
-        `${b.name.padEnd(5)} round ${r}: loop ${row.loop.toFixed(0)} us, process ${row.proc.toFixed(0)} us per order, disk ${(row.disk / 1024).toFixed(1)} KB, pwrite ${(row.pwrite / 1024).toFixed(1)} KB, ${row.syscw.toFixed(1)} writes per order, ${row.rps.toFixed(0)} orders/s`,
+        `${b.name.padEnd(5)} round ${r}: loop ${row.loop.toFixed(0)} us, writer ${row.writer.toFixed(0)} us, side ${row.side.toFixed(0)} us, process ${row.proc.toFixed(0)} us per order, disk ${(row.disk / 1024).toFixed(1)} KB, pwrite ${(row.pwrite / 1024).toFixed(1)} KB, ${row.syscw.toFixed(1)} writes per order, ${row.rps.toFixed(0)} orders/s`,
       );
     }
   }
@@ -160,7 +169,7 @@ async function main(): Promise<void> {
       .join(", ");
     b.counts = c;
     console.log(
-      `${b.name.padEnd(5)} per order: ${((c.contexts as number) / p.ok).toFixed(2)} contexts created, ${((c.copies as number) / p.ok).toFixed(2)} copied, ${((c.promises as number) / p.ok).toFixed(1)} promises, ${((c.allocated as number) / p.ok / 1024).toFixed(1)} KiB allocated (${c.gcs} GCs)\n      contexts by name: ${byName}`,
+      `${b.name.padEnd(5)} per order: ${((c.contexts as number) / p.ok).toFixed(2)} contexts created, ${((c.copies as number) / p.ok).toFixed(2)} copied, ${((c.promises as number) / p.ok).toFixed(1)} promises, ${((c.allocated as number) / p.ok / 1024).toFixed(1)} KiB allocated (${c.gcs} GCs), ${((c.portMessages as number) / p.ok).toFixed(2)} messages to the side node, ${((c.workerMessages as number) / p.ok).toFixed(2)} to the writer\n      contexts by name: ${byName}`,
     );
     for (const [site, n] of (c.promiseSites as Array<[string, number]>) ?? [])
       console.log(`      ${(n / p.ok).toFixed(2).padStart(6)} promises  ${site}`);
@@ -192,7 +201,7 @@ async function main(): Promise<void> {
   for (const b of builds) {
     const m = (k: keyof Build["cpu"][number]) => median(b.cpu.map((x) => x[k]));
     console.log(
-      `${b.name.padEnd(5)} loop ${m("loop").toFixed(0)} us (${b.cpu.map((x) => x.loop.toFixed(0)).join(", ")}), process ${m("proc").toFixed(0)} us, disk ${(m("disk") / 1024).toFixed(1)} KB, pwrite ${(m("pwrite") / 1024).toFixed(1)} KB, ${m("syscw").toFixed(1)} writes, ${m("rps").toFixed(0)} orders/s`,
+      `${b.name.padEnd(5)} loop ${m("loop").toFixed(0)} us (${b.cpu.map((x) => x.loop.toFixed(0)).join(", ")}), writer ${m("writer").toFixed(0)} us, side ${m("side").toFixed(0)} us, process ${m("proc").toFixed(0)} us, disk ${(m("disk") / 1024).toFixed(1)} KB, pwrite ${(m("pwrite") / 1024).toFixed(1)} KB, ${m("syscw").toFixed(1)} writes, ${m("rps").toFixed(0)} orders/s`,
     );
   }
 }

@@ -52,24 +52,67 @@ interface Peer {
   close(): void;
 }
 
-/** The message a MessagePort carries (its own framing: the port keeps messages apart). */
-interface PortMessage {
-  op: number;
-  topic: string;
-  payload?: Uint8Array;
-}
-
 /**
- * Bytes for postMessage: Moleculer's serializer hands out slices of Node's shared 8 KiB pool, and
- * cloning a slice would copy the whole pool; an exact copy is moved to the other thread instead.
+ * The packets of one turn of the event loop for a MessagePort, posted as ONE message at the end
+ * of it: the frames (the socket's format) in one buffer, moved to the other thread, not cloned.
+ * A group commit's broadcasts and an order's answers then cost one post and wake the other
+ * thread once, not once per packet. Order is kept: one queue per port, flushed in order.
  */
-function portPost(port: MessagePort, op: number, topic: string, payload?: Buffer): void {
-  if (!payload) return port.postMessage({ op, topic } satisfies PortMessage);
-  const bytes = new Uint8Array(payload);
-  port.postMessage({ op, topic, payload: bytes } satisfies PortMessage, [bytes.buffer]);
+class PortOutbox {
+  private pending: Array<{ op: number; topic: Buffer; payload?: Buffer }> = [];
+  private bytes = 0;
+  private scheduled = false;
+  private closed = false;
+
+  constructor(private readonly port: MessagePort) {}
+
+  write(op: number, topic: string, payload?: Buffer): void {
+    if (this.closed) return;
+    // The serializer's buffers are not written again, so holding them until the flush is safe.
+    const t = Buffer.from(topic, "utf8");
+    this.pending.push({ op, topic: t, payload });
+    this.bytes += 7 + t.length + (payload?.length ?? 0);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (!this.pending.length || this.closed) return;
+    const buf = Buffer.from(new ArrayBuffer(this.bytes));
+    let at = 0;
+    for (const { op, topic, payload } of this.pending) {
+      const n = payload?.length ?? 0;
+      buf.writeUInt32BE(1 + 2 + topic.length + n, at);
+      buf.writeUInt8(op, at + 4);
+      buf.writeUInt16BE(topic.length, at + 5);
+      topic.copy(buf, at + 7);
+      if (payload) payload.copy(buf, at + 7 + topic.length);
+      at += 7 + topic.length + n;
+    }
+    this.pending = [];
+    this.bytes = 0;
+    this.port.postMessage(buf, [buf.buffer as ArrayBuffer]);
+  }
+
+  close(): void {
+    this.flush();
+    this.closed = true;
+    this.port.close();
+  }
 }
 
-const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+/** The frames of one port message, each handed on as a view of it (the message is this thread's own). */
+function eachFrame(u: Uint8Array, onFrame: (op: number, topic: string, payload: Buffer) => void): void {
+  const buf = Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+  for (let at = 0; at + 7 <= buf.length;) {
+    const n = buf.readUInt32BE(at);
+    const tl = buf.readUInt16BE(at + 5);
+    onFrame(buf.readUInt8(at + 4), buf.toString("utf8", at + 7, at + 7 + tl), buf.subarray(at + 7 + tl, at + 4 + n));
+    at += 4 + n;
+  }
+}
 
 export interface LocalTransporterOptions {
   /** The socket file; the hub may go without one (a data dir in memory: only the side node joins). */
@@ -122,15 +165,15 @@ export class LocalSocketTransporter extends (Transporters.Base as unknown as new
 
   private addPortPeer(port: MessagePort): void {
     const topics = new Set<string>();
-    const peer: Peer = {
-      write: (op, topic, payload) => portPost(port, op, topic, payload),
-      close: () => port.close(),
-    };
+    const out = new PortOutbox(port);
+    const peer: Peer = { write: (op, topic, payload) => out.write(op, topic, payload), close: () => out.close() };
     this.peers.set(peer, topics);
-    port.on("message", (m: PortMessage) => {
-      if (m.op === SUB) topics.add(m.topic);
-      else if (m.op === PUB && m.payload) this.deliver(m.topic, asBuffer(m.payload), peer);
-    });
+    port.on("message", (m: Uint8Array) =>
+      eachFrame(m, (op, topic, payload) => {
+        if (op === SUB) topics.add(topic);
+        else if (op === PUB) this.deliver(topic, payload, peer);
+      }),
+    );
     port.on("close", () => this.peers.delete(peer));
   }
 
@@ -176,10 +219,13 @@ export class LocalSocketTransporter extends (Transporters.Base as unknown as new
   private join(): Promise<void> {
     const port = this.options.port;
     if (port) {
-      this.upstream = { write: (op, topic, payload) => portPost(port, op, topic, payload), close: () => port.close() };
-      port.on("message", (m: PortMessage) => {
-        if (m.op === PUB && m.payload) this.deliver(m.topic, asBuffer(m.payload), null);
-      });
+      const out = new PortOutbox(port);
+      this.upstream = { write: (op, topic, payload) => out.write(op, topic, payload), close: () => out.close() };
+      port.on("message", (m: Uint8Array) =>
+        eachFrame(m, (op, topic, payload) => {
+          if (op === PUB) this.deliver(topic, payload, null);
+        }),
+      );
       return this.base.onConnected();
     }
     return new Promise((resolve, reject) => {

@@ -33,3 +33,33 @@ export function orderRequests(users: BenchUser[], markets: string[], path = "/ap
     },
   ];
 }
+
+/** POST /orders/batch of `size` orders of one user, rotating as orderRequests does over users and markets. */
+export function batchRequests(users: BenchUser[], markets: string[], size: number): OrderRequest[] {
+  let k = 0;
+  return [
+    {
+      method: "POST",
+      path: "/api/v1/orders/batch",
+      setupRequest(req) {
+        const b = k++;
+        const u = users[b % users.length];
+        const orders = Array.from({ length: size }, (_, j) => {
+          const i = b * size + j;
+          const crossing = i % 5 === 0;
+          return {
+            marketId: markets[(i + Math.floor(b / users.length)) % markets.length],
+            side: "BUY",
+            outcome: (i >> 1) % 2 === 0 ? "YES" : "NO",
+            orderType: "GTC",
+            price: crossing ? 0.55 : (45 + (i % 5)) / 100,
+            quantity: SHARE,
+          };
+        });
+        req.headers = { "content-type": "application/json", authorization: `Bearer ${u.token}` };
+        req.body = JSON.stringify({ orders });
+        return req;
+      },
+    },
+  ];
+}

@@ -4,21 +4,27 @@
  * answered as `{probe: "counts", ...}`: broker contexts made (by action or event
  * name as their endpoint is set) and of those the copies (ctx.copy, one per event endpoint), promises created (async_hooks) and bytes
  * allocated on the V8 heap (v8.GCProfiler: what each GC found in use less what the previous one
- * left, plus the growth since the last one). The hooks cost CPU: measure time in another pass.
+ * left, plus the growth since the last one), and messages posted to other threads (MessagePort:
+ * the side node's link; Worker: the money store's writer). The hooks cost CPU: measure time in
+ * another pass.
  */
 import { createHook } from "node:async_hooks";
 import { GCProfiler, getHeapStatistics } from "node:v8";
+import { MessagePort, Worker } from "node:worker_threads";
 
 interface Counts {
   contexts: number;
   copies: number;
   promises: number;
   allocated: number;
+  portMessages: number;
+  workerMessages: number;
   byName: Record<string, number>;
 }
 
 let on = false;
-let c: Counts = { contexts: 0, copies: 0, promises: 0, allocated: 0, byName: {} };
+const zero = (): Counts => ({ contexts: 0, copies: 0, promises: 0, allocated: 0, portMessages: 0, workerMessages: 0, byName: {} });
+let c: Counts = zero();
 /** PROBE_STACKS=1: where promises are made, from a sample of 1 in 16 (the two innermost frames outside async_hooks). */
 const stacks = process.env.PROBE_STACKS ? new Map<string, number>() : null;
 const hook = createHook({
@@ -71,13 +77,25 @@ class CountingContext extends moleculer.Context {
 }
 moleculer.ServiceBroker.defaultOptions.ContextFactory = CountingContext;
 
+// Messages to other threads, counted where they are posted.
+for (const [proto, k] of [
+  [MessagePort.prototype, "portMessages"],
+  [Worker.prototype, "workerMessages"],
+] as const) {
+  const post = proto.postMessage as (...a: unknown[]) => void;
+  proto.postMessage = function (this: unknown, ...a: unknown[]) {
+    if (on) c[k]++;
+    return post.apply(this, a);
+  };
+}
+
 let gc: GCProfiler | null = null;
 let used0 = 0;
 
 process.on("message", (m: { probe?: string }) => {
   if (!m || typeof m !== "object" || !m.probe) return;
   if (m.probe === "start") {
-    c = { contexts: 0, copies: 0, promises: 0, allocated: 0, byName: {} };
+    c = zero();
     hook.enable();
     gc = new GCProfiler();
     gc.start();

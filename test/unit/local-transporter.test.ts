@@ -2,7 +2,8 @@
  * The embedded hub (lib/local-transporter.ts): a node in another thread joined through a
  * MessagePort and a tool joined through the socket reach the hub's services and each other's, and
  * what one node sends another arrives in the order it was sent (an event before the request that
- * reads what it recorded).
+ * reads what it recorded). The packets one turn of the event loop sends over the MessagePort go as
+ * one message.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,12 +27,19 @@ describe("local transporter: hub, side node over a MessagePort, tool over the so
   let tool: ServiceBroker;
   const heardOnSide: string[] = [];
   const heardOnMain: string[] = [];
+  /** Messages the hub posted to the side node's port. */
+  let posts = 0;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "pmx-lt-"));
     const path = join(dir, "hub.sock");
     hub = new LocalSocketTransporter({ path, mode: "hub" });
     const { port1, port2 } = new MessageChannel();
+    const post = port1.postMessage.bind(port1);
+    port1.postMessage = (...args: Parameters<typeof port1.postMessage>) => {
+      posts++;
+      post(...args);
+    };
     hub.attachPort(port1);
     main = node("main", hub);
     main.createService({
@@ -79,6 +87,17 @@ describe("local transporter: hub, side node over a MessagePort, tool over the so
     }
     await side.call("catalog.say", { text: "from the side" });
     await until("the side's broadcast on the main node", () => heardOnMain.includes("from the side"));
+  });
+
+  test("the packets of one turn cross the port as one message, in the order sent", async () => {
+    await main.call("catalog.heard", {});
+    const before = posts;
+    const from = heardOnSide.length;
+    for (let i = 0; i < 40; i++) main.broadcast("main.said", { text: `burst ${i}` });
+    const heard = await main.call<string[], object>("catalog.heard", {});
+    expect(heard.slice(from)).toEqual(Array.from({ length: 40 }, (_, i) => `burst ${i}`));
+    // The 40 events and the request: one message (two at most if the turn's end split them).
+    expect(posts - before).toBeLessThanOrEqual(2);
   });
 
   test("the hub counts the side node as attached; a node that leaves is gone from the others' registry", async () => {
