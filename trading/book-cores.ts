@@ -38,7 +38,7 @@ export interface BookEdges<C> {
   measured: RegistryPorts<MarketActor>["measured"];
   log(message: string): void;
   /** The desks' calls under a request. */
-  requests: Omit<OrderDeskPorts<C>, "now" | "owns" | "place" | "quotes"> & Pick<OwnerDeskPorts<C, MarketActor>, "topOnOwner">;
+  requests: Omit<OrderDeskPorts<C>, "now" | "owns" | "place" | "placeMany" | "quotes"> & Pick<OwnerDeskPorts<C, MarketActor>, "topOnOwner">;
 }
 
 export class BookCores<C> {
@@ -94,6 +94,7 @@ export class BookCores<C> {
       now: () => Date.now(),
       owns: (marketId) => registry.owns(marketId),
       place: (p, render) => registry.onMarket(p.marketId, (actor) => actor.place(p, render)),
+      placeMany: (ps) => registry.onMarket(ps[0].marketId, (actor) => actor.placeMany(ps)),
       quotes: (q, render) => registry.onMarket(q.marketId, (actor) => actor.quotes(q, render)),
     });
     this.owner = new OwnerDesk<C, MarketActor>({

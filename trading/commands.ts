@@ -5,6 +5,9 @@ export interface IdemRequest<T> extends IdemKey {
   render(value: T): unknown;
 }
 
+/** One command's outcome among several: its value, or its refusal (another's refusal leaves it alone). */
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
 /** A placement on the market's own actor: the desk's terms as they are (the actor is the market). */
 export type PlaceCommand = Omit<PlaceTerms, "marketId">;
 

@@ -20,7 +20,7 @@ import type {
 } from "../models/trading";
 import { Refusal, refusalCode } from "../engine/refusal";
 import type { TradingCode } from "./refusals";
-import type { AmendCommand, PlaceCommand, RouteCommand } from "./commands";
+import type { AmendCommand, PlaceCommand, RouteCommand, Settled } from "./commands";
 import { idemRecord, splitCommand, type LedgerAck, type LedgerPost } from "./entries";
 import type { CommandPlan, MarketView } from "./plan";
 import { planPlace } from "./plan-place";
@@ -257,13 +257,45 @@ export class MarketActor {
       this.ensureWritable();
       const plan = planPlace(this.view(), cmd);
       const idem = cmd.idem && render ? { ...cmd.idem, render } : undefined;
-      const committed = await this.commitPlan(plan, idemRecord(idem, plan.value), () => {
-        const { orderId } = plan.value;
-        if (cmd.clientOrderId) this.clientIds.set(orderId, cmd.clientOrderId);
-        if (cmd.cancelOnPause) this.pauseCancels.add(orderId);
-      });
+      const committed = await this.commitPlan(plan, idemRecord(idem, plan.value), () => this.placed(plan.value.orderId, cmd));
       return { value: plan.value, committed };
     });
+  }
+
+  /**
+   * Several new orders (none with a key) in one turn of the queue, in the order given: each is
+   * planned on the book as the ones before it left it and committed as its own entry; a refusal
+   * is that order's alone. One durability wait for all of them; each answer or refusal in its place.
+   */
+  placeMany(cmds: PlaceCommand[]): Promise<Array<Settled<PlaceResult>>> {
+    return this.queued(async () => {
+      const out: Array<Settled<PlaceResult>> = [];
+      const committed: Array<{ at: number; c: Committed }> = [];
+      for (const cmd of cmds) {
+        try {
+          this.ensureWritable();
+          const plan = planPlace(this.view(), cmd);
+          const c = await this.commitPlan(plan, undefined, () => this.placed(plan.value.orderId, cmd));
+          committed.push({ at: out.length, c });
+          out.push({ ok: true, value: plan.value });
+        } catch (error) {
+          out.push({ ok: false, error });
+        }
+      }
+      return { out, committed };
+    }).then(async ({ out, committed }) => {
+      const failed = await this.afterCommits(committed.map((x) => x.c));
+      failed.forEach((error, k) => {
+        if (error !== undefined) out[committed[k].at] = { ok: false, error };
+      });
+      return out;
+    });
+  }
+
+  /** A placement applied to the book: what the actor keeps of it. */
+  private placed(orderId: string, cmd: PlaceCommand): void {
+    if (cmd.clientOrderId) this.clientIds.set(orderId, cmd.clientOrderId);
+    if (cmd.cancelOnPause) this.pauseCancels.add(orderId);
   }
 
   /**
@@ -476,6 +508,36 @@ export class MarketActor {
       throw err;
     }
     this.ports.publish(c.doc, this);
+  }
+
+  /**
+   * Several commits of one turn, acknowledged together: one wait for the last (the watermark
+   * passes the earlier ones first) when one ledger process took them all; otherwise, or when that
+   * wait fails, each on its own, so that each learns its own outcome. Per commit: undefined once
+   * durable and published, else its error.
+   */
+  private async afterCommits(list: Committed[]): Promise<unknown[]> {
+    if (!list.length) return [];
+    const last = list[list.length - 1].ack;
+    if (list.every((c) => c.ack.instance === last.instance)) {
+      const together = await this.ports.ledger.durable(last.seq, last.instance).then(
+        () => true,
+        () => false,
+      );
+      if (together) {
+        for (const c of list) this.ports.publish(c.doc, this);
+        return list.map(() => undefined);
+      }
+    }
+    const out: unknown[] = [];
+    for (const c of list)
+      out.push(
+        await this.afterCommit(c).then(
+          () => undefined,
+          (err: unknown) => err ?? new Error("not acknowledged"),
+        ),
+      );
+    return out;
   }
 
   /**

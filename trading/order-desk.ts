@@ -26,6 +26,7 @@ import { formatTick } from "../engine/money";
 import { page, type Page } from "../lib/paging";
 import { checkOrder, checkPriceAndQuantity, type OrderTerms } from "../lib/order-rules";
 import { orderView, placeView, type PlaceView } from "./order-views";
+import type { Settled } from "./commands";
 
 /**
  * The Idempotency-Key of a batch's item `i`: the batch's key and the index, in a scope of its own,
@@ -43,6 +44,11 @@ export interface OrderDeskPorts<C> {
   owns(marketId: string): boolean;
   /** Place on this node's actor of the market; `render` is the answer journaled under the order's key. */
   place(p: PlaceTerms, render: (r: PlaceResult) => unknown): Promise<PlaceResult>;
+  /**
+   * Orders of one market (none with a key) placed by this node's actor in one turn of its queue,
+   * in the order given: each its own entry and its own answer or refusal.
+   */
+  placeMany(ps: PlaceTerms[]): Promise<Array<Settled<PlaceResult>>>;
   /** Place on the market's owner elsewhere (`placeOnOwner` there). */
   placeRemote(c: C, p: PlaceTerms): Promise<PlaceView>;
   /** A mass quote on this node's actor of the market; `render` is the answer journaled under the request's key. */
@@ -161,32 +167,68 @@ export class OrderDesk<C> {
    * Up to MAX_BATCH orders, each standing alone: an order that fails gets its error in its place,
    * the others go on. They are handed over together, in request order (orders of one market reach
    * its actor in that order), so their entries share the ledger's group commits and the batch waits
-   * for durability about once instead of once per order. Each order of an idempotent batch has its
-   * own key, so a retry after a crash places only the ones that did not land the first time.
+   * for durability about once instead of once per order. A market this node owns takes its orders
+   * of the batch in one turn of its actor (one queue trip, one durability wait) when none of them
+   * needs more than a placement (a key or an order group sends them one by one). Each order of an
+   * idempotent batch has its own key, so a retry after a crash places only the ones that did not
+   * land the first time.
    */
   async placeBatch(c: C, userId: string, orders: unknown[], idem?: IdemKey): Promise<BatchItem[]> {
-    // The order groups named are asked once, together, before any order goes: the orders still
-    // reach their actors together and in request order.
-    const admitted: GroupAdmissions = new Map();
-    const groups = new Set(orders.map((o) => (o as { orderGroupId?: unknown } | null)?.orderGroupId).filter((g) => typeof g === "string"));
-    await Promise.all(
-      [...groups].map((g) => this.ports.groupAdmit(c, g as string, userId).catch((err: unknown) => void admitted.set(g as string, err))),
-    );
-    return Promise.all(orders.map((body, i) => this.batchItem(c, userId, body, i, admitted, idem)));
+    const items: Array<BatchItem | Promise<BatchItem> | undefined> = new Array(orders.length);
+    const checked: Array<{ i: number; terms: PlaceTerms } | null> = orders.map((body, i) => {
+      const shape = this.ports.checkShape(body);
+      if (shape !== true) {
+        items[i] = shapeError(shape, i);
+        return null;
+      }
+      if (idem) return null;
+      const order = checkOrder(body as OrderTerms, this.ports.now());
+      if (!order.ok) {
+        items[i] = { ok: false, error: batchError(invalid(order.message, order.fields)) };
+        return null;
+      }
+      return { i, terms: { ...order.value, userId } };
+    });
+    // A market's orders go together only when every one of them can (request order within a market).
+    const together = new Map<string, Array<{ i: number; terms: PlaceTerms }>>();
+    const alone = new Set<string>();
+    for (const [i, body] of orders.entries()) {
+      if (items[i]) continue;
+      const one = checked[i];
+      const marketId = one?.terms.marketId ?? String((body as { marketId?: unknown }).marketId);
+      if (!one || one.terms.orderGroupId || !this.ports.owns(marketId)) alone.add(marketId);
+      else together.set(marketId, [...(together.get(marketId) ?? []), one]);
+    }
+    for (const m of alone) together.delete(m);
+    for (const [, list] of together) {
+      const placed = this.ports.placeMany(list.map((x) => x.terms));
+      list.forEach(({ i, terms }, k) => {
+        items[i] = placed.then(
+          (rs) => {
+            const r = rs[k];
+            return r.ok ? { ok: true, order: placeView(terms, r.value) } : { ok: false, error: batchError(r.error) };
+          },
+          (err: unknown) => ({ ok: false, error: batchError(err) }),
+        );
+      });
+    }
+    // The order groups named are asked once, together, before any of their orders goes.
+    const rest = orders.flatMap((body, i) => (items[i] ? [] : [{ body, i }]));
+    if (rest.length) {
+      const admitted: GroupAdmissions = new Map();
+      const groups = new Set(
+        rest.map(({ body }) => (body as { orderGroupId?: unknown } | null)?.orderGroupId).filter((g) => typeof g === "string"),
+      );
+      await Promise.all(
+        [...groups].map((g) => this.ports.groupAdmit(c, g as string, userId).catch((err: unknown) => void admitted.set(g as string, err))),
+      );
+      for (const { body, i } of rest) items[i] = this.batchItem(c, userId, body as OrderTerms, i, admitted, idem);
+    }
+    return Promise.all(items as Array<BatchItem | Promise<BatchItem>>);
   }
 
-  private async batchItem(c: C, userId: string, body: unknown, i: number, admitted: GroupAdmissions, idem?: IdemKey): Promise<BatchItem> {
-    const check = this.ports.checkShape(body);
-    if (check !== true)
-      return {
-        ok: false,
-        error: {
-          code: "VALIDATION_ERROR",
-          message: "Parameters validation error",
-          fields: check.map((f) => ({ field: `orders[${i}].${f.field}`, rule: f.type })),
-        },
-      };
-    const p = body as OrderTerms;
+  /** One order of a batch on its own (shape already checked): its key claimed, its group asked, then placed. */
+  private async batchItem(c: C, userId: string, p: OrderTerms, i: number, admitted: GroupAdmissions, idem?: IdemKey): Promise<BatchItem> {
     const key = idem ? batchItemKey(idem, i) : undefined;
     try {
       // A replay answers the placement journaled first under the key (stored as JSON: a PlaceView).
@@ -350,6 +392,18 @@ export interface QueuePositionView {
   price: string;
   quantityAhead: string;
   ordersAhead: number;
+}
+
+/** A batch order whose body does not have POST /orders' shape: the fields named by their place in the batch. */
+function shapeError(problems: Array<{ field: string; type: string }>, i: number): BatchItem {
+  return {
+    ok: false,
+    error: {
+      code: "VALIDATION_ERROR",
+      message: "Parameters validation error",
+      fields: problems.map((f) => ({ field: `orders[${i}].${f.field}`, rule: f.type })),
+    },
+  };
 }
 
 /** An order's failure inside a batch: a refusal's code, message and fields; anything else an internal error. */

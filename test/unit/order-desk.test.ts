@@ -75,6 +75,7 @@ function world() {
   const queries: OrderQuery[] = [];
   const quoteSets: QuoteSetTerms[] = [];
   const joins: unknown[] = [];
+  const turns: string[][] = [];
   let n = 0;
   const ports: OrderDeskPorts<Req> = {
     now: () => NOW,
@@ -89,6 +90,20 @@ function world() {
       // The actor journals the rendered answer with the command.
       if (cmd.idem) answered.set(`${cmd.idem.scope}\0${cmd.idem.key}`, render(r));
       return r;
+    },
+    // As the actor's one turn for a market's orders: each placed or refused in its place.
+    placeMany: (ps) => {
+      turns.push(ps.map((p) => `${p.marketId}@${p.price}`));
+      return Promise.all(
+        ps.map((p) =>
+          ports
+            .place(p, () => undefined)
+            .then(
+              (value) => ({ ok: true as const, value }),
+              (error: unknown) => ({ ok: false as const, error }),
+            ),
+        ),
+      );
     },
     placeRemote: async (_c, p) => {
       remote.push(p);
@@ -141,7 +156,22 @@ function world() {
     },
     groupJoin: async (_c, j) => void joins.push(j),
   };
-  return { desk: new OrderDesk(ports), ports, local, answered, placed, remote, claims, orders, amends, cancels, queries, joins, quoteSets };
+  return {
+    desk: new OrderDesk(ports),
+    ports,
+    local,
+    answered,
+    placed,
+    remote,
+    claims,
+    orders,
+    amends,
+    cancels,
+    queries,
+    joins,
+    quoteSets,
+    turns,
+  };
 }
 
 const req = (): Req => ({ id: "r", journaled: 0 });
@@ -330,6 +360,45 @@ describe("OrderDesk", () => {
       "0.45",
     ]);
     expect(w.claims.map((k) => k.key)).toEqual(["b#0", "b#1", "b#3", "b#4"]);
+  });
+
+  test("without a key, a batch gives each market it owns its orders in one turn of the actor, in request order; a market with an order group or owned elsewhere goes order by order", async () => {
+    const w = world();
+    w.local.add("mkt_2");
+    w.local.add("mkt_g");
+    const items = await w.desk.placeBatch(req(), "usr_a", [
+      { ...body, price: 0.41 },
+      { ...body, marketId: "mkt_2", price: 0.42 },
+      { ...body, marketId: "mkt_far", price: 0.43 },
+      { ...body, price: 0.44 },
+      { ...body, marketId: "mkt_g", price: 0.45 },
+      { ...body, marketId: "mkt_g", price: 0.46, orderGroupId: "grp_a" },
+      { ...body, price: 0.405 },
+      { ...body, marketId: "mkt_closed", price: 0.47 },
+    ]);
+    expect(w.turns).toEqual([["mkt_1@41", "mkt_1@44"], ["mkt_2@42"], ["mkt_closed@47"]]);
+    // The others one by one: the far market through its owner, mkt_g's two in request order.
+    expect(w.remote.map((p) => p.price)).toEqual([43]);
+    expect(w.placed.filter((p) => p.marketId === "mkt_g").map((p) => p.cmd.price)).toEqual([45, 46]);
+    expect(items.map((i) => (i.ok ? i.order.orderId : i.error.code))).toEqual([
+      expect.stringMatching(/^ord_/),
+      expect.stringMatching(/^ord_/),
+      "ord_remote",
+      expect.stringMatching(/^ord_/),
+      expect.stringMatching(/^ord_/),
+      expect.stringMatching(/^ord_/),
+      "VALIDATION_ERROR",
+      "MARKET_NOT_OPEN",
+    ]);
+    expect(items[6]).toEqual({
+      ok: false,
+      error: {
+        code: "VALIDATION_ERROR",
+        message: "price must be on the 0.01 grid between 0.01 and 0.99",
+        fields: [{ field: "price", rule: "tick" }],
+      },
+    });
+    expect(w.joins).toEqual([{ orderGroupId: "grp_a", orderId: expect.any(String), marketId: "mkt_g", open: true, filled: 0 }]);
   });
 
   test("batch item keys have their own namespace: a plain key `C#0` does not answer item 0 of batch `C`", async () => {

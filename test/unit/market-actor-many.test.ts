@@ -1,0 +1,109 @@
+/**
+ * A market actor taking several orders in one turn (a batch's orders of one market): each is
+ * planned on the book the ones before it left, committed as its own entry and answered or refused
+ * in its place; the turn waits for durability once; what the store refuses is refused to each
+ * order it held, and the actor resumes from the ledger.
+ */
+import { LedgerDesk } from "../../ledger/desk";
+import { Ledger } from "../../ledger/ledger";
+import { verifyAll } from "../../ledger/verify";
+import { MarketActor, type MarketPorts } from "../../trading/market-actor";
+import type { BookJournalDoc } from "../../models/trading";
+import { switchedStore } from "../support/switched-store";
+
+const M = "mkt_m";
+const SHARE = 1_000_000;
+
+async function setup() {
+  const { store, ctl } = switchedStore();
+  const ledger = await Ledger.open(store);
+  const desk = new LedgerDesk(ledger, store, { now: () => Date.now(), newId: (p) => `${p}_x` });
+  for (const u of ["usr_a", "usr_b"])
+    await desk.post({
+      key: `dep:${u}`,
+      postings: [
+        { kind: "cash", account: u, available: 100 * SHARE },
+        { kind: "external", flow: "deposit", amount: 100 * SHARE },
+      ],
+    });
+  let ids = 0;
+  const waits: number[] = [];
+  const published: BookJournalDoc[] = [];
+  const ports: MarketPorts = {
+    fees: { takerBps: 100, makerBps: 0 },
+    ammFeeBps: 0,
+    newId: (p) => `${p}_${String(++ids).padStart(6, "0")}`,
+    nodeID: "eng",
+    market: async () => ({ status: "open", ammLiquidity: 0 }),
+    ledger: {
+      acquire: async (m) => desk.acquire(m, "eng"),
+      restingOrders: (m, after, limit) => store.restingOrders(m, after, limit),
+      lease: (m) => desk.committedLease(m),
+      post: async (e) => ledger.post(e),
+      durable: (seq, instance) => {
+        waits.push(seq);
+        return ledger.waitDurable(seq, instance);
+      },
+    },
+    publish: (doc) => void published.push(doc),
+  };
+  const actor = await MarketActor.load(M, ports);
+  waits.length = 0;
+  return { store, ctl, ledger, actor, waits, published };
+}
+
+const open = (actor: MarketActor) =>
+  actor.book
+    .openOrders()
+    .map((o) => `${o.userId} ${o.side} ${o.outcome} ${o.price} ${o.remaining}`)
+    .sort();
+
+describe("a market actor placing several orders in one turn", () => {
+  test("each order on the book the ones before it left, each answered or refused in its place, one durability wait", async () => {
+    const { store, ledger, actor, waits, published } = await setup();
+    const out = await actor.placeMany([
+      { userId: "usr_a", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: SHARE },
+      // Meets usr_a's bid placed just before it in the same turn.
+      { userId: "usr_b", side: "BUY", outcome: "NO", orderType: "GTC", price: 60, quantity: SHARE },
+      // Nobody funded usr_c: refused alone.
+      { userId: "usr_c", side: "BUY", outcome: "YES", orderType: "GTC", price: 30, quantity: SHARE },
+      { userId: "usr_b", side: "BUY", outcome: "YES", orderType: "GTC", price: 20, quantity: 2 * SHARE },
+    ]);
+    expect(out.map((r) => (r.ok ? r.value.status : (r.error as { code: string }).code))).toEqual([
+      "open",
+      "filled",
+      "INSUFFICIENT_BALANCE",
+      "open",
+    ]);
+    expect(waits).toHaveLength(1);
+    // The three commands that landed, published in order once durable.
+    expect(published.map((d) => d.command.type)).toEqual(["place", "place", "place"]);
+    expect(published.map((d) => d.seq)).toEqual([...published.map((d) => d.seq)].sort((a, b) => a - b));
+    expect(ledger.durableSeq).toBeGreaterThanOrEqual(waits[0]);
+    expect(open(actor)).toEqual([`usr_b BUY YES 20 ${2 * SHARE}`]);
+    expect((await ledger.check()).ok).toBe(true);
+    const audit = await verifyAll(store, { accounts: ledger.snapshotAccounts(), leases: ledger.leases() });
+    expect(audit.problems).toEqual([]);
+  });
+
+  test("a turn the store refuses: every order it held is refused, nothing changed, and the actor goes on from the ledger", async () => {
+    const { ctl, ledger, actor } = await setup();
+    await actor.place({ userId: "usr_a", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: SHARE });
+    const committed = open(actor);
+    const before = ["usr_a", "usr_b"].map((u) => ledger.balance(u));
+    ctl.refuse = true;
+    const out = await actor.placeMany([
+      { userId: "usr_b", side: "BUY", outcome: "NO", orderType: "GTC", price: 60, quantity: SHARE },
+      { userId: "usr_b", side: "BUY", outcome: "YES", orderType: "GTC", price: 30, quantity: SHARE },
+    ]);
+    expect(out.map((r) => (r.ok ? "ok" : (r.error as { code: string }).code))).toEqual(["SERVICE_UNAVAILABLE", "SERVICE_UNAVAILABLE"]);
+    expect(["usr_a", "usr_b"].map((u) => ledger.balance(u))).toEqual(before);
+    ctl.refuse = false;
+    const again = await actor.placeMany([{ userId: "usr_b", side: "BUY", outcome: "NO", orderType: "GTC", price: 60, quantity: SHARE }]);
+    expect(again[0]).toMatchObject({ ok: true, value: { status: "filled" } });
+    expect(committed).toHaveLength(1);
+    expect(open(actor)).toEqual([]);
+    expect(actor.fenced).toBe(false);
+    expect((await ledger.check()).ok).toBe(true);
+  });
+});
