@@ -43,7 +43,7 @@ export function bookCoresOn(broker: ServiceBroker, log: (message: string) => voi
       acquire: (marketId, node) => portCall(broker, "ledger.acquireMarket", { marketId, node }),
       restingOrders: (marketId, afterPrio, limit) => portCall(broker, "ledger.restingOrders", { marketId, afterPrio, limit }),
       lease: (marketId) => portCall(broker, "ledger.lease", { marketId }),
-      post: ledgerPoster(broker),
+      ...ledgerPoster(broker),
       sync: (seq, instance) => portCall(broker, "ledger.sync", { seq, instance }).then(() => undefined),
     },
     // What committed commands tell the world (trading/publication.ts), one message per watermark.

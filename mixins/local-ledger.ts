@@ -15,17 +15,26 @@ interface LedgerHere {
  * so the local call skips what a broker call adds to every order (a context, the middlewares, the
  * parameter check); the refusals are the same Refusals the port gets back from a broker call.
  */
-export function ledgerPoster(broker: ServiceBroker): (entry: PostParams) => Promise<PostOutcome> {
+export function ledgerPoster(broker: ServiceBroker): {
+  post(entry: PostParams): Promise<PostOutcome>;
+  /** On this node's ledger in the caller's turn (its refusal thrown); undefined when it does not run here. */
+  postNow(entry: PostParams): PostOutcome | undefined;
+} {
   let here: LedgerHere | null | undefined;
-  return (entry) => {
+  const postNow = (entry: PostParams): PostOutcome | undefined => {
     if (here === undefined || (here && !here.desk)) here = (broker.getLocalService("ledger") as unknown as LedgerHere | undefined) ?? null;
-    if (here?.desk && here.postHere) {
+    return here?.desk && here.postHere ? here.postHere(entry, broker.nodeID) : undefined;
+  };
+  return {
+    postNow,
+    post: (entry) => {
       try {
-        return Promise.resolve(here.postHere(entry, broker.nodeID));
+        const now = postNow(entry);
+        if (now) return Promise.resolve(now);
       } catch (err) {
         return Promise.reject(err);
       }
-    }
-    return portCall(broker, "ledger.post", { ...entry, durable: false });
+      return portCall(broker, "ledger.post", { ...entry, durable: false });
+    },
   };
 }

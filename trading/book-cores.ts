@@ -8,7 +8,9 @@ import type { FeeSchedule } from "../engine/money";
 import { newId } from "../lib/ids";
 import type { MarketLease } from "../models/trading";
 import { DurabilityWatch } from "./durability";
-import { MarketActor, marketInfo, type MarketPorts } from "./market-actor";
+import { MarketActor, marketInfo, type Committed, type MarketPorts } from "./market-actor";
+import type { Settled } from "./commands";
+import type { PlaceResult, PlaceTerms } from "../models/trading";
 import { MarketRegistry, type RegistryPorts } from "./market-registry";
 import { OrderDesk, type OrderDeskPorts } from "./order-desk";
 import { OwnerDesk, type OwnerDeskPorts } from "./owner-desk";
@@ -39,6 +41,60 @@ export interface BookEdges<C> {
   log(message: string): void;
   /** The desks' calls under a request. */
   requests: Omit<OrderDeskPorts<C>, "now" | "owns" | "place" | "placeMany" | "quotes"> & Pick<OwnerDeskPorts<C, MarketActor>, "topOnOwner">;
+}
+
+/**
+ * A batch's orders on markets this node owns: an order whose actor is loaded and idle is planned
+ * and committed at once, in this turn, with the ledger on this node (no queue trip, no promise per
+ * order); the rest of its market's orders follow in request order, and so does every order of a
+ * market that cannot take them now (loading, busy, ledger elsewhere), in one turn of its queue.
+ * One durability wait per market; each order's answer or refusal in its place.
+ */
+export async function placeMany(registry: MarketRegistry<MarketActor>, ps: PlaceTerms[]): Promise<Array<Settled<PlaceResult>>> {
+  const out: Array<Settled<PlaceResult>> = new Array(ps.length);
+  const now = new Map<MarketActor, Array<{ i: number; c: Committed }>>();
+  const queued = new Map<string, Array<{ i: number; p: PlaceTerms }>>();
+  const t0 = process.hrtime.bigint();
+  ps.forEach((p, i) => {
+    const actor = queued.has(p.marketId) ? null : registry.ready(p.marketId);
+    let placed: ReturnType<MarketActor["placeNow"]>;
+    try {
+      placed = actor?.placeNow(p);
+    } catch (error) {
+      out[i] = { ok: false, error };
+      return;
+    }
+    if (!actor || !placed) {
+      const list = queued.get(p.marketId);
+      if (list) list.push({ i, p });
+      else queued.set(p.marketId, [{ i, p }]);
+      return;
+    }
+    out[i] = { ok: true, value: placed.value };
+    const list = now.get(actor);
+    if (list) list.push({ i, c: placed.committed });
+    else now.set(actor, [{ i, c: placed.committed }]);
+  });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  await Promise.all([
+    ...[...now].map(([actor, list]) => {
+      registry.measured(actor.marketId, ms, actor);
+      return actor.acknowledge(list.map((x) => x.c)).then((failed) =>
+        failed.forEach((error, k) => {
+          if (error !== undefined) out[list[k].i] = { ok: false, error };
+        }),
+      );
+    }),
+    ...[...queued].map(([marketId, list]) =>
+      registry
+        .onMarket(marketId, (actor) => actor.placeMany(list.map((x) => x.p)))
+        .then(
+          (rs) => rs.forEach((r, k) => (out[list[k].i] = r)),
+          (error: unknown) => list.forEach((x) => (out[x.i] = { ok: false, error })),
+        ),
+    ),
+  ]);
+  return out;
 }
 
 export class BookCores<C> {
@@ -74,6 +130,7 @@ export class BookCores<C> {
         restingOrders: e.ledger.restingOrders,
         lease: e.ledger.lease,
         post: e.ledger.post,
+        ...(e.ledger.postNow ? { postNow: e.ledger.postNow } : {}),
         durable: (seq, instance) => durability.wait(seq, instance),
       },
       publish(doc, actor) {
@@ -94,7 +151,7 @@ export class BookCores<C> {
       now: () => Date.now(),
       owns: (marketId) => registry.owns(marketId),
       place: (p, render) => registry.onMarket(p.marketId, (actor) => actor.place(p, render)),
-      placeMany: (ps) => registry.onMarket(ps[0].marketId, (actor) => actor.placeMany(ps)),
+      placeMany: (ps) => placeMany(registry, ps),
       quotes: (q, render) => registry.onMarket(q.marketId, (actor) => actor.quotes(q, render)),
     });
     this.owner = new OwnerDesk<C, MarketActor>({

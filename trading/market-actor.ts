@@ -75,6 +75,11 @@ export interface MarketPorts {
     lease(marketId: string): Promise<MarketLease>;
     /** Applies the entry (answered once applied in the ledger's memory, not yet durable). */
     post(entry: LedgerPost): Promise<LedgerAck>;
+    /**
+     * The same with the ledger on this node, in the caller's turn: its answer, its refusal thrown,
+     * or undefined when no ledger runs here (nothing posted). Absent: always `post`.
+     */
+    postNow?(entry: LedgerPost): LedgerAck | undefined;
     /** Resolves once the entry `seq` of ledger process `instance` is durable. */
     durable(seq: number, instance: string): Promise<void>;
   };
@@ -99,7 +104,7 @@ export interface MarketInfo {
 }
 
 /** A command applied in the ledger, on its way to durability. */
-interface Committed {
+export interface Committed {
   doc: BookJournalDoc;
   ack: LedgerAck;
 }
@@ -292,6 +297,28 @@ export class MarketActor {
     });
   }
 
+  /** Could a command run now, in the caller's turn (nothing queued or running, the book as the ledger holds it)? */
+  get idle(): boolean {
+    return this.queue.depth === 0 && !this.stale && !this.fenced;
+  }
+
+  /**
+   * A new order (no key) planned and committed now, in the caller's turn, when the actor is idle
+   * and its ledger answers on this node; acknowledge it with `acknowledge`. Undefined: it cannot
+   * run now (nothing changed; queue it). A refusal is thrown, that order's alone.
+   */
+  placeNow(cmd: PlaceCommand): { value: PlaceResult; committed: Committed } | undefined {
+    if (!this.idle || !this.ports.ledger.postNow) return undefined;
+    const plan = planPlace(this.view(), cmd);
+    const committed = this.commitNow(plan, () => this.placed(plan.value.orderId, cmd));
+    return committed && { value: plan.value, committed };
+  }
+
+  /** Commits made now (placeNow), acknowledged together: per commit, undefined once durable and published, else its error. */
+  acknowledge(list: Committed[]): Promise<unknown[]> {
+    return this.afterCommits(list);
+  }
+
   /** A placement applied to the book: what the actor keeps of it. */
   private placed(orderId: string, cmd: PlaceCommand): void {
     if (cmd.clientOrderId) this.clientIds.set(orderId, cmd.clientOrderId);
@@ -426,10 +453,45 @@ export class MarketActor {
    * while the ledger writes).
    */
   private async commitPlan(plan: CommandPlan<unknown>, idem?: IdemRecord, onApplied?: () => void): Promise<Committed> {
-    const seq = this.journalSeq + 1;
+    const { doc, parts } = this.entryOf(plan);
+    const ack = await this.postParts(parts, idem);
+    return this.applyCommitted(plan, doc, parts.length, ack, onApplied);
+  }
+
+  /**
+   * commitPlan with the ledger on this node, answering at once (`postNow`): the same entry, checks
+   * and book change in this turn, no promise; undefined when no ledger answers here (nothing
+   * changed). A refusal is thrown once this actor has taken it as postRefused does (a position
+   * refused: the book resumes from the ledger before the next command).
+   */
+  private commitNow(plan: CommandPlan<unknown>, onApplied?: () => void): Committed | undefined {
+    const { doc, parts } = this.entryOf(plan);
+    const post = this.ports.ledger.postNow;
+    if (!post) return undefined;
+    const group = `${this.marketId}:${parts[0].book.seq}:${this.lease.epoch}`;
+    let ack: LedgerAck | undefined;
+    try {
+      for (let i = 0; i < parts.length; i++) {
+        ack = post(parts.length > 1 ? { ...parts[i], part: { group, index: i, count: parts.length } } : parts[i]);
+        if (!ack) return undefined;
+      }
+    } catch (err) {
+      const code = refusalCode(err);
+      if (code === "MARKET_MOVED") {
+        // Resumed from the ledger in the queue, before the next command.
+        this.stale = true;
+        void this.queue.run(() => this.refusedPosition());
+      } else if (!MONEY_REFUSALS.has(code ?? "")) this.fenced = true;
+      throw err;
+    }
+    return this.applyCommitted(plan, doc, parts.length, ack as LedgerAck, onApplied);
+  }
+
+  /** A planned command's journal entry at this actor's next position, cut into parts when too large. */
+  private entryOf(plan: CommandPlan<unknown>): { doc: BookJournalDoc; parts: LedgerPost[] } {
     const doc: BookJournalDoc = {
       marketId: this.marketId,
-      seq,
+      seq: this.journalSeq + 1,
       epoch: this.lease.epoch,
       bookSeq: plan.bookSeq,
       node: this.ports.nodeID,
@@ -442,8 +504,18 @@ export class MarketActor {
     if (plan.amm) doc.amm = plan.amm;
     const parts = splitCommand(doc, plan.settlement, plan.checkAfter ?? 0);
     if (plan.eventPool) parts[parts.length - 1].eventPool = plan.eventPool;
-    const ack = await this.postParts(parts, idem);
-    this.journalSeq = seq + parts.length - 1;
+    return { doc, parts };
+  }
+
+  /** The ledger took the entry: the book follows, and must arrive exactly at the entry's `bookSeq`. */
+  private applyCommitted(
+    plan: CommandPlan<unknown>,
+    doc: BookJournalDoc,
+    parts: number,
+    ack: LedgerAck,
+    onApplied?: () => void,
+  ): Committed {
+    this.journalSeq = doc.seq + parts - 1;
     if (plan.pool) this.pool = plan.pool;
     plan.apply(this.book);
     onApplied?.();

@@ -114,6 +114,18 @@ export class MarketRegistry<A extends RegisteredActor> {
     });
   }
 
+  /** The market's actor when it is loaded and may take a command now (no load, no wait), else null. */
+  ready(marketId: string): A | null {
+    const p = this.actors.get(marketId);
+    const a = p && this.settled.get(p);
+    return a && !a.fenced && a.status !== null ? a : null;
+  }
+
+  /** A command ran on a market's actor outside onMarket (in the caller's turn): the same measure. */
+  measured(marketId: string, ms: number, actor: A): void {
+    this.ports.measured(marketId, ms, actor.queueDepth);
+  }
+
   private timed<T>(marketId: string, actor: A, fn: (actor: A) => Promise<T>): Promise<T> {
     const t0 = process.hrtime.bigint();
     let run: Promise<T>;

@@ -45,8 +45,8 @@ export interface OrderDeskPorts<C> {
   /** Place on this node's actor of the market; `render` is the answer journaled under the order's key. */
   place(p: PlaceTerms, render: (r: PlaceResult) => unknown): Promise<PlaceResult>;
   /**
-   * Orders of one market (none with a key) placed by this node's actor in one turn of its queue,
-   * in the order given: each its own entry and its own answer or refusal.
+   * Orders (none with a key) of markets this node owns, placed by their actors together, each
+   * market's in the order given: each its own entry and its own answer or refusal.
    */
   placeMany(ps: PlaceTerms[]): Promise<Array<Settled<PlaceResult>>>;
   /** Place on the market's owner elsewhere (`placeOnOwner` there). */
@@ -167,9 +167,10 @@ export class OrderDesk<C> {
    * Up to MAX_BATCH orders, each standing alone: an order that fails gets its error in its place,
    * the others go on. They are handed over together, in request order (orders of one market reach
    * its actor in that order), so their entries share the ledger's group commits and the batch waits
-   * for durability about once instead of once per order. A market this node owns takes its orders
-   * of the batch in one turn of its actor (one queue trip, one durability wait) when none of them
-   * needs more than a placement (a key or an order group sends them one by one). Each order of an
+   * for durability about once instead of once per order. The orders of markets this node owns go
+   * to their actors together (an idle actor takes them at once, a busy one in one turn of its
+   * queue; one durability wait per market) when none of a market's orders needs more than a
+   * placement (a key or an order group sends them one by one). Each order of an
    * idempotent batch has its own key, so a retry after a crash places only the ones that did not
    * land the first time.
    */
@@ -200,7 +201,8 @@ export class OrderDesk<C> {
       else together.set(marketId, [...(together.get(marketId) ?? []), one]);
     }
     for (const m of alone) together.delete(m);
-    for (const [, list] of together) {
+    const list = [...together.values()].flat().sort((a, b) => a.i - b.i);
+    if (list.length) {
       const placed = this.ports.placeMany(list.map((x) => x.terms));
       list.forEach(({ i, terms }, k) => {
         items[i] = placed.then(

@@ -8,13 +8,15 @@ import { LedgerDesk } from "../../ledger/desk";
 import { Ledger } from "../../ledger/ledger";
 import { verifyAll } from "../../ledger/verify";
 import { MarketActor, type MarketPorts } from "../../trading/market-actor";
+import { MarketRegistry } from "../../trading/market-registry";
+import { placeMany } from "../../trading/book-cores";
 import type { BookJournalDoc } from "../../models/trading";
 import { switchedStore } from "../support/switched-store";
 
 const M = "mkt_m";
 const SHARE = 1_000_000;
 
-async function setup() {
+async function setup(opts: { now?: boolean } = {}) {
   const { store, ctl } = switchedStore();
   const ledger = await Ledger.open(store);
   const desk = new LedgerDesk(ledger, store, { now: () => Date.now(), newId: (p) => `${p}_x` });
@@ -40,6 +42,7 @@ async function setup() {
       restingOrders: (m, after, limit) => store.restingOrders(m, after, limit),
       lease: (m) => desk.committedLease(m),
       post: async (e) => ledger.post(e),
+      ...(opts.now ? { postNow: (e: Parameters<Ledger["post"]>[0]) => ledger.post(e) } : {}),
       durable: (seq, instance) => {
         waits.push(seq);
         return ledger.waitDurable(seq, instance);
@@ -49,7 +52,15 @@ async function setup() {
   };
   const actor = await MarketActor.load(M, ports);
   waits.length = 0;
-  return { store, ctl, ledger, actor, waits, published };
+  const registry = new MarketRegistry<MarketActor>({
+    nodeID: "eng",
+    ownerOf: () => "eng",
+    refreshOwners: () => undefined,
+    load: (m) => MarketActor.load(m, ports),
+    measured: () => undefined,
+    log: () => undefined,
+  });
+  return { store, ctl, ledger, actor, waits, published, registry };
 }
 
 const open = (actor: MarketActor) =>
@@ -104,6 +115,85 @@ describe("a market actor placing several orders in one turn", () => {
     expect(committed).toHaveLength(1);
     expect(open(actor)).toEqual([]);
     expect(actor.fenced).toBe(false);
+    expect((await ledger.check()).ok).toBe(true);
+  });
+});
+
+describe("a batch's orders on several markets (book-cores placeMany)", () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  const order = (marketId: string, userId: string, outcome: "YES" | "NO", price: number, quantity = SHARE) => ({
+    marketId,
+    userId,
+    side: "BUY" as const,
+    outcome,
+    orderType: "GTC" as const,
+    price,
+    quantity,
+  });
+
+  test("idle actors with the ledger here take their orders at once: each answered in its place, one durability wait per market", async () => {
+    const { ledger, store, registry, waits, published } = await setup({ now: true });
+    // Loaded first (a batch's fast path is for loaded, idle actors).
+    await registry.onMarket("mkt_x", async () => undefined);
+    await registry.onMarket("mkt_y", async () => undefined);
+    waits.length = 0;
+    const queueTurns = jest.spyOn(MarketActor.prototype, "placeMany");
+    const out = await placeMany(registry, [
+      order("mkt_x", "usr_a", "YES", 40),
+      order("mkt_y", "usr_a", "YES", 30),
+      order("mkt_x", "usr_b", "NO", 60),
+      order("mkt_y", "usr_c", "NO", 70),
+      order("mkt_x", "usr_b", "YES", 10, 3 * SHARE),
+    ]);
+    expect(out.map((r) => (r.ok ? r.value.status : (r.error as { code: string }).code))).toEqual([
+      "open",
+      "open",
+      "filled",
+      "INSUFFICIENT_BALANCE",
+      "open",
+    ]);
+    expect(waits).toHaveLength(2);
+    expect(published.map((d) => `${d.marketId}:${d.seq}`)).toEqual(["mkt_x:1", "mkt_x:2", "mkt_x:3", "mkt_y:1"]);
+    // Not one turn of a queue.
+    expect(queueTurns).not.toHaveBeenCalled();
+    expect((await ledger.check()).ok).toBe(true);
+    expect((await verifyAll(store, { accounts: ledger.snapshotAccounts(), leases: ledger.leases() })).problems).toEqual([]);
+  });
+
+  test("a market that cannot take them now (not loaded, or busy) gets its orders in one turn of its queue, in request order", async () => {
+    const { ledger, registry, published } = await setup({ now: true });
+    await registry.onMarket("mkt_x", async () => undefined);
+    const x = registry.ready("mkt_x") as MarketActor;
+    // Busy: a command of its own is queued first.
+    const first = x.place({ userId: "usr_a", side: "BUY", outcome: "YES", orderType: "GTC", price: 20, quantity: SHARE });
+    const queueTurns = jest.spyOn(MarketActor.prototype, "placeMany");
+    const out = await placeMany(registry, [
+      order("mkt_x", "usr_a", "YES", 40),
+      order("mkt_new", "usr_b", "YES", 30),
+      order("mkt_x", "usr_b", "NO", 60),
+    ]);
+    await first;
+    expect(queueTurns.mock.calls.map((c) => c[0].length)).toEqual([2, 1]);
+    expect(out.map((r) => (r.ok ? r.value.status : (r.error as { code: string }).code))).toEqual(["open", "open", "filled"]);
+    expect(published.filter((d) => d.marketId === "mkt_x").map((d) => (d.command.type === "place" ? d.command.order.price : 0))).toEqual([
+      20, 40, 60,
+    ]);
+    expect((await ledger.check()).ok).toBe(true);
+  });
+
+  test("orders taken at once that the store then refuses are each refused; the actor resumes from the ledger", async () => {
+    const { ctl, ledger, registry } = await setup({ now: true });
+    await registry.onMarket("mkt_x", async () => undefined);
+    const before = ["usr_a", "usr_b"].map((u) => ledger.balance(u));
+    ctl.refuse = true;
+    const out = await placeMany(registry, [order("mkt_x", "usr_a", "YES", 40), order("mkt_x", "usr_b", "NO", 60)]);
+    expect(out.map((r) => (r.ok ? "ok" : (r.error as { code: string }).code))).toEqual(["SERVICE_UNAVAILABLE", "SERVICE_UNAVAILABLE"]);
+    expect(["usr_a", "usr_b"].map((u) => ledger.balance(u))).toEqual(before);
+    ctl.refuse = false;
+    const again = await placeMany(registry, [order("mkt_x", "usr_a", "YES", 40), order("mkt_x", "usr_b", "NO", 60)]);
+    expect(again.map((r) => (r.ok ? r.value.status : "refused"))).toEqual(["open", "filled"]);
+    expect((registry.ready("mkt_x") as MarketActor).book.openOrders()).toEqual([]);
     expect((await ledger.check()).ok).toBe(true);
   });
 });

@@ -362,7 +362,7 @@ describe("OrderDesk", () => {
     expect(w.claims.map((k) => k.key)).toEqual(["b#0", "b#1", "b#3", "b#4"]);
   });
 
-  test("without a key, a batch gives each market it owns its orders in one turn of the actor, in request order; a market with an order group or owned elsewhere goes order by order", async () => {
+  test("without a key, a batch gives the markets it owns their orders together, in request order; a market with an order group or owned elsewhere goes order by order", async () => {
     const w = world();
     w.local.add("mkt_2");
     w.local.add("mkt_g");
@@ -376,7 +376,7 @@ describe("OrderDesk", () => {
       { ...body, price: 0.405 },
       { ...body, marketId: "mkt_closed", price: 0.47 },
     ]);
-    expect(w.turns).toEqual([["mkt_1@41", "mkt_1@44"], ["mkt_2@42"], ["mkt_closed@47"]]);
+    expect(w.turns).toEqual([["mkt_1@41", "mkt_2@42", "mkt_1@44", "mkt_closed@47"]]);
     // The others one by one: the far market through its owner, mkt_g's two in request order.
     expect(w.remote.map((p) => p.price)).toEqual([43]);
     expect(w.placed.filter((p) => p.marketId === "mkt_g").map((p) => p.cmd.price)).toEqual([45, 46]);
