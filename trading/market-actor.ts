@@ -258,10 +258,20 @@ export class MarketActor {
 
   /** A new order; with `cmd.idem`, `render` makes the answer journaled under the key. */
   place(cmd: PlaceCommand, render?: (r: PlaceResult) => unknown): Promise<PlaceResult> {
+    const idem = cmd.idem && render ? { ...cmd.idem, render } : undefined;
+    // Nothing queued and the ledger here: planned and committed in this turn (no queue trip).
+    if (this.idle && this.ports.ledger.postNow) {
+      try {
+        const plan = planPlace(this.view(), cmd);
+        const committed = this.commitNow(plan, () => this.placed(plan.value.orderId, cmd), idemRecord(idem, plan.value));
+        if (committed) return this.afterCommit(committed).then(() => plan.value);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
     return this.run(async () => {
       this.ensureWritable();
       const plan = planPlace(this.view(), cmd);
-      const idem = cmd.idem && render ? { ...cmd.idem, render } : undefined;
       const committed = await this.commitPlan(plan, idemRecord(idem, plan.value), () => this.placed(plan.value.orderId, cmd));
       return { value: plan.value, committed };
     });
@@ -464,7 +474,7 @@ export class MarketActor {
    * changed). A refusal is thrown once this actor has taken it as postRefused does (a position
    * refused: the book resumes from the ledger before the next command).
    */
-  private commitNow(plan: CommandPlan<unknown>, onApplied?: () => void): Committed | undefined {
+  private commitNow(plan: CommandPlan<unknown>, onApplied?: () => void, idem?: IdemRecord): Committed | undefined {
     const { doc, parts } = this.entryOf(plan);
     const post = this.ports.ledger.postNow;
     if (!post) return undefined;
@@ -472,7 +482,12 @@ export class MarketActor {
     let ack: LedgerAck | undefined;
     try {
       for (let i = 0; i < parts.length; i++) {
-        ack = post(parts.length > 1 ? { ...parts[i], part: { group, index: i, count: parts.length } } : parts[i]);
+        const last = i === parts.length - 1;
+        ack = post({
+          ...parts[i],
+          ...(parts.length > 1 ? { part: { group, index: i, count: parts.length } } : {}),
+          ...(last && idem ? { idem } : {}),
+        });
         if (!ack) return undefined;
       }
     } catch (err) {

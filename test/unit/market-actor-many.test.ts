@@ -119,6 +119,35 @@ describe("a market actor placing several orders in one turn", () => {
   });
 });
 
+describe("a single order on an idle actor with the ledger on its node", () => {
+  test("is committed in the caller's turn (the ledger holds it before the call returns), acknowledged once durable", async () => {
+    const { ledger, actor, waits } = await setup({ now: true });
+    const seq = ledger.lastSeq;
+    const placed = actor.place({ userId: "usr_a", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: SHARE });
+    expect(ledger.lastSeq).toBe(seq + 1);
+    expect(actor.book.openOrders()).toHaveLength(1);
+    await expect(placed).resolves.toMatchObject({ status: "open" });
+    expect(waits).toEqual([seq + 1]);
+  });
+
+  test("a refusal of the ledger or of the store is that order's; the actor resumes from the ledger", async () => {
+    const { ctl, ledger, actor } = await setup({ now: true });
+    await expect(
+      actor.place({ userId: "usr_c", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: SHARE }),
+    ).rejects.toMatchObject({ code: "INSUFFICIENT_BALANCE" });
+    ctl.refuse = true;
+    await expect(
+      actor.place({ userId: "usr_a", side: "BUY", outcome: "YES", orderType: "GTC", price: 40, quantity: SHARE }),
+    ).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+    ctl.refuse = false;
+    await expect(
+      actor.place({ userId: "usr_b", side: "BUY", outcome: "NO", orderType: "GTC", price: 60, quantity: SHARE }),
+    ).resolves.toMatchObject({ status: "open" });
+    expect(open(actor)).toEqual([`usr_b BUY NO 60 ${SHARE}`]);
+    expect((await ledger.check()).ok).toBe(true);
+  });
+});
+
 describe("a batch's orders on several markets (book-cores placeMany)", () => {
   afterEach(() => jest.restoreAllMocks());
 
@@ -166,7 +195,7 @@ describe("a batch's orders on several markets (book-cores placeMany)", () => {
     await registry.onMarket("mkt_x", async () => undefined);
     const x = registry.ready("mkt_x") as MarketActor;
     // Busy: a command of its own is queued first.
-    const first = x.place({ userId: "usr_a", side: "BUY", outcome: "YES", orderType: "GTC", price: 20, quantity: SHARE });
+    const first = x.cancelMany("usr_c", null, "user");
     const queueTurns = jest.spyOn(MarketActor.prototype, "placeMany");
     const out = await placeMany(registry, [
       order("mkt_x", "usr_a", "YES", 40),
@@ -177,7 +206,7 @@ describe("a batch's orders on several markets (book-cores placeMany)", () => {
     expect(queueTurns.mock.calls.map((c) => c[0].length)).toEqual([2, 1]);
     expect(out.map((r) => (r.ok ? r.value.status : (r.error as { code: string }).code))).toEqual(["open", "open", "filled"]);
     expect(published.filter((d) => d.marketId === "mkt_x").map((d) => (d.command.type === "place" ? d.command.order.price : 0))).toEqual([
-      20, 40, 60,
+      40, 60,
     ]);
     expect((await ledger.check()).ok).toBe(true);
   });
