@@ -17,6 +17,7 @@ import { SIDE_THREAD_NAME, type AppConfig } from "./lib/config";
 import type { LocalSocketTransporter } from "./lib/local-transporter";
 import { buildNode } from "./nodes";
 import { windDown } from "./mixins/before-stop.middleware";
+import { WriteCount, bindCatalogWrites } from "./mixins/catalog-writes";
 
 /** What the worker is given at its creation. */
 interface SideData {
@@ -25,6 +26,8 @@ interface SideData {
   port: MessagePort;
   /** The demo's background trader runs here (the whole process runs what it trades through). */
   demoTrader: boolean;
+  /** The catalog's count of writes (mixins/catalog-writes.ts), seen by both nodes. */
+  catalogWrites: SharedArrayBuffer;
 }
 
 /** Main thread -> worker. */
@@ -57,6 +60,7 @@ export class SideNode {
   private state: "loading" | "starting" | "running" | "stopping" | "ended" = "loading";
   private waiting: { resolve(): void; reject(err: Error): void } | null = null;
   private crashed: ((why: string) => void) | null = null;
+  private readonly catalogWrites = new WriteCount();
   readonly exited: Promise<number>;
 
   /** Only a build can be run in a worker (the compiled side-node.js); from sources the process stays one node. */
@@ -71,7 +75,7 @@ export class SideNode {
   ) {
     const { port1, port2 } = new MessageChannel();
     hub.attachPort(port1);
-    const data: SideData = { pmxSideNode: true, cfg, port: port2, demoTrader };
+    const data: SideData = { pmxSideNode: true, cfg, port: port2, demoTrader, catalogWrites: this.catalogWrites.shared };
     this.worker = new Worker(__filename, { workerData: data, transferList: [port2] });
     this.worker.on("message", (m: FromSide) => this.heard(m));
     this.worker.on("error", (err) => this.ended(`${err?.stack ?? err}`));
@@ -91,6 +95,7 @@ export class SideNode {
    */
   bind(broker: ServiceBroker, onCrash: (why: string) => void): void {
     sides.set(broker, this);
+    bindCatalogWrites(broker, this.catalogWrites);
     this.crashed = onCrash;
     let total = 0;
     let started = 0;
@@ -213,6 +218,7 @@ function runWorker(data: SideData): void {
       void answer(
         async () => {
           broker = buildNode(data.cfg, { role: "side", nodeID: m.nodeID, port: data.port, demoTrader: data.demoTrader });
+          bindCatalogWrites(broker, new WriteCount(data.catalogWrites));
           await broker.start();
         },
         { started: true },
