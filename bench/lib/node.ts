@@ -6,7 +6,9 @@
  *  - BENCH_KIND=bare-gateway / bare-action / bare: the baseline, a moleculer-web ApiGateway with one
  *    trivial action (`GET /bare` and, through the JSON body parser, `POST /bare` -> `bare.hello`),
  *    same moleculer and moleculer-web, same process kind; `bare` holds both, the other two split
- *    them over TRANSPORTER.
+ *    them over TRANSPORTER. `POST /bare/durable` (`bare.durable`, with DATA_DIR) also appends the
+ *    body to a file and answers once it is synced, group-committed as the money store does: one
+ *    fdatasync in flight, every body that arrived meanwhile synced by the next one.
  *
  * Parent -> child: { id, cmd, ... } with cmd
  *   fund {userId, amount} | fundMany {userIds, amount} | call {action, params?, meta?}
@@ -22,7 +24,8 @@
  */
 import { rng } from "./util";
 import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { fdatasync, openSync, write, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Session } from "node:inspector";
 import { getHeapStatistics } from "node:v8";
 import { ServiceBroker } from "moleculer";
@@ -46,7 +49,14 @@ function bareBroker(kind: string): ServiceBroker {
     registry: { strategy: "RoundRobin", preferLocal: true },
   });
   if (kind === "bare" || kind === "bare-action") {
-    broker.createService({ name: "bare", actions: { hello: { handler: () => ({ ok: true }) } } });
+    const durable = process.env.DATA_DIR ? groupCommitted(join(process.env.DATA_DIR, "bare.log")) : null;
+    broker.createService({
+      name: "bare",
+      actions: {
+        hello: { handler: () => ({ ok: true }) },
+        durable: { handler: async (ctx) => (await durable?.(JSON.stringify(ctx.params)), { ok: true }) },
+      },
+    });
   }
   if (kind === "bare" || kind === "bare-gateway") {
     broker.createService({
@@ -61,13 +71,40 @@ function bareBroker(kind: string): ServiceBroker {
             path: "/",
             mappingPolicy: "restrict",
             bodyParsers: { json: { strict: true, limit: "64kb" } },
-            aliases: { "GET /bare": "bare.hello", "POST /bare": "bare.hello" },
+            aliases: { "GET /bare": "bare.hello", "POST /bare": "bare.hello", "POST /bare/durable": "bare.durable" },
           },
         ],
       },
     });
   }
   return broker;
+}
+
+/** Appends a line and resolves once a sync that began after the write returns (one sync in flight). */
+function groupCommitted(file: string): (line: string) => Promise<void> {
+  const fd = openSync(file, "a");
+  let waiting: Array<{ line: string; done: () => void }> = [];
+  let busy = false;
+  const cycle = (): void => {
+    if (busy || !waiting.length) return;
+    busy = true;
+    const group = waiting;
+    waiting = [];
+    const bytes = Buffer.from(group.map((g) => `${g.line}\n`).join(""));
+    write(fd, bytes, (werr) =>
+      fdatasync(fd, (serr) => {
+        if (werr || serr) throw werr ?? serr;
+        for (const g of group) g.done();
+        busy = false;
+        cycle();
+      }),
+    );
+  };
+  return (line) =>
+    new Promise<void>((done) => {
+      waiting.push({ line, done });
+      cycle();
+    });
 }
 
 async function placeMany(broker: ServiceBroker, m: Msg): Promise<unknown> {
