@@ -7,33 +7,16 @@
  */
 import type { ServiceBroker } from "moleculer";
 import type { Collections, Doc, Store, Stores } from "../lib/store";
+import type { SharedCount } from "./shared-count";
 
-export class WriteCount {
-  private readonly cell: Int32Array;
+const counts = new WeakMap<ServiceBroker, SharedCount>();
 
-  /** `shared`: the memory both threads see (SideNode makes it); none: this thread's own. */
-  constructor(readonly shared: SharedArrayBuffer = new SharedArrayBuffer(4)) {
-    this.cell = new Int32Array(shared, 0, 1);
-  }
-
-  bump(): void {
-    Atomics.add(this.cell, 0, 1);
-  }
-
-  /** Compared for equality only (it wraps around). */
-  value(): number {
-    return Atomics.load(this.cell, 0);
-  }
-}
-
-const counts = new WeakMap<ServiceBroker, WriteCount>();
-
-export function bindCatalogWrites(broker: ServiceBroker, count: WriteCount): void {
+export function bindCatalogWrites(broker: ServiceBroker, count: SharedCount): void {
   counts.set(broker, count);
 }
 
 /** The count this node shares with the other node of its process, if any. */
-export function catalogWritesOf(broker: ServiceBroker): WriteCount | undefined {
+export function catalogWritesOf(broker: ServiceBroker): SharedCount | undefined {
   return counts.get(broker);
 }
 

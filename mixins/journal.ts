@@ -10,6 +10,7 @@ import { configOf } from "../lib/config";
 import { SqliteJournalReader } from "../ledger/journal-reader";
 import type { LedgerEntryDoc } from "../models/trading";
 import { portCall } from "./port-call";
+import type { SharedCount } from "./shared-count";
 
 export interface JournalSource {
   entriesAfter(seq: number, limit: number): Promise<LedgerEntryDoc[]>;
@@ -134,4 +135,19 @@ export function journalSource(broker: ServiceBroker): JournalSource {
       shared.delete(broker);
     },
   };
+}
+
+/**
+ * The embedded process's count of the ledger's group commits (SIDE_NODE=thread): the main node adds
+ * one as it announces a commit (`ledger.committed`), and the side node's notifier, woken by it,
+ * reads the journal, instead of being sent every commit's changes to learn that the journal grew.
+ */
+const growth = new WeakMap<ServiceBroker, SharedCount>();
+
+export function bindJournalGrowth(broker: ServiceBroker, count: SharedCount): void {
+  growth.set(broker, count);
+}
+
+export function journalGrowthOf(broker: ServiceBroker): SharedCount | undefined {
+  return growth.get(broker);
 }

@@ -99,6 +99,37 @@ describe("embedded process with its side node", () => {
     expect((notes.body.data as Array<{ type: string }>).filter((n) => n.type === "TRADE_FILLED").length).toBeGreaterThanOrEqual(3);
   });
 
+  test("the side node's notifier is not sent each group commit's changes, yet a fill notifies without being asked to catch up", async () => {
+    const events = await node.call<Array<{ name: string; nodes?: string[]; endpoints?: Array<{ nodeID: string }> }>>("$node.events", {
+      onlyAvailable: true,
+      withEndpoints: true,
+    });
+    const heardOn = (name: string) => (events.find((e) => e.name === name)?.endpoints ?? []).map((e) => e.nodeID).sort();
+    const [main, side] = (await node.call<NodeInfo[]>("$node.list", { onlyAvailable: true })).map((n) => n.id).sort();
+    expect(heardOn("ledger.committed")).toEqual([main]);
+    expect(heardOn("market.trades")).toEqual([side]);
+    const created = await node.http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: { title: "Side node notices", category: "Tech", markets: [{ title: "Is the notifier woken?" }] },
+    });
+    const marketId: string = created.body.data.markets[0].id;
+    const [maker, taker] = [await user(), await user()];
+    await node.http("POST", "/api/v1/orders", {
+      token: maker.token,
+      body: { marketId, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: SHARE },
+    });
+    const fill = await node.http("POST", "/api/v1/orders", {
+      token: taker.token,
+      body: { marketId, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.5, quantity: SHARE },
+    });
+    expect(fill.body.data.status).toBe("filled");
+    for (const u of [maker, taker])
+      await until("the fill's notification", async () => {
+        const notes = await node.http("GET", "/api/v1/notifications", { token: u.token });
+        return (notes.body.data as Array<{ type: string }>).some((n) => n.type === "TRADE_FILLED") ? true : null;
+      });
+  });
+
   test("a market's status change is seen by the next read, though the main node keeps the catalog's cached reads", async () => {
     const created = await node.http("POST", "/api/v1/admin/events", {
       headers: { "x-admin-key": ADMIN_KEY },

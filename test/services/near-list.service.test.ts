@@ -11,7 +11,8 @@ import type { Context, Middleware, ServiceBroker, ServiceSchema } from "molecule
 import CatalogService from "../../services/catalog.service";
 import type { EventView, MarketView } from "../../catalog/views";
 import { LocalSocketTransporter } from "../../lib/local-transporter";
-import { WriteCount, bindCatalogWrites } from "../../mixins/catalog-writes";
+import { bindCatalogWrites } from "../../mixins/catalog-writes";
+import { SharedCount } from "../../mixins/shared-count";
 import { createNearCache } from "../../mixins/near-cache.middleware";
 import { until } from "../support/until";
 import { serviceBroker } from "../support/service-broker";
@@ -61,9 +62,9 @@ describe("the events list on the main node", () => {
       transporter: new LocalSocketTransporter({ mode: "join", port: port2 }),
       middlewares: [counting],
     });
-    const count = new WriteCount();
+    const count = new SharedCount();
     bindCatalogWrites(main, count);
-    bindCatalogWrites(side, new WriteCount(count.shared));
+    bindCatalogWrites(side, new SharedCount(count.shared));
     await main.start();
     await side.start();
     await main.waitForServices(["catalog"], 10_000);

@@ -7,7 +7,8 @@
 import fc from "fast-check";
 import { NO_PRICES, renderEvent, renderOutcome, withLiveChances, type EventView } from "../../catalog/views";
 import { openOutcomeIds } from "../../catalog/reads";
-import { WriteCount, watchWrites } from "../../mixins/catalog-writes";
+import { watchWrites } from "../../mixins/catalog-writes";
+import { SharedCount } from "../../mixins/shared-count";
 import type { EventDoc, LivePrice, MarketDoc } from "../../models/catalog";
 import type { Doc, Store, Stores } from "../../lib/store";
 
@@ -115,7 +116,7 @@ describe("watchWrites", () => {
   test("each write to a watched store counts once it ended, before its caller goes on; reads and other stores do not", async () => {
     const calls: string[] = [];
     const stores: Stores<C> = { events: recording(calls), markets: recording(calls), prints: recording(calls) };
-    const count = new WriteCount();
+    const count = new SharedCount();
     const watched = watchWrites(
       () => stores,
       ["events", "markets"],
@@ -141,7 +142,7 @@ describe("watchWrites", () => {
   });
 
   test("a write that fails counts too (it may have changed something)", async () => {
-    const count = new WriteCount();
+    const count = new SharedCount();
     const stores: Stores<C> = { events: recording([], "update"), markets: recording([]), prints: recording([]) };
     const s = watchWrites(
       () => stores,
@@ -153,8 +154,8 @@ describe("watchWrites", () => {
   });
 
   test("two views of one shared count see each other's writes", () => {
-    const a = new WriteCount();
-    const b = new WriteCount(a.shared);
+    const a = new SharedCount();
+    const b = new SharedCount(a.shared);
     a.bump();
     b.bump();
     expect(a.value()).toBe(2);
