@@ -14,6 +14,7 @@
  *   fund {userId, amount} | fundMany {userIds, amount} | call {action, params?, meta?}
  *   mem (runs the GC when exposed, answers process.memoryUsage()) | profileStart | profileStop {file}
  *   heapStart | heapStop {file} (V8's sampling heap profiler: where allocations are made)
+ *   sideProfileStart | sideProfileStop {file} (the same CPU profiler inside the side node's worker thread)
  *   fanoutWrites (the gateway's socket fan-out writes per path so far: websocket, engine-io)
  *   authCounts (records of the auth stores, the gateway's session and verified-token caches) | authSweep (the auth sweep, now)
  *   placeMany {count, markets, users, seed, concurrency, offset?, maxMs?} (resting limit orders through book.place,
@@ -145,6 +146,50 @@ async function placeMany(broker: ServiceBroker, m: Msg): Promise<unknown> {
   return { ok, failed, lastError, ms: Date.now() - t0 };
 }
 
+/** The side node's worker (side-node.js) reached through the main thread's inspector session (NodeWorker domain). */
+class WorkerInspector {
+  private sessionId: string | null = null;
+  private next = 1;
+  private readonly waiting = new Map<number, { res(v: unknown): void; rej(e: Error): void }>();
+
+  constructor(private readonly session: Session) {
+    session.on("NodeWorker.attachedToWorker", (m: { params: { sessionId: string; workerInfo: { url: string } } }) => {
+      if (m.params.workerInfo.url.includes("side-node")) this.sessionId = m.params.sessionId;
+    });
+    session.on("NodeWorker.receivedMessageFromWorker", (m: { params: { sessionId: string; message: string } }) => {
+      const r = JSON.parse(m.params.message) as { id?: number; result?: unknown; error?: { message: string } };
+      const w = r.id !== undefined ? this.waiting.get(r.id) : undefined;
+      if (!w) return;
+      this.waiting.delete(r.id as number);
+      if (r.error) w.rej(new Error(r.error.message));
+      else w.res(r.result);
+    });
+  }
+
+  async post(method: string, params: object = {}): Promise<unknown> {
+    if (!this.sessionId) {
+      await new Promise<void>((res, rej) =>
+        this.session.post("NodeWorker.enable", { waitForDebuggerOnStart: false }, (e) => (e ? rej(e) : res())),
+      );
+      for (let i = 0; i < 100 && !this.sessionId; i++) await new Promise((r) => setTimeout(r, 20));
+      if (!this.sessionId) throw new Error("no side node worker to profile");
+    }
+    const id = this.next++;
+    const message = JSON.stringify({ id, method, params });
+    return new Promise((res, rej) => {
+      this.waiting.set(id, { res, rej });
+      this.session.post("NodeWorker.sendMessageToWorker", { sessionId: this.sessionId, message }, (e) => {
+        if (e) {
+          this.waiting.delete(id);
+          rej(e);
+        }
+      });
+    });
+  }
+}
+
+let side: WorkerInspector | null = null;
+
 async function run(broker: ServiceBroker, session: Session | null, m: Msg): Promise<unknown> {
   switch (m.cmd) {
     case "fund":
@@ -201,6 +246,19 @@ async function run(broker: ServiceBroker, session: Session | null, m: Msg): Prom
       if (!session) throw new Error("no inspector session");
       const profile = await new Promise<unknown>((res, rej) => session.post("Profiler.stop", (e, r) => (e ? rej(e) : res(r.profile))));
       writeFileSync(m.file as string, JSON.stringify(profile));
+      return m.file;
+    }
+    case "sideProfileStart":
+      if (!session) throw new Error("no inspector session");
+      side ??= new WorkerInspector(session);
+      await side.post("Profiler.enable");
+      await side.post("Profiler.setSamplingInterval", { interval: 200 });
+      await side.post("Profiler.start");
+      return true;
+    case "sideProfileStop": {
+      if (!side) throw new Error("no side profile running");
+      const r = (await side.post("Profiler.stop")) as { profile: unknown };
+      writeFileSync(m.file as string, JSON.stringify(r.profile));
       return m.file;
     }
     case "heapStart":
