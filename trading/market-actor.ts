@@ -41,6 +41,17 @@ const MONEY_REFUSALS: ReadonlySet<string> = new Set([
   "MARKET_NOT_OPEN",
 ]);
 
+/**
+ * A commit's acknowledgement, begun inside the queue's turn (its durability wait is registered
+ * before the next command runs, so acknowledgements and publications keep the commands' order)
+ * and awaited outside it (the next command does not wait for durability). Boxed so that the turn
+ * does not wait for it; its failure is handled where it is awaited.
+ */
+function acking<T>(promise: Promise<T>): { promise: Promise<T> } {
+  promise.catch(() => undefined);
+  return { promise };
+}
+
 /** Orders read back a page at a time when a book is rebuilt. */
 const REBUILD_PAGE = 5000;
 
@@ -297,9 +308,9 @@ export class MarketActor {
           out.push({ ok: false, error });
         }
       }
-      return { out, committed };
-    }).then(async ({ out, committed }) => {
-      const failed = await this.afterCommits(committed.map((x) => x.c));
+      return { out, committed, acked: acking(this.afterCommits(committed.map((x) => x.c))) };
+    }).then(async ({ out, committed, acked }) => {
+      const failed = await acked.promise;
       failed.forEach((error, k) => {
         if (error !== undefined) out[committed[k].at] = { ok: false, error };
       });
@@ -679,8 +690,11 @@ export class MarketActor {
 
   /** Run a command in this actor's queue; its commit (if any) is acknowledged outside the queue. */
   private run<T>(task: () => Promise<{ value: T; committed?: Committed }>): Promise<T> {
-    return this.queued(task).then(async ({ value, committed }) => {
-      if (committed) await this.afterCommit(committed);
+    return this.queued(async () => {
+      const { value, committed } = await task();
+      return { value, acked: committed ? acking(this.afterCommit(committed)) : undefined };
+    }).then(async ({ value, acked }) => {
+      if (acked) await acked.promise;
       return value;
     });
   }
