@@ -64,9 +64,13 @@ CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT RO
 CREATE TABLE IF NOT EXISTS journal (
   seq INTEGER PRIMARY KEY, key TEXT NOT NULL, market_id TEXT, position INTEGER, epoch INTEGER,
   body TEXT NOT NULL, hash TEXT NOT NULL);
--- Book entries are found by their position (their key is book:<market>:<position>): one index each.
+-- Entries other than book entries are looked up by key (idempotency of deposits, withdrawals, ...).
 CREATE UNIQUE INDEX IF NOT EXISTS journal_key ON journal(key) WHERE position IS NULL;
-CREATE UNIQUE INDEX IF NOT EXISTS journal_position ON journal(market_id, position) WHERE position IS NOT NULL;
+-- Book entries by market and position (their key is book:<market>:<position>), for rebuilding a
+-- book: written behind the journal with the read models, so that the journal's commit changes no
+-- index leaf per market.
+CREATE TABLE IF NOT EXISTS book_positions (
+  market_id TEXT NOT NULL, position INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (market_id, position)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS cash (account TEXT PRIMARY KEY, available INTEGER NOT NULL, locked INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS positions (
   account TEXT NOT NULL, market_id TEXT NOT NULL, outcome TEXT NOT NULL, quantity INTEGER NOT NULL, locked INTEGER NOT NULL,
@@ -277,7 +281,13 @@ export class SqliteMoneyStore implements MoneyStore {
       byKey: q("SELECT seq FROM journal WHERE key = ? AND position IS NULL"),
       after: q("SELECT body, hash FROM journal WHERE seq > ? ORDER BY seq LIMIT ?"),
       scan: q("SELECT seq, key, market_id AS marketId, position, epoch, body, hash FROM journal WHERE seq >= ? ORDER BY seq"),
-      bookAfter: q("SELECT body, hash FROM journal WHERE market_id = ? AND position > ? ORDER BY position LIMIT ?"),
+      bookAfter: q(
+        "SELECT j.body, j.hash FROM book_positions b JOIN journal j ON j.seq = b.seq WHERE b.market_id = ? AND b.position > ? ORDER BY b.position LIMIT ?",
+      ),
+      hasPositionIndex: q("SELECT 1 AS x FROM sqlite_master WHERE type = 'index' AND name = 'journal_position'"),
+      fillPositions: q(
+        "INSERT INTO book_positions (market_id, position, seq) SELECT market_id, position, seq FROM journal WHERE position IS NOT NULL AND seq <= ?",
+      ),
       lastRow: q("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1"),
       rowAt: q("SELECT hash FROM journal WHERE seq = ?"),
       count: q("SELECT count(*) AS n, coalesce(min(seq), 0) AS lo, coalesce(max(seq), 0) AS hi FROM journal"),
@@ -344,8 +354,8 @@ export class SqliteMoneyStore implements MoneyStore {
       badPositions: q(
         "SELECT market_id AS marketId, position, CASE WHEN prev_position IS NULL AND position != 1 THEN 'does not start at 1' WHEN prev_position IS NOT NULL AND position != prev_position + 1 THEN 'follows position ' || prev_position " +
           "ELSE 'written under epoch ' || epoch || ' after epoch ' || prev_epoch END AS problem FROM (" +
-          "SELECT market_id, position, epoch, lag(position) OVER w AS prev_position, lag(epoch) OVER w AS prev_epoch FROM journal WHERE position IS NOT NULL " +
-          "WINDOW w AS (PARTITION BY market_id ORDER BY position)) " +
+          "SELECT b.market_id, b.position, j.epoch, lag(b.position) OVER w AS prev_position, lag(j.epoch) OVER w AS prev_epoch FROM book_positions b JOIN journal j ON j.seq = b.seq " +
+          "WINDOW w AS (PARTITION BY b.market_id ORDER BY b.position)) " +
           "WHERE (prev_position IS NULL AND position != 1) OR (prev_position IS NOT NULL AND (position != prev_position + 1 OR epoch < prev_epoch)) LIMIT 100",
       ),
     };
@@ -392,6 +402,7 @@ export class SqliteMoneyStore implements MoneyStore {
     const head = hi > 0 ? (this.st.lastRow.get() as { seq: number; hash: string }) : { seq: 0, hash: GENESIS_HASH };
     const stateSeq = this.stateMark(hi);
     this.checkWitness(hi);
+    this.positionsFromIndex(hi);
     this.catchUp(hi);
     const orders = (this.st.ordersCount.get() as { n: number }).n;
     const trades = (this.st.tradesCountAll.get() as { n: number }).n;
@@ -539,6 +550,20 @@ export class SqliteMoneyStore implements MoneyStore {
       },
       markets,
     };
+  }
+
+  /**
+   * A store of an earlier version indexed book entries in the journal's own commit
+   * (journal_position): the entries the read models reflect go into book_positions and the index
+   * goes, in one transaction; the catch-up adds the rest.
+   */
+  private positionsFromIndex(headSeq: number): void {
+    if (!this.st.hasPositionIndex.get()) return;
+    const mark = this.metaString("projected_seq");
+    this.db.transaction(() => {
+      this.st.fillPositions.run(mark === null ? headSeq : Number(mark));
+      this.db.exec("DROP INDEX journal_position");
+    })();
   }
 
   /**
@@ -727,8 +752,10 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   async bookEntries(marketId: string, afterPosition: number, limit: number): Promise<BookJournalDoc[]> {
-    return (this.st.bookAfter.all(marketId, afterPosition, limit) as Array<{ body: string; hash: string }>).map(
-      (r) => parseEntry(r.body, r.hash).book as BookJournalDoc,
+    return this.read(() =>
+      (this.st.bookAfter.all(marketId, afterPosition, limit) as Array<{ body: string; hash: string }>).map(
+        (r) => parseEntry(r.body, r.hash).book as BookJournalDoc,
+      ),
     );
   }
 

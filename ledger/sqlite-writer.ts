@@ -78,7 +78,7 @@ export interface WriterTarget {
 }
 
 /**
- * The read models (orders, trades) of journal entries written by one connection: inside the
+ * The read models (orders, trades, book entries by position) of journal entries written by one connection: inside the
  * journal's commit, in a later transaction of their own on the writer, or at start for the
  * entries a crash left unprojected. Records the last entry projected (meta projected_seq) and the
  * rows the journal made (meta orders, trades) in the same transaction as the rows.
@@ -105,6 +105,7 @@ export class Projector {
           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, ?, ?)",
       ),
       settleTrade: q("UPDATE trades SET settlement_status = ?, settlement_tx = ? WHERE trade_id = ?"),
+      insPosition: q("INSERT INTO book_positions (market_id, position, seq) VALUES (?, ?, ?)"),
     };
     this.tx = db.transaction((docs: LedgerEntryDoc[]) => this.apply(docs));
   }
@@ -123,6 +124,7 @@ export class Projector {
     // Orders placed in this batch are written once, as the batch leaves them.
     const fresh = new Map<string, OrderDoc>();
     for (const doc of docs) {
+      if (doc.book) st.insPosition.run(doc.book.marketId, doc.book.seq, doc.seq);
       for (const op of projectEntry(doc)) {
         switch (op.op) {
           case "insertOrder":

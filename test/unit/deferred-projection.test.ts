@@ -223,15 +223,22 @@ describe("read models projected behind the journal", () => {
     await trade(m);
     await m.ledger.idle();
     const balances = [MAKER, TAKER].map((u) => m.ledger.balance(u));
+    const book = (await m.store.bookEntries(M, 0, 100)).map((b) => [b.seq, b.command.type]);
+    expect(book.length).toBe(3);
     await m.store.close();
     const db = new Database(join(dir, "money.db"));
     const last = db.prepare("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").get() as { seq: number; hash: string };
     db.prepare("DELETE FROM meta WHERE k = 'state_seq'").run();
     db.prepare("INSERT INTO meta (k, v) VALUES ('head_seq', ?), ('head_hash', ?)").run(String(last.seq), last.hash);
+    // Book entries indexed in the journal's commit.
+    db.prepare("DELETE FROM book_positions").run();
+    db.exec("CREATE UNIQUE INDEX journal_position ON journal(market_id, position) WHERE position IS NOT NULL");
     db.close();
 
     const again = await open(dir);
     expect([MAKER, TAKER].map((u) => again.ledger.balance(u))).toEqual(balances);
+    expect((await again.store.bookEntries(M, 0, 100)).map((b) => [b.seq, b.command.type])).toEqual(book);
+    expect((await again.ledger.check()).ok).toBe(true);
     expect((await again.verify()).problems).toEqual([]);
     await again.ledger.idle();
     await again.store.close();
@@ -239,8 +246,10 @@ describe("read models projected behind the journal", () => {
     const keys = (after.prepare("SELECT k FROM meta WHERE k IN ('head_seq', 'head_hash', 'state_seq')").all() as Array<{ k: string }>).map(
       (r) => r.k,
     );
+    const index = after.prepare("SELECT name FROM sqlite_master WHERE name = 'journal_position'").get();
     after.close();
     expect(keys).toEqual(["state_seq"]);
+    expect(index).toBeUndefined();
 
     // Its journal cut short of the head it recorded: refused, named as before.
     const db2 = new Database(join(dir, "money.db"));
