@@ -49,7 +49,13 @@ export interface CheckpointPolicy {
   commits: number;
   rows: number;
 }
-export const CHECKPOINTS: CheckpointPolicy = { idleMs: 1_000, commits: 1_000, rows: 20_000 };
+/**
+ * Each checkpoint copies every page changed since the last one into the database: the journal's
+ * pages once whatever the interval, the read models' and balances' leaves once per checkpoint. The
+ * commit count bounds small groups (2,500 rather than 1,000: ~18% fewer checkpoint bytes per order
+ * at 16 connections); the row count still bounds the WAL under large ones.
+ */
+export const CHECKPOINTS: CheckpointPolicy = { idleMs: 1_000, commits: 2_500, rows: 20_000 };
 
 /**
  * When what committed entries changed besides the journal (the order and trade read models, the
