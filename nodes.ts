@@ -14,13 +14,20 @@ export function runsDemoTrader(cfg: AppConfig): boolean {
 }
 
 /**
- * Build one node: its broker and the services its configuration selects (not started).
+ * Build one node: its broker and the services its configuration selects (not started); `prepare`
+ * runs on the broker before its services are created.
  * Moleculer's own SIGINT/SIGTERM handlers are off: the process that runs the node stops it once
  * (server.ts `stopOnSignals`); with both, every service was stopped twice.
  */
-export function buildNode(cfg: AppConfig, topology: NodeTopology = { role: "single" }): ServiceBroker {
+export function buildNode(
+  cfg: AppConfig,
+  topology: NodeTopology = { role: "single" },
+  prepare?: (broker: ServiceBroker) => void,
+): ServiceBroker {
   const broker = new ServiceBroker({ ...createBrokerOptions(cfg, topology), skipProcessEventRegistration: true });
   bindConfig(broker, cfg);
+  // What the services read of the node as they are created (the side node's shared counts).
+  prepare?.(broker);
   registerExchangeMetrics(broker);
   for (const name of cfg.services) {
     const schema = SERVICE_SCHEMAS[name];

@@ -17,6 +17,9 @@ import { SIDE_THREAD_NAME, type AppConfig } from "./lib/config";
 import type { LocalSocketTransporter } from "./lib/local-transporter";
 import { buildNode } from "./nodes";
 import { windDown } from "./mixins/before-stop.middleware";
+import { bindCatalogWrites } from "./mixins/catalog-writes";
+import { bindJournalGrowth } from "./mixins/journal";
+import { SharedCount } from "./mixins/shared-count";
 
 /** What the worker is given at its creation. */
 interface SideData {
@@ -25,6 +28,10 @@ interface SideData {
   port: MessagePort;
   /** The demo's background trader runs here (the whole process runs what it trades through). */
   demoTrader: boolean;
+  /** The catalog's count of writes (mixins/catalog-writes.ts), seen by both nodes. */
+  catalogWrites: SharedArrayBuffer;
+  /** The ledger's count of group commits (mixins/journal.ts), seen by both nodes. */
+  journalGrowth: SharedArrayBuffer;
 }
 
 /** Main thread -> worker. */
@@ -57,6 +64,8 @@ export class SideNode {
   private state: "loading" | "starting" | "running" | "stopping" | "ended" = "loading";
   private waiting: { resolve(): void; reject(err: Error): void } | null = null;
   private crashed: ((why: string) => void) | null = null;
+  private readonly catalogWrites = new SharedCount();
+  private readonly journalGrowth = new SharedCount();
   readonly exited: Promise<number>;
 
   /** Only a build can be run in a worker (the compiled side-node.js); from sources the process stays one node. */
@@ -71,7 +80,14 @@ export class SideNode {
   ) {
     const { port1, port2 } = new MessageChannel();
     hub.attachPort(port1);
-    const data: SideData = { pmxSideNode: true, cfg, port: port2, demoTrader };
+    const data: SideData = {
+      pmxSideNode: true,
+      cfg,
+      port: port2,
+      demoTrader,
+      catalogWrites: this.catalogWrites.shared,
+      journalGrowth: this.journalGrowth.shared,
+    };
     this.worker = new Worker(__filename, { workerData: data, transferList: [port2] });
     this.worker.on("message", (m: FromSide) => this.heard(m));
     this.worker.on("error", (err) => this.ended(`${err?.stack ?? err}`));
@@ -91,6 +107,8 @@ export class SideNode {
    */
   bind(broker: ServiceBroker, onCrash: (why: string) => void): void {
     sides.set(broker, this);
+    bindCatalogWrites(broker, this.catalogWrites);
+    bindJournalGrowth(broker, this.journalGrowth);
     this.crashed = onCrash;
     let total = 0;
     let started = 0;
@@ -115,6 +133,12 @@ export class SideNode {
         return up;
       },
     } as unknown as Middleware);
+    // Each group commit the ledger announces wakes the side node's notifier (it no longer hears the announcement).
+    const broadcast = broker.broadcast.bind(broker);
+    broker.broadcast = ((event: string, payload?: unknown, opts?: unknown) => {
+      if (event === "ledger.committed") this.journalGrowth.bump();
+      return broadcast(event, payload, opts as never);
+    }) as ServiceBroker["broadcast"];
     const stop = broker.stop.bind(broker);
     broker.stop = async () => {
       await this.stop().catch((err) => broker.logger.warn("the side node did not stop cleanly:", err));
@@ -212,7 +236,10 @@ function runWorker(data: SideData): void {
     if (m.cmd === "start")
       void answer(
         async () => {
-          broker = buildNode(data.cfg, { role: "side", nodeID: m.nodeID, port: data.port, demoTrader: data.demoTrader });
+          broker = buildNode(data.cfg, { role: "side", nodeID: m.nodeID, port: data.port, demoTrader: data.demoTrader }, (b) => {
+            bindCatalogWrites(b, new SharedCount(data.catalogWrites));
+            bindJournalGrowth(b, new SharedCount(data.journalGrowth));
+          });
           await broker.start();
         },
         { started: true },

@@ -10,6 +10,9 @@
  *        [--connections=16] [--rounds=5] [--users=100] [--events=5] [--profile[=N]]
  * --profile: one more pass per build under V8's CPU profiler, its top N self-time functions printed.
  * --heap[=N]: one more pass per build under V8's sampling heap profiler, the top N allocating functions.
+ * --side-profile[=N]: the same profiler in the side node's worker thread, over an order pass and a GET /events pass.
+ * --reads=N: each round also reads GET /events N times (first page, not cached) per build: reads/s and
+ * CPU per read of the event loop and the side node.
  * Without --base only this build is measured. The other checkout needs its `dist-bench` built.
  */
 import { randomBytes } from "node:crypto";
@@ -34,7 +37,8 @@ interface Build {
   node: BenchNode;
   users: BenchUser[];
   markets: string[];
-  cpu: Array<{ loop: number; proc: number; disk: number; pwrite: number; syscw: number; rps: number }>;
+  cpu: Array<{ loop: number; side: number; proc: number; disk: number; pwrite: number; syscw: number; rps: number }>;
+  reads: Array<{ loop: number; side: number; rps: number }>;
   counts?: Record<string, unknown>;
 }
 
@@ -75,13 +79,16 @@ async function launch(name: string, root: string, events: number, nUsers: number
   }
   const users = await login(node, DOMAIN, nUsers);
   await node.ctl({ cmd: "fundMany", userIds: users.map((u) => u.userId), amount: 1_000_000 * SHARE });
-  return { name, node, users, markets, cpu: [] };
+  return { name, node, users, markets, cpu: [], reads: [] };
 }
+
+const EVENTS_READ = [{ method: "GET", path: "/api/v1/events" }];
 
 async function pass(
   b: Build,
   orders: number,
   connections: number,
+  requests: unknown[] = orderRequests(b.users, b.markets),
 ): Promise<{ ok: number; used: ThreadSample; proc: number; wall: number }> {
   const t0 = sampleThreads(b.node.pid);
   const p0 = procCpuSec(b.node.pid);
@@ -92,7 +99,7 @@ async function pass(
     amount: orders,
     pipelining: 1,
     timeout: 30,
-    requests: orderRequests(b.users, b.markets),
+    requests,
   });
   const wall = (Date.now() - w0) / 1000;
   if (r.non2xx || r.errors) throw new Error(`${b.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
@@ -129,16 +136,21 @@ async function main(): Promise<void> {
   if (f.base) roots.unshift(["base", resolve(f.base)]);
   console.log(`# bench/order-cost  ${machine()}  ${orders} orders per pass, ${connections} connections, ${rounds} rounds`);
   const builds: Build[] = [];
+  const reads = num(f, "reads", 0);
   for (const [name, root] of roots)
-    builds.push(await launch(name, root, num(f, "events", 5), num(f, "users", 100), !!f.profile || !!f.heap));
+    builds.push(await launch(name, root, num(f, "events", 5), num(f, "users", 100), !!f.profile || !!f.heap || !!f["side-profile"]));
   // Warm-up: every market's actor loaded and the JIT warm.
-  for (const b of builds) await pass(b, orders, connections);
+  for (const b of builds) {
+    await pass(b, orders, connections);
+    if (reads) await pass(b, reads, connections, EVENTS_READ);
+  }
   for (let r = 0; r < rounds; r++) {
     for (const b of r % 2 ? [...builds].reverse() : builds) {
       const p = await pass(b, orders, connections);
       const n = p.ok;
       const row = {
         loop: (p.used.cpu.loop * 1e6) / n,
+        side: (p.used.cpu.side * 1e6) / n,
         proc: (p.proc * 1e6) / n,
         disk: p.used.io.writeBytes / n,
         pwrite: p.used.writerIo.wchar / n,
@@ -147,8 +159,16 @@ async function main(): Promise<void> {
       };
       b.cpu.push(row);
       console.log(
-        `${b.name.padEnd(5)} round ${r}: loop ${row.loop.toFixed(0)} us, process ${row.proc.toFixed(0)} us per order, disk ${(row.disk / 1024).toFixed(1)} KB, pwrite ${(row.pwrite / 1024).toFixed(1)} KB, ${row.syscw.toFixed(1)} writes per order, ${row.rps.toFixed(0)} orders/s`,
+        `${b.name.padEnd(5)} round ${r}: loop ${row.loop.toFixed(0)} us, side ${row.side.toFixed(0)} us, process ${row.proc.toFixed(0)} us per order, disk ${(row.disk / 1024).toFixed(1)} KB, pwrite ${(row.pwrite / 1024).toFixed(1)} KB, ${row.syscw.toFixed(1)} writes per order, ${row.rps.toFixed(0)} orders/s`,
       );
+      if (reads) {
+        const q = await pass(b, reads, connections, EVENTS_READ);
+        const read = { loop: (q.used.cpu.loop * 1e6) / q.ok, side: (q.used.cpu.side * 1e6) / q.ok, rps: q.ok / q.wall };
+        b.reads.push(read);
+        console.log(
+          `${b.name.padEnd(5)} round ${r}: GET /events ${read.rps.toFixed(0)} reads/s, loop ${read.loop.toFixed(0)} us, side ${read.side.toFixed(0)} us per read`,
+        );
+      }
     }
   }
   for (const b of builds) {
@@ -175,6 +195,31 @@ async function main(): Promise<void> {
       console.log(`\n# CPU profile of ${b.name}, ${file}`);
       for (const l of byPackage(file, 12)) console.log(`#   ${l}`);
       for (const l of topSelf(file, Number(f.profile) > 1 ? Number(f.profile) : 40)) console.log(`#   ${l}`);
+      if (!reads) continue;
+      const readsFile = join(__dirname, "..", "profiles", `order-cost-${b.name}-events.cpuprofile`);
+      await b.node.ctl({ cmd: "profileStart" });
+      await pass(b, reads, connections, EVENTS_READ);
+      await b.node.ctl({ cmd: "profileStop", file: readsFile });
+      console.log(`\n# CPU profile of ${b.name}, GET /events, ${readsFile}`);
+      for (const l of byPackage(readsFile, 12)) console.log(`#   ${l}`);
+      for (const l of topSelf(readsFile, Number(f.profile) > 1 ? Number(f.profile) : 40)) console.log(`#   ${l}`);
+    }
+  }
+  if (f["side-profile"]) {
+    const top = Number(f["side-profile"]) > 1 ? Number(f["side-profile"]) : 40;
+    for (const b of builds) {
+      mkdirSync(join(__dirname, "..", "profiles"), { recursive: true });
+      const what: Array<[string, number, unknown[] | undefined]> = [["orders", orders, undefined]];
+      if (reads) what.push(["events", reads, EVENTS_READ]);
+      for (const [kind, n, requests] of what) {
+        const file = join(__dirname, "..", "profiles", `order-cost-${b.name}-side-${kind}.cpuprofile`);
+        await b.node.ctl({ cmd: "sideProfileStart" });
+        await pass(b, n, connections, requests);
+        await b.node.ctl({ cmd: "sideProfileStop", file });
+        console.log(`\n# CPU profile of ${b.name}'s side node, ${kind}, ${file}`);
+        for (const l of byPackage(file, 12)) console.log(`#   ${l}`);
+        for (const l of topSelf(file, top)) console.log(`#   ${l}`);
+      }
     }
   }
   if (f.heap) {
@@ -192,8 +237,14 @@ async function main(): Promise<void> {
   for (const b of builds) {
     const m = (k: keyof Build["cpu"][number]) => median(b.cpu.map((x) => x[k]));
     console.log(
-      `${b.name.padEnd(5)} loop ${m("loop").toFixed(0)} us (${b.cpu.map((x) => x.loop.toFixed(0)).join(", ")}), process ${m("proc").toFixed(0)} us, disk ${(m("disk") / 1024).toFixed(1)} KB, pwrite ${(m("pwrite") / 1024).toFixed(1)} KB, ${m("syscw").toFixed(1)} writes, ${m("rps").toFixed(0)} orders/s`,
+      `${b.name.padEnd(5)} loop ${m("loop").toFixed(0)} us (${b.cpu.map((x) => x.loop.toFixed(0)).join(", ")}), side ${m("side").toFixed(0)} us (${b.cpu.map((x) => x.side.toFixed(0)).join(", ")}), process ${m("proc").toFixed(0)} us, disk ${(m("disk") / 1024).toFixed(1)} KB, pwrite ${(m("pwrite") / 1024).toFixed(1)} KB, ${m("syscw").toFixed(1)} writes, ${m("rps").toFixed(0)} orders/s`,
     );
+    if (b.reads.length) {
+      const r = (k: keyof Build["reads"][number]) => median(b.reads.map((x) => x[k]));
+      console.log(
+        `${b.name.padEnd(5)} GET /events ${r("rps").toFixed(0)} reads/s (${b.reads.map((x) => x.rps.toFixed(0)).join(", ")}), loop ${r("loop").toFixed(0)} us, side ${r("side").toFixed(0)} us per read`,
+      );
+    }
   }
 }
 

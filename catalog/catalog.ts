@@ -118,9 +118,8 @@ export interface CatalogPorts {
     ): Promise<boolean>;
     /** Open markets whose close time is at or before `nowIso`, and closed ones with an undisputed proposal whose window ended. */
     due(nowIso: string): Promise<MarketDoc[]>;
-    addVolume(id: string, micro: number): Promise<void>;
-    /** The market's last trade (YES price in ticks), unless a later one is already recorded. */
-    lastTrade(id: string, yesPrice: number, atMs: number): Promise<void>;
+    /** A batch's volume added, and its last trade (YES price in ticks) unless a later one is already recorded: one write. */
+    traded(id: string, micro: number, yesPrice: number, atMs: number): Promise<void>;
   };
   prints: {
     /** Those of `ids` already recorded. */
@@ -514,8 +513,10 @@ export class Catalog {
     }
     const last = new Map<string, PrintDoc>();
     for (const p of stored) if ((last.get(p.marketId)?.atMs ?? -1) <= p.atMs) last.set(p.marketId, p);
-    for (const [id, v] of byMarket) await this.ports.markets.addVolume(id, v);
-    for (const [id, p] of last) await this.ports.markets.lastTrade(id, p.yesPrice, p.atMs);
+    for (const [id, v] of byMarket) {
+      const p = last.get(id) as PrintDoc;
+      await this.ports.markets.traded(id, v, p.yesPrice, p.atMs);
+    }
     for (const [id, v] of byEvent) await this.ports.events.addVolume(id, v);
   }
 

@@ -154,21 +154,43 @@ export class CatalogReads {
    * markets not trading, every price is null: nothing is made up.
    */
   async livePrices(markets: MarketDoc[], quotes: QuoteSource): Promise<Record<string, LivePrice>> {
-    const open = markets.filter((m) => m.status === "open").map((m) => m._id);
-    const out: Record<string, LivePrice> = {};
-    for (let i = 0; i < open.length; i += QUOTE_CHUNK) {
-      const ids = open.slice(i, i + QUOTE_CHUNK);
-      let raw: unknown;
-      try {
-        raw = await quotes(ids);
-      } catch (err) {
-        this.ports.log.warn(`router.livePrices failed; showing no prices: ${(err as Error).message}`);
-        return out;
-      }
-      if (raw === null) return out;
-      const byId: Record<string, unknown> = raw && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
-      for (const id of ids) out[id] = Object.prototype.hasOwnProperty.call(byId, id) ? cleanLivePrice(byId[id]) : NO_PRICES;
-    }
-    return out;
+    return livePricesOf(
+      markets.filter((m) => m.status === "open").map((m) => m._id),
+      quotes,
+      this.ports.log,
+    );
   }
+}
+
+/** The open markets of listed events (the ones whose chance follows live prices). */
+export function openOutcomeIds(events: readonly EventView[]): string[] {
+  const ids: string[] = [];
+  for (const e of events) for (const o of e.outcomes) if (o.status === "open") ids.push(o.marketId);
+  return ids;
+}
+
+/**
+ * Live prices of these open markets, `QUOTE_CHUNK` per request. Without a price source and on its
+ * failure every price is null: nothing is made up.
+ */
+export async function livePricesOf(
+  open: string[],
+  quotes: QuoteSource,
+  log: { warn(message: string): void },
+): Promise<Record<string, LivePrice>> {
+  const out: Record<string, LivePrice> = {};
+  for (let i = 0; i < open.length; i += QUOTE_CHUNK) {
+    const ids = open.slice(i, i + QUOTE_CHUNK);
+    let raw: unknown;
+    try {
+      raw = await quotes(ids);
+    } catch (err) {
+      log.warn(`router.livePrices failed; showing no prices: ${(err as Error).message}`);
+      return out;
+    }
+    if (raw === null) return out;
+    const byId: Record<string, unknown> = raw && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
+    for (const id of ids) out[id] = Object.prototype.hasOwnProperty.call(byId, id) ? cleanLivePrice(byId[id]) : NO_PRICES;
+  }
+  return out;
 }

@@ -55,12 +55,14 @@ export function catalogStorePorts(
             },
           ],
         }),
-      addVolume: async (_id, v) => void (await s().markets.update({ _id }, { $inc: { volume: v } })),
-      lastTrade: async (_id, yesPrice, atMs) =>
-        void (await s().markets.update(
+      traded: async (_id, v, yesPrice, atMs) => {
+        const latest = await s().markets.update(
           { _id, $or: [{ lastTradeAtMs: { $exists: false } }, { lastTradeAtMs: { $lte: atMs } }] },
-          { $set: { lastYesPrice: yesPrice, lastTradeAtMs: atMs } },
-        )),
+          { $inc: { volume: v }, $set: { lastYesPrice: yesPrice, lastTradeAtMs: atMs } },
+        );
+        // A later trade is recorded already: the volume alone.
+        if (!latest) await s().markets.update({ _id }, { $inc: { volume: v } });
+      },
     },
     prints: {
       storedIds: async (ids) => (await s().prints.find({ _id: { $in: ids } })).map((p) => p._id),

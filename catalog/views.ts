@@ -85,12 +85,31 @@ export const CHANCE_MAX_SPREAD = 100_000;
  */
 export function chanceOf(m: MarketDoc, live: LivePrice = NO_PRICES): string | null {
   if (m.status === "resolved" || m.status === "cancelled") return m.yesPayout === undefined ? null : priceOfMicro(m.yesPayout);
-  if (live.sellYesPrice !== null && live.buyYesPrice !== null) {
-    const bid = microOfPrice(live.sellYesPrice);
-    const ask = microOfPrice(live.buyYesPrice);
-    if (ask >= bid && ask - bid <= CHANCE_MAX_SPREAD) return priceOfMicro(Math.floor((bid + ask) / 2));
-  }
-  return m.lastYesPrice !== undefined ? formatTick(m.lastYesPrice) : null;
+  return midpointChance(live) ?? (m.lastYesPrice !== undefined ? formatTick(m.lastYesPrice) : null);
+}
+
+/** The midpoint of the best YES bid and ask when at most 0.10 apart, else null (chanceOf's first choice). */
+export function midpointChance(live: LivePrice): string | null {
+  if (live.sellYesPrice === null || live.buyYesPrice === null) return null;
+  const bid = microOfPrice(live.sellYesPrice);
+  const ask = microOfPrice(live.buyYesPrice);
+  return ask >= bid && ask - bid <= CHANCE_MAX_SPREAD ? priceOfMicro(Math.floor((bid + ask) / 2)) : null;
+}
+
+/**
+ * Listed events rendered without prices (each open outcome's chance is then its last trade's
+ * price) shown with these live prices: what rendering them with the prices gives, without the
+ * markets' documents. The rows are new; the given ones are not changed.
+ */
+export function withLiveChances(events: readonly EventView[], live: Readonly<Record<string, LivePrice>>): EventView[] {
+  return events.map((e) => ({
+    ...e,
+    outcomes: e.outcomes.map((o) => {
+      const p = o.status === "open" ? live[o.marketId] : undefined;
+      const mid = p ? midpointChance(p) : null;
+      return mid === null ? o : { ...o, chance: mid };
+    }),
+  }));
 }
 
 export function renderOutcome(m: MarketDoc, live: LivePrice = NO_PRICES): OutcomeView {

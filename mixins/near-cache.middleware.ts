@@ -1,5 +1,10 @@
 import type { Context, Middleware, ServiceBroker } from "moleculer";
-import { dropMarketCache } from "./catalog-wiring";
+import { livePricesOf, openOutcomeIds } from "../catalog/reads";
+import { withLiveChances, type EventView } from "../catalog/views";
+import { isPage, type Page } from "../lib/paging";
+import { catalogWritesOf } from "./catalog-writes";
+import { dropMarketCache, liveQuotes } from "./catalog-wiring";
+import type { AppContext } from "./context";
 
 /** What a remote action's definition says of its cache (the owner's `cache: { keys, ttl }`). */
 interface CachedAction {
@@ -23,6 +28,7 @@ export function createNearCache(): Middleware {
       broker = b;
     },
     remoteAction(handler: (ctx: Context) => Promise<unknown>, action: CachedAction) {
+      if (action.name === "catalog.listEvents") return nearList(broker, handler);
       const cacher = broker.cacher;
       const opts = action.cache;
       if (!cacher || !opts) return handler;
@@ -54,4 +60,43 @@ export function createNearCache(): Middleware {
       };
     },
   } as unknown as Middleware;
+}
+
+/** Pages of the events list kept at once (distinct filters, searches and pages); past it they start over. */
+const MAX_LISTS = 256;
+
+/**
+ * GET /events answered on the main node: each page as the side node's catalog renders it without
+ * prices (its chances then the last trades'), kept while the catalog wrote no event or market
+ * since it was asked (mixins/catalog-writes.ts: the count is taken before asking, so a write
+ * during the read is not missed), and the live prices of its open outcomes put in at each read
+ * from this node's router (catalog/views.ts `withLiveChances`), as the catalog would. Without a
+ * shared count (no side node) every read goes to the catalog.
+ */
+function nearList(broker: ServiceBroker, handler: (ctx: Context) => Promise<unknown>): (ctx: Context) => Promise<unknown> {
+  const lists = new Map<string, { writes: number; page: Page<EventView> }>();
+  const log = { warn: (m: string) => broker.logger.warn(m) };
+  return async function nearListed(ctx: Context): Promise<unknown> {
+    const writes = catalogWritesOf(broker);
+    if (!writes) return handler(ctx);
+    const key = JSON.stringify(ctx.params ?? {});
+    const count = writes.value();
+    let page = lists.get(key)?.writes === count ? lists.get(key)?.page : undefined;
+    if (!page) {
+      const meta = ctx.meta as Record<string, unknown>;
+      meta.$livePrices = false;
+      let got: unknown;
+      try {
+        got = await handler(ctx);
+      } finally {
+        delete meta.$livePrices;
+      }
+      if (!isPage(got)) return got;
+      page = got as Page<EventView>;
+      if (lists.size >= MAX_LISTS) lists.clear();
+      lists.set(key, { writes: count, page });
+    }
+    const live = await livePricesOf(openOutcomeIds(page.items), liveQuotes(ctx as AppContext<unknown>, broker), log);
+    return { ...page, items: withLiveChances(page.items, live) };
+  };
 }

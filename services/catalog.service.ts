@@ -20,6 +20,7 @@ import { nullWhenAbsent } from "../mixins/optional-service";
 import { runDemoMaker } from "../mixins/demo-maker";
 import { MARKET_TRADE_PARAMS, catalogCoresOn, dropMarketCache, liveQuotes, requestOut } from "../mixins/catalog-wiring";
 import { throwWire } from "../lib/errors";
+import { catalogWritesOf, watchWrites } from "../mixins/catalog-writes";
 
 /** A print of `market.trades`, checked as `market.trade`'s params are. */
 const checkPrint = Validator.compile(MARKET_TRADE_PARAMS) as (v: unknown) => true | unknown[];
@@ -345,12 +346,19 @@ const CatalogService = defineService<CatalogThis>({
     },
 
     quotes(this: CatalogThis, ctx: AppContext<unknown>): QuoteSource {
+      // The main node's copy of a list asks without prices: it puts its own live prices in (near-cache.middleware.ts).
+      if ((ctx.meta as { $livePrices?: boolean }).$livePrices === false) return async () => null;
       return liveQuotes(ctx, this.broker);
     },
   },
 
   created() {
-    const stores = () => this.stores;
+    // The main node's copy of the events list is good while no event or market was written since.
+    const stores = watchWrites(
+      () => this.stores,
+      ["events", "markets"],
+      () => catalogWritesOf(this.broker)?.bump(),
+    );
     Object.assign(this, catalogCoresOn(this.broker, stores, this.logger));
     this.pendingOpened = [];
     this.makerRun = null;

@@ -1,4 +1,4 @@
-import type { Service } from "moleculer";
+import type { Service, ServiceSchema } from "moleculer";
 import { Api } from "grammy";
 import { defineService } from "../mixins/service";
 import { portCall } from "../mixins/port-call";
@@ -13,7 +13,7 @@ import { Notifier } from "../notifier/notifier";
 import { Delivery, type BotClient } from "../notifier/delivery";
 import { notifierStorePorts, outboxOf } from "../notifier/store";
 import { retryPolicy } from "../notifier/policy";
-import { journalSource, type JournalSource } from "../mixins/journal";
+import { journalGrowthOf, journalSource, type JournalSource } from "../mixins/journal";
 
 /** Fallback pull and job retry period; broker events only make pulls happen sooner. */
 const POLL_MS = 2_000;
@@ -42,6 +42,8 @@ type NotifierThis = Service &
     /** The journal position read up to (the notifier's; tests rewind it). */
     cursor: number;
     timers: NodeJS.Timeout[];
+    /** Stops following the shared count of commits (the embedded side node). */
+    watching: { stop(): void } | null;
     journal: JournalSource;
   };
 
@@ -149,7 +151,8 @@ const NotifierService = defineService<NotifierThis>({
     "ledger.balanceChanged"(this: NotifierThis) {
       this.notifier.pullSoon();
     },
-    // A group commit's changes in one message (ledger/changes.ts): the same hint.
+    // A group commit's changes in one message (ledger/changes.ts): the same hint. On the embedded
+    // side node the main node's count of commits wakes the notifier instead (see `merged`).
     "ledger.committed"(this: NotifierThis) {
       this.notifier.pullSoon();
     },
@@ -181,6 +184,13 @@ const NotifierService = defineService<NotifierThis>({
     "auth.telegramLinked"(this: NotifierThis, ctx) {
       this.notifier.telegramLinked(ctx.params.userId, ctx.params.chatId);
     },
+  },
+
+  /** Woken by the shared count of commits, the side node does not have every commit's changes sent to it. */
+  merged(this: NotifierThis, schema: ServiceSchema) {
+    if (!journalGrowthOf(this.broker) || !schema.events) return;
+    schema.events = { ...schema.events };
+    delete schema.events["ledger.committed"];
   },
 
   created() {
@@ -233,6 +243,8 @@ const NotifierService = defineService<NotifierThis>({
     poll.unref();
     tick.unref();
     this.timers.push(poll, tick);
+    const growth = journalGrowthOf(this.broker);
+    this.watching = growth ? { stop: growth.watch(() => this.notifier.pullSoon()) } : null;
     void this.notifier.pull();
     void this.notifier.runJobs();
     void this.delivery?.deliver();
@@ -240,6 +252,7 @@ const NotifierService = defineService<NotifierThis>({
 
   async stopped() {
     for (const t of this.timers.splice(0)) clearInterval(t);
+    this.watching?.stop();
     await Promise.all([this.notifier.stop(), this.delivery?.stop()]);
     this.journal.close();
   },

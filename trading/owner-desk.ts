@@ -45,6 +45,8 @@ export interface OwnerDeskPorts<C, A extends OwnedActor> {
     actorIfServed(marketId: string): Promise<A | null>;
     /** Every actor this node runs. */
     loaded(): Promise<A[]>;
+    /** Is this node the market's owner (where a routed call would go)? */
+    owns(marketId: string): boolean;
   };
   /** This node's exchange-wide trading mode (trading/trading-modes.ts). */
   modes: ExchangeModes;
@@ -138,10 +140,17 @@ export class OwnerDesk<C, A extends OwnedActor = OwnedActor> {
     return topOfBook(actor?.book, actor?.pool);
   }
 
-  /** Best prices of many markets, each from its owner; one that cannot answer shows all null. */
+  /**
+   * Best prices of many markets, each from its owner (this node's own read here, without a call per
+   * market); one that cannot answer shows all null.
+   */
   async topOfMany(c: C, marketIds: string[]): Promise<Record<string, TopOfBook>> {
     const out: Record<string, TopOfBook> = {};
-    const tops = await Promise.all(marketIds.map((marketId) => this.ports.topOnOwner(c, marketId).catch(() => null)));
+    const tops = await Promise.all(
+      marketIds.map((marketId) =>
+        (this.ports.actors.owns(marketId) ? this.top(marketId) : this.ports.topOnOwner(c, marketId)).catch(() => null),
+      ),
+    );
     marketIds.forEach((id, i) => (out[id] = tops[i] ?? topOfBook(undefined, null)));
     return out;
   }

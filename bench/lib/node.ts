@@ -6,12 +6,15 @@
  *  - BENCH_KIND=bare-gateway / bare-action / bare: the baseline, a moleculer-web ApiGateway with one
  *    trivial action (`GET /bare` and, through the JSON body parser, `POST /bare` -> `bare.hello`),
  *    same moleculer and moleculer-web, same process kind; `bare` holds both, the other two split
- *    them over TRANSPORTER.
+ *    them over TRANSPORTER. `POST /bare/durable` (`bare.durable`, with DATA_DIR) also appends the
+ *    body to a file and answers once it is synced, group-committed as the money store does: one
+ *    fdatasync in flight, every body that arrived meanwhile synced by the next one.
  *
  * Parent -> child: { id, cmd, ... } with cmd
  *   fund {userId, amount} | fundMany {userIds, amount} | call {action, params?, meta?}
  *   mem (runs the GC when exposed, answers process.memoryUsage()) | profileStart | profileStop {file}
  *   heapStart | heapStop {file} (V8's sampling heap profiler: where allocations are made)
+ *   sideProfileStart | sideProfileStop {file} (the same CPU profiler inside the side node's worker thread)
  *   fanoutWrites (the gateway's socket fan-out writes per path so far: websocket, engine-io)
  *   authCounts (records of the auth stores, the gateway's session and verified-token caches) | authSweep (the auth sweep, now)
  *   placeMany {count, markets, users, seed, concurrency, offset?, maxMs?} (resting limit orders through book.place,
@@ -21,7 +24,8 @@
  */
 import { rng } from "./util";
 import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { fdatasync, openSync, write, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Session } from "node:inspector";
 import { getHeapStatistics } from "node:v8";
 import { ServiceBroker } from "moleculer";
@@ -45,7 +49,14 @@ function bareBroker(kind: string): ServiceBroker {
     registry: { strategy: "RoundRobin", preferLocal: true },
   });
   if (kind === "bare" || kind === "bare-action") {
-    broker.createService({ name: "bare", actions: { hello: { handler: () => ({ ok: true }) } } });
+    const durable = process.env.DATA_DIR ? groupCommitted(join(process.env.DATA_DIR, "bare.log")) : null;
+    broker.createService({
+      name: "bare",
+      actions: {
+        hello: { handler: () => ({ ok: true }) },
+        durable: { handler: async (ctx) => (await durable?.(JSON.stringify(ctx.params)), { ok: true }) },
+      },
+    });
   }
   if (kind === "bare" || kind === "bare-gateway") {
     broker.createService({
@@ -60,13 +71,40 @@ function bareBroker(kind: string): ServiceBroker {
             path: "/",
             mappingPolicy: "restrict",
             bodyParsers: { json: { strict: true, limit: "64kb" } },
-            aliases: { "GET /bare": "bare.hello", "POST /bare": "bare.hello" },
+            aliases: { "GET /bare": "bare.hello", "POST /bare": "bare.hello", "POST /bare/durable": "bare.durable" },
           },
         ],
       },
     });
   }
   return broker;
+}
+
+/** Appends a line and resolves once a sync that began after the write returns (one sync in flight). */
+function groupCommitted(file: string): (line: string) => Promise<void> {
+  const fd = openSync(file, "a");
+  let waiting: Array<{ line: string; done: () => void }> = [];
+  let busy = false;
+  const cycle = (): void => {
+    if (busy || !waiting.length) return;
+    busy = true;
+    const group = waiting;
+    waiting = [];
+    const bytes = Buffer.from(group.map((g) => `${g.line}\n`).join(""));
+    write(fd, bytes, (werr) =>
+      fdatasync(fd, (serr) => {
+        if (werr || serr) throw werr ?? serr;
+        for (const g of group) g.done();
+        busy = false;
+        cycle();
+      }),
+    );
+  };
+  return (line) =>
+    new Promise<void>((done) => {
+      waiting.push({ line, done });
+      cycle();
+    });
 }
 
 async function placeMany(broker: ServiceBroker, m: Msg): Promise<unknown> {
@@ -107,6 +145,50 @@ async function placeMany(broker: ServiceBroker, m: Msg): Promise<unknown> {
   await Promise.all(Array.from({ length: concurrency }, worker));
   return { ok, failed, lastError, ms: Date.now() - t0 };
 }
+
+/** The side node's worker (side-node.js) reached through the main thread's inspector session (NodeWorker domain). */
+class WorkerInspector {
+  private sessionId: string | null = null;
+  private next = 1;
+  private readonly waiting = new Map<number, { res(v: unknown): void; rej(e: Error): void }>();
+
+  constructor(private readonly session: Session) {
+    session.on("NodeWorker.attachedToWorker", (m: { params: { sessionId: string; workerInfo: { url: string } } }) => {
+      if (m.params.workerInfo.url.includes("side-node")) this.sessionId = m.params.sessionId;
+    });
+    session.on("NodeWorker.receivedMessageFromWorker", (m: { params: { sessionId: string; message: string } }) => {
+      const r = JSON.parse(m.params.message) as { id?: number; result?: unknown; error?: { message: string } };
+      const w = r.id !== undefined ? this.waiting.get(r.id) : undefined;
+      if (!w) return;
+      this.waiting.delete(r.id as number);
+      if (r.error) w.rej(new Error(r.error.message));
+      else w.res(r.result);
+    });
+  }
+
+  async post(method: string, params: object = {}): Promise<unknown> {
+    if (!this.sessionId) {
+      await new Promise<void>((res, rej) =>
+        this.session.post("NodeWorker.enable", { waitForDebuggerOnStart: false }, (e) => (e ? rej(e) : res())),
+      );
+      for (let i = 0; i < 100 && !this.sessionId; i++) await new Promise((r) => setTimeout(r, 20));
+      if (!this.sessionId) throw new Error("no side node worker to profile");
+    }
+    const id = this.next++;
+    const message = JSON.stringify({ id, method, params });
+    return new Promise((res, rej) => {
+      this.waiting.set(id, { res, rej });
+      this.session.post("NodeWorker.sendMessageToWorker", { sessionId: this.sessionId, message }, (e) => {
+        if (e) {
+          this.waiting.delete(id);
+          rej(e);
+        }
+      });
+    });
+  }
+}
+
+let side: WorkerInspector | null = null;
 
 async function run(broker: ServiceBroker, session: Session | null, m: Msg): Promise<unknown> {
   switch (m.cmd) {
@@ -164,6 +246,19 @@ async function run(broker: ServiceBroker, session: Session | null, m: Msg): Prom
       if (!session) throw new Error("no inspector session");
       const profile = await new Promise<unknown>((res, rej) => session.post("Profiler.stop", (e, r) => (e ? rej(e) : res(r.profile))));
       writeFileSync(m.file as string, JSON.stringify(profile));
+      return m.file;
+    }
+    case "sideProfileStart":
+      if (!session) throw new Error("no inspector session");
+      side ??= new WorkerInspector(session);
+      await side.post("Profiler.enable");
+      await side.post("Profiler.setSamplingInterval", { interval: 200 });
+      await side.post("Profiler.start");
+      return true;
+    case "sideProfileStop": {
+      if (!side) throw new Error("no side profile running");
+      const r = (await side.post("Profiler.stop")) as { profile: unknown };
+      writeFileSync(m.file as string, JSON.stringify(r.profile));
       return m.file;
     }
     case "heapStart":

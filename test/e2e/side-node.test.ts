@@ -99,6 +99,37 @@ describe("embedded process with its side node", () => {
     expect((notes.body.data as Array<{ type: string }>).filter((n) => n.type === "TRADE_FILLED").length).toBeGreaterThanOrEqual(3);
   });
 
+  test("the side node's notifier is not sent each group commit's changes, yet a fill notifies without being asked to catch up", async () => {
+    const events = await node.call<Array<{ name: string; nodes?: string[]; endpoints?: Array<{ nodeID: string }> }>>("$node.events", {
+      onlyAvailable: true,
+      withEndpoints: true,
+    });
+    const heardOn = (name: string) => (events.find((e) => e.name === name)?.endpoints ?? []).map((e) => e.nodeID).sort();
+    const [main, side] = (await node.call<NodeInfo[]>("$node.list", { onlyAvailable: true })).map((n) => n.id).sort();
+    expect(heardOn("ledger.committed")).toEqual([main]);
+    expect(heardOn("market.trades")).toEqual([side]);
+    const created = await node.http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: { title: "Side node notices", category: "Tech", markets: [{ title: "Is the notifier woken?" }] },
+    });
+    const marketId: string = created.body.data.markets[0].id;
+    const [maker, taker] = [await user(), await user()];
+    await node.http("POST", "/api/v1/orders", {
+      token: maker.token,
+      body: { marketId, side: "BUY", outcome: "YES", orderType: "GTC", price: 0.5, quantity: SHARE },
+    });
+    const fill = await node.http("POST", "/api/v1/orders", {
+      token: taker.token,
+      body: { marketId, side: "BUY", outcome: "NO", orderType: "GTC", price: 0.5, quantity: SHARE },
+    });
+    expect(fill.body.data.status).toBe("filled");
+    for (const u of [maker, taker])
+      await until("the fill's notification", async () => {
+        const notes = await node.http("GET", "/api/v1/notifications", { token: u.token });
+        return (notes.body.data as Array<{ type: string }>).some((n) => n.type === "TRADE_FILLED") ? true : null;
+      });
+  });
+
   test("a market's status change is seen by the next read, though the main node keeps the catalog's cached reads", async () => {
     const created = await node.http("POST", "/api/v1/admin/events", {
       headers: { "x-admin-key": ADMIN_KEY },
@@ -109,6 +140,40 @@ describe("embedded process with its side node", () => {
     const closed = await node.http("POST", `/api/v1/admin/markets/${marketId}/close`, { headers: { "x-admin-key": ADMIN_KEY } });
     expect(closed.status).toBe(200);
     expect((await node.http("GET", `/api/v1/markets/${marketId}`)).body.data.status).toBe("closed");
+  });
+
+  test("GET /events shows a new event, a price move and a close in the next answer, though the main node keeps the list", async () => {
+    const row = async (eventId: string) => {
+      const list = await node.http("GET", "/api/v1/events?category=Crypto&pageSize=100");
+      expect(list.status).toBe(200);
+      return (list.body.data as Array<{ id: string; outcomes: Array<{ marketId: string; status: string; chance: string | null }> }>).find(
+        (e) => e.id === eventId,
+      );
+    };
+    const created = await node.http("POST", "/api/v1/admin/events", {
+      headers: { "x-admin-key": ADMIN_KEY },
+      body: { title: "Side node list", category: "Crypto", markets: [{ title: "Is the list fresh?" }, { title: "Is it still fresh?" }] },
+    });
+    expect(created.status).toBe(201);
+    const eventId: string = created.body.data.id;
+    const marketId: string = created.body.data.markets[0].id;
+    expect((await row(eventId))?.outcomes.map((o) => o.chance)).toEqual([null, null]);
+    const maker = await user();
+    for (const [outcome, price] of [
+      ["YES", 0.4],
+      ["NO", 0.55],
+    ] as const) {
+      const placed = await node.http("POST", "/api/v1/orders", {
+        token: maker.token,
+        body: { marketId, side: "BUY", outcome, orderType: "GTC", price, quantity: SHARE },
+      });
+      expect(placed.body.data.status).toBe("open");
+    }
+    // Bid 0.40, ask 0.45: the midpoint, at once.
+    expect((await row(eventId))?.outcomes[0]).toMatchObject({ marketId, status: "open", chance: "0.425" });
+    const closed = await node.http("POST", `/api/v1/admin/markets/${marketId}/close`, { headers: { "x-admin-key": ADMIN_KEY } });
+    expect(closed.status).toBe(200);
+    expect((await row(eventId))?.outcomes[0]).toMatchObject({ marketId, status: "closed", chance: null });
   });
 
   test("SIGTERM stops both nodes and the process exits 0", async () => {

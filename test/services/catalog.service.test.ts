@@ -173,6 +173,31 @@ describe("catalog service", () => {
     await expect(broker.call("catalog.priceHistory", { marketId: a, interval: "2Y" })).rejects.toMatchObject({ name: "ValidationError" });
   });
 
+  test("a batch of prints older than the market's last trade adds its volume and leaves the last trade's price", async () => {
+    const e = await create([{ title: "Late prints" }]);
+    const [a] = e.markets.map((m) => m.id);
+    const print = (tradeId: string, yesPrice: number, at: string) => ({
+      tradeId,
+      marketId: a,
+      outcome: "YES",
+      yesPrice,
+      quantity: 1_000_000,
+      notional: yesPrice * 10_000,
+      at,
+    });
+    const outcome = async () => (await broker.call<EventView, object>("catalog.getEvent", { id: e.id })).outcomes[0];
+    broker.emit("market.trade", print("late-1", 70, new Date().toISOString()));
+    await until("the first batch", async () => ((await outcome()).chance === "0.70" ? true : null));
+    // Printed a minute earlier, recorded in a later batch.
+    broker.emit("market.trade", print("late-0", 30, new Date(Date.now() - 60_000).toISOString()));
+    const later = await until("the second batch's volume", async () => {
+      const r = await broker.call<EventView, object>("catalog.getEvent", { id: e.id });
+      return r.volumeUsd === "1" ? r : null;
+    });
+    expect(later.markets[0].volume).toBe("1");
+    expect(later.outcomes[0].chance).toBe("0.70");
+  });
+
   test("updateEvent and the lists: display fields and market titles change, search follows; marketTitles answers many", async () => {
     const e = await create([{ title: "Rain" }], { title: "Weather in Paris" });
     const updated = await broker.call<EventView, object>("catalog.updateEvent", {

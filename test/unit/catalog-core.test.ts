@@ -76,13 +76,11 @@ function fakes() {
         markets.set(id, { ...m, ...set });
         return true;
       },
-      addVolume: async (id, v) => {
+      traded: async (id, v, lastYesPrice, lastTradeAtMs) => {
         const m = markets.get(id);
-        if (m) markets.set(id, { ...m, volume: m.volume + v });
-      },
-      lastTrade: async (id, lastYesPrice, lastTradeAtMs) => {
-        const m = markets.get(id);
-        if (m && (m.lastTradeAtMs ?? -1) <= lastTradeAtMs) markets.set(id, { ...m, lastYesPrice, lastTradeAtMs });
+        if (!m) return;
+        const later = (m.lastTradeAtMs ?? -1) > lastTradeAtMs;
+        markets.set(id, { ...m, volume: m.volume + v, ...(later ? {} : { lastYesPrice, lastTradeAtMs }) });
       },
       edit: async (id, eventId, set) => {
         const m = markets.get(id);

@@ -49,8 +49,7 @@ function world() {
           !m.resolution.disputed &&
           m.resolution.disputeEndsAt <= nowIso,
       ),
-    addVolume: async () => undefined,
-    lastTrade: async () => undefined,
+    traded: async () => undefined,
   };
   const eventPorts: CatalogPorts["events"] = {
     get: async (id) => events.get(id) ?? null,

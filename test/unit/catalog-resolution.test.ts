@@ -61,8 +61,7 @@ function cores(st: Storage, holders: Set<string> = new Set(["usr_holder", "usr_o
             !m.resolution.disputed &&
             m.resolution.disputeEndsAt <= nowIso),
       ),
-    addVolume: async () => undefined,
-    lastTrade: async () => undefined,
+    traded: async () => undefined,
   };
   const log = { info: () => undefined, warn: () => undefined };
   const catalog = new Catalog({

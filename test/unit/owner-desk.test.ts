@@ -130,11 +130,14 @@ function world() {
   ]);
   /** Best prices the owners elsewhere answer (book.top there); a missing one fails. */
   const remoteTops = new Map<string, TopOfBook>([["mkt_far", { yesBid: 40, yesAsk: 45, ammYes: null }]]);
+  /** Markets another engine owns; the rest are this node's. */
+  const elsewhere = new Set(["mkt_far", "mkt_down"]);
+  const asked: string[] = [];
   const actors: FakeActor[] = [];
   const modes = new ExchangeModes(() => 0, 0);
   const registry = new MarketRegistry<FakeActor>({
     nodeID: "eng-a",
-    ownerOf: () => "eng-a",
+    ownerOf: (marketId) => (elsewhere.has(marketId) ? "eng-b" : "eng-a"),
     refreshOwners: () => undefined,
     load: async (marketId) => {
       const m = catalog.get(marketId);
@@ -151,13 +154,14 @@ function world() {
     modes,
     journaled: (c) => void c.journaled++,
     topOnOwner: async (_c, marketId) => {
+      asked.push(marketId);
       const top = remoteTops.get(marketId);
       if (!top) throw new Error(`no engine answers for ${marketId}`);
       return top;
     },
   });
   const actor = async (marketId: string) => (await registry.existingActor(marketId)) as FakeActor;
-  return { desk, actor, actors, modes };
+  return { desk, actor, actors, modes, asked };
 }
 
 const req = (): Req => ({ id: "r", journaled: 0 });
@@ -257,6 +261,19 @@ describe("OwnerDesk", () => {
       mkt_far: { yesBid: 40, yesAsk: 45, ammYes: null },
       mkt_down: { yesBid: null, yesAsk: null, ammYes: null },
     });
+    expect(w.asked).toEqual(["mkt_far", "mkt_down"]);
+  });
+
+  test("best prices of many markets: this node's own are read here, without asking their owner, the others from theirs", async () => {
+    const w = world();
+    const book = (await w.actor("mkt_1")).book;
+    book.place(resting("b1", "BUY", "YES", 40, 100));
+    expect(await w.desk.topOfMany(req(), ["mkt_1", "mkt_far", "mkt_2"])).toEqual({
+      mkt_1: { yesBid: 40, yesAsk: null, ammYes: { num: "1000000", den: "2000000" } },
+      mkt_far: { yesBid: 40, yesAsk: 45, ammYes: null },
+      mkt_2: { yesBid: null, yesAsk: null, ammYes: null },
+    });
+    expect(w.asked).toEqual(["mkt_far"]);
   });
 
   test("ensureMarket loads the actor here and answers its pool and this node; an unknown market is not loaded", async () => {
