@@ -25,6 +25,7 @@ import {
   noStateRows,
   Projector,
   StateWriter,
+  type StateRows,
   PROJECTION,
   SqliteWriter,
   type CheckpointPolicy,
@@ -473,12 +474,27 @@ export class SqliteMoneyStore implements MoneyStore {
         })();
       return stored;
     }
+    const { accounts, leases, rows } = this.replayed(stored, from, head);
+    this.db.transaction(() => new StateWriter(this.db).write(rows))();
+    return { accounts: accounts.snapshot(), markets: [...leases.values()] };
+  }
+
+  /**
+   * The stored balances (as of entry `from`) with the journal entries after it up to `head`
+   * replayed onto them, and the rows the replay changed, as they now are.
+   */
+  private replayed(
+    stored: { accounts: AccountsSnapshot; markets: MarketLease[] },
+    from: number,
+    head: number,
+  ): { accounts: Accounts; leases: Map<string, MarketLease>; rows: StateRows } {
     const accounts = Accounts.restore(stored.accounts);
     const leases = new Map(stored.markets.map((m) => [m.marketId, m]));
     const rows = noStateRows(head);
     const touchedMarkets = new Set<string>();
     let prev = from > 0 ? (this.st.rowAt.get(from) as { hash: string }).hash : GENESIS_HASH;
     for (const r of this.st.scan.iterate(from + 1) as IterableIterator<JournalRow>) {
+      if (r.seq > head) break;
       if (chainHash(prev, r.body) !== r.hash)
         throw new StoreDamaged(
           `ledger journal entry ${r.seq} (${r.key}) in ${this.location} does not match its hash: its content was changed or the entry before it was`,
@@ -509,8 +525,7 @@ export class SqliteMoneyStore implements MoneyStore {
     }
     for (const m of touchedMarkets) rows.markets.set(m, { ...(leases.get(m) ?? noLease(m)), collateral: accounts.collateralOf(m) });
     rows.totals = { fees: accounts.feeBalance(), ...accounts.externalTotals() };
-    this.db.transaction(() => new StateWriter(this.db).write(rows))();
-    return { accounts: accounts.snapshot(), markets: [...leases.values()] };
+    return { accounts, leases, rows };
   }
 
   /** The balances, positions, markets and totals as their rows hold them. */
@@ -672,12 +687,32 @@ export class SqliteMoneyStore implements MoneyStore {
       const bodies = (this.st.depositBodies.all(DEPOSIT_KEY_PREFIX, nextPrefix(DEPOSIT_KEY_PREFIX)) as Array<{ body: string }>).map(
         (r) => r.body,
       );
+      const users = new Set(ids(this.st.factUsers.all({ n: USER_ACCOUNT_PREFIX.length, p: USER_ACCOUNT_PREFIX })));
+      const markets = new Set(ids(this.st.factMarkets.all()));
+      let chainUsed = this.metaNumber("withdrawal") !== 0;
+      // Asked before the store is loaded: the balances' rows may lag the journal (a crash before
+      // they were written), so the entries after their mark count too.
+      const { hi } = this.st.count.get() as { hi: number };
+      const mark = this.metaString("state_seq");
+      const from = mark === null ? hi : Number(mark);
+      if (Number.isSafeInteger(from) && from >= 0 && from < hi) {
+        const { accounts, leases } = this.replayed(this.storedState(), from, hi);
+        const now = accounts.snapshot();
+        for (const [a] of now.cash) if (a.startsWith(USER_ACCOUNT_PREFIX)) users.add(a);
+        for (const p of now.positions) {
+          if (p.account.startsWith(USER_ACCOUNT_PREFIX)) users.add(p.account);
+          markets.add(p.marketId);
+        }
+        for (const [m, v] of now.collateral) if (v !== 0) markets.add(m);
+        for (const l of leases.values()) if (l.pool) markets.add(l.marketId);
+        chainUsed = now.external.withdrawal !== 0;
+      }
       return {
         fresh: n === 0 && this.metaString("format") === null,
-        users: ids(this.st.factUsers.all({ n: USER_ACCOUNT_PREFIX.length, p: USER_ACCOUNT_PREFIX })),
-        markets: ids(this.st.factMarkets.all()),
+        users: [...users],
+        markets: [...markets],
         depositors: depositorsOf(bodies),
-        chainUsed: this.metaNumber("withdrawal") !== 0,
+        chainUsed,
       };
     });
   }

@@ -262,4 +262,31 @@ describe("read models projected behind the journal", () => {
     await cut.close();
     expect((err as Error).message).toMatch(new RegExp(`ends at entry ${end}, but entries up to ${end + 2} were committed`));
   });
+
+  test("the start check's facts, asked before the store is loaded, count the entries after the balances' mark", async () => {
+    const m = await open(dir);
+    await trade(m);
+    m.ledger.post({
+      key: `wd:${TAKER}`,
+      postings: [
+        { kind: "cash", account: TAKER, available: -1_000_000 },
+        { kind: "external", flow: "withdrawal", amount: 1_000_000 },
+      ],
+    });
+    await m.ledger.idle();
+    for (const f of ["money.db", "money.db-wal", "money.head"]) if (existsSync(join(dir, f))) copyFileSync(join(dir, f), join(copy, f));
+    await m.store.close();
+    expect(onDisk(copy).cash).toBe(0);
+
+    const store = SqliteMoneyStore.open(copy, { fsync: false, writerThread: false, projection: NEVER });
+    const facts = await store.foundationFacts();
+    await store.close();
+    expect({ ...facts, users: [...facts.users].sort(), depositors: [] }).toEqual({
+      fresh: false,
+      users: [MAKER, TAKER],
+      markets: [M],
+      depositors: [],
+      chainUsed: true,
+    });
+  });
 });
