@@ -1,15 +1,18 @@
 /**
  * Where the money store's bytes per order go: the store's own schema (ledger/sqlite-store.ts) and
- * the writer's statements for what one `POST /orders` changes (a journal row, the user's cash, the
- * market's row, the meta counters, the order row; one order in five crosses: the maker's row
+ * the writer's statements for what one `POST /orders` changes (a journal row and its book
+ * position, the user's cash, the market's row, the meta counters, the order row; one order in five crosses: the maker's row
  * updated, two trades, two positions, the maker's cash), group commits of --per orders on a fresh
  * store with 1 KiB pages. Printed: bytes written per order (WAL frames, and WAL + the writer's
  * checkpoint policy), then the same with each secondary index dropped in turn (what each costs)
  * and with the orders and trades tables WITHOUT ROWID, and with the order and trade rows projected
- * behind the journal in a transaction of their own every --defer orders (the store's default).
+ * behind the journal in a transaction of their own every --defer orders, then with the balances,
+ * positions, markets and totals behind it too (the store's default), then the journal's commit
+ * alone (nothing behind it written) for entry bodies of --body bytes on pages of --page bytes.
  * Deterministic: no timing is measured.
  *
- *   npm run bench:build && node dist-bench/bench/store-pages.js [--orders=8000] [--per=1,4,8] [--users=200] [--markets=20] [--defer=50,500]
+ *   npm run bench:build && node dist-bench/bench/store-pages.js [--orders=8000] [--per=1,4,8] [--users=200] [--markets=20]
+ *        [--defer=50,500] [--body=1200,900,600] [--page=1024,2048,4096]
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,8 +22,6 @@ import { SCHEMA } from "../ledger/sqlite-store";
 import { CHECKPOINTS } from "../ledger/sqlite-writer";
 import { NEW_STORE_PAGE_SIZE } from "../ledger/sqlite-connection";
 import { flags, num } from "./lib/util";
-
-const BODY = "x".repeat(1200);
 
 function wchar(): number {
   return Number(/wchar: (\d+)/.exec(readFileSync("/proc/self/io", "utf8"))?.[1] ?? NaN);
@@ -36,11 +37,15 @@ function run(
   checkpoints: boolean,
   /** 0: order and trade rows in each commit; n: in a transaction of their own every n orders (projected behind the journal). */
   defer = 0,
+  /** Balances, positions, markets and totals too behind the journal (the store's default), rather than in each commit. */
+  behind = false,
+  shape: { body: number; page: number } = { body: 1200, page: NEW_STORE_PAGE_SIZE },
 ): number {
+  const BODY = "x".repeat(shape.body);
   const dir = mkdtempSync(join(tmpdir(), "pmx-pages-"));
   const file = join(dir, "money.db");
   const db = new Database(file);
-  db.pragma(`page_size = ${NEW_STORE_PAGE_SIZE}`);
+  db.pragma(`page_size = ${shape.page}`);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("wal_autocheckpoint = 0");
@@ -73,6 +78,7 @@ function run(
     fill: q(
       "UPDATE orders SET filled = filled + 1000000, remaining = 0, holds = 0, status = 'filled', seq = ?, updated_at = ? WHERE order_id = ?",
     ),
+    bookPos: q("INSERT INTO book_positions (market_id, position, seq) VALUES (?, ?, ?)"),
     trade: q(
       "INSERT INTO trades (trade_id, user_id, market_id, order_id, side, outcome, venue, role, filled_quantity, total_cost, fee, fill_ids, settlement_status, settlement_tx, created_at, seq) " +
         "VALUES (?, ?, ?, ?, 'BUY', ?, 'CLOB', ?, 1000000, 500000, 0, '[\"fil_x\"]', 'pending', NULL, ?, ?)",
@@ -97,12 +103,15 @@ function run(
   const project = () => {
     db.transaction(() => {
       for (const f of later) f();
-      for (const key of ["orders", "trades", "projected_seq"]) st.meta.run(key, String(seq));
+      const keys = ["orders", "trades", "projected_seq", ...(behind ? ["fees", "deposit", "withdrawal", "house", "state_seq"] : [])];
+      for (const key of keys) st.meta.run(key, String(seq));
     })();
     later = [];
     waiting = 0;
   };
   const rows = (f: () => void) => (defer ? later.push(f) : f());
+  // Written behind, a row changed by several orders is written once, with its latest value.
+  const state = (f: () => void) => (defer && behind ? later.push(f) : f());
   for (let i = 0; i < orders; i += per) {
     if (i >= orders / 2 && !measured) {
       if (!checkpoints) db.pragma("wal_checkpoint(TRUNCATE)");
@@ -118,8 +127,11 @@ function run(
         position[mi]++;
         const at = new Date(t0 + k).toISOString();
         st.journal.run(seq, `book:${market}:${position[mi]}`, market, position[mi], 1, BODY, "h".repeat(64));
-        st.cash.run(user, 1e12 - k, k);
-        st.market.run(market, k, position[mi], 2 * position[mi]);
+        state(() => st.cash.run(user, 1e12 - k, k));
+        const pm = position[mi];
+        const ps = seq;
+        rows(() => st.bookPos.run(market, pm, ps));
+        state(() => st.market.run(market, k, pm, 2 * pm));
         const order = id("ord");
         const maker = k % 5 === 0 ? resting[mi].shift() : undefined;
         const s = seq;
@@ -131,16 +143,19 @@ function run(
             st.trade.run(t1, maker.user, market, maker.order, "YES", "maker", at, s);
             st.trade.run(t2, user, market, order, "NO", "taker", at, s);
           });
-          st.pos.run(user, market, "NO", k, k);
-          st.pos.run(maker.user, market, "YES", k, k);
-          st.cash.run(maker.user, 1e12 - k, k);
+          state(() => {
+            st.pos.run(user, market, "NO", k, k);
+            st.pos.run(maker.user, market, "YES", k, k);
+            st.cash.run(maker.user, 1e12 - k, k);
+          });
         } else {
           rows(() => st.order.run(order, user, market, "YES", 47, 0, 1e6, 470000, "open", p, s, at, at));
           resting[mi].push({ order, user });
         }
       }
-      for (const key of ["fees", "deposit", "withdrawal", "house", ...(defer ? [] : ["orders", "trades"]), "head_seq", "head_hash"])
-        st.meta.run(key, String(seq));
+      if (!(defer && behind))
+        for (const key of ["fees", "deposit", "withdrawal", "house", ...(defer ? [] : ["orders", "trades"]), "head_seq", "head_hash"])
+          st.meta.run(key, String(seq));
     })();
     waiting += per;
     if (defer && waiting >= defer) project();
@@ -192,15 +207,22 @@ function main(): void {
     });
     console.log(`${name.padEnd(34)} ${cells.join("")}`);
   }
-  // The store's default: order and trade rows projected behind the journal, every n orders.
-  for (const d of defers) {
-    const cells = pers.map((p) => {
-      const w = run(SCHEMA, orders, p, users, markets, false, d) / 1024;
-      const all = run(SCHEMA, orders, p, users, markets, true, d) / 1024;
-      return `${w.toFixed(1).padStart(10)} | ${all.toFixed(1).padEnd(9)}`;
-    });
-    console.log(`${`rows projected every ${d} orders`.padEnd(34)} ${cells.join("")}`);
-  }
+  const table = (name: string, cell: (per: number, checkpoints: boolean) => number) => {
+    const cells = pers.map((p) => `${(cell(p, false) / 1024).toFixed(1).padStart(10)} | ${(cell(p, true) / 1024).toFixed(1).padEnd(9)}`);
+    console.log(`${name.padEnd(34)} ${cells.join("")}`);
+  };
+  // Order and trade rows projected behind the journal every n orders; balances in each commit.
+  for (const d of defers) table(`rows projected every ${d} orders`, (p, c) => run(SCHEMA, orders, p, users, markets, c, d));
+  // The store's default: balances, positions, markets and totals behind the journal too.
+  for (const d of defers) table(`rows and balances every ${d}`, (p, c) => run(SCHEMA, orders, p, users, markets, c, d, true));
+  // Nothing behind it ever written: the journal's commit alone, by body and page size.
+  const bodies = (f.body ?? "1200,900,600").split(",").map(Number);
+  const pages = (f.page ?? `${NEW_STORE_PAGE_SIZE},2048,4096`).split(",").map(Number);
+  for (const page of pages)
+    for (const body of bodies)
+      table(`journal alone: ${body} B body, ${page} B page`, (p, c) =>
+        run(SCHEMA, orders, p, users, markets, c, Number.MAX_SAFE_INTEGER, true, { body, page }),
+      );
 }
 
 main();

@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
-import type { CashAccount, PositionState } from "../engine/accounts";
+import { Accounts, isPostingRefusal, type AccountsSnapshot, type CashAccount, type PositionState } from "../engine/accounts";
+import type { Outcome } from "../engine/types";
 import type { RestingOrder } from "../engine/types";
 import type {
   BookJournalDoc,
@@ -16,11 +17,15 @@ import type {
   OrderQuery,
   StoredOrderGroup,
 } from "../models/trading";
-import { GENESIS_HASH } from "./chain-hash";
+import { chainHash, GENESIS_HASH } from "./chain-hash";
+import { noLease, replayEntry } from "./replay";
 import { openConnection } from "./sqlite-connection";
 import {
   HEAD_FILE,
+  noStateRows,
   Projector,
+  StateWriter,
+  type StateRows,
   PROJECTION,
   SqliteWriter,
   type CheckpointPolicy,
@@ -60,9 +65,13 @@ CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT RO
 CREATE TABLE IF NOT EXISTS journal (
   seq INTEGER PRIMARY KEY, key TEXT NOT NULL, market_id TEXT, position INTEGER, epoch INTEGER,
   body TEXT NOT NULL, hash TEXT NOT NULL);
--- Book entries are found by their position (their key is book:<market>:<position>): one index each.
+-- Entries other than book entries are looked up by key (idempotency of deposits, withdrawals, ...).
 CREATE UNIQUE INDEX IF NOT EXISTS journal_key ON journal(key) WHERE position IS NULL;
-CREATE UNIQUE INDEX IF NOT EXISTS journal_position ON journal(market_id, position) WHERE position IS NOT NULL;
+-- Book entries by market and position (their key is book:<market>:<position>), for rebuilding a
+-- book: written behind the journal with the read models, so that the journal's commit changes no
+-- index leaf per market.
+CREATE TABLE IF NOT EXISTS book_positions (
+  market_id TEXT NOT NULL, position INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (market_id, position)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS cash (account TEXT PRIMARY KEY, available INTEGER NOT NULL, locked INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS positions (
   account TEXT NOT NULL, market_id TEXT NOT NULL, outcome TEXT NOT NULL, quantity INTEGER NOT NULL, locked INTEGER NOT NULL,
@@ -207,8 +216,11 @@ export function parseEntry(body: string, hash: string): LedgerEntryDoc {
 
 /**
  * The money path in one SQLite database (better-sqlite3, WAL): a group commit is one transaction
- * holding the journal rows, the balances, positions and markets they changed and the order and
- * trade rows they project to (ledger/sqlite-writer.ts).
+ * holding the journal rows, whose last row is the head. The balances, positions, markets and totals
+ * they changed and the order and trade rows they project to follow behind it in a transaction of
+ * their own (ledger/sqlite-writer.ts: ProjectionPolicy), each set marked with the entry it reflects
+ * (meta state_seq, projected_seq); a start replays the entries after the marks onto them before
+ * anything is served. The balance rows are read at start only (the ledger keeps its books in memory).
  *
  * Durability: the commit is acknowledged once an fdatasync of the WAL file returns; that is what
  * synchronous=FULL does. On disk the writes and the sync run on a writer thread, so the event loop
@@ -266,10 +278,17 @@ export class SqliteMoneyStore implements MoneyStore {
     this.st = {
       getMeta: q("SELECT v FROM meta WHERE k = ?"),
       setMeta: q("INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v"),
+      delMeta: q("DELETE FROM meta WHERE k = ?"),
       byKey: q("SELECT seq FROM journal WHERE key = ? AND position IS NULL"),
       after: q("SELECT body, hash FROM journal WHERE seq > ? ORDER BY seq LIMIT ?"),
       scan: q("SELECT seq, key, market_id AS marketId, position, epoch, body, hash FROM journal WHERE seq >= ? ORDER BY seq"),
-      bookAfter: q("SELECT body, hash FROM journal WHERE market_id = ? AND position > ? ORDER BY position LIMIT ?"),
+      bookAfter: q(
+        "SELECT j.body, j.hash FROM book_positions b JOIN journal j ON j.seq = b.seq WHERE b.market_id = ? AND b.position > ? ORDER BY b.position LIMIT ?",
+      ),
+      hasPositionIndex: q("SELECT 1 AS x FROM sqlite_master WHERE type = 'index' AND name = 'journal_position'"),
+      fillPositions: q(
+        "INSERT INTO book_positions (market_id, position, seq) SELECT market_id, position, seq FROM journal WHERE position IS NOT NULL AND seq <= ?",
+      ),
       lastRow: q("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1"),
       rowAt: q("SELECT hash FROM journal WHERE seq = ?"),
       count: q("SELECT count(*) AS n, coalesce(min(seq), 0) AS lo, coalesce(max(seq), 0) AS hi FROM journal"),
@@ -336,8 +355,8 @@ export class SqliteMoneyStore implements MoneyStore {
       badPositions: q(
         "SELECT market_id AS marketId, position, CASE WHEN prev_position IS NULL AND position != 1 THEN 'does not start at 1' WHEN prev_position IS NOT NULL AND position != prev_position + 1 THEN 'follows position ' || prev_position " +
           "ELSE 'written under epoch ' || epoch || ' after epoch ' || prev_epoch END AS problem FROM (" +
-          "SELECT market_id, position, epoch, lag(position) OVER w AS prev_position, lag(epoch) OVER w AS prev_epoch FROM journal WHERE position IS NOT NULL " +
-          "WINDOW w AS (PARTITION BY market_id ORDER BY position)) " +
+          "SELECT b.market_id, b.position, j.epoch, lag(b.position) OVER w AS prev_position, lag(j.epoch) OVER w AS prev_epoch FROM book_positions b JOIN journal j ON j.seq = b.seq " +
+          "WINDOW w AS (PARTITION BY b.market_id ORDER BY b.position)) " +
           "WHERE (prev_position IS NULL AND position != 1) OR (prev_position IS NOT NULL AND (position != prev_position + 1 OR epoch < prev_epoch)) LIMIT 100",
       ),
     };
@@ -374,29 +393,18 @@ export class SqliteMoneyStore implements MoneyStore {
     const format = this.metaString("format");
     const { n, lo, hi } = this.st.count.get() as { n: number; lo: number; hi: number };
     if (formatToWrite(this.location, format, n)) this.st.setMeta.run("format", STORE_FORMAT);
-    const headSeq = this.metaNumber("head_seq");
-    const headHash = this.metaString("head_hash") ?? GENESIS_HASH;
-    // The journal is seqs 1..head without a hole, and its last row is the recorded head.
+    // The journal is seqs 1..head without a hole; its last row is the head.
     if (n !== hi || (n > 0 && lo !== 1)) {
       const hole = n && lo !== 1 ? 1 : (this.st.firstHole.get(hi) as { seq: number } | undefined)?.seq;
       throw new StoreDamaged(
         `the ledger journal in ${this.location} is missing entry ${hole ?? "?"} (it holds ${n} entries up to seq ${hi})`,
       );
     }
-    if (hi !== headSeq) {
-      throw new StoreDamaged(
-        hi < headSeq
-          ? `the ledger journal in ${this.location} ends at entry ${hi}, but entries up to ${headSeq} were committed: entries ${hi + 1}..${headSeq} are missing`
-          : `the ledger journal in ${this.location} holds entries after its committed head ${headSeq} (up to ${hi})`,
-      );
-    }
-    if (hi > 0) {
-      const last = this.st.lastRow.get() as { seq: number; hash: string };
-      if (last.hash !== headHash)
-        throw new StoreDamaged(`the last ledger journal entry ${last.seq} in ${this.location} does not hash to the committed head`);
-    }
-    this.checkWitness(headSeq);
-    this.catchUp(headSeq);
+    const head = hi > 0 ? (this.st.lastRow.get() as { seq: number; hash: string }) : { seq: 0, hash: GENESIS_HASH };
+    const stateSeq = this.stateMark(hi);
+    this.checkWitness(hi);
+    this.positionsFromIndex(hi);
+    this.catchUp(hi);
     const orders = (this.st.ordersCount.get() as { n: number }).n;
     const trades = (this.st.tradesCountAll.get() as { n: number }).n;
     if (orders !== this.metaNumber("orders"))
@@ -407,7 +415,121 @@ export class SqliteMoneyStore implements MoneyStore {
       throw new StoreDamaged(
         `the trades read model in ${this.location} holds ${trades} trades, the journal made ${this.metaNumber("trades")}`,
       );
+    const { accounts, markets } = this.catchUpState(stateSeq, hi);
+    return { head: { seq: head.seq, hash: head.hash }, accounts, markets };
+  }
 
+  /**
+   * The entry the stored balances, positions, markets and totals reflect (meta state_seq): never
+   * beyond the journal's end, since it is written after the entries it counts were committed. A
+   * store of an earlier version wrote them and its head (head_seq, head_hash) in every commit:
+   * they reflect that head, which the journal must still end at.
+   */
+  private stateMark(hi: number): number {
+    const mark = this.metaString("state_seq");
+    if (mark === null) {
+      const legacy = this.metaString("head_seq");
+      if (legacy === null) {
+        if (hi > 0)
+          throw new StoreDamaged(`the money store ${this.location} has journal entries but no record of what its balances reflect`);
+        return 0;
+      }
+      const headSeq = Number(legacy);
+      if (hi !== headSeq) {
+        throw new StoreDamaged(
+          hi < headSeq
+            ? `the ledger journal in ${this.location} ends at entry ${hi}, but entries up to ${headSeq} were committed: entries ${hi + 1}..${headSeq} are missing`
+            : `the ledger journal in ${this.location} holds entries after its committed head ${headSeq} (up to ${hi})`,
+        );
+      }
+      if (hi > 0 && (this.st.lastRow.get() as { hash: string }).hash !== this.metaString("head_hash"))
+        throw new StoreDamaged(`the last ledger journal entry ${hi} in ${this.location} does not hash to the committed head`);
+      return headSeq;
+    }
+    const seq = Number(mark);
+    if (!Number.isSafeInteger(seq) || seq < 0)
+      throw new StoreDamaged(`the money store ${this.location} records its balances as of entry "${mark}"`);
+    if (seq > hi)
+      throw new StoreDamaged(
+        `the ledger journal in ${this.location} ends at entry ${hi}, but entries up to ${seq} were committed: entries ${hi + 1}..${seq} are missing`,
+      );
+    return seq;
+  }
+
+  /**
+   * The balances, positions, markets and totals as stored (as of entry `from`), with every journal
+   * entry after it replayed onto them as the ledger applied it (ledger/replay.ts); what the replay
+   * changed is written back with the mark moved to the journal's end, so the start begins from
+   * rows that reflect the whole journal. The entries replayed must link to the one before them.
+   */
+  private catchUpState(from: number, head: number): { accounts: AccountsSnapshot; markets: MarketLease[] } {
+    const stored = this.storedState();
+    if (from === head) {
+      // A new store, or an earlier version's: the mark replaces its head records.
+      if (this.metaString("state_seq") === null)
+        this.db.transaction(() => {
+          this.st.setMeta.run("state_seq", String(head));
+          this.st.delMeta.run("head_seq");
+          this.st.delMeta.run("head_hash");
+        })();
+      return stored;
+    }
+    const { accounts, leases, rows } = this.replayed(stored, from, head);
+    this.db.transaction(() => new StateWriter(this.db).write(rows))();
+    return { accounts: accounts.snapshot(), markets: [...leases.values()] };
+  }
+
+  /**
+   * The stored balances (as of entry `from`) with the journal entries after it up to `head`
+   * replayed onto them, and the rows the replay changed, as they now are.
+   */
+  private replayed(
+    stored: { accounts: AccountsSnapshot; markets: MarketLease[] },
+    from: number,
+    head: number,
+  ): { accounts: Accounts; leases: Map<string, MarketLease>; rows: StateRows } {
+    const accounts = Accounts.restore(stored.accounts);
+    const leases = new Map(stored.markets.map((m) => [m.marketId, m]));
+    const rows = noStateRows(head);
+    const touchedMarkets = new Set<string>();
+    let prev = from > 0 ? (this.st.rowAt.get(from) as { hash: string }).hash : GENESIS_HASH;
+    for (const r of this.st.scan.iterate(from + 1) as IterableIterator<JournalRow>) {
+      if (r.seq > head) break;
+      if (chainHash(prev, r.body) !== r.hash)
+        throw new StoreDamaged(
+          `ledger journal entry ${r.seq} (${r.key}) in ${this.location} does not match its hash: its content was changed or the entry before it was`,
+        );
+      prev = r.hash;
+      const doc = JSON.parse(r.body) as LedgerEntryDoc;
+      let change;
+      try {
+        change = replayEntry(accounts, leases, doc);
+      } catch (err) {
+        if (!isPostingRefusal(err)) throw err;
+        throw new StoreDamaged(
+          `ledger journal entry ${r.seq} (${r.key}) in ${this.location} does not apply to the balances stored as of entry ${from}: ${err.message}`,
+        );
+      }
+      for (const a of change.cash.keys()) {
+        const c = accounts.balance(a);
+        rows.cash.set(a, { available: c.available, locked: c.locked });
+      }
+      for (const k of change.pos.keys()) {
+        const [account, marketId, outcome] = k.split("|");
+        const p = accounts.position(account, marketId, outcome as Outcome);
+        if (p) rows.positions.set(k, { ...p });
+      }
+      for (const m of change.coll.keys()) touchedMarkets.add(m);
+      const m = doc.book?.marketId ?? doc.fence?.marketId;
+      if (m) touchedMarkets.add(m);
+    }
+    for (const m of touchedMarkets) rows.markets.set(m, { ...(leases.get(m) ?? noLease(m)), collateral: accounts.collateralOf(m) });
+    rows.totals = { fees: accounts.feeBalance(), ...accounts.externalTotals() };
+    return { accounts, leases, rows };
+  }
+
+  /** The balances, positions, markets and totals as their rows hold them. */
+  private storedState(): { accounts: AccountsSnapshot; markets: MarketLease[] } {
     const cash = (this.st.cashAll.all() as Array<{ account: string; available: number; locked: number }>).map(
       (r): [string, CashAccount] => [r.account, { available: r.available, locked: r.locked }],
     );
@@ -434,7 +556,6 @@ export class SqliteMoneyStore implements MoneyStore {
       pool: m.poolYes === null || m.poolNo === null ? null : { yes: m.poolYes, no: m.poolNo },
     }));
     return {
-      head: { seq: headSeq, hash: headHash },
       accounts: {
         cash,
         positions,
@@ -444,6 +565,20 @@ export class SqliteMoneyStore implements MoneyStore {
       },
       markets,
     };
+  }
+
+  /**
+   * A store of an earlier version indexed book entries in the journal's own commit
+   * (journal_position): the entries the read models reflect go into book_positions and the index
+   * goes, in one transaction; the catch-up adds the rest.
+   */
+  private positionsFromIndex(headSeq: number): void {
+    if (!this.st.hasPositionIndex.get()) return;
+    const mark = this.metaString("projected_seq");
+    this.db.transaction(() => {
+      this.st.fillPositions.run(mark === null ? headSeq : Number(mark));
+      this.db.exec("DROP INDEX journal_position");
+    })();
   }
 
   /**
@@ -552,12 +687,32 @@ export class SqliteMoneyStore implements MoneyStore {
       const bodies = (this.st.depositBodies.all(DEPOSIT_KEY_PREFIX, nextPrefix(DEPOSIT_KEY_PREFIX)) as Array<{ body: string }>).map(
         (r) => r.body,
       );
+      const users = new Set(ids(this.st.factUsers.all({ n: USER_ACCOUNT_PREFIX.length, p: USER_ACCOUNT_PREFIX })));
+      const markets = new Set(ids(this.st.factMarkets.all()));
+      let chainUsed = this.metaNumber("withdrawal") !== 0;
+      // Asked before the store is loaded: the balances' rows may lag the journal (a crash before
+      // they were written), so the entries after their mark count too.
+      const { hi } = this.st.count.get() as { hi: number };
+      const mark = this.metaString("state_seq");
+      const from = mark === null ? hi : Number(mark);
+      if (Number.isSafeInteger(from) && from >= 0 && from < hi) {
+        const { accounts, leases } = this.replayed(this.storedState(), from, hi);
+        const now = accounts.snapshot();
+        for (const [a] of now.cash) if (a.startsWith(USER_ACCOUNT_PREFIX)) users.add(a);
+        for (const p of now.positions) {
+          if (p.account.startsWith(USER_ACCOUNT_PREFIX)) users.add(p.account);
+          markets.add(p.marketId);
+        }
+        for (const [m, v] of now.collateral) if (v !== 0) markets.add(m);
+        for (const l of leases.values()) if (l.pool) markets.add(l.marketId);
+        chainUsed = now.external.withdrawal !== 0;
+      }
       return {
         fresh: n === 0 && this.metaString("format") === null,
-        users: ids(this.st.factUsers.all({ n: USER_ACCOUNT_PREFIX.length, p: USER_ACCOUNT_PREFIX })),
-        markets: ids(this.st.factMarkets.all()),
+        users: [...users],
+        markets: [...markets],
         depositors: depositorsOf(bodies),
-        chainUsed: this.metaNumber("withdrawal") !== 0,
+        chainUsed,
       };
     });
   }
@@ -632,8 +787,10 @@ export class SqliteMoneyStore implements MoneyStore {
   }
 
   async bookEntries(marketId: string, afterPosition: number, limit: number): Promise<BookJournalDoc[]> {
-    return (this.st.bookAfter.all(marketId, afterPosition, limit) as Array<{ body: string; hash: string }>).map(
-      (r) => parseEntry(r.body, r.hash).book as BookJournalDoc,
+    return this.read(() =>
+      (this.st.bookAfter.all(marketId, afterPosition, limit) as Array<{ body: string; hash: string }>).map(
+        (r) => parseEntry(r.body, r.hash).book as BookJournalDoc,
+      ),
     );
   }
 

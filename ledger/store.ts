@@ -79,7 +79,8 @@ export interface ReadModelFacts {
 
 /**
  * Where the money path lives: the journal, the balances and positions it changes and the order and
- * trade read models, always written together (one transaction per group commit). Embedded: SQLite
+ * trade read models. Each commit makes its entries durable; what they change may be written with
+ * them or behind them, as long as a load reflects every committed entry. Embedded: SQLite
  * (ledger/sqlite-store.ts).
  */
 export interface MoneyStore {

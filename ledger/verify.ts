@@ -4,6 +4,7 @@ import { chainHash, GENESIS_HASH } from "./chain-hash";
 import { conversionFees, entryRuleProblems, feesIn, tradeFees } from "./entry-rules";
 import { applyOrderChange, projectEntry } from "./projection";
 import { PoolLegReplay } from "./pool-legs";
+import { noLease, replayLease } from "./replay";
 import type { MoneyStore } from "./store";
 
 const MAX_PROBLEMS = 50;
@@ -122,13 +123,12 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
     if (doc.seq !== row.seq || doc._id !== row.key) problem(`ledger journal entry ${row.seq} claims seq ${doc.seq} and key ${doc._id}`);
     if (doc.fence) {
       const f = doc.fence;
-      const cur = leases.get(f.marketId) ?? { marketId: f.marketId, epoch: 0, owner: null, seq: 0, bookSeq: 0, pool: null };
+      const cur = leases.get(f.marketId) ?? noLease(f.marketId);
       if (f.epoch !== cur.epoch + 1) problem(`entry ${row.seq}: lease ${f.epoch} of market ${f.marketId} follows lease ${cur.epoch}`);
-      leases.set(f.marketId, { ...cur, epoch: f.epoch, owner: f.node });
     }
     const b = doc.book;
     if (b) {
-      const cur = leases.get(b.marketId) ?? { marketId: b.marketId, epoch: 0, owner: null, seq: 0, bookSeq: 0, pool: null };
+      const cur = leases.get(b.marketId) ?? noLease(b.marketId);
       if (b.epoch !== cur.epoch)
         problem(
           `entry ${row.seq}: market ${b.marketId} position ${b.seq} was written under lease ${b.epoch} (${b.node}) while lease ${cur.epoch} (${cur.owner}) held it`,
@@ -136,8 +136,9 @@ export async function verifyAll(store: MoneyStore, live: { accounts: AccountsSna
       else if (cur.owner !== null && b.node !== cur.owner)
         problem(`entry ${row.seq}: market ${b.marketId} position ${b.seq} was written by ${b.node}, lease ${cur.epoch} is ${cur.owner}'s`);
       if (b.seq !== cur.seq + 1) problem(`entry ${row.seq}: market ${b.marketId} position ${b.seq} follows position ${cur.seq}`);
-      leases.set(b.marketId, { ...cur, seq: b.seq, bookSeq: b.bookSeq, pool: b.pool ?? cur.pool });
     }
+    // The leases as the ledger moved them (the same replay a start catches the stored balances up with).
+    replayLease(leases, doc);
     // The exchange's own money moves only by its rules (fees from trades, house funding into pools, payouts from collateral).
     const label = `entry ${row.seq} (${row.key})`;
     for (const p of entryRuleProblems({ ...doc, key: row.key }, accounts, { label, wholeCommand: false })) problem(p);

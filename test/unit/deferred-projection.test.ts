@@ -43,8 +43,8 @@ async function open(dir: string) {
   return { store, ledger, actor, verify };
 }
 
-/** What the files hold, read beside the store as another process would. */
-function onDisk(dir: string): { orders: number; trades: number; projected: number; head: number } {
+/** What the files hold, read beside the store as another process would (the head: the journal's last row). */
+function onDisk(dir: string): { orders: number; trades: number; projected: number; state: number; head: number; cash: number } {
   const db = new Database(join(dir, "money.db"), { readonly: true });
   try {
     const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
@@ -53,7 +53,9 @@ function onDisk(dir: string): { orders: number; trades: number; projected: numbe
       orders: n("SELECT count(*) AS n FROM orders"),
       trades: n("SELECT count(*) AS n FROM trades"),
       projected: meta("projected_seq"),
-      head: meta("head_seq"),
+      state: meta("state_seq"),
+      head: n("SELECT coalesce(max(seq), 0) AS n FROM journal"),
+      cash: n("SELECT count(*) AS n FROM cash"),
     };
   } finally {
     db.close();
@@ -150,5 +152,141 @@ describe("read models projected behind the journal", () => {
     expect(err).toBeInstanceOf(StoreDamaged);
     expect((err as Error).message).toMatch(/read models .* claim to reflect ledger journal entry 999, but the journal ends at entry \d+/);
     await store.close();
+  });
+
+  test("balances, positions and markets wait with the read models; a stop before they are written loses nothing", async () => {
+    const m = await open(dir);
+    await trade(m);
+    await m.ledger.idle();
+    const money = (l: Ledger) => [MAKER, TAKER].map((u) => [l.balance(u), l.positionsOf(u)]);
+    const before = { money: money(m.ledger), lease: m.ledger.lease(M), fees: m.ledger.feeBalance() };
+    for (const f of ["money.db", "money.db-wal", "money.head"]) if (existsSync(join(dir, f))) copyFileSync(join(dir, f), join(copy, f));
+    // The journal's commits wrote the journal alone: no balance row yet, the mark behind the journal.
+    const stopped = onDisk(copy);
+    expect(stopped.state).toBeLessThan(stopped.head);
+    expect(stopped.cash).toBe(0);
+    await m.store.close();
+
+    const again = await open(copy);
+    expect({
+      money: money(again.ledger),
+      lease: { ...again.ledger.lease(M), epoch: before.lease.epoch, owner: before.lease.owner },
+    }).toEqual({
+      money: before.money,
+      lease: before.lease,
+    });
+    expect(again.ledger.feeBalance()).toBe(before.fees);
+    expect(again.ledger.lease(M).epoch).toBe(before.lease.epoch + 1);
+    // The start wrote what the replay changed, marked at (at least) the journal's end as it found it.
+    expect(onDisk(copy).cash).toBe(2);
+    expect(onDisk(copy).state).toBeGreaterThanOrEqual(stopped.head);
+    expect((await again.verify()).problems).toEqual([]);
+    await again.ledger.idle();
+    await again.store.close();
+    // Closed: everything written, nothing left to replay.
+    expect(onDisk(copy)).toMatchObject({ state: onDisk(copy).head, projected: onDisk(copy).head });
+  });
+
+  test("an entry after the balances' mark changed, or a mark beyond the journal's end, stops the start, named", async () => {
+    const m = await open(dir);
+    await trade(m);
+    await m.ledger.idle();
+    for (const f of ["money.db", "money.db-wal", "money.head"]) if (existsSync(join(dir, f))) copyFileSync(join(dir, f), join(copy, f));
+    await m.store.close();
+    const head = onDisk(copy).head;
+    const db = new Database(join(copy, "money.db"));
+    const row = db.prepare("SELECT seq, body FROM journal WHERE key = ?").get(`dep:${TAKER}`) as { seq: number; body: string };
+    db.prepare("UPDATE journal SET body = ? WHERE seq = ?").run(row.body.replace("5000000", "9000000"), row.seq);
+    db.close();
+    const changed = SqliteMoneyStore.open(copy, { fsync: false, writerThread: false, projection: NEVER });
+    const err = await changed.load().catch((e: unknown) => e);
+    await changed.close();
+    expect(err).toBeInstanceOf(StoreDamaged);
+    expect((err as Error).message).toMatch(new RegExp(`ledger journal entry ${row.seq} \\(dep:${TAKER}\\) .* does not match its hash`));
+
+    const db2 = new Database(join(dir, "money.db"));
+    db2.prepare("UPDATE meta SET v = '999' WHERE k = 'state_seq'").run();
+    db2.close();
+    const ahead = SqliteMoneyStore.open(dir, { fsync: false, writerThread: false, projection: NEVER });
+    const err2 = await ahead.load().catch((e: unknown) => e);
+    await ahead.close();
+    expect(err2).toBeInstanceOf(StoreDamaged);
+    expect((err2 as Error).message).toMatch(
+      new RegExp(
+        `ledger journal in .* ends at entry ${head}, but entries up to 999 were committed: entries ${head + 1}\\.\\.999 are missing`,
+      ),
+    );
+  });
+
+  test("a store an earlier version wrote (balances and head in every commit) starts, and its head records give way to the mark", async () => {
+    const m = await open(dir);
+    await trade(m);
+    await m.ledger.idle();
+    const balances = [MAKER, TAKER].map((u) => m.ledger.balance(u));
+    const book = (await m.store.bookEntries(M, 0, 100)).map((b) => [b.seq, b.command.type]);
+    expect(book.length).toBe(3);
+    await m.store.close();
+    const db = new Database(join(dir, "money.db"));
+    const last = db.prepare("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").get() as { seq: number; hash: string };
+    db.prepare("DELETE FROM meta WHERE k = 'state_seq'").run();
+    db.prepare("INSERT INTO meta (k, v) VALUES ('head_seq', ?), ('head_hash', ?)").run(String(last.seq), last.hash);
+    // Book entries indexed in the journal's commit.
+    db.prepare("DELETE FROM book_positions").run();
+    db.exec("CREATE UNIQUE INDEX journal_position ON journal(market_id, position) WHERE position IS NOT NULL");
+    db.close();
+
+    const again = await open(dir);
+    expect([MAKER, TAKER].map((u) => again.ledger.balance(u))).toEqual(balances);
+    expect((await again.store.bookEntries(M, 0, 100)).map((b) => [b.seq, b.command.type])).toEqual(book);
+    expect((await again.ledger.check()).ok).toBe(true);
+    expect((await again.verify()).problems).toEqual([]);
+    await again.ledger.idle();
+    await again.store.close();
+    const after = new Database(join(dir, "money.db"), { readonly: true });
+    const keys = (after.prepare("SELECT k FROM meta WHERE k IN ('head_seq', 'head_hash', 'state_seq')").all() as Array<{ k: string }>).map(
+      (r) => r.k,
+    );
+    const index = after.prepare("SELECT name FROM sqlite_master WHERE name = 'journal_position'").get();
+    after.close();
+    expect(keys).toEqual(["state_seq"]);
+    expect(index).toBeUndefined();
+
+    // Its journal cut short of the head it recorded: refused, named as before.
+    const db2 = new Database(join(dir, "money.db"));
+    const end = (db2.prepare("SELECT max(seq) AS n FROM journal").get() as { n: number }).n;
+    db2.prepare("DELETE FROM meta WHERE k = 'state_seq'").run();
+    db2.prepare("INSERT INTO meta (k, v) VALUES ('head_seq', ?), ('head_hash', 'x')").run(String(end + 2));
+    db2.close();
+    const cut = SqliteMoneyStore.open(dir, { fsync: false, writerThread: false, projection: NEVER });
+    const err = await cut.load().catch((e: unknown) => e);
+    await cut.close();
+    expect((err as Error).message).toMatch(new RegExp(`ends at entry ${end}, but entries up to ${end + 2} were committed`));
+  });
+
+  test("the start check's facts, asked before the store is loaded, count the entries after the balances' mark", async () => {
+    const m = await open(dir);
+    await trade(m);
+    m.ledger.post({
+      key: `wd:${TAKER}`,
+      postings: [
+        { kind: "cash", account: TAKER, available: -1_000_000 },
+        { kind: "external", flow: "withdrawal", amount: 1_000_000 },
+      ],
+    });
+    await m.ledger.idle();
+    for (const f of ["money.db", "money.db-wal", "money.head"]) if (existsSync(join(dir, f))) copyFileSync(join(dir, f), join(copy, f));
+    await m.store.close();
+    expect(onDisk(copy).cash).toBe(0);
+
+    const store = SqliteMoneyStore.open(copy, { fsync: false, writerThread: false, projection: NEVER });
+    const facts = await store.foundationFacts();
+    await store.close();
+    expect({ ...facts, users: [...facts.users].sort(), depositors: [] }).toEqual({
+      fresh: false,
+      users: [MAKER, TAKER],
+      markets: [M],
+      depositors: [],
+      chainUsed: true,
+    });
   });
 });

@@ -24,7 +24,6 @@ describe("the SQLite money store's indexes", () => {
   };
   const EXPECTED = [
     "journal_key",
-    "journal_position",
     "orders_client_id",
     "orders_expiry",
     "orders_resting_market",
