@@ -71,9 +71,11 @@ export interface ProjectionPolicy {
 /**
  * A read of the read models has the writer project what waits first, so the delay bounds only a
  * load with no such reads: the longer it is, the more orders share each index leaf they change
- * (the projection's bytes per order at 16 connections: ~3.9 KB at 250 ms, ~1.8 KB at 1 s).
+ * (the projection's bytes per order at 16 connections: ~3.9 KB at 250 ms, ~1.8 KB at 1 s), and the
+ * longer the commits that arrive during it wait (~25 us per entry: 1 s of a 2,000/s load held
+ * them ~50-70 ms and put the half-rate p99 at 66-96 ms; 250 ms, 38-45 ms).
  */
-export const PROJECTION: ProjectionPolicy = { ms: 1_000, entries: 4_000 };
+export const PROJECTION: ProjectionPolicy = { ms: 250, entries: 1_000 };
 
 /** Where the writer works: its connection, and (on disk) the data dir for the WAL and the head file. */
 export interface WriterTarget {
