@@ -144,6 +144,8 @@ export class MarketActor {
   stale = false;
   /** Client order ids of resting orders (every update of an order names it). */
   private readonly clientIds = new Map<string, string>();
+  /** Orders being amended: their side and outcome until the amend's entry is published. */
+  private readonly amending = new Map<string, { side: Side; outcome: Outcome }>();
   /** The market's own trading mode (the operator's); the exchange-wide one and the reopen window come from the ports. */
   private ownMode: ModeSetting = NORMAL;
   /** Resting orders placed with cancelOnPause. */
@@ -214,6 +216,11 @@ export class MarketActor {
     return this.clientIds.get(orderId) ?? null;
   }
 
+  /** An order's side and outcome: from the book, or as it was amended (a fill may have taken it off since). */
+  orderSide(orderId: string): { side: Side; outcome: Outcome } | undefined {
+    return this.book.getOrder(orderId) ?? this.amending.get(orderId);
+  }
+
   /** Orders that left the book need their client id no more (called once their updates went out). */
   forgetClosed(changes: ReadonlyArray<{ orderId: string; remaining: number }>): void {
     for (const c of changes)
@@ -222,6 +229,7 @@ export class MarketActor {
         this.pauseCancels.delete(c.orderId);
         this.quoteSets.remove(c.orderId);
       }
+    for (const c of changes) this.amending.delete(c.orderId);
   }
 
   /** The trading mode that applies now: the market's own, the exchange-wide one and the reopen window, the strictest. */
@@ -405,7 +413,15 @@ export class MarketActor {
       this.ensureWritable();
       const plan = planAmend(this.view(), cmd);
       if ("unchanged" in plan) return { value: plan.unchanged };
-      return { value: plan.value, committed: await this.commitPlan(plan) };
+      // Kept until its entry is published: the public tape tells its fills on its side.
+      const o = this.book.getOrder(cmd.orderId);
+      if (o) this.amending.set(cmd.orderId, { side: o.side, outcome: o.outcome });
+      try {
+        return { value: plan.value, committed: await this.commitPlan(plan) };
+      } catch (err) {
+        this.amending.delete(cmd.orderId);
+        throw err;
+      }
     });
   }
 

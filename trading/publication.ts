@@ -33,8 +33,9 @@ export interface PublishedMarket {
     readonly seq: number;
     best(outcome: Outcome): BestPrices;
     depth(outcome: Outcome, levels: number): Depth;
-    getOrder?(orderId: string): { side: Side; outcome: Outcome } | undefined;
   };
+  /** An order's side and outcome, also of an amended order a fill has taken off the book. */
+  orderSide?(orderId: string): { side: Side; outcome: Outcome } | undefined;
   readonly pool: PoolState | null;
   clientOrderIdOf(orderId: string): string | null;
 }
@@ -45,11 +46,11 @@ export function ammPrintYesPrice(a: { outcome: Outcome; quantity: number; cash: 
   return a.outcome === "YES" ? ticks : 100 - ticks;
 }
 
-/** Who took the fills of a command (the public tape tells each on the taker's side): none known for an amended order gone from the book. */
+/** Who took the fills of a command (the public tape tells each on the taker's side). */
 function takerOf(c: BookJournalDoc["command"], market: PublishedMarket): { takerSide: Side; takerOutcome: Outcome } | object {
   if (c.type === "place") return { takerSide: c.order.side, takerOutcome: c.order.outcome };
   if (c.type === "route") return { takerSide: c.side, takerOutcome: c.outcome };
-  const o = c.type === "amend" ? market.book.getOrder?.(c.orderId) : undefined;
+  const o = c.type === "amend" ? market.orderSide?.(c.orderId) : undefined;
   return o ? { takerSide: o.side, takerOutcome: o.outcome } : {};
 }
 

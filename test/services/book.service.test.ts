@@ -42,7 +42,7 @@ describe("book service", () => {
     t = await startTradingBroker([], { TAKER_FEE_BPS: "0", MAKER_FEE_BPS: "0" });
     ({ broker, heard, of } = t);
     for (const u of [ALICE, BOB]) await fund(broker, u.id, 100 * SHARE);
-    for (const m of ["mkt_1", "mkt_2", "mkt_3", "mkt_4"]) t.markets.set(m, { status: "open", ammLiquidity: "0" });
+    for (const m of ["mkt_1", "mkt_2", "mkt_3", "mkt_4", "mkt_5"]) t.markets.set(m, { status: "open", ammLiquidity: "0" });
   });
   afterAll(() => t?.stop());
   beforeEach(() => {
@@ -334,6 +334,23 @@ describe("book service", () => {
     expect(await broker.call("ledger.getOrder", { orderId: o.orderId })).toMatchObject({ price: 22, remaining: 3 * SHARE });
     await until("the amend's broadcast", () => of("book.changed").length === 1);
     expect(of("book.changed")[0].yes.bids).toEqual([{ price: "0.22", quantity: String(3 * SHARE), numOrders: 1 }]);
+  });
+
+  test("an amend that crosses and fills its order completely prints its fills on the amended order's side", async () => {
+    await place(BOB, order("mkt_5", "BUY", "YES", 0.5, 2));
+    const o = await place(ALICE, order("mkt_5", "BUY", "NO", 0.4, 2));
+    heard.length = 0;
+    // BUY NO at 0.55 now meets BUY YES at 0.50: Alice's order fills whole and leaves the book.
+    const amended = await broker.call<PlaceView, object>("book.amend", { orderId: o.orderId, price: 0.55 }, as(ALICE));
+    expect(amended).toMatchObject({ orderId: o.orderId, status: "filled" });
+    await until("the amend's print", () => of("market.trade").length === 1);
+    expect(of("market.trade")[0]).toMatchObject({
+      marketId: "mkt_5",
+      takerSide: "BUY",
+      takerOutcome: "NO",
+      yesPrice: 50,
+      quantity: 2 * SHARE,
+    });
   });
 
   test("placeBatch: each order stands alone, answers in request order; 1..20 orders", async () => {
