@@ -6,8 +6,8 @@ import { Ledger } from "../../ledger/ledger";
 import { SqliteMoneyStore } from "../../ledger/sqlite-store";
 import { StoreDamaged } from "../../ledger/store";
 import { verifyAll } from "../../ledger/verify";
-import { MarketActor, type MarketPorts } from "../../trading/market-actor";
-import { NORMAL } from "../../trading/trading-modes";
+import { MarketActor } from "../../trading/market-actor";
+import { marketPortsOnLedger } from "../support/ledger-ports";
 
 const M = "mkt_projection";
 const MAKER = "usr_maker";
@@ -18,26 +18,7 @@ const NEVER = { ms: 1e9, entries: 1e9 };
 async function open(dir: string) {
   const store = SqliteMoneyStore.open(dir, { fsync: false, writerThread: false, projection: NEVER });
   const ledger = await Ledger.open(store);
-  let ids = 0;
-  const ports: MarketPorts = {
-    fees: { takerBps: 0, makerBps: 0 },
-    ammFeeBps: 0,
-    newId: (p) => `${p}_${String(++ids).padStart(6, "0")}`,
-    nodeID: "eng",
-    market: async () => ({ status: "open", ammLiquidity: 0, tradingMode: NORMAL }),
-    ledger: {
-      acquire: async (m) => {
-        const r = ledger.acquire(m, "eng");
-        await ledger.waitDurable(r.seq);
-        return { ...r.lease, instance: ledger.instance };
-      },
-      restingOrders: (m, after, limit) => store.restingOrders(m, after, limit),
-      lease: async (m) => ledger.lease(m),
-      post: async (e) => ledger.post(e),
-      durable: (seq, instance) => ledger.waitDurable(seq, instance),
-    },
-    publish: (doc, actor) => actor.forgetClosed(doc.orders),
-  };
+  const ports = marketPortsOnLedger(ledger, store);
   const actor = await MarketActor.load(M, ports);
   const verify = () => verifyAll(store, { accounts: ledger.snapshotAccounts(), leases: ledger.leases() });
   return { store, ledger, actor, verify };

@@ -5,8 +5,8 @@ import { Ledger } from "../../ledger/ledger";
 import { SqliteMoneyStore } from "../../ledger/sqlite-store";
 import { verifyAll } from "../../ledger/verify";
 import { isRefusal } from "../../engine/refusal";
-import { MarketActor, type MarketPorts } from "../../trading/market-actor";
-import { NORMAL } from "../../trading/trading-modes";
+import { MarketActor } from "../../trading/market-actor";
+import { marketPortsOnLedger } from "../support/ledger-ports";
 import type { QuoteTerm } from "../../models/trading";
 
 const M = "mkt_quotes";
@@ -20,25 +20,10 @@ async function open(dir: string) {
   const store = SqliteMoneyStore.open(dir, { fsync: false });
   const ledger = await Ledger.open(store);
   let ids = 0;
-  const ports: MarketPorts = {
-    fees: { takerBps: 0, makerBps: 0 },
-    ammFeeBps: 0,
+  const ports = marketPortsOnLedger(ledger, store, {
+    // Unique across the store's reopenings.
     newId: (p) => `${p}_${Date.now().toString(36)}_${String(++ids).padStart(6, "0")}`,
-    nodeID: "eng",
-    market: async () => ({ status: "open", ammLiquidity: 0, tradingMode: NORMAL }),
-    ledger: {
-      acquire: async (m) => {
-        const r = ledger.acquire(m, "eng");
-        await ledger.waitDurable(r.seq);
-        return { ...r.lease, instance: ledger.instance };
-      },
-      restingOrders: (m, after, limit) => store.restingOrders(m, after, limit),
-      lease: async (m) => ledger.lease(m),
-      post: async (e) => ledger.post(e),
-      durable: (seq, instance) => ledger.waitDurable(seq, instance),
-    },
-    publish: (doc, actor) => actor.forgetClosed(doc.orders),
-  };
+  });
   const actor = await MarketActor.load(M, ports);
   const verify = () => verifyAll(store, { accounts: ledger.snapshotAccounts(), leases: ledger.leases() });
   const close = async () => {

@@ -6,8 +6,8 @@ import type { Outcome, Side } from "../../engine/types";
 import { Ledger } from "../../ledger/ledger";
 import { SqliteMoneyStore } from "../../ledger/sqlite-store";
 import { verifyAll } from "../../ledger/verify";
-import { MarketActor, type MarketPorts } from "../../trading/market-actor";
-import { NORMAL } from "../../trading/trading-modes";
+import { MarketActor } from "../../trading/market-actor";
+import { marketPortsOnLedger } from "../support/ledger-ports";
 
 /**
  * The SQLite store writes balances, positions, markets and totals behind the journal. Whatever
@@ -45,25 +45,10 @@ async function open(dir: string, entries: number) {
   const store = SqliteMoneyStore.open(dir, { fsync: false, writerThread: false, projection: { ms: 1e9, entries } });
   const ledger = await Ledger.open(store);
   let ids = 0;
-  const ports: MarketPorts = {
+  const ports = marketPortsOnLedger(ledger, store, {
     fees: { takerBps: 100, makerBps: 0 },
-    ammFeeBps: 0,
     newId: (p) => `${p}_${String(++ids).padStart(6, "0")}_${dir.slice(-6)}`,
-    nodeID: "eng",
-    market: async () => ({ status: "open", ammLiquidity: 0, tradingMode: NORMAL }),
-    ledger: {
-      acquire: async (m) => {
-        const r = ledger.acquire(m, "eng");
-        await ledger.waitDurable(r.seq);
-        return { ...r.lease, instance: ledger.instance };
-      },
-      restingOrders: (m, after, limit) => store.restingOrders(m, after, limit),
-      lease: async (m) => ledger.lease(m),
-      post: async (e) => ledger.post(e),
-      durable: (seq, instance) => ledger.waitDurable(seq, instance),
-    },
-    publish: (doc, actor) => actor.forgetClosed(doc.orders),
-  };
+  });
   const actors = await Promise.all(MARKETS.map((m) => MarketActor.load(m, ports)));
   return { store, ledger, actors };
 }

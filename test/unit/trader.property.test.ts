@@ -2,7 +2,8 @@ import fc from "fast-check";
 import { Ledger } from "../../ledger/ledger";
 import { SqliteMoneyStore } from "../../ledger/sqlite-store";
 import { verifyAll } from "../../ledger/verify";
-import { MarketActor, type MarketPorts } from "../../trading/market-actor";
+import { MarketActor } from "../../trading/market-actor";
+import { marketPortsOnLedger } from "../support/ledger-ports";
 import { Refusal } from "../../engine/refusal";
 import { ReferenceBook } from "../support/reference-book";
 import type { OrderType, Outcome, RestingOrder, Side } from "../../engine/types";
@@ -86,26 +87,11 @@ async function run(cmds: Cmd[]): Promise<void> {
       ],
     });
   }
-  let ids = 0;
-  const ports: MarketPorts = {
+  const ports = marketPortsOnLedger(ledger, store, {
     fees: { takerBps: 100, makerBps: 50 },
-    ammFeeBps: 0,
-    newId: (p) => `${p}_${String(++ids).padStart(6, "0")}`,
-    nodeID: "eng",
     market: async () => ({ status: "open", ammLiquidity: 0 }),
-    ledger: {
-      acquire: async (m) => {
-        const r = ledger.acquire(m, "eng");
-        await ledger.waitDurable(r.seq);
-        return { ...r.lease, instance: ledger.instance };
-      },
-      restingOrders: (m, after, limit) => store.restingOrders(m, after, limit),
-      lease: async (m) => ledger.lease(m),
-      post: async (e) => ledger.post(e),
-      durable: (seq, instance) => ledger.waitDurable(seq, instance),
-    },
     publish: () => undefined,
-  };
+  });
   const actor = await MarketActor.load(M, ports);
   const ref = new ReferenceBook(M);
   const placed: Array<{ orderId: string; userId: string }> = [];

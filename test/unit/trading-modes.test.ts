@@ -1,7 +1,8 @@
 import { Ledger } from "../../ledger/ledger";
 import { SqliteMoneyStore } from "../../ledger/sqlite-store";
 import { isRefusal } from "../../engine/refusal";
-import { MarketActor, type MarketPorts } from "../../trading/market-actor";
+import { MarketActor } from "../../trading/market-actor";
+import { marketPortsOnLedger } from "../support/ledger-ports";
 import {
   admits,
   checkAdmitted,
@@ -106,28 +107,12 @@ async function market(opts: { ownMode?: ModeSetting; reopenUntil?: number; now?:
       ],
     });
   }
-  let ids = 0;
   const modes = new ExchangeModes(opts.now ?? (() => Date.now()), opts.reopenUntil ?? 0);
-  const ports: MarketPorts = {
-    fees: { takerBps: 0, makerBps: 0 },
-    ammFeeBps: 0,
-    newId: (p) => `${p}_${String(++ids).padStart(6, "0")}`,
-    nodeID: "eng",
+  const ports = marketPortsOnLedger(ledger, store, {
     market: async () => ({ status: "open", ammLiquidity: 0, tradingMode: opts.ownMode ?? NORMAL }),
     modes,
-    ledger: {
-      acquire: async (m) => {
-        const r = ledger.acquire(m, "eng");
-        await ledger.waitDurable(r.seq);
-        return { ...r.lease, instance: ledger.instance };
-      },
-      restingOrders: (m, after, limit) => store.restingOrders(m, after, limit),
-      lease: async (m) => ledger.lease(m),
-      post: async (e) => ledger.post(e),
-      durable: (seq, instance) => ledger.waitDurable(seq, instance),
-    },
     publish: () => undefined,
-  };
+  });
   const actor = await MarketActor.load(M, ports);
   const order = (userId: string, price: number, extra: { postOnly?: boolean; cancelOnPause?: boolean; outcome?: "YES" | "NO" } = {}) =>
     actor.place({
