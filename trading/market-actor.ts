@@ -505,16 +505,10 @@ export class MarketActor {
     const { doc, parts } = this.entryOf(plan);
     const post = this.ports.ledger.postNow;
     if (!post) return undefined;
-    const group = `${this.marketId}:${parts[0].book.seq}:${this.lease.epoch}`;
     let ack: LedgerAck | undefined;
     try {
-      for (let i = 0; i < parts.length; i++) {
-        const last = i === parts.length - 1;
-        ack = post({
-          ...parts[i],
-          ...(parts.length > 1 ? { part: { group, index: i, count: parts.length } } : {}),
-          ...(last && idem ? { idem } : {}),
-        });
+      for (const entry of this.posts(parts, idem)) {
+        ack = post(entry);
         if (!ack) return undefined;
       }
     } catch (err) {
@@ -574,18 +568,21 @@ export class MarketActor {
   }
 
   /** The entry (or its parts, applied together by the ledger, all or none); the answer's Idempotency-Key goes with the last. */
-  private async postParts(parts: LedgerPost[], idem?: IdemRecord): Promise<LedgerAck> {
+  /** The entries posted for a command's parts: each named in its group when there are several, the key on the last. */
+  private posts(parts: LedgerPost[], idem?: IdemRecord): LedgerPost[] {
+    if (parts.length === 1) return idem ? [{ ...parts[0], idem }] : parts;
     const group = `${this.marketId}:${parts[0].book.seq}:${this.lease.epoch}`;
+    return parts.map((p, index) => ({
+      ...p,
+      part: { group, index, count: parts.length },
+      ...(index === parts.length - 1 && idem ? { idem } : {}),
+    }));
+  }
+
+  private async postParts(parts: LedgerPost[], idem?: IdemRecord): Promise<LedgerAck> {
     let ack!: LedgerAck;
     try {
-      for (let i = 0; i < parts.length; i++) {
-        const last = i === parts.length - 1;
-        ack = await this.ports.ledger.post({
-          ...parts[i],
-          ...(parts.length > 1 ? { part: { group, index: i, count: parts.length } } : {}),
-          ...(last && idem ? { idem } : {}),
-        });
-      }
+      for (const entry of this.posts(parts, idem)) ack = await this.ports.ledger.post(entry);
     } catch (err) {
       await this.postRefused(err);
       throw err;
