@@ -8,7 +8,6 @@ import { createDataDirLock } from "./mixins/data-dir-lock.middleware";
 import { createFoundationCheck, runsFoundationCheck } from "./mixins/foundations.middleware";
 import { Idempotency } from "./mixins/idempotency.middleware";
 import { createNearCache } from "./mixins/near-cache.middleware";
-import { createSharedTimeout, internalMiddlewares } from "./mixins/timeout.middleware";
 import { LocalSocketTransporter } from "./lib/local-transporter";
 import { socketPathFor } from "./lib/data-dir";
 import { brokerUidGenerator } from "./lib/ids";
@@ -58,7 +57,6 @@ export function createBrokerOptions(cfg: AppConfig, topology: NodeTopology = { r
       BeforeStop,
       // The catalog answers from the side node: its cached reads are kept here too.
       ...(topology.role === "main" ? [createNearCache()] : []),
-      ...internalMiddlewares(createSharedTimeout()),
     ],
   };
 }
@@ -75,14 +73,7 @@ function sideNodeOptions(cfg: AppConfig, nodeID: string, port: MessagePort): Bro
     // `$node` (node and service lists) answers on the main node; one per process, as before.
     internalServices: false,
     metrics: metricsOf(cfg, cfg.metrics.port + 1),
-    middlewares: [
-      AuthGuard,
-      Idempotency,
-      createMarketRouting(),
-      BeforeStop,
-      AnnounceEachService,
-      ...internalMiddlewares(createSharedTimeout()),
-    ],
+    middlewares: [AuthGuard, Idempotency, createMarketRouting(), BeforeStop, AnnounceEachService],
   };
 }
 
@@ -115,9 +106,6 @@ function commonOptions(cfg: AppConfig): BrokerOptions {
     uidGenerator: brokerUidGenerator(),
     // Withdrawals wait on the chain; everything else answers in well under a second.
     requestTimeout: 15_000,
-    // Moleculer's own middlewares come from each node's list, with one timer for every call's
-    // timeout instead of one per call (mixins/timeout.middleware.ts).
-    internalMiddlewares: false,
     // Calls are retried by the callers that own an idempotency key, never blindly here.
     retryPolicy: { enabled: false },
     // Market actions choose their node themselves (MarketRouting); the rest balance round-robin.
